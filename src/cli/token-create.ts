@@ -1,0 +1,61 @@
+import { parseArgs } from 'node:util'
+import type { Config } from '#src/config.ts'
+import { createApiTokensRepository } from '#src/modules/api-tokens/api-tokens.repository.ts'
+import { createApiTokensService } from '#src/modules/api-tokens/api-tokens.service.ts'
+import { createTokenUsageTracker } from '#src/modules/api-tokens/token-usage.ts'
+import { createOrganizationsRepository } from '#src/modules/organizations/organizations.repository.ts'
+import { createOrganizationsService } from '#src/modules/organizations/organizations.service.ts'
+import { isRole } from '#src/platform/auth/roles.ts'
+import { openDatabaseRuntime } from './database-runtime.ts'
+import { parseDuration } from './duration.ts'
+
+export const TOKEN_CREATE_USAGE = `usage: berth token create --org <name> [--role ADMIN|WRITE|DEPLOY|READ] [--expires-in 30d] [--name <token name>]
+
+Creates the organization when it does not exist, then prints a new API token, alone, on stdout.`
+
+export class UsageError extends Error {}
+
+/** `berth token create`: bootstraps an organization and prints a fresh API token for it. */
+export async function tokenCreate(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      org: { type: 'string' },
+      role: { type: 'string', default: 'ADMIN' },
+      'expires-in': { type: 'string' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+    },
+    strict: true,
+  })
+  const orgName = values.org?.trim()
+  if (!orgName) throw new UsageError('--org is required')
+  const role = values.role.toUpperCase()
+  if (!isRole(role)) throw new UsageError(`--role must be ADMIN, WRITE, DEPLOY or READ, not "${values.role}"`)
+  let expiredAt: Date | null = null
+  if (values['expires-in'] !== undefined) {
+    try {
+      expiredAt = new Date(Date.now() + parseDuration(values['expires-in']))
+    } catch (error) {
+      throw new UsageError(`--expires-in: ${(error as Error).message}`)
+    }
+  }
+
+  const database = await openDatabaseRuntime(config, { owner: false, log: () => {} })
+  try {
+    const organizations = createOrganizationsService({ repo: createOrganizationsRepository(database.db) })
+    const repo = createApiTokensRepository(database.db)
+    const apiTokens = createApiTokensService({ repo, organizations, usage: createTokenUsageTracker(repo, 60_000, () => {}) })
+    const organization = await organizations.findOrCreateByName(orgName)
+    const created = await apiTokens.mint(organization.id, {
+      name: values.name ?? `berth-cli-${new Date().toISOString()}`,
+      description: values.description ?? 'created with berth token create',
+      role,
+      expiredAt,
+    })
+    process.stdout.write(`${created.token}\n`)
+    process.stderr.write(`${role} token "${created.name}" for organization "${organization.name}" (${organization.id})\n`)
+  } finally {
+    await database.close()
+  }
+}

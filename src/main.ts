@@ -1,0 +1,39 @@
+import { migrate } from './cli/migrate.ts'
+import { serve } from './cli/serve.ts'
+import { TOKEN_CREATE_USAGE, tokenCreate, UsageError } from './cli/token-create.ts'
+import { ConfigError, loadConfig } from './config.ts'
+
+const USAGE = `usage: berth <command>
+
+commands:
+  serve                 run the API (and start the embedded PostgreSQL unless DATABASE_URL is set)
+  migrate               bring the database schema up to date
+  token create --org N  create organization N if needed and print a new API token for it
+
+Settings come from the environment: PORT, HOST, DATABASE_URL, BERTH_DATA_DIR, BERTH_LOG_LEVEL (see README).`
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  const config = loadConfig()
+  switch (command) {
+    case 'serve':
+      return serve(config)
+    case 'migrate':
+      return migrate(config)
+    case 'token':
+      if (rest[0] !== 'create') throw new UsageError(TOKEN_CREATE_USAGE)
+      return tokenCreate(config, rest.slice(1))
+    default:
+      throw new UsageError(`unknown command "${command}"\n\n${USAGE}`)
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const usage = error instanceof UsageError || (error as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS')
+  process.stderr.write(`berth: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(usage || error instanceof ConfigError ? 2 : 1)
+})

@@ -1,0 +1,60 @@
+import { type Insertable, type Selectable, sql } from 'kysely'
+import type { Db } from '#src/platform/db/database.ts'
+import type { ApiTokensTable } from '#src/platform/db/schema.ts'
+
+export type ApiTokenRow = Omit<Selectable<ApiTokensTable>, 'digest'>
+
+const COLUMNS = [
+  'id', 'organizationId', 'name', 'description', 'role', 'tokenStart', 'createdByApiTokenId',
+  'createdAt', 'updatedAt', 'expiredAt', 'lastUsedAt',
+] as const
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+export function createApiTokensRepository(db: Db) {
+  return {
+    insert(values: Insertable<ApiTokensTable>): Promise<ApiTokenRow> {
+      return db.insertInto('apiTokens').values(values).returning(COLUMNS).executeTakeFirstOrThrow()
+    },
+
+    findByDigest(digest: Buffer): Promise<ApiTokenRow | undefined> {
+      return db.selectFrom('apiTokens').select(COLUMNS).where('digest', '=', digest).executeTakeFirst()
+    },
+
+    findById(organizationId: string, apiTokenId: string): Promise<ApiTokenRow | undefined> {
+      return db.selectFrom('apiTokens').select(COLUMNS)
+        .where('organizationId', '=', organizationId).where('id', '=', apiTokenId).executeTakeFirst()
+    },
+
+    list(organizationId: string, filter: { name?: string; creatorName?: string; createdByApiTokenId?: string }): Promise<ApiTokenRow[]> {
+      let query = db.selectFrom('apiTokens as t').select(COLUMNS.map((c) => `t.${c}` as const)).where('t.organizationId', '=', organizationId)
+      if (filter.name) query = query.where('t.name', 'ilike', `%${escapeLike(filter.name)}%`)
+      if (filter.createdByApiTokenId) query = query.where('t.createdByApiTokenId', '=', filter.createdByApiTokenId)
+      if (filter.creatorName) {
+        const pattern = `%${escapeLike(filter.creatorName)}%`
+        query = query.where((eb) =>
+          eb.exists(eb.selectFrom('apiTokens as c').select('c.id').whereRef('c.id', '=', 't.createdByApiTokenId').where('c.name', 'ilike', pattern)),
+        )
+      }
+      return query.orderBy('t.createdAt').orderBy('t.id').execute()
+    },
+
+    async delete(organizationId: string, apiTokenId: string): Promise<boolean> {
+      const result = await db.deleteFrom('apiTokens').where('organizationId', '=', organizationId).where('id', '=', apiTokenId).executeTakeFirst()
+      return result.numDeletedRows > 0n
+    },
+
+    /** Writes a batch of last-use times in one statement, never moving a time backwards. */
+    async recordUsage(usages: ReadonlyMap<string, Date>): Promise<void> {
+      if (usages.size === 0) return
+      const ids = [...usages.keys()]
+      const times = [...usages.values()].map((d) => d.toISOString())
+      await sql`
+        update api_tokens set last_used_at = greatest(api_tokens.last_used_at, u.used_at)
+        from unnest(${ids}::uuid[], ${times}::timestamptz[]) as u(id, used_at)
+        where api_tokens.id = u.id`.execute(db)
+    },
+  }
+}
+
+export type ApiTokensRepository = ReturnType<typeof createApiTokensRepository>

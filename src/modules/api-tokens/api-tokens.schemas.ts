@@ -1,0 +1,56 @@
+import { type Static, Type } from 'typebox'
+import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ROLE_IDS, ROLES, type Role } from '#src/platform/auth/roles.ts'
+
+const RoleWord = Type.Unsafe<Role>({
+  type: 'string',
+  enum: [...ROLES],
+  description: 'Berth extension: the token role, READ < DEPLOY < WRITE < ADMIN; default ADMIN',
+})
+
+const roleIdList = Object.entries(ROLE_IDS).map(([role, id]) => `${role} ${id}`).join(', ')
+
+export const ApiTokenCreateRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    role: Type.Optional(RoleWord),
+    role_id: Type.Optional(Nullable(Type.String({ format: 'uuid', description: `id of a built-in role: ${roleIdList}` }))),
+    scope: Type.Optional(Nullable(Type.Literal('ADMIN', { description: 'deprecated; the same as role ADMIN' }))),
+    expired_at: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'Berth extension: when the token stops working' }))),
+  },
+  { additionalProperties: false, title: 'OrganizationApiTokenCreateRequest' },
+)
+export type ApiTokenCreateRequest = Static<typeof ApiTokenCreateRequest>
+
+const tokenFields = {
+  id: Uuid,
+  created_at: DateTime,
+  updated_at: DateTime,
+  name: Type.String(),
+  description: Type.String(),
+  role_name: Type.String(),
+  role_id: Uuid,
+  role: RoleWord,
+  token_start: Type.String({ description: 'Berth extension: the first characters of the token' }),
+  expired_at: Nullable(DateTime),
+  last_used_at: Nullable(DateTime),
+}
+
+export const ApiToken = Type.Object(tokenFields, { title: 'OrganizationApiToken' })
+export type ApiToken = Static<typeof ApiToken>
+
+export const ApiTokenCreated = Type.Object(
+  { ...tokenFields, token: Type.String({ description: "the generated token to send in 'Authorization' header prefixed by 'Token '" }) },
+  { title: 'OrganizationApiTokenCreate' },
+)
+export type ApiTokenCreated = Static<typeof ApiTokenCreated>
+
+export const ApiTokenList = Type.Object({ results: Type.Array(ApiToken) }, { title: 'OrganizationApiTokenResponseList' })
+
+export const ApiTokenListQuery = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 255, description: 'Name of the token to filter results by.' })),
+  creatorName: Type.Optional(Type.String({ maxLength: 255, description: 'Name of the token creator to filter results by.' })),
+})
+
+export const ApiTokenParams = Type.Object({ organizationId: Uuid, apiTokenId: Uuid })

@@ -1,0 +1,65 @@
+import { type Static, Type } from 'typebox'
+import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+
+export const PLANS = [
+  'FREE', 'TEAM', 'TEAM_YEARLY', 'ENTERPRISE', 'ENTERPRISE_YEARLY', 'PROFESSIONAL', 'BUSINESS',
+  'USER_2025', 'TEAM_2025', 'BUSINESS_2025', 'ENTERPRISE_2025',
+] as const
+
+const Plan = Type.Unsafe<(typeof PLANS)[number]>({ type: 'string', enum: [...PLANS], title: 'PlanEnum' })
+const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'case insensitive; unique on the server' })
+const OptionalText = Type.Optional(Nullable(Type.String({ maxLength: 10_000 })))
+const OptionalUrl = Type.Optional(Nullable(Type.String({ maxLength: 2048 })))
+const AdminEmails = Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 320 }), { maxItems: 100 })))
+
+const editableFields = {
+  name: Name,
+  description: OptionalText,
+  website_url: OptionalUrl,
+  repository: OptionalUrl,
+  logo_url: OptionalUrl,
+  icon_url: OptionalUrl,
+  admin_emails: AdminEmails,
+}
+
+export const OrganizationRequest = Type.Object(
+  { ...editableFields, plan: Plan },
+  { additionalProperties: false, title: 'OrganizationRequest' },
+)
+export type OrganizationRequest = Static<typeof OrganizationRequest>
+
+// The reference lists `plan` as required here but never defines it; clients do not send it.
+export const OrganizationEditRequest = Type.Object(
+  { ...editableFields, plan: Type.Optional(Plan) },
+  { additionalProperties: false, title: 'OrganizationEditRequest' },
+)
+export type OrganizationEditRequest = Static<typeof OrganizationEditRequest>
+
+export const Organization = Type.Object(
+  {
+    id: Uuid,
+    created_at: DateTime,
+    updated_at: DateTime,
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    plan: Type.String(),
+    website_url: Nullable(Type.String()),
+    repository: Nullable(Type.String()),
+    logo_url: Nullable(Type.String()),
+    icon_url: Nullable(Type.String()),
+    admin_emails: Nullable(Type.Array(Type.String())),
+    owner: Type.Optional(Uuid),
+    billing_deployment_restriction: Nullable(Type.String()),
+    organization_plan: Type.Object({
+      plan: Type.String(),
+      audit_logs_retention_in_days: Type.Number(),
+    }),
+  },
+  { title: 'Organization' },
+)
+export type Organization = Static<typeof Organization>
+
+export const OrganizationResponseList = Type.Object(
+  { results: Type.Array(Organization) },
+  { title: 'OrganizationResponseList' },
+)

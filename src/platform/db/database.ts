@@ -1,0 +1,20 @@
+import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import type { Database } from './schema.ts'
+
+export type Db = Kysely<Database>
+
+/** Opens a pooled connection to PostgreSQL; the same code serves the embedded and external servers. */
+export function openDatabase(connectionString: string, poolSize: number): Db {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    // A request must not hang behind a database that went away.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'berth',
+  })
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {})
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] })
+}

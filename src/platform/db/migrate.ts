@@ -1,0 +1,20 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import * as organizationsAndApiTokens from './migrations/0001-organizations-and-api-tokens.ts'
+
+// Listed explicitly so that every migration ships with the code that needs it, in order.
+const migrations: Record<string, Migration> = {
+  '0001-organizations-and-api-tokens': organizationsAndApiTokens,
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations }
+
+/**
+ * Brings the schema up to date. Safe to run from several processes at once: Kysely serialises
+ * migrators with a PostgreSQL advisory lock.
+ */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, migrationTableName: 'berth_migrations', migrationLockTableName: 'berth_migrations_lock' })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) throw error instanceof Error ? error : new Error(String(error))
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

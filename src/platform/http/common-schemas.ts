@@ -1,0 +1,32 @@
+import { type TSchema, Type } from 'typebox'
+
+export const Uuid = Type.String({ format: 'uuid' })
+export const DateTime = Type.String({ format: 'date-time' })
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** The one error body (DESIGN 6); `detail` repeats `message` for RFC 7807-style readers. */
+export const ErrorResponse = Type.Object(
+  {
+    status: Type.Integer({ description: 'the HTTP status' }),
+    error: Type.String({ description: 'the HTTP status text' }),
+    message: Type.String({ description: 'what went wrong, for people' }),
+    detail: Type.String({ description: 'the same text as `message`' }),
+    code: Type.String({ description: 'stable machine-readable error code' }),
+    request_id: Type.String({ description: 'also sent as the x-request-id header' }),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          path: Type.String({ description: 'JSON pointer to the offending value' }),
+          message: Type.String(),
+          location: Type.Optional(Type.String({ enum: ['body', 'path', 'query', 'header'] })),
+        }),
+      ),
+    ),
+  },
+  { $id: 'ErrorResponse', title: 'ErrorResponse' },
+)
+
+export const ErrorRef = Type.Ref('ErrorResponse')
+
+export const OrganizationParams = Type.Object({ organizationId: Uuid })

@@ -1,0 +1,94 @@
+import { STATUS_CODES } from 'node:http'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from './errors.ts'
+
+const LOCATION = { body: 'body', params: 'path', querystring: 'query', headers: 'header' } as const
+
+interface AjvIssue {
+  instancePath: string
+  keyword: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+/** Turns Ajv's issues into field errors that name the offending value by its JSON pointer. */
+function fieldErrors(issues: AjvIssue[], context: string | undefined): FieldError[] {
+  const location = LOCATION[context as keyof typeof LOCATION] ?? 'body'
+  const seen = new Set<string>()
+  const errors: FieldError[] = []
+  for (const issue of issues) {
+    let pointer = issue.instancePath
+    if (issue.keyword === 'required') pointer += `/${String(issue.params.missingProperty)}`
+    if (location !== 'body' && pointer === '' && issue.keyword !== 'required') pointer = '/'
+    let message = issue.message ?? 'is invalid'
+    if (issue.keyword === 'required') message = 'is required'
+    else if (issue.keyword === 'enum') message = `must be one of ${(issue.params.allowedValues as unknown[]).join(', ')}`
+    const key = `${pointer}\u0000${message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    errors.push({ path: pointer, message, location })
+  }
+  return errors
+}
+
+function describe(errors: FieldError[]): string {
+  const first = errors.slice(0, 3).map((e) => `${e.location === 'body' ? '' : `${e.location} `}${e.path || '/'} ${e.message}`)
+  return `invalid request: ${first.join('; ')}${errors.length > 3 ? `; and ${errors.length - 3} more` : ''}`
+}
+
+/** Maps Fastify's own errors (parsing, limits, validation) onto the API's error codes. */
+function fromFastifyError(error: FastifyError): AppError {
+  if (error.validation) {
+    const errors = fieldErrors(error.validation as AjvIssue[], error.validationContext)
+    return new AppError('validation_failed', describe(errors), { errors })
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'request body is larger than 1 MiB')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'request bodies must be JSON (Content-Type: application/json)')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('bad_request', 'Content-Length does not match the body')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_json', 'request body is not valid JSON')
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    // JSON.parse failures and secure-json-parse's prototype-poisoning refusal.
+    return new AppError('invalid_json', 'request body is not valid JSON or uses a forbidden key (__proto__, constructor.prototype)')
+  }
+  const status = error.statusCode ?? 500
+  const known = (Object.entries(ERROR_STATUS) as [ErrorCode, number][]).find(([, s]) => s === status)
+  if (status < 500 && known) return new AppError(known[0], error.message)
+  return new AppError('internal_error', 'internal server error')
+}
+
+export function errorBody(error: AppError, requestId: string) {
+  return {
+    status: error.status,
+    error: STATUS_CODES[error.status] ?? 'Error',
+    message: error.message,
+    detail: error.message,
+    code: error.code,
+    request_id: requestId,
+    ...(error.errors ? { errors: error.errors } : {}),
+  }
+}
+
+function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
+  if (error.headers) reply.headers(error.headers)
+  return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error, request.id))
+}
+
+/** One error handler for the whole app: every error leaves as DESIGN 6's JSON body; 5xx never leak. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    const appError = error instanceof AppError ? error : fromFastifyError(error)
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed')
+    else request.log.info({ code: appError.code, status: appError.status }, appError.message)
+    return send(reply, request, appError)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, request, new AppError('route_not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+  )
+}

@@ -1,0 +1,48 @@
+/** Every error code the API answers with, and its HTTP status. One table, used everywhere. */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  validation_failed: 400,
+  invalid_json: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+export interface FieldError {
+  /** JSON pointer to the offending value, relative to `location`. */
+  path: string
+  message: string
+  location?: 'body' | 'path' | 'query' | 'header'
+}
+
+/** The one error type that services and hooks throw; the error handler renders it. */
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly errors: FieldError[] | undefined
+  readonly headers: Record<string, string> | undefined
+
+  constructor(code: ErrorCode, message: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+    super(message)
+    this.name = 'AppError'
+    this.code = code
+    this.errors = options.errors
+    this.headers = options.headers
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code]
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`)
