@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '#src/app.ts'
+import { type Config, loadConfig } from '#src/config.ts'
+import { type Db, openDatabase } from '#src/platform/db/database.ts'
+
+/** The database the test runner created for this run (see scripts/test.ts). */
+export function testDatabaseUrl(): string {
+  const url = process.env.DATABASE_URL
+  if (!url) throw new Error('DATABASE_URL is not set: run the tests with `npm test`')
+  return url
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  db: Db
+  config: Config
+  close(): Promise<void>
+}
+
+/** The production app on the run's PostgreSQL database, driven with `app.inject`. */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({ DATABASE_URL: testDatabaseUrl(), BERTH_LOG_LEVEL: 'silent', ...env })
+  const db = openDatabase(config.database.url!, 5)
+  const app = await buildApp({ config, db })
+  await app.ready()
+  return {
+    app,
+    db,
+    config,
+    async close() {
+      await app.close()
+      await db.destroy()
+    },
+  }
+}
