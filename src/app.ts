@@ -57,7 +57,7 @@ export async function buildApp({ config, db, logger }: AppDeps): Promise<Fastify
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string
     if (text.trim() === '') return done(null, undefined)
-    parseJson(request, text, done)
+    return parseJson(request, text, done)
   })
 
   const organizationsRepo = createOrganizationsRepository(db)

@@ -1,4 +1,5 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import type { Db } from './database.ts'
+import { type Migration, type MigrationProvider, Migrator } from 'kysely'
 import * as organizationsAndApiTokens from './migrations/0001-organizations-and-api-tokens.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
@@ -12,7 +13,7 @@ const provider: MigrationProvider = { getMigrations: async () => migrations }
  * Brings the schema up to date. Safe to run from several processes at once: Kysely serialises
  * migrators with a PostgreSQL advisory lock.
  */
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db, provider, migrationTableName: 'berth_migrations', migrationLockTableName: 'berth_migrations_lock' })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error instanceof Error ? error : new Error(String(error))

@@ -18,9 +18,11 @@ Every error has one JSON body, \`ErrorResponse\`: \`status\`, \`error\`, \`messa
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.addHook('onRoute', (route) => {
     if (route.config?.public || route.schema?.hide) return
-    const schema = (route.schema ??= {})
+    route.schema ??= {}
+    const schema = route.schema
     schema.security ??= [{ bearerAuth: [] }, { ApiKeyAuth: [] }]
-    const response = (schema.response ??= {}) as Record<string, unknown>
+    schema.response ??= {}
+    const response = schema.response as Record<string, unknown>
     response['4xx'] ??= ErrorRef
     response['5xx'] ??= ErrorRef
     if (route.method === 'DELETE') response[204] ??= { type: 'null', description: 'deleted' }
