@@ -12,9 +12,13 @@ import { migrateToLatest } from '#src/platform/db/migrate.ts'
 
 const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const requested = process.argv.slice(2)
-const files = requested.length > 0
-  ? requested
-  : readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join('test', f))
+const files =
+  requested.length > 0
+    ? requested
+    : readdirSync('test')
+        .filter((f) => f.endsWith('.test.ts'))
+        .sort()
+        .map((f) => path.join('test', f))
 
 const databaseName = `berth_test_${Date.now()}_${process.pid}`
 const admin = new pg.Client({ connectionString: serverUrl })

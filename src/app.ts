@@ -3,12 +3,12 @@ import type { IncomingMessage } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Config } from './config.ts'
-import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repository.ts'
+import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
-import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository.ts'
+import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { createOrganizationsService } from './modules/organizations/organizations.service.ts'
 import { registerAuthentication } from './platform/auth/authenticate.ts'
 import type { Db } from './platform/db/database.ts'
@@ -52,6 +52,8 @@ export async function buildApp({ config, db, logger }: AppDeps): Promise<Fastify
     reply.header('x-request-id', request.id)
   })
 
+  // Bodies are JSON only: without this, Fastify's built-in text/plain parser lets a text body reach validation (400, not 415).
+  app.removeContentTypeParser('text/plain')
   // An empty body with a JSON content type is no body at all: some clients send the header on every call.
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

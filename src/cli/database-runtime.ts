@@ -17,9 +17,7 @@ export interface DatabaseRuntime {
  */
 export async function openDatabaseRuntime(config: Config, options: { owner: boolean; log: (message: string) => void }): Promise<DatabaseRuntime> {
   const external = config.database.url
-  const embedded = external
-    ? undefined
-    : await (options.owner ? startEmbeddedDatabase : useEmbeddedDatabase)(config.database.dataDir, options.log)
+  const embedded = external ? undefined : await (options.owner ? startEmbeddedDatabase : useEmbeddedDatabase)(config.database.dataDir, options.log)
   const db = openDatabase(external ?? embedded!.url, config.database.poolSize)
   try {
     await migrateToLatest(db)

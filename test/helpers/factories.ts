@@ -22,7 +22,11 @@ export function factories(db: Db) {
 
     /** A real API token of `role` in the organization: `Authorization` header value included. */
     async apiToken(organizationId: string, role: Role = 'ADMIN', options: { expiredAt?: Date; name?: string } = {}) {
-      const created = await apiTokens.mint(organizationId, { name: options.name ?? uniqueName(`token ${role}`), role, expiredAt: options.expiredAt ?? null })
+      const created = await apiTokens.mint(organizationId, {
+        name: options.name ?? uniqueName(`token ${role}`),
+        role,
+        expiredAt: options.expiredAt ?? null,
+      })
       return { ...created, authorization: `Token ${created.token}` }
     },
 

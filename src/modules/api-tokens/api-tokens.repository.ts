@@ -5,8 +5,17 @@ import type { ApiTokensTable } from '#src/platform/db/schema.ts'
 export type ApiTokenRow = Omit<Selectable<ApiTokensTable>, 'digest'>
 
 const COLUMNS = [
-  'id', 'organizationId', 'name', 'description', 'role', 'tokenStart', 'createdByApiTokenId',
-  'createdAt', 'updatedAt', 'expiredAt', 'lastUsedAt',
+  'id',
+  'organizationId',
+  'name',
+  'description',
+  'role',
+  'tokenStart',
+  'createdByApiTokenId',
+  'createdAt',
+  'updatedAt',
+  'expiredAt',
+  'lastUsedAt',
 ] as const
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
@@ -22,12 +31,14 @@ export function createApiTokensRepository(db: Db) {
     },
 
     findById(organizationId: string, apiTokenId: string): Promise<ApiTokenRow | undefined> {
-      return db.selectFrom('apiTokens').select(COLUMNS)
-        .where('organizationId', '=', organizationId).where('id', '=', apiTokenId).executeTakeFirst()
+      return db.selectFrom('apiTokens').select(COLUMNS).where('organizationId', '=', organizationId).where('id', '=', apiTokenId).executeTakeFirst()
     },
 
     list(organizationId: string, filter: { name?: string; creatorName?: string; createdByApiTokenId?: string }): Promise<ApiTokenRow[]> {
-      let query = db.selectFrom('apiTokens as t').select(COLUMNS.map((c) => `t.${c}` as const)).where('t.organizationId', '=', organizationId)
+      let query = db
+        .selectFrom('apiTokens as t')
+        .select(COLUMNS.map((c) => `t.${c}` as const))
+        .where('t.organizationId', '=', organizationId)
       if (filter.name) query = query.where('t.name', 'ilike', `%${escapeLike(filter.name)}%`)
       if (filter.createdByApiTokenId) query = query.where('t.createdByApiTokenId', '=', filter.createdByApiTokenId)
       if (filter.creatorName) {

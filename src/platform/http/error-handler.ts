@@ -11,19 +11,40 @@ interface AjvIssue {
   params: Record<string, unknown>
 }
 
+const isAlternatives = (issue: AjvIssue) => issue.keyword === 'anyOf' || issue.keyword === 'oneOf'
+
+/**
+ * A value that fits none of a union's alternatives yields one issue per alternative plus one for
+ * the union. Report it once ("must be string or null"), or not at all when the real mistake is
+ * deeper inside the value and reported there.
+ */
+function collapseAlternatives(issues: AjvIssue[]): AjvIssue[] {
+  const unionPaths = new Set(issues.filter(isAlternatives).map((issue) => issue.instancePath))
+  if (unionPaths.size === 0) return issues
+  const kept = issues.filter((issue) => !unionPaths.has(issue.instancePath))
+  for (const path of unionPaths) {
+    if (kept.some((issue) => issue.instancePath.startsWith(`${path}/`))) continue
+    const types = [...new Set(issues.filter((i) => i.instancePath === path && i.keyword === 'type').map((i) => String(i.params.type)))]
+    const message = types.length > 0 ? `must be ${types.join(' or ')}` : 'does not match any of the allowed shapes'
+    kept.push({ instancePath: path, keyword: 'alternatives', message, params: {} })
+  }
+  return kept
+}
+
 /** Turns Ajv's issues into field errors that name the offending value by its JSON pointer. */
 function fieldErrors(issues: AjvIssue[], context: string | undefined): FieldError[] {
   const location = LOCATION[context as keyof typeof LOCATION] ?? 'body'
   const seen = new Set<string>()
   const errors: FieldError[] = []
-  for (const issue of issues) {
+  for (const issue of collapseAlternatives(issues)) {
     let pointer = issue.instancePath
     if (issue.keyword === 'required') pointer += `/${String(issue.params.missingProperty)}`
     if (location !== 'body' && pointer === '' && issue.keyword !== 'required') pointer = '/'
     let message = issue.message ?? 'is invalid'
     if (issue.keyword === 'required') message = 'is required'
     else if (issue.keyword === 'enum') message = `must be one of ${(issue.params.allowedValues as unknown[]).join(', ')}`
-    const key = `${pointer}\u0000${message}`
+    // One error per value: the first rule it breaks is enough to act on.
+    const key = pointer
     if (seen.has(key)) continue
     seen.add(key)
     errors.push({ path: pointer, message, location })
@@ -34,6 +55,16 @@ function fieldErrors(issues: AjvIssue[], context: string | undefined): FieldErro
 function describe(errors: FieldError[]): string {
   const first = errors.slice(0, 3).map((e) => `${e.location === 'body' ? '' : `${e.location} `}${e.path || '/'} ${e.message}`)
   return `invalid request: ${first.join('; ')}${errors.length > 3 ? `; and ${errors.length - 3} more` : ''}`
+}
+
+// Connection failures (network errors, PostgreSQL's class 08 and shutdown codes, pool timeouts).
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03'])
+
+function isDatabaseUnavailable(error: { code?: string; message?: string }): boolean {
+  const code = error.code ?? ''
+  return (
+    UNAVAILABLE_CODES.has(code) || code.startsWith('08') || /timeout exceeded when trying to connect|Connection terminated/i.test(error.message ?? '')
+  )
 }
 
 /** Maps Fastify's own errors (parsing, limits, validation) onto the API's error codes. */
@@ -52,6 +83,9 @@ function fromFastifyError(error: FastifyError): AppError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('invalid_json', 'request body is not valid JSON')
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('service_unavailable', 'the database is unavailable; try again shortly', { headers: { 'retry-after': '5' } })
   }
   if (error instanceof SyntaxError || error.statusCode === 400) {
     // JSON.parse failures and secure-json-parse's prototype-poisoning refusal.

@@ -1,0 +1,183 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** The repository root, wherever the checkout lives. */
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
+const berthBin = path.join(repoRoot, 'bin', 'berth.js')
+
+/** Environment overrides for a child: a key set to `undefined` is removed from the inherited environment. */
+export type ChildEnv = Record<string, string | undefined>
+
+function childEnv(defaults: ChildEnv, overrides: ChildEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...defaults }
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) delete env[key]
+    else env[key] = value
+  }
+  return env
+}
+
+// Safety net for a test process that ends without its `after` hooks (a crash, a runner timeout):
+// SIGTERM lets a server stop its embedded PostgreSQL, which SIGKILL would leave running.
+const live = new Set<ChildProcess>()
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGTERM')
+})
+
+function track(child: ChildProcess): ChildProcess {
+  live.add(child)
+  child.once('exit', () => live.delete(child))
+  return child
+}
+
+function waitForExit(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+export interface RunningServer {
+  /** `http://127.0.0.1:PORT`, without a trailing slash. */
+  readonly baseUrl: string
+  readonly child: ChildProcess
+  /** Everything the process wrote so far, stdout and stderr interleaved in arrival order. */
+  logs(): string
+  /** Only what it wrote on stdout: the JSON log lines. */
+  stdout(): string
+  /**
+   * Sends `signal` (unless the process has already exited) and resolves with the exit code.
+   * Safe to call again, and from `after` hooks: a process that does not stop within
+   * `timeoutMs` is killed with SIGKILL and the call rejects.
+   */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>
+}
+
+const LISTENING = /^berth listening on (http:\/\/\S+)$/
+
+/**
+ * Runs `berth serve` on a free port (PORT=0) and resolves once it logs its listening line.
+ * Logs at `info` unless `env` says otherwise, since the listening line is an info line.
+ * The process is killed when it does not listen within `timeoutMs`.
+ */
+export async function startServer(env: ChildEnv = {}, options: { timeoutMs?: number } = {}): Promise<RunningServer> {
+  const child = track(
+    spawn(process.execPath, [berthBin, 'serve'], {
+      cwd: repoRoot,
+      env: childEnv({ PORT: '0', HOST: '127.0.0.1', BERTH_LOG_LEVEL: 'info' }, env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  )
+  let all = ''
+  let out = ''
+  let pending = ''
+  let resolveUrl: (url: string) => void = () => {}
+  const listening = new Promise<string>((resolve) => {
+    resolveUrl = resolve
+  })
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const text = chunk.toString('utf8')
+    all += text
+    out += text
+    pending += text
+    const lines = pending.split('\n')
+    pending = lines.pop() ?? ''
+    for (const line of lines) {
+      try {
+        const match = LISTENING.exec(String((JSON.parse(line) as { msg?: unknown }).msg))
+        if (match) resolveUrl(match[1]!)
+      } catch {
+        // not a JSON line: kept in the logs for the tests to judge
+      }
+    }
+  })
+  child.stderr!.on('data', (chunk: Buffer) => {
+    all += chunk.toString('utf8')
+  })
+  const exited = waitForExit(child)
+
+  let stopping: Promise<number | null> | undefined
+  const stop = (signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 30_000): Promise<number | null> => {
+    stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      try {
+        return await withTimeout(
+          exited,
+          timeoutMs,
+          () => new Error(`berth serve (pid ${child.pid}) did not stop within ${timeoutMs} ms after ${signal}\n${all}`),
+        )
+      } catch (error) {
+        child.kill('SIGKILL')
+        await exited
+        throw error
+      }
+    })()
+    return stopping
+  }
+
+  const timeoutMs = options.timeoutMs ?? 60_000
+  try {
+    const baseUrl = await withTimeout(
+      Promise.race([
+        listening,
+        exited.then((code) => {
+          throw new Error(`berth serve exited with code ${code} before listening\n${all}`)
+        }),
+      ]),
+      timeoutMs,
+      () => new Error(`berth serve did not log its listening line within ${timeoutMs} ms\n${all}`),
+    )
+    return { baseUrl, child, logs: () => all, stdout: () => out, stop }
+  } catch (error) {
+    await stop('SIGTERM', 15_000).catch(() => {})
+    throw error
+  }
+}
+
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `berth <args>` to completion; killed, and rejected, when it takes longer than `timeoutMs`. */
+export async function runCli(args: string[], env: ChildEnv = {}, options: { timeoutMs?: number } = {}): Promise<CliResult> {
+  const child = track(
+    spawn(process.execPath, [berthBin, ...args], {
+      cwd: repoRoot,
+      env: childEnv({}, env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  )
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8')
+  })
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8')
+  })
+  const closed = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', (code) => resolve(code))
+  })
+  const timeoutMs = options.timeoutMs ?? 60_000
+  try {
+    const code = await withTimeout(
+      closed,
+      timeoutMs,
+      () => new Error(`berth ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`),
+    )
+    return { code, stdout, stderr }
+  } catch (error) {
+    child.kill('SIGKILL')
+    throw error
+  }
+}

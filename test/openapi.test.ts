@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+
+interface Operation {
+  operationId?: string
+  security?: Record<string, string[]>[]
+  parameters?: { name: string; in: string; required?: boolean }[]
+  responses: Record<string, { content?: { 'application/json'?: { schema?: { $ref?: string } } } }>
+}
+
+interface Document {
+  openapi: string
+  info: { title: string; version: string }
+  paths: Record<string, Record<string, Operation>>
+  components: { securitySchemes: Record<string, Record<string, unknown>>; schemas: Record<string, unknown> }
+}
+
+const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
+  '/organization': { get: 'listOrganization', post: 'createOrganization' },
+  '/organization/{organizationId}': { get: 'getOrganization', put: 'editOrganization', delete: 'deleteOrganization' },
+  '/organization/{organizationId}/apiToken': { get: 'listOrganizationApiTokens', post: 'createOrganizationApiToken' },
+  '/organization/{organizationId}/apiToken/{apiTokenId}': { delete: 'deleteOrganizationApiToken' },
+}
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
+
+/** Every `$ref` value anywhere in a JSON value. */
+function refs(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) refs(item, found)
+  else if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '$ref' && typeof child === 'string') found.push(child)
+      else refs(child, found)
+    }
+  }
+  return found
+}
+
+function operations(doc: Document): [string, string, Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.has(method))
+      .map(([method, op]) => [path, method, op] as [string, string, Operation]),
+  )
+}
+
+describe('OpenAPI document', () => {
+  let t: TestApp
+  let doc: Document
+  before(async () => {
+    t = await createTestApp()
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' })
+    assert.equal(res.statusCode, 200)
+    assert.match(String(res.headers['content-type']), /^application\/json/)
+    doc = res.json()
+  })
+  after(async () => t.close())
+
+  it('is an OpenAPI 3.1 document for version 1.0.4 of the contract', () => {
+    assert.equal(doc.openapi, '3.1.0')
+    assert.equal(typeof doc.info.title, 'string')
+    assert.ok(doc.info.title.length > 0)
+    assert.equal(doc.info.version, '1.0.4')
+    assert.equal(typeof doc.paths, 'object')
+  })
+
+  it('describes exactly the served API routes, with their operationIds', () => {
+    assert.deepEqual(Object.keys(doc.paths).sort(), Object.keys(EXPECTED_OPERATIONS).sort())
+    for (const [path, methods] of Object.entries(EXPECTED_OPERATIONS)) {
+      const served = Object.fromEntries(
+        Object.entries(doc.paths[path]!)
+          .filter(([method]) => HTTP_METHODS.has(method))
+          .map(([method, op]) => [method, op.operationId]),
+      )
+      assert.deepEqual(served, methods, path)
+    }
+  })
+
+  it('gives every operation a unique operationId', () => {
+    const ids = operations(doc).map(([, , op]) => op.operationId)
+    assert.equal(new Set(ids).size, ids.length)
+  })
+
+  it('declares every path template variable as a required path parameter', () => {
+    for (const [path, method, op] of operations(doc)) {
+      const variables = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
+      const declared = (op.parameters ?? [])
+        .filter((p) => p.in === 'path')
+        .map((p) => p.name)
+        .sort()
+      assert.deepEqual(declared, variables, `${method} ${path}`)
+      for (const p of (op.parameters ?? []).filter((p) => p.in === 'path')) assert.equal(p.required, true)
+    }
+  })
+
+  it('offers the ApiKeyAuth and bearerAuth security schemes on the Authorization header', () => {
+    const schemes = doc.components.securitySchemes
+    assert.deepEqual(Object.keys(schemes).sort(), ['ApiKeyAuth', 'bearerAuth'])
+    assert.equal(schemes.ApiKeyAuth!.type, 'apiKey')
+    assert.equal(schemes.ApiKeyAuth!.in, 'header')
+    assert.equal(schemes.ApiKeyAuth!.name, 'Authorization')
+    assert.equal(schemes.bearerAuth!.type, 'http')
+    assert.equal(schemes.bearerAuth!.scheme, 'bearer')
+  })
+
+  it('requires either scheme on every operation', () => {
+    for (const [path, method, op] of operations(doc)) {
+      const names = (op.security ?? []).flatMap((requirement) => Object.keys(requirement)).sort()
+      assert.deepEqual(names, ['ApiKeyAuth', 'bearerAuth'], `${method} ${path}`)
+    }
+  })
+
+  it('names the shared error schema ErrorResponse, never def-N', () => {
+    assert.ok(doc.components.schemas.ErrorResponse, 'components.schemas.ErrorResponse is missing')
+    for (const name of Object.keys(doc.components.schemas)) assert.doesNotMatch(name, /^def-\d+$/)
+    for (const ref of refs(doc)) assert.doesNotMatch(ref, /def-\d+/)
+  })
+
+  it('describes the error body fields in ErrorResponse', () => {
+    const schema = doc.components.schemas.ErrorResponse as { required: string[]; properties: Record<string, unknown> }
+    assert.deepEqual([...schema.required].sort(), ['code', 'detail', 'error', 'message', 'request_id', 'status'])
+    assert.ok('errors' in schema.properties)
+  })
+
+  it('references ErrorResponse for the 4XX and 5XX responses of every operation', () => {
+    for (const [path, method, op] of operations(doc)) {
+      for (const status of ['4XX', '5XX']) {
+        const ref = op.responses[status]?.content?.['application/json']?.schema?.$ref
+        assert.equal(ref, '#/components/schemas/ErrorResponse', `${method} ${path} ${status}`)
+      }
+    }
+  })
+
+  it('documents a success response for every operation, 204 for deletes', () => {
+    for (const [path, method, op] of operations(doc)) {
+      const success = Object.keys(op.responses).filter((status) => /^2\d\d$/.test(status))
+      assert.equal(success.length, 1, `${method} ${path}`)
+      if (method === 'delete') assert.deepEqual(success, ['204'])
+      if (method === 'post') assert.deepEqual(success, ['201'])
+    }
+  })
+
+  it('resolves every local $ref to a component', () => {
+    for (const ref of refs(doc)) {
+      const match = /^#\/components\/schemas\/(.+)$/.exec(ref)
+      assert.ok(match, `non-local ref ${ref}`)
+      assert.ok(doc.components.schemas[match[1]!], `dangling ref ${ref}`)
+    }
+  })
+
+  it('hides /healthz, /openapi.json and /docs', () => {
+    for (const hidden of ['/healthz', '/openapi.json']) assert.equal(doc.paths[hidden], undefined, hidden)
+    for (const path of Object.keys(doc.paths)) assert.doesNotMatch(path, /^\/docs/)
+  })
+
+  it('serves the docs page as HTML without credentials', async () => {
+    let url = '/docs'
+    let res = await t.app.inject({ method: 'GET', url })
+    for (let hops = 0; res.statusCode >= 300 && res.statusCode < 400 && hops < 5; hops++) {
+      url = new URL(String(res.headers.location), 'http://localhost').pathname
+      res = await t.app.inject({ method: 'GET', url })
+    }
+    assert.equal(res.statusCode, 200)
+    assert.match(String(res.headers['content-type']), /^text\/html/)
+    assert.match(res.body, /<html/i)
+  })
+})
