@@ -3,19 +3,16 @@ import type { IncomingMessage } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Config } from './config.ts'
-import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repository.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
-import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
-import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
-import { createOrganizationsRepository } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
-import { createOrganizationsService } from './modules/organizations/organizations.service.ts'
 import { registerAuthentication } from './platform/auth/authenticate.ts'
 import type { Db } from './platform/db/database.ts'
+import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
 import { registerErrorHandling } from './platform/http/error-handler.ts'
 import { registerOpenApi } from './platform/http/openapi.ts'
 import { registerValidation } from './platform/http/validation.ts'
+import { createServices } from './services.ts'
 
 export interface AppDeps {
   config: Config
@@ -52,25 +49,14 @@ export async function buildApp({ config, db, logger }: AppDeps): Promise<Fastify
     reply.header('x-request-id', request.id)
   })
 
-  // Bodies are JSON only: without this, Fastify's built-in text/plain parser lets a text body reach validation (400, not 415).
-  app.removeContentTypeParser('text/plain')
-  // An empty body with a JSON content type is no body at all: some clients send the header on every call.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string
-    if (text.trim() === '') return done(null, undefined)
-    return parseJson(request, text, done)
-  })
+  registerBodyParsing(app)
 
-  const organizationsRepo = createOrganizationsRepository(db)
-  const organizations = createOrganizationsService({ repo: organizationsRepo })
-  const apiTokensRepo = createApiTokensRepository(db)
-  const usage = createTokenUsageTracker(apiTokensRepo, config.auth.tokenUsageFlushMs, (error) =>
-    app.log.warn({ err: error }, 'could not record API token usage; will retry'),
-  )
-  const apiTokens = createApiTokensService({ repo: apiTokensRepo, organizations, usage })
-  usage.start()
-  app.addHook('onClose', async () => usage.stop())
+  const { organizations, apiTokens, tokenUsage } = createServices(db, {
+    tokenUsageFlushMs: config.auth.tokenUsageFlushMs,
+    onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
+  })
+  tokenUsage.start()
+  app.addHook('onClose', async () => tokenUsage.stop())
 
   await registerOpenApi(app)
 

@@ -6,6 +6,7 @@ import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Configuration, OrganizationMainCallsApi } from 'qovery-typescript-axios'
+import { isAlive } from '#src/platform/db/embedded.ts'
 import { type ChildEnv, type RunningServer, runCli, startServer } from './helpers/process.ts'
 
 const TOKEN_LINE = /^berth_[0-9A-Za-z]{49}\n$/
@@ -24,15 +25,6 @@ function postmastersOn(dataDir: string): { pid: number; args: string }[] {
     .map((m) => ({ pid: Number(m[1]), args: m[2]!, words: m[2]!.split(/\s+/) }))
     .filter(({ words }) => /(^|\/)postgres$/.test(words[0]!) && within(words[words.indexOf('-D') + 1]))
     .map(({ pid, args }) => ({ pid, args }))
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 async function organizationNames(baseUrl: string, token: string): Promise<string[]> {

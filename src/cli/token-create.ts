@@ -1,11 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { Config } from '#src/config.ts'
-import { createApiTokensRepository } from '#src/modules/api-tokens/api-tokens.repository.ts'
-import { createApiTokensService } from '#src/modules/api-tokens/api-tokens.service.ts'
-import { createTokenUsageTracker } from '#src/modules/api-tokens/token-usage.ts'
-import { createOrganizationsRepository } from '#src/modules/organizations/organizations.repository.ts'
-import { createOrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import { isRole } from '#src/platform/auth/roles.ts'
+import { createServices } from '#src/services.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
 import { parseDuration } from './duration.ts'
 
@@ -43,9 +39,7 @@ export async function tokenCreate(config: Config, args: string[]): Promise<void>
 
   const database = await openDatabaseRuntime(config, { owner: false, log: () => {} })
   try {
-    const organizations = createOrganizationsService({ repo: createOrganizationsRepository(database.db) })
-    const repo = createApiTokensRepository(database.db)
-    const apiTokens = createApiTokensService({ repo, organizations, usage: createTokenUsageTracker(repo, 60_000, () => {}) })
+    const { organizations, apiTokens } = createServices(database.db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {} })
     const organization = await organizations.findOrCreateByName(orgName)
     const created = await apiTokens.mint(organization.id, {
       name: values.name ?? `berth-cli-${new Date().toISOString()}`,

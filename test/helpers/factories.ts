@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { createApiTokensRepository } from '#src/modules/api-tokens/api-tokens.repository.ts'
-import { createApiTokensService } from '#src/modules/api-tokens/api-tokens.service.ts'
-import { createTokenUsageTracker } from '#src/modules/api-tokens/token-usage.ts'
-import { createOrganizationsRepository } from '#src/modules/organizations/organizations.repository.ts'
-import { createOrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import { createServices } from '#src/services.ts'
 
 export const uniqueName = (prefix: string) => `${prefix} ${randomUUID().slice(0, 8)}`
 
 /** Factories that go through the real services and repositories; every test makes its own data. */
 export function factories(db: Db) {
-  const organizations = createOrganizationsService({ repo: createOrganizationsRepository(db) })
-  const repo = createApiTokensRepository(db)
-  const apiTokens = createApiTokensService({ repo, organizations, usage: createTokenUsageTracker(repo, 60_000, () => {}) })
+  const { organizations, apiTokens } = createServices(db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {} })
 
   return {
     async organization(name = uniqueName('org')) {

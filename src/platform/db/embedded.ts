@@ -35,7 +35,8 @@ const clusterDir = (dataDir: string) => path.join(dataDir, 'postgres')
 const credentialsFile = (dataDir: string) => path.join(dataDir, 'postgres-credentials.json')
 const ownerFile = (dataDir: string) => path.join(dataDir, 'serve.pid')
 
-function isAlive(pid: number): boolean {
+/** True while a process with that pid exists (EPERM: it exists, owned by another user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
