@@ -1,6 +1,7 @@
 import { migrate } from './cli/migrate.ts'
 import { serve } from './cli/serve.ts'
-import { TOKEN_CREATE_USAGE, tokenCreate, UsageError } from './cli/token-create.ts'
+import { TOKEN_CREATE_USAGE, tokenCreate } from './cli/token-create.ts'
+import { UsageError } from './cli/usage.ts'
 import { ConfigError, loadConfig } from './config.ts'
 
 const USAGE = `usage: berth <command>

