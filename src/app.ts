@@ -9,9 +9,10 @@ import { registerAuthentication } from './platform/auth/authenticate.ts'
 import type { Db } from './platform/db/database.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
-import { registerErrorHandling } from './platform/http/error-handler.ts'
+import { frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
 import { registerOpenApi } from './platform/http/openapi.ts'
 import { registerValidation } from './platform/http/validation.ts'
+import { createLogger } from './platform/logger.ts'
 import { createServices } from './services.ts'
 
 export interface AppDeps {
@@ -29,13 +30,12 @@ function requestId(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
 }
 
-export const LOG_REDACTIONS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'token', '*.token']
-
 /** Builds the whole API as a Fastify instance, without listening. */
 export async function buildApp({ config, db, logger }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(logger ? { loggerInstance: logger } : { logger: { level: config.log.level, redact: { paths: LOG_REDACTIONS, censor: '[redacted]' } } }),
+    loggerInstance: logger ?? createLogger(config.log.level),
     genReqId: requestId,
+    frameworkErrors,
     bodyLimit: config.http.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // Clients leave the load balancer's connections open; do not keep shutdown waiting on them.

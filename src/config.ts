@@ -7,6 +7,8 @@ export interface Config {
     readonly port: number
     /** Largest accepted request body, in bytes. */
     readonly bodyLimit: number
+    /** How long a stopping server lets in-flight requests finish before it closes them. */
+    readonly shutdownGraceMs: number
   }
   readonly database: {
     /** External PostgreSQL server; when unset, Berth runs an embedded one in `dataDir`. */
@@ -56,6 +58,7 @@ export function loadConfig(env: Env = process.env): Config {
       host: text(env, 'HOST', '127.0.0.1'),
       port: integer(env, 'PORT', 8080, 0, 65535),
       bodyLimit: 1024 * 1024,
+      shutdownGraceMs: integer(env, 'BERTH_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     }),
     database: Object.freeze({
       url: databaseUrl,

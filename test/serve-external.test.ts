@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import net from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Configuration, OrganizationApiTokenApi, OrganizationMainCallsApi } from 'qovery-typescript-axios'
@@ -251,10 +253,42 @@ describe('berth serve shutdown', () => {
     assert.equal(await server!.stop('SIGTERM'), 0)
     const lines = parseLogLines(server!.stdout())
     assert.ok(
-      lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM'),
+      lines.some((l) => l.msg === 'shutting down' && l.reason === 'SIGTERM'),
       server!.logs(),
     )
     assert.equal(lines.at(-1)?.msg, 'stopped', server!.logs())
+  })
+})
+
+describe('berth serve shutdown with a request still in flight', () => {
+  let server: RunningServer | undefined
+  let socket: net.Socket | undefined
+  after(async () => {
+    socket?.destroy()
+    await server?.stop('SIGKILL').catch(() => {})
+  })
+
+  it('cuts the request off after BERTH_SHUTDOWN_GRACE_MS and exits with code 1', async () => {
+    server = await startServer({ ...external(), BERTH_SHUTDOWN_GRACE_MS: '300' })
+    const { hostname, port } = new URL(server.baseUrl)
+    socket = net.connect(Number(port), hostname)
+    await once(socket, 'connect')
+    // A request whose body never completes stays in flight until the server gives up on it.
+    socket.write('POST /organization HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":')
+    socket.on('error', () => {})
+    await sleep(200)
+    const started = performance.now()
+    assert.equal(await server.stop('SIGTERM', 10_000), 1, server.logs())
+    assert.ok(performance.now() - started < 5_000, 'the grace period was not applied')
+    const lines = parseLogLines(server.stdout())
+    assert.ok(
+      lines.some((l) => l.msg === 'requests still running after the grace period; closing them'),
+      server.logs(),
+    )
+    assert.ok(
+      lines.some((l) => l.msg === 'stopped'),
+      server.logs(),
+    )
   })
 })
 

@@ -1,34 +1,55 @@
-import pino from 'pino'
-import { buildApp, LOG_REDACTIONS } from '#src/app.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '#src/app.ts'
 import type { Config } from '#src/config.ts'
-import { openDatabaseRuntime } from './database-runtime.ts'
+import { createLogger } from '#src/platform/logger.ts'
+import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
 
-/** `berth serve`: the API on HOST:PORT until SIGINT or SIGTERM, then a clean stop. */
+const GRACE_EXCEEDED = Symbol('grace exceeded')
+
+/**
+ * `berth serve`: the API on HOST:PORT until SIGINT or SIGTERM. Then it stops accepting, lets
+ * in-flight requests finish for up to BERTH_SHUTDOWN_GRACE_MS, and releases the database.
+ * Exit code 0 after a clean stop, 1 when requests had to be cut off or stopping failed.
+ */
 export async function serve(config: Config): Promise<void> {
-  const logger = pino({ level: config.log.level, redact: { paths: LOG_REDACTIONS, censor: '[redacted]' } })
+  const logger = createLogger(config.log.level)
   const started = performance.now()
-  const database = await openDatabaseRuntime(config, { owner: true, log: (message) => logger.debug({ component: 'postgres' }, message) })
-  const app = await buildApp({ config, db: database.db, logger })
+  let database: Promise<DatabaseRuntime> | undefined
+  let app: FastifyInstance | undefined
+  let stopping: Promise<boolean> | undefined
 
-  let stopping: Promise<void> | undefined
-  const stop = (signal: string) => {
+  /** Resolves true when everything stopped in time. */
+  const stop = (reason: string) => {
     stopping ??= (async () => {
-      logger.info({ signal }, 'shutting down')
+      logger.info({ reason }, 'shutting down')
+      let clean = true
       try {
-        await app.close()
+        if (app) {
+          const closed = app.close()
+          const outcome = await Promise.race([closed, sleep(config.http.shutdownGraceMs, GRACE_EXCEEDED, { ref: false })])
+          if (outcome === GRACE_EXCEEDED) {
+            clean = false
+            logger.warn({ graceMs: config.http.shutdownGraceMs }, 'requests still running after the grace period; closing them')
+            app.server.closeAllConnections()
+          }
+        }
       } finally {
-        await database.close()
+        // A start still opening the database is awaited, so that it is released, not leaked.
+        const runtime = await database?.catch(() => undefined)
+        await runtime?.close()
       }
       logger.info('stopped')
+      return clean
     })()
     return stopping
   }
+  // Installed before anything starts, and kept: a signal during start-up or a repeated one (Ctrl-C
+  // twice, a supervisor and its child) must not kill the process before the database is released.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    // Stays installed: a repeated signal (Ctrl-C twice, a supervisor and its child) must not kill
-    // the process before the database is stopped.
     process.on(signal, () => {
       stop(signal).then(
-        () => process.exit(0),
+        (clean) => process.exit(clean ? 0 : 1),
         (error) => {
           logger.error({ err: error }, 'unclean shutdown')
           process.exit(1)
@@ -38,15 +59,21 @@ export async function serve(config: Config): Promise<void> {
   }
 
   try {
+    database = openDatabaseRuntime(config, { use: 'serve', log: (message) => logger.debug({ component: 'postgres' }, message) })
+    const runtime = await database
+    if (stopping) return
+    app = await buildApp({ config, db: runtime.db, logger })
+    if (stopping) return
     await app.listen({ host: config.http.host, port: config.http.port })
+    const address = app.server.address()
+    const port = typeof address === 'object' && address ? address.port : config.http.port
+    logger.info(
+      { database: runtime.description, startupMs: Math.round(performance.now() - started) },
+      `berth listening on http://${config.http.host}:${port}`,
+    )
   } catch (error) {
-    await stop('listen failure').catch(() => {})
+    if (stopping) return
+    await stop('start-up failure').catch(() => {})
     throw error
   }
-  const address = app.server.address()
-  const port = typeof address === 'object' && address ? address.port : config.http.port
-  logger.info(
-    { database: database.description, startupMs: Math.round(performance.now() - started) },
-    `berth listening on http://${config.http.host}:${port}`,
-  )
 }
