@@ -244,6 +244,33 @@ describe('error responses', () => {
   })
 
   describe('paths', () => {
+    it('answers 400 bad_request in the error shape to a malformed percent-encoding in the path', async () => {
+      const { tokens } = await factories(t.db).organizationWithTokens()
+      for (const url of ['/organization/%zz', '/organization/%E0%A4%A', '/organization/%c0%af/apiToken']) {
+        const body = assertError(
+          await t.app.inject({ method: 'GET', url, headers: { authorization: tokens.read.authorization } }),
+          400,
+          'bad_request',
+        )
+        assert.doesNotMatch(body.message, /FST_|%/)
+      }
+    })
+
+    it('answers 400 bad_request in the error shape to an over-long path segment', async () => {
+      const { tokens } = await factories(t.db).organizationWithTokens()
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/organization/${'a'.repeat(300)}`,
+        headers: { authorization: tokens.read.authorization },
+      })
+      assertError(res, 400, 'bad_request')
+    })
+
+    it('keeps a caller-supplied request id on a router-level error', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/organization/%zz', headers: { 'x-request-id': 'trace-42' } })
+      assert.equal(assertError(res, 400, 'bad_request').request_id, 'trace-42')
+    })
+
     it('serves //organization like /organization', async () => {
       const { organization, tokens } = await factories(t.db).organizationWithTokens()
       const res = await t.app.inject({ method: 'GET', url: '//organization', headers: { authorization: tokens.read.authorization } })

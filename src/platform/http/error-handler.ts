@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from './errors.ts'
+import { AppError, type FieldError } from './errors.ts'
 
 const LOCATION = { body: 'body', params: 'path', querystring: 'query', headers: 'header' } as const
 
@@ -80,6 +80,10 @@ function fromFastifyError(error: FastifyError): AppError {
       return new AppError('unsupported_media_type', 'request bodies must be JSON (Content-Type: application/json)')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('bad_request', 'Content-Length does not match the body')
+    case 'FST_ERR_BAD_URL':
+      return new AppError('bad_request', 'the URL path is not valid percent-encoded UTF-8')
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('bad_request', 'a path segment is longer than 200 characters')
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('invalid_json', 'request body is not valid JSON')
@@ -87,13 +91,13 @@ function fromFastifyError(error: FastifyError): AppError {
   if (isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'the database is unavailable; try again shortly', { headers: { 'retry-after': '5' } })
   }
-  if (error instanceof SyntaxError || error.statusCode === 400) {
+  if (error instanceof SyntaxError) {
     // JSON.parse failures and secure-json-parse's prototype-poisoning refusal.
     return new AppError('invalid_json', 'request body is not valid JSON or uses a forbidden key (__proto__, constructor.prototype)')
   }
   const status = error.statusCode ?? 500
-  const known = (Object.entries(ERROR_STATUS) as [ErrorCode, number][]).find(([, s]) => s === status)
-  if (status < 500 && known) return new AppError(known[0], error.message)
+  // Another of Fastify's client errors: its message describes the request, never server state.
+  if (status >= 400 && status < 500) return new AppError('bad_request', error.message)
   return new AppError('internal_error', 'internal server error')
 }
 
@@ -111,17 +115,27 @@ export function errorBody(error: AppError, requestId: string) {
 
 function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
   if (error.headers) reply.headers(error.headers)
+  // Errors raised before routing (a malformed URL) skip the onRequest hook that sets it.
+  reply.header('x-request-id', request.id)
   return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error, request.id))
 }
 
+function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
+  const appError = error instanceof AppError ? error : fromFastifyError(error)
+  if (appError.status >= 500) request.log.error({ err: error }, 'request failed')
+  else request.log.info({ code: appError.code, status: appError.status }, appError.message)
+  return send(reply, request, appError)
+}
+
+/**
+ * For Fastify's `frameworkErrors` option: errors the router raises before any route or hook runs
+ * (a malformed URL, an over-long path segment) leave in the same shape as every other error.
+ */
+export const frameworkErrors = handleError
+
 /** One error handler for the whole app: every error leaves as DESIGN 6's JSON body; 5xx never leak. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    const appError = error instanceof AppError ? error : fromFastifyError(error)
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed')
-    else request.log.info({ code: appError.code, status: appError.status }, appError.message)
-    return send(reply, request, appError)
-  })
+  app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) =>
     send(reply, request, new AppError('route_not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
   )

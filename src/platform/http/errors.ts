@@ -7,12 +7,9 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   route_not_found: 404,
-  method_not_allowed: 405,
   conflict: 409,
-  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
-  rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const
