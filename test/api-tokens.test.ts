@@ -228,6 +228,36 @@ describe('organization API tokens', () => {
       assert.equal(listed?.expired_at, expiry.toISOString())
     })
 
+    it("gives a token made by an expiring token the caller's expiry when none is requested", async () => {
+      const f = factories(t.db)
+      const organization = await f.organization()
+      const callerExpiry = new Date(Date.now() + 3_600_000)
+      callerExpiry.setUTCMilliseconds(0)
+      const caller = await f.apiToken(organization.id, 'ADMIN', { expiredAt: callerExpiry })
+      const res = await create(organization.id, caller.authorization, { name: uniqueName('child') })
+      assert.equal(res.statusCode, 201, res.body)
+      assert.equal(res.json().expired_at, callerExpiry.toISOString())
+    })
+
+    it('answers 400 naming /expired_at when an expiring token asks for a later expiry', async () => {
+      const f = factories(t.db)
+      const organization = await f.organization()
+      const caller = await f.apiToken(organization.id, 'ADMIN', { expiredAt: new Date(Date.now() + 3_600_000) })
+      const name = uniqueName('outliving')
+      const errors = assertValidationError(
+        await create(organization.id, caller.authorization, { name, expired_at: new Date(Date.now() + 7_200_000).toISOString() }),
+      )
+      assert.deepEqual(
+        errors.map((e) => e.path),
+        ['/expired_at'],
+      )
+      const earlier = new Date(Date.now() + 1_800_000)
+      earlier.setUTCMilliseconds(0)
+      const ok = await create(organization.id, caller.authorization, { name, expired_at: earlier.toISOString() })
+      assert.equal(ok.statusCode, 201, ok.body)
+      assert.equal(ok.json().expired_at, earlier.toISOString())
+    })
+
     it('answers 409 for a name already used in the organization, in any letter case', async () => {
       const { organization, tokens } = await factories(t.db).organizationWithTokens()
       const name = uniqueName('Deploy Bot')

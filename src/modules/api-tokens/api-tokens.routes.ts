@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
 import { ApiTokenCreated, ApiTokenCreateRequest, ApiTokenList, ApiTokenListQuery, ApiTokenParams } from './api-tokens.schemas.ts'
 import type { ApiTokensService } from './api-tokens.service.ts'
+import { apiTokenRequest, toApiTokenCreatedResponse, toApiTokenResponse } from './api-tokens.wire.ts'
 
 const tags = ['Organization Api Token']
 
@@ -20,7 +21,7 @@ export function apiTokensRoutes(apiTokens: ApiTokensService): FastifyPluginAsync
           response: { 200: ApiTokenList },
         },
       },
-      async (req) => ({ results: await apiTokens.list(req.principal, req.params.organizationId, req.query) }),
+      async (req) => ({ results: (await apiTokens.list(req.principal, req.params.organizationId, req.query)).map(toApiTokenResponse) }),
     )
 
     app.post(
@@ -36,7 +37,10 @@ export function apiTokensRoutes(apiTokens: ApiTokensService): FastifyPluginAsync
           response: { 201: ApiTokenCreated },
         },
       },
-      async (req, reply) => reply.code(201).send(await apiTokens.create(req.principal, req.params.organizationId, req.body)),
+      async (req, reply) => {
+        const created = await apiTokens.create(req.principal, req.params.organizationId, apiTokenRequest(req.body))
+        return reply.code(201).send(toApiTokenCreatedResponse(created))
+      },
     )
 
     app.delete(

@@ -1,11 +1,10 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import { apiTokenStart, digestApiToken, generateApiToken, isWellFormedApiToken } from '#src/platform/auth/api-token-codec.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { hasRole, isRole, ROLE_IDS, type Role, roleById } from '#src/platform/auth/roles.ts'
+import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import { isUniqueViolation } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { ApiTokenRow, ApiTokensRepository } from './api-tokens.repository.ts'
-import type { ApiToken, ApiTokenCreated, ApiTokenCreateRequest } from './api-tokens.schemas.ts'
 import type { TokenUsageTracker } from './token-usage.ts'
 
 interface Deps {
@@ -15,6 +14,17 @@ interface Deps {
   clock?: () => Date
 }
 
+/** What a caller asks for; the role and expiry are checked against the caller's own. */
+export interface ApiTokenRequest {
+  name: string
+  description?: string | null
+  role: Role
+  expiredAt: Date | null
+}
+
+/** A token just created: the only time its secret exists outside the caller's hands. */
+export type NewlyMintedApiToken = ApiTokenRow & { token: string }
+
 export interface NewApiToken {
   name: string
   description?: string | null
@@ -23,45 +33,33 @@ export interface NewApiToken {
   createdByApiTokenId?: string | null
 }
 
-/** Picks the role from the request's `role`, `role_id` or deprecated `scope`; ADMIN when none is given. */
-function requestedRole(input: ApiTokenCreateRequest): Role {
-  const byId = input.role_id ? roleById(input.role_id) : undefined
-  if (input.role_id && !byId) {
-    throw new AppError('validation_failed', `role_id ${input.role_id} is not a role of this server`, {
-      errors: [{ path: '/role_id', message: `must be one of ${Object.values(ROLE_IDS).join(', ')}`, location: 'body' }],
-    })
-  }
-  const chosen = [input.role, byId, input.scope ?? undefined].filter((r): r is Role => isRole(r))
-  if (new Set(chosen).size > 1) {
-    throw new AppError('validation_failed', 'role, role_id and scope name different roles', {
-      errors: [{ path: '/role', message: 'must agree with role_id and scope', location: 'body' }],
-    })
-  }
-  return chosen[0] ?? 'ADMIN'
+const expiryError = (message: string) =>
+  new AppError('validation_failed', `expired_at ${message}`, { errors: [{ path: '/expired_at', message, location: 'body' }] })
+
+/**
+ * The new token's expiry: the requested one, which must be in the future. A token never outlives
+ * the token that creates it: without a requested expiry it inherits the caller's, and a later one
+ * is refused, so an expiring credential cannot mint itself a permanent successor.
+ */
+function tokenExpiry(principal: Principal, requested: Date | null, now: Date): Date | null {
+  const callerExpiry = principal.expiresAt
+  if (!requested) return callerExpiry
+  const expiry = requested
+  if (expiry <= now) throw expiryError('must be in the future')
+  if (callerExpiry && expiry > callerExpiry)
+    throw expiryError(`must not be later than the expiry of the calling token (${callerExpiry.toISOString()})`)
+  return expiry
 }
 
 export function createApiTokensService({ repo, organizations, usage, clock = () => new Date() }: Deps) {
-  function toResponse(row: ApiTokenRow): ApiToken {
+  /** The row with the freshest `lastUsedAt`: a use not yet written back counts. */
+  function withUsage(row: ApiTokenRow): ApiTokenRow {
     const pending = usage.pendingFor(row.id)
-    const lastUsed = pending && (!row.lastUsedAt || pending > row.lastUsedAt) ? pending : row.lastUsedAt
-    const role = row.role as Role
-    return {
-      id: row.id,
-      created_at: row.createdAt.toISOString(),
-      updated_at: row.updatedAt.toISOString(),
-      name: row.name,
-      description: row.description ?? '',
-      role_name: role,
-      role_id: ROLE_IDS[role],
-      role,
-      token_start: row.tokenStart,
-      expired_at: row.expiredAt?.toISOString() ?? null,
-      last_used_at: lastUsed?.toISOString() ?? null,
-    }
+    return pending && (!row.lastUsedAt || pending > row.lastUsedAt) ? { ...row, lastUsedAt: pending } : row
   }
 
   /** Mints a token in an organization; the caller has checked the right to do so. */
-  async function mint(organizationId: string, input: NewApiToken): Promise<ApiTokenCreated> {
+  async function mint(organizationId: string, input: NewApiToken): Promise<NewlyMintedApiToken> {
     const token = generateApiToken()
     try {
       const row = await repo.insert({
@@ -74,7 +72,7 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
         expiredAt: input.expiredAt ?? null,
         createdByApiTokenId: input.createdByApiTokenId ?? null,
       })
-      return { ...toResponse(row), token }
+      return { ...row, token }
     } catch (error) {
       if (isUniqueViolation(error, 'api_tokens_name_key')) {
         throw new AppError('conflict', `an API token named "${input.name.trim()}" already exists in this organization`)
@@ -90,30 +88,22 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
      * Any member may create tokens, but never with more power than it holds itself in that
      * organization (DESIGN 5).
      */
-    async create(principal: Principal, organizationId: string, input: ApiTokenCreateRequest): Promise<ApiTokenCreated> {
+    async create(principal: Principal, organizationId: string, input: ApiTokenRequest): Promise<NewlyMintedApiToken> {
       const { role: callerRole } = await organizations.requireRole(principal, organizationId, 'READ')
-      const role = requestedRole(input)
+      const { role } = input
       if (!hasRole(callerRole, role)) {
         throw new AppError('forbidden', `cannot create a ${role} token: you hold ${callerRole} in this organization`)
       }
-      let expiredAt: Date | null = null
-      if (input.expired_at) {
-        expiredAt = new Date(input.expired_at)
-        if (expiredAt <= clock()) {
-          throw new AppError('validation_failed', 'expired_at must be in the future', {
-            errors: [{ path: '/expired_at', message: 'must be in the future', location: 'body' }],
-          })
-        }
-      }
+      const expiredAt = tokenExpiry(principal, input.expiredAt, clock())
       return mint(organizationId, { name: input.name, description: input.description, role, expiredAt, createdByApiTokenId: principal.apiTokenId })
     },
 
     /** ADMINs see every token of the organization; other members see the tokens they created. */
-    async list(principal: Principal, organizationId: string, filter: { name?: string; creatorName?: string }): Promise<ApiToken[]> {
+    async list(principal: Principal, organizationId: string, filter: { name?: string; creatorName?: string }): Promise<ApiTokenRow[]> {
       const { role } = await organizations.requireRole(principal, organizationId, 'READ')
       const own = hasRole(role, 'ADMIN') ? {} : { createdByApiTokenId: principal.apiTokenId }
       const rows = await repo.list(organizationId, { ...filter, ...own })
-      return rows.map(toResponse)
+      return rows.map(withUsage)
     },
 
     /** ADMINs may delete any token of the organization; other members only those they created. */
@@ -139,7 +129,14 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
         throw new AppError('unauthenticated', `API token expired at ${row.expiredAt.toISOString()}`)
       }
       usage.touch(row.id, now)
-      return { kind: 'api_token', apiTokenId: row.id, name: row.name, organizationId: row.organizationId, role: row.role as Role }
+      return {
+        kind: 'api_token',
+        apiTokenId: row.id,
+        name: row.name,
+        organizationId: row.organizationId,
+        role: row.role as Role,
+        expiresAt: row.expiredAt,
+      }
     },
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
 import { Organization, OrganizationEditRequest, OrganizationRequest, OrganizationResponseList } from './organizations.schemas.ts'
 import type { OrganizationsService } from './organizations.service.ts'
+import { organizationInput, toOrganizationResponse } from './organizations.wire.ts'
 
 const tags = ['Organization Main Calls']
 
@@ -12,7 +13,7 @@ export function organizationsRoutes(organizations: OrganizationsService): Fastif
       {
         schema: { operationId: 'listOrganization', summary: 'List user organizations', tags, response: { 200: OrganizationResponseList } },
       },
-      async (req) => ({ results: await organizations.list(req.principal) }),
+      async (req) => ({ results: (await organizations.list(req.principal)).map(toOrganizationResponse) }),
     )
 
     app.post(
@@ -26,7 +27,10 @@ export function organizationsRoutes(organizations: OrganizationsService): Fastif
           response: { 201: Organization },
         },
       },
-      async (req, reply) => reply.code(201).send(await organizations.create(req.principal, req.body)),
+      async (req, reply) => {
+        const created = await organizations.create(req.principal, { ...organizationInput(req.body), plan: req.body.plan })
+        return reply.code(201).send(toOrganizationResponse(created))
+      },
     )
 
     app.get(
@@ -40,7 +44,7 @@ export function organizationsRoutes(organizations: OrganizationsService): Fastif
           response: { 200: Organization },
         },
       },
-      async (req) => organizations.get(req.principal, req.params.organizationId),
+      async (req) => toOrganizationResponse(await organizations.get(req.principal, req.params.organizationId)),
     )
 
     app.put(
@@ -56,7 +60,7 @@ export function organizationsRoutes(organizations: OrganizationsService): Fastif
           response: { 200: Organization },
         },
       },
-      async (req) => organizations.update(req.principal, req.params.organizationId, req.body),
+      async (req) => toOrganizationResponse(await organizations.update(req.principal, req.params.organizationId, organizationInput(req.body))),
     )
 
     app.delete(

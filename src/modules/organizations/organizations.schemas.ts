@@ -15,7 +15,8 @@ export const PLANS = [
   'ENTERPRISE_2025',
 ] as const
 
-const Plan = Type.Unsafe<(typeof PLANS)[number]>({ type: 'string', enum: [...PLANS], title: 'PlanEnum' })
+export type Plan = (typeof PLANS)[number]
+const Plan = Type.Unsafe<Plan>({ type: 'string', enum: [...PLANS], title: 'PlanEnum' })
 const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'case insensitive; unique on the server' })
 const OptionalText = Type.Optional(Nullable(Type.String({ maxLength: 10_000 })))
 const OptionalUrl = Type.Optional(Nullable(Type.String({ maxLength: 2048 })))

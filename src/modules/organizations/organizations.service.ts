@@ -3,26 +3,18 @@ import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import { isUniqueViolation } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.ts'
-import type { Organization, OrganizationEditRequest, OrganizationRequest } from './organizations.schemas.ts'
+import type { Plan } from './organizations.schemas.ts'
 
-const AUDIT_LOG_RETENTION_DAYS = 30
-
-export function toOrganizationResponse(row: OrganizationRow): Organization {
-  return {
-    id: row.id,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    name: row.name,
-    description: row.description,
-    plan: row.plan,
-    website_url: row.websiteUrl,
-    repository: row.repository,
-    logo_url: row.logoUrl,
-    icon_url: row.iconUrl,
-    admin_emails: row.adminEmails,
-    billing_deployment_restriction: null,
-    organization_plan: { plan: row.plan, audit_logs_retention_in_days: AUDIT_LOG_RETENTION_DAYS },
-  }
+/** The editable fields of an organization; `plan` absent on an edit keeps the current plan. */
+export interface OrganizationInput {
+  name: string
+  description: string | null
+  websiteUrl: string | null
+  repository: string | null
+  logoUrl: string | null
+  iconUrl: string | null
+  adminEmails: string[] | null
+  plan?: Plan | undefined
 }
 
 const nameTaken = (name: string) => new AppError('conflict', `an organization named "${name}" already exists`)
@@ -52,24 +44,22 @@ export function createOrganizationsService({ repo }: { repo: OrganizationsReposi
   return {
     requireRole,
 
-    async list(principal: Principal): Promise<Organization[]> {
-      const rows = await repo.listForApiToken(principal.apiTokenId, principal.organizationId)
-      return rows.map(toOrganizationResponse)
+    list(principal: Principal): Promise<OrganizationRow[]> {
+      return repo.listForApiToken(principal.apiTokenId, principal.organizationId)
     },
 
-    async get(principal: Principal, organizationId: string): Promise<Organization> {
+    async get(principal: Principal, organizationId: string): Promise<OrganizationRow> {
       const { organization } = await requireRole(principal, organizationId, 'READ')
-      return toOrganizationResponse(organization)
+      return organization
     },
 
     /** An ADMIN API token may create organizations; it then holds ADMIN in them too. */
-    async create(principal: Principal, input: OrganizationRequest): Promise<Organization> {
+    async create(principal: Principal, input: OrganizationInput & { plan: Plan }): Promise<OrganizationRow> {
       if (!hasRole(principal.role, 'ADMIN')) {
         throw new AppError('forbidden', `creating an organization needs an ADMIN token; this token is ${principal.role}`)
       }
       try {
-        const row = await repo.insert({ ...editableColumns(input), plan: input.plan, creatorApiTokenId: principal.apiTokenId })
-        return toOrganizationResponse(row)
+        return await repo.insert({ ...input, creatorApiTokenId: principal.apiTokenId })
       } catch (error) {
         if (isUniqueViolation(error, 'organizations_name_key')) throw nameTaken(input.name)
         throw error
@@ -77,12 +67,12 @@ export function createOrganizationsService({ repo }: { repo: OrganizationsReposi
     },
 
     /** A full replacement of the editable fields: an omitted optional field is cleared. */
-    async update(principal: Principal, organizationId: string, input: OrganizationEditRequest): Promise<Organization> {
+    async update(principal: Principal, organizationId: string, input: OrganizationInput): Promise<OrganizationRow> {
       const { organization } = await requireRole(principal, organizationId, 'ADMIN')
       try {
-        const row = await repo.update(organizationId, { ...editableColumns(input), plan: input.plan ?? organization.plan })
+        const row = await repo.update(organizationId, { ...input, plan: input.plan ?? organization.plan })
         if (!row) throw notFound('organization')
-        return toOrganizationResponse(row)
+        return row
       } catch (error) {
         if (isUniqueViolation(error, 'organizations_name_key')) throw nameTaken(input.name)
         throw error
@@ -95,21 +85,9 @@ export function createOrganizationsService({ repo }: { repo: OrganizationsReposi
     },
 
     /** For the bootstrap command: the organization of that name, created when missing. */
-    findOrCreateByName(name: string, plan: OrganizationRequest['plan'] = 'FREE'): Promise<OrganizationRow> {
+    findOrCreateByName(name: string, plan: Plan = 'FREE'): Promise<OrganizationRow> {
       return repo.insertOrFind({ name, plan })
     },
-  }
-}
-
-function editableColumns(input: OrganizationEditRequest) {
-  return {
-    name: input.name.trim(),
-    description: input.description ?? null,
-    websiteUrl: input.website_url ?? null,
-    repository: input.repository ?? null,
-    logoUrl: input.logo_url ?? null,
-    iconUrl: input.icon_url ?? null,
-    adminEmails: input.admin_emails ?? null,
   }
 }
 

@@ -10,7 +10,6 @@ export interface ApiTokenPrincipal {
   /** The organization the token was created in, where it holds `role`. */
   readonly organizationId: string
   readonly role: Role
+  /** When the token stops working; null for a token without expiry. */
+  readonly expiresAt: Date | null
 }
-
-/** How the principal appears in audit fields such as `triggered_by`. */
-export const principalLabel = (principal: Principal): string => `API token "${principal.name}"`
