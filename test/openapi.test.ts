@@ -6,7 +6,7 @@ interface Operation {
   operationId?: string
   security?: Record<string, string[]>[]
   parameters?: { name: string; in: string; required?: boolean }[]
-  responses: Record<string, { content?: { 'application/json'?: { schema?: { $ref?: string } } } }>
+  responses: Record<string, { description?: string; content?: { 'application/json'?: { schema?: { $ref?: string } } } }>
 }
 
 interface Document {
@@ -132,6 +132,17 @@ describe('OpenAPI document', () => {
     }
   })
 
+  it('documents the error statuses of every operation with their causes, and body errors where a body is taken', () => {
+    for (const [path, method, op] of operations(doc)) {
+      const expected = ['400', '401', '403', '404', '500', '503', ...(method === 'post' || method === 'put' ? ['409', '413', '415'] : [])]
+      for (const status of expected) {
+        const response = op.responses[status]
+        assert.equal(response?.content?.['application/json']?.schema?.$ref, '#/components/schemas/ErrorResponse', `${method} ${path} ${status}`)
+        assert.ok(response?.description && response.description !== 'Default Response', `${method} ${path} ${status} has no description`)
+      }
+    }
+  })
+
   it('documents a success response for every operation, 204 for deletes', () => {
     for (const [path, method, op] of operations(doc)) {
       const success = Object.keys(op.responses).filter((status) => /^2\d\d$/.test(status))
@@ -164,5 +175,9 @@ describe('OpenAPI document', () => {
     assert.equal(res.statusCode, 200)
     assert.match(String(res.headers['content-type']), /^text\/html/)
     assert.match(res.body, /<html/i)
+    // A content security policy that still works over plain HTTP on a private network.
+    const csp = String(res.headers['content-security-policy'])
+    assert.match(csp, /default-src 'self'/)
+    assert.doesNotMatch(csp, /upgrade-insecure-requests/)
   })
 })

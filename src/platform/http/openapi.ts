@@ -1,7 +1,28 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { ErrorRef } from './common-schemas.ts'
+import { Type } from 'typebox'
+
+const errorResponse = (description: string) => Type.Ref('ErrorResponse', { description })
+
+/** The errors any authenticated operation may answer with, each documented with its cause. */
+const COMMON_ERRORS = {
+  400: errorResponse('invalid request: `errors[]` names each invalid value (`bad_request`, `validation_failed`, `invalid_json`)'),
+  401: errorResponse('missing, malformed, unknown, revoked or expired credentials (`unauthenticated`)'),
+  403: errorResponse("the caller's role in the organization is too low (`forbidden`)"),
+  404: errorResponse('no such resource, or it belongs to an organization the caller is not in (`not_found`)'),
+  '4xx': errorResponse('any other client error'),
+  500: errorResponse('unexpected server error; `request_id` finds it in the logs (`internal_error`)'),
+  503: errorResponse('the database is unavailable; retry after `Retry-After` seconds (`service_unavailable`)'),
+  '5xx': errorResponse('any other server error'),
+}
+
+/** And the errors of operations that take a body. */
+const BODY_ERRORS = {
+  409: errorResponse('the name is already taken (`conflict`)'),
+  413: errorResponse('the body is larger than 1 MiB (`payload_too_large`)'),
+  415: errorResponse('the body is not `application/json` (`unsupported_media_type`)'),
+}
 
 const DESCRIPTION = `Berth serves the deployment-platform REST API (version 1.0.4 of the public contract).
 
@@ -23,8 +44,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     schema.security ??= [{ bearerAuth: [] }, { ApiKeyAuth: [] }]
     schema.response ??= {}
     const response = schema.response as Record<string, unknown>
-    response['4xx'] ??= ErrorRef
-    response['5xx'] ??= ErrorRef
+    const methods = [route.method].flat()
+    const errors = methods.includes('POST') || methods.includes('PUT') ? { ...COMMON_ERRORS, ...BODY_ERRORS } : COMMON_ERRORS
+    for (const [status, error] of Object.entries(errors)) response[status] ??= error
     if (route.method === 'DELETE') response[204] ??= { type: 'null', description: 'deleted' }
   })
 
@@ -54,6 +76,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    // The page must also work over plain HTTP on a private network, where this would break it.
+    transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+    uiConfig: { deepLinking: true },
+  })
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger())
 }
