@@ -44,11 +44,11 @@ const expiryError = (message: string) =>
 function tokenExpiry(principal: Principal, requested: Date | null, now: Date): Date | null {
   const callerExpiry = principal.expiresAt
   if (!requested) return callerExpiry
-  const expiry = requested
-  if (expiry <= now) throw expiryError('must be in the future')
-  if (callerExpiry && expiry > callerExpiry)
+  if (requested <= now) throw expiryError('must be in the future')
+  if (callerExpiry && requested > callerExpiry) {
     throw expiryError(`must not be later than the expiry of the calling token (${callerExpiry.toISOString()})`)
-  return expiry
+  }
+  return requested
 }
 
 export function createApiTokensService({ repo, organizations, usage, clock = () => new Date() }: Deps) {
