@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { build } from 'esbuild'
+import { build, stop } from 'esbuild'
 
 // Inside the project, so that the bundle's imports resolve from its node_modules.
 const dist = fileURLToPath(new URL('../dist/', import.meta.url))
@@ -21,9 +21,10 @@ const { outputFiles } = await build({
   sourcemap: 'inline',
   logLevel: 'warning',
 })
+// esbuild's service process would otherwise live as long as the server.
+await stop()
 const code = outputFiles[0].contents
-// Named by content: concurrent starts share one file, and a process that exits abruptly leaves
-// nothing behind but the bundle of the current sources.
+// Named by content: concurrent starts share one file, and bundles of older sources are pruned.
 const name = `berth-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`
 const bundle = `${dist}${name}`
 if (!existsSync(bundle)) {
@@ -32,7 +33,7 @@ if (!existsSync(bundle)) {
   writeFileSync(partial, code)
   renameSync(partial, bundle)
 }
-// Bundles of older sources, once no start can still be loading them.
+// Bundles of older sources (and partial writes), once no start can still be loading them.
 for (const file of readdirSync(dist)) {
   const path = `${dist}${file}`
   if (file !== name && /^berth-/.test(file) && Date.now() - statSync(path, { throwIfNoEntry: false })?.mtimeMs > 600_000) {

@@ -1,3 +1,4 @@
+import os from 'node:os'
 import { migrate } from './cli/migrate.ts'
 import { serve } from './cli/serve.ts'
 import { TOKEN_CREATE_USAGE, tokenCreate } from './cli/token-create.ts'
@@ -13,6 +14,16 @@ commands:
 
 Settings come from the environment: PORT, HOST, DATABASE_URL, BERTH_DATA_DIR, BERTH_LOG_LEVEL (see README).`
 
+/**
+ * One-off commands end on SIGINT, SIGTERM or SIGHUP through process.exit, with the conventional
+ * 128 + signal code, so that their 'exit' handlers release the embedded database.
+ */
+function exitOnSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => process.exit(128 + os.constants.signals[signal]))
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
@@ -20,6 +31,7 @@ async function main(argv: string[]): Promise<void> {
     return
   }
   const config = loadConfig()
+  if (command !== 'serve') exitOnSignals()
   switch (command) {
     case 'serve':
       return serve(config)

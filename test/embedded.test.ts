@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Configuration, OrganizationMainCallsApi } from 'qovery-typescript-axios'
-import { isAlive } from '#src/platform/db/embedded.ts'
-import { type ChildEnv, type RunningServer, runCli, startServer } from './helpers/process.ts'
+import { isAlive } from '#src/platform/db/embedded-postmaster.ts'
+import { type ChildEnv, type RunningServer, repoRoot, runCli, startServer } from './helpers/process.ts'
 
 const TOKEN_LINE = /^berth_[0-9A-Za-z]{49}\n$/
 // The first start runs initdb: generous, but bounded.
@@ -182,5 +184,102 @@ describe('berth with its embedded PostgreSQL (no DATABASE_URL)', () => {
     assert.equal(await server.stop('SIGINT'), 0, server.logs())
     assert.match(server.stdout(), /"msg":"stopped"/)
     assert.deepEqual(postmastersOn(dataDir), [])
+  })
+})
+
+describe('the embedded PostgreSQL after crashes and stale state', () => {
+  let root = ''
+  let dataDir = ''
+  let env: ChildEnv = {}
+  const tokenCreate = () => runCli(['token', 'create', '--org', 'crashes'], env, { timeoutMs: START_TIMEOUT_MS })
+  const spawned: ChildProcess[] = []
+
+  before(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'berth-crash-'))
+    await fs.chmod(root, 0o711)
+    dataDir = path.join(root, 'data')
+    env = { DATABASE_URL: undefined, BERTH_DATA_DIR: dataDir }
+  })
+
+  after(async () => {
+    for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    for (const { pid } of dataDir ? postmastersOn(dataDir) : []) {
+      process.kill(pid, 'SIGQUIT')
+      for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100)
+    }
+    if (root) await fs.rm(root, { recursive: true, force: true })
+  })
+
+  /** `berth token create` in its own process group, so that the test can kill it with its children. */
+  const spawnCommand = () => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'berth.js'), 'token', 'create', '--org', 'crashes'], {
+      cwd: repoRoot,
+      env: { ...process.env, BERTH_DATA_DIR: dataDir, DATABASE_URL: '' },
+      stdio: 'ignore',
+      detached: true,
+    })
+    spawned.push(child)
+    return child
+  }
+
+  async function waitFor(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
+    for (const deadline = Date.now() + START_TIMEOUT_MS; Date.now() < deadline; await sleep(20)) if (await condition()) return
+    assert.fail(`timed out waiting for ${what}`)
+  }
+
+  it('recovers from a command killed with its initdb halfway through creating the cluster', async () => {
+    const child = spawnCommand()
+    const staging = async () => (await fs.readdir(dataDir).catch(() => [] as string[])).find((name) => name.startsWith('postgres.init-'))
+    await waitFor('initdb to start writing the cluster', async () => {
+      const dir = await staging()
+      return dir !== undefined && existsSync(path.join(dataDir, dir, 'cluster', 'PG_VERSION'))
+    })
+    process.kill(-child.pid!, 'SIGKILL')
+    await once(child, 'exit')
+
+    const result = await tokenCreate()
+    assert.equal(result.code, 0, result.stderr)
+    assert.match(result.stdout, TOKEN_LINE)
+    assert.equal(await staging(), undefined, 'the half-made cluster was left behind')
+    assert.deepEqual(postmastersOn(dataDir), [])
+  })
+
+  it('ignores a postmaster.pid whose pid now belongs to another program, and does not signal it', async () => {
+    const decoy = spawn(process.execPath, ['-e', "process.on('SIGINT', () => console.log('SIGINT')); setInterval(() => {}, 1000)"], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    spawned.push(decoy)
+    let decoyOutput = ''
+    decoy.stdout!.on('data', (chunk: Buffer) => {
+      decoyOutput += chunk.toString('utf8')
+    })
+    const lockFile = path.join(dataDir, 'postgres', 'postmaster.pid')
+    await fs.writeFile(lockFile, `${decoy.pid}\n${path.join(dataDir, 'postgres')}\n1700000000\n5999\n\n127.0.0.1\n  1234  5678\nready   \n`)
+
+    const result = await tokenCreate()
+    assert.equal(result.code, 0, result.stderr)
+    await sleep(200)
+    assert.equal(decoyOutput, '', 'the unrelated process was sent SIGINT')
+    assert.ok(isAlive(decoy.pid!))
+    assert.deepEqual(postmastersOn(dataDir), [])
+  })
+
+  it('after a command is interrupted with SIGINT (exit code 130), the next command works and leaves nothing running', async () => {
+    const child = spawnCommand()
+    await waitFor('the command to register', async () =>
+      (await fs.readdir(path.join(dataDir, 'users'))).some((name) => name.startsWith(`${child.pid}.`)),
+    )
+    process.kill(-child.pid!, 'SIGINT')
+    const [code, signal] = (await once(child, 'exit')) as [number | null, string | null]
+    // Between registering and exiting, the only ways out are our handler (130) or a clean finish (0).
+    assert.ok(code === 130 || code === 0, `exit code ${code}, signal ${signal}`)
+
+    const result = await tokenCreate()
+    assert.equal(result.code, 0, result.stderr)
+    assert.deepEqual(postmastersOn(dataDir), [])
+    assert.deepEqual(
+      (await fs.readdir(path.join(dataDir, 'users'))).filter((name) => !name.endsWith('.tmp')),
+      [],
+    )
   })
 })

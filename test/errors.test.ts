@@ -266,6 +266,11 @@ describe('error responses', () => {
       assertError(res, 400, 'bad_request')
     })
 
+    it('keeps the status of another client error raised by the HTTP layer, in the error shape', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/docs/static/index.css', headers: { range: 'bytes=999999999-' } })
+      assertError(res, 416, 'client_error')
+    })
+
     it('keeps a caller-supplied request id on a router-level error', async () => {
       const res = await t.app.inject({ method: 'GET', url: '/organization/%zz', headers: { 'x-request-id': 'trace-42' } })
       assert.equal(assertError(res, 400, 'bad_request').request_id, 'trace-42')

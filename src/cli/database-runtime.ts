@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Config } from '#src/config.ts'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
 import { type EmbeddedUse, openEmbeddedDatabase } from '#src/platform/db/embedded.ts'
 import { migrateToLatest } from '#src/platform/db/migrate.ts'
+
+const POOL_CLOSE_MS = 5_000
 
 export interface DatabaseRuntime {
   db: Db
@@ -30,7 +33,9 @@ export async function openDatabaseRuntime(config: Config, options: { use: Embedd
     db,
     description: external ? `PostgreSQL at ${new URL(external).host}` : `embedded PostgreSQL in ${config.database.dataDir}`,
     async close() {
-      await db.destroy()
+      // A query still blocked (a lock, a stalled server) must not hold the process forever; the
+      // postmaster's fast shutdown, or the process exit, ends it.
+      await Promise.race([db.destroy(), sleep(POOL_CLOSE_MS, undefined, { ref: false })])
       await embedded?.release()
     },
   }

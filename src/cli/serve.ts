@@ -6,6 +6,7 @@ import { createLogger } from '#src/platform/logger.ts'
 import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
 
 const GRACE_EXCEEDED = Symbol('grace exceeded')
+const CLOSE_HOOKS_MS = 2_000
 
 /**
  * `berth serve`: the API on HOST:PORT until SIGINT or SIGTERM. Then it stops accepting, lets
@@ -32,6 +33,8 @@ export async function serve(config: Config): Promise<void> {
             clean = false
             logger.warn({ graceMs: config.http.shutdownGraceMs }, 'requests still running after the grace period; closing them')
             app.server.closeAllConnections()
+            // Lets the close hooks (pending token usage) run while the database is still open.
+            await Promise.race([closed, sleep(CLOSE_HOOKS_MS, undefined, { ref: false })])
           }
         }
       } finally {
@@ -46,7 +49,7 @@ export async function serve(config: Config): Promise<void> {
   }
   // Installed before anything starts, and kept: a signal during start-up or a repeated one (Ctrl-C
   // twice, a supervisor and its child) must not kill the process before the database is released.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       stop(signal).then(
         (clean) => process.exit(clean ? 0 : 1),

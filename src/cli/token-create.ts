@@ -49,6 +49,8 @@ export async function tokenCreate(config: Config, args: string[]): Promise<void>
     process.stdout.write(`${created.token}\n`)
     process.stderr.write(`${role} token "${created.name}" for organization "${organization.name}" (${organization.id})\n`)
   } finally {
-    await database.close()
+    // The token is printed and stored: a database that will not stop is worth a warning, not a
+    // failed command whose caller would throw a working token away.
+    await database.close().catch((error: Error) => process.stderr.write(`berth: warning: ${error.message}\n`))
   }
 }

@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino'
 
 /** Credentials that may sit in a logged object; pino replaces them before the line is written. */
-export const LOG_REDACTIONS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'token', '*.token']
+const LOG_REDACTIONS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'token', '*.token']
 
 /** The process's one JSON logger, on stdout, with credentials redacted. */
 export function createLogger(level: string): Logger {

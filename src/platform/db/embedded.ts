@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import lockfile from 'proper-lockfile'
 import {
@@ -11,12 +12,11 @@ import {
   type Log,
   type PostmasterState,
   readPostmaster,
+  removeStaleLockFile,
   startPostmaster,
+  startTime,
   stopPostmaster,
-  waitForExit,
 } from './embedded-postmaster.ts'
-
-export { isAlive } from './embedded-postmaster.ts'
 
 /** The embedded PostgreSQL, in use by this process until `release`. */
 export interface EmbeddedDatabase {
@@ -65,19 +65,6 @@ interface User {
   use: EmbeddedUse
 }
 
-/**
- * When the process started, in clock ticks since boot (Linux), so that a pid reused after a
- * restart (pid 1 in every container) is not taken for the process that registered; '' elsewhere.
- */
-function startTime(pid: number): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? ''
-  } catch {
-    return ''
-  }
-}
-
 /** The processes registered as using the data dir that are still alive; dead ones are forgotten. */
 function liveUsers(dataDir: string): User[] {
   const users: User[] = []
@@ -98,19 +85,20 @@ function liveUsers(dataDir: string): User[] {
   return users
 }
 
+const lockOptions = (dataDir: string) => ({ lockfilePath: path.join(dataDir, 'embedded.lock'), realpath: false, stale: 10_000 })
+
 /**
  * Runs `fn` holding the data dir's lock, so that starting, joining and stopping the postmaster
  * never interleave across processes. A lock left by a crashed process goes stale in seconds.
  */
 async function withDataDirLock<T>(dataDir: string, fn: () => Promise<T>): Promise<T> {
   const unlock = await lockfile.lock(dataDir, {
-    lockfilePath: path.join(dataDir, 'embedded.lock'),
-    realpath: false,
-    stale: 10_000,
-    // Only if the event loop stalls for longer than `stale`; then carry on rather than crash.
-    onCompromised: () => {},
+    ...lockOptions(dataDir),
     // initdb under the lock takes several seconds; waiters keep trying for two minutes.
     retries: { retries: 1200, factor: 1, minTimeout: 100, maxTimeout: 100 },
+    // Lost when this process stalls past `stale` and another takes the lock over; carrying on
+    // is no worse than the crash that proper-lockfile's default would cause.
+    onCompromised: () => {},
   })
   try {
     return await fn()
@@ -122,10 +110,14 @@ async function withDataDirLock<T>(dataDir: string, fn: () => Promise<T>): Promis
 /** The postmaster to use: the running one, once it is ready, or a new one. */
 async function readyPostmaster(dataDir: string): Promise<PostmasterState> {
   const cluster = clusterDir(dataDir)
-  const running = await readPostmaster(cluster)
-  if (running?.status === 'ready') return running
-  // Starting or stopping outside Berth's lock (someone ran pg_ctl): let it finish, then start anew.
-  if (running && !(await waitForExit(running.pid, 30_000))) throw new Error(`PostgreSQL (pid ${running.pid}) is ${running.status || 'busy'}`)
+  // One started outside Berth's lock (crash recovery, pg_ctl) is given time to become ready or go.
+  const deadline = Date.now() + 120_000
+  for (let running = await readPostmaster(cluster); running; running = await readPostmaster(cluster)) {
+    if (running.status === 'ready') return running
+    if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${running.pid}) stayed "${running.status}" for two minutes`)
+    await sleep(100)
+  }
+  await removeStaleLockFile(cluster)
   try {
     return await startPostmaster(cluster, path.join(dataDir, 'postgres.log'))
   } catch (error) {
@@ -138,6 +130,13 @@ async function readyPostmaster(dataDir: string): Promise<PostmasterState> {
   }
 }
 
+/** Registers this process as a user of the data dir, atomically: a reader never sees half a file. */
+function register(dataDir: string, use: EmbeddedUse): void {
+  const file = userFile(dataDir, use)
+  writeFileSync(`${file}.tmp`, startTime(process.pid))
+  renameSync(`${file}.tmp`, file)
+}
+
 /**
  * Joins the embedded PostgreSQL of `dataDir`, starting it (and running initdb on a new data dir)
  * when no process is using it. Any number of one-off commands may share it with one `serve`;
@@ -145,9 +144,9 @@ async function readyPostmaster(dataDir: string): Promise<PostmasterState> {
  * a postmaster left by a crashed process is simply taken over.
  */
 export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, log: Log): Promise<EmbeddedDatabase> {
-  // Traversable by the postgres system user, which owns the cluster directory inside.
   await fs.mkdir(usersDir(dataDir), { recursive: true, mode: 0o711 })
-  await fs.chmod(dataDir, 0o711).catch(() => {})
+  // As root, the postgres system user that owns the cluster directory inside must traverse it.
+  if (process.getuid?.() === 0) await fs.chmod(dataDir, 0o711)
 
   // Everything that reads or writes shared state happens under the lock: two commands on a new
   // data dir must not each generate their own password.
@@ -155,23 +154,38 @@ export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, lo
     const credentials = await loadOrCreateCredentials(dataDir)
     const server = use === 'serve' ? liveUsers(dataDir).find((user) => user.use === 'serve' && user.pid !== process.pid) : undefined
     if (server) throw new Error(`another berth serve (pid ${server.pid}) is using ${dataDir}; stop it or set BERTH_DATA_DIR`)
-    await initCluster(clusterDir(dataDir), credentials, log)
-    const state = await readyPostmaster(dataDir)
-    await fs.writeFile(userFile(dataDir, use), startTime(process.pid))
+    // Registered before the postmaster is up, so that no exiting process takes it for unused.
+    register(dataDir, use)
     try {
+      await initCluster(clusterDir(dataDir), credentials, log)
+      const state = await readyPostmaster(dataDir)
       await ensureDatabase(credentials, state.port)
+      return { postmaster: state, credentials }
     } catch (error) {
-      await fs.rm(userFile(dataDir, use), { force: true })
-      if (liveUsers(dataDir).length === 0) await stopPostmaster(state.pid).catch(() => {})
+      rmSync(userFile(dataDir, use), { force: true })
+      const running = liveUsers(dataDir).length === 0 ? await readPostmaster(clusterDir(dataDir)) : undefined
+      if (running) await stopPostmaster(running.pid).catch(() => {})
       throw error
     }
-    return { postmaster: state, credentials }
   })
-  // Last resort when this process ends without `release` (an uncaught error): leave the data dir
-  // as a clean release would, synchronously, as 'exit' handlers must be.
+
+  // Last resort when this process ends without `release` (an uncaught error, a signal turned into
+  // process.exit): what a release would do, synchronously, as 'exit' handlers must be. The
+  // postmaster is stopped only when the lock is free at once; otherwise the next user takes it over.
+  const postmasterStarted = startTime(postmaster.pid)
   const onExit = () => {
     rmSync(userFile(dataDir, use), { force: true })
-    if (liveUsers(dataDir).length === 0 && isAlive(postmaster.pid)) process.kill(postmaster.pid, 'SIGINT')
+    let unlock: (() => void) | undefined
+    try {
+      unlock = lockfile.lockSync(dataDir, lockOptions(dataDir))
+      if (liveUsers(dataDir).length === 0 && isAlive(postmaster.pid) && startTime(postmaster.pid) === postmasterStarted) {
+        process.kill(postmaster.pid, 'SIGINT')
+      }
+    } catch {
+      // the lock is held: someone else is starting or stopping it
+    } finally {
+      unlock?.()
+    }
   }
   process.on('exit', onExit)
 
@@ -179,7 +193,7 @@ export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, lo
   function release(): Promise<void> {
     released ??= withDataDirLock(dataDir, async () => {
       process.off('exit', onExit)
-      await fs.rm(userFile(dataDir, use), { force: true })
+      rmSync(userFile(dataDir, use), { force: true })
       if (liveUsers(dataDir).length > 0) return
       const running = await readPostmaster(clusterDir(dataDir))
       if (running) await stopPostmaster(running.pid)

@@ -96,8 +96,8 @@ function fromFastifyError(error: FastifyError): AppError {
     return new AppError('invalid_json', 'request body is not valid JSON or uses a forbidden key (__proto__, constructor.prototype)')
   }
   const status = error.statusCode ?? 500
-  // Another of Fastify's client errors: its message describes the request, never server state.
-  if (status >= 400 && status < 500) return new AppError('bad_request', error.message)
+  // Another client error (a static file's Range or If-Match): its message describes the request.
+  if (status >= 400 && status < 500) return new AppError('client_error', error.message, { status })
   return new AppError('internal_error', 'internal server error')
 }
 

@@ -3,6 +3,8 @@ export const ERROR_STATUS = {
   bad_request: 400,
   validation_failed: 400,
   invalid_json: 400,
+  /** Another client error the HTTP layer raised (416 for a bad Range, 412 for If-Match…): its own status. */
+  client_error: 400,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
@@ -28,17 +30,15 @@ export class AppError extends Error {
   readonly code: ErrorCode
   readonly errors: FieldError[] | undefined
   readonly headers: Record<string, string> | undefined
+  readonly status: number
 
-  constructor(code: ErrorCode, message: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(code: ErrorCode, message: string, options: { errors?: FieldError[]; headers?: Record<string, string>; status?: number } = {}) {
     super(message)
     this.name = 'AppError'
     this.code = code
     this.errors = options.errors
     this.headers = options.headers
-  }
-
-  get status(): number {
-    return ERROR_STATUS[this.code]
+    this.status = code === 'client_error' && options.status ? options.status : ERROR_STATUS[code]
   }
 }
 

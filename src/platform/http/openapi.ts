@@ -9,15 +9,19 @@ const errorResponse = (description: string) => Type.Ref('ErrorResponse', { descr
 const COMMON_ERRORS = {
   400: errorResponse('invalid request: `errors[]` names each invalid value (`bad_request`, `validation_failed`, `invalid_json`)'),
   401: errorResponse('missing, malformed, unknown, revoked or expired credentials (`unauthenticated`)'),
-  403: errorResponse("the caller's role in the organization is too low (`forbidden`)"),
-  404: errorResponse('no such resource, or it belongs to an organization the caller is not in (`not_found`)'),
+  403: errorResponse("the caller's role is too low for the operation (`forbidden`)"),
   '4xx': errorResponse('any other client error'),
   500: errorResponse('unexpected server error; `request_id` finds it in the logs (`internal_error`)'),
   503: errorResponse('the database is unavailable; retry after `Retry-After` seconds (`service_unavailable`)'),
   '5xx': errorResponse('any other server error'),
 }
 
-/** And the errors of operations that take a body. */
+/** For operations on a resource named in the path. */
+const NOT_FOUND = {
+  404: errorResponse('no such resource, or it belongs to an organization the caller is not in (`not_found`)'),
+}
+
+/** For operations that take a body. */
 const BODY_ERRORS = {
   409: errorResponse('the name is already taken (`conflict`)'),
   413: errorResponse('the body is larger than 1 MiB (`payload_too_large`)'),
@@ -45,7 +49,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     schema.response ??= {}
     const response = schema.response as Record<string, unknown>
     const methods = [route.method].flat()
-    const errors = methods.includes('POST') || methods.includes('PUT') ? { ...COMMON_ERRORS, ...BODY_ERRORS } : COMMON_ERRORS
+    const errors = {
+      ...COMMON_ERRORS,
+      ...(route.url.includes(':') ? NOT_FOUND : {}),
+      ...(methods.includes('POST') || methods.includes('PUT') ? BODY_ERRORS : {}),
+    }
     for (const [status, error] of Object.entries(errors)) response[status] ??= error
     if (route.method === 'DELETE') response[204] ??= { type: 'null', description: 'deleted' }
   })
