@@ -29,6 +29,15 @@ function postmastersOn(dataDir: string): { pid: number; args: string }[] {
     .map(({ pid, args }) => ({ pid, args }))
 }
 
+/** A data dir of its own under a new temp dir, and the environment that points berth at it. */
+async function makeDataDir(prefix: string): Promise<{ root: string; dataDir: string; env: ChildEnv }> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), prefix))
+  // mkdtemp makes it private; as root, the postgres system user must be able to traverse it.
+  await fs.chmod(root, 0o711)
+  const dataDir = path.join(root, 'data')
+  return { root, dataDir, env: { DATABASE_URL: undefined, BERTH_DATA_DIR: dataDir } }
+}
+
 async function organizationNames(baseUrl: string, token: string): Promise<string[]> {
   const res = await fetch(`${baseUrl}/organization`, { headers: { authorization: `Token ${token}` } })
   assert.equal(res.status, 200, await res.clone().text())
@@ -58,11 +67,7 @@ describe('berth with its embedded PostgreSQL (no DATABASE_URL)', () => {
   const tokenCreate = (...args: string[]) => runCli(['token', 'create', '--org', orgName, ...args], env, { timeoutMs: START_TIMEOUT_MS })
 
   before(async () => {
-    root = await fs.mkdtemp(path.join(os.tmpdir(), 'berth-embedded-'))
-    // mkdtemp makes it private; as root, the postgres system user must be able to traverse it.
-    await fs.chmod(root, 0o711)
-    dataDir = path.join(root, 'data')
-    env = { DATABASE_URL: undefined, BERTH_DATA_DIR: dataDir }
+    ;({ root, dataDir, env } = await makeDataDir('berth-embedded-'))
   })
 
   after(async () => {
@@ -195,10 +200,7 @@ describe('the embedded PostgreSQL after crashes and stale state', () => {
   const spawned: ChildProcess[] = []
 
   before(async () => {
-    root = await fs.mkdtemp(path.join(os.tmpdir(), 'berth-crash-'))
-    await fs.chmod(root, 0o711)
-    dataDir = path.join(root, 'data')
-    env = { DATABASE_URL: undefined, BERTH_DATA_DIR: dataDir }
+    ;({ root, dataDir, env } = await makeDataDir('berth-crash-'))
   })
 
   after(async () => {
