@@ -8,7 +8,7 @@ import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Configuration, OrganizationMainCallsApi } from 'qovery-typescript-axios'
-import { isAlive } from '#src/platform/db/embedded-postmaster.ts'
+import { isAlive, waitForExit } from '#src/platform/db/embedded-postmaster.ts'
 import { type ChildEnv, type RunningServer, repoRoot, runCli, startServer } from './helpers/process.ts'
 
 const TOKEN_LINE = /^berth_[0-9A-Za-z]{49}\n$/
@@ -36,6 +36,16 @@ async function makeDataDir(prefix: string): Promise<{ root: string; dataDir: str
   await fs.chmod(root, 0o711)
   const dataDir = path.join(root, 'data')
   return { root, dataDir, env: { DATABASE_URL: undefined, BERTH_DATA_DIR: dataDir } }
+}
+
+/** Removes what `makeDataDir` made, after stopping any postmaster a failed test left on it. */
+async function removeDataDir(root: string, dataDir: string): Promise<void> {
+  if (!root) return
+  for (const { pid } of postmastersOn(dataDir)) {
+    process.kill(pid, 'SIGQUIT')
+    await waitForExit(pid, 10_000)
+  }
+  await fs.rm(root, { recursive: true, force: true })
 }
 
 async function organizationNames(baseUrl: string, token: string): Promise<string[]> {
@@ -72,12 +82,7 @@ describe('berth with its embedded PostgreSQL (no DATABASE_URL)', () => {
 
   after(async () => {
     for (const server of servers) await server.stop('SIGTERM').catch(() => {})
-    // Last resort: a postmaster a failed test left behind on our temp dir.
-    for (const { pid } of dataDir ? postmastersOn(dataDir) : []) {
-      process.kill(pid, 'SIGQUIT')
-      for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100)
-    }
-    if (root) await fs.rm(root, { recursive: true, force: true })
+    await removeDataDir(root, dataDir)
   })
 
   it('concurrent token create commands on a fresh data dir all succeed and leave no PostgreSQL running', async () => {
@@ -205,11 +210,7 @@ describe('the embedded PostgreSQL after crashes and stale state', () => {
 
   after(async () => {
     for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-    for (const { pid } of dataDir ? postmastersOn(dataDir) : []) {
-      process.kill(pid, 'SIGQUIT')
-      for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100)
-    }
-    if (root) await fs.rm(root, { recursive: true, force: true })
+    await removeDataDir(root, dataDir)
   })
 
   /** `berth token create` in its own process group, so that the test can kill it with its children. */

@@ -276,25 +276,17 @@ describe('error responses', () => {
       assert.equal(assertError(res, 400, 'bad_request').request_id, 'trace-42')
     })
 
-    it('serves //organization like /organization', async () => {
-      const { organization, tokens } = await factories(t.db).organizationWithTokens()
-      const res = await t.app.inject({ method: 'GET', url: '//organization', headers: { authorization: tokens.read.authorization } })
-      assert.equal(res.statusCode, 200, res.body)
-      assert.deepEqual(
-        res.json().results.map((o: { id: string }) => o.id),
-        [organization.id],
-      )
-    })
-
-    it('serves /organization/ like /organization', async () => {
-      const { organization, tokens } = await factories(t.db).organizationWithTokens()
-      const res = await t.app.inject({ method: 'GET', url: '/organization/', headers: { authorization: tokens.read.authorization } })
-      assert.equal(res.statusCode, 200, res.body)
-      assert.deepEqual(
-        res.json().results.map((o: { id: string }) => o.id),
-        [organization.id],
-      )
-    })
+    for (const url of ['//organization', '/organization/']) {
+      it(`serves ${url} like /organization`, async () => {
+        const { organization, tokens } = await factories(t.db).organizationWithTokens()
+        const res = await t.app.inject({ method: 'GET', url, headers: { authorization: tokens.read.authorization } })
+        assert.equal(res.statusCode, 200, res.body)
+        assert.deepEqual(
+          res.json().results.map((o: { id: string }) => o.id),
+          [organization.id],
+        )
+      })
+    }
 
     it('serves a trailing slash after a path parameter', async () => {
       const { organization, tokens } = await factories(t.db).organizationWithTokens()

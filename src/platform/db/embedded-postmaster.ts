@@ -105,9 +105,9 @@ export async function readPostmaster(clusterDir: string): Promise<PostmasterStat
   return { pid, port, status: (lines[7] ?? '').trim() }
 }
 
-/** Removes a lock file that `readPostmaster` found stale, so that PostgreSQL will start. */
-export async function removeStaleLockFile(clusterDir: string): Promise<void> {
-  if (!(await readPostmaster(clusterDir))) await fs.rm(path.join(clusterDir, 'postmaster.pid'), { force: true })
+/** Removes the lock file of a postmaster that `readPostmaster` found gone; call with the data dir lock held. */
+export async function removeStalePostmasterPid(clusterDir: string): Promise<void> {
+  await fs.rm(path.join(clusterDir, 'postmaster.pid'), { force: true })
 }
 
 /** Asks a postmaster for a fast shutdown (SIGINT) and waits until it has exited. */

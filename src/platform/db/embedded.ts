@@ -12,7 +12,7 @@ import {
   type Log,
   type PostmasterState,
   readPostmaster,
-  removeStaleLockFile,
+  removeStalePostmasterPid,
   startPostmaster,
   startTime,
   stopPostmaster,
@@ -117,7 +117,9 @@ async function readyPostmaster(dataDir: string): Promise<PostmasterState> {
     if (Date.now() > deadline) throw new Error(`PostgreSQL (pid ${running.pid}) stayed "${running.status}" for two minutes`)
     await sleep(100)
   }
-  await removeStaleLockFile(cluster)
+  // Left by a postmaster that is gone (or whose pid another program now has): PostgreSQL would
+  // refuse to start over a lock file naming a live pid.
+  await removeStalePostmasterPid(cluster)
   try {
     return await startPostmaster(cluster, path.join(dataDir, 'postgres.log'))
   } catch (error) {
@@ -128,6 +130,13 @@ async function readyPostmaster(dataDir: string): Promise<PostmasterState> {
       { cause: error },
     )
   }
+}
+
+/** Stops the postmaster when no live process uses the data dir any more. Call with the lock held. */
+async function stopIfUnused(dataDir: string): Promise<void> {
+  if (liveUsers(dataDir).length > 0) return
+  const running = await readPostmaster(clusterDir(dataDir))
+  if (running) await stopPostmaster(running.pid)
 }
 
 /** Registers this process as a user of the data dir, atomically: a reader never sees half a file. */
@@ -163,8 +172,7 @@ export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, lo
       return { postmaster: state, credentials }
     } catch (error) {
       rmSync(userFile(dataDir, use), { force: true })
-      const running = liveUsers(dataDir).length === 0 ? await readPostmaster(clusterDir(dataDir)) : undefined
-      if (running) await stopPostmaster(running.pid).catch(() => {})
+      await stopIfUnused(dataDir).catch(() => {})
       throw error
     }
   })
@@ -194,9 +202,7 @@ export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, lo
     released ??= withDataDirLock(dataDir, async () => {
       process.off('exit', onExit)
       rmSync(userFile(dataDir, use), { force: true })
-      if (liveUsers(dataDir).length > 0) return
-      const running = await readPostmaster(clusterDir(dataDir))
-      if (running) await stopPostmaster(running.pid)
+      await stopIfUnused(dataDir)
     })
     return released
   }
