@@ -13,11 +13,14 @@ import { frameworkErrors, registerErrorHandling } from './platform/http/error-ha
 import { registerOpenApi } from './platform/http/openapi.ts'
 import { registerValidation } from './platform/http/validation.ts'
 import { createLogger } from './platform/logger.ts'
+import type { SecretBox } from './platform/secrets/secret-box.ts'
 import { createServices } from './services.ts'
 
 export interface AppDeps {
   config: Config
   db: Db
+  /** Seals secrets at rest; made from the resolved secret key (secret-key-file.ts). */
+  secrets: SecretBox
   /** A pino logger; the app makes its own from the config when absent. */
   logger?: FastifyBaseLogger
 }
@@ -31,7 +34,7 @@ function requestId(req: IncomingMessage): string {
 }
 
 /** Builds the whole API as a Fastify instance, without listening. */
-export async function buildApp({ config, db, logger }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, db, secrets, logger }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger ?? createLogger(config.log.level),
     genReqId: requestId,
@@ -54,6 +57,7 @@ export async function buildApp({ config, db, logger }: AppDeps): Promise<Fastify
   const { organizations, apiTokens, tokenUsage } = createServices(db, {
     tokenUsageFlushMs: config.auth.tokenUsageFlushMs,
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
+    secrets,
   })
   tokenUsage.start()
   app.addHook('onClose', async () => tokenUsage.stop())

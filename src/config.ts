@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { parseSecretKey } from './platform/secrets/secret-box.ts'
 
 /** The server's settings, read once from the environment and never changed afterwards. */
 export interface Config {
@@ -22,6 +23,10 @@ export interface Config {
   }
   readonly log: {
     readonly level: string
+  }
+  readonly secrets: {
+    /** BERTH_SECRET_KEY; when unset, the data dir's own key file is used (secret-key-file.ts). */
+    readonly key: Buffer | undefined
   }
 }
 
@@ -53,6 +58,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const level = text(env, 'BERTH_LOG_LEVEL', 'info')
   if (!LOG_LEVELS.has(level)) throw new ConfigError(`BERTH_LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}`)
+  const secretKeyText = text(env, 'BERTH_SECRET_KEY', '')
+  const secretKey = secretKeyText === '' ? undefined : parseSecretKey(secretKeyText)
+  if (secretKeyText !== '' && !secretKey) {
+    throw new ConfigError('BERTH_SECRET_KEY must be 32 bytes written as 64 hex digits or as base64 (e.g. `openssl rand -hex 32`)')
+  }
   return Object.freeze({
     http: Object.freeze({
       host: text(env, 'HOST', '127.0.0.1'),
@@ -69,5 +79,6 @@ export function loadConfig(env: Env = process.env): Config {
       tokenUsageFlushMs: integer(env, 'BERTH_TOKEN_USAGE_FLUSH_MS', 10_000, 10, 3_600_000),
     }),
     log: Object.freeze({ level }),
+    secrets: Object.freeze({ key: secretKey }),
   })
 }

@@ -4,11 +4,14 @@ import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository.ts'
 import { createOrganizationsService } from './modules/organizations/organizations.service.ts'
 import type { Db } from './platform/db/database.ts'
+import type { SecretBox } from './platform/secrets/secret-box.ts'
 
 export interface ServiceOptions {
   /** How often API token usage is written back; the tracker only flushes once started. */
   tokenUsageFlushMs: number
   onBackgroundError: (error: unknown, what: string) => void
+  /** Seals git tokens and repository credentials at rest. */
+  secrets: SecretBox
 }
 
 /** Wires every module's service over one database: the one place modules meet. */

@@ -4,7 +4,7 @@ import { buildApp } from '#src/app.ts'
 import { loadConfig } from '#src/config.ts'
 import { generateApiToken } from '#src/platform/auth/api-token-codec.ts'
 import { openDatabase } from '#src/platform/db/database.ts'
-import { createTestApp, type TestApp } from './helpers/app.ts'
+import { createTestApp, type TestApp, testSecretBox } from './helpers/app.ts'
 import { assertError, assertValidationError } from './helpers/assertions.ts'
 import { factories, uniqueName } from './helpers/factories.ts'
 
@@ -306,7 +306,7 @@ describe('server errors', () => {
     const databaseUrl = 'postgres://berth_user:hunter2secret@127.0.0.1:1/berth_unreachable'
     const config = loadConfig({ DATABASE_URL: databaseUrl, BERTH_LOG_LEVEL: 'silent' })
     const db = openDatabase(databaseUrl, 1)
-    const app = await buildApp({ config, db })
+    const app = await buildApp({ config, db, secrets: testSecretBox() })
     try {
       await app.ready()
       const res = await app.inject({

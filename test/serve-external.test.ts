@@ -4,7 +4,7 @@ import net from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Configuration, OrganizationApiTokenApi, OrganizationMainCallsApi } from 'qovery-typescript-axios'
-import { testDatabaseUrl } from './helpers/app.ts'
+import { TEST_SECRET_KEY, testDatabaseUrl } from './helpers/app.ts'
 import { uniqueName } from './helpers/factories.ts'
 import { type RunningServer, runCli, startServer } from './helpers/process.ts'
 
@@ -20,7 +20,7 @@ interface LogLine {
   [key: string]: unknown
 }
 
-const external = () => ({ DATABASE_URL: testDatabaseUrl() })
+const external = () => ({ DATABASE_URL: testDatabaseUrl(), BERTH_SECRET_KEY: TEST_SECRET_KEY })
 
 /** `berth token create` on the run's database; fails the test unless it exits 0. */
 async function createToken(args: string[]): Promise<string> {

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '#src/app.ts'
 import type { Config } from '#src/config.ts'
 import { createLogger } from '#src/platform/logger.ts'
+import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
+import { resolveSecretKey } from '#src/platform/secrets/secret-key-file.ts'
 import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
 
 const GRACE_EXCEEDED = Symbol('grace exceeded')
@@ -65,7 +67,8 @@ export async function serve(config: Config): Promise<void> {
     database = openDatabaseRuntime(config, { use: 'serve', log: (message) => logger.debug({ component: 'postgres' }, message) })
     const runtime = await database
     if (stopping) return
-    app = await buildApp({ config, db: runtime.db, logger })
+    const secrets = createSecretBox(await resolveSecretKey(config))
+    app = await buildApp({ config, db: runtime.db, secrets, logger })
     if (stopping) return
     await app.listen({ host: config.http.host, port: config.http.port })
     const address = app.server.address()

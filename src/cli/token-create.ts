@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util'
 import type { Config } from '#src/config.ts'
 import { isRole } from '#src/platform/auth/roles.ts'
+import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
+import { resolveSecretKey } from '#src/platform/secrets/secret-key-file.ts'
 import { createServices } from '#src/services.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
 import { parseDuration } from './duration.ts'
@@ -38,7 +40,11 @@ export async function tokenCreate(config: Config, args: string[]): Promise<void>
 
   const database = await openDatabaseRuntime(config, { use: 'command', log: () => {} })
   try {
-    const { organizations, apiTokens } = createServices(database.db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {} })
+    const { organizations, apiTokens } = createServices(database.db, {
+      tokenUsageFlushMs: 60_000,
+      onBackgroundError: () => {},
+      secrets: createSecretBox(await resolveSecretKey(config)),
+    })
     const organization = await organizations.findOrCreateByName(orgName)
     const created = await apiTokens.mint(organization.id, {
       name: values.name ?? `berth-cli-${new Date().toISOString()}`,

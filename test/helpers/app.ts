@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '#src/app.ts'
 import { type Config, loadConfig } from '#src/config.ts'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
+import { createSecretBox, type SecretBox } from '#src/platform/secrets/secret-box.ts'
 
 /** The database the test runner created for this run (see scripts/test.ts). */
 export function testDatabaseUrl(): string {
@@ -9,6 +10,11 @@ export function testDatabaseUrl(): string {
   if (!url) throw new Error('DATABASE_URL is not set: run the tests with `npm test`')
   return url
 }
+
+/** The tests' secret key: fixed, so that every test process can open what another sealed. */
+export const TEST_SECRET_KEY = 'b'.repeat(64)
+
+export const testSecretBox = (): SecretBox => createSecretBox(Buffer.from(TEST_SECRET_KEY, 'hex'))
 
 export interface TestApp {
   app: FastifyInstance
@@ -21,7 +27,7 @@ export interface TestApp {
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({ DATABASE_URL: testDatabaseUrl(), BERTH_LOG_LEVEL: 'silent', ...env })
   const db = openDatabase(config.database.url!, 5)
-  const app = await buildApp({ config, db })
+  const app = await buildApp({ config, db, secrets: testSecretBox() })
   await app.ready()
   return {
     app,

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { createServices } from '#src/services.ts'
+import { testSecretBox } from './app.ts'
 
 export const uniqueName = (prefix: string) => `${prefix} ${randomUUID().slice(0, 8)}`
 
 /** Factories that go through the real services and repositories; every test makes its own data. */
 export function factories(db: Db) {
-  const { organizations, apiTokens } = createServices(db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {} })
+  const { organizations, apiTokens } = createServices(db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {}, secrets: testSecretBox() })
 
   return {
     async organization(name = uniqueName('org')) {

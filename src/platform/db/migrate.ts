@@ -1,10 +1,12 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely'
 import type { Db } from './database.ts'
 import * as organizationsAndApiTokens from './migrations/0001-organizations-and-api-tokens.ts'
+import * as projectsEnvironmentsHelm from './migrations/0002-projects-environments-helm.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
   '0001-organizations-and-api-tokens': organizationsAndApiTokens,
+  '0002-projects-environments-helm': projectsEnvironmentsHelm,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

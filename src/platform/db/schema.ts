@@ -4,6 +4,12 @@ import type { ColumnType, Generated } from 'kysely'
 export interface Database {
   organizations: OrganizationsTable
   apiTokens: ApiTokensTable
+  clusters: ClustersTable
+  projects: ProjectsTable
+  environments: EnvironmentsTable
+  gitTokens: GitTokensTable
+  helmRepositories: HelmRepositoriesTable
+  helmServices: HelmServicesTable
 }
 
 /** Set by the database on insert. */
@@ -41,4 +47,97 @@ export interface ApiTokensTable {
   updatedAt: UpdatedAt
   expiredAt: Date | null
   lastUsedAt: Date | null
+}
+
+export interface ClustersTable {
+  id: Generated<string>
+  organizationId: string
+  name: string
+  cloudProvider: string
+  region: string
+  /** The one cluster Berth creates per organization for environments that name none. */
+  isDefault: Generated<boolean>
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
+}
+
+export interface ProjectsTable {
+  id: Generated<string>
+  organizationId: string
+  name: string
+  description: string | null
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
+}
+
+export interface EnvironmentsTable {
+  id: Generated<string>
+  organizationId: string
+  projectId: string
+  clusterId: string
+  name: string
+  mode: string
+  /** Helm services created without `auto_preview` take this value. */
+  autoPreview: Generated<boolean>
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
+}
+
+export interface GitTokensTable {
+  id: Generated<string>
+  organizationId: string
+  name: string
+  description: string | null
+  type: string
+  workspace: string | null
+  gitApiUrl: string | null
+  /** The provider's token, sealed with the server's secret key; never returned. */
+  tokenSealed: Buffer
+  expiredAt: Date | null
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
+}
+
+export interface HelmRepositoriesTable {
+  id: Generated<string>
+  organizationId: string
+  name: string
+  kind: string
+  description: string | null
+  url: string | null
+  skipTlsVerification: boolean
+  /** The config fields safe to return. */
+  config: ColumnType<Record<string, string>, string | undefined, string>
+  /** The secret config fields as sealed JSON; never returned. */
+  secretsSealed: Buffer | null
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
+}
+
+/** JSON columns are written as JSON text and read back parsed. */
+type Json<T> = ColumnType<T, string, string>
+
+export interface HelmServicesTable {
+  id: Generated<string>
+  organizationId: string
+  environmentId: string
+  name: string
+  description: string | null
+  autoPreview: boolean
+  autoDeploy: boolean
+  source: Json<unknown>
+  arguments: Json<string[]>
+  allowClusterWideResources: boolean
+  valuesOverride: Json<unknown>
+  ports: Json<unknown[]>
+  timeoutSec: number
+  iconUri: string
+  blueprintId: string | null
+  sourceGitTokenId: string | null
+  valuesGitTokenId: string | null
+  helmRepositoryId: string | null
+  /** Bumped on every change; the service's ETag. */
+  version: Generated<number>
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
 }

@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   route_not_found: 404,
   conflict: 409,
+  /** An `If-Match` that no longer matches: someone changed the resource since the caller read it. */
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   internal_error: 500,
