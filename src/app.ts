@@ -4,7 +4,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Config } from './config.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
+import { environmentsRoutes } from './modules/environments/environments.routes.ts'
+import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
+import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
+import { helmServicesRoutes } from './modules/helm-services/helm-services.routes.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
+import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { registerAuthentication } from './platform/auth/authenticate.ts'
 import type { Db } from './platform/db/database.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
@@ -54,7 +59,7 @@ export async function buildApp({ config, db, secrets, logger }: AppDeps): Promis
 
   registerBodyParsing(app)
 
-  const { organizations, apiTokens, tokenUsage } = createServices(db, {
+  const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, helmRepositories, helmServices } = createServices(db, {
     tokenUsageFlushMs: config.auth.tokenUsageFlushMs,
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
     secrets,
@@ -70,6 +75,11 @@ export async function buildApp({ config, db, secrets, logger }: AppDeps): Promis
     registerAuthentication(api, { token: (token) => apiTokens.authenticate(token) })
     await api.register(organizationsRoutes(organizations))
     await api.register(apiTokensRoutes(apiTokens))
+    await api.register(projectsRoutes(projects))
+    await api.register(environmentsRoutes(environments))
+    await api.register(gitTokensRoutes(gitTokens))
+    await api.register(helmRepositoriesRoutes(helmRepositories))
+    await api.register(helmServicesRoutes(helmServices))
   })
 
   return app

@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import type { NewEnvironmentInput } from '#src/modules/environments/environments.service.ts'
+import type { GitTokenInput } from '#src/modules/git-tokens/git-tokens.service.ts'
+import type { HelmRepositoryInput } from '#src/modules/helm-repositories/helm-repositories.service.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { createServices } from '#src/services.ts'
@@ -6,9 +10,23 @@ import { testSecretBox } from './app.ts'
 
 export const uniqueName = (prefix: string) => `${prefix} ${randomUUID().slice(0, 8)}`
 
+/** An ADMIN of the organization for factories that create through principal-checked services; no token row exists. */
+const adminOf = (organizationId: string): Principal => ({
+  kind: 'api_token',
+  apiTokenId: randomUUID(),
+  name: 'factory',
+  organizationId,
+  role: 'ADMIN',
+  expiresAt: null,
+})
+
 /** Factories that go through the real services and repositories; every test makes its own data. */
 export function factories(db: Db) {
-  const { organizations, apiTokens } = createServices(db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {}, secrets: testSecretBox() })
+  const { organizations, apiTokens, projects, environments, gitTokens, helmRepositories } = createServices(db, {
+    tokenUsageFlushMs: 60_000,
+    onBackgroundError: () => {},
+    secrets: testSecretBox(),
+  })
 
   return {
     async organization(name = uniqueName('org')) {
@@ -25,6 +43,34 @@ export function factories(db: Db) {
       return { ...created, authorization: `Token ${created.token}` }
     },
 
+    /** A GITHUB git token (the secret sealed as through the API); `token` is its plaintext. */
+    async gitToken(organizationId: string, options: Partial<GitTokenInput> = {}) {
+      const input: GitTokenInput = {
+        name: uniqueName('git token'),
+        description: null,
+        type: 'GITHUB',
+        token: `ghp_${randomUUID().replaceAll('-', '')}`,
+        workspace: null,
+        gitApiUrl: null,
+        ...options,
+      }
+      return { ...(await gitTokens.insert(organizationId, input)), token: input.token }
+    },
+
+    /** A public HTTPS helm repository unless `options` say otherwise. */
+    async helmRepository(organizationId: string, options: Partial<HelmRepositoryInput> = {}) {
+      return helmRepositories.insert(organizationId, {
+        name: uniqueName('helm repo'),
+        kind: 'HTTPS',
+        description: null,
+        url: 'https://charts.example.com',
+        skipTlsVerification: false,
+        config: {},
+        secrets: {},
+        ...options,
+      })
+    },
+
     /** An organization with one token per role. */
     async organizationWithTokens(name = uniqueName('org')) {
       const organization = await this.organization(name)
@@ -32,6 +78,24 @@ export function factories(db: Db) {
         (['ADMIN', 'WRITE', 'DEPLOY', 'READ'] as const).map((role) => this.apiToken(organization.id, role)),
       )
       return { organization, tokens: { admin: admin!, write: write!, deploy: deploy!, read: read! } }
+    },
+
+    async project(organizationId: string, name = uniqueName('project')) {
+      return projects.create(adminOf(organizationId), organizationId, { name, description: null })
+    },
+
+    /** A DEVELOPMENT environment on the organization's default cluster unless `options` say otherwise. */
+    async environment(projectId: string, options: Partial<NewEnvironmentInput> = {}) {
+      const { organizationId } = await db.selectFrom('projects').select('organizationId').where('id', '=', projectId).executeTakeFirstOrThrow()
+      return environments.create(adminOf(organizationId), projectId, { name: uniqueName('env'), mode: 'DEVELOPMENT', autoPreview: false, ...options })
+    },
+
+    /** An organization with one token per role, a project and an environment in it. */
+    async environmentWithTokens(options: Partial<NewEnvironmentInput> = {}) {
+      const { organization, tokens } = await this.organizationWithTokens()
+      const project = await this.project(organization.id)
+      const environment = await this.environment(project.id, options)
+      return { organization, tokens, project, environment }
     },
   }
 }

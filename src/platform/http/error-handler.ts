@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, type FieldError } from './errors.ts'
+import { AppError, type FieldError, validationFailed } from './errors.ts'
 
 const LOCATION = { body: 'body', params: 'path', querystring: 'query', headers: 'header' } as const
 
@@ -52,11 +52,6 @@ function fieldErrors(issues: AjvIssue[], context: string | undefined): FieldErro
   return errors
 }
 
-function describe(errors: FieldError[]): string {
-  const first = errors.slice(0, 3).map((e) => `${e.location === 'body' ? '' : `${e.location} `}${e.path || '/'} ${e.message}`)
-  return `invalid request: ${first.join('; ')}${errors.length > 3 ? `; and ${errors.length - 3} more` : ''}`
-}
-
 // Connection failures (network errors, PostgreSQL's class 08 and shutdown codes, pool timeouts).
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03'])
 
@@ -71,7 +66,7 @@ function isDatabaseUnavailable(error: { code?: string; message?: string }): bool
 function fromFastifyError(error: FastifyError): AppError {
   if (error.validation) {
     const errors = fieldErrors(error.validation as AjvIssue[], error.validationContext)
-    return new AppError('validation_failed', describe(errors), { errors })
+    return validationFailed(errors)
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -45,3 +45,10 @@ export class AppError extends Error {
 }
 
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`)
+
+/** A 400 naming every invalid value; the message summarises the first few. */
+export function validationFailed(errors: FieldError[]): AppError {
+  const first = errors.slice(0, 3).map((e) => `${e.location === 'body' || !e.location ? '' : `${e.location} `}${e.path || '/'} ${e.message}`)
+  const message = `invalid request: ${first.join('; ')}${errors.length > 3 ? `; and ${errors.length - 3} more` : ''}`
+  return new AppError('validation_failed', message, { errors })
+}

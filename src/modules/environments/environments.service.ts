@@ -1,0 +1,131 @@
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
+import { asNotFound, type ProjectsService } from '#src/modules/projects/projects.service.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
+import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { AppError, notFound } from '#src/platform/http/errors.ts'
+import type { ClusterRow, ClustersRepository, NewCluster } from './clusters.repository.ts'
+import type { EnvironmentChanges, EnvironmentRecord, EnvironmentsRepository } from './environments.repository.ts'
+import type { CreateMode } from './environments.schemas.ts'
+
+export interface NewEnvironmentInput {
+  name: string
+  mode: CreateMode
+  autoPreview: boolean
+  /** A cluster of the organization; absent: the organization's default cluster. */
+  clusterId?: string | undefined
+}
+
+/** A partial edit: an absent field keeps its value. */
+export interface EnvironmentEdit {
+  name?: string | undefined
+  mode?: CreateMode | undefined
+  autoPreview?: boolean | undefined
+}
+
+interface Deps {
+  repo: EnvironmentsRepository
+  clusters: ClustersRepository
+  organizations: OrganizationsService
+  projects: ProjectsService
+}
+
+/** Berth deploys onto the machine it runs on: the one cluster each organization gets. */
+const DEFAULT_CLUSTER: NewCluster = { name: 'default', cloudProvider: 'ON_PREMISE', region: 'on-premise' }
+
+const nameTaken = (name: string) => new AppError('conflict', `an environment named "${name}" already exists in this project`)
+
+const unknownCluster = (clusterId: string) =>
+  new AppError('validation_failed', `cluster ${clusterId} is not a cluster of this organization`, {
+    errors: [{ path: '/cluster', message: 'is not a cluster of this organization', location: 'body' }],
+  })
+
+export function createEnvironmentsService({ repo, clusters, organizations, projects }: Deps) {
+  /**
+   * Loads an environment the principal may act on with at least `needed`: 404 when it does not
+   * exist or lies in an organization the principal cannot access, 403 when the role is too low.
+   */
+  async function requireEnvironment(
+    principal: Principal,
+    environmentId: string,
+    needed: Role,
+  ): Promise<{ environment: EnvironmentRecord; role: Role }> {
+    const environment = await repo.findById(environmentId)
+    if (!environment) throw notFound('environment')
+    const { role } = await organizations.requireRole(principal, environment.organizationId, needed).catch(asNotFound('environment'))
+    return { environment, role }
+  }
+
+  /**
+   * The organization's default cluster, made on first use. Concurrent first uses race on the
+   * unique `clusters_default_key`: the losers insert nothing and read the winner's row.
+   */
+  async function defaultCluster(organizationId: string): Promise<ClusterRow> {
+    return (
+      (await clusters.findDefault(organizationId)) ??
+      (await clusters.insertDefaultIfMissing(organizationId, DEFAULT_CLUSTER)) ??
+      (await clusters.findDefault(organizationId))!
+    )
+  }
+
+  async function chooseCluster(organizationId: string, clusterId: string | undefined): Promise<ClusterRow> {
+    if (!clusterId) return defaultCluster(organizationId)
+    const cluster = await clusters.findById(organizationId, clusterId)
+    if (!cluster) throw unknownCluster(clusterId)
+    return cluster
+  }
+
+  async function guardName<T>(name: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write()
+    } catch (error) {
+      if (isUniqueViolation(error, 'environments_name_key')) throw nameTaken(name)
+      throw error
+    }
+  }
+
+  return {
+    requireEnvironment,
+
+    async list(principal: Principal, projectId: string): Promise<EnvironmentRecord[]> {
+      const { project } = await projects.requireProject(principal, projectId, 'READ')
+      return repo.list(project.organizationId, projectId)
+    },
+
+    async get(principal: Principal, environmentId: string): Promise<EnvironmentRecord> {
+      return (await requireEnvironment(principal, environmentId, 'READ')).environment
+    },
+
+    async create(principal: Principal, projectId: string, input: NewEnvironmentInput): Promise<EnvironmentRecord> {
+      const { project } = await projects.requireProject(principal, projectId, 'WRITE')
+      const cluster = await chooseCluster(project.organizationId, input.clusterId)
+      return guardName(input.name, () =>
+        repo.insert({
+          organizationId: project.organizationId,
+          projectId,
+          clusterId: cluster.id,
+          name: input.name,
+          mode: input.mode,
+          autoPreview: input.autoPreview,
+        }),
+      )
+    },
+
+    /** A partial edit; an edit that changes nothing leaves the environment, and its updated_at, alone. */
+    async update(principal: Principal, environmentId: string, edit: EnvironmentEdit): Promise<EnvironmentRecord> {
+      const { environment } = await requireEnvironment(principal, environmentId, 'WRITE')
+      const changes: EnvironmentChanges = Object.fromEntries(Object.entries(edit).filter(([, value]) => value !== undefined))
+      if (Object.keys(changes).length === 0) return environment
+      const record = await guardName(edit.name ?? environment.name, () => repo.update(environment.organizationId, environmentId, changes))
+      if (!record) throw notFound('environment')
+      return record
+    },
+
+    async delete(principal: Principal, environmentId: string): Promise<void> {
+      const { environment } = await requireEnvironment(principal, environmentId, 'WRITE')
+      if (!(await repo.delete(environment.organizationId, environmentId))) throw notFound('environment')
+    },
+  }
+}
+
+export type EnvironmentsService = ReturnType<typeof createEnvironmentsService>

@@ -1,0 +1,95 @@
+import type { FieldError } from '#src/platform/http/errors.ts'
+import type { HelmRepositoryKind } from './helm-repositories.schemas.ts'
+
+/** Config fields stored in the clear and returned. */
+export const PUBLIC_CONFIG_FIELDS = [
+  'username',
+  'accessKeyId',
+  'region',
+  'roleArn',
+  'scalewayAccessKey',
+  'scalewayProjectId',
+  'azureTenantId',
+  'azureSubscriptionId',
+] as const
+/** Config fields sealed at rest and never returned. */
+export const SECRET_CONFIG_FIELDS = ['password', 'secretAccessKey', 'scalewaySecretKey'] as const
+
+export type PublicConfigField = (typeof PUBLIC_CONFIG_FIELDS)[number]
+export type SecretConfigField = (typeof SECRET_CONFIG_FIELDS)[number]
+export type ConfigField = PublicConfigField | SecretConfigField
+export type PublicConfig = Partial<Record<PublicConfigField, string>>
+export type SecretConfig = Partial<Record<SecretConfigField, string>>
+
+/** Each config field's name on the wire, in `config` of the request and the response. */
+export const CONFIG_WIRE_NAMES = {
+  username: 'username',
+  password: 'password',
+  accessKeyId: 'access_key_id',
+  secretAccessKey: 'secret_access_key',
+  region: 'region',
+  roleArn: 'role_arn',
+  scalewayAccessKey: 'scaleway_access_key',
+  scalewaySecretKey: 'scaleway_secret_key',
+  scalewayProjectId: 'scaleway_project_id',
+  azureTenantId: 'azure_tenant_id',
+  azureSubscriptionId: 'azure_subscription_id',
+} as const satisfies Record<ConfigField, string>
+
+const URL_SCHEME: Record<HelmRepositoryKind, 'https:' | 'oci:'> = {
+  HTTPS: 'https:',
+  OCI_ECR: 'oci:',
+  OCI_SCALEWAY_CR: 'oci:',
+  OCI_DOCKER_HUB: 'oci:',
+  OCI_PUBLIC_ECR: 'oci:',
+  OCI_GENERIC_CR: 'oci:',
+  OCI_GITHUB_CR: 'oci:',
+  OCI_GITLAB_CR: 'oci:',
+}
+
+/** Kinds whose URL follows from the account and region, so it may be left out. */
+const URL_OPTIONAL = new Set<HelmRepositoryKind>(['OCI_ECR', 'OCI_PUBLIC_ECR'])
+
+function hasScheme(text: string, scheme: string): boolean {
+  const url = URL.canParse(text) ? new URL(text) : undefined
+  return !!url && url.protocol === scheme && url.host !== ''
+}
+
+export interface RepositoryToCheck {
+  kind: HelmRepositoryKind
+  url: string | null
+  config: PublicConfig
+  /** The secrets the repository will hold: the stored ones merged with the request's. */
+  secrets: SecretConfig
+}
+
+/** Every rule the repository breaks, by JSON pointer into the request body. Messages never quote values. */
+export function helmRepositoryErrors({ kind, url, config, secrets }: RepositoryToCheck): FieldError[] {
+  const errors: FieldError[] = []
+  const fail = (path: string, message: string) => errors.push({ path, message, location: 'body' })
+  const has = (field: ConfigField) => !!({ ...config, ...secrets } as Record<ConfigField, string | undefined>)[field]
+  const need = (field: ConfigField, when: string) => {
+    if (!has(field)) fail(`/config/${CONFIG_WIRE_NAMES[field]}`, `is required ${when}`)
+  }
+
+  const scheme = URL_SCHEME[kind]
+  if (url === null) {
+    if (!URL_OPTIONAL.has(kind)) fail('/url', `is required for ${kind}`)
+  } else if (!hasScheme(url, scheme)) {
+    fail('/url', `must be a ${scheme}// URL for ${kind}`)
+  }
+
+  if (kind === 'OCI_ECR') {
+    need('region', 'for OCI_ECR')
+    if (!has('roleArn')) {
+      need('accessKeyId', 'for OCI_ECR unless role_arn is set')
+      need('secretAccessKey', 'for OCI_ECR unless role_arn is set')
+    }
+  }
+  if (kind === 'OCI_SCALEWAY_CR') {
+    for (const field of ['region', 'scalewayAccessKey', 'scalewaySecretKey', 'scalewayProjectId'] as const) need(field, 'for OCI_SCALEWAY_CR')
+  }
+  if (has('username') && !has('password')) need('password', 'with a username')
+  if (has('password') && !has('username')) need('username', 'with a password')
+  return errors
+}

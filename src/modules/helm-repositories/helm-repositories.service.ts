@@ -1,0 +1,128 @@
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { HelmRepositoriesRepository, HelmRepositoryRow } from './helm-repositories.repository.ts'
+import { helmRepositoryErrors, type PublicConfig, SECRET_CONFIG_FIELDS, type SecretConfig } from './helm-repositories.rules.ts'
+import type { HelmRepositoryKind } from './helm-repositories.schemas.ts'
+
+interface Deps {
+  repo: HelmRepositoriesRepository
+  organizations: OrganizationsService
+  secrets: SecretBox
+}
+
+/** A helm repository as created or replaced. */
+export interface HelmRepositoryInput {
+  name: string
+  kind: HelmRepositoryKind
+  description: string | null
+  url: string | null
+  skipTlsVerification: boolean
+  /** The non-secret config fields that are set. */
+  config: PublicConfig
+  /** Secret changes: a value sets, "" clears, an absent field keeps the stored value (on create: none). */
+  secrets: SecretConfig
+}
+
+const nameTaken = (name: string) => new AppError('conflict', `a helm repository named "${name}" already exists in this organization`)
+
+/** Applies the request's secret changes to the stored secrets; cleared ones are dropped. */
+function mergeSecrets(stored: SecretConfig, changes: SecretConfig): SecretConfig {
+  const merged: SecretConfig = {}
+  for (const field of SECRET_CONFIG_FIELDS) {
+    const value = changes[field] ?? stored[field]
+    if (value) merged[field] = value
+  }
+  return merged
+}
+
+export function createHelmRepositoriesService({ repo, organizations, secrets }: Deps) {
+  const openSecrets = (sealed: Buffer | null): SecretConfig => (sealed ? (JSON.parse(secrets.open(sealed)) as SecretConfig) : {})
+  const sealSecrets = (values: SecretConfig): Buffer | null => (Object.keys(values).length > 0 ? secrets.seal(JSON.stringify(values)) : null)
+
+  /** Checks the repository as it will be stored and returns its columns, the secrets sealed. */
+  function toColumns(input: HelmRepositoryInput, storedSecrets: SecretConfig) {
+    const merged = mergeSecrets(storedSecrets, input.secrets)
+    const errors = helmRepositoryErrors({ kind: input.kind, url: input.url, config: input.config, secrets: merged })
+    if (errors.length > 0) throw validationFailed(errors)
+    return {
+      name: input.name,
+      kind: input.kind,
+      description: input.description,
+      url: input.url,
+      skipTlsVerification: input.skipTlsVerification,
+      config: JSON.stringify(input.config),
+      secretsSealed: sealSecrets(merged),
+    }
+  }
+
+  async function insert(organizationId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
+    const columns = toColumns(input, {})
+    try {
+      return await repo.insert({ organizationId, ...columns })
+    } catch (error) {
+      if (isUniqueViolation(error, 'helm_repositories_name_key')) throw nameTaken(input.name)
+      throw error
+    }
+  }
+
+  return {
+    /** Creates a repository without a principal: for factories and bootstrap code that checked rights. */
+    insert,
+
+    async list(principal: Principal, organizationId: string): Promise<HelmRepositoryRow[]> {
+      await organizations.requireRole(principal, organizationId, 'READ')
+      return repo.list(organizationId)
+    },
+
+    async get(principal: Principal, organizationId: string, helmRepositoryId: string): Promise<HelmRepositoryRow> {
+      await organizations.requireRole(principal, organizationId, 'READ')
+      const row = await repo.findById(organizationId, helmRepositoryId)
+      if (!row) throw notFound('helm repository')
+      return row
+    },
+
+    async create(principal: Principal, organizationId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
+      await organizations.requireRole(principal, organizationId, 'WRITE')
+      return insert(organizationId, input)
+    },
+
+    /**
+     * A full replacement, except for secrets: clients can never read them back, so a GET-modify-PUT
+     * must not wipe them. An omitted secret keeps its stored value; "" clears it. Two concurrent
+     * edits of different secrets: the later one wins for all of them.
+     */
+    async update(principal: Principal, organizationId: string, helmRepositoryId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
+      await organizations.requireRole(principal, organizationId, 'WRITE')
+      const stored = await repo.findSealed(organizationId, helmRepositoryId)
+      if (!stored) throw notFound('helm repository')
+      const columns = toColumns(input, openSecrets(stored.secretsSealed))
+      try {
+        const row = await repo.update(organizationId, helmRepositoryId, columns)
+        if (!row) throw notFound('helm repository')
+        return row
+      } catch (error) {
+        if (isUniqueViolation(error, 'helm_repositories_name_key')) throw nameTaken(input.name)
+        throw error
+      }
+    },
+
+    async delete(principal: Principal, organizationId: string, helmRepositoryId: string): Promise<void> {
+      await organizations.requireRole(principal, organizationId, 'WRITE')
+      const result = await repo.deleteUnlessUsed(organizationId, helmRepositoryId)
+      if (!result) throw notFound('helm repository')
+      if (result.usedBy > 0) {
+        throw new AppError('conflict', `the helm repository is used by ${result.usedBy} helm service(s); change or delete them first`)
+      }
+    },
+
+    /** For other modules, which have checked the caller's rights: the repository, or undefined. */
+    findHelmRepository(organizationId: string, helmRepositoryId: string): Promise<HelmRepositoryRow | undefined> {
+      return repo.findById(organizationId, helmRepositoryId)
+    },
+  }
+}
+
+export type HelmRepositoriesService = ReturnType<typeof createHelmRepositoriesService>

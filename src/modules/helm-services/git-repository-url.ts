@@ -1,0 +1,41 @@
+import type { GitProvider } from './helm-services.schemas.ts'
+
+const PUBLIC_HOSTS: Record<string, GitProvider> = {
+  'github.com': 'GITHUB',
+  'www.github.com': 'GITHUB',
+  'gitlab.com': 'GITLAB',
+  'www.gitlab.com': 'GITLAB',
+  'bitbucket.org': 'BITBUCKET',
+  'www.bitbucket.org': 'BITBUCKET',
+}
+
+export interface ParsedGitUrl {
+  /** The provider a well-known public host belongs to; undefined for a self-hosted instance. */
+  hostProvider: GitProvider | undefined
+  /** Everything before the repository name: a user, an organization, or GitLab groups. */
+  owner: string
+  name: string
+}
+
+/**
+ * Reads owner and repository name from an http(s) repository URL such as
+ * `https://gitlab.com/group/sub/app.git`; undefined when it is not one.
+ */
+export function parseGitUrl(url: string): ParsedGitUrl | undefined {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return undefined
+  }
+  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username || parsed.password || parsed.search || parsed.hash) {
+    return undefined
+  }
+  const segments = parsed.pathname
+    .replace(/\.git\/?$/, '')
+    .split('/')
+    .filter((segment) => segment !== '')
+  if (segments.length < 2 || segments.some((segment) => segment === '.' || segment === '..')) return undefined
+  const name = decodeURIComponent(segments.pop()!)
+  return { hostProvider: PUBLIC_HOSTS[parsed.hostname.toLowerCase()], owner: segments.map(decodeURIComponent).join('/'), name }
+}

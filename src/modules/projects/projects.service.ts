@@ -1,0 +1,83 @@
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
+import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { AppError, notFound } from '#src/platform/http/errors.ts'
+import type { ProjectRecord, ProjectsRepository } from './projects.repository.ts'
+
+/** The editable fields of a project; an edit replaces both. */
+export interface ProjectInput {
+  name: string
+  description: string | null
+}
+
+interface Deps {
+  repo: ProjectsRepository
+  organizations: OrganizationsService
+}
+
+const nameTaken = (name: string) => new AppError('conflict', `a project named "${name}" already exists in this organization`)
+
+/** Reports "no access to the organization" as the resource not existing (DESIGN 5). */
+export function asNotFound(what: string) {
+  return (error: unknown): never => {
+    if (error instanceof AppError && error.code === 'not_found') throw notFound(what)
+    throw error
+  }
+}
+
+export function createProjectsService({ repo, organizations }: Deps) {
+  /**
+   * Loads a project the principal may act on with at least `needed`: 404 when it does not exist
+   * or lies in an organization the principal cannot access, 403 when the role is too low.
+   */
+  async function requireProject(principal: Principal, projectId: string, needed: Role): Promise<{ project: ProjectRecord; role: Role }> {
+    const project = await repo.findById(projectId)
+    if (!project) throw notFound('project')
+    const { role } = await organizations.requireRole(principal, project.organizationId, needed).catch(asNotFound('project'))
+    return { project, role }
+  }
+
+  /** Runs a write, turning a case-insensitive name clash into 409. */
+  async function guardName<T>(name: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write()
+    } catch (error) {
+      if (isUniqueViolation(error, 'projects_name_key')) throw nameTaken(name)
+      throw error
+    }
+  }
+
+  return {
+    requireProject,
+
+    async list(principal: Principal, organizationId: string): Promise<ProjectRecord[]> {
+      await organizations.requireRole(principal, organizationId, 'READ')
+      return repo.list(organizationId)
+    },
+
+    async get(principal: Principal, projectId: string): Promise<ProjectRecord> {
+      return (await requireProject(principal, projectId, 'READ')).project
+    },
+
+    async create(principal: Principal, organizationId: string, input: ProjectInput): Promise<ProjectRecord> {
+      await organizations.requireRole(principal, organizationId, 'WRITE')
+      return guardName(input.name, () => repo.insert({ organizationId, ...input }))
+    },
+
+    async update(principal: Principal, projectId: string, input: ProjectInput): Promise<ProjectRecord> {
+      const { project } = await requireProject(principal, projectId, 'WRITE')
+      const row = await guardName(input.name, () => repo.update(project.organizationId, projectId, input))
+      if (!row) throw notFound('project')
+      return row
+    },
+
+    /** Environments and their services go with the project (foreign keys cascade). */
+    async delete(principal: Principal, projectId: string): Promise<void> {
+      const { project } = await requireProject(principal, projectId, 'WRITE')
+      if (!(await repo.delete(project.organizationId, projectId))) throw notFound('project')
+    },
+  }
+}
+
+export type ProjectsService = ReturnType<typeof createProjectsService>
