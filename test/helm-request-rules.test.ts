@@ -2,13 +2,24 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parseGitUrl } from '#src/modules/helm-services/git-repository-url.ts'
 import { refusedHelmArgument } from '#src/modules/helm-services/helm-arguments.ts'
-import { entityTag, ifMatchVersions, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
+import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
 
 describe('helm arguments', () => {
   const refused = (argument: string, clusterWide = false) => refusedHelmArgument(argument, clusterWide)
 
-  it('lets ordinary helm flags through', () => {
-    for (const argument of ['--atomic', '--wait', '--timeout=10m', '--set', 'image.tag=1.2', '-f', '--debug', '--version 1.2.3', '--set=a=-n']) {
+  it('lets flags that shape the release through, with their values', () => {
+    for (const argument of [
+      '--atomic',
+      '--wait',
+      '--timeout=10m',
+      '--timeout 10m',
+      '--set',
+      'image.tag=1.2',
+      '--set=a=-n',
+      '--debug',
+      '--force',
+      'kube-system',
+    ]) {
       assert.equal(refused(argument), undefined, argument)
     }
   })
@@ -23,23 +34,40 @@ describe('helm arguments', () => {
       '--kube-as-user=admin',
       '  --kube-ca-file x ',
     ]) {
-      const reason = refused(argument)
-      assert.ok(reason, argument)
-      assert.match(reason, /^"--kube(config|-[a-z-]+)" is not allowed/)
+      assert.match(refused(argument) ?? '', /^"--kube(config|-[a-z-]+)" is not allowed: it would/, argument)
     }
   })
 
   it('refuses post-renderers, which would run a program on the runner', () => {
-    assert.match(refused('--post-renderer=/bin/sh') ?? '', /"--post-renderer" is not allowed: it would run an arbitrary program/)
+    assert.match(refused('--post-renderer=/bin/sh') ?? '', /"--post-renderer" is not allowed: it would run a program/)
     assert.match(refused('--post-renderer-args=x') ?? '', /"--post-renderer-args" is not allowed/)
   })
 
+  it("refuses flags that read or write the runner's files", () => {
+    for (const [argument, flag] of <[string, string][]>[
+      ['--set-file=a=/root/.kube/config', '--set-file'],
+      ['-f/etc/passwd', '-f'],
+      ['--values=/var/run/secrets/token', '--values'],
+      ['--log-file=/tmp/x', '--log-file'],
+      ['--log-dir=/', '--log-dir'],
+      ['--repository-config=/x', '--repository-config'],
+      ['--registry-config=/x', '--registry-config'],
+    ]) {
+      assert.match(refused(argument) ?? '', new RegExp(`^"${flag}" is not allowed: it would (read|write)`), argument)
+    }
+  })
+
+  it('refuses any flag it does not know, listing those it allows', () => {
+    assert.match(refused('--some-new-flag=1') ?? '', /^"--some-new-flag" is not among the helm flags Berth passes on \(--atomic, /)
+    assert.match(refused('-x') ?? '', /^"-x" is not among/)
+  })
+
   it('refuses a namespace unless cluster-wide resources are allowed, short forms included', () => {
-    for (const argument of ['--namespace', '--namespace=kube-system', '-n', '-nkube-system', '-n kube-system', '-in', '--wait --namespace other']) {
+    for (const argument of ['--namespace', '--namespace=kube-system', '-n', '-nkube-system', '-n kube-system', '--wait --namespace other']) {
       assert.match(refused(argument) ?? '', /"(--namespace|-n)" is not allowed unless allow_cluster_wide_resources is true/, argument)
       assert.equal(refused(argument, true), undefined, argument)
     }
-    assert.equal(refused('-fvalues-n.yaml'), undefined, 'a value after -f is not a flag')
+    assert.ok(refused('-in'), 'a namespace in a cluster of short flags')
   })
 
   it('refuses --kubeconfig even when cluster-wide resources are allowed', () => {
@@ -49,10 +77,10 @@ describe('helm arguments', () => {
 
 describe('git repository URLs', () => {
   it('reads owner and name, dropping .git, for public and self-hosted hosts', () => {
-    assert.deepEqual(parseGitUrl('https://github.com/acme/api.git'), { hostProvider: 'GITHUB', owner: 'acme', name: 'api' })
-    assert.deepEqual(parseGitUrl('https://gitlab.com/group/sub/app'), { hostProvider: 'GITLAB', owner: 'group/sub', name: 'app' })
-    assert.deepEqual(parseGitUrl('https://bitbucket.org/team/repo/'), { hostProvider: 'BITBUCKET', owner: 'team', name: 'repo' })
-    assert.deepEqual(parseGitUrl('https://git.example.com/a/b'), { hostProvider: undefined, owner: 'a', name: 'b' })
+    assert.deepEqual(parseGitUrl('https://github.com/acme/api.git'), { hostProvider: 'GITHUB', owner: 'acme', name: 'api', secure: true })
+    assert.deepEqual(parseGitUrl('https://gitlab.com/group/sub/app'), { hostProvider: 'GITLAB', owner: 'group/sub', name: 'app', secure: true })
+    assert.deepEqual(parseGitUrl('https://bitbucket.org/team/repo/'), { hostProvider: 'BITBUCKET', owner: 'team', name: 'repo', secure: true })
+    assert.deepEqual(parseGitUrl('http://git.example.com/a/b.c'), { hostProvider: undefined, owner: 'a', name: 'b.c', secure: false })
   })
 
   it('rejects what is not an http(s) repository URL', () => {
@@ -72,22 +100,21 @@ describe('git repository URLs', () => {
 
 describe('entity tags', () => {
   it('writes strong tags and reads If-Match lists', () => {
-    assert.equal(entityTag(3), '"3"')
-    assert.deepEqual(ifMatchVersions('"3"'), [3])
-    assert.deepEqual(ifMatchVersions('"3", "4"'), [3, 4])
-    assert.equal(ifMatchVersions(undefined), undefined)
-    assert.equal(ifMatchVersions('*'), undefined)
-    assert.deepEqual(ifMatchVersions('W/"3"'), [], 'If-Match compares strongly')
-    assert.deepEqual(ifMatchVersions('"abc"'), [])
-    assert.deepEqual(ifMatchVersions('garbage'), [])
+    assert.equal(entityTag('3.abc'), '"3.abc"')
+    assert.deepEqual(ifMatchTags('"3.abc"'), ['3.abc'])
+    assert.deepEqual(ifMatchTags('"3.a", "4.b"'), ['3.a', '4.b'])
+    assert.equal(ifMatchTags(undefined), undefined)
+    assert.equal(ifMatchTags('*'), undefined)
+    assert.deepEqual(ifMatchTags('W/"3.a"'), [], 'If-Match compares strongly')
+    assert.deepEqual(ifMatchTags('garbage'), [])
   })
 
   it('matches If-None-Match weakly', () => {
-    assert.equal(ifNoneMatchHits('"3"', 3), true)
-    assert.equal(ifNoneMatchHits('W/"3"', 3), true)
-    assert.equal(ifNoneMatchHits('"2", "3"', 3), true)
-    assert.equal(ifNoneMatchHits('*', 3), true)
-    assert.equal(ifNoneMatchHits('"2"', 3), false)
-    assert.equal(ifNoneMatchHits(undefined, 3), false)
+    assert.equal(ifNoneMatchHits('"3.a"', '3.a'), true)
+    assert.equal(ifNoneMatchHits('W/"3.a"', '3.a'), true)
+    assert.equal(ifNoneMatchHits('"2.a", "3.a"', '3.a'), true)
+    assert.equal(ifNoneMatchHits('*', '3.a'), true)
+    assert.equal(ifNoneMatchHits('"2.a"', '3.a'), false)
+    assert.equal(ifNoneMatchHits(undefined, '3.a'), false)
   })
 })

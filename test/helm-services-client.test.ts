@@ -49,7 +49,8 @@ describe('helm services through the official client', () => {
     const { organization, environment, tokens } = await f.environmentWithTokens()
     const gitToken = await f.gitToken(organization.id, { type: 'GITHUB' })
     const helmRepository = await f.helmRepository(organization.id)
-    const configuration = new Configuration({ basePath, apiKey: tokens.write.authorization })
+    // ADMIN: the ports name a namespace, which needs allow_cluster_wide_resources.
+    const configuration = new Configuration({ basePath, apiKey: tokens.admin.authorization })
     const helms = new HelmsApi(configuration)
     const helmMain = new HelmMainCallsApi(configuration)
 
@@ -61,7 +62,7 @@ describe('helm services through the official client', () => {
       auto_deploy: true,
       source: { git_repository: { url: 'https://github.com/acme/ingress', branch: 'release', root_path: '/chart', git_token_id: gitToken.id } },
       arguments: ['--atomic'],
-      allow_cluster_wide_resources: false,
+      allow_cluster_wide_resources: true,
       values_override: {
         set: [['replicaCount', '2']],
         set_string: [['image.tag', '0042']],
@@ -89,7 +90,7 @@ describe('helm services through the official client', () => {
       auto_deploy: false,
       source: { helm_repository: { repository: helmRepository.id, chart_name: 'ingress-nginx', chart_version: '4.10.0' } },
       arguments: [],
-      allow_cluster_wide_resources: false,
+      allow_cluster_wide_resources: true,
       values_override: {
         set: [],
         set_string: [],

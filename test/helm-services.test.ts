@@ -83,7 +83,7 @@ describe('helm services', () => {
       assert.match(helm.id, UUID)
       assertIsoTimestamp(helm.created_at, 'created_at')
       assertIsoTimestamp(helm.updated_at, 'updated_at')
-      assert.equal(res.headers.etag, '"1"')
+      assert.match(String(res.headers.etag), /^"1\.[\w-]+"$/)
       assert.deepEqual(helm.environment, { id: w.environment.id })
       assert.equal(helm.name, body.name)
       assert.equal(helm.description, 'the API chart')
@@ -136,7 +136,7 @@ describe('helm services', () => {
       const read = await call('GET', `/helm/${helm.id}`, w.tokens.read.authorization)
       assert.equal(read.statusCode, 200, read.body)
       assert.deepEqual(read.json(), helm)
-      assert.equal(read.headers.etag, '"1"')
+      assert.equal(read.headers.etag, res.headers.etag)
     })
 
     it('serves a helm repository source with the repository it names', async () => {
@@ -211,13 +211,34 @@ describe('helm services', () => {
 
     it('answers 304 to If-None-Match with the current ETag', async () => {
       const w = await world()
-      const helm = (await createHelm(w.environment.id, w.tokens.write.authorization)).json()
-      const res = await call('GET', `/helm/${helm.id}`, w.tokens.read.authorization, undefined, { 'if-none-match': '"1"' })
+      const created = await createHelm(w.environment.id, w.tokens.write.authorization)
+      const etag = String(created.headers.etag)
+      const res = await call('GET', `/helm/${created.json().id}`, w.tokens.read.authorization, undefined, { 'if-none-match': `W/${etag}` })
       assert.equal(res.statusCode, 304)
       assert.equal(res.body, '')
-      assert.equal(res.headers.etag, '"1"')
-      const changed = await call('GET', `/helm/${helm.id}`, w.tokens.read.authorization, undefined, { 'if-none-match': '"0"' })
+      assert.equal(res.headers.etag, etag)
+      const changed = await call('GET', `/helm/${created.json().id}`, w.tokens.read.authorization, undefined, { 'if-none-match': '"0.x"' })
       assert.equal(changed.statusCode, 200)
+    })
+
+    it('changes the ETag when a name the response shows changes, so a stale copy is not reused', async () => {
+      const w = await world()
+      const body = helmRequest({ source: { git_repository: { url: 'https://github.com/a/b', git_token_id: w.gitToken.id } } })
+      const created = await createHelm(w.environment.id, w.tokens.write.authorization, body)
+      const renamed = await call('PUT', `/organization/${w.organization.id}/gitToken/${w.gitToken.id}`, w.tokens.admin.authorization, {
+        name: 'renamed token',
+        type: 'GITHUB',
+        token: 'ghp_another',
+      })
+      assert.equal(renamed.statusCode, 200, renamed.body)
+      const read = await call('GET', `/helm/${created.json().id}`, w.tokens.read.authorization, undefined, {
+        'if-none-match': String(created.headers.etag),
+      })
+      assert.equal(read.statusCode, 200)
+      assert.notEqual(read.headers.etag, created.headers.etag)
+      assert.equal(read.json().source.git.git_repository.git_token_name, 'renamed token')
+      const stale = await call('PUT', `/helm/${created.json().id}`, w.tokens.write.authorization, body, { 'if-match': String(created.headers.etag) })
+      assertError(stale, 412, 'precondition_failed')
     })
   })
 
@@ -245,7 +266,7 @@ describe('helm services', () => {
         Object.keys(helm).sort(),
         HELM_FIELDS.filter((field) => field !== 'description'),
       )
-      assert.equal(res.headers.etag, '"2"')
+      assert.match(String(res.headers.etag), /^"2\./)
       assert.equal(helm.id, created.id)
       assert.equal(helm.created_at, created.created_at)
       assert.ok(helm.updated_at >= created.updated_at)
@@ -258,6 +279,14 @@ describe('helm services', () => {
       assert.equal(helm.source.repository.chart_name, 'redis')
       const read = await call('GET', `/helm/${created.id}`, w.tokens.read.authorization)
       assert.deepEqual(read.json(), helm)
+    })
+
+    it("gives an edit without auto_preview the environment's value, not the service's old one", async () => {
+      const w = await world({ autoPreview: true })
+      const helm = (await createHelm(w.environment.id, w.tokens.write.authorization, helmRequest({ auto_preview: false }))).json()
+      assert.equal(helm.auto_preview, false)
+      const edited = await call('PUT', `/helm/${helm.id}`, w.tokens.write.authorization, helmRequest({ name: helm.name }))
+      assert.equal(edited.json().auto_preview, true)
     })
 
     it('keeps the id of a port that keeps its name', async () => {
@@ -294,16 +323,18 @@ describe('helm services', () => {
       const w = await world()
       const created = await createHelm(w.environment.id, w.tokens.write.authorization)
       const id = created.json().id
-      const first = await call('PUT', `/helm/${id}`, w.tokens.write.authorization, helmRequest({ name: 'v2' }), { 'if-match': created.headers.etag })
+      const etag = String(created.headers.etag)
+      const first = await call('PUT', `/helm/${id}`, w.tokens.write.authorization, helmRequest({ name: 'v2' }), { 'if-match': `"x", ${etag}` })
       assert.equal(first.statusCode, 200, first.body)
-      assert.equal(first.headers.etag, '"2"')
-      const stale = await call('PUT', `/helm/${id}`, w.tokens.write.authorization, helmRequest({ name: 'v3' }), { 'if-match': created.headers.etag })
+      assert.match(String(first.headers.etag), /^"2\./)
+      const stale = await call('PUT', `/helm/${id}`, w.tokens.write.authorization, helmRequest({ name: 'v3' }), { 'if-match': etag })
       assertError(stale, 412, 'precondition_failed')
       const read = await call('GET', `/helm/${id}`, w.tokens.read.authorization)
       assert.deepEqual(read.json(), first.json())
       const anyVersion = await call('PUT', `/helm/${id}`, w.tokens.write.authorization, helmRequest({ name: 'v4' }), { 'if-match': '*' })
       assert.equal(anyVersion.statusCode, 200, anyVersion.body)
-      const foreignTag = await call('PUT', `/helm/${id}`, w.tokens.write.authorization, helmRequest({ name: 'v5' }), { 'if-match': 'W/"3"' })
+      const weak = `W/${anyVersion.headers.etag}`
+      const foreignTag = await call('PUT', `/helm/${id}`, w.tokens.write.authorization, helmRequest({ name: 'v5' }), { 'if-match': weak })
       assertError(foreignTag, 412, 'precondition_failed')
     })
 
@@ -312,7 +343,9 @@ describe('helm services', () => {
       const created = await createHelm(w.environment.id, w.tokens.write.authorization)
       const id = created.json().id
       const results = await Promise.all(
-        ['left', 'right'].map((name) => call('PUT', `/helm/${id}`, w.tokens.write.authorization, helmRequest({ name }), { 'if-match': '"1"' })),
+        ['left', 'right'].map((name) =>
+          call('PUT', `/helm/${id}`, w.tokens.write.authorization, helmRequest({ name }), { 'if-match': String(created.headers.etag) }),
+        ),
       )
       assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, 412])
       const winner = results.find((r) => r.statusCode === 200)!.json()
@@ -327,6 +360,7 @@ describe('helm services', () => {
       const other = (await createHelm(w.environment.id, w.tokens.write.authorization, helmRequest({ name: 'other' }))).json()
       const renamed = await call('PUT', `/helm/${other.id}`, w.tokens.write.authorization, helmRequest({ name: 'GATEWAY' }))
       assertError(renamed, 409, 'conflict')
+      assert.deepEqual((await call('GET', `/helm/${other.id}`, w.tokens.read.authorization)).json(), other, 'a refused edit changes nothing')
       const elsewhere = await f.environment(w.project.id)
       await createHelm(elsewhere.id, w.tokens.write.authorization, helmRequest({ name: 'gateway' }))
     })
@@ -354,7 +388,7 @@ describe('helm services', () => {
       ]) {
         assert.ok(paths.includes(path), `${path} missing from ${JSON.stringify(paths)}`)
       }
-      assert.equal((await call('GET', `/helm/${helm.id}`, w.tokens.read.authorization)).json().name, helm.name, 'nothing changed')
+      assert.deepEqual((await call('GET', `/helm/${helm.id}`, w.tokens.read.authorization)).json(), helm, 'nothing changed')
     })
 
     it('answers 400 for each missing required field', async () => {
@@ -534,6 +568,7 @@ describe('helm services', () => {
       const clusterWide = helmRequest({ name: helm.name, allow_cluster_wide_resources: true, arguments: ['--namespace=infra'] })
       const denied = await call('PUT', `/helm/${helm.id}`, w.tokens.write.authorization, clusterWide)
       assert.match(assertError(denied, 403, 'forbidden').message, /allow_cluster_wide_resources.*ADMIN/)
+      assert.deepEqual((await call('GET', `/helm/${helm.id}`, w.tokens.read.authorization)).json(), helm, 'a refused edit changes nothing')
       const deniedCreate = await call('POST', `/environment/${w.environment.id}/helm`, w.tokens.write.authorization, {
         ...clusterWide,
         name: 'another',
@@ -561,6 +596,8 @@ describe('helm services', () => {
         assert.equal((await call('GET', `/helm/${helm.id}`, token.authorization)).statusCode, 200)
         assert.equal((await call('GET', `/environment/${w.environment.id}/helm`, token.authorization)).statusCode, 200)
         assertError(await call('PUT', `/helm/${helm.id}`, token.authorization, helmRequest()), 403, 'forbidden')
+        const breaksRules = helmRequest({ arguments: ['--kubeconfig=/x'] })
+        assertError(await call('PUT', `/helm/${helm.id}`, token.authorization, breaksRules), 403, 'forbidden')
         assertError(await call('POST', `/environment/${w.environment.id}/helm`, token.authorization, helmRequest()), 403, 'forbidden')
         assertError(await call('DELETE', `/helm/${helm.id}`, token.authorization), 403, 'forbidden')
       }
@@ -602,6 +639,86 @@ describe('helm services', () => {
       const helm = (await createHelm(w.environment.id, w.tokens.write.authorization)).json()
       assert.equal((await call('DELETE', `/environment/${w.environment.id}`, w.tokens.admin.authorization)).statusCode, 204)
       assertError(await call('GET', `/helm/${helm.id}`, w.tokens.read.authorization), 404, 'not_found')
+    })
+  })
+
+  describe('hostile and racing input', () => {
+    it('refuses repository URLs that smuggle paths or break decoding, and tokens over plain http', async () => {
+      const w = await world()
+      for (const url of ['https://github.com/acme/a%2F..%2F..%2Fother', 'https://github.com/acme/%E0%A4%A', 'https://github.com/acme/..']) {
+        const res = await call(
+          'POST',
+          `/environment/${w.environment.id}/helm`,
+          w.tokens.write.authorization,
+          helmRequest({ source: { git_repository: { url } } }),
+        )
+        assert.deepEqual(
+          assertValidationError(res).map((e) => e.path),
+          ['/source/git_repository/url'],
+          url,
+        )
+      }
+      const clear = await call(
+        'POST',
+        `/environment/${w.environment.id}/helm`,
+        w.tokens.write.authorization,
+        helmRequest({ source: { git_repository: { url: 'http://github.com/a/b', git_token_id: w.gitToken.id } } }),
+      )
+      assert.match(assertValidationError(clear)[0]!.message, /must be https when a git token is used/)
+    })
+
+    it('refuses a port namespace unless cluster-wide resources are allowed', async () => {
+      const w = await world()
+      const ports = [{ internal_port: 80, service_name: 'web', namespace: 'kube-system' }]
+      const res = await call('POST', `/environment/${w.environment.id}/helm`, w.tokens.admin.authorization, helmRequest({ ports }))
+      assert.deepEqual(
+        assertValidationError(res).map((e) => e.path),
+        ['/ports/0/namespace'],
+      )
+      await createHelm(w.environment.id, w.tokens.admin.authorization, helmRequest({ ports, allow_cluster_wide_resources: true }))
+    })
+
+    it('answers 400 for text PostgreSQL cannot store, naming where it is', async () => {
+      const w = await world()
+      const cases: [Body, string][] = [
+        [helmRequest({ name: 'a\u0000b' }), '/name'],
+        [
+          helmRequest({ values_override: { file: { raw: { values: [{ name: 'v.yaml', content: 'x\u0000y' }] } } } }),
+          '/values_override/file/raw/values/0/content',
+        ],
+        [helmRequest({ values_override: { set: [['a', '\ud800']] } }), '/values_override/set/0/1'],
+      ]
+      for (const [body, path] of cases) {
+        // JSON.stringify writes NUL and lone surrogates as \u escapes, as a client would.
+        const res = await call('POST', `/environment/${w.environment.id}/helm`, w.tokens.write.authorization, body)
+        assert.deepEqual(
+          assertValidationError(res).map((e) => e.path),
+          [path],
+        )
+      }
+      const paired = await t.app.inject({
+        method: 'POST',
+        url: `/environment/${w.environment.id}/helm`,
+        headers: { authorization: w.tokens.write.authorization, 'content-type': 'application/json' },
+        payload: JSON.stringify(helmRequest({ description: 'ship it ROCKET' })).replace('ROCKET', '\\ud83d\\ude80'),
+      })
+      assert.equal(paired.statusCode, 201, paired.body)
+      assert.equal(paired.json().description, 'ship it \u{1F680}', 'an escaped surrogate pair is a character like any other')
+    })
+
+    it('never answers 5xx when a referenced git token is deleted while services are being created', async () => {
+      const w = await world()
+      const body = (i: number) =>
+        helmRequest({ name: `race-${i}`, source: { git_repository: { url: 'https://github.com/a/b', git_token_id: w.gitToken.id } } })
+      const creates = Array.from({ length: 8 }, (_, i) =>
+        call('POST', `/environment/${w.environment.id}/helm`, w.tokens.write.authorization, body(i)),
+      )
+      const remove = call('DELETE', `/organization/${w.organization.id}/gitToken/${w.gitToken.id}`, w.tokens.admin.authorization)
+      const results = await Promise.all([...creates, remove])
+      for (const res of results) assert.ok(res.statusCode < 500, `${res.statusCode} ${res.body}`)
+      const created = results.slice(0, 8).filter((res) => res.statusCode === 201).length
+      const deleted = results[8]!.statusCode === 204
+      assert.ok(!(deleted && created > 0), 'a token that services use was deleted')
     })
   })
 })

@@ -4,6 +4,7 @@ import { buildApp } from '#src/app.ts'
 import type { Config } from '#src/config.ts'
 import { createLogger } from '#src/platform/logger.ts'
 import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
+import { checkSecretKey } from '#src/platform/secrets/secret-key-check.ts'
 import { resolveSecretKey } from '#src/platform/secrets/secret-key-file.ts'
 import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
 
@@ -68,6 +69,7 @@ export async function serve(config: Config): Promise<void> {
     const runtime = await database
     if (stopping) return
     const secrets = createSecretBox(await resolveSecretKey(config))
+    await checkSecretKey(runtime.db, secrets)
     app = await buildApp({ config, db: runtime.db, secrets, logger })
     if (stopping) return
     await app.listen({ host: config.http.host, port: config.http.port })

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { NewEnvironmentInput } from '#src/modules/environments/environments.service.ts'
 import type { GitTokenInput } from '#src/modules/git-tokens/git-tokens.service.ts'
 import type { HelmRepositoryInput } from '#src/modules/helm-repositories/helm-repositories.service.ts'
+import type { HelmRequest } from '#src/modules/helm-services/helm-services.schemas.ts'
+import { helmInput } from '#src/modules/helm-services/helm-services.wire.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
@@ -22,7 +24,7 @@ const adminOf = (organizationId: string): Principal => ({
 
 /** Factories that go through the real services and repositories; every test makes its own data. */
 export function factories(db: Db) {
-  const { organizations, apiTokens, projects, environments, gitTokens, helmRepositories } = createServices(db, {
+  const { organizations, apiTokens, projects, environments, gitTokens, helmRepositories, helmServices } = createServices(db, {
     tokenUsageFlushMs: 60_000,
     onBackgroundError: () => {},
     secrets: testSecretBox(),
@@ -88,6 +90,20 @@ export function factories(db: Db) {
     async environment(projectId: string, options: Partial<NewEnvironmentInput> = {}) {
       const { organizationId } = await db.selectFrom('projects').select('organizationId').where('id', '=', projectId).executeTakeFirstOrThrow()
       return environments.create(adminOf(organizationId), projectId, { name: uniqueName('env'), mode: 'DEVELOPMENT', autoPreview: false, ...options })
+    },
+
+    /** A helm service created as through the API: a chart of a helm repository unless `request` says otherwise. */
+    async helmService(environmentId: string, request: Partial<HelmRequest> = {}) {
+      const { organizationId } = await db
+        .selectFrom('environments')
+        .select('organizationId')
+        .where('id', '=', environmentId)
+        .executeTakeFirstOrThrow()
+      const source = request.source ?? {
+        helm_repository: { repository: (await this.helmRepository(organizationId)).id, chart_name: 'app', chart_version: '1.0.0' },
+      }
+      const body: HelmRequest = { name: uniqueName('helm'), auto_deploy: false, arguments: [], values_override: {}, ...request, source }
+      return helmServices.create(adminOf(organizationId), environmentId, { input: helmInput(body), ruleErrors: [] })
     },
 
     /** An organization with one token per role, a project and an environment in it. */

@@ -1,5 +1,5 @@
 import type { Db } from '#src/platform/db/database.ts'
-import { factories, uniqueName } from './factories.ts'
+import { factories } from './factories.ts'
 
 export interface HelmServiceRefs {
   sourceGitTokenId?: string | null
@@ -8,34 +8,17 @@ export interface HelmServiceRefs {
 }
 
 /**
- * Inserts a helm service row (in a new project and environment) straight through Kysely, so that
- * tests of what services use do not depend on the helm services API.
+ * A helm service (in a new project and environment of the organization) that uses the given git
+ * tokens or helm repository, created through the helm services' own code path.
  */
 export async function insertHelmService(db: Db, organizationId: string, refs: HelmServiceRefs = {}): Promise<string> {
-  const project = await factories(db).project(organizationId)
-  const environment = await factories(db).environment(project.id)
-  const service = await db
-    .insertInto('helmServices')
-    .values({
-      organizationId,
-      environmentId: environment.id,
-      name: uniqueName('helm'),
-      description: null,
-      autoPreview: false,
-      autoDeploy: false,
-      source: JSON.stringify({ helm_repository: { repository: refs.helmRepositoryId ?? null, chart_name: 'app', chart_version: '1.0.0' } }),
-      arguments: '[]',
-      allowClusterWideResources: false,
-      valuesOverride: '{}',
-      ports: '[]',
-      timeoutSec: 600,
-      iconUri: 'app://qovery-console/helm',
-      blueprintId: null,
-      sourceGitTokenId: refs.sourceGitTokenId ?? null,
-      valuesGitTokenId: refs.valuesGitTokenId ?? null,
-      helmRepositoryId: refs.helmRepositoryId ?? null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const f = factories(db)
+  const environment = await f.environment((await f.project(organizationId)).id)
+  const repository = (id: string | null | undefined) => ({ url: 'https://git.example.com/acme/charts', git_token_id: id ?? null })
+  const service = await f.helmService(environment.id, {
+    ...(refs.helmRepositoryId && { source: { helm_repository: { repository: refs.helmRepositoryId, chart_name: 'app', chart_version: '1.0.0' } } }),
+    ...(refs.sourceGitTokenId && { source: { git_repository: repository(refs.sourceGitTokenId) } }),
+    values_override: refs.valuesGitTokenId ? { file: { git: { git_repository: repository(refs.valuesGitTokenId), paths: ['/values.yaml'] } } } : {},
+  })
   return service.id
 }

@@ -1,9 +1,10 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
-import { asNotFound, type ProjectsService } from '#src/modules/projects/projects.service.ts'
+import type { ProjectsService } from '#src/modules/projects/projects.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
-import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { ClusterRow, ClustersRepository, NewCluster } from './clusters.repository.ts'
 import type { EnvironmentChanges, EnvironmentRecord, EnvironmentsRepository } from './environments.repository.ts'
 import type { CreateMode } from './environments.schemas.ts'
@@ -75,14 +76,7 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
     return cluster
   }
 
-  async function guardName<T>(name: string, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write()
-    } catch (error) {
-      if (isUniqueViolation(error, 'environments_name_key')) throw nameTaken(name)
-      throw error
-    }
-  }
+  const guardName = <T>(name: string, write: () => Promise<T>) => withUniqueName('environments_name_key', () => nameTaken(name), write)
 
   return {
     requireEnvironment,

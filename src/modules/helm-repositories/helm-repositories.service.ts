@@ -1,6 +1,6 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { HelmRepositoriesRepository, HelmRepositoryRow } from './helm-repositories.repository.ts'
@@ -60,12 +60,11 @@ export function createHelmRepositoriesService({ repo, organizations, secrets }: 
 
   async function insert(organizationId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
     const columns = toColumns(input, {})
-    try {
-      return await repo.insert({ organizationId, ...columns })
-    } catch (error) {
-      if (isUniqueViolation(error, 'helm_repositories_name_key')) throw nameTaken(input.name)
-      throw error
-    }
+    return withUniqueName(
+      'helm_repositories_name_key',
+      () => nameTaken(input.name),
+      () => repo.insert({ organizationId, ...columns }),
+    )
   }
 
   return {
@@ -99,14 +98,13 @@ export function createHelmRepositoriesService({ repo, organizations, secrets }: 
       const stored = await repo.findSealed(organizationId, helmRepositoryId)
       if (!stored) throw notFound('helm repository')
       const columns = toColumns(input, openSecrets(stored.secretsSealed))
-      try {
-        const row = await repo.update(organizationId, helmRepositoryId, columns)
-        if (!row) throw notFound('helm repository')
-        return row
-      } catch (error) {
-        if (isUniqueViolation(error, 'helm_repositories_name_key')) throw nameTaken(input.name)
-        throw error
-      }
+      const row = await withUniqueName(
+        'helm_repositories_name_key',
+        () => nameTaken(input.name),
+        () => repo.update(organizationId, helmRepositoryId, columns),
+      )
+      if (!row) throw notFound('helm repository')
+      return row
     },
 
     async delete(principal: Principal, organizationId: string, helmRepositoryId: string): Promise<void> {

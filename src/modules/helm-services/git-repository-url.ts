@@ -15,7 +15,13 @@ export interface ParsedGitUrl {
   /** Everything before the repository name: a user, an organization, or GitLab groups. */
   owner: string
   name: string
+  /** Plain http: a token must never travel over it. */
+  secure: boolean
 }
+
+// Repository and owner names at GitHub, GitLab and Bitbucket use these characters only. Nothing is
+// percent-decoded, so an encoded `/` or `..` cannot reach the provider API paths built from them.
+const SEGMENT = /^[A-Za-z0-9_.~+-]+$/
 
 /**
  * Reads owner and repository name from an http(s) repository URL such as
@@ -35,7 +41,7 @@ export function parseGitUrl(url: string): ParsedGitUrl | undefined {
     .replace(/\.git\/?$/, '')
     .split('/')
     .filter((segment) => segment !== '')
-  if (segments.length < 2 || segments.some((segment) => segment === '.' || segment === '..')) return undefined
-  const name = decodeURIComponent(segments.pop()!)
-  return { hostProvider: PUBLIC_HOSTS[parsed.hostname.toLowerCase()], owner: segments.map(decodeURIComponent).join('/'), name }
+  if (segments.length < 2 || segments.some((segment) => !SEGMENT.test(segment) || /^\.+$/.test(segment))) return undefined
+  const name = segments.pop()!
+  return { hostProvider: PUBLIC_HOSTS[parsed.hostname.toLowerCase()], owner: segments.join('/'), name, secure: parsed.protocol === 'https:' }
 }

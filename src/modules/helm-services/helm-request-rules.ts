@@ -11,8 +11,11 @@ type GitRepositoryRequest = NonNullable<HelmRequest['source']['git_repository']>
 const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
 
 function checkGitRepository(repository: GitRepositoryRequest, path: string, errors: FieldError[]): void {
-  if (!parseGitUrl(repository.url.trim())) {
+  const parsed = parseGitUrl(repository.url.trim())
+  if (!parsed) {
     errors.push(bodyError(`${path}/url`, 'must be an http(s) URL of a repository, like https://github.com/owner/repo'))
+  } else if (!parsed.secure && repository.git_token_id) {
+    errors.push(bodyError(`${path}/url`, 'must be https when a git token is used: the token would travel in clear text'))
   }
   const rootPath = repository.root_path
   if (rootPath != null && rootPath !== '' && (!rootPath.startsWith('/') || rootPath.split('/').includes('..'))) {
@@ -66,7 +69,7 @@ function checkValuesOverride(values: HelmRequest['values_override'], errors: Fie
   }
 }
 
-function checkPorts(ports: NonNullable<HelmRequest['ports']>, errors: FieldError[]): void {
+function checkPorts(ports: NonNullable<HelmRequest['ports']>, clusterWide: boolean, errors: FieldError[]): void {
   let defaultSeen = false
   const names = new Set<string>()
   ports.forEach((port, index) => {
@@ -79,6 +82,9 @@ function checkPorts(ports: NonNullable<HelmRequest['ports']>, errors: FieldError
     const hasSelectors = port.service_selectors !== undefined && port.service_selectors.length > 0
     if (hasName === hasSelectors) {
       errors.push(bodyError(path, 'must name the Kubernetes service either by service_name or by service_selectors (not both)'))
+    }
+    if (port.namespace != null && !clusterWide) {
+      errors.push(bodyError(`${path}/namespace`, "needs allow_cluster_wide_resources: the service is in the environment's namespace"))
     }
     const name = port.name ?? `p${port.internal_port}`
     if (names.has(name)) errors.push(bodyError(`${path}/name`, `"${name}" is used by another port; port names must be unique`))
@@ -96,6 +102,6 @@ export function helmRequestErrors(body: HelmRequest): FieldError[] {
     if (refused) errors.push(bodyError(`/arguments/${index}`, refused))
   })
   checkValuesOverride(body.values_override, errors)
-  if (body.ports) checkPorts(body.ports, errors)
+  if (body.ports) checkPorts(body.ports, clusterWide, errors)
   return errors
 }

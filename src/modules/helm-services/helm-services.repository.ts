@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { HelmServicesTable } from '#src/platform/db/schema.ts'
-import type { HelmPort, HelmServiceRecord, HelmSource, ValuesOverride } from './helm-service.ts'
+import type { HelmPort, HelmServiceRecord, HelmSource, ValuesOverride } from './helm-services.types.ts'
 
 export type NewHelmService = Insertable<HelmServicesTable>
 /** The columns a full edit replaces. */
@@ -84,16 +84,16 @@ export function createHelmServicesRepository(db: Db) {
     },
 
     /**
-     * Replaces the service's editable columns when its version is one of `expectedVersions`
-     * (any version when undefined), in one statement. Returns whether a row was changed.
+     * Replaces the service's editable columns, only while its version is `expectedVersion` when
+     * one is given, in one statement. Returns whether a row was changed.
      */
-    async update(organizationId: string, helmServiceId: string, changes: HelmServiceChanges, expectedVersions?: number[]): Promise<boolean> {
+    async update(organizationId: string, helmServiceId: string, changes: HelmServiceChanges, expectedVersion?: number): Promise<boolean> {
       let query = db
         .updateTable('helmServices')
         .set((eb) => ({ ...changes, version: eb('version', '+', 1), updatedAt: new Date() }))
         .where('organizationId', '=', organizationId)
         .where('id', '=', helmServiceId)
-      if (expectedVersions) query = query.where('version', 'in', expectedVersions.length > 0 ? expectedVersions : [-1])
+      if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion)
       const result = await query.executeTakeFirst()
       return result.numUpdatedRows > 0n
     },

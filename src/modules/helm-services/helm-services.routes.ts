@@ -1,20 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { entityTag, ifMatchVersions, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
-import { validationFailed } from '#src/platform/http/errors.ts'
+import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
 import { helmRequestErrors } from './helm-request-rules.ts'
 import { DeleteHelmQuery, EnvironmentParams, HelmParams, HelmRequest, HelmResponse, HelmResponseList } from './helm-services.schemas.ts'
-import type { HelmServicesService } from './helm-services.service.ts'
-import { helmInput, toHelmResponse } from './helm-services.wire.ts'
+import type { HelmServicesService, HelmWrite } from './helm-services.service.ts'
+import type { HelmServiceRecord } from './helm-services.types.ts'
+import { helmEntityTag, helmInput, toHelmResponse } from './helm-services.wire.ts'
 
 const ETAG_HEADER = { ETag: Type.String({ description: 'Berth extension: the version of the helm service, for If-Match' }) }
 
-/** The validated body as the service's input, after the rules the schema cannot express. */
-function checkedInput(body: HelmRequest) {
-  const errors = helmRequestErrors(body)
-  if (errors.length > 0) throw validationFailed(errors)
-  return helmInput(body)
-}
+/** The validated body as the service's input, with what it breaks of the rules the schema cannot say. */
+const helmWrite = (body: HelmRequest): HelmWrite => ({ input: helmInput(body), ruleErrors: helmRequestErrors(body) })
 
 export function helmServicesRoutes(helms: HelmServicesService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -46,8 +42,11 @@ export function helmServicesRoutes(helms: HelmServicesService): FastifyPluginAsy
         },
       },
       async (req, reply) => {
-        const created = await helms.create(req.principal, req.params.environmentId, checkedInput(req.body))
-        return reply.code(201).header('etag', entityTag(created.version)).send(toHelmResponse(created))
+        const created = await helms.create(req.principal, req.params.environmentId, helmWrite(req.body))
+        return reply
+          .code(201)
+          .header('etag', entityTag(helmEntityTag(created)))
+          .send(toHelmResponse(created))
       },
     )
 
@@ -65,9 +64,10 @@ export function helmServicesRoutes(helms: HelmServicesService): FastifyPluginAsy
       },
       async (req, reply) => {
         const helm = await helms.get(req.principal, req.params.helmId)
-        reply.header('etag', entityTag(helm.version))
+        const tag = helmEntityTag(helm)
+        reply.header('etag', entityTag(tag))
         // A 304 has no body; Fastify would serialise null as 'null'.
-        if (ifNoneMatchHits(req.headers['if-none-match'], helm.version)) return reply.code(304).send(undefined as never)
+        if (ifNoneMatchHits(req.headers['if-none-match'], tag)) return reply.code(304).send(undefined as never)
         return toHelmResponse(helm)
       },
     )
@@ -92,9 +92,10 @@ export function helmServicesRoutes(helms: HelmServicesService): FastifyPluginAsy
         },
       },
       async (req, reply) => {
-        const input = checkedInput(req.body)
-        const updated = await helms.update(req.principal, req.params.helmId, input, ifMatchVersions(req.headers['if-match']))
-        return reply.header('etag', entityTag(updated.version)).send(toHelmResponse(updated))
+        const accepted = ifMatchTags(req.headers['if-match'])
+        const precondition = accepted && ((current: HelmServiceRecord) => accepted.includes(helmEntityTag(current)))
+        const updated = await helms.update(req.principal, req.params.helmId, helmWrite(req.body), precondition)
+        return reply.header('etag', entityTag(helmEntityTag(updated))).send(toHelmResponse(updated))
       },
     )
 

@@ -1,5 +1,6 @@
-import type { GitRepositoryInput, GitRepositoryRef, HelmServiceInput, HelmServiceRecord, KeyValue } from './helm-service.ts'
+import { createHash } from 'node:crypto'
 import type { ApplicationGitRepository, HelmRequest, HelmResponse } from './helm-services.schemas.ts'
+import type { GitRepositoryInput, GitRepositoryRef, HelmServiceInput, HelmServiceRecord, KeyValue } from './helm-services.types.ts'
 
 /** What a helm service shows when the request gives no icon. */
 export const DEFAULT_HELM_ICON_URI = 'app://berth/helm'
@@ -138,4 +139,13 @@ export function toHelmResponse(record: HelmServiceRecord): HelmResponse {
     service_type: 'HELM',
     blueprint_id: record.blueprintId,
   }
+}
+
+/**
+ * The helm service's ETag: its version, plus a digest of the names of what it references, which
+ * its representation shows and which change without the service changing.
+ */
+export function helmEntityTag(record: HelmServiceRecord): string {
+  const references = JSON.stringify([Object.entries(record.gitTokenNames).sort(), record.helmRepository])
+  return `${record.version}.${createHash('sha256').update(references).digest('base64url').slice(0, 12)}`
 }

@@ -1,8 +1,9 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
-import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { ProjectRecord, ProjectsRepository } from './projects.repository.ts'
 
 /** The editable fields of a project; an edit replaces both. */
@@ -18,14 +19,6 @@ interface Deps {
 
 const nameTaken = (name: string) => new AppError('conflict', `a project named "${name}" already exists in this organization`)
 
-/** Reports "no access to the organization" as the resource not existing (DESIGN 5). */
-export function asNotFound(what: string) {
-  return (error: unknown): never => {
-    if (error instanceof AppError && error.code === 'not_found') throw notFound(what)
-    throw error
-  }
-}
-
 export function createProjectsService({ repo, organizations }: Deps) {
   /**
    * Loads a project the principal may act on with at least `needed`: 404 when it does not exist
@@ -39,14 +32,7 @@ export function createProjectsService({ repo, organizations }: Deps) {
   }
 
   /** Runs a write, turning a case-insensitive name clash into 409. */
-  async function guardName<T>(name: string, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write()
-    } catch (error) {
-      if (isUniqueViolation(error, 'projects_name_key')) throw nameTaken(name)
-      throw error
-    }
-  }
+  const guardName = <T>(name: string, write: () => Promise<T>) => withUniqueName('projects_name_key', () => nameTaken(name), write)
 
   return {
     requireProject,

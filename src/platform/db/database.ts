@@ -16,5 +16,9 @@ export function openDatabase(connectionString: string, poolSize: number): Db {
   })
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {})
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] })
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    // JSON columns are read back exactly as written: the plugin renames columns, not keys inside values.
+    plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
+  })
 }

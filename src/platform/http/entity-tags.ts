@@ -1,33 +1,34 @@
-// Optimistic concurrency (a Berth extension): a resource's ETag is its version number, strong.
+// Optimistic concurrency (a Berth extension). A resource's ETag is an opaque strong tag that
+// changes whenever its representation does.
 
-export const entityTag = (version: number): string => `"${version}"`
+export const entityTag = (opaque: string): string => `"${opaque}"`
 
 const TAG = /^\s*(W\/)?"([^"]*)"\s*$/
 
-/** The strong tags of an If-Match or If-None-Match list; weak tags never match strongly. */
-function strongTags(header: string): string[] {
+function tags(header: string): { weak: boolean; opaque: string }[] {
   return header
     .split(',')
     .map((part) => TAG.exec(part))
-    .filter((match): match is RegExpExecArray => match !== null && match[1] === undefined)
-    .map((match) => match[2]!)
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ weak: match[1] !== undefined, opaque: match[2]! }))
 }
 
 /**
- * The versions an If-Match header accepts: undefined when it is absent or `*` (any current
- * version); an empty list, which nothing matches, when it names none of ours.
+ * The tags an If-Match header accepts: undefined when it is absent or `*` (any current
+ * representation). If-Match compares strongly, so weak tags are dropped; an empty list matches
+ * nothing.
  */
-export function ifMatchVersions(header: string | undefined): number[] | undefined {
+export function ifMatchTags(header: string | undefined): string[] | undefined {
   if (header === undefined || header.trim() === '*') return undefined
-  return strongTags(header)
-    .filter((tag) => /^\d{1,9}$/.test(tag))
-    .map(Number)
+  return tags(header)
+    .filter((tag) => !tag.weak)
+    .map((tag) => tag.opaque)
 }
 
-/** True when If-None-Match names the current version (or `*`): the client's copy is current. */
-export function ifNoneMatchHits(header: string | undefined, version: number): boolean {
+/** True when If-None-Match names the current tag (or is `*`): the client's copy is current. */
+export function ifNoneMatchHits(header: string | undefined, opaque: string): boolean {
   if (header === undefined) return false
   if (header.trim() === '*') return true
-  // If-None-Match compares weakly: W/"3" and "3" are the same version.
-  return header.split(',').some((part) => TAG.exec(part)?.[2] === String(version))
+  // If-None-Match compares weakly: W/"x" and "x" are the same.
+  return tags(header).some((tag) => tag.opaque === opaque)
 }

@@ -13,6 +13,8 @@ export class SecretBoxError extends Error {}
 
 /** Seals and opens secrets at rest (git tokens, repository passwords) with one AES-256-GCM key. */
 export interface SecretBox {
+  /** Names the key without revealing it: the first bytes of its SHA-256, in hex. */
+  readonly keyId: string
   seal(plaintext: string): Buffer
   open(sealed: Buffer): string
 }
@@ -27,6 +29,8 @@ export function createSecretBox(key: Buffer): SecretBox {
   const keyId = createHash('sha256').update(key).digest().subarray(0, KEY_ID_BYTES)
 
   return {
+    keyId: keyId.toString('hex'),
+
     seal(plaintext) {
       const iv = randomBytes(IV_BYTES)
       const cipher = createCipheriv('aes-256-gcm', key, iv)

@@ -1,11 +1,20 @@
 import { type Kysely, sql } from 'kysely'
 
 // Every table below carries `organization_id` so that repositories scope each query to the
-// caller's organization directly (DESIGN 4). Names are case-insensitively unique where the
-// reference says "name is case insensitive". References a user may break by deleting a token or
+// caller's organization directly (DESIGN 4). Names are case-insensitively unique in their parent:
+// where the reference says "name is case insensitive" (projects, environments, services) and, by
+// Berth's choice, for git tokens and helm repositories. References a user may break by deleting a token or
 // a repository are NO ACTION (checked at the end of the statement), so deleting an organization
 // still cascades through everything while deleting a token that a service uses fails.
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // Server-wide facts, such as which secret key sealed the stored secrets.
+  await sql`
+    create table server_settings (
+      name text primary key,
+      value text not null,
+      created_at timestamptz not null default now()
+    )`.execute(db)
+
   await sql`
     create table clusters (
       id uuid primary key default gen_random_uuid(),
@@ -113,5 +122,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`drop table if exists helm_services, helm_repositories, git_tokens, environments, projects, clusters cascade`.execute(db)
+  await sql`drop table if exists helm_services, helm_repositories, git_tokens, environments, projects, clusters, server_settings cascade`.execute(db)
 }

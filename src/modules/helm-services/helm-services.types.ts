@@ -1,7 +1,7 @@
 import type { GitProvider, PortProtocol } from './helm-services.schemas.ts'
 
 // The helm service as the service layer and the database see it: camelCase records, stored as
-// JSON in the columns of the same names (the CamelCasePlugin keeps camelCase keys as they are).
+// JSON in the columns of the same names.
 
 /** A git repository as a request names it. */
 export interface GitRepositoryInput {
