@@ -3,13 +3,13 @@ import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 export const GIT_PROVIDERS = ['BITBUCKET', 'GITHUB', 'GITLAB'] as const
 export type GitProvider = (typeof GIT_PROVIDERS)[number]
-const GitProvider = Type.Unsafe<GitProvider>({ type: 'string', enum: [...GIT_PROVIDERS], title: 'GitProviderEnum' })
+export const GitProviderEnum = Type.Unsafe<GitProvider>({ type: 'string', enum: [...GIT_PROVIDERS], title: 'GitProviderEnum' })
 
 export const GitTokenRequest = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'case insensitive; unique in the organization' }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
-    type: GitProvider,
+    type: GitProviderEnum,
     token: Type.String({ minLength: 1, maxLength: 4096, pattern: '\\S', description: 'The token from your git provider side; never returned' }),
     workspace: Type.Optional(Nullable(Type.String({ maxLength: 255, description: 'Mandatory only for BITBUCKET git provider' }))),
     git_api_url: Type.Optional(
@@ -27,7 +27,7 @@ export const GitTokenResponse = Type.Object(
     updated_at: DateTime,
     name: Type.String(),
     description: Nullable(Type.String()),
-    type: GitProvider,
+    type: GitProviderEnum,
     expired_at: Nullable(Type.String({ format: 'date', description: "null: the provider's expiry is not known" })),
     workspace: Nullable(Type.String()),
     associated_services_count: Type.Number({ description: 'The number of services using this git token' }),

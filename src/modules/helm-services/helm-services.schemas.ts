@@ -1,12 +1,9 @@
 import { type Static, Type } from 'typebox'
+import { GitProviderEnum } from '#src/modules/git-tokens/git-tokens.schemas.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf: Ajv's removeAdditional
 // would strip members while trying alternatives. "Exactly one of" is checked in helm-request-rules.ts.
-
-export const GIT_PROVIDERS = ['BITBUCKET', 'GITHUB', 'GITLAB'] as const
-export type GitProvider = (typeof GIT_PROVIDERS)[number]
-const GitProviderEnum = Type.Unsafe<GitProvider>({ type: 'string', enum: [...GIT_PROVIDERS], title: 'GitProviderEnum' })
 
 export const PORT_PROTOCOLS = ['HTTP', 'GRPC'] as const
 export type PortProtocol = (typeof PORT_PROTOCOLS)[number]
@@ -218,7 +215,6 @@ export type HelmResponse = Static<typeof HelmResponse>
 export const HelmResponseList = Type.Object({ results: Type.Array(HelmResponse) }, { title: 'HelmResponseList' })
 
 export const HelmParams = Type.Object({ helmId: Uuid })
-export const EnvironmentParams = Type.Object({ environmentId: Uuid })
 export const DeleteHelmQuery = Type.Object({
   skipReconcile: Type.Optional(Type.Boolean({ default: false, description: 'accepted for compatibility; nothing to reconcile yet' })),
 })

@@ -1,3 +1,4 @@
+import type { GitProvider } from '#src/modules/git-tokens/git-tokens.schemas.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
@@ -5,7 +6,6 @@ import { AppError, type FieldError, notFound, validationFailed } from '#src/plat
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import { parseGitUrl } from './git-repository-url.ts'
 import { type HelmServicesRepository, helmServiceColumns } from './helm-services.repository.ts'
-import type { GitProvider } from './helm-services.schemas.ts'
 import type {
   GitRepositoryInput,
   GitRepositoryRef,

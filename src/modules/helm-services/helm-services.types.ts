@@ -1,4 +1,5 @@
-import type { GitProvider, PortProtocol } from './helm-services.schemas.ts'
+import type { GitProvider } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import type { PortProtocol } from './helm-services.schemas.ts'
 
 // The helm service as the service layer and the database see it: camelCase records, stored as
 // JSON in the columns of the same names.
