@@ -5,12 +5,16 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Config } from './config.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
+import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
 import { helmServicesRoutes } from './modules/helm-services/helm-services.routes.ts'
+import { membersRoutes } from './modules/members/members.routes.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
-import { registerAuthentication } from './platform/auth/authenticate.ts'
+import { usersRoutes } from './modules/users/users.routes.ts'
+import { type Authenticators, registerAuthentication } from './platform/auth/authenticate.ts'
+import { createOidcVerifier } from './platform/auth/oidc-verifier.ts'
 import type { Db } from './platform/db/database.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
@@ -28,6 +32,8 @@ export interface AppDeps {
   secrets: SecretBox
   /** A pino logger; the app makes its own from the config when absent. */
   logger?: FastifyBaseLogger
+  /** Tests only: a Bearer key-fetch cooldown below the 1 s that BERTH_OIDC_COOLDOWN_MS allows, so key reloads need no waiting. */
+  oidcCooldownMs?: number
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -39,7 +45,7 @@ function requestId(req: IncomingMessage): string {
 }
 
 /** Builds the whole API as a Fastify instance, without listening. */
-export async function buildApp({ config, db, secrets, logger }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, db, secrets, logger, oidcCooldownMs }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger ?? createLogger(config.log.level),
     genReqId: requestId,
@@ -59,25 +65,44 @@ export async function buildApp({ config, db, secrets, logger }: AppDeps): Promis
 
   registerBodyParsing(app)
 
-  const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, helmRepositories, helmServices } = createServices(db, {
+  const services = createServices(db, {
     tokenUsageFlushMs: config.auth.tokenUsageFlushMs,
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
     secrets,
+    git: config.git,
   })
+  const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()
   app.addHook('onClose', async () => tokenUsage.stop())
+  app.addHook('onClose', async () => services.closeGitProviders())
+
+  // Bearer JWTs are accepted once an OpenID Connect issuer is configured; its subjects are users.
+  const oidc =
+    config.auth.oidc &&
+    createOidcVerifier({
+      ...config.auth.oidc,
+      cooldownMs: oidcCooldownMs ?? config.auth.oidc.cooldownMs,
+      onIssuerError: (error, what) => app.log.warn({ err: error }, what),
+    })
+  const authenticators: Authenticators = {
+    token: (token) => apiTokens.authenticate(token),
+    ...(oidc ? { bearer: async (jwt: string) => services.users.signIn(await oidc.verify(jwt)) } : {}),
+  }
 
   await registerOpenApi(app)
 
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }))
 
   await app.register(async (api) => {
-    registerAuthentication(api, { token: (token) => apiTokens.authenticate(token) })
+    registerAuthentication(api, authenticators)
     await api.register(organizationsRoutes(organizations))
+    await api.register(membersRoutes(services.members))
+    await api.register(usersRoutes(services.users))
     await api.register(apiTokensRoutes(apiTokens))
     await api.register(projectsRoutes(projects))
     await api.register(environmentsRoutes(environments))
     await api.register(gitTokensRoutes(gitTokens))
+    await api.register(gitProvidersRoutes(gitProviders))
     await api.register(helmRepositoriesRoutes(helmRepositories))
     await api.register(helmServicesRoutes(helmServices))
   })

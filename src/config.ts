@@ -20,6 +20,8 @@ export interface Config {
   readonly auth: {
     /** How often remembered `last_used_at` values are written back, in milliseconds. */
     readonly tokenUsageFlushMs: number
+    /** The OpenID Connect issuer whose JWTs the Bearer scheme accepts; Bearer is refused when absent. */
+    readonly oidc: OidcSettings | undefined
   }
   readonly log: {
     readonly level: string
@@ -28,6 +30,26 @@ export interface Config {
     /** BERTH_SECRET_KEY; when unset, the data dir's own key file is used (secret-key-file.ts). */
     readonly key: Buffer | undefined
   }
+  /** BERTH_GIT_*: timeouts, caching and address rules for calls to git providers. */
+  readonly git: {
+    /** How long one branch listing may take at the provider, every page and connection included, before it fails with 504. */
+    readonly timeoutMs: number
+    /** How long a branch listing is reused; 0 reuses none (identical concurrent calls still share one). */
+    readonly cacheTtlMs: number
+    /** How many listings the cache holds at most, least recently used leaving first. */
+    readonly cacheMaxEntries: number
+    /** Whether git_api_url may be plain http, or lead to loopback, private, link-local or metadata addresses. */
+    readonly allowPrivateUrls: boolean
+  }
+}
+
+export interface OidcSettings {
+  /** BERTH_OIDC_ISSUER: compared exactly with the `iss` claim; discovery is at `<issuer>/.well-known/openid-configuration`. */
+  readonly issuer: string
+  /** BERTH_OIDC_AUDIENCE: a token's `aud` must contain it. */
+  readonly audience: string
+  /** BERTH_OIDC_COOLDOWN_MS: the least time between two fetches from the issuer that an unknown key or a failure triggers. */
+  readonly cooldownMs: number
 }
 
 export class ConfigError extends Error {}
@@ -45,9 +67,43 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value
 }
 
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (raw === 'true' || raw === '1') return true
+  if (raw === 'false' || raw === '0') return false
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+
 function text(env: Env, name: string, fallback: string): string {
   const raw = env[name]
   return raw === undefined || raw === '' ? fallback : raw
+}
+
+/** The Bearer scheme's settings: both BERTH_OIDC_ISSUER and BERTH_OIDC_AUDIENCE, or neither. */
+function oidcSettings(env: Env): OidcSettings | undefined {
+  const issuer = text(env, 'BERTH_OIDC_ISSUER', '').trim()
+  const audience = text(env, 'BERTH_OIDC_AUDIENCE', '').trim()
+  if (issuer === '' && audience === '') return undefined
+  if (audience === '')
+    throw new ConfigError('BERTH_OIDC_AUDIENCE must be set when BERTH_OIDC_ISSUER is (the audience Berth expects in access tokens)')
+  if (issuer === '') throw new ConfigError('BERTH_OIDC_ISSUER must be set when BERTH_OIDC_AUDIENCE is (the URL of the OpenID Connect issuer)')
+  let url: URL | undefined
+  try {
+    url = new URL(issuer)
+  } catch {}
+  if (
+    !url ||
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
+    throw new ConfigError(`BERTH_OIDC_ISSUER must be an http(s) URL without query, fragment or credentials, got "${issuer}"`)
+  }
+  // At least a second: a shorter cooldown would let made-up `kid`s make Berth hammer the issuer.
+  return Object.freeze({ issuer, audience, cooldownMs: integer(env, 'BERTH_OIDC_COOLDOWN_MS', 30_000, 1_000, 3_600_000) })
 }
 
 /** Reads and validates the environment; throws `ConfigError` naming the bad variable. */
@@ -77,8 +133,15 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     auth: Object.freeze({
       tokenUsageFlushMs: integer(env, 'BERTH_TOKEN_USAGE_FLUSH_MS', 10_000, 10, 3_600_000),
+      oidc: oidcSettings(env),
     }),
     log: Object.freeze({ level }),
     secrets: Object.freeze({ key: secretKey }),
+    git: Object.freeze({
+      timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),
+      cacheTtlMs: integer(env, 'BERTH_GIT_CACHE_TTL_MS', 30_000, 0, 3_600_000),
+      cacheMaxEntries: integer(env, 'BERTH_GIT_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000),
+      allowPrivateUrls: flag(env, 'BERTH_GIT_ALLOW_PRIVATE_URLS', false),
+    }),
   })
 }

@@ -1,19 +1,29 @@
+import type { Config } from './config.ts'
 import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repository.ts'
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
 import { createEnvironmentsRepository } from './modules/environments/environments.repository.ts'
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
+import { gitApiUrlProblem } from './modules/git-providers/address-guard.ts'
+import { createBranchCache } from './modules/git-providers/branch-cache.ts'
+import type { GitBranch } from './modules/git-providers/git-provider-adapter.ts'
+import { createGitProvidersService } from './modules/git-providers/git-providers.service.ts'
+import { createProviderHttp } from './modules/git-providers/provider-http.ts'
 import { createGitTokensRepository } from './modules/git-tokens/git-tokens.repository.ts'
 import { createGitTokensService } from './modules/git-tokens/git-tokens.service.ts'
 import { createHelmRepositoriesRepository } from './modules/helm-repositories/helm-repositories.repository.ts'
 import { createHelmRepositoriesService } from './modules/helm-repositories/helm-repositories.service.ts'
 import { createHelmServicesRepository } from './modules/helm-services/helm-services.repository.ts'
 import { createHelmServicesService } from './modules/helm-services/helm-services.service.ts'
+import { createMembersRepository } from './modules/members/members.repository.ts'
+import { createMembersService } from './modules/members/members.service.ts'
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository.ts'
 import { createOrganizationsService } from './modules/organizations/organizations.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
+import { createUsersRepository } from './modules/users/users.repository.ts'
+import { createUsersService } from './modules/users/users.service.ts'
 import type { Db } from './platform/db/database.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
 
@@ -23,16 +33,20 @@ export interface ServiceOptions {
   onBackgroundError: (error: unknown, what: string) => void
   /** Seals git tokens and repository credentials at rest. */
   secrets: SecretBox
+  /** Calls to git providers (BERTH_GIT_*). */
+  git: Config['git']
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
 export function createServices(db: Db, options: ServiceOptions) {
   const organizations = createOrganizationsService({ repo: createOrganizationsRepository(db) })
+  const users = createUsersService({ repo: createUsersRepository(db) })
   const apiTokensRepo = createApiTokensRepository(db)
   const tokenUsage = createTokenUsageTracker(apiTokensRepo, options.tokenUsageFlushMs, (error) =>
     options.onBackgroundError(error, 'could not record API token usage; will retry'),
   )
   const apiTokens = createApiTokensService({ repo: apiTokensRepo, organizations, usage: tokenUsage })
+  const members = createMembersService({ repo: createMembersRepository(db), organizations, users, apiTokens })
   const projects = createProjectsService({ repo: createProjectsRepository(db), organizations })
   const environments = createEnvironmentsService({
     repo: createEnvironmentsRepository(db),
@@ -40,7 +54,24 @@ export function createServices(db: Db, options: ServiceOptions) {
     organizations,
     projects,
   })
-  const gitTokens = createGitTokensService({ repo: createGitTokensRepository(db), organizations, secrets: options.secrets })
+  const { git } = options
+  const branchCache = createBranchCache<GitBranch[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
+  const gitTokens = createGitTokensService({
+    repo: createGitTokensRepository(db),
+    organizations,
+    secrets: options.secrets,
+    gitApiUrlProblem: git.allowPrivateUrls ? undefined : gitApiUrlProblem,
+    onGitTokenChanged: branchCache.dropGitToken,
+  })
+  const gitProviderHttp = createProviderHttp(git)
+  const gitProviders = createGitProvidersService({
+    requireOrganizationRole: organizations.requireRole,
+    listGitTokens: gitTokens.listGitTokens,
+    openGitToken: gitTokens.openGitToken,
+    cache: branchCache,
+    http: gitProviderHttp,
+    timeoutMs: git.timeoutMs,
+  })
   const helmRepositories = createHelmRepositoriesService({ repo: createHelmRepositoriesRepository(db), organizations, secrets: options.secrets })
   const helmServices = createHelmServicesService({
     repo: createHelmServicesRepository(db),
@@ -49,7 +80,21 @@ export function createServices(db: Db, options: ServiceOptions) {
     findGitToken: gitTokens.findGitToken,
     findHelmRepository: helmRepositories.findHelmRepository,
   })
-  return { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, helmRepositories, helmServices }
+  return {
+    organizations,
+    users,
+    members,
+    apiTokens,
+    tokenUsage,
+    projects,
+    environments,
+    gitTokens,
+    gitProviders,
+    /** Closes the connections kept open to git providers. */
+    closeGitProviders: () => gitProviderHttp.close(),
+    helmRepositories,
+    helmServices,
+  }
 }
 
 export type Services = ReturnType<typeof createServices>

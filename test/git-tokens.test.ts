@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
+import { loadConfig } from '#src/config.ts'
 import { createServices } from '#src/services.ts'
 import { createTestApp, type TestApp, testSecretBox } from './helpers/app.ts'
 import { assertError, assertIsoTimestamp, assertValidationError, UUID } from './helpers/assertions.ts'
@@ -473,7 +474,8 @@ describe('git tokens', () => {
   })
 
   describe('for other modules', () => {
-    const services = () => createServices(t.db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {}, secrets: testSecretBox() })
+    const services = () =>
+      createServices(t.db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {}, secrets: testSecretBox(), git: loadConfig({}).git })
 
     it('findGitToken and openGitToken find a token only within its organization; openGitToken gives the secret', async () => {
       const { gitTokens } = services()

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
+import { loadConfig } from '#src/config.ts'
 import { createServices } from '#src/services.ts'
 import { createTestApp, type TestApp, testSecretBox } from './helpers/app.ts'
 import { assertError, assertIsoTimestamp, assertValidationError, UUID } from './helpers/assertions.ts'
@@ -466,7 +467,12 @@ describe('helm repositories', () => {
   })
 
   it('findHelmRepository finds a repository only within its organization', async () => {
-    const { helmRepositories } = createServices(t.db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {}, secrets: testSecretBox() })
+    const { helmRepositories } = createServices(t.db, {
+      tokenUsageFlushMs: 60_000,
+      onBackgroundError: () => {},
+      secrets: testSecretBox(),
+      git: loadConfig({}).git,
+    })
     const organization = await factories(t.db).organization()
     const other = await factories(t.db).organization()
     const made = await factories(t.db).helmRepository(organization.id)

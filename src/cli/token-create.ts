@@ -44,6 +44,7 @@ export async function tokenCreate(config: Config, args: string[]): Promise<void>
       tokenUsageFlushMs: 60_000,
       onBackgroundError: () => {},
       secrets: createSecretBox(await resolveSecretKey(config)),
+      git: config.git,
     })
     const organization = await organizations.findOrCreateByName(orgName)
     const created = await apiTokens.mint(organization.id, {

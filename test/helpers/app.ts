@@ -23,11 +23,14 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-/** The production app on the run's PostgreSQL database, driven with `app.inject`. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * The production app on the run's PostgreSQL database, driven with `app.inject`. `oidcCooldownMs`
+ * overrides the Bearer key-fetch cooldown, which the environment cannot set below a second.
+ */
+export async function createTestApp(env: Record<string, string> = {}, options: { oidcCooldownMs?: number } = {}): Promise<TestApp> {
   const config = loadConfig({ DATABASE_URL: testDatabaseUrl(), BERTH_LOG_LEVEL: 'silent', ...env })
   const db = openDatabase(config.database.url!, 5)
-  const app = await buildApp({ config, db, secrets: testSecretBox() })
+  const app = await buildApp({ config, db, secrets: testSecretBox(), ...options })
   await app.ready()
   return {
     app,

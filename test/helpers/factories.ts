@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { loadConfig } from '#src/config.ts'
 import type { NewEnvironmentInput } from '#src/modules/environments/environments.service.ts'
 import type { GitTokenInput } from '#src/modules/git-tokens/git-tokens.service.ts'
 import type { HelmRepositoryInput } from '#src/modules/helm-repositories/helm-repositories.service.ts'
@@ -20,6 +21,7 @@ const adminOf = (organizationId: string): Principal => ({
   organizationId,
   role: 'ADMIN',
   expiresAt: null,
+  ownerUserId: null,
 })
 
 /** Factories that go through the real services and repositories; every test makes its own data. */
@@ -28,6 +30,8 @@ export function factories(db: Db) {
     tokenUsageFlushMs: 60_000,
     onBackgroundError: () => {},
     secrets: testSecretBox(),
+    // Tests point git tokens at loopback fakes of the providers; the guard's own tests go through the API.
+    git: loadConfig({ BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' }).git,
   })
 
   return {

@@ -1,4 +1,5 @@
 import { type Insertable, type Selectable, sql } from 'kysely'
+import { hasRole, ROLES, type Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { ApiTokensTable } from '#src/platform/db/schema.ts'
 
@@ -12,6 +13,8 @@ const COLUMNS = [
   'role',
   'tokenStart',
   'createdByApiTokenId',
+  'createdByUserId',
+  'ownerUserId',
   'createdAt',
   'updatedAt',
   'expiredAt',
@@ -20,7 +23,7 @@ const COLUMNS = [
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-export function createApiTokensRepository(db: Db) {
+function apiTokenQueries(db: Db) {
   return {
     insert(values: Insertable<ApiTokensTable>): Promise<ApiTokenRow> {
       return db.insertInto('apiTokens').values(values).returning(COLUMNS).executeTakeFirstOrThrow()
@@ -34,20 +37,54 @@ export function createApiTokensRepository(db: Db) {
       return db.selectFrom('apiTokens').select(COLUMNS).where('organizationId', '=', organizationId).where('id', '=', apiTokenId).executeTakeFirst()
     },
 
-    list(organizationId: string, filter: { name?: string; creatorName?: string; createdByApiTokenId?: string }): Promise<ApiTokenRow[]> {
+    list(
+      organizationId: string,
+      filter: { name?: string; creatorName?: string; createdByApiTokenId?: string; createdByUserId?: string },
+    ): Promise<ApiTokenRow[]> {
       let query = db
         .selectFrom('apiTokens as t')
         .select(COLUMNS.map((c) => `t.${c}` as const))
         .where('t.organizationId', '=', organizationId)
       if (filter.name) query = query.where('t.name', 'ilike', `%${escapeLike(filter.name)}%`)
       if (filter.createdByApiTokenId) query = query.where('t.createdByApiTokenId', '=', filter.createdByApiTokenId)
+      if (filter.createdByUserId) query = query.where('t.createdByUserId', '=', filter.createdByUserId)
       if (filter.creatorName) {
         const pattern = `%${escapeLike(filter.creatorName)}%`
+        // The creator is a token or a user; a user matches by name or email.
         query = query.where((eb) =>
-          eb.exists(eb.selectFrom('apiTokens as c').select('c.id').whereRef('c.id', '=', 't.createdByApiTokenId').where('c.name', 'ilike', pattern)),
+          eb.or([
+            eb.exists(
+              eb.selectFrom('apiTokens as c').select('c.id').whereRef('c.id', '=', 't.createdByApiTokenId').where('c.name', 'ilike', pattern),
+            ),
+            eb.exists(
+              eb
+                .selectFrom('users as u')
+                .select('u.id')
+                .whereRef('u.id', '=', 't.createdByUserId')
+                .where((w) => w.or([w('u.name', 'ilike', pattern), w('u.email', 'ilike', pattern)])),
+            ),
+          ]),
         )
       }
       return query.orderBy('t.createdAt').orderBy('t.id').execute()
+    },
+
+    /** Lowers to `role` the organization's tokens that the user owns and that hold more. */
+    async capOwnedBy(organizationId: string, ownerUserId: string, role: Role): Promise<void> {
+      const above = ROLES.filter((held) => !hasRole(role, held))
+      if (above.length === 0) return
+      await db
+        .updateTable('apiTokens')
+        .set({ role, updatedAt: new Date() })
+        .where('organizationId', '=', organizationId)
+        .where('ownerUserId', '=', ownerUserId)
+        .where('role', 'in', above)
+        .execute()
+    },
+
+    /** Deletes the organization's tokens that the user owns. */
+    async deleteOwnedBy(organizationId: string, ownerUserId: string): Promise<void> {
+      await db.deleteFrom('apiTokens').where('organizationId', '=', organizationId).where('ownerUserId', '=', ownerUserId).execute()
     },
 
     async delete(organizationId: string, apiTokenId: string): Promise<boolean> {
@@ -65,6 +102,16 @@ export function createApiTokensRepository(db: Db) {
         from unnest(${ids}::uuid[], ${times}::timestamptz[]) as u(id, used_at)
         where api_tokens.id = u.id`.execute(db)
     },
+  }
+}
+
+export type ApiTokenQueries = ReturnType<typeof apiTokenQueries>
+
+export function createApiTokensRepository(db: Db) {
+  return {
+    ...apiTokenQueries(db),
+    /** The same queries inside the caller's transaction. */
+    within: (trx: Db): ApiTokenQueries => apiTokenQueries(trx),
   }
 }
 

@@ -1,23 +1,14 @@
 import { type Static, Type } from 'typebox'
-import { ROLE_IDS, ROLES, type Role } from '#src/platform/auth/roles.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { DateTime, Nullable, RoleId, RoleName, Uuid } from '#src/platform/http/common-schemas.ts'
 
-const RoleWord = Type.Unsafe<Role>({
-  type: 'string',
-  enum: [...ROLES],
-  description: 'Berth extension: the token role, READ < DEPLOY < WRITE < ADMIN; default ADMIN',
-})
-
-const roleIdList = Object.entries(ROLE_IDS)
-  .map(([role, id]) => `${role} ${id}`)
-  .join(', ')
+const RoleWord = RoleName('Berth extension: the token role, READ < DEPLOY < WRITE < ADMIN; default ADMIN')
 
 export const ApiTokenCreateRequest = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
     role: Type.Optional(RoleWord),
-    role_id: Type.Optional(Nullable(Type.String({ format: 'uuid', description: `id of a built-in role: ${roleIdList}` }))),
+    role_id: Type.Optional(Nullable(RoleId)),
     scope: Type.Optional(Nullable(Type.Literal('ADMIN', { description: 'deprecated; the same as role ADMIN' }))),
     expired_at: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'Berth extension: when the token stops working' }))),
   },

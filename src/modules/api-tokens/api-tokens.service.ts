@@ -2,9 +2,10 @@ import type { OrganizationsService } from '#src/modules/organizations/organizati
 import { apiTokenStart, digestApiToken, generateApiToken, isWellFormedApiToken } from '#src/platform/auth/api-token-codec.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, type Role } from '#src/platform/auth/roles.ts'
+import type { Db } from '#src/platform/db/database.ts'
 import { isUniqueViolation } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
-import type { ApiTokenRow, ApiTokensRepository } from './api-tokens.repository.ts'
+import type { ApiTokenQueries, ApiTokenRow, ApiTokensRepository } from './api-tokens.repository.ts'
 import type { TokenUsageTracker } from './token-usage.ts'
 
 interface Deps {
@@ -31,7 +32,19 @@ export interface NewApiToken {
   role: Role
   expiredAt?: Date | null
   createdByApiTokenId?: string | null
+  createdByUserId?: string | null
+  ownerUserId?: string | null
 }
+
+/** How a token records its creator, and how a creator finds its own tokens. */
+const createdBy = (principal: Principal) =>
+  principal.kind === 'api_token' ? { createdByApiTokenId: principal.apiTokenId } : { createdByUserId: principal.userId }
+
+/** The member whose role will bound a new token: the creating user, or the creating token's owner. */
+const ownerFor = (principal: Principal) => (principal.kind === 'user' ? principal.userId : principal.ownerUserId)
+
+const isCreator = (principal: Principal, row: ApiTokenRow) =>
+  principal.kind === 'api_token' ? row.createdByApiTokenId === principal.apiTokenId : row.createdByUserId === principal.userId
 
 const expiryError = (message: string) =>
   new AppError('validation_failed', `expired_at ${message}`, { errors: [{ path: '/expired_at', message, location: 'body' }] })
@@ -39,10 +52,12 @@ const expiryError = (message: string) =>
 /**
  * The new token's expiry: the requested one, which must be in the future. A token never outlives
  * the token that creates it: without a requested expiry it inherits the caller's, and a later one
- * is refused, so an expiring credential cannot mint itself a permanent successor.
+ * is refused, so an expiring credential cannot mint itself a permanent successor. A user's JWT is
+ * a short session of a lasting person, so its expiry is not inherited; what bounds a user's
+ * tokens is the user's membership (see the members module).
  */
 function tokenExpiry(principal: Principal, requested: Date | null, now: Date): Date | null {
-  const callerExpiry = principal.expiresAt
+  const callerExpiry = principal.kind === 'api_token' ? principal.expiresAt : null
   if (!requested) return callerExpiry
   if (requested <= now) throw expiryError('must be in the future')
   if (callerExpiry && requested > callerExpiry) {
@@ -58,11 +73,11 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
     return pending && (!row.lastUsedAt || pending > row.lastUsedAt) ? { ...row, lastUsedAt: pending } : row
   }
 
-  /** Mints a token in an organization; the caller has checked the right to do so. */
-  async function mint(organizationId: string, input: NewApiToken): Promise<NewlyMintedApiToken> {
+  /** Mints a token in an organization, in the caller's transaction if given; the caller has checked the right to do so. */
+  async function mint(organizationId: string, input: NewApiToken, queries: ApiTokenQueries = repo): Promise<NewlyMintedApiToken> {
     const token = generateApiToken()
     try {
-      const row = await repo.insert({
+      const row = await queries.insert({
         organizationId,
         name: input.name.trim(),
         description: input.description ?? null,
@@ -71,6 +86,8 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
         tokenStart: apiTokenStart(token),
         expiredAt: input.expiredAt ?? null,
         createdByApiTokenId: input.createdByApiTokenId ?? null,
+        createdByUserId: input.createdByUserId ?? null,
+        ownerUserId: input.ownerUserId ?? null,
       })
       return { ...row, token }
     } catch (error) {
@@ -89,19 +106,24 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
      * organization (DESIGN 5).
      */
     async create(principal: Principal, organizationId: string, input: ApiTokenRequest): Promise<NewlyMintedApiToken> {
-      const { role: callerRole } = await organizations.requireRole(principal, organizationId, 'READ')
-      const { role } = input
-      if (!hasRole(callerRole, role)) {
-        throw new AppError('forbidden', `cannot create a ${role} token: you hold ${callerRole} in this organization`)
-      }
-      const expiredAt = tokenExpiry(principal, input.expiredAt, clock())
-      return mint(organizationId, { name: input.name, description: input.description, role, expiredAt, createdByApiTokenId: principal.apiTokenId })
+      // The role is read and the token inserted under the organization's lock, so that a demotion
+      // or removal of the member behind the caller either sees the new token (and lowers or
+      // deletes it) or commits first (and the caller's lowered role is what is checked here).
+      return organizations.withLockedRole(principal, organizationId, 'READ', 'use', async (trx, { role: callerRole }) => {
+        const { role } = input
+        if (!hasRole(callerRole, role)) {
+          throw new AppError('forbidden', `cannot create a ${role} token: you hold ${callerRole} in this organization`)
+        }
+        const expiredAt = tokenExpiry(principal, input.expiredAt, clock())
+        const token = { name: input.name, description: input.description, role, expiredAt, ...createdBy(principal), ownerUserId: ownerFor(principal) }
+        return mint(organizationId, token, repo.within(trx))
+      })
     },
 
     /** ADMINs see every token of the organization; other members see the tokens they created. */
     async list(principal: Principal, organizationId: string, filter: { name?: string; creatorName?: string }): Promise<ApiTokenRow[]> {
       const { role } = await organizations.requireRole(principal, organizationId, 'READ')
-      const own = hasRole(role, 'ADMIN') ? {} : { createdByApiTokenId: principal.apiTokenId }
+      const own = hasRole(role, 'ADMIN') ? {} : createdBy(principal)
       const rows = await repo.list(organizationId, { ...filter, ...own })
       return rows.map(withUsage)
     },
@@ -111,10 +133,23 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
       const { role } = await organizations.requireRole(principal, organizationId, 'READ')
       const row = await repo.findById(organizationId, apiTokenId)
       if (!row) throw notFound('API token')
-      if (!hasRole(role, 'ADMIN') && row.createdByApiTokenId !== principal.apiTokenId) {
+      if (!hasRole(role, 'ADMIN') && !isCreator(principal, row)) {
         throw new AppError('forbidden', 'deleting a token you did not create needs the ADMIN role')
       }
       if (!(await repo.delete(organizationId, apiTokenId))) throw notFound('API token')
+    },
+
+    /**
+     * For the members module, inside its transaction that holds the organization locked: lowers
+     * the tokens the member owns there to its new role.
+     */
+    async capOwnedBy(trx: Db, organizationId: string, userId: string, role: Role): Promise<void> {
+      await repo.within(trx).capOwnedBy(organizationId, userId, role)
+    },
+
+    /** For the members module, as `capOwnedBy`: deletes the tokens the removed member owns there. */
+    async revokeOwnedBy(trx: Db, organizationId: string, userId: string): Promise<void> {
+      await repo.within(trx).deleteOwnedBy(organizationId, userId)
     },
 
     /** Resolves `Authorization: Token …`. A malformed token is refused before any database access. */
@@ -136,6 +171,7 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
         organizationId: row.organizationId,
         role: row.role as Role,
         expiresAt: row.expiredAt,
+        ownerUserId: row.ownerUserId,
       }
     },
   }

@@ -10,6 +10,10 @@ interface Deps {
   repo: GitTokensRepository
   organizations: OrganizationsService
   secrets: SecretBox
+  /** Why a git_api_url may not be used (it leads into the server's network), or undefined. */
+  gitApiUrlProblem?: (url: URL) => string | undefined
+  /** Told after a token is edited or deleted, so that what was read with it (branch listings) is forgotten. */
+  onGitTokenChanged?: (gitTokenId: string) => void
 }
 
 /** A git token as created or fully replaced; `token` is the provider's secret. */
@@ -30,18 +34,21 @@ function isHttpUrl(text: string): boolean {
 }
 
 /** The rules the schema cannot say, all reported at once. Messages never include the token. */
-function checkInput(input: GitTokenInput): void {
+function checkInput(input: GitTokenInput, gitApiUrlProblem: Deps['gitApiUrlProblem']): void {
   const errors: FieldError[] = []
   if (input.type === 'BITBUCKET' && !input.workspace) {
     errors.push({ path: '/workspace', message: 'is required for a BITBUCKET token', location: 'body' })
   }
   if (input.gitApiUrl !== null && !isHttpUrl(input.gitApiUrl)) {
     errors.push({ path: '/git_api_url', message: 'must be an absolute http or https URL', location: 'body' })
+  } else if (input.gitApiUrl !== null) {
+    const problem = gitApiUrlProblem?.(new URL(input.gitApiUrl))
+    if (problem) errors.push({ path: '/git_api_url', message: problem, location: 'body' })
   }
   if (errors.length > 0) throw validationFailed(errors)
 }
 
-export function createGitTokensService({ repo, organizations, secrets }: Deps) {
+export function createGitTokensService({ repo, organizations, secrets, gitApiUrlProblem, onGitTokenChanged }: Deps) {
   /** The token sealed before it reaches the database; the plaintext is never stored or returned. */
   const toColumns = (input: GitTokenInput) => ({
     name: input.name,
@@ -53,7 +60,7 @@ export function createGitTokensService({ repo, organizations, secrets }: Deps) {
   })
 
   async function insert(organizationId: string, input: GitTokenInput): Promise<GitTokenRow> {
-    checkInput(input)
+    checkInput(input, gitApiUrlProblem)
     try {
       return await repo.insert({ organizationId, ...toColumns(input) })
     } catch (error) {
@@ -86,10 +93,11 @@ export function createGitTokensService({ repo, organizations, secrets }: Deps) {
     /** A full replacement, the token included: an omitted optional field is cleared. */
     async update(principal: Principal, organizationId: string, gitTokenId: string, input: GitTokenInput): Promise<GitTokenRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
-      checkInput(input)
+      checkInput(input, gitApiUrlProblem)
       try {
         const row = await repo.update(organizationId, gitTokenId, toColumns(input))
         if (!row) throw notFound('git token')
+        onGitTokenChanged?.(gitTokenId)
         return row
       } catch (error) {
         if (isUniqueViolation(error, 'git_tokens_name_key')) throw nameTaken(input.name)
@@ -104,11 +112,17 @@ export function createGitTokensService({ repo, organizations, secrets }: Deps) {
       if (result.usedBy > 0) {
         throw new AppError('conflict', `the git token is used by ${result.usedBy} helm service(s); change or delete them first`)
       }
+      onGitTokenChanged?.(gitTokenId)
     },
 
     /** For other modules, which have checked the caller's rights: the token, or undefined. */
     findGitToken(organizationId: string, gitTokenId: string): Promise<GitTokenRow | undefined> {
       return repo.findById(organizationId, gitTokenId)
+    },
+
+    /** For other modules, which have checked the caller's rights: the organization's tokens, without secrets. */
+    listGitTokens(organizationId: string): Promise<GitTokenRow[]> {
+      return repo.list(organizationId)
     },
 
     /** For the git provider adapters: the token with its opened secret, or undefined. Never log `token`. */

@@ -1,8 +1,9 @@
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { hasRole, type Role } from '#src/platform/auth/roles.ts'
+import { hasRole, isRole, type Role } from '#src/platform/auth/roles.ts'
+import type { Db } from '#src/platform/db/database.ts'
 import { isUniqueViolation } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
-import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.ts'
+import type { OrganizationLock, OrganizationQueries, OrganizationRow, OrganizationsRepository } from './organizations.repository.ts'
 import type { Plan } from './organizations.schemas.ts'
 
 /** The editable fields of an organization; `plan` absent on an edit keeps the current plan. */
@@ -19,21 +20,44 @@ export interface OrganizationInput {
 
 const nameTaken = (name: string) => new AppError('conflict', `an organization named "${name}" already exists`)
 
-/** The role a principal holds in an organization, or undefined when it has no access at all. */
-function roleIn(principal: Principal, organization: OrganizationRow): Role | undefined {
-  if (organization.id === principal.organizationId) return principal.role
-  if (organization.creatorApiTokenId === principal.apiTokenId) return 'ADMIN'
-  return undefined
+/** What a principal may do in an organization, as `requireRole` and `withLockedRole` establish it. */
+export interface OrganizationAccess {
+  organization: OrganizationRow
+  role: Role
 }
 
 export function createOrganizationsService({ repo }: { repo: OrganizationsRepository }) {
   /**
-   * Loads an organization the principal may act in with at least `needed`. No access at all is
-   * reported as not found, so callers cannot probe for other organizations (DESIGN 5).
+   * The organization and the role the principal holds in it, or no role when it has no access at
+   * all. An API token holds its role in its own organization and ADMIN in those it created; a user
+   * holds its member role. With `current`, an API token's role is read again rather than taken from
+   * the principal, which was authenticated before a membership change may have lowered it.
    */
-  async function requireRole(principal: Principal, organizationId: string, needed: Role) {
-    const organization = await repo.findById(organizationId)
-    const role = organization && roleIn(principal, organization)
+  async function withRole(
+    queries: OrganizationQueries,
+    principal: Principal,
+    organizationId: string,
+    current = false,
+  ): Promise<{ organization?: OrganizationRow; role?: Role }> {
+    if (principal.kind === 'user') {
+      const found = await queries.findWithMemberRole(organizationId, principal.userId)
+      if (!found) return {}
+      const { memberRole, ...organization } = found
+      return { organization, role: isRole(memberRole) ? memberRole : undefined }
+    }
+    const organization = await queries.findById(organizationId)
+    if (!organization) return {}
+    if (organization.id === principal.organizationId) {
+      const role = current ? await queries.findApiTokenRole(principal.apiTokenId) : principal.role
+      if (!isRole(role)) throw new AppError('unauthenticated', 'invalid API token: revoked while the request ran')
+      return { organization, role }
+    }
+    if (organization.creatorApiTokenId === principal.apiTokenId) return { organization, role: 'ADMIN' }
+    return { organization }
+  }
+
+  /** No access at all is reported as not found, so callers cannot probe for other organizations (DESIGN 5). */
+  function check({ organization, role }: { organization?: OrganizationRow; role?: Role }, needed: Role): OrganizationAccess {
     if (!organization || !role) throw notFound('organization')
     if (!hasRole(role, needed)) {
       throw new AppError('forbidden', `this operation needs the ${needed} role in the organization; you have ${role}`)
@@ -41,10 +65,36 @@ export function createOrganizationsService({ repo }: { repo: OrganizationsReposi
     return { organization, role }
   }
 
+  /** Loads an organization the principal may act in with at least `needed`. */
+  async function requireRole(principal: Principal, organizationId: string, needed: Role): Promise<OrganizationAccess> {
+    return check(await withRole(repo, principal, organizationId), needed)
+  }
+
+  /**
+   * Runs `work` in a transaction that holds the organization locked (see `OrganizationLock`), once
+   * the principal is found, under that lock, to hold `needed` there still. A role that a membership
+   * change took away is not used after that change commits, however the two requests interleave.
+   * `work` gets the transaction for the repositories of the modules it calls.
+   */
+  function withLockedRole<T>(
+    principal: Principal,
+    organizationId: string,
+    needed: Role,
+    lock: OrganizationLock,
+    work: (trx: Db, access: OrganizationAccess) => Promise<T>,
+  ): Promise<T> {
+    return repo.transaction(async (queries, trx) => {
+      if (!(await queries.lock(organizationId, lock))) throw notFound('organization')
+      return work(trx, check(await withRole(queries, principal, organizationId, true), needed))
+    })
+  }
+
   return {
     requireRole,
+    withLockedRole,
 
     list(principal: Principal): Promise<OrganizationRow[]> {
+      if (principal.kind === 'user') return repo.listForUser(principal.userId)
       return repo.listForApiToken(principal.apiTokenId, principal.organizationId)
     },
 
@@ -53,12 +103,16 @@ export function createOrganizationsService({ repo }: { repo: OrganizationsReposi
       return organization
     },
 
-    /** An ADMIN API token may create organizations; it then holds ADMIN in them too. */
+    /**
+     * Any user may create organizations and becomes their first ADMIN member. An API token must be
+     * ADMIN to do so; it then holds ADMIN in them too.
+     */
     async create(principal: Principal, input: OrganizationInput & { plan: Plan }): Promise<OrganizationRow> {
-      if (!hasRole(principal.role, 'ADMIN')) {
+      if (principal.kind === 'api_token' && !hasRole(principal.role, 'ADMIN')) {
         throw new AppError('forbidden', `creating an organization needs an ADMIN token; this token is ${principal.role}`)
       }
       try {
+        if (principal.kind === 'user') return await repo.insertWithAdmin(input, principal.userId)
         return await repo.insert({ ...input, creatorApiTokenId: principal.apiTokenId })
       } catch (error) {
         if (isUniqueViolation(error, 'organizations_name_key')) throw nameTaken(input.name)

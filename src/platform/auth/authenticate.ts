@@ -44,7 +44,7 @@ async function principalFor(request: FastifyRequest, authenticators: Authenticat
  * nothing about a route's inputs.
  */
 export function registerAuthentication(app: FastifyInstance, authenticators: Authenticators): void {
-  app.decorateRequest('principal', undefined as unknown as Principal)
+  app.decorateRequest<Principal>('principal', undefined as unknown as Principal)
   app.addHook('onRequest', async (request) => {
     // Unknown routes answer 404 whatever the credentials, so a wrong base path is easy to spot.
     if (request.is404 || request.routeOptions.config.public) return

@@ -1,7 +1,7 @@
 import type { Role } from './roles.ts'
 
 /** Who is calling, as established by authentication; passed first to every service function. */
-export type Principal = ApiTokenPrincipal
+export type Principal = ApiTokenPrincipal | UserPrincipal
 
 export interface ApiTokenPrincipal {
   readonly kind: 'api_token'
@@ -12,4 +12,15 @@ export interface ApiTokenPrincipal {
   readonly role: Role
   /** When the token stops working; null for a token without expiry. */
   readonly expiresAt: Date | null
+  /** The member whose role bounds the token (see api_tokens.owner_user_id); null when no user is behind it. */
+  readonly ownerUserId: string | null
+}
+
+/**
+ * A person signed in at the OpenID Connect issuer, calling with its JWT. Holds a role in each
+ * organization it is a member of (organization_members), and none anywhere else.
+ */
+export interface UserPrincipal {
+  readonly kind: 'user'
+  readonly userId: string
 }

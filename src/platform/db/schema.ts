@@ -4,6 +4,8 @@ import type { ColumnType, Generated } from 'kysely'
 export interface Database {
   organizations: OrganizationsTable
   apiTokens: ApiTokensTable
+  users: UsersTable
+  organizationMembers: OrganizationMembersTable
   clusters: ClustersTable
   projects: ProjectsTable
   environments: EnvironmentsTable
@@ -43,10 +45,33 @@ export interface ApiTokensTable {
   /** The first characters of the token, safe to show so people can tell tokens apart. */
   tokenStart: string
   createdByApiTokenId: string | null
+  /** The user who created the token with a Bearer JWT; null when a token or the CLI created it. */
+  createdByUserId: ColumnType<string | null, string | null | undefined, string | null>
+  /** The member whose role bounds the token: its creating user, or the owner of its creating token. */
+  ownerUserId: ColumnType<string | null, string | null | undefined, string | null>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
   expiredAt: Date | null
   lastUsedAt: Date | null
+}
+
+/** A subject of the OpenID Connect issuer, created when it first calls with a JWT. */
+export interface UsersTable {
+  id: Generated<string>
+  issuer: string
+  subject: string
+  name: string | null
+  email: string | null
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
+}
+
+export interface OrganizationMembersTable {
+  organizationId: string
+  userId: string
+  role: string
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
 }
 
 export interface ClustersTable {

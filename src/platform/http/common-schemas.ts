@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox'
+import { ROLE_IDS, ROLES, type Role } from '../auth/roles.ts'
 
 export const Uuid = Type.String({ format: 'uuid' })
 export const DateTime = Type.String({ format: 'date-time' })
@@ -30,3 +31,14 @@ export const ErrorResponse = Type.Object(
 export const ErrorRef = Type.Ref('ErrorResponse')
 
 export const OrganizationParams = Type.Object({ organizationId: Uuid })
+
+/** A role by name; `description` says what it is the role of. */
+export const RoleName = (description: string) => Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], description })
+
+/** A built-in role by its fixed id, as the reference's requests name roles. */
+export const RoleId = Type.String({
+  format: 'uuid',
+  description: `id of a built-in role: ${Object.entries(ROLE_IDS)
+    .map(([role, id]) => `${role} ${id}`)
+    .join(', ')}`,
+})

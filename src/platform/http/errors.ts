@@ -14,8 +14,18 @@ export const ERROR_STATUS = {
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** A git provider refused the git token (wrong, expired, revoked, or without the needed scope). */
+  git_token_invalid: 400,
+  /** The git provider knows no such repository, or the git token cannot see it. */
+  repository_not_found: 404,
+  /** The git provider's rate limit is exhausted; `Retry-After` says when it resets. */
+  rate_limited: 429,
   internal_error: 500,
+  /** A git provider was unreachable, failed, or answered something unusable. */
+  bad_gateway: 502,
   service_unavailable: 503,
+  /** A git provider did not answer within BERTH_GIT_TIMEOUT_MS. */
+  gateway_timeout: 504,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

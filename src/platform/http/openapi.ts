@@ -12,7 +12,9 @@ const COMMON_ERRORS = {
   403: errorResponse("the caller's role is too low for the operation (`forbidden`)"),
   '4xx': errorResponse('any other client error'),
   500: errorResponse('unexpected server error; `request_id` finds it in the logs (`internal_error`)'),
-  503: errorResponse('the database is unavailable; retry after `Retry-After` seconds (`service_unavailable`)'),
+  503: errorResponse(
+    'the database, or for Bearer JWTs the OpenID Connect issuer, is unavailable; retry after `Retry-After` seconds (`service_unavailable`)',
+  ),
   '5xx': errorResponse('any other server error'),
 }
 

@@ -1,0 +1,68 @@
+import type { ApiTokensService } from '#src/modules/api-tokens/api-tokens.service.ts'
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
+import type { UsersService } from '#src/modules/users/users.service.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import { hasRole, type Role } from '#src/platform/auth/roles.ts'
+import { AppError, notFound } from '#src/platform/http/errors.ts'
+import type { MemberRow, MembersRepository } from './members.repository.ts'
+
+interface Deps {
+  repo: MembersRepository
+  organizations: OrganizationsService
+  users: UsersService
+  apiTokens: Pick<ApiTokensService, 'capOwnedBy' | 'revokeOwnedBy'>
+}
+
+const lastAdmin = () => new AppError('conflict', 'an organization must keep at least one ADMIN member: make another member ADMIN first')
+
+/**
+ * Membership of users in organizations, managed by the organization's ADMINs. A member's API
+ * tokens never hold more than the member: demoting a member lowers the tokens it owns in the
+ * organization (those it created, and those its tokens created) to its new role, and removing it
+ * deletes them.
+ *
+ * A change runs in a transaction that holds the organization locked (`change`), and the caller's
+ * ADMIN role is checked again under that lock: changes of one organization run one after another,
+ * the ADMINs a change counts are still the ADMINs when it commits, and an ADMIN removed by a change
+ * that committed first cannot finish one of its own. The check before the lock only spares
+ * outsiders a wait and keeps them from learning which user ids exist.
+ */
+export function createMembersService({ repo, organizations, users, apiTokens }: Deps) {
+  return {
+    async list(principal: Principal, organizationId: string): Promise<MemberRow[]> {
+      await organizations.requireRole(principal, organizationId, 'ADMIN')
+      return repo.list(organizationId)
+    },
+
+    /** Adds the user with `role`, or changes its role; the last ADMIN cannot be demoted. */
+    async put(principal: Principal, organizationId: string, userId: string, role: Role): Promise<MemberRow> {
+      await organizations.requireRole(principal, organizationId, 'ADMIN')
+      await users.get(userId)
+      return organizations.withLockedRole(principal, organizationId, 'ADMIN', 'change', async (trx) => {
+        const members = repo.within(trx)
+        const current = await members.find(organizationId, userId)
+        if (current?.role === 'ADMIN' && role !== 'ADMIN' && (await members.countAdmins(organizationId)) <= 1) throw lastAdmin()
+        await members.upsert(organizationId, userId, role)
+        if (current && !hasRole(role, current.role as Role)) await apiTokens.capOwnedBy(trx, organizationId, userId, role)
+        const member = await members.find(organizationId, userId)
+        if (!member) throw notFound('member')
+        return member
+      })
+    },
+
+    /** Removes the user from the organization and revokes its tokens there; the last ADMIN cannot leave. */
+    async delete(principal: Principal, organizationId: string, userId: string): Promise<void> {
+      await organizations.requireRole(principal, organizationId, 'ADMIN')
+      await organizations.withLockedRole(principal, organizationId, 'ADMIN', 'change', async (trx) => {
+        const members = repo.within(trx)
+        const current = await members.find(organizationId, userId)
+        if (!current) throw notFound('member')
+        if (current.role === 'ADMIN' && (await members.countAdmins(organizationId)) <= 1) throw lastAdmin()
+        await apiTokens.revokeOwnedBy(trx, organizationId, userId)
+        await members.delete(organizationId, userId)
+      })
+    },
+  }
+}
+
+export type MembersService = ReturnType<typeof createMembersService>

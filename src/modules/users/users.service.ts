@@ -1,0 +1,40 @@
+import type { VerifiedIdentity } from '#src/platform/auth/oidc-verifier.ts'
+import type { Principal, UserPrincipal } from '#src/platform/auth/principal.ts'
+import { AppError, notFound } from '#src/platform/http/errors.ts'
+import type { UserRow, UsersRepository } from './users.repository.ts'
+
+export function createUsersService({ repo }: { repo: UsersRepository }) {
+  return {
+    /**
+     * The user a verified JWT speaks for, created on first sight. Name and email follow the
+     * token's claims when it carries them; a token without them changes nothing. Only a change
+     * costs a write, so an ordinary request reads one row.
+     */
+    async signIn(identity: VerifiedIdentity): Promise<UserPrincipal> {
+      const known = await repo.findBySubject(identity.issuer, identity.subject)
+      const changed =
+        !known || (identity.name !== undefined && identity.name !== known.name) || (identity.email !== undefined && identity.email !== known.email)
+      const user = changed ? await repo.upsert(identity) : known
+      return { kind: 'user', userId: user.id }
+    },
+
+    /** The calling user's own record; API tokens are not people and have none. */
+    async account(principal: Principal): Promise<UserRow> {
+      if (principal.kind !== 'user') {
+        throw new AppError('forbidden', 'an account belongs to a user signed in with a Bearer JWT; API tokens have none')
+      }
+      const user = await repo.findById(principal.userId)
+      if (!user) throw notFound('user')
+      return user
+    },
+
+    /** A user known to this server (one that has called it with a JWT at least once). */
+    async get(userId: string): Promise<UserRow> {
+      const user = await repo.findById(userId)
+      if (!user) throw notFound('user')
+      return user
+    },
+  }
+}
+
+export type UsersService = ReturnType<typeof createUsersService>
