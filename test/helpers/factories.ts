@@ -60,12 +60,12 @@ export function factories(db: Db) {
         gitApiUrl: null,
         ...options,
       }
-      return { ...(await gitTokens.insert(organizationId, input)), token: input.token }
+      return { ...(await gitTokens.create(adminOf(organizationId), organizationId, input)), token: input.token }
     },
 
     /** A public HTTPS helm repository unless `options` say otherwise. */
     async helmRepository(organizationId: string, options: Partial<HelmRepositoryInput> = {}) {
-      return helmRepositories.insert(organizationId, {
+      return helmRepositories.create(adminOf(organizationId), organizationId, {
         name: uniqueName('helm repo'),
         kind: 'HTTPS',
         description: null,

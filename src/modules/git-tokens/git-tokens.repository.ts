@@ -16,14 +16,15 @@ export function createGitTokensRepository(db: Db) {
   const selectRows = (organizationId: string) =>
     db.selectFrom('gitTokens').select(COLUMNS).select(servicesUsingToken.as('associatedServicesCount')).where('organizationId', '=', organizationId)
 
+  const findById = (organizationId: string, gitTokenId: string): Promise<GitTokenRow | undefined> =>
+    selectRows(organizationId).where('id', '=', gitTokenId).executeTakeFirst()
+
   return {
     list(organizationId: string): Promise<GitTokenRow[]> {
       return selectRows(organizationId).orderBy(sql`lower(name)`).orderBy('id').execute()
     },
 
-    findById(organizationId: string, gitTokenId: string): Promise<GitTokenRow | undefined> {
-      return selectRows(organizationId).where('id', '=', gitTokenId).executeTakeFirst()
-    },
+    findById,
 
     findSealed(organizationId: string, gitTokenId: string): Promise<(GitTokenRow & { tokenSealed: Buffer }) | undefined> {
       return selectRows(organizationId).select('tokenSealed').where('id', '=', gitTokenId).executeTakeFirst()
@@ -41,7 +42,7 @@ export function createGitTokensRepository(db: Db) {
         .where('organizationId', '=', organizationId)
         .where('id', '=', gitTokenId)
         .executeTakeFirst()
-      return updated.numUpdatedRows > 0n ? this.findById(organizationId, gitTokenId) : undefined
+      return updated.numUpdatedRows > 0n ? findById(organizationId, gitTokenId) : undefined
     },
 
     /**

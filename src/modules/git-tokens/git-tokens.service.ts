@@ -1,6 +1,6 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { GitTokenRow, GitTokensRepository } from './git-tokens.repository.ts'
@@ -59,20 +59,7 @@ export function createGitTokensService({ repo, organizations, secrets, gitApiUrl
     tokenSealed: secrets.seal(input.token),
   })
 
-  async function insert(organizationId: string, input: GitTokenInput): Promise<GitTokenRow> {
-    checkInput(input, gitApiUrlProblem)
-    try {
-      return await repo.insert({ organizationId, ...toColumns(input) })
-    } catch (error) {
-      if (isUniqueViolation(error, 'git_tokens_name_key')) throw nameTaken(input.name)
-      throw error
-    }
-  }
-
   return {
-    /** Creates a token without a principal: for factories and bootstrap code that checked rights. */
-    insert,
-
     async list(principal: Principal, organizationId: string): Promise<GitTokenRow[]> {
       await organizations.requireRole(principal, organizationId, 'READ')
       return repo.list(organizationId)
@@ -87,22 +74,26 @@ export function createGitTokensService({ repo, organizations, secrets, gitApiUrl
 
     async create(principal: Principal, organizationId: string, input: GitTokenInput): Promise<GitTokenRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
-      return insert(organizationId, input)
+      checkInput(input, gitApiUrlProblem)
+      return withUniqueName(
+        'git_tokens_name_key',
+        () => nameTaken(input.name),
+        () => repo.insert({ organizationId, ...toColumns(input) }),
+      )
     },
 
     /** A full replacement, the token included: an omitted optional field is cleared. */
     async update(principal: Principal, organizationId: string, gitTokenId: string, input: GitTokenInput): Promise<GitTokenRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
       checkInput(input, gitApiUrlProblem)
-      try {
-        const row = await repo.update(organizationId, gitTokenId, toColumns(input))
-        if (!row) throw notFound('git token')
-        onGitTokenChanged?.(gitTokenId)
-        return row
-      } catch (error) {
-        if (isUniqueViolation(error, 'git_tokens_name_key')) throw nameTaken(input.name)
-        throw error
-      }
+      const row = await withUniqueName(
+        'git_tokens_name_key',
+        () => nameTaken(input.name),
+        () => repo.update(organizationId, gitTokenId, toColumns(input)),
+      )
+      if (!row) throw notFound('git token')
+      onGitTokenChanged?.(gitTokenId)
+      return row
     },
 
     async delete(principal: Principal, organizationId: string, gitTokenId: string): Promise<void> {

@@ -17,14 +17,15 @@ export function createHelmRepositoriesRepository(db: Db) {
       .select(servicesUsingRepository.as('associatedServicesCount'))
       .where('organizationId', '=', organizationId)
 
+  const findById = (organizationId: string, helmRepositoryId: string): Promise<HelmRepositoryRow | undefined> =>
+    selectRows(organizationId).where('id', '=', helmRepositoryId).executeTakeFirst()
+
   return {
     list(organizationId: string): Promise<HelmRepositoryRow[]> {
       return selectRows(organizationId).orderBy(sql`lower(name)`).orderBy('id').execute()
     },
 
-    findById(organizationId: string, helmRepositoryId: string): Promise<HelmRepositoryRow | undefined> {
-      return selectRows(organizationId).where('id', '=', helmRepositoryId).executeTakeFirst()
-    },
+    findById,
 
     findSealed(organizationId: string, helmRepositoryId: string): Promise<(HelmRepositoryRow & { secretsSealed: Buffer | null }) | undefined> {
       return selectRows(organizationId).select('secretsSealed').where('id', '=', helmRepositoryId).executeTakeFirst()
@@ -46,7 +47,7 @@ export function createHelmRepositoriesRepository(db: Db) {
         .where('organizationId', '=', organizationId)
         .where('id', '=', helmRepositoryId)
         .executeTakeFirst()
-      return updated.numUpdatedRows > 0n ? this.findById(organizationId, helmRepositoryId) : undefined
+      return updated.numUpdatedRows > 0n ? findById(organizationId, helmRepositoryId) : undefined
     },
 
     /**

@@ -58,19 +58,7 @@ export function createHelmRepositoriesService({ repo, organizations, secrets }: 
     }
   }
 
-  async function insert(organizationId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
-    const columns = toColumns(input, {})
-    return withUniqueName(
-      'helm_repositories_name_key',
-      () => nameTaken(input.name),
-      () => repo.insert({ organizationId, ...columns }),
-    )
-  }
-
   return {
-    /** Creates a repository without a principal: for factories and bootstrap code that checked rights. */
-    insert,
-
     async list(principal: Principal, organizationId: string): Promise<HelmRepositoryRow[]> {
       await organizations.requireRole(principal, organizationId, 'READ')
       return repo.list(organizationId)
@@ -85,7 +73,12 @@ export function createHelmRepositoriesService({ repo, organizations, secrets }: 
 
     async create(principal: Principal, organizationId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
-      return insert(organizationId, input)
+      const columns = toColumns(input, {})
+      return withUniqueName(
+        'helm_repositories_name_key',
+        () => nameTaken(input.name),
+        () => repo.insert({ organizationId, ...columns }),
+      )
     },
 
     /**
