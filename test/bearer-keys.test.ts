@@ -127,10 +127,14 @@ describe('Bearer with several keys of one type, and unusable keys', () => {
   const first = rsaKey('first')
   const second = rsaKey('second')
   const weak = rsaKey('weak', 1024)
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const ecJwk = ec.publicKey.export({ format: 'jwk' })
+  // Published, but its point is not on the curve: no one can import it.
+  const broken: JWK = { ...ecJwk, x: ecJwk.y, kid: 'broken', alg: 'ES256', use: 'sig' }
   let issuer: Awaited<ReturnType<typeof startStaticIssuer>>
   let t: TestApp
   before(async () => {
-    issuer = await startStaticIssuer([first.jwk, second.jwk, weak.jwk])
+    issuer = await startStaticIssuer([first.jwk, second.jwk, weak.jwk, broken])
     t = await createTestApp(issuer.env)
   })
   after(async () => {
@@ -153,6 +157,15 @@ describe('Bearer with several keys of one type, and unusable keys', () => {
 
   it('refuses a token of a published RSA key under 2048 bits as a key that is not usable, not a server error', async () => {
     await assertRejected(t, signRs256(weak.privateKey, claims(), { kid: 'weak' }), /key not usable/)
+  })
+
+  it('refuses a published key that cannot be imported as not usable, every time, without refetching or failing the others', async () => {
+    const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid: 'broken', typ: 'at+jwt' }).sign(ec.privateKey)
+    const fetches = issuer.jwksFetches()
+    await assertRejected(t, token, /key not usable/)
+    await assertRejected(t, token, /key not usable/)
+    assert.equal((await bearer(t, signRs256(first.privateKey, claims(), { kid: 'first' }))).statusCode, 200)
+    assert.equal(issuer.jwksFetches(), fetches, 'an unusable key is not an outage')
   })
 })
 

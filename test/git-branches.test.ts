@@ -521,6 +521,20 @@ describe('git_api_url into the server’s own network, with BERTH_GIT_ALLOW_PRIV
     assert.equal(fake.requests.length, 0, 'no call reached the loopback server')
   })
 
+  it('refuses to list with a stored token whose git_api_url is plain http, before any call', async () => {
+    const f = factories(t.db)
+    const { organization, tokens } = await f.organizationWithTokens()
+    // Stored as a server that allowed private URLs would have: the listing must refuse it too.
+    await f.gitToken(organization.id, { type: 'GITHUB', token: `ghp_${randomUUID()}`, gitApiUrl: 'http://ghe.example.com' })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/organization/${organization.id}/account/github/repository/branch?name=acme/app`,
+      headers: { authorization: tokens.read.authorization },
+    })
+    const body = assertError(res, 400, 'bad_request')
+    assert.match(body.message, /plain http: the token would travel in clear text/)
+  })
+
   it('refuses a plain http git_api_url on create and edit: the token would travel in clear', async () => {
     const { organization, tokens } = await factories(t.db).organizationWithTokens()
     const payload = (name: string, gitApiUrl: string) => ({ name, type: 'GITLAB', token: 'glpat-secret', git_api_url: gitApiUrl })

@@ -92,15 +92,30 @@ function apiTokenQueries(db: Db) {
       return result.numDeletedRows > 0n
     },
 
-    /** Writes a batch of last-use times in one statement, never moving a time backwards. */
-    async recordUsage(usages: ReadonlyMap<string, Date>): Promise<void> {
-      if (usages.size === 0) return
+    /**
+     * Writes a batch of last-use times in one statement, never moving a time backwards, and
+     * returns the ids it had to leave for later. Rows another transaction holds (a member change
+     * capping its tokens, say) are skipped rather than waited for: waiting on several rows in
+     * another order than that transaction could deadlock it.
+     */
+    async recordUsage(usages: ReadonlyMap<string, Date>): Promise<string[]> {
+      if (usages.size === 0) return []
       const ids = [...usages.keys()]
       const times = [...usages.values()].map((d) => d.toISOString())
-      await sql`
+      const { rows } = await sql<{ id: string }>`
+        with free as (
+          select id from api_tokens where id = any(${ids}::uuid[]) order by id for no key update skip locked
+        )
         update api_tokens set last_used_at = greatest(api_tokens.last_used_at, u.used_at)
-        from unnest(${ids}::uuid[], ${times}::timestamptz[]) as u(id, used_at)
-        where api_tokens.id = u.id`.execute(db)
+        from unnest(${ids}::uuid[], ${times}::timestamptz[]) as u(id, used_at), free
+        where api_tokens.id = u.id and free.id = u.id
+        returning api_tokens.id`.execute(db)
+      const written = new Set(rows.map((row) => row.id))
+      const unwritten = ids.filter((id) => !written.has(id))
+      if (unwritten.length === 0) return []
+      // Of those, the tokens that still exist were locked; deleted ones are forgotten.
+      const { rows: locked } = await sql<{ id: string }>`select id from api_tokens where id = any(${unwritten}::uuid[])`.execute(db)
+      return locked.map((row) => row.id)
     },
   }
 }

@@ -14,7 +14,8 @@ export function createTokenUsageTracker(repo: ApiTokensRepository, flushEveryMs:
     const batch = pending
     pending = new Map()
     try {
-      await repo.recordUsage(batch)
+      const later = await repo.recordUsage(batch)
+      for (const id of later) if (!pending.has(id)) pending.set(id, batch.get(id)!)
     } catch (error) {
       // Keep the times for the next attempt unless a newer use has replaced them meanwhile.
       for (const [id, at] of batch) if (!pending.has(id)) pending.set(id, at)

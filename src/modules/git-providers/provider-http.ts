@@ -106,6 +106,15 @@ export function createProviderHttp(settings: { allowPrivateUrls: boolean }, cloc
   return {
     async getJson(call: ProviderCall): Promise<ProviderAnswer> {
       const context: CallContext = { provider: call.provider, repository: call.repository, host: call.url.host }
+      // Checked on every call, not only when the token is saved: a token stored while private URLs
+      // were allowed (or before this check existed) must not travel in clear once they are not.
+      if (call.url.protocol !== 'https:' && !settings.allowPrivateUrls) {
+        throw new AppError(
+          'bad_request',
+          `the git token's git_api_url ${call.url.origin} is plain http: the token would travel in clear text ` +
+            '(BERTH_GIT_ALLOW_PRIVATE_URLS=true allows it for a git server on your own network)',
+        )
+      }
       agent ??= createGuardedAgent(settings.allowPrivateUrls)
       try {
         const { response, url } = await fetchFollowingSameOrigin(call, context)

@@ -3,6 +3,7 @@ import {
   createRemoteJWKSet,
   errors,
   type FlattenedJWSInput,
+  type JSONWebKeySet,
   type JWSHeaderParameters,
   type JWTPayload,
   type JWTVerifyOptions,
@@ -152,23 +153,47 @@ export function createOidcVerifier({ issuer, audience, cooldownMs, onIssuerError
     }
   }
 
+  /** Fetches the issuer's keys; a failure is the issuer's, answered with 503 for a cooldown. */
+  async function reloadKeys(remote: RemoteKeySet): Promise<void> {
+    try {
+      await remote.reload()
+    } catch (error) {
+      keysFailedAt = Date.now()
+      onIssuerError(error, `fetching the OpenID Connect issuer's keys failed; Bearer requests get 503`)
+      throw new IssuerUnavailable('its keys could not be fetched', { cause: error })
+    }
+  }
+
+  /**
+   * Picks the key the token names from keys already fetched. Fetching and picking are kept apart:
+   * a key the issuer publishes but that cannot be imported is the token's problem (401), not an
+   * outage (503), and must not make every later request refetch the keys.
+   */
+  async function select(jwks: JSONWebKeySet, header: JWSHeaderParameters, token: FlattenedJWSInput) {
+    try {
+      return await createLocalJWKSet(jwks)(header, token)
+    } catch (error) {
+      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error
+      throw new KeyNotUsable('the key cannot be imported', { cause: error })
+    }
+  }
+
   async function key(header: JWSHeaderParameters, token: FlattenedJWSInput) {
     const remote = await remoteKeySet()
     if (coolingDown(keysFailedAt)) {
       // The issuer failed us a moment ago: use the keys already held, without asking again.
       const held = remote.fresh ? remote.jwks() : undefined
       if (!held) throw new IssuerUnavailable('its keys could not be fetched recently')
-      return createLocalJWKSet(held)(header, token)
+      return select(held, header, token)
     }
+    if (!remote.fresh) await reloadKeys(remote)
     try {
-      return await remote(header, token)
+      return await select(remote.jwks()!, header, token)
     } catch (error) {
-      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error
-      // The key set was fetched, but the key the token names cannot be imported.
-      if (error instanceof errors.JOSENotSupported) throw new KeyNotUsable('unsupported key', { cause: error })
-      keysFailedAt = Date.now()
-      onIssuerError(error, `fetching the OpenID Connect issuer's keys failed; Bearer requests get 503`)
-      throw new IssuerUnavailable('its keys could not be fetched', { cause: error })
+      // An unknown kid may be a rotated key: fetch again, at most once per cooldown.
+      if (!(error instanceof errors.JWKSNoMatchingKey) || remote.coolingDown) throw error
+      await reloadKeys(remote)
+      return select(remote.jwks()!, header, token)
     }
   }
 
