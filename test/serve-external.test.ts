@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Configuration, OrganizationApiTokenApi, OrganizationMainCallsApi } from 'qovery-typescript-axios'
@@ -219,6 +222,18 @@ describe('berth serve on the PostgreSQL of DATABASE_URL', () => {
     const reader = (listed.data.results ?? []).find((t) => t.name === 'reader')
     assert.ok(reader, 'the --name of the second token is not listed')
     assert.equal(reader.role_name, 'READ')
+  })
+
+  it('token create needs no secret key: without BERTH_SECRET_KEY it makes no key file', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'berth-no-key-'))
+    try {
+      const env = { DATABASE_URL: testDatabaseUrl(), BERTH_SECRET_KEY: undefined, BERTH_DATA_DIR: dataDir }
+      const result = await runCli(['token', 'create', '--org', uniqueName('keyless')], env)
+      assert.equal(result.code, 0, result.stderr)
+      assert.equal(existsSync(path.join(dataDir, 'secret.key')), false)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 
   it('token create --expires-in 1s makes a token that is refused with 401 once expired', async () => {

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { Config } from '#src/config.ts'
 import { isRole } from '#src/platform/auth/roles.ts'
-import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
-import { resolveSecretKey } from '#src/platform/secrets/secret-key-file.ts'
+import { noSecrets } from '#src/platform/secrets/secret-box.ts'
 import { createServices } from '#src/services.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
 import { parseDuration } from './duration.ts'
@@ -43,7 +42,7 @@ export async function tokenCreate(config: Config, args: string[]): Promise<void>
     const { organizations, apiTokens } = createServices(database.db, {
       tokenUsageFlushMs: 60_000,
       onBackgroundError: () => {},
-      secrets: createSecretBox(await resolveSecretKey(config)),
+      secrets: noSecrets,
       git: config.git,
     })
     const organization = await organizations.findOrCreateByName(orgName)

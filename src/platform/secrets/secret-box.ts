@@ -65,3 +65,17 @@ export function parseSecretKey(text: string): Buffer | undefined {
   }
   return undefined
 }
+
+/**
+ * For commands that handle no secrets (`berth token create`): they need no key, so none is read
+ * or made; any use is a bug and says so.
+ */
+export const noSecrets: SecretBox = {
+  keyId: 'none',
+  seal() {
+    throw new Error('this command handles no secrets')
+  },
+  open() {
+    throw new Error('this command handles no secrets')
+  },
+}
