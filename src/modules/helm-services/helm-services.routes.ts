@@ -8,7 +8,9 @@ import type { HelmServicesService, HelmWrite } from './helm-services.service.ts'
 import type { HelmServiceRecord } from './helm-services.types.ts'
 import { helmEntityTag, helmInput, toHelmResponse } from './helm-services.wire.ts'
 
-const ETAG_HEADER = { ETag: Type.String({ description: 'Berth extension: the version of the helm service, for If-Match' }) }
+const ETAG_HEADER = {
+  ETag: Type.String({ description: 'Berth extension: names this representation of the helm service; send it back in If-Match or If-None-Match' }),
+}
 
 /** The validated body as the service's input, with what it breaks of the rules the schema cannot say. */
 const helmWrite = (body: HelmRequest): HelmWrite => ({ input: helmInput(body), ruleErrors: helmRequestErrors(body) })
