@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { createHmac, createPublicKey, generateKeyPairSync } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { SignJWT } from 'jose'
 import { Configuration, OrganizationMainCallsApi } from 'qovery-typescript-axios'
@@ -213,8 +212,7 @@ describe('Bearer JWTs from a real OpenID provider', () => {
   it('serves the official client calling listOrganization with an access token', async () => {
     const listening = await createTestApp({ ...idp.env })
     try {
-      await listening.app.listen({ port: 0, host: '127.0.0.1' })
-      const basePath = `http://127.0.0.1:${(listening.app.server.address() as AddressInfo).port}`
+      const basePath = await listening.listen()
       const accessToken = await idp.accessToken(await idp.user({ name: 'Client User' }))
       const name = uniqueName('client org')
       const created = await call(accessToken, 'POST', '/organization', { name, plan: 'FREE' })

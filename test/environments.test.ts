@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { Configuration, EnvironmentMainCallsApi, EnvironmentsApi, ProjectMainCallsApi, ProjectsApi } from 'qovery-typescript-axios'
 import { createTestApp, type TestApp } from './helpers/app.ts'
@@ -370,9 +369,7 @@ describe('environments', () => {
   describe('through the official TypeScript client', () => {
     it('creates, reads and edits a project and an environment', async () => {
       const { organization, tokens } = await factories(t.db).organizationWithTokens()
-      await t.app.listen({ port: 0, host: '127.0.0.1' })
-      const { port } = t.app.server.address() as AddressInfo
-      const configuration = new Configuration({ basePath: `http://127.0.0.1:${port}`, apiKey: tokens.write.authorization })
+      const configuration = new Configuration({ basePath: await t.listen(), apiKey: tokens.write.authorization })
 
       const projectName = uniqueName('client project')
       const created = await new ProjectsApi(configuration).createProject(organization.id, { name: projectName, description: 'via client' })

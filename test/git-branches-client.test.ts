@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { Configuration, OrganizationAccountGitRepositoriesApi } from 'qovery-typescript-axios'
 import { createTestApp, type TestApp } from './helpers/app.ts'
@@ -14,8 +13,7 @@ describe('branch listing through the official TypeScript client', () => {
 
   before(async () => {
     t = await createTestApp({ BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' })
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    basePath = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    basePath = await t.listen()
     for (const kind of ['github', 'gitlab', 'bitbucket'] as const) fakes[kind] = await startFakeProvider(kind)
   })
   after(async () => {

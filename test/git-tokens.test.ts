@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test'
 import { loadConfig } from '#src/config.ts'
 import { createServices } from '#src/services.ts'
 import { createTestApp, type TestApp, testSecretBox } from './helpers/app.ts'
-import { assertError, assertIsoTimestamp, assertValidationError, UUID } from './helpers/assertions.ts'
+import { assertError, assertIsoTimestamp, assertRoutesNeedCredentials, assertValidationError, UUID } from './helpers/assertions.ts'
 import { factories, uniqueName } from './helpers/factories.ts'
 import { insertHelmService } from './helpers/helm-service-rows.ts'
 
@@ -460,17 +460,13 @@ describe('git tokens', () => {
   it('answers 401 on every route without valid credentials', async () => {
     const { organization } = await factories(t.db).organizationWithTokens()
     const made = await factories(t.db).gitToken(organization.id)
-    const routes: ['GET' | 'POST' | 'PUT' | 'DELETE', string][] = [
+    await assertRoutesNeedCredentials(t.app, [
       ['GET', url(organization.id)],
       ['POST', url(organization.id)],
       ['GET', url(organization.id, made.id)],
       ['PUT', url(organization.id, made.id)],
       ['DELETE', url(organization.id, made.id)],
-    ]
-    for (const [method, path] of routes) {
-      assertError(await t.app.inject({ method, url: path }), 401, 'unauthenticated')
-      assertError(await call(method, path, 'Token berth_nope'), 401, 'unauthenticated')
-    }
+    ])
   })
 
   describe('for other modules', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { Configuration, HelmMainCallsApi, type HelmRequest, HelmsApi } from 'qovery-typescript-axios'
 import { createTestApp, type TestApp } from './helpers/app.ts'
+import { rejectedStatus } from './helpers/assertions.ts'
 import { factories } from './helpers/factories.ts'
 
 /** The fields of a read helm service that a HelmRequest wrote, in the request's shape. */
@@ -39,8 +39,7 @@ describe('helm services through the official client', () => {
 
   before(async () => {
     t = await createTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    basePath = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    basePath = await t.listen()
   })
   after(() => t.close())
 
@@ -135,6 +134,6 @@ describe('helm services through the official client', () => {
     assert.deepEqual(list.results, [afterEdit])
 
     assert.equal((await helmMain.deleteHelm(helm.id)).status, 204)
-    await assert.rejects(helmMain.getHelm(helm.id), (error) => (error as { response?: { status?: number } }).response?.status === 404)
+    assert.equal(await rejectedStatus(helmMain.getHelm(helm.id)), 404)
   })
 })

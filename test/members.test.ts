@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { Configuration, MembersApi } from 'qovery-typescript-axios'
 import { ROLE_IDS } from '#src/platform/auth/roles.ts'
@@ -170,8 +169,7 @@ describe('organization members', () => {
   it('serves the official client changing a member role and removing a member', async () => {
     const listening = await createTestApp(idp.env)
     try {
-      await listening.app.listen({ port: 0, host: '127.0.0.1' })
-      const basePath = `http://127.0.0.1:${(listening.app.server.address() as AddressInfo).port}`
+      const basePath = await listening.listen()
       const alice = await person('alice')
       const bob = await person('bob')
       const organizationId = await organizationOf(alice)

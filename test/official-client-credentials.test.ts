@@ -1,27 +1,16 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { Configuration, HelmRepositoriesApi, OrganizationMainCallsApi } from 'qovery-typescript-axios'
 import { createTestApp, type TestApp } from './helpers/app.ts'
+import { rejectedStatus } from './helpers/assertions.ts'
 import { factories, uniqueName } from './helpers/factories.ts'
-
-/** The HTTP status of the axios error a client call rejected with. */
-async function rejectedStatus(call: Promise<unknown>): Promise<number | undefined> {
-  try {
-    await call
-  } catch (error) {
-    return (error as { response?: { status?: number } }).response?.status
-  }
-  assert.fail('expected the call to be refused')
-}
 
 describe('git tokens and helm repositories through the official TypeScript client', () => {
   let t: TestApp
   let basePath: string
   before(async () => {
     t = await createTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    basePath = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    basePath = await t.listen()
   })
   after(async () => t.close())
 

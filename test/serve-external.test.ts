@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Configuration, OrganizationApiTokenApi, OrganizationMainCallsApi } from 'qovery-typescript-axios'
 import { TEST_SECRET_KEY, testDatabaseUrl } from './helpers/app.ts'
+import { rejectedStatus } from './helpers/assertions.ts'
 import { uniqueName } from './helpers/factories.ts'
 import { type RunningServer, runCli, startServer } from './helpers/process.ts'
 
@@ -36,16 +37,6 @@ async function createToken(args: string[]): Promise<string> {
 function clientFor(basePath: string, token: string) {
   const configuration = new Configuration({ basePath, apiKey: `Token ${token}` })
   return { organizations: new OrganizationMainCallsApi(configuration), apiTokens: new OrganizationApiTokenApi(configuration) }
-}
-
-/** The HTTP status of the axios error a client call rejected with. */
-async function rejectedStatus(call: Promise<unknown>): Promise<number | undefined> {
-  try {
-    await call
-  } catch (error) {
-    return (error as { response?: { status?: number } }).response?.status
-  }
-  assert.fail('expected the call to be refused')
 }
 
 /** Every stdout line of the server, parsed: fails the test on a line that is not JSON. */

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '#src/app.ts'
 import { type Config, loadConfig } from '#src/config.ts'
@@ -20,6 +21,8 @@ export interface TestApp {
   app: FastifyInstance
   db: Db
   config: Config
+  /** Listens on a free loopback port, for real HTTP clients; returns the base URL. */
+  listen(): Promise<string>
   close(): Promise<void>
 }
 
@@ -36,6 +39,10 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     app,
     db,
     config,
+    async listen() {
+      await app.listen({ port: 0, host: '127.0.0.1' })
+      return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+    },
     async close() {
       await app.close()
       await db.destroy()

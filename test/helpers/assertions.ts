@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { STATUS_CODES } from 'node:http'
-import type { LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 
 export interface ErrorBody {
   status: number
@@ -55,4 +55,24 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export function assertIsoTimestamp(value: unknown, field: string): void {
   assert.equal(typeof value, 'string', `${field} is not a string`)
   assert.equal(new Date(value as string).toISOString(), value, `${field} is not an ISO timestamp`)
+}
+
+/** The HTTP status of the axios error an official-client call rejected with. */
+export async function rejectedStatus(call: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await call
+  } catch (error) {
+    return (error as { response?: { status?: number } }).response?.status
+  }
+  assert.fail('expected the call to be refused')
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+/** Asserts 401 on each route both without credentials and with an API token that does not exist. */
+export async function assertRoutesNeedCredentials(app: FastifyInstance, routes: [Method, string][]): Promise<void> {
+  for (const [method, url] of routes) {
+    assertError(await app.inject({ method, url }), 401, 'unauthenticated')
+    assertError(await app.inject({ method, url, headers: { authorization: 'Token berth_nope' } }), 401, 'unauthenticated')
+  }
 }

@@ -3,7 +3,7 @@ import { apiTokenStart, digestApiToken, generateApiToken, isWellFormedApiToken }
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
-import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { ApiTokenQueries, ApiTokenRow, ApiTokensRepository } from './api-tokens.repository.ts'
 import type { TokenUsageTracker } from './token-usage.ts'
@@ -76,8 +76,9 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
   /** Mints a token in an organization, in the caller's transaction if given; the caller has checked the right to do so. */
   async function mint(organizationId: string, input: NewApiToken, queries: ApiTokenQueries = repo): Promise<NewlyMintedApiToken> {
     const token = generateApiToken()
-    try {
-      const row = await queries.insert({
+    const nameTaken = () => new AppError('conflict', `an API token named "${input.name.trim()}" already exists in this organization`)
+    const row = await withUniqueName('api_tokens_name_key', nameTaken, () =>
+      queries.insert({
         organizationId,
         name: input.name.trim(),
         description: input.description ?? null,
@@ -88,14 +89,9 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
         createdByApiTokenId: input.createdByApiTokenId ?? null,
         createdByUserId: input.createdByUserId ?? null,
         ownerUserId: input.ownerUserId ?? null,
-      })
-      return { ...row, token }
-    } catch (error) {
-      if (isUniqueViolation(error, 'api_tokens_name_key')) {
-        throw new AppError('conflict', `an API token named "${input.name.trim()}" already exists in this organization`)
-      }
-      throw error
-    }
+      }),
+    )
+    return { ...row, token }
   }
 
   return {

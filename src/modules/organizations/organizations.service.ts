@@ -1,7 +1,7 @@
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, isRole, type Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
-import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { OrganizationLock, OrganizationQueries, OrganizationRow, OrganizationsRepository } from './organizations.repository.ts'
 import type { Plan } from './organizations.schemas.ts'
@@ -111,26 +111,26 @@ export function createOrganizationsService({ repo }: { repo: OrganizationsReposi
       if (principal.kind === 'api_token' && !hasRole(principal.role, 'ADMIN')) {
         throw new AppError('forbidden', `creating an organization needs an ADMIN token; this token is ${principal.role}`)
       }
-      try {
-        if (principal.kind === 'user') return await repo.insertWithAdmin(input, principal.userId)
-        return await repo.insert({ ...input, creatorApiTokenId: principal.apiTokenId })
-      } catch (error) {
-        if (isUniqueViolation(error, 'organizations_name_key')) throw nameTaken(input.name)
-        throw error
-      }
+      return withUniqueName(
+        'organizations_name_key',
+        () => nameTaken(input.name),
+        () =>
+          principal.kind === 'user'
+            ? repo.insertWithAdmin(input, principal.userId)
+            : repo.insert({ ...input, creatorApiTokenId: principal.apiTokenId }),
+      )
     },
 
     /** A full replacement of the editable fields: an omitted optional field is cleared. */
     async update(principal: Principal, organizationId: string, input: OrganizationInput): Promise<OrganizationRow> {
       const { organization } = await requireRole(principal, organizationId, 'ADMIN')
-      try {
-        const row = await repo.update(organizationId, { ...input, plan: input.plan ?? organization.plan })
-        if (!row) throw notFound('organization')
-        return row
-      } catch (error) {
-        if (isUniqueViolation(error, 'organizations_name_key')) throw nameTaken(input.name)
-        throw error
-      }
+      const row = await withUniqueName(
+        'organizations_name_key',
+        () => nameTaken(input.name),
+        () => repo.update(organizationId, { ...input, plan: input.plan ?? organization.plan }),
+      )
+      if (!row) throw notFound('organization')
+      return row
     },
 
     async delete(principal: Principal, organizationId: string): Promise<void> {
