@@ -13,8 +13,8 @@ const servicesUsingToken = sql<number>`(
 )`
 
 export function createGitTokensRepository(db: Db) {
-  const selectRows = (organizationId: string) =>
-    db.selectFrom('gitTokens').select(COLUMNS).select(servicesUsingToken.as('associatedServicesCount')).where('organizationId', '=', organizationId)
+  const selectUncounted = (organizationId: string) => db.selectFrom('gitTokens').select(COLUMNS).where('organizationId', '=', organizationId)
+  const selectRows = (organizationId: string) => selectUncounted(organizationId).select(servicesUsingToken.as('associatedServicesCount'))
 
   const findById = (organizationId: string, gitTokenId: string): Promise<GitTokenRow | undefined> =>
     selectRows(organizationId).where('id', '=', gitTokenId).executeTakeFirst()
@@ -22,6 +22,11 @@ export function createGitTokensRepository(db: Db) {
   return {
     list(organizationId: string): Promise<GitTokenRow[]> {
       return selectRows(organizationId).orderBy(sql`lower(name)`).orderBy('id').execute()
+    },
+
+    /** The same tokens without counting their services: for choosing one on every branch listing. */
+    listUncounted(organizationId: string): Promise<Omit<GitTokenRow, 'associatedServicesCount'>[]> {
+      return selectUncounted(organizationId).orderBy(sql`lower(name)`).orderBy('id').execute()
     },
 
     findById,

@@ -112,8 +112,8 @@ export function createGitTokensService({ repo, organizations, secrets, gitApiUrl
     },
 
     /** For other modules, which have checked the caller's rights: the organization's tokens, without secrets. */
-    listGitTokens(organizationId: string): Promise<GitTokenRow[]> {
-      return repo.list(organizationId)
+    listGitTokens(organizationId: string): Promise<Omit<GitTokenRow, 'associatedServicesCount'>[]> {
+      return repo.listUncounted(organizationId)
     },
 
     /** For the git provider adapters: the token with its opened secret, or undefined. Never log `token`. */
