@@ -4,6 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Config } from './config.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
+import { deploymentActionsRoutes } from './modules/deployments/deployment-actions.routes.ts'
+import { deploymentHistoryRoutes } from './modules/deployments/deployment-history.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
@@ -32,6 +34,8 @@ export interface AppDeps {
   secrets: SecretBox
   /** A pino logger; the app makes its own from the config when absent. */
   logger?: FastifyBaseLogger
+  /** Told when a deployment was queued, so that a runner of this process starts it at once. */
+  onDeploymentQueued?: () => void
   /** Tests only: a Bearer key-fetch cooldown below the 1 s that BERTH_OIDC_COOLDOWN_MS allows, so key reloads need no waiting. */
   oidcCooldownMs?: number
 }
@@ -45,7 +49,7 @@ function requestId(req: IncomingMessage): string {
 }
 
 /** Builds the whole API as a Fastify instance, without listening. */
-export async function buildApp({ config, db, secrets, logger, oidcCooldownMs }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, onDeploymentQueued }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger ?? createLogger(config.log.level),
     genReqId: requestId,
@@ -70,6 +74,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs }: 
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
     secrets,
     git: config.git,
+    onDeploymentQueued,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()
@@ -105,6 +110,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs }: 
     await api.register(gitProvidersRoutes(gitProviders))
     await api.register(helmRepositoriesRoutes(helmRepositories))
     await api.register(helmServicesRoutes(helmServices))
+    await api.register(deploymentActionsRoutes(services.deployments))
+    await api.register(deploymentHistoryRoutes(services.deployments))
   })
 
   return app

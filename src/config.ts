@@ -30,6 +30,16 @@ export interface Config {
     /** BERTH_SECRET_KEY; when unset, the data dir's own key file is used (secret-key-file.ts). */
     readonly key: Buffer | undefined
   }
+  /** BERTH_RUNNER_* and BERTH_SIMULATED_*: the deployment runner (DESIGN 7). */
+  readonly runner: {
+    /** Whether `berth serve` runs deployments too (`berth worker` always does). */
+    readonly inServe: boolean
+    readonly concurrency: number
+    readonly leaseMs: number
+    readonly pollMs: number
+    /** How long the simulated executor takes for each service. */
+    readonly simulatedStepMs: number
+  }
   /** BERTH_GIT_*: timeouts, caching and address rules for calls to git providers. */
   readonly git: {
     /** How long one branch listing may take at the provider, every page and connection included, before it fails with 504. */
@@ -137,6 +147,13 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     log: Object.freeze({ level }),
     secrets: Object.freeze({ key: secretKey }),
+    runner: Object.freeze({
+      inServe: flag(env, 'BERTH_RUNNER_IN_SERVE', true),
+      concurrency: integer(env, 'BERTH_RUNNER_CONCURRENCY', 4, 1, 1000),
+      leaseMs: integer(env, 'BERTH_RUNNER_LEASE_MS', 30_000, 1_000, 3_600_000),
+      pollMs: integer(env, 'BERTH_RUNNER_POLL_MS', 500, 10, 60_000),
+      simulatedStepMs: integer(env, 'BERTH_SIMULATED_STEP_MS', 1_000, 0, 3_600_000),
+    }),
     git: Object.freeze({
       timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),
       cacheTtlMs: integer(env, 'BERTH_GIT_CACHE_TTL_MS', 30_000, 0, 3_600_000),

@@ -3,12 +3,14 @@ import { migrate } from './cli/migrate.ts'
 import { serve } from './cli/serve.ts'
 import { TOKEN_CREATE_USAGE, tokenCreate } from './cli/token-create.ts'
 import { UsageError } from './cli/usage.ts'
+import { worker } from './cli/worker.ts'
 import { ConfigError, loadConfig } from './config.ts'
 
 const USAGE = `usage: berth <command>
 
 commands:
-  serve                 run the API (and start the embedded PostgreSQL unless DATABASE_URL is set)
+  serve                 run the API and the deployment runner (and start the embedded PostgreSQL unless DATABASE_URL is set)
+  worker                run the deployment runner alone
   migrate               bring the database schema up to date
   token create --org N  create organization N if needed and print a new API token for it
 
@@ -31,10 +33,12 @@ async function main(argv: string[]): Promise<void> {
     return
   }
   const config = loadConfig()
-  if (command !== 'serve') exitOnSignals()
+  if (command !== 'serve' && command !== 'worker') exitOnSignals()
   switch (command) {
     case 'serve':
       return serve(config)
+    case 'worker':
+      return worker(config)
     case 'migrate':
       return migrate(config)
     case 'token':

@@ -2,6 +2,9 @@ import type { Config } from './config.ts'
 import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repository.ts'
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
+import { createDeploymentHistoryRepository } from './modules/deployments/deployment-history.repository.ts'
+import { createDeploymentRunsRepository } from './modules/deployments/deployment-runs.repository.ts'
+import { createDeploymentsService } from './modules/deployments/deployments.service.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
 import { createEnvironmentsRepository } from './modules/environments/environments.repository.ts'
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
@@ -35,6 +38,8 @@ export interface ServiceOptions {
   secrets: SecretBox
   /** Calls to git providers (BERTH_GIT_*). */
   git: Config['git']
+  /** Told when a deployment was queued: a runner in this process may start it at once. */
+  onDeploymentQueued?: () => void
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -73,12 +78,22 @@ export function createServices(db: Db, options: ServiceOptions) {
     timeoutMs: git.timeoutMs,
   })
   const helmRepositories = createHelmRepositoriesService({ repo: createHelmRepositoriesRepository(db), organizations, secrets: options.secrets })
+  const helmServicesRepo = createHelmServicesRepository(db)
   const helmServices = createHelmServicesService({
-    repo: createHelmServicesRepository(db),
+    repo: helmServicesRepo,
     requireOrganizationRole: organizations.requireRole,
     requireEnvironment: environments.requireEnvironment,
     findGitToken: gitTokens.findGitToken,
     findHelmRepository: helmRepositories.findHelmRepository,
+  })
+  const deployments = createDeploymentsService({
+    runs: createDeploymentRunsRepository(db),
+    history: createDeploymentHistoryRepository(db),
+    requireEnvironment: environments.requireEnvironment,
+    requireHelm: helmServices.requireHelm,
+    listHelms: helmServicesRepo.listByEnvironment,
+    actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
+    onQueued: () => options.onDeploymentQueued?.(),
   })
   return {
     organizations,
@@ -94,6 +109,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     closeGitProviders: () => gitProviderHttp.close(),
     helmRepositories,
     helmServices,
+    deployments,
   }
 }
 

@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '#src/app.ts'
 import type { Config } from '#src/config.ts'
+import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/deployment-runner.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/deployment-runs.repository.ts'
 import { createLogger } from '#src/platform/logger.ts'
 import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
 import { checkSecretKey } from '#src/platform/secrets/secret-key-check.ts'
@@ -21,6 +23,7 @@ export async function serve(config: Config): Promise<void> {
   const started = performance.now()
   let database: Promise<DatabaseRuntime> | undefined
   let app: FastifyInstance | undefined
+  let runner: DeploymentRunner | undefined
   let stopping: Promise<boolean> | undefined
 
   /** Resolves true when everything stopped in time. */
@@ -29,6 +32,8 @@ export async function serve(config: Config): Promise<void> {
       logger.info({ reason }, 'shutting down')
       let clean = true
       try {
+        // Deployments under way are handed back, unfinished, for another runner to resume.
+        const runnerStopped = runner?.stop()
         if (app) {
           const closed = app.close()
           const outcome = await Promise.race([closed, sleep(config.http.shutdownGraceMs, GRACE_EXCEEDED, { ref: false })])
@@ -40,6 +45,7 @@ export async function serve(config: Config): Promise<void> {
             await Promise.race([closed, sleep(CLOSE_HOOKS_MS, undefined, { ref: false })])
           }
         }
+        await runnerStopped
       } finally {
         // A start still opening the database is awaited, so that it is released, not leaked.
         const runtime = await database?.catch(() => undefined)
@@ -70,9 +76,12 @@ export async function serve(config: Config): Promise<void> {
     if (stopping) return
     const secrets = createSecretBox(await resolveSecretKey(config))
     await checkSecretKey(runtime.db, secrets)
-    app = await buildApp({ config, db: runtime.db, secrets, logger })
+    if (config.runner.inServe)
+      runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }))
+    app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake() })
     if (stopping) return
     await app.listen({ host: config.http.host, port: config.http.port })
+    runner?.start()
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.http.port
     logger.info(

@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '#src/app.ts'
 import { type Config, loadConfig } from '#src/config.ts'
+import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/deployment-runner.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/deployment-runs.repository.ts'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
 import { createSecretBox, type SecretBox } from '#src/platform/secrets/secret-box.ts'
 
@@ -21,29 +23,40 @@ export interface TestApp {
   app: FastifyInstance
   db: Db
   config: Config
+  /** The deployment runner, when the app was made with `runner: true`. */
+  runner: DeploymentRunner | undefined
   /** Listens on a free loopback port, for real HTTP clients; returns the base URL. */
   listen(): Promise<string>
   close(): Promise<void>
 }
 
 /**
- * The production app on the run's PostgreSQL database, driven with `app.inject`. `oidcCooldownMs`
- * overrides the Bearer key-fetch cooldown, which the environment cannot set below a second.
+ * The production app on the run's PostgreSQL database (or env's DATABASE_URL), driven with
+ * `app.inject`. `oidcCooldownMs` overrides the Bearer key-fetch cooldown, which the environment
+ * cannot set below a second. `runner` runs deployments in this process, as `berth serve` does; a
+ * runner takes every queued deployment of its database, so give it a database of its own.
  */
-export async function createTestApp(env: Record<string, string> = {}, options: { oidcCooldownMs?: number } = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { oidcCooldownMs?: number; runner?: boolean } = {},
+): Promise<TestApp> {
   const config = loadConfig({ DATABASE_URL: testDatabaseUrl(), BERTH_LOG_LEVEL: 'silent', ...env })
   const db = openDatabase(config.database.url!, 5)
-  const app = await buildApp({ config, db, secrets: testSecretBox(), ...options })
+  const runner = options.runner ? createConfiguredRunner(createDeploymentRunsRepository(db), config.runner, { info() {}, warn() {} }) : undefined
+  const app = await buildApp({ config, db, secrets: testSecretBox(), oidcCooldownMs: options.oidcCooldownMs, onDeploymentQueued: () => runner?.wake() })
   await app.ready()
+  runner?.start()
   return {
     app,
     db,
     config,
+    runner,
     async listen() {
       await app.listen({ port: 0, host: '127.0.0.1' })
       return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
     },
     async close() {
+      await runner?.stop()
       await app.close()
       await db.destroy()
     },

@@ -137,6 +137,8 @@ export function createHelmServicesService(deps: HelmServicesDeps) {
   }
 
   return {
+    requireHelm,
+
     async list(principal: Principal, environmentId: string): Promise<HelmServiceRecord[]> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
       return repo.listByEnvironment(environment.organizationId, environment.id)

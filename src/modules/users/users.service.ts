@@ -28,6 +28,12 @@ export function createUsersService({ repo }: { repo: UsersRepository }) {
       return user
     },
 
+    /** How records such as deployment history name the user: name, else email, else the issuer's subject. */
+    async displayName(userId: string): Promise<string> {
+      const user = await repo.findById(userId)
+      return user?.name ?? user?.email ?? user?.subject ?? userId
+    },
+
     /** A user known to this server (one that has called it with a JWT at least once). */
     async get(userId: string): Promise<UserRow> {
       const user = await repo.findById(userId)

@@ -3,12 +3,14 @@ import type { Db } from './database.ts'
 import * as organizationsAndApiTokens from './migrations/0001-organizations-and-api-tokens.ts'
 import * as projectsEnvironmentsHelm from './migrations/0002-projects-environments-helm.ts'
 import * as usersAndMembers from './migrations/0003-users-and-members.ts'
+import * as deployments from './migrations/0004-deployments.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
   '0001-organizations-and-api-tokens': organizationsAndApiTokens,
   '0002-projects-environments-helm': projectsEnvironmentsHelm,
   '0003-users-and-members': usersAndMembers,
+  '0004-deployments': deployments,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

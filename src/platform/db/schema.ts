@@ -12,6 +12,8 @@ export interface Database {
   gitTokens: GitTokensTable
   helmRepositories: HelmRepositoriesTable
   helmServices: HelmServicesTable
+  deploymentRequests: DeploymentRequestsTable
+  serviceDeployments: ServiceDeploymentsTable
 }
 
 /** Set by the database on insert. */
@@ -104,6 +106,8 @@ export interface EnvironmentsTable {
   mode: string
   /** Helm services created without `auto_preview` take this value. */
   autoPreview: Generated<boolean>
+  /** The `seq` of the environment's latest deployment request; 0 before the first. */
+  deploymentSeq: ColumnType<string, never, string>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }
@@ -165,4 +169,49 @@ export interface HelmServicesTable {
   version: Generated<number>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
+}
+
+/** A trigger and its run: the environment's queue and its deployment history (migration 0004). */
+export interface DeploymentRequestsTable {
+  id: Generated<string>
+  organizationId: string
+  environmentId: string
+  /** 1, 2, 3… within the environment: the order requests run in (bigint, read as text). */
+  seq: ColumnType<string, string, never>
+  /** The one service a service-level trigger names; null for the whole environment. */
+  serviceId: string | null
+  triggerAction: string
+  origin: string
+  triggeredBy: string
+  status: string
+  actionStatus: string
+  cancelRequested: Generated<boolean>
+  /** The runner's working state (deployment-progress.ts). */
+  progress: Json<unknown>
+  message: string | null
+  /** The runner holding the request while `leaseExpiresAt` is ahead; kept after the end, for the record. */
+  leaseOwner: string | null
+  leaseExpiresAt: Date | null
+  claims: Generated<number>
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
+  startedAt: Date | null
+  endedAt: Date | null
+  /** The history entry, rendered at every change. */
+  entryJson: string
+}
+
+export interface ServiceDeploymentsTable {
+  executionId: string
+  serviceId: string
+  organizationId: string
+  environmentId: string
+  createdAt: Date
+  triggerAction: string
+  origin: string
+  status: string
+  actionStatus: string
+  /** The helm service's version that was deployed. */
+  serviceVersion: number | null
+  entryJson: string
 }

@@ -1,0 +1,89 @@
+import type { HelmServiceRecord } from '#src/modules/helm-services/helm-services.types.ts'
+import type { ServiceProgress, StageProgress } from './deployment-progress.ts'
+import { FAMILIES, NEVER_DEPLOYED_STATE, type RunnableTrigger, STAGE_ORDER, type State, stageName } from './deployment-states.ts'
+
+// What a trigger will do, fixed when it is queued: the services in their stages, each with the
+// details its history entry shows.
+
+/** What a helm deploy request asks for beyond the service's configuration (reference HelmDeployRequest). */
+export interface HelmDeployOverrides {
+  chartVersion?: string | undefined
+  gitCommitId?: string | undefined
+  valuesOverrideGitCommitId?: string | undefined
+}
+
+/**
+ * The values-override key that makes the simulated executor fail a service: `true` fails every
+ * action; a comma-separated list of `deploy`, `restart`, `stop`, `uninstall` fails those only.
+ */
+export const SIMULATE_FAILURE_KEY = 'berth.simulate.fail'
+
+const ACTION_WORDS: Record<RunnableTrigger, string> = { DEPLOY: 'deploy', RESTART: 'restart', STOP: 'stop', UNINSTALL: 'uninstall' }
+
+export function simulatesFailure(helm: HelmServiceRecord, trigger: RunnableTrigger): boolean {
+  const values = [...helm.valuesOverride.set, ...helm.valuesOverride.setString]
+    .filter(([key]) => key === SIMULATE_FAILURE_KEY)
+    .map(([, value]) => value.trim().toLowerCase())
+  return values.some(
+    (value) =>
+      value === 'true' ||
+      value
+        .split(',')
+        .map((word) => word.trim())
+        .includes(ACTION_WORDS[trigger]),
+  )
+}
+
+/** A helm service's `details` (contract 2.7, helm shape): its chart and version, or its commit when known. */
+export function helmDetails(helm: HelmServiceRecord, overrides: HelmDeployOverrides, requestedAt: string): Record<string, unknown> {
+  if ('helmRepository' in helm.source) {
+    const { chartName, chartVersion } = helm.source.helmRepository
+    return { repository: { chart_name: chartName, chart_version: overrides.chartVersion ?? chartVersion } }
+  }
+  // Berth does not read the repository: only a commit the request names is known, and of it only its id.
+  return {
+    commit:
+      overrides.gitCommitId === undefined
+        ? null
+        : { git_commit_id: overrides.gitCommitId, created_at: requestedAt, author_name: '', message: '', tag: '' },
+  }
+}
+
+/** A service as a trigger plans it, before it has any progress. */
+export type PlannedService = Omit<ServiceProgress, 'phase' | 'startedAt' | 'endedAt' | 'updatedAt' | 'message' | 'previousState'>
+
+/** The stages of a deployment: one per kind present, in deploy order, reversed to stop or uninstall. */
+export function planStages(trigger: RunnableTrigger, services: PlannedService[], previousStates: Map<string, State>, now: string): StageProgress[] {
+  const order = FAMILIES[trigger].reverse ? [...STAGE_ORDER].reverse() : STAGE_ORDER
+  return order
+    .map((type) => services.filter((service) => service.type === type))
+    .filter((group) => group.length > 0)
+    .map((group) => ({
+      name: stageName(group[0]!.type),
+      status: 'QUEUED' as const,
+      startedAt: null,
+      endedAt: null,
+      services: group.map((service) => ({
+        ...service,
+        previousState: previousStates.get(service.id) ?? NEVER_DEPLOYED_STATE,
+        phase: 'QUEUED' as const,
+        startedAt: null,
+        endedAt: null,
+        updatedAt: now,
+        message: null,
+      })),
+    }))
+}
+
+/** A helm service as a deployment plans it. */
+export function plannedHelm(helm: HelmServiceRecord, trigger: RunnableTrigger, overrides: HelmDeployOverrides, now: string): PlannedService {
+  return {
+    id: helm.id,
+    name: helm.name,
+    type: 'HELM',
+    iconUri: helm.iconUri,
+    details: helmDetails(helm, overrides, now),
+    version: helm.version,
+    simulateFailure: simulatesFailure(helm, trigger),
+  }
+}

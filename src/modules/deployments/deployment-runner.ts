@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto'
+import os from 'node:os'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Config } from '#src/config.ts'
+import {
+  cancelingRun,
+  cancelRun,
+  type DeploymentRun,
+  finishService,
+  finishStage,
+  interruptRun,
+  isFinished,
+  startRun,
+  startStage,
+  succeedRun,
+} from './deployment-progress.ts'
+import type { DeploymentRunsRepository, StoredRun } from './deployment-runs.repository.ts'
+import { createSimulatedExecutor, type DeploymentExecutor } from './simulated-executor.ts'
+
+export interface RunnerOptions {
+  /** How long a claim lasts without renewal; a runner silent for longer is taken for lost. */
+  leaseMs: number
+  /** How often an idle runner looks for work, and a busy one renews its leases and looks for cancels. */
+  pollMs: number
+  /** How many runs (of different environments) one runner works on at once. */
+  concurrency: number
+  /** How long stopping what runs takes when a run is canceled. */
+  cancelMs: number
+}
+
+interface RunnerLog {
+  info(fields: object, message: string): void
+  warn(fields: object, message: string): void
+}
+
+/** Why a run's work stopped before its end. */
+const CANCEL = 'cancel'
+const LOST = 'lost'
+const HAND_BACK = 'hand back'
+type StopReason = typeof CANCEL | typeof LOST | typeof HAND_BACK
+
+class LostRun extends Error {}
+
+const now = () => new Date().toISOString()
+
+/**
+ * Works through the deployment queue that every Berth process shares through PostgreSQL: claims
+ * runs with FOR UPDATE SKIP LOCKED and a lease it renews, runs their stages in order with the
+ * executor, and writes every step. A run whose runner was lost is ended as interrupted by the next
+ * claim; `stop` hands unfinished runs back for another runner to resume.
+ */
+export function createDeploymentRunner(deps: {
+  runs: DeploymentRunsRepository
+  executor: DeploymentExecutor
+  options: RunnerOptions
+  log: RunnerLog
+}) {
+  const { runs, executor, options, log } = deps
+  const runnerId = `${os.hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
+  const working = new Map<string, { controller: AbortController; done: Promise<void> }>()
+  let stopping = false
+  let loop: Promise<void> | undefined
+  let wakeUp: (() => void) | undefined
+
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, options.pollMs)
+      wakeUp = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+
+  const interrupt = (stored: StoredRun) =>
+    interruptRun(stored.run, stored.cancelRequested, `interrupted: its runner (${stored.leaseOwner}) was lost before the end`, now())
+
+  async function execute(stored: StoredRun, controller: AbortController): Promise<void> {
+    const { signal } = controller
+    let run = stored.run
+    let writes: Promise<void> = Promise.resolve()
+    const stop = (reason: StopReason) => {
+      if (!signal.aborted) controller.abort(reason)
+    }
+    /** Applies a step to the latest run and writes it; steps apply one at a time, in call order. */
+    const apply = (step: (current: DeploymentRun) => DeploymentRun): Promise<void> => {
+      const write = writes.then(async () => {
+        const next = step(run)
+        const saved = await runs.save(next, runnerId, options.leaseMs)
+        if (saved === 'lost') {
+          stop(LOST)
+          throw new LostRun()
+        }
+        run = next
+        if (saved.cancelRequested) stop(CANCEL)
+      })
+      writes = write.catch(() => {})
+      return write
+    }
+    const heartbeat = setInterval(
+      () => {
+        runs.renew(run.id, runnerId, options.leaseMs).then(
+          (renewed) => {
+            if (renewed === 'lost') stop(LOST)
+            else if (renewed.cancelRequested) stop(CANCEL)
+          },
+          (error: unknown) => log.warn({ err: error, executionId: run.id }, 'could not renew a deployment lease; will retry'),
+        )
+      },
+      Math.min(options.pollMs, options.leaseMs / 3),
+    )
+
+    try {
+      if (stored.cancelRequested || run.actionStatus === 'CANCELING') stop(CANCEL)
+      else {
+        if (run.actionStatus === 'QUEUED') await apply((current) => startRun(current, now()))
+        for (const [index, stage] of run.progress.stages.entries()) {
+          if (stage.status === 'DONE') continue // a resumed run
+          signal.throwIfAborted()
+          await apply((current) => startStage(current, index, now()))
+          const services = run.progress.stages[index]!.services.filter((service) => service.phase === 'ONGOING')
+          await Promise.all(
+            services.map(async (service) => {
+              const outcome = await executor.run(service, run.triggerAction, signal)
+              await apply((current) => finishService(current, service.id, outcome, now()))
+            }),
+          )
+          await apply((current) => finishStage(current, index, now()))
+          if (isFinished(run)) break
+        }
+        if (!isFinished(run)) await apply((current) => succeedRun(current, now()))
+      }
+    } catch (error) {
+      if (!signal.aborted) {
+        // A database outage or a bug: leave the run; once its lease expires it ends as interrupted.
+        log.warn({ err: error, executionId: run.id }, 'a deployment stopped unexpectedly')
+        return
+      }
+    } finally {
+      clearInterval(heartbeat)
+    }
+    await writes
+    if (!signal.aborted) {
+      log.info({ executionId: run.id, environmentId: run.environmentId, status: run.status }, 'deployment finished')
+      return
+    }
+    const reason = signal.reason as StopReason
+    if (reason === LOST) {
+      log.warn({ executionId: run.id }, 'lost the lease of a deployment; another runner owns it now')
+    } else if (reason === HAND_BACK) {
+      await runs.release(run.id, runnerId)
+    } else {
+      await finishCancel(() => run, apply)
+    }
+  }
+
+  /** A canceled run goes through CANCELING while what runs is stopped, then ends CANCELED. */
+  async function finishCancel(current: () => DeploymentRun, apply: (step: (run: DeploymentRun) => DeploymentRun) => Promise<void>) {
+    try {
+      if (current().actionStatus !== 'CANCELING') await apply((run) => cancelingRun(run, now()))
+      await sleep(options.cancelMs)
+      await apply((run) => cancelRun(run, now()))
+      log.info({ executionId: current().id }, 'deployment canceled')
+    } catch (error) {
+      if (!(error instanceof LostRun))
+        log.warn({ err: error, executionId: current().id }, 'could not finish canceling a deployment; its lease will expire')
+    }
+  }
+
+  function begin(stored: StoredRun): void {
+    const controller = new AbortController()
+    const done = execute(stored, controller)
+      .catch((error: unknown) => log.warn({ err: error, executionId: stored.run.id }, 'a deployment stopped unexpectedly'))
+      .finally(() => {
+        working.delete(stored.run.id)
+        wakeUp?.()
+      })
+    working.set(stored.run.id, { controller, done })
+  }
+
+  async function work(): Promise<void> {
+    while (!stopping) {
+      if (working.size < options.concurrency) {
+        try {
+          const claimed = await runs.claim(runnerId, options.leaseMs, interrupt)
+          if (claimed.kind === 'interrupted') {
+            log.warn({ executionId: claimed.run.id, environmentId: claimed.run.environmentId }, 'ended a deployment whose runner was lost')
+            continue
+          }
+          if (claimed.kind === 'claimed') {
+            begin(claimed.stored)
+            continue
+          }
+        } catch (error) {
+          log.warn({ err: error }, 'could not look for deployments to run; will retry')
+        }
+      }
+      await idle()
+    }
+  }
+
+  return {
+    runnerId,
+    start(): void {
+      loop ??= work()
+    },
+    /** Looks for work now rather than at the next poll. */
+    wake(): void {
+      wakeUp?.()
+    },
+    /** Stops claiming and hands the runs under way back, unfinished, for another runner to resume. */
+    async stop(): Promise<void> {
+      stopping = true
+      wakeUp?.()
+      for (const { controller } of working.values()) controller.abort(HAND_BACK)
+      await Promise.all([loop, ...[...working.values()].map((entry) => entry.done)])
+    },
+  }
+}
+
+export type DeploymentRunner = ReturnType<typeof createDeploymentRunner>
+
+/** The runner Berth processes run: the simulated executor, settings from BERTH_RUNNER_* and BERTH_SIMULATED_STEP_MS. */
+export function createConfiguredRunner(runs: DeploymentRunsRepository, settings: Config['runner'], log: RunnerLog): DeploymentRunner {
+  return createDeploymentRunner({
+    runs,
+    executor: createSimulatedExecutor({ stepMs: settings.simulatedStepMs }),
+    options: {
+      leaseMs: settings.leaseMs,
+      pollMs: settings.pollMs,
+      concurrency: settings.concurrency,
+      cancelMs: Math.min(settings.simulatedStepMs / 2, 5_000),
+    },
+    log,
+  })
+}

@@ -1,0 +1,338 @@
+import { type Selectable, sql, type Transaction } from 'kysely'
+import type { Db } from '#src/platform/db/database.ts'
+import type { Database, DeploymentRequestsTable } from '#src/platform/db/schema.ts'
+import { environmentEntry, serviceEntry } from './deployment-entries.ts'
+import { type DeploymentRun, isFinished, type Progress } from './deployment-progress.ts'
+import { type ActionStatus, type Origin, type RunnableTrigger, type State, UNFINISHED } from './deployment-states.ts'
+
+// The deployment queue: requests as runs, written with their rendered history entries.
+
+type Queries = Db | Transaction<Database>
+type RequestRow = Selectable<DeploymentRequestsTable>
+
+/** A run as stored, with what only the queue needs. */
+export interface StoredRun {
+  run: DeploymentRun
+  seq: string
+  cancelRequested: boolean
+  leaseOwner: string | null
+  /** Whether a runner holds the run now (its lease has not expired). */
+  leased: boolean
+}
+
+const iso = (value: Date | null) => (value === null ? null : value.toISOString())
+
+export function toRun(row: RequestRow): DeploymentRun {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    environmentId: row.environmentId,
+    serviceId: row.serviceId,
+    triggerAction: row.triggerAction as RunnableTrigger,
+    origin: row.origin as Origin,
+    triggeredBy: row.triggeredBy,
+    status: row.status as State,
+    actionStatus: row.actionStatus as ActionStatus,
+    message: row.message,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    startedAt: iso(row.startedAt),
+    endedAt: iso(row.endedAt),
+    progress: row.progress as Progress,
+  }
+}
+
+/** The columns a run's change writes: its state and its entry, rendered again. */
+const runColumns = (run: DeploymentRun) => ({
+  status: run.status,
+  actionStatus: run.actionStatus,
+  message: run.message,
+  progress: JSON.stringify(run.progress),
+  entryJson: JSON.stringify(environmentEntry(run)),
+  updatedAt: new Date(run.updatedAt),
+  startedAt: run.startedAt === null ? null : new Date(run.startedAt),
+  endedAt: run.endedAt === null ? null : new Date(run.endedAt),
+})
+
+/** Writes the service-level entries of the run (the services' own histories). */
+async function writeServiceEntries(db: Queries, run: DeploymentRun): Promise<void> {
+  const rows = run.progress.stages.flatMap((stage) =>
+    stage.services.map((service) => {
+      const entry = serviceEntry(run, service)
+      return {
+        executionId: run.id,
+        serviceId: service.id,
+        organizationId: run.organizationId,
+        environmentId: run.environmentId,
+        createdAt: new Date(run.createdAt),
+        triggerAction: run.triggerAction,
+        origin: run.origin,
+        status: entry.status,
+        actionStatus: entry.status_details.status,
+        serviceVersion: service.version,
+        entryJson: JSON.stringify(entry),
+      }
+    }),
+  )
+  if (rows.length === 0) return
+  await db
+    .insertInto('serviceDeployments')
+    .values(rows)
+    .onConflict((conflict) =>
+      conflict.columns(['executionId', 'serviceId']).doUpdateSet((eb) => ({
+        status: eb.ref('excluded.status'),
+        actionStatus: eb.ref('excluded.actionStatus'),
+        entryJson: eb.ref('excluded.entryJson'),
+      })),
+    )
+    .execute()
+}
+
+const leaseInterval = (leaseMs: number) => sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`
+
+/** Queries on one environment's queue inside the transaction that locked it. */
+function lockedQueue(trx: Transaction<Database>, environmentId: string) {
+  return {
+    /** The environment's unfinished runs, oldest first, locked. */
+    async unfinished(): Promise<StoredRun[]> {
+      const rows = await trx
+        .selectFrom('deploymentRequests')
+        .selectAll()
+        .select(sql<boolean>`lease_owner is not null and lease_expires_at > now()`.as('leased'))
+        .where('environmentId', '=', environmentId)
+        .where('actionStatus', 'in', UNFINISHED)
+        .orderBy('seq')
+        .forUpdate()
+        .execute()
+      return rows.map((row) => ({
+        run: toRun(row),
+        seq: row.seq,
+        cancelRequested: row.cancelRequested,
+        leaseOwner: row.leaseOwner,
+        leased: row.leased,
+      }))
+    },
+
+    /** Adds a run at the end of the queue; `seq` is the one `lockEnvironment` handed out. */
+    async insert(run: DeploymentRun, seq: string): Promise<void> {
+      await trx
+        .insertInto('deploymentRequests')
+        .values({
+          id: run.id,
+          organizationId: run.organizationId,
+          environmentId: run.environmentId,
+          seq,
+          serviceId: run.serviceId,
+          triggerAction: run.triggerAction,
+          origin: run.origin,
+          triggeredBy: run.triggeredBy,
+          createdAt: new Date(run.createdAt),
+          ...runColumns(run),
+        })
+        .execute()
+      await writeServiceEntries(trx, run)
+    },
+
+    /** The status of the environment's newest run; undefined before its first. */
+    async latestStatus(): Promise<State | undefined> {
+      const row = await trx
+        .selectFrom('deploymentRequests')
+        .select('status')
+        .where('environmentId', '=', environmentId)
+        .orderBy('seq', 'desc')
+        .limit(1)
+        .executeTakeFirst()
+      return row?.status as State | undefined
+    },
+
+    /**
+     * Each service's state before any unfinished run: the status of its latest finished entry
+     * (services with none are absent).
+     */
+    async finishedStates(serviceIds: string[]): Promise<Map<string, State>> {
+      if (serviceIds.length === 0) return new Map()
+      const rows = await trx
+        .selectFrom('serviceDeployments')
+        .distinctOn('serviceId')
+        .select(['serviceId', 'status'])
+        .where('serviceId', 'in', serviceIds)
+        .where('actionStatus', 'not in', UNFINISHED)
+        .orderBy('serviceId')
+        .orderBy('createdAt', 'desc')
+        .orderBy('executionId', 'desc')
+        .execute()
+      return new Map(rows.map((row) => [row.serviceId, row.status as State]))
+    },
+
+    /** The status of the service's latest entry, finished or not; undefined when it has none. */
+    async latestServiceStatus(serviceId: string): Promise<State | undefined> {
+      const row = await trx
+        .selectFrom('serviceDeployments')
+        .select('status')
+        .where('serviceId', '=', serviceId)
+        .orderBy('createdAt', 'desc')
+        .orderBy('executionId', 'desc')
+        .limit(1)
+        .executeTakeFirst()
+      return row?.status as State | undefined
+    },
+
+    async requestCancel(runId: string): Promise<void> {
+      await trx.updateTable('deploymentRequests').set({ cancelRequested: true }).where('id', '=', runId).execute()
+    },
+
+    /** Ends a run no runner holds; whoever held it before can no longer write to it. */
+    async end(run: DeploymentRun): Promise<void> {
+      await trx
+        .updateTable('deploymentRequests')
+        .set({ ...runColumns(run), leaseOwner: null, leaseExpiresAt: null })
+        .where('id', '=', run.id)
+        .execute()
+      await writeServiceEntries(trx, run)
+    },
+  }
+}
+
+export type LockedQueue = ReturnType<typeof lockedQueue>
+
+export function createDeploymentRunsRepository(db: Db) {
+  return {
+    /**
+     * Runs `work` with the environment's row locked, so that its triggers and cancels happen one at
+     * a time. `next` is the seq and the creation time the environment's next run gets: the
+     * database's clock, and strictly later than the previous run's, so that history order (by
+     * creation time) is queue order. Resolves undefined when the environment is gone.
+     */
+    withEnvironmentLocked<T>(
+      environmentId: string,
+      work: (queue: LockedQueue, next: () => Promise<{ seq: string; createdAt: string }>) => Promise<T>,
+    ): Promise<T | undefined> {
+      return db.transaction().execute(async (trx) => {
+        const locked = await trx
+          .selectFrom('environments')
+          .select('deploymentSeq')
+          .where('id', '=', environmentId)
+          .forNoKeyUpdate()
+          .executeTakeFirst()
+        if (!locked) return undefined
+        const next = async () => {
+          const { seq, createdAt } = await trx
+            .updateTable('environments')
+            .set((eb) => ({ deploymentSeq: sql<string>`${eb.ref('deploymentSeq')} + 1` }))
+            .where('id', '=', environmentId)
+            .returning((eb) => [
+              'deploymentSeq as seq',
+              sql<Date>`greatest(clock_timestamp(), (${eb
+                .selectFrom('deploymentRequests')
+                .select(sql`created_at + interval '1 millisecond'`.as('after'))
+                .where('environmentId', '=', environmentId)
+                .whereRef('seq', '=', 'environments.deploymentSeq')}))`.as('createdAt'),
+            ])
+            .executeTakeFirstOrThrow()
+          return { seq, createdAt: createdAt.toISOString() }
+        }
+        return work(lockedQueue(trx, environmentId), next)
+      })
+    },
+
+    /**
+     * Takes the oldest run that may run now: the first unfinished run of its environment, that no
+     * runner holds. One a lost runner held (its lease expired) is not run again: `interrupt` turns
+     * it into the terminal run that is written instead. Concurrent runners skip each other's rows.
+     */
+    async claim(
+      runnerId: string,
+      leaseMs: number,
+      interrupt: (stored: StoredRun) => DeploymentRun,
+    ): Promise<{ kind: 'none' } | { kind: 'claimed'; stored: StoredRun } | { kind: 'interrupted'; run: DeploymentRun }> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom('deploymentRequests as r')
+          .selectAll('r')
+          .where('r.actionStatus', 'in', UNFINISHED)
+          .where((eb) => eb.or([eb('r.leaseExpiresAt', 'is', null), eb('r.leaseExpiresAt', '<', sql<Date>`now()`)]))
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('deploymentRequests as earlier')
+                  .select('earlier.id')
+                  .whereRef('earlier.environmentId', '=', 'r.environmentId')
+                  .whereRef('earlier.seq', '<', 'r.seq')
+                  .where('earlier.actionStatus', 'in', UNFINISHED),
+              ),
+            ),
+          )
+          .orderBy('r.createdAt')
+          .limit(1)
+          .forUpdate('r')
+          .skipLocked()
+          .executeTakeFirst()
+        if (!row) return { kind: 'none' }
+        const stored: StoredRun = { run: toRun(row), seq: row.seq, cancelRequested: row.cancelRequested, leaseOwner: row.leaseOwner, leased: false }
+        if (row.leaseOwner !== null) {
+          const run = interrupt(stored)
+          await trx
+            .updateTable('deploymentRequests')
+            .set({ ...runColumns(run), leaseOwner: runnerId, leaseExpiresAt: null, claims: sql`claims + 1` })
+            .where('id', '=', run.id)
+            .execute()
+          await writeServiceEntries(trx, run)
+          return { kind: 'interrupted', run }
+        }
+        await trx
+          .updateTable('deploymentRequests')
+          .set({ leaseOwner: runnerId, leaseExpiresAt: leaseInterval(leaseMs), claims: sql`claims + 1` })
+          .where('id', '=', row.id)
+          .execute()
+        return { kind: 'claimed', stored: { ...stored, leaseOwner: runnerId, leased: true } }
+      })
+    },
+
+    /**
+     * Writes the run's new state while `runnerId` still holds it, and extends the lease. Resolves
+     * whether a cancel was asked for, or 'lost' when the run is no longer this runner's (its lease
+     * expired and another runner took it, it was canceled for good, or its environment is gone).
+     */
+    async save(run: DeploymentRun, runnerId: string, leaseMs: number): Promise<'lost' | { cancelRequested: boolean }> {
+      return db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable('deploymentRequests')
+          .set({ ...runColumns(run), leaseExpiresAt: isFinished(run) ? null : leaseInterval(leaseMs) })
+          .where('id', '=', run.id)
+          .where('leaseOwner', '=', runnerId)
+          .where('leaseExpiresAt', '>', sql<Date>`now()`)
+          .returning('cancelRequested')
+          .executeTakeFirst()
+        if (!updated) return 'lost'
+        await writeServiceEntries(trx, run)
+        return { cancelRequested: updated.cancelRequested }
+      })
+    },
+
+    /** Extends the lease of a run `runnerId` holds; as `save`, without changing the run. */
+    async renew(runId: string, runnerId: string, leaseMs: number): Promise<'lost' | { cancelRequested: boolean }> {
+      const updated = await db
+        .updateTable('deploymentRequests')
+        .set({ leaseExpiresAt: leaseInterval(leaseMs) })
+        .where('id', '=', runId)
+        .where('leaseOwner', '=', runnerId)
+        .where('leaseExpiresAt', '>', sql<Date>`now()`)
+        .returning('cancelRequested')
+        .executeTakeFirst()
+      return updated ? { cancelRequested: updated.cancelRequested } : 'lost'
+    },
+
+    /** Gives a run back unfinished, for another runner to resume (a runner shutting down). */
+    async release(runId: string, runnerId: string): Promise<void> {
+      await db
+        .updateTable('deploymentRequests')
+        .set({ leaseOwner: null, leaseExpiresAt: null })
+        .where('id', '=', runId)
+        .where('leaseOwner', '=', runnerId)
+        .where('actionStatus', 'in', UNFINISHED)
+        .execute()
+    },
+  }
+}
+
+export type DeploymentRunsRepository = ReturnType<typeof createDeploymentRunsRepository>

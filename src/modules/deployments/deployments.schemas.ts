@@ -1,0 +1,225 @@
+import { type Static, type TSchema, Type } from 'typebox'
+import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import {
+  ACTION_STATUSES,
+  ORIGINS,
+  SERVICE_ACTION_STATUSES,
+  SERVICE_ACTIONS,
+  SERVICE_TYPES,
+  STAGE_STATUSES,
+  STATES,
+  TRIGGER_ACTIONS,
+} from './deployment-states.ts'
+
+const Enum = <T extends string>(values: readonly T[], title: string, description?: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], title, ...(description ? { description } : {}) })
+
+const StateEnum = Enum(STATES, 'StateEnum')
+const Duration = Type.String({ format: 'duration', description: 'ISO 8601 duration' })
+const Origin = Enum(ORIGINS, 'OrganizationEventOrigin')
+const DeploymentStatus = Enum(
+  ['NEVER_DEPLOYED', 'UP_TO_DATE', 'OUT_OF_DATE'],
+  'ServiceDeploymentStatusEnum',
+  'whether what runs is the latest configuration',
+)
+
+const StatusDetails = Type.Object(
+  {
+    action: Enum(SERVICE_ACTIONS, 'ServiceActionEnum'),
+    status: Enum(SERVICE_ACTION_STATUSES, 'ServiceActionStatusEnum'),
+    sub_action: Type.Literal('NONE', { description: 'ServiceSubActionEnum; always NONE: Berth runs no infrastructure-as-code sub-actions' }),
+  },
+  { title: 'StatusDetails' },
+)
+
+// --- deployment history (contract 2.2-2.9) -------------------------------------------------
+
+const AuditingData = Type.Object(
+  {
+    created_at: DateTime,
+    updated_at: DateTime,
+    triggered_by: Type.String({ description: 'the user or API token that triggered' }),
+    origin: Type.Optional(Origin),
+  },
+  { title: 'DeploymentHistoryAuditingData' },
+)
+
+const Commit = Nullable(
+  Type.Object(
+    {
+      git_commit_id: Type.String(),
+      created_at: DateTime,
+      author_name: Type.String(),
+      message: Type.String(),
+      tag: Type.String(),
+      author_avatar_url: Type.Optional(Type.String()),
+      commit_page_url: Type.Optional(Type.String()),
+    },
+    { title: 'Commit' },
+  ),
+)
+
+const Arguments = Type.Array(Type.String())
+const LifecycleSchedule = Type.Object({ arguments: Arguments, entrypoint: Type.Optional(Type.String()) }, { title: 'JobLifecyleSchedule' })
+
+/** Contract 2.7: the shape depends on the service's kind; no discriminator. */
+const ServiceDetails = Type.Union(
+  [
+    Type.Object({ commit: Commit, build_pod_name: Type.String() }, { description: 'ApplicationDeploymentHistoryData' }),
+    Type.Object(
+      { image_name: Type.String(), tag: Type.String(), arguments: Arguments, entrypoint: Type.Optional(Type.String()) },
+      { description: 'ContainerDeploymentHistoryData' },
+    ),
+    Type.Object(
+      {
+        image_name: Type.String(),
+        tag: Type.String(),
+        commit: Type.Optional(Commit),
+        schedule: Type.Optional(
+          Type.Object({
+            on_start: Type.Optional(LifecycleSchedule),
+            on_stop: Type.Optional(LifecycleSchedule),
+            on_delete: Type.Optional(LifecycleSchedule),
+            cron_job: Type.Optional(
+              Type.Object({ arguments: Arguments, entrypoint: Type.Optional(Type.String()), scheduled_at: Type.String(), timezone: Type.String() }),
+            ),
+            lifecycle_type: Type.Optional(Enum(['GENERIC', 'IAC', 'CLOUDTEMPLATE'], 'JobLifecycleTypeEnum')),
+          }),
+        ),
+        job_type: Enum(['CRON', 'LIFECYCLE'], 'JobType'),
+        build_pod_name: Type.Optional(Nullable(Type.String())),
+      },
+      { description: 'JobDeploymentHistoryDetails' },
+    ),
+    Type.Object(
+      { commit: Type.Optional(Commit), repository: Type.Optional(Type.Object({ chart_name: Type.String(), chart_version: Type.String() })) },
+      { description: 'HelmDeploymentHistoryDetails' },
+    ),
+  ],
+  { title: 'DeploymentHistoryServiceDetails' },
+)
+
+const Message = Nullable(Type.String({ description: 'Berth extension: why it failed or ended as it did; null when there is nothing to say' }))
+
+export const DeploymentHistoryService = Type.Object(
+  {
+    identifier: Type.Object({
+      name: Type.String(),
+      service_id: Uuid,
+      service_type: Enum(SERVICE_TYPES, 'ServiceTypeEnum'),
+      execution_id: Type.String(),
+    }),
+    status: StateEnum,
+    auditing_data: AuditingData,
+    details: ServiceDetails,
+    status_details: StatusDetails,
+    icon_uri: Type.String({ format: 'uri' }),
+    total_duration: Duration,
+    message: Message,
+  },
+  { title: 'DeploymentHistoryService' },
+)
+
+export const DeploymentHistoryEnvironmentV2 = Type.Object(
+  {
+    identifier: Type.Object({ execution_id: Type.String(), environment_id: Uuid }),
+    auditing_data: AuditingData,
+    status: StateEnum,
+    trigger_action: Enum(TRIGGER_ACTIONS, 'DeploymentHistoryTriggerAction'),
+    total_duration: Duration,
+    stages: Type.Array(
+      Type.Object(
+        { name: Type.String(), status: Enum(STAGE_STATUSES, 'StageStatusEnum'), duration: Duration, services: Type.Array(DeploymentHistoryService) },
+        { title: 'DeploymentHistoryStage' },
+      ),
+    ),
+    action_status: Enum(ACTION_STATUSES, 'DeploymentHistoryActionStatus'),
+    message: Message,
+  },
+  { title: 'DeploymentHistoryEnvironmentV2' },
+)
+
+const page = <T extends TSchema>(item: T, title: string) =>
+  Type.Object(
+    {
+      page: Type.Integer({ minimum: 1, description: 'the number of this page, 1 for the newest entries' }),
+      page_size: Type.Integer({ minimum: 1, maximum: 100 }),
+      results: Type.Array(item, { description: 'newest first' }),
+      next_start_id: Nullable(Type.String({ description: 'Berth extension: the startId of the next page; null on the last page' })),
+      has_more: Type.Boolean({ description: 'Berth extension: whether older entries follow' }),
+    },
+    { title },
+  )
+
+export const EnvironmentHistoryPage = page(DeploymentHistoryEnvironmentV2, 'DeploymentHistoryEnvironmentPaginatedResponseListV2')
+export const ServiceHistoryPage = page(DeploymentHistoryService, 'DeploymentHistoryServicePaginatedResponseListV2')
+
+export const HistoryQuery = Type.Object({
+  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'how many entries the page holds, 1 to 100' }),
+  startId: Type.Optional(
+    Type.String({ maxLength: 100, description: 'the execution id of the last entry you have; the page holds the entries after it (older)' }),
+  ),
+  status: Type.Optional(Enum(STATES, 'StateEnum', 'Berth extension: only entries in this state')),
+  trigger_action: Type.Optional(Enum(TRIGGER_ACTIONS, 'DeploymentHistoryTriggerAction', 'Berth extension: only entries of this trigger')),
+  origin: Type.Optional(Enum(ORIGINS, 'OrganizationEventOrigin', 'Berth extension: only entries of this origin')),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Berth extension: only entries created at or after this instant' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Berth extension: only entries created before this instant' })),
+})
+export type HistoryQuery = Static<typeof HistoryQuery>
+
+// --- statuses and triggers -------------------------------------------------------------------
+
+export const Status = Type.Object(
+  {
+    id: Uuid,
+    state: StateEnum,
+    service_deployment_status: DeploymentStatus,
+    last_deployment_date: Type.Optional(DateTime),
+    is_part_last_deployment: Type.Boolean(),
+    execution_id: Type.Optional(Type.String()),
+    status_details: StatusDetails,
+    deployment_request_id: Nullable(Uuid),
+    deployment_requests_count: Type.Integer({ description: 'how many deployments of the environment are queued or running' }),
+  },
+  { title: 'Status' },
+)
+
+export const EnvironmentStatus = Type.Object(
+  {
+    id: Uuid,
+    state: StateEnum,
+    last_deployment_date: Nullable(DateTime),
+    last_deployment_state: StateEnum,
+    last_deployment_id: Nullable(Type.String()),
+    total_deployment_duration_in_seconds: Nullable(Type.Integer()),
+    origin: Nullable(Origin),
+    triggered_by: Nullable(Type.String()),
+    deployment_status: DeploymentStatus,
+    deployment_request_id: Nullable(Type.String({ description: 'the deployment the environment is busy with; null when idle' })),
+  },
+  { title: 'EnvironmentStatus' },
+)
+
+export const HelmDeployRequest = Type.Object(
+  {
+    chart_version: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'for a chart of a helm repository: the version to deploy' }),
+    ),
+    git_commit_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'for a chart in a git repository: the commit to deploy' })),
+    values_override_git_commit_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'for values files in a git repository: the commit to read them at' }),
+    ),
+  },
+  { title: 'HelmDeployRequest' },
+)
+export type HelmDeployRequest = Static<typeof HelmDeployRequest>
+
+export const HelmForceEventQuery = Type.Object({
+  forceEvent: Type.Optional(Enum(['DIFF'], 'HelmForceEvent', 'accepted for compatibility; the simulated executor deploys in every case')),
+})
+
+export const CancelRequest = Type.Object({
+  force_cancel: Type.Optional(
+    Type.Boolean({ default: false, description: 'accepted for compatibility: Berth runs no lifecycle jobs, so a cancel is always complete' }),
+  ),
+})

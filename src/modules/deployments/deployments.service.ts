@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto'
+import type { HelmServiceRecord } from '#src/modules/helm-services/helm-services.types.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
+import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import type { DeploymentHistoryRepository, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'
+import { type HelmDeployOverrides, type PlannedService, plannedHelm, planStages } from './deployment-plan.ts'
+import { cancelRun, type DeploymentRun, familyOf, interruptRun } from './deployment-progress.ts'
+import type { DeploymentRunsRepository, LockedQueue } from './deployment-runs.repository.ts'
+import {
+  FAMILIES,
+  NEVER_DEPLOYED_STATE,
+  type Origin,
+  type RunnableTrigger,
+  type ServiceAction,
+  type ServiceActionStatus,
+  type State,
+} from './deployment-states.ts'
+import { elapsedMs } from './iso-duration.ts'
+
+export interface DeploymentsDeps {
+  runs: DeploymentRunsRepository
+  history: DeploymentHistoryRepository
+  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
+  requireHelm(principal: Principal, helmId: string, needed: Role): Promise<{ helm: HelmServiceRecord }>
+  listHelms(organizationId: string, environmentId: string): Promise<HelmServiceRecord[]>
+  /** How history names who triggered (`triggered_by`). */
+  actorName(principal: Principal): Promise<string>
+  /** Told when a run was queued, so that a runner of this process looks at once. */
+  onQueued(): void
+}
+
+export type DeploymentStatusWord = 'NEVER_DEPLOYED' | 'UP_TO_DATE' | 'OUT_OF_DATE'
+
+/** The reference's EnvironmentStatus. */
+export interface EnvironmentStatusRecord {
+  id: string
+  state: State
+  lastDeploymentDate: string | null
+  lastDeploymentState: State
+  lastDeploymentId: string | null
+  totalDeploymentDurationInSeconds: number | null
+  origin: Origin | null
+  triggeredBy: string | null
+  deploymentStatus: DeploymentStatusWord
+  deploymentRequestId: string | null
+}
+
+/** The reference's Status, of an environment or a service. */
+export interface StatusRecord {
+  id: string
+  state: State
+  serviceDeploymentStatus: DeploymentStatusWord
+  lastDeploymentDate: string | undefined
+  isPartLastDeployment: boolean
+  executionId: string | undefined
+  statusDetails: { action: ServiceAction; status: ServiceActionStatus; subAction: 'NONE' }
+  deploymentRequestId: string | null
+  deploymentRequestsCount: number
+}
+
+export interface HistoryPage extends StoredPage {
+  page: number
+  pageSize: number
+}
+
+const unknownStartId = () =>
+  validationFailed([{ path: '/startId', message: 'is not the execution id of an entry of this history', location: 'query' }])
+
+/** Only an uninstall can find nothing to do. */
+async function alwaysQueued(queued: Promise<StatusRecord | 'nothing'>): Promise<StatusRecord> {
+  const status = await queued
+  if (status === 'nothing') throw new Error('unreachable: only an uninstall finds nothing to do')
+  return status
+}
+
+const includes = (run: DeploymentRun, serviceId: string) =>
+  run.progress.stages.some((stage) => stage.services.some((service) => service.id === serviceId))
+
+export function createDeploymentsService(deps: DeploymentsDeps) {
+  const { runs, history } = deps
+
+  /** Compares what each service is configured as with what was last deployed. */
+  async function deploymentStatus(services: { id: string; version: number }[]): Promise<DeploymentStatusWord> {
+    const deployed = await history.deployedVersions(services.map((service) => service.id))
+    if (deployed.size === 0) return 'NEVER_DEPLOYED'
+    return services.every((service) => deployed.get(service.id) === service.version) ? 'UP_TO_DATE' : 'OUT_OF_DATE'
+  }
+
+  /**
+   * Queues a run at the end of the environment's queue. `refuse` looks at the locked queue and
+   * says why the trigger cannot queue (a 409 or a "nothing to do"), or nothing.
+   */
+  async function enqueue(
+    environment: { id: string; organizationId: string },
+    target: { serviceId: string | null; trigger: RunnableTrigger; plan: (createdAt: string) => PlannedService[] },
+    triggeredBy: string,
+    refuse: (queue: LockedQueue, unfinished: DeploymentRun[]) => Promise<AppError | 'nothing' | undefined>,
+  ): Promise<{ run: DeploymentRun; unfinished: number } | 'nothing'> {
+    const queued = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
+      const unfinished = (await queue.unfinished()).map((stored) => stored.run)
+      const refusal = await refuse(queue, unfinished)
+      if (refusal === 'nothing') return 'nothing' as const
+      if (refusal) throw refusal
+      const { seq, createdAt } = await next()
+      const services = target.plan(createdAt)
+      const states = await queue.finishedStates(services.map((service) => service.id))
+      const run: DeploymentRun = {
+        id: randomUUID(),
+        organizationId: environment.organizationId,
+        environmentId: environment.id,
+        serviceId: target.serviceId,
+        triggerAction: target.trigger,
+        origin: 'API',
+        triggeredBy,
+        status: FAMILIES[target.trigger].queued,
+        actionStatus: 'QUEUED',
+        message: null,
+        createdAt,
+        updatedAt: createdAt,
+        startedAt: null,
+        endedAt: null,
+        progress: { stages: planStages(target.trigger, services, states, createdAt) },
+      }
+      await queue.insert(run, seq)
+      return { run, unfinished: unfinished.length + 1 }
+    })
+    if (queued === undefined) throw notFound('environment')
+    if (queued !== 'nothing') deps.onQueued()
+    return queued
+  }
+
+  async function environmentStatus(environmentId: string, organizationId: string): Promise<EnvironmentStatusRecord> {
+    const [{ latest, current }, helms] = await Promise.all([history.environmentRuns(environmentId), deps.listHelms(organizationId, environmentId)])
+    return {
+      id: environmentId,
+      state: (current ?? latest)?.status ?? NEVER_DEPLOYED_STATE,
+      lastDeploymentDate: latest?.createdAt ?? null,
+      lastDeploymentState: latest?.status ?? NEVER_DEPLOYED_STATE,
+      lastDeploymentId: latest?.id ?? null,
+      totalDeploymentDurationInSeconds: latest ? Math.round(elapsedMs(latest.startedAt, latest.endedAt, latest.updatedAt) / 1000) : null,
+      origin: latest?.origin ?? null,
+      triggeredBy: latest?.triggeredBy ?? null,
+      deploymentStatus: await deploymentStatus(helms),
+      deploymentRequestId: current?.id ?? null,
+    }
+  }
+
+  /** The Status a trigger answers with: what it queued. */
+  const queuedStatus = (id: string, run: DeploymentRun, unfinished: number, deployment: DeploymentStatusWord): StatusRecord => ({
+    id,
+    state: run.status,
+    serviceDeploymentStatus: deployment,
+    lastDeploymentDate: run.createdAt,
+    isPartLastDeployment: true,
+    executionId: run.id,
+    statusDetails: { action: familyOf(run).action, status: 'QUEUED', subAction: 'NONE' },
+    deploymentRequestId: run.id,
+    deploymentRequestsCount: unfinished,
+  })
+
+  async function triggerEnvironment(principal: Principal, environmentId: string, trigger: 'DEPLOY' | 'RESTART' | 'STOP') {
+    const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+    const [helms, triggeredBy] = await Promise.all([deps.listHelms(environment.organizationId, environment.id), deps.actorName(principal)])
+    const queued = await enqueue(
+      environment,
+      { serviceId: null, trigger, plan: (createdAt) => helms.map((helm) => plannedHelm(helm, trigger, {}, createdAt)) },
+      triggeredBy,
+      async (queue, unfinished) =>
+        trigger === 'STOP' && unfinished.length === 0 && (await queue.latestStatus()) === 'STOPPED'
+          ? new AppError('conflict', 'the environment is already stopped')
+          : undefined,
+    )
+    if (queued === 'nothing') throw new Error('unreachable: environment triggers always queue')
+    return { environment, helms, ...queued }
+  }
+
+  async function triggerHelm(principal: Principal, helmId: string, trigger: RunnableTrigger, overrides: HelmDeployOverrides = {}) {
+    const { helm } = await deps.requireHelm(principal, helmId, 'DEPLOY')
+    const triggeredBy = await deps.actorName(principal)
+    const queued = await enqueue(
+      { id: helm.environmentId, organizationId: helm.organizationId },
+      { serviceId: helm.id, trigger, plan: (createdAt) => [plannedHelm(helm, trigger, overrides, createdAt)] },
+      triggeredBy,
+      async (queue, unfinished) => {
+        if (unfinished.some((run) => includes(run, helm.id))) return undefined
+        const state = await queue.latestServiceStatus(helm.id)
+        if (trigger === 'STOP' && state === 'STOPPED') return new AppError('conflict', 'the helm service is already stopped')
+        if (trigger === 'UNINSTALL' && (state === undefined || state === 'DELETED' || state === NEVER_DEPLOYED_STATE)) return 'nothing'
+        return undefined
+      },
+    )
+    if (queued === 'nothing') return 'nothing' as const
+    return queuedStatus(helm.id, queued.run, queued.unfinished, await deploymentStatus([helm]))
+  }
+
+  return {
+    async deployEnvironment(principal: Principal, environmentId: string): Promise<StatusRecord> {
+      const { environment, helms, run, unfinished } = await triggerEnvironment(principal, environmentId, 'DEPLOY')
+      return queuedStatus(environment.id, run, unfinished, await deploymentStatus(helms))
+    },
+
+    async redeployEnvironment(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
+      const { environment } = await triggerEnvironment(principal, environmentId, 'RESTART')
+      return environmentStatus(environment.id, environment.organizationId)
+    },
+
+    async stopEnvironment(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
+      const { environment } = await triggerEnvironment(principal, environmentId, 'STOP')
+      return environmentStatus(environment.id, environment.organizationId)
+    },
+
+    /**
+     * Cancels every unfinished run of the environment: a queued one at once, a running one through
+     * its runner (CANCELING, then CANCELED). 409 when there is nothing left to cancel.
+     */
+    async cancelEnvironment(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+      const outcome = await runs.withEnvironmentLocked(environment.id, async (queue) => {
+        const unfinished = await queue.unfinished()
+        if (unfinished.length === 0) return new AppError('conflict', 'no deployment of this environment is queued or running')
+        let acted = false
+        for (const stored of unfinished) {
+          if (stored.leased) {
+            if (stored.cancelRequested) continue
+            await queue.requestCancel(stored.run.id)
+          } else {
+            // No runner holds it: never started, handed back, or held by a runner that was lost.
+            const now = new Date().toISOString()
+            const lost = stored.leaseOwner !== null
+            await queue.end(lost ? interruptRun(stored.run, true, 'its runner was lost', now) : cancelRun(stored.run, now))
+          }
+          acted = true
+        }
+        return acted ? undefined : new AppError('conflict', 'the deployment of this environment is already being canceled')
+      })
+      if (outcome) throw outcome
+      deps.onQueued()
+      return environmentStatus(environment.id, environment.organizationId)
+    },
+
+    async getEnvironmentStatus(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      return environmentStatus(environment.id, environment.organizationId)
+    },
+
+    deployHelm: (principal: Principal, helmId: string, overrides: HelmDeployOverrides) =>
+      alwaysQueued(triggerHelm(principal, helmId, 'DEPLOY', overrides)),
+    redeployHelm: (principal: Principal, helmId: string) => alwaysQueued(triggerHelm(principal, helmId, 'RESTART')),
+    stopHelm: (principal: Principal, helmId: string) => alwaysQueued(triggerHelm(principal, helmId, 'STOP')),
+    /** 'nothing' when the chart is not installed and nothing queued would install it. */
+    uninstallHelm: (principal: Principal, helmId: string) => triggerHelm(principal, helmId, 'UNINSTALL'),
+
+    async getHelmStatus(principal: Principal, helmId: string): Promise<StatusRecord> {
+      const { helm } = await deps.requireHelm(principal, helmId, 'READ')
+      const [latest, { latest: latestRun, current }, count, deployment] = await Promise.all([
+        history.latestServiceEntry(helm.id),
+        history.environmentRuns(helm.environmentId),
+        history.unfinishedWithService(helm.environmentId, helm.id),
+        deploymentStatus([helm]),
+      ])
+      const details =
+        latest && (JSON.parse(latest.entryJson) as { status_details: { action: ServiceAction; status: ServiceActionStatus } }).status_details
+      return {
+        id: helm.id,
+        state: latest?.status ?? NEVER_DEPLOYED_STATE,
+        serviceDeploymentStatus: deployment,
+        lastDeploymentDate: latest?.createdAt.toISOString(),
+        isPartLastDeployment: latestRun !== undefined && includes(latestRun, helm.id),
+        executionId: latest?.executionId,
+        statusDetails: { action: details?.action ?? 'DEPLOY', status: details?.status ?? 'NEVER', subAction: 'NONE' },
+        deploymentRequestId: current && includes(current, helm.id) ? current.id : null,
+        deploymentRequestsCount: count,
+      }
+    },
+
+    async environmentHistory(principal: Principal, environmentId: string, query: HistoryPageQuery): Promise<HistoryPage> {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      const page = await history.environmentPage(environment.id, query)
+      if (!page) throw unknownStartId()
+      return { ...page, page: Math.floor(page.before / query.pageSize) + 1, pageSize: query.pageSize }
+    },
+
+    async helmHistory(principal: Principal, helmId: string, query: HistoryPageQuery): Promise<HistoryPage> {
+      const { helm } = await deps.requireHelm(principal, helmId, 'READ')
+      const page = await history.servicePage(helm.id, query)
+      if (!page) throw unknownStartId()
+      return { ...page, page: Math.floor(page.before / query.pageSize) + 1, pageSize: query.pageSize }
+    },
+  }
+}
+
+export type DeploymentsService = ReturnType<typeof createDeploymentsService>
