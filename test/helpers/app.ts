@@ -36,14 +36,17 @@ export interface TestApp {
  * cannot set below a second. `runner` runs deployments in this process, as `berth serve` does; a
  * runner takes every queued deployment of its database, so give it a database of its own.
  */
-export async function createTestApp(
-  env: Record<string, string> = {},
-  options: { oidcCooldownMs?: number; runner?: boolean } = {},
-): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options: { oidcCooldownMs?: number; runner?: boolean } = {}): Promise<TestApp> {
   const config = loadConfig({ DATABASE_URL: testDatabaseUrl(), BERTH_LOG_LEVEL: 'silent', ...env })
   const db = openDatabase(config.database.url!, 5)
   const runner = options.runner ? createConfiguredRunner(createDeploymentRunsRepository(db), config.runner, { info() {}, warn() {} }) : undefined
-  const app = await buildApp({ config, db, secrets: testSecretBox(), oidcCooldownMs: options.oidcCooldownMs, onDeploymentQueued: () => runner?.wake() })
+  const app = await buildApp({
+    config,
+    db,
+    secrets: testSecretBox(),
+    oidcCooldownMs: options.oidcCooldownMs,
+    onDeploymentQueued: () => runner?.wake(),
+  })
   await app.ready()
   runner?.start()
   return {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import { HelmParams } from '#src/modules/helm-services/helm-services.schemas.ts'
+import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { CancelRequest, EnvironmentStatus, HelmDeployRequest, HelmForceEventQuery, Status } from './deployments.schemas.ts'
 import type { DeploymentsService } from './deployments.service.ts'
 import { helmDeployOverrides, toEnvironmentStatusResponse, toStatusResponse } from './deployments.wire.ts'
@@ -65,6 +66,7 @@ export function deploymentActionsRoutes(deployments: DeploymentsService): Fastif
     app.post(
       '/environment/:environmentId/cancelDeployment',
       {
+        preValidation: emptyBodyAsObject,
         schema: {
           operationId: 'cancelEnvironmentDeployment',
           summary: 'Cancel environment deployment',
@@ -73,7 +75,7 @@ export function deploymentActionsRoutes(deployments: DeploymentsService): Fastif
             '(CANCELING while what runs is stopped, then CANCELED).',
           tags: environmentTags,
           params: EnvironmentParams,
-          body: Type.Optional(CancelRequest),
+          body: CancelRequest,
           response: { 202: EnvironmentStatus, ...conflict('nothing is queued or running, or the cancel is already under way') },
         },
       },
@@ -99,6 +101,7 @@ export function deploymentActionsRoutes(deployments: DeploymentsService): Fastif
     app.post(
       '/helm/:helmId/deploy',
       {
+        preValidation: emptyBodyAsObject,
         schema: {
           operationId: 'deployHelm',
           summary: 'Deploy helm',
@@ -106,7 +109,7 @@ export function deploymentActionsRoutes(deployments: DeploymentsService): Fastif
           tags: helmTags,
           params: HelmParams,
           querystring: HelmForceEventQuery,
-          body: Type.Optional(HelmDeployRequest),
+          body: HelmDeployRequest,
           response: { 202: Status },
         },
       },
@@ -150,13 +153,14 @@ export function deploymentActionsRoutes(deployments: DeploymentsService): Fastif
     app.post(
       '/helm/:helmId/uninstall',
       {
+        preValidation: emptyBodyAsObject,
         schema: {
           operationId: 'uninstallHelm',
           summary: 'Uninstall helm',
           description: `Deletes what the chart installed and keeps the service's configuration (trigger UNINSTALL). ${QUEUES} 204 when the chart is not installed and nothing queued would install it.`,
           tags: helmTags,
           params: HelmParams,
-          body: Type.Optional(Type.Object({})),
+          body: Type.Object({}),
           response: { 202: Status, 204: { type: 'null', description: 'no deployment was triggered: the chart is not installed' } },
         },
       },

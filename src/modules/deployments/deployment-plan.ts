@@ -1,4 +1,5 @@
 import type { HelmServiceRecord } from '#src/modules/helm-services/helm-services.types.ts'
+import type { FieldError } from '#src/platform/http/errors.ts'
 import type { ServiceProgress, StageProgress } from './deployment-progress.ts'
 import { FAMILIES, NEVER_DEPLOYED_STATE, type RunnableTrigger, STAGE_ORDER, type State, stageName } from './deployment-states.ts'
 
@@ -10,6 +11,23 @@ export interface HelmDeployOverrides {
   chartVersion?: string | undefined
   gitCommitId?: string | undefined
   valuesOverrideGitCommitId?: string | undefined
+}
+
+/** What a helm deploy request asks for that the service's sources cannot give (reference HelmDeployRequest). */
+export function helmOverrideErrors(helm: HelmServiceRecord, overrides: HelmDeployOverrides): FieldError[] {
+  const errors: FieldError[] = []
+  const error = (field: string, message: string) => errors.push({ path: `/${field}`, message, location: 'body' })
+  const fromRepository = 'helmRepository' in helm.source
+  if (overrides.chartVersion !== undefined && overrides.gitCommitId !== undefined) error('git_commit_id', 'cannot be set together with chart_version')
+  else if (overrides.chartVersion !== undefined && !fromRepository)
+    error('chart_version', 'applies to a chart of a helm repository; this chart is in a git repository')
+  else if (overrides.gitCommitId !== undefined && fromRepository)
+    error('git_commit_id', 'applies to a chart in a git repository; this chart is from a helm repository')
+  const valuesFile = helm.valuesOverride.file
+  if (overrides.valuesOverrideGitCommitId !== undefined && !(valuesFile && 'git' in valuesFile)) {
+    error('values_override_git_commit_id', 'applies to values files in a git repository; this service has none')
+  }
+  return errors
 }
 
 /**

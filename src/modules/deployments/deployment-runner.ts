@@ -39,7 +39,8 @@ const LOST = 'lost'
 const HAND_BACK = 'hand back'
 type StopReason = typeof CANCEL | typeof LOST | typeof HAND_BACK
 
-class LostRun extends Error {}
+/** A step the database refused: the run was lost, or a cancel came first. */
+class StepRefused extends Error {}
 
 const now = () => new Date().toISOString()
 
@@ -86,12 +87,11 @@ export function createDeploymentRunner(deps: {
       const write = writes.then(async () => {
         const next = step(run)
         const saved = await runs.save(next, runnerId, options.leaseMs)
-        if (saved === 'lost') {
-          stop(LOST)
-          throw new LostRun()
+        if (saved !== 'saved') {
+          stop(saved === 'lost' ? LOST : CANCEL)
+          throw new StepRefused(saved)
         }
         run = next
-        if (saved.cancelRequested) stop(CANCEL)
       })
       writes = write.catch(() => {})
       return write
@@ -161,7 +161,7 @@ export function createDeploymentRunner(deps: {
       await apply((run) => cancelRun(run, now()))
       log.info({ executionId: current().id }, 'deployment canceled')
     } catch (error) {
-      if (!(error instanceof LostRun))
+      if (!(error instanceof StepRefused))
         log.warn({ err: error, executionId: current().id }, 'could not finish canceling a deployment; its lease will expire')
     }
   }

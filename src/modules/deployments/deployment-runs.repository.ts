@@ -177,8 +177,17 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
       return row?.status as State | undefined
     },
 
-    async requestCancel(runId: string): Promise<void> {
-      await trx.updateTable('deploymentRequests').set({ cancelRequested: true }).where('id', '=', runId).execute()
+    /**
+     * Asks the runner holding a run to cancel it, and shows it CANCELING from now on: the runner's
+     * next write, made before it knew, is refused (see `save`).
+     */
+    async requestCancel(canceling: DeploymentRun): Promise<void> {
+      await trx
+        .updateTable('deploymentRequests')
+        .set({ ...runColumns(canceling), cancelRequested: true })
+        .where('id', '=', canceling.id)
+        .execute()
+      await writeServiceEntries(trx, canceling)
     },
 
     /** Ends a run no runner holds; whoever held it before can no longer write to it. */
@@ -196,6 +205,19 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
 export type LockedQueue = ReturnType<typeof lockedQueue>
 
 export function createDeploymentRunsRepository(db: Db) {
+  /** Extends the lease of a run `runnerId` holds; as `save`, without changing the run. */
+  async function renew(runId: string, runnerId: string, leaseMs: number): Promise<'lost' | { cancelRequested: boolean }> {
+    const updated = await db
+      .updateTable('deploymentRequests')
+      .set({ leaseExpiresAt: leaseInterval(leaseMs) })
+      .where('id', '=', runId)
+      .where('leaseOwner', '=', runnerId)
+      .where('leaseExpiresAt', '>', sql<Date>`now()`)
+      .returning('cancelRequested')
+      .executeTakeFirst()
+    return updated ? { cancelRequested: updated.cancelRequested } : 'lost'
+  }
+
   return {
     /**
      * Runs `work` with the environment's row locked, so that its triggers and cancels happen one at
@@ -289,38 +311,31 @@ export function createDeploymentRunsRepository(db: Db) {
     },
 
     /**
-     * Writes the run's new state while `runnerId` still holds it, and extends the lease. Resolves
-     * whether a cancel was asked for, or 'lost' when the run is no longer this runner's (its lease
-     * expired and another runner took it, it was canceled for good, or its environment is gone).
+     * Writes the run's new state while `runnerId` still holds it, and extends the lease. Once a
+     * cancel was asked for, only the steps of canceling are written ('canceled': the runner must
+     * cancel). 'lost' when the run is no longer this runner's: its lease expired and another
+     * runner took it, it was canceled for good, or its environment is gone.
      */
-    async save(run: DeploymentRun, runnerId: string, leaseMs: number): Promise<'lost' | { cancelRequested: boolean }> {
-      return db.transaction().execute(async (trx) => {
-        const updated = await trx
+    async save(run: DeploymentRun, runnerId: string, leaseMs: number): Promise<'saved' | 'canceled' | 'lost'> {
+      const canceling = run.actionStatus === 'CANCELING' || run.actionStatus === 'CANCELED'
+      const saved = await db.transaction().execute(async (trx) => {
+        let update = trx
           .updateTable('deploymentRequests')
           .set({ ...runColumns(run), leaseExpiresAt: isFinished(run) ? null : leaseInterval(leaseMs) })
           .where('id', '=', run.id)
           .where('leaseOwner', '=', runnerId)
           .where('leaseExpiresAt', '>', sql<Date>`now()`)
-          .returning('cancelRequested')
-          .executeTakeFirst()
-        if (!updated) return 'lost'
-        await writeServiceEntries(trx, run)
-        return { cancelRequested: updated.cancelRequested }
+        if (!canceling) update = update.where('cancelRequested', '=', false)
+        const updated = await update.returning('id').executeTakeFirst()
+        if (updated) await writeServiceEntries(trx, run)
+        return updated !== undefined
       })
+      if (saved) return 'saved'
+      const held = await renew(run.id, runnerId, leaseMs)
+      return held === 'lost' ? 'lost' : 'canceled'
     },
 
-    /** Extends the lease of a run `runnerId` holds; as `save`, without changing the run. */
-    async renew(runId: string, runnerId: string, leaseMs: number): Promise<'lost' | { cancelRequested: boolean }> {
-      const updated = await db
-        .updateTable('deploymentRequests')
-        .set({ leaseExpiresAt: leaseInterval(leaseMs) })
-        .where('id', '=', runId)
-        .where('leaseOwner', '=', runnerId)
-        .where('leaseExpiresAt', '>', sql<Date>`now()`)
-        .returning('cancelRequested')
-        .executeTakeFirst()
-      return updated ? { cancelRequested: updated.cancelRequested } : 'lost'
-    },
+    renew,
 
     /** Gives a run back unfinished, for another runner to resume (a runner shutting down). */
     async release(runId: string, runnerId: string): Promise<void> {

@@ -157,7 +157,7 @@ export const ServiceHistoryPage = page(DeploymentHistoryService, 'DeploymentHist
 export const HistoryQuery = Type.Object({
   pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'how many entries the page holds, 1 to 100' }),
   startId: Type.Optional(
-    Type.String({ maxLength: 100, description: 'the execution id of the last entry you have; the page holds the entries after it (older)' }),
+    Type.String({ format: 'uuid', description: 'the execution id of the last entry you have; the page holds the entries after it (older)' }),
   ),
   status: Type.Optional(Enum(STATES, 'StateEnum', 'Berth extension: only entries in this state')),
   trigger_action: Type.Optional(Enum(TRIGGER_ACTIONS, 'DeploymentHistoryTriggerAction', 'Berth extension: only entries of this trigger')),

@@ -4,8 +4,8 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import type { DeploymentHistoryRepository, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'
-import { type HelmDeployOverrides, type PlannedService, plannedHelm, planStages } from './deployment-plan.ts'
-import { cancelRun, type DeploymentRun, familyOf, interruptRun } from './deployment-progress.ts'
+import { type HelmDeployOverrides, helmOverrideErrors, type PlannedService, plannedHelm, planStages } from './deployment-plan.ts'
+import { cancelingRun, cancelRun, type DeploymentRun, familyOf, interruptRun } from './deployment-progress.ts'
 import type { DeploymentRunsRepository, LockedQueue } from './deployment-runs.repository.ts'
 import {
   FAMILIES,
@@ -177,6 +177,8 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   async function triggerHelm(principal: Principal, helmId: string, trigger: RunnableTrigger, overrides: HelmDeployOverrides = {}) {
     const { helm } = await deps.requireHelm(principal, helmId, 'DEPLOY')
+    const errors = helmOverrideErrors(helm, overrides)
+    if (errors.length > 0) throw validationFailed(errors)
     const triggeredBy = await deps.actorName(principal)
     const queued = await enqueue(
       { id: helm.environmentId, organizationId: helm.organizationId },
@@ -221,12 +223,12 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         if (unfinished.length === 0) return new AppError('conflict', 'no deployment of this environment is queued or running')
         let acted = false
         for (const stored of unfinished) {
+          const now = new Date().toISOString()
           if (stored.leased) {
             if (stored.cancelRequested) continue
-            await queue.requestCancel(stored.run.id)
+            await queue.requestCancel(cancelingRun(stored.run, now))
           } else {
             // No runner holds it: never started, handed back, or held by a runner that was lost.
-            const now = new Date().toISOString()
             const lost = stored.leaseOwner !== null
             await queue.end(lost ? interruptRun(stored.run, true, 'its runner was lost', now) : cancelRun(stored.run, now))
           }

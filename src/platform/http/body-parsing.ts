@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { validationFailed } from './errors.ts'
 
 // JSON can escape characters PostgreSQL cannot store in text or jsonb: NUL and lone surrogates.
@@ -46,4 +46,12 @@ export function registerBodyParsing(app: FastifyInstance): void {
       return done(validationFailed([{ path, message: 'must not contain NUL characters or unpaired surrogates', location: 'body' }]), undefined)
     })
   })
+}
+
+/**
+ * A route's `preValidation` hook for a body the reference makes optional: no body (or an empty one)
+ * is validated, and handled, as `{}`. The official clients send none when the caller passes none.
+ */
+export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {}
 }
