@@ -65,6 +65,7 @@ export function createDeploymentRunner(deps: {
 
   const idle = () =>
     new Promise<void>((resolve) => {
+      if (stopping) return resolve()
       const timer = setTimeout(resolve, options.pollMs)
       wakeUp = () => {
         clearTimeout(timer)
@@ -139,7 +140,9 @@ export function createDeploymentRunner(deps: {
       clearInterval(heartbeat)
     }
     await writes
-    if (!signal.aborted) {
+    // A run whose last write went through is finished, whatever a stop came after it (a renewal
+    // answered 'lost' once that write had cleared the lease, a stop handing back).
+    if (!signal.aborted || isFinished(run)) {
       log.info({ executionId: run.id, environmentId: run.environmentId, status: run.status }, 'deployment finished')
       return
     }
@@ -211,8 +214,10 @@ export function createDeploymentRunner(deps: {
     async stop(): Promise<void> {
       stopping = true
       wakeUp?.()
+      // A claim under way ends first, so that the run it takes is handed back with the others.
+      await loop
       for (const { controller } of working.values()) controller.abort(HAND_BACK)
-      await Promise.all([loop, ...[...working.values()].map((entry) => entry.done)])
+      await Promise.all([...working.values()].map((entry) => entry.done))
     },
   }
 }

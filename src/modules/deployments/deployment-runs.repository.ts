@@ -248,7 +248,8 @@ export function createDeploymentRunsRepository(db: Db) {
                 .selectFrom('deploymentRequests')
                 .select(sql`created_at + interval '1 millisecond'`.as('after'))
                 .where('environmentId', '=', environmentId)
-                .whereRef('seq', '=', 'environments.deploymentSeq')}))`.as('createdAt'),
+                // RETURNING sees the row as updated: the previous run is the one numbered one less.
+                .where('seq', '=', sql<string>`environments.deployment_seq - 1`)}))`.as('createdAt'),
             ])
             .executeTakeFirstOrThrow()
           return { seq, createdAt: createdAt.toISOString() }
@@ -295,7 +296,7 @@ export function createDeploymentRunsRepository(db: Db) {
           const run = interrupt(stored)
           await trx
             .updateTable('deploymentRequests')
-            .set({ ...runColumns(run), leaseOwner: runnerId, leaseExpiresAt: null, claims: sql`claims + 1` })
+            .set({ ...runColumns(run), leaseExpiresAt: null, claims: sql`claims + 1` })
             .where('id', '=', run.id)
             .execute()
           await writeServiceEntries(trx, run)

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { validationFailed } from './errors.ts'
+import { bodyNotJson, validationFailed } from './errors.ts'
 
 // JSON can escape characters PostgreSQL cannot store in text or jsonb: NUL and lone surrogates.
 const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f][0-9a-f]{2})/i
@@ -35,6 +35,12 @@ function unstorablePath(value: unknown, path = ''): string | undefined {
 export function registerBodyParsing(app: FastifyInstance): void {
   // Fastify parses text/plain by default, which would let text reach validation (400, not 415).
   app.removeContentTypeParser('text/plain')
+  // The official client (axios) sends a POST without a body, such as a deploy trigger, as an empty
+  // body typed `application/x-www-form-urlencoded`: that is no body. A form body is still refused.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') done(null, undefined)
+    else done(bodyNotJson(), undefined)
+  })
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string

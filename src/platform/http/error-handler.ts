@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, type FieldError, validationFailed } from './errors.ts'
+import { AppError, bodyNotJson, type FieldError, validationFailed } from './errors.ts'
 
 const LOCATION = { body: 'body', params: 'path', querystring: 'query', headers: 'header' } as const
 
@@ -72,7 +72,7 @@ function fromFastifyError(error: FastifyError): AppError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'request body is larger than 1 MiB')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('unsupported_media_type', 'request bodies must be JSON (Content-Type: application/json)')
+      return bodyNotJson()
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('bad_request', 'Content-Length does not match the body')
     case 'FST_ERR_BAD_URL':

@@ -56,6 +56,8 @@ export class AppError extends Error {
 
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`)
 
+export const bodyNotJson = () => new AppError('unsupported_media_type', 'request bodies must be JSON (Content-Type: application/json)')
+
 /** A 400 naming every invalid value; the message summarises the first few. */
 export function validationFailed(errors: FieldError[]): AppError {
   const first = errors.slice(0, 3).map((e) => `${e.location === 'body' || !e.location ? '' : `${e.location} `}${e.path || '/'} ${e.message}`)
