@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 import type { DeploymentRun } from './deployment-progress.ts'
-import { toRun } from './deployment-runs.repository.ts'
+import { reachedOrPending, toRun } from './deployment-runs.repository.ts'
 import { type State, UNFINISHED } from './deployment-states.ts'
 
 // Reading what deployments did: history pages, made of the stored entries, and statuses.
@@ -160,7 +160,7 @@ export function createDeploymentHistoryRepository(db: Db) {
       return { latest: latest && toRun(latest), current: current && toRun(current), unfinished: Number(counted.n) }
     },
 
-    /** A service's latest entry, finished or not, with the run it belongs to. */
+    /** A service's latest entry that reached it or still may, with the run it belongs to. */
     async latestServiceEntry(
       serviceId: string,
     ): Promise<{ status: State; actionStatus: string; executionId: string; createdAt: Date; entryJson: string } | undefined> {
@@ -168,6 +168,7 @@ export function createDeploymentHistoryRepository(db: Db) {
         .selectFrom('serviceDeployments')
         .select(['status', 'actionStatus', 'executionId', 'createdAt', 'entryJson'])
         .where('serviceId', '=', serviceId)
+        .where(reachedOrPending)
         .orderBy('createdAt', 'desc')
         .orderBy('executionId', 'desc')
         .limit(1)

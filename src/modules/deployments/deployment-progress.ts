@@ -1,6 +1,7 @@
 import {
   type ActionStatus,
   FAMILIES,
+  NEVER_DEPLOYED_STATE,
   type Origin,
   type RunnableTrigger,
   type ServiceActionStatus,
@@ -113,6 +114,19 @@ export function serviceStatus(run: DeploymentRun, service: ServiceProgress): { s
       return { status: service.startedAt ? 'CANCELED' : service.previousState, actionStatus: 'CANCELED' }
     case 'SKIPPED':
       return { status: service.previousState, actionStatus: 'NEVER' }
+  }
+}
+
+/** The services' states before the run, read again: what a service the run never reaches stays in. */
+export function withPreviousStates(run: DeploymentRun, states: Map<string, State>): DeploymentRun {
+  return {
+    ...run,
+    progress: {
+      stages: run.progress.stages.map((stage) => ({
+        ...stage,
+        services: stage.services.map((service) => ({ ...service, previousState: states.get(service.id) ?? NEVER_DEPLOYED_STATE })),
+      })),
+    },
   }
 }
 

@@ -1,8 +1,8 @@
-import { type Selectable, sql, type Transaction } from 'kysely'
+import { type ExpressionBuilder, type Selectable, sql, type Transaction } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database, DeploymentRequestsTable } from '#src/platform/db/schema.ts'
 import { environmentEntry, serviceEntry } from './deployment-entries.ts'
-import { type DeploymentRun, isFinished, type Progress } from './deployment-progress.ts'
+import { type DeploymentRun, isFinished, type Progress, withPreviousStates } from './deployment-progress.ts'
 import { type ActionStatus, type Origin, type RunnableTrigger, type State, UNFINISHED } from './deployment-states.ts'
 
 // The deployment queue: requests as runs, written with their rendered history entries.
@@ -69,6 +69,7 @@ async function writeServiceEntries(db: Queries, run: DeploymentRun): Promise<voi
         origin: run.origin,
         status: entry.status,
         actionStatus: entry.status_details.status,
+        reached: service.startedAt !== null,
         serviceVersion: service.version,
         entryJson: JSON.stringify(entry),
       }
@@ -82,11 +83,39 @@ async function writeServiceEntries(db: Queries, run: DeploymentRun): Promise<voi
       conflict.columns(['executionId', 'serviceId']).doUpdateSet((eb) => ({
         status: eb.ref('excluded.status'),
         actionStatus: eb.ref('excluded.actionStatus'),
+        reached: eb.ref('excluded.reached'),
         entryJson: eb.ref('excluded.entryJson'),
       })),
     )
     .execute()
 }
+
+/** Entries that tell a service's state: those that reached it, and those that still may. */
+export const reachedOrPending = (eb: ExpressionBuilder<Database, 'serviceDeployments'>) =>
+  eb.or([eb('reached', '=', true), eb('actionStatus', 'in', UNFINISHED)])
+
+/**
+ * Each service's state before any unfinished run: the status of the latest finished entry that
+ * reached it (services with none are absent).
+ */
+async function finishedStates(db: Queries, serviceIds: string[]): Promise<Map<string, State>> {
+  if (serviceIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('serviceDeployments')
+    .distinctOn('serviceId')
+    .select(['serviceId', 'status'])
+    .where('serviceId', 'in', serviceIds)
+    .where('reached', '=', true)
+    .where('actionStatus', 'not in', UNFINISHED)
+    .orderBy('serviceId')
+    .orderBy('createdAt', 'desc')
+    .orderBy('executionId', 'desc')
+    .execute()
+  return new Map(rows.map((row) => [row.serviceId, row.status as State]))
+}
+
+/** The ids of the services a run deploys. */
+export const serviceIdsOf = (run: DeploymentRun) => run.progress.stages.flatMap((stage) => stage.services.map((service) => service.id))
 
 const leaseInterval = (leaseMs: number) => sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`
 
@@ -145,31 +174,16 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
       return row?.status as State | undefined
     },
 
-    /**
-     * Each service's state before any unfinished run: the status of its latest finished entry
-     * (services with none are absent).
-     */
-    async finishedStates(serviceIds: string[]): Promise<Map<string, State>> {
-      if (serviceIds.length === 0) return new Map()
-      const rows = await trx
-        .selectFrom('serviceDeployments')
-        .distinctOn('serviceId')
-        .select(['serviceId', 'status'])
-        .where('serviceId', 'in', serviceIds)
-        .where('actionStatus', 'not in', UNFINISHED)
-        .orderBy('serviceId')
-        .orderBy('createdAt', 'desc')
-        .orderBy('executionId', 'desc')
-        .execute()
-      return new Map(rows.map((row) => [row.serviceId, row.status as State]))
-    },
+    /** Each service's state now, from the deployments that reached it (services none reached are absent). */
+    finishedStates: (serviceIds: string[]) => finishedStates(trx, serviceIds),
 
-    /** The status of the service's latest entry, finished or not; undefined when it has none. */
+    /** The status of the service's latest entry that reached it or still may; undefined when it has none. */
     async latestServiceStatus(serviceId: string): Promise<State | undefined> {
       const row = await trx
         .selectFrom('serviceDeployments')
         .select('status')
         .where('serviceId', '=', serviceId)
+        .where(reachedOrPending)
         .orderBy('createdAt', 'desc')
         .orderBy('executionId', 'desc')
         .limit(1)
@@ -302,12 +316,16 @@ export function createDeploymentRunsRepository(db: Db) {
           await writeServiceEntries(trx, run)
           return { kind: 'interrupted', run }
         }
+        // Every earlier run of the environment has ended: the services' states before this one are known now.
+        const run =
+          stored.run.actionStatus === 'QUEUED' ? withPreviousStates(stored.run, await finishedStates(trx, serviceIdsOf(stored.run))) : stored.run
         await trx
           .updateTable('deploymentRequests')
-          .set({ leaseOwner: runnerId, leaseExpiresAt: leaseInterval(leaseMs), claims: sql`claims + 1` })
+          .set({ ...runColumns(run), leaseOwner: runnerId, leaseExpiresAt: leaseInterval(leaseMs), claims: sql`claims + 1` })
           .where('id', '=', row.id)
           .execute()
-        return { kind: 'claimed', stored: { ...stored, leaseOwner: runnerId, leased: true } }
+        await writeServiceEntries(trx, run)
+        return { kind: 'claimed', stored: { ...stored, run, leaseOwner: runnerId, leased: true } }
       })
     },
 

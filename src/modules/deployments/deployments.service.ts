@@ -5,8 +5,8 @@ import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import type { DeploymentHistoryRepository, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'
 import { type HelmDeployOverrides, helmOverrideErrors, type PlannedService, plannedHelm, planStages } from './deployment-plan.ts'
-import { cancelingRun, cancelRun, type DeploymentRun, familyOf, interruptRun } from './deployment-progress.ts'
-import type { DeploymentRunsRepository, LockedQueue } from './deployment-runs.repository.ts'
+import { cancelingRun, cancelRun, type DeploymentRun, familyOf, interruptRun, withPreviousStates } from './deployment-progress.ts'
+import { type DeploymentRunsRepository, type LockedQueue, serviceIdsOf } from './deployment-runs.repository.ts'
 import {
   FAMILIES,
   NEVER_DEPLOYED_STATE,
@@ -66,6 +66,15 @@ export interface HistoryPage extends StoredPage {
 
 const unknownStartId = () =>
   validationFailed([{ path: '/startId', message: 'is not the execution id of an entry of this history', location: 'query' }])
+
+const alreadyStopped = () => new AppError('conflict', 'the environment is already stopped')
+
+/** Whether every service of the environment is stopped; one without services, whether its newest deployment stopped it. */
+async function isStopped(queue: LockedQueue, helms: { id: string }[]): Promise<boolean> {
+  if (helms.length === 0) return (await queue.latestStatus()) === 'STOPPED'
+  const states = await queue.finishedStates(helms.map((helm) => helm.id))
+  return helms.every((helm) => states.get(helm.id) === 'STOPPED')
+}
 
 /** Only an uninstall can find nothing to do. */
 async function alwaysQueued(queued: Promise<StatusRecord | 'nothing'>): Promise<StatusRecord> {
@@ -166,10 +175,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       environment,
       { serviceId: null, trigger, plan: (createdAt) => helms.map((helm) => plannedHelm(helm, trigger, {}, createdAt)) },
       triggeredBy,
-      async (queue, unfinished) =>
-        trigger === 'STOP' && unfinished.length === 0 && (await queue.latestStatus()) === 'STOPPED'
-          ? new AppError('conflict', 'the environment is already stopped')
-          : undefined,
+      async (queue, unfinished) => (trigger === 'STOP' && unfinished.length === 0 && (await isStopped(queue, helms)) ? alreadyStopped() : undefined),
     )
     if (queued === 'nothing') throw new Error('unreachable: environment triggers always queue')
     return { environment, helms, ...queued }
@@ -230,7 +236,8 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
           } else {
             // No runner holds it: never started, handed back, or held by a runner that was lost.
             const lost = stored.leaseOwner !== null
-            await queue.end(lost ? interruptRun(stored.run, true, 'its runner was lost', now) : cancelRun(stored.run, now))
+            const run = withPreviousStates(stored.run, await queue.finishedStates(serviceIdsOf(stored.run)))
+            await queue.end(lost ? interruptRun(run, true, 'its runner was lost', now) : cancelRun(run, now))
           }
           acted = true
         }

@@ -211,6 +211,8 @@ export interface ServiceDeploymentsTable {
   origin: string
   status: string
   actionStatus: string
+  /** Whether the deployment got as far as this service; one that never did says nothing of its state. */
+  reached: boolean
   /** The helm service's version that was deployed. */
   serviceVersion: number | null
   entryJson: string

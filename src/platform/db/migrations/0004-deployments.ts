@@ -50,10 +50,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       origin text not null,
       status text not null,
       action_status text not null,
+      reached boolean not null,
       service_version integer,
       entry_json text not null,
       primary key (execution_id, service_id)
     )`.execute(db)
+  // A service's state comes from the latest entry that reached it (or that still may).
   await sql`create index service_deployments_history_idx on service_deployments (service_id, created_at desc, execution_id desc)`.execute(db)
 }
 
