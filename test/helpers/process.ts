@@ -44,9 +44,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error)
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
-export interface RunningServer {
-  /** `http://127.0.0.1:PORT`, without a trailing slash. */
-  readonly baseUrl: string
+/** A `berth` process that runs until stopped. */
+export interface RunningProcess {
   readonly child: ChildProcess
   /** Everything the process wrote so far, stdout and stderr interleaved in arrival order. */
   logs(): string
@@ -60,27 +59,41 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>
 }
 
-const LISTENING = /^berth listening on (http:\/\/\S+)$/
+export interface RunningServer extends RunningProcess {
+  /** `http://127.0.0.1:PORT`, without a trailing slash. */
+  readonly baseUrl: string
+}
+
+export interface RunningWorker extends RunningProcess {
+  /** The id the worker's runner claims deployments under (`lease_owner`), from its start-up line. */
+  readonly runnerId: string
+}
+
+/** A JSON log line of a process. */
+type LogLine = { msg?: unknown; [field: string]: unknown }
 
 /**
- * Runs `berth serve` on a free port (PORT=0) and resolves once it logs its listening line.
- * Logs at `info` unless `env` says otherwise, since the listening line is an info line.
- * The process is killed when it does not listen within `timeoutMs`.
+ * Spawns `berth <command>` and resolves once `ready` finds what it waits for in a JSON line of
+ * stdout. The process is stopped when it exits first or does not get there within `timeoutMs`.
  */
-export async function startServer(env: ChildEnv = {}, options: { timeoutMs?: number } = {}): Promise<RunningServer> {
+async function startLongRunning<T>(
+  command: string,
+  env: ChildEnv,
+  waiting: { defaults: ChildEnv; what: string; ready: (line: LogLine) => T | undefined; timeoutMs: number },
+): Promise<RunningProcess & { ready: T }> {
   const child = track(
-    spawn(process.execPath, [berthBin, 'serve'], {
+    spawn(process.execPath, [berthBin, command], {
       cwd: repoRoot,
-      env: childEnv({ PORT: '0', HOST: '127.0.0.1', BERTH_LOG_LEVEL: 'info' }, env),
+      env: childEnv(waiting.defaults, env),
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   )
   let all = ''
   let out = ''
   let pending = ''
-  let resolveUrl: (url: string) => void = () => {}
-  const listening = new Promise<string>((resolve) => {
-    resolveUrl = resolve
+  let resolveReady: (value: T) => void = () => {}
+  const ready = new Promise<T>((resolve) => {
+    resolveReady = resolve
   })
   child.stdout!.on('data', (chunk: Buffer) => {
     const text = chunk.toString('utf8')
@@ -90,12 +103,14 @@ export async function startServer(env: ChildEnv = {}, options: { timeoutMs?: num
     const lines = pending.split('\n')
     pending = lines.pop() ?? ''
     for (const line of lines) {
+      let parsed: LogLine
       try {
-        const match = LISTENING.exec(String((JSON.parse(line) as { msg?: unknown }).msg))
-        if (match) resolveUrl(match[1]!)
+        parsed = JSON.parse(line) as LogLine
       } catch {
-        // not a JSON line: kept in the logs for the tests to judge
+        continue // not a JSON line: kept in the logs for the tests to judge
       }
+      const found = waiting.ready(parsed)
+      if (found !== undefined) resolveReady(found)
     }
   })
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -111,7 +126,7 @@ export async function startServer(env: ChildEnv = {}, options: { timeoutMs?: num
         return await withTimeout(
           exited,
           timeoutMs,
-          () => new Error(`berth serve (pid ${child.pid}) did not stop within ${timeoutMs} ms after ${signal}\n${all}`),
+          () => new Error(`berth ${command} (pid ${child.pid}) did not stop within ${timeoutMs} ms after ${signal}\n${all}`),
         )
       } catch (error) {
         child.kill('SIGKILL')
@@ -122,23 +137,56 @@ export async function startServer(env: ChildEnv = {}, options: { timeoutMs?: num
     return stopping
   }
 
-  const timeoutMs = options.timeoutMs ?? 60_000
   try {
-    const baseUrl = await withTimeout(
+    const found = await withTimeout(
       Promise.race([
-        listening,
+        ready,
         exited.then((code) => {
-          throw new Error(`berth serve exited with code ${code} before listening\n${all}`)
+          throw new Error(`berth ${command} exited with code ${code} before ${waiting.what}\n${all}`)
         }),
       ]),
-      timeoutMs,
-      () => new Error(`berth serve did not log its listening line within ${timeoutMs} ms\n${all}`),
+      waiting.timeoutMs,
+      () => new Error(`berth ${command} did not log ${waiting.what} within ${waiting.timeoutMs} ms\n${all}`),
     )
-    return { baseUrl, child, logs: () => all, stdout: () => out, stop }
+    return { ready: found, child, logs: () => all, stdout: () => out, stop }
   } catch (error) {
     await stop('SIGTERM', 15_000).catch(() => {})
     throw error
   }
+}
+
+const LISTENING = /^berth listening on (http:\/\/\S+)$/
+
+/**
+ * Runs `berth serve` on a free port (PORT=0) and resolves once it logs its listening line.
+ * Logs at `info` unless `env` says otherwise, since the listening line is an info line.
+ * The process is killed when it does not listen within `timeoutMs`.
+ */
+export async function startServer(env: ChildEnv = {}, options: { timeoutMs?: number } = {}): Promise<RunningServer> {
+  const { ready: baseUrl, ...running } = await startLongRunning('serve', env, {
+    defaults: { PORT: '0', HOST: '127.0.0.1', BERTH_LOG_LEVEL: 'info' },
+    what: 'its listening line',
+    ready: (line) => LISTENING.exec(String(line.msg))?.[1],
+    timeoutMs: options.timeoutMs ?? 60_000,
+  })
+  return { ...running, baseUrl }
+}
+
+const WORKER_RUNNING = 'berth worker running deployments'
+
+/**
+ * Runs `berth worker` and resolves once it logs that it runs deployments (an info line, so it
+ * logs at `info` unless `env` says otherwise). Give it DATABASE_URL: without, it would open the
+ * embedded PostgreSQL. The process is killed when it is not running within `timeoutMs`.
+ */
+export async function startWorker(env: ChildEnv = {}, options: { timeoutMs?: number } = {}): Promise<RunningWorker> {
+  const { ready: runnerId, ...running } = await startLongRunning('worker', env, {
+    defaults: { BERTH_LOG_LEVEL: 'info' },
+    what: `"${WORKER_RUNNING}"`,
+    ready: (line) => (line.msg === WORKER_RUNNING ? String(line.runnerId) : undefined),
+    timeoutMs: options.timeoutMs ?? 60_000,
+  })
+  return { ...running, runnerId }
 }
 
 export interface CliResult {

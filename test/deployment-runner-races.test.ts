@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { DeploymentRun } from '#src/modules/deployments/deployment-progress.ts'
+import { createDeploymentRunner } from '#src/modules/deployments/deployment-runner.ts'
+import type { DeploymentRunsRepository, StoredRun } from '#src/modules/deployments/deployment-runs.repository.ts'
+import type { DeploymentExecutor } from '#src/modules/deployments/simulated-executor.ts'
+
+// The runner against a scripted queue, for the orderings a real database produces only now and
+// then: a stop while a claim is under way, a lease renewal answered after the run's last write.
+
+function queuedRun(): StoredRun {
+  const at = new Date().toISOString()
+  const run: DeploymentRun = {
+    id: randomUUID(),
+    organizationId: randomUUID(),
+    environmentId: randomUUID(),
+    serviceId: null,
+    triggerAction: 'DEPLOY',
+    origin: 'API',
+    triggeredBy: 'API token test',
+    status: 'DEPLOYMENT_QUEUED',
+    actionStatus: 'QUEUED',
+    message: null,
+    createdAt: at,
+    updatedAt: at,
+    startedAt: null,
+    endedAt: null,
+    progress: {
+      stages: [
+        {
+          name: 'HELM DEFAULT',
+          status: 'QUEUED',
+          startedAt: null,
+          endedAt: null,
+          services: [
+            {
+              id: randomUUID(),
+              name: 'helm',
+              type: 'HELM',
+              iconUri: 'app://qovery-console/helm',
+              details: {},
+              version: 1,
+              previousState: 'READY',
+              simulateFailure: false,
+              phase: 'QUEUED',
+              startedAt: null,
+              endedAt: null,
+              updatedAt: at,
+              message: null,
+            },
+          ],
+        },
+      ],
+    },
+  }
+  return { run, seq: '1', cancelRequested: false, leaseOwner: null, leased: false }
+}
+
+interface LogRecord {
+  level: 'info' | 'warn'
+  message: string
+  fields: object
+}
+
+function recordingLog() {
+  const records: LogRecord[] = []
+  return {
+    records,
+    info: (fields: object, message: string) => records.push({ level: 'info', fields, message }),
+    warn: (fields: object, message: string) => records.push({ level: 'warn', fields, message }),
+  }
+}
+
+/** A promise settled from outside. */
+function deferred<T>() {
+  let resolve: (value: T) => void = () => {}
+  const promise = new Promise<T>((r) => {
+    resolve = r
+  })
+  return { promise, resolve }
+}
+
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  const timeout = sleep(ms, 'timeout' as const, { ref: false })
+  const outcome = await Promise.race([promise, timeout])
+  if (outcome === 'timeout') assert.fail(`${what} within ${ms} ms`)
+  return outcome as T
+}
+
+const OPTIONS = { leaseMs: 1_000, pollMs: 10, concurrency: 2, cancelMs: 0 }
+
+describe('deployment runner', () => {
+  it('hands back a run it claims while it is being stopped', async () => {
+    const stored = queuedRun()
+    const claimStarted = deferred<void>()
+    const claimAnswer = deferred<{ kind: 'claimed'; stored: StoredRun }>()
+    let claims = 0
+    const released: string[] = []
+    const saved: DeploymentRun[] = []
+    const testOver = new AbortController()
+    let executorSignal: AbortSignal | undefined
+
+    const runs = {
+      async claim() {
+        claims++
+        if (claims > 1) return { kind: 'none' as const }
+        claimStarted.resolve()
+        return claimAnswer.promise
+      },
+      async save(run: DeploymentRun) {
+        saved.push(run)
+        return 'saved' as const
+      },
+      async renew() {
+        return { cancelRequested: false }
+      },
+      async release(runId: string) {
+        released.push(runId)
+      },
+    } as unknown as DeploymentRunsRepository
+    const executor: DeploymentExecutor = {
+      // Runs until aborted (or until the test is over, so that nothing outlives it).
+      run: (_service, _action, signal) => {
+        executorSignal = signal
+        return new Promise((_, reject) => {
+          const abort = () => reject(new Error('aborted'))
+          if (signal.aborted || testOver.signal.aborted) abort()
+          signal.addEventListener('abort', abort)
+          testOver.signal.addEventListener('abort', abort)
+        })
+      },
+    }
+    const log = recordingLog()
+    const runner = createDeploymentRunner({ runs, executor, options: OPTIONS, log })
+
+    try {
+      runner.start()
+      await within(claimStarted.promise, 2_000, 'the runner looked for work')
+      const stopping = runner.stop()
+      // The claim, under way when the stop began, takes a run.
+      claimAnswer.resolve({ kind: 'claimed', stored: { ...stored, leaseOwner: runner.runnerId, leased: true } })
+      await within(stopping, 2_000, 'the runner stopped')
+
+      assert.ok(executorSignal === undefined || executorSignal.aborted, 'the run claimed during the stop is still worked on after stop() resolved')
+      assert.deepEqual(released, [stored.run.id], 'the run claimed during the stop was handed back')
+      assert.deepEqual(
+        log.records.filter((record) => record.level === 'warn'),
+        [],
+      )
+    } finally {
+      testOver.abort()
+    }
+  })
+
+  it('ends a run as finished when a lease renewal races its last write', async () => {
+    const stored = queuedRun()
+    const finalSaveStarted = deferred<void>()
+    let finalSavePending = false
+    const saved: DeploymentRun[] = []
+
+    const runs = {
+      claimed: false,
+      async claim() {
+        if (this.claimed) return { kind: 'none' as const }
+        this.claimed = true
+        return { kind: 'claimed' as const, stored: { ...stored, leaseOwner: 'me', leased: true } }
+      },
+      async save(run: DeploymentRun) {
+        if (run.actionStatus === 'SUCCESS') {
+          // As in PostgreSQL: a renewal sent meanwhile waits for this write's lock, then finds the
+          // lease cleared by it ('lost'); its answer may come back before this write's.
+          finalSavePending = true
+          await within(finalSaveStarted.promise, 2_000, 'a lease renewal came during the last write')
+          await sleep(20)
+        }
+        saved.push(run)
+        return 'saved' as const
+      },
+      async renew() {
+        if (finalSavePending) {
+          finalSaveStarted.resolve()
+          return 'lost' as const
+        }
+        return { cancelRequested: false }
+      },
+      async release() {},
+    }
+    const executor: DeploymentExecutor = { run: async () => ({ ok: true }) }
+    const log = recordingLog()
+    const runner = createDeploymentRunner({ runs: runs as unknown as DeploymentRunsRepository, executor, options: OPTIONS, log })
+    runner.start()
+    try {
+      const finished = async () => {
+        while (!saved.some((run) => run.actionStatus === 'SUCCESS')) await sleep(10)
+      }
+      await within(finished(), 5_000, 'the run was saved as finished')
+    } finally {
+      await runner.stop()
+    }
+
+    assert.deepEqual(
+      log.records.map((record) => [record.level, record.message]),
+      [['info', 'deployment finished']],
+      'a run whose last write went through is finished, whatever a late renewal answered',
+    )
+  })
+})
