@@ -193,6 +193,18 @@ describe('deployment steps', () => {
     assert.equal(failed.message, 'stage HELM DEFAULT failed: api: no')
   })
 
+  it('resumes a handed-back stage with only its unfinished services: a recorded failure stays, a restarted service keeps its first start', () => {
+    let run = startStage(finishStage(finishService(runningFirstStage(), 'db', { ok: true }, T(2)), 0, T(2)), 1, T(2))
+    run = finishService(run, 'api', { ok: false, message: 'no' }, T(3))
+    // Handed back here: web was still running. Another runner starts the stage again.
+    const resumed = startStage(run, 1, T(9))
+    assert.deepEqual(phases(resumed)[1], ['ONGOING', ['web:ONGOING', 'api:ERROR']])
+    assert.equal(service(resumed, 'web').startedAt, T(2))
+    assert.equal(service(resumed, 'api').message, 'no')
+    const ended = finishStage(finishService(resumed, 'web', { ok: true }, T(10)), 1, T(10))
+    assert.equal(ended.status, 'DEPLOYMENT_ERROR', 'the failure recorded before the hand-back still fails the run')
+  })
+
   it('uses the state words of each trigger family', () => {
     const words = (trigger: RunnableTrigger) => {
       const run = startStage(startRun(queuedRun(trigger), T(1)), 0, T(1))
@@ -400,18 +412,17 @@ describe('deployment plan of a helm service', () => {
   })
 
   it('details the chart and version of a helm repository, or the commit a request names for a git chart', () => {
-    assert.deepEqual(helmDetails(helm(), {}, T(0)), { repository: { chart_name: 'web', chart_version: '1.2.3' } })
-    assert.deepEqual(helmDetails(helm(), { chartVersion: '2.0.0' }, T(0)), { repository: { chart_name: 'web', chart_version: '2.0.0' } })
+    assert.deepEqual(helmDetails(helm(), {}), { repository: { chart_name: 'web', chart_version: '1.2.3' } })
+    assert.deepEqual(helmDetails(helm(), { chartVersion: '2.0.0' }), { repository: { chart_name: 'web', chart_version: '2.0.0' } })
     const git = helm({ source: { git: {} as never } })
-    assert.deepEqual(helmDetails(git, {}, T(0)), { commit: null })
-    assert.deepEqual(helmDetails(git, { gitCommitId: 'abc' }, T(1)), {
-      commit: { git_commit_id: 'abc', created_at: T(1), author_name: '', message: '', tag: '' },
-    })
+    assert.deepEqual(helmDetails(git, {}), { commit: null })
+    // Nothing of the commit is known but its id: no made-up author, message or date.
+    assert.deepEqual(helmDetails(git, { gitCommitId: 'abc' }), { commit: null, git_commit_id: 'abc' })
   })
 
   it('plans a helm service with its version, icon and failure setting', () => {
     const record = failing([['berth.simulate.fail', 'deploy']])
-    assert.deepEqual(plannedHelm(record, 'DEPLOY', {}, T(0)), {
+    assert.deepEqual(plannedHelm(record, 'DEPLOY', {}), {
       id: record.id,
       name: 'web',
       type: 'HELM',
@@ -420,6 +431,6 @@ describe('deployment plan of a helm service', () => {
       version: 7,
       simulateFailure: true,
     })
-    assert.equal(plannedHelm(record, 'STOP', {}, T(0)).simulateFailure, false)
+    assert.equal(plannedHelm(record, 'STOP', {}).simulateFailure, false)
   })
 })

@@ -95,7 +95,7 @@ describe('deployment runner', () => {
   it('hands back a run it claims while it is being stopped', async () => {
     const stored = queuedRun()
     const claimStarted = deferred<void>()
-    const claimAnswer = deferred<{ kind: 'claimed'; stored: StoredRun }>()
+    const claimAnswer = deferred<{ kind: 'claimed'; stored: StoredRun; databaseNow: string }>()
     let claims = 0
     const released: string[] = []
     const saved: DeploymentRun[] = []
@@ -105,7 +105,7 @@ describe('deployment runner', () => {
     const runs = {
       async claim() {
         claims++
-        if (claims > 1) return { kind: 'none' as const }
+        if (claims > 1) return { kind: 'none' as const, databaseNow: new Date().toISOString() }
         claimStarted.resolve()
         return claimAnswer.promise
       },
@@ -140,7 +140,11 @@ describe('deployment runner', () => {
       await within(claimStarted.promise, 2_000, 'the runner looked for work')
       const stopping = runner.stop()
       // The claim, under way when the stop began, takes a run.
-      claimAnswer.resolve({ kind: 'claimed', stored: { ...stored, leaseOwner: runner.runnerId, leased: true } })
+      claimAnswer.resolve({
+        kind: 'claimed',
+        stored: { ...stored, leaseOwner: runner.runnerId, leased: true },
+        databaseNow: new Date().toISOString(),
+      })
       await within(stopping, 2_000, 'the runner stopped')
 
       assert.ok(executorSignal === undefined || executorSignal.aborted, 'the run claimed during the stop is still worked on after stop() resolved')
@@ -163,9 +167,9 @@ describe('deployment runner', () => {
     const runs = {
       claimed: false,
       async claim() {
-        if (this.claimed) return { kind: 'none' as const }
+        if (this.claimed) return { kind: 'none' as const, databaseNow: new Date().toISOString() }
         this.claimed = true
-        return { kind: 'claimed' as const, stored: { ...stored, leaseOwner: 'me', leased: true } }
+        return { kind: 'claimed' as const, stored: { ...stored, leaseOwner: 'me', leased: true }, databaseNow: new Date().toISOString() }
       },
       async save(run: DeploymentRun) {
         if (run.actionStatus === 'SUCCESS') {

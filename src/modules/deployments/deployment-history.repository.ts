@@ -1,6 +1,5 @@
-import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import type { Database } from '#src/platform/db/schema.ts'
 import type { DeploymentRun } from './deployment-progress.ts'
 import { reachedOrPending, toRun } from './deployment-runs.repository.ts'
 import { type State, UNFINISHED } from './deployment-states.ts'
@@ -36,128 +35,104 @@ export interface StoredPage {
 
 const hasFilters = (filters: HistoryFilters) => Object.values(filters).some((value) => value !== undefined)
 
-type Keyset = { createdAt: Date; id: string }
-
-function applyFilters<DB extends Database, TB extends keyof DB, O>(
-  query: SelectQueryBuilder<DB, TB, O>,
-  filters: HistoryFilters,
-  column: (name: 'status' | 'triggerAction' | 'origin' | 'createdAt') => string,
-): SelectQueryBuilder<DB, TB, O> {
-  let q = query
-  const where = (name: 'status' | 'triggerAction' | 'origin' | 'createdAt', op: '=' | '>=' | '<', value: unknown) => {
-    q = q.where(sql.ref(column(name)), op, value) as typeof q
-  }
-  if (filters.status !== undefined) where('status', '=', filters.status)
-  if (filters.triggerAction !== undefined) where('triggerAction', '=', filters.triggerAction)
-  if (filters.origin !== undefined) where('origin', '=', filters.origin)
-  if (filters.from !== undefined) where('createdAt', '>=', filters.from)
-  if (filters.to !== undefined) where('createdAt', '<', filters.to)
-  return q
+/** A history: a table of stored entries, whose owner (environment, service) and key columns differ. */
+interface Listing {
+  table: 'deployment_requests' | 'service_deployments'
+  owner: 'environment_id' | 'service_id'
+  id: 'id' | 'execution_id'
 }
 
-const before = (keyset: Keyset, createdAt: string, id: string) => (eb: ExpressionBuilder<Database, never>) =>
-  eb(eb.refTuple(sql.ref(createdAt) as never, sql.ref(id) as never), '<', eb.tuple(keyset.createdAt as never, keyset.id as never))
+const ENVIRONMENT_HISTORY: Listing = { table: 'deployment_requests', owner: 'environment_id', id: 'id' }
+const SERVICE_HISTORY: Listing = { table: 'service_deployments', owner: 'service_id', id: 'execution_id' }
+
+/** The listing's conditions: its owner, then the extension filters. */
+function conditions(listing: Listing, ownerId: string, filters: HistoryFilters) {
+  const where = [sql`${sql.ref(listing.owner)} = ${ownerId}`]
+  if (filters.status !== undefined) where.push(sql`status = ${filters.status}`)
+  if (filters.triggerAction !== undefined) where.push(sql`trigger_action = ${filters.triggerAction}`)
+  if (filters.origin !== undefined) where.push(sql`origin = ${filters.origin}`)
+  if (filters.from !== undefined) where.push(sql`created_at >= ${filters.from}`)
+  if (filters.to !== undefined) where.push(sql`created_at < ${filters.to}`)
+  return where
+}
+
+/**
+ * One page of a history, newest first on the keyset (created_at, id): the entries after the one
+ * `startId` names. `countBefore` may say, cheaper than counting, how many entries precede the page.
+ */
+async function keysetPage(
+  db: Db,
+  listing: Listing,
+  ownerId: string,
+  query: HistoryPageQuery,
+  countBefore?: (startId: string) => Promise<number | undefined>,
+): Promise<StoredPage | undefined> {
+  const table = sql.table(listing.table)
+  const id = sql.ref(listing.id)
+  const where = conditions(listing, ownerId, query.filters)
+  let before = 0
+  if (query.startId !== undefined) {
+    const { rows } = await sql<{
+      found: number
+    }>`select 1 as found from ${table} where ${sql.ref(listing.owner)} = ${ownerId} and ${id} = ${query.startId}`.execute(db)
+    if (rows.length === 0) return undefined
+    const start = sql`(select created_at, ${id} from ${table} where ${id} = ${query.startId} and ${sql.ref(listing.owner)} = ${ownerId})`
+    before =
+      (await countBefore?.(query.startId)) ??
+      Number(
+        (
+          await sql<{
+            n: string
+          }>`select count(*) as n from ${table} where ${sql.join(where, sql` and `)} and (created_at, ${id}) >= ${start}`.execute(db)
+        ).rows[0]!.n,
+      )
+    where.push(sql`(created_at, ${id}) < ${start}`)
+  }
+  const { rows } = await sql<{ key: string; entry: string }>`
+    select ${id} as key, entry_json as entry from ${table}
+    where ${sql.join(where, sql` and `)}
+    order by created_at desc, ${id} desc
+    limit ${query.pageSize + 1}`.execute(db)
+  const hasMore = rows.length > query.pageSize
+  const page = hasMore ? rows.slice(0, query.pageSize) : rows
+  return { entries: page.map((row) => row.entry), before, hasMore, lastId: page.at(-1)?.key ?? null }
+}
 
 export function createDeploymentHistoryRepository(db: Db) {
   return {
     /** A page of the environment's history. */
-    async environmentPage(environmentId: string, query: HistoryPageQuery): Promise<StoredPage | undefined> {
-      let start: (Keyset & { seq: string; latestSeq: string }) | undefined
-      if (query.startId !== undefined) {
-        start = await db
+    environmentPage(environmentId: string, query: HistoryPageQuery): Promise<StoredPage | undefined> {
+      // Unfiltered, no count is needed: runs are numbered 1, 2, 3… in creation order and never deleted one by one.
+      const fromSeq = async (startId: string) => {
+        if (hasFilters(query.filters)) return undefined
+        const { seq, latestSeq } = await db
           .selectFrom('deploymentRequests as r')
           .innerJoin('environments as e', 'e.id', 'r.environmentId')
-          .select(['r.createdAt', 'r.id', 'r.seq', 'e.deploymentSeq as latestSeq'])
-          .where('r.id', '=', query.startId)
-          .where('r.environmentId', '=', environmentId)
-          .executeTakeFirst()
-        if (!start) return undefined
+          .select(['r.seq', 'e.deploymentSeq as latestSeq'])
+          .where('r.id', '=', startId)
+          .executeTakeFirstOrThrow()
+        return Number(latestSeq) - Number(seq) + 1
       }
-      const column = (name: string) => `r.${name}`
-      let rows = db.selectFrom('deploymentRequests as r').select(['r.id', 'r.entryJson']).where('r.environmentId', '=', environmentId)
-      if (start) rows = rows.where(before(start, 'r.createdAt', 'r.id') as never)
-      rows = applyFilters(rows, query.filters, column)
-      const found = await rows
-        .orderBy('r.createdAt', 'desc')
-        .orderBy('r.id', 'desc')
-        .limit(query.pageSize + 1)
-        .execute()
-
-      let count = 0
-      if (start && !hasFilters(query.filters)) {
-        // Runs are numbered 1, 2, 3… in creation order and never deleted one by one.
-        count = Number(start.latestSeq) - Number(start.seq) + 1
-      } else if (start) {
-        const counted = applyFilters(
-          db
-            .selectFrom('deploymentRequests as r')
-            .select((eb) => eb.fn.countAll<string>().as('n'))
-            .where('r.environmentId', '=', environmentId),
-          query.filters,
-          column,
-        ).where((eb) => eb.not(before(start, 'r.createdAt', 'r.id')(eb as never)))
-        count = Number((await counted.executeTakeFirstOrThrow()).n)
-      }
-      return toPage(found, query.pageSize, count, (row) => row.id)
+      return keysetPage(db, ENVIRONMENT_HISTORY, environmentId, query, fromSeq)
     },
 
     /** A page of one service's history. */
-    async servicePage(serviceId: string, query: HistoryPageQuery): Promise<StoredPage | undefined> {
-      let start: Keyset | undefined
-      if (query.startId !== undefined) {
-        const found = await db
-          .selectFrom('serviceDeployments')
-          .select(['createdAt', 'executionId as id'])
-          .where('serviceId', '=', serviceId)
-          .where('executionId', '=', query.startId)
-          .executeTakeFirst()
-        if (!found) return undefined
-        start = found
-      }
-      const column = (name: string) => `s.${name}`
-      let rows = db.selectFrom('serviceDeployments as s').select(['s.executionId', 's.entryJson']).where('s.serviceId', '=', serviceId)
-      if (start) rows = rows.where(before(start, 's.createdAt', 's.executionId') as never)
-      rows = applyFilters(rows, query.filters, column)
-      const found = await rows
-        .orderBy('s.createdAt', 'desc')
-        .orderBy('s.executionId', 'desc')
-        .limit(query.pageSize + 1)
-        .execute()
-      let count = 0
-      if (start) {
-        const counted = applyFilters(
-          db
-            .selectFrom('serviceDeployments as s')
-            .select((eb) => eb.fn.countAll<string>().as('n'))
-            .where('s.serviceId', '=', serviceId),
-          query.filters,
-          column,
-        ).where((eb) => eb.not(before(start, 's.createdAt', 's.executionId')(eb as never)))
-        count = Number((await counted.executeTakeFirstOrThrow()).n)
-      }
-      return toPage(found, query.pageSize, count, (row) => row.executionId)
+    servicePage(serviceId: string, query: HistoryPageQuery): Promise<StoredPage | undefined> {
+      return keysetPage(db, SERVICE_HISTORY, serviceId, query)
     },
 
-    /** What an environment status needs: its newest run, the run it is busy with, and how many wait. */
-    async environmentRuns(environmentId: string): Promise<{ latest?: DeploymentRun; current?: DeploymentRun; unfinished: number }> {
-      const [latest, current, counted] = await Promise.all([
-        db.selectFrom('deploymentRequests').selectAll().where('environmentId', '=', environmentId).orderBy('seq', 'desc').limit(1).executeTakeFirst(),
-        db
-          .selectFrom('deploymentRequests')
-          .selectAll()
-          .where('environmentId', '=', environmentId)
-          .where('actionStatus', 'in', UNFINISHED)
-          .orderBy('seq')
-          .limit(1)
-          .executeTakeFirst(),
-        db
-          .selectFrom('deploymentRequests')
-          .select((eb) => eb.fn.countAll<string>().as('n'))
-          .where('environmentId', '=', environmentId)
-          .where('actionStatus', 'in', UNFINISHED)
-          .executeTakeFirstOrThrow(),
+    /**
+     * What an environment status needs: its newest run, its newest run of the whole environment
+     * (not of one service), and the run it is busy with.
+     */
+    async environmentRuns(environmentId: string): Promise<{ latest?: DeploymentRun; latestWhole?: DeploymentRun; current?: DeploymentRun }> {
+      const runs = db.selectFrom('deploymentRequests').selectAll().where('environmentId', '=', environmentId)
+      const [latest, latestWhole, current] = await Promise.all([
+        runs.orderBy('seq', 'desc').limit(1).executeTakeFirst(),
+        runs.where('serviceId', 'is', null).orderBy('seq', 'desc').limit(1).executeTakeFirst(),
+        runs.where('actionStatus', 'in', UNFINISHED).orderBy('seq').limit(1).executeTakeFirst(),
       ])
-      return { latest: latest && toRun(latest), current: current && toRun(current), unfinished: Number(counted.n) }
+      return { latest: latest && toRun(latest), latestWhole: latestWhole && toRun(latestWhole), current: current && toRun(current) }
     },
 
     /** A service's latest entry that reached it or still may, with the run it belongs to. */
@@ -206,23 +181,19 @@ export function createDeploymentHistoryRepository(db: Db) {
       return Number(n)
     },
 
-    /** Whether the service takes part in the environment's newest run. */
-    async inRun(executionId: string, serviceId: string): Promise<boolean> {
+    /** Whether a deploy (or redeploy) of the environment ever succeeded. */
+    async hasDeployed(environmentId: string): Promise<boolean> {
       const row = await db
-        .selectFrom('serviceDeployments')
-        .select('serviceId')
-        .where('executionId', '=', executionId)
-        .where('serviceId', '=', serviceId)
+        .selectFrom('deploymentRequests')
+        .select('id')
+        .where('environmentId', '=', environmentId)
+        .where('actionStatus', '=', 'SUCCESS')
+        .where('triggerAction', 'in', ['DEPLOY', 'RESTART'])
+        .limit(1)
         .executeTakeFirst()
       return row !== undefined
     },
   }
-}
-
-function toPage<Row extends { entryJson: string }>(rows: Row[], pageSize: number, before: number, idOf: (row: Row) => string): StoredPage {
-  const hasMore = rows.length > pageSize
-  const page = hasMore ? rows.slice(0, pageSize) : rows
-  return { entries: page.map((row) => row.entryJson), before, hasMore, lastId: page.length ? idOf(page[page.length - 1]!) : null }
 }
 
 export type DeploymentHistoryRepository = ReturnType<typeof createDeploymentHistoryRepository>

@@ -52,19 +52,17 @@ export function simulatesFailure(helm: HelmServiceRecord, trigger: RunnableTrigg
   )
 }
 
-/** A helm service's `details` (contract 2.7, helm shape): its chart and version, or its commit when known. */
-export function helmDetails(helm: HelmServiceRecord, overrides: HelmDeployOverrides, requestedAt: string): Record<string, unknown> {
+/**
+ * A helm service's `details` (contract 2.7, helm shape): its chart and version; for a chart in git,
+ * `commit` null, since Berth does not read the repository and knows no commit's author, message or
+ * date, and the extension `git_commit_id` when the deploy named one.
+ */
+export function helmDetails(helm: HelmServiceRecord, overrides: HelmDeployOverrides): Record<string, unknown> {
   if ('helmRepository' in helm.source) {
     const { chartName, chartVersion } = helm.source.helmRepository
     return { repository: { chart_name: chartName, chart_version: overrides.chartVersion ?? chartVersion } }
   }
-  // Berth does not read the repository: only a commit the request names is known, and of it only its id.
-  return {
-    commit:
-      overrides.gitCommitId === undefined
-        ? null
-        : { git_commit_id: overrides.gitCommitId, created_at: requestedAt, author_name: '', message: '', tag: '' },
-  }
+  return overrides.gitCommitId === undefined ? { commit: null } : { commit: null, git_commit_id: overrides.gitCommitId }
 }
 
 /** A service as a trigger plans it, before it has any progress. */
@@ -94,13 +92,13 @@ export function planStages(trigger: RunnableTrigger, services: PlannedService[],
 }
 
 /** A helm service as a deployment plans it. */
-export function plannedHelm(helm: HelmServiceRecord, trigger: RunnableTrigger, overrides: HelmDeployOverrides, now: string): PlannedService {
+export function plannedHelm(helm: HelmServiceRecord, trigger: RunnableTrigger, overrides: HelmDeployOverrides): PlannedService {
   return {
     id: helm.id,
     name: helm.name,
     type: 'HELM',
     iconUri: helm.iconUri,
-    details: helmDetails(helm, overrides, now),
+    details: helmDetails(helm, overrides),
     version: helm.version,
     simulateFailure: simulatesFailure(helm, trigger),
   }

@@ -134,12 +134,17 @@ export function startRun(run: DeploymentRun, now: Now): DeploymentRun {
   return { ...run, status: familyOf(run).running, actionStatus: 'ONGOING', startedAt: run.startedAt ?? now, updatedAt: now }
 }
 
-/** The stage begins; its services that have not succeeded yet (a resumed run) begin with it. */
+/**
+ * The stage begins with its services that have not ended: all of them, or in a resumed run those
+ * its previous runner left unfinished (they keep their first start; what ended stays as it ended).
+ */
 export function startStage(run: DeploymentRun, index: number, now: Now): DeploymentRun {
   const stage = run.progress.stages[index]!
   const started = mapStage(run, index, { status: 'ONGOING', startedAt: stage.startedAt ?? now, endedAt: null })
   return mapServices(started, now, (service, _, stageIndex) =>
-    stageIndex === index && service.phase !== 'SUCCESS' ? { phase: 'ONGOING', startedAt: now, endedAt: null, message: null } : undefined,
+    stageIndex === index && (service.phase === 'QUEUED' || service.phase === 'ONGOING')
+      ? { phase: 'ONGOING', startedAt: service.startedAt ?? now, endedAt: null, message: null }
+      : undefined,
   )
 }
 
@@ -202,6 +207,9 @@ export function cancelRun(run: DeploymentRun, now: Now, message = 'canceled'): D
   }
   return endRun(stages, 'CANCELED', 'CANCELED', message, now)
 }
+
+/** What an entry says of a deployment whose runner stopped renewing its lease before the end. */
+export const INTERRUPTED = 'interrupted: its runner stopped responding before the end'
 
 /**
  * Its runner was lost (its lease expired) before the end: what was running failed, the rest never

@@ -8,6 +8,7 @@ import {
   type DeploymentRun,
   finishService,
   finishStage,
+  INTERRUPTED,
   interruptRun,
   isFinished,
   startRun,
@@ -42,8 +43,6 @@ type StopReason = typeof CANCEL | typeof LOST | typeof HAND_BACK
 /** A step the database refused: the run was lost, or a cancel came first. */
 class StepRefused extends Error {}
 
-const now = () => new Date().toISOString()
-
 /**
  * Works through the deployment queue that every Berth process shares through PostgreSQL: claims
  * runs with FOR UPDATE SKIP LOCKED and a lease it renews, runs their stages in order with the
@@ -73,8 +72,11 @@ export function createDeploymentRunner(deps: {
       }
     })
 
-  const interrupt = (stored: StoredRun) =>
-    interruptRun(stored.run, stored.cancelRequested, `interrupted: its runner (${stored.leaseOwner}) was lost before the end`, now())
+  // The entry says what happened; which runner (host and pid) is for the operators' logs.
+  const interrupt = (stored: StoredRun, at: string) => interruptRun(stored.run, stored.cancelRequested, INTERRUPTED, at)
+  // Steps are stamped with the database's clock, as creation times are: the offset is learnt at each claim.
+  let clockOffsetMs = 0
+  const now = () => new Date(Date.now() + clockOffsetMs).toISOString()
 
   async function execute(stored: StoredRun, controller: AbortController): Promise<void> {
     const { signal } = controller
@@ -148,7 +150,10 @@ export function createDeploymentRunner(deps: {
     }
     const reason = signal.reason as StopReason
     if (reason === LOST) {
-      log.warn({ executionId: run.id }, 'lost the lease of a deployment; another runner owns it now')
+      log.warn(
+        { executionId: run.id },
+        'a deployment was taken from this runner (its lease expired, a cancel ended it, or its environment was deleted)',
+      )
     } else if (reason === HAND_BACK) {
       await runs.release(run.id, runnerId)
     } else {
@@ -185,8 +190,12 @@ export function createDeploymentRunner(deps: {
       if (working.size < options.concurrency) {
         try {
           const claimed = await runs.claim(runnerId, options.leaseMs, interrupt)
+          clockOffsetMs = new Date(claimed.databaseNow).getTime() - Date.now()
           if (claimed.kind === 'interrupted') {
-            log.warn({ executionId: claimed.run.id, environmentId: claimed.run.environmentId }, 'ended a deployment whose runner was lost')
+            log.warn(
+              { executionId: claimed.run.id, environmentId: claimed.run.environmentId, lostRunner: claimed.lostRunner },
+              'ended a deployment whose runner was lost',
+            )
             continue
           }
           if (claimed.kind === 'claimed') {

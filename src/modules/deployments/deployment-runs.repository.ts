@@ -90,6 +90,12 @@ async function writeServiceEntries(db: Queries, run: DeploymentRun): Promise<voi
     .execute()
 }
 
+/** The database's clock: every Berth process stamps deployments with it, whatever its own clock says. */
+async function databaseNow(db: Queries): Promise<string> {
+  const { rows } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db)
+  return rows[0]!.now.toISOString()
+}
+
 /** Entries that tell a service's state: those that reached it, and those that still may. */
 export const reachedOrPending = (eb: ExpressionBuilder<Database, 'serviceDeployments'>) =>
   eb.or([eb('reached', '=', true), eb('actionStatus', 'in', UNFINISHED)])
@@ -122,6 +128,9 @@ const leaseInterval = (leaseMs: number) => sql<Date>`now() + make_interval(secs 
 /** Queries on one environment's queue inside the transaction that locked it. */
 function lockedQueue(trx: Transaction<Database>, environmentId: string) {
   return {
+    /** The database's clock now. */
+    now: () => databaseNow(trx),
+
     /** The environment's unfinished runs, oldest first, locked. */
     async unfinished(): Promise<StoredRun[]> {
       const rows = await trx
@@ -218,6 +227,12 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
 
 export type LockedQueue = ReturnType<typeof lockedQueue>
 
+export type ClaimOutcome =
+  | { kind: 'none' }
+  | { kind: 'claimed'; stored: StoredRun }
+  /** A run whose runner was lost, ended instead of run; `lostRunner` is the id it was held by. */
+  | { kind: 'interrupted'; run: DeploymentRun; lostRunner: string }
+
 export function createDeploymentRunsRepository(db: Db) {
   /** Extends the lease of a run `runnerId` holds; as `save`, without changing the run. */
   async function renew(runId: string, runnerId: string, leaseMs: number): Promise<'lost' | { cancelRequested: boolean }> {
@@ -280,9 +295,10 @@ export function createDeploymentRunsRepository(db: Db) {
     async claim(
       runnerId: string,
       leaseMs: number,
-      interrupt: (stored: StoredRun) => DeploymentRun,
-    ): Promise<{ kind: 'none' } | { kind: 'claimed'; stored: StoredRun } | { kind: 'interrupted'; run: DeploymentRun }> {
-      return db.transaction().execute(async (trx) => {
+      interrupt: (stored: StoredRun, now: string) => DeploymentRun,
+    ): Promise<ClaimOutcome & { databaseNow: string }> {
+      return db.transaction().execute(async (trx): Promise<ClaimOutcome & { databaseNow: string }> => {
+        const now = await databaseNow(trx)
         const row = await trx
           .selectFrom('deploymentRequests as r')
           .selectAll('r')
@@ -304,17 +320,17 @@ export function createDeploymentRunsRepository(db: Db) {
           .forUpdate('r')
           .skipLocked()
           .executeTakeFirst()
-        if (!row) return { kind: 'none' }
+        if (!row) return { kind: 'none', databaseNow: now }
         const stored: StoredRun = { run: toRun(row), seq: row.seq, cancelRequested: row.cancelRequested, leaseOwner: row.leaseOwner, leased: false }
         if (row.leaseOwner !== null) {
-          const run = interrupt(stored)
+          const run = interrupt(stored, now)
           await trx
             .updateTable('deploymentRequests')
             .set({ ...runColumns(run), leaseExpiresAt: null, claims: sql`claims + 1` })
             .where('id', '=', run.id)
             .execute()
           await writeServiceEntries(trx, run)
-          return { kind: 'interrupted', run }
+          return { kind: 'interrupted', run, lostRunner: row.leaseOwner, databaseNow: now }
         }
         // Every earlier run of the environment has ended: the services' states before this one are known now.
         const run =
@@ -325,7 +341,7 @@ export function createDeploymentRunsRepository(db: Db) {
           .where('id', '=', row.id)
           .execute()
         await writeServiceEntries(trx, run)
-        return { kind: 'claimed', stored: { ...stored, run, leaseOwner: runnerId, leased: true } }
+        return { kind: 'claimed', stored: { ...stored, run, leaseOwner: runnerId, leased: true }, databaseNow: now }
       })
     },
 
@@ -363,6 +379,7 @@ export function createDeploymentRunsRepository(db: Db) {
         .set({ leaseOwner: null, leaseExpiresAt: null })
         .where('id', '=', runId)
         .where('leaseOwner', '=', runnerId)
+        .where('leaseExpiresAt', '>', sql<Date>`now()`)
         .where('actionStatus', 'in', UNFINISHED)
         .execute()
     },

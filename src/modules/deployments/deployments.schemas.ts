@@ -92,7 +92,15 @@ const ServiceDetails = Type.Union(
       { description: 'JobDeploymentHistoryDetails' },
     ),
     Type.Object(
-      { commit: Type.Optional(Commit), repository: Type.Optional(Type.Object({ chart_name: Type.String(), chart_version: Type.String() })) },
+      {
+        commit: Type.Optional(Commit),
+        repository: Type.Optional(Type.Object({ chart_name: Type.String(), chart_version: Type.String() })),
+        git_commit_id: Type.Optional(
+          Type.String({
+            description: 'Berth extension: the commit a deploy of a chart in git named (`commit` is null: Berth does not read the repository)',
+          }),
+        ),
+      },
       { description: 'HelmDeploymentHistoryDetails' },
     ),
   ],

@@ -5,7 +5,7 @@ import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import type { DeploymentHistoryRepository, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'
 import { type HelmDeployOverrides, helmOverrideErrors, type PlannedService, plannedHelm, planStages } from './deployment-plan.ts'
-import { cancelingRun, cancelRun, type DeploymentRun, familyOf, interruptRun, withPreviousStates } from './deployment-progress.ts'
+import { cancelingRun, cancelRun, type DeploymentRun, familyOf, INTERRUPTED, interruptRun, withPreviousStates } from './deployment-progress.ts'
 import { type DeploymentRunsRepository, type LockedQueue, serviceIdsOf } from './deployment-runs.repository.ts'
 import {
   FAMILIES,
@@ -76,21 +76,20 @@ async function isStopped(queue: LockedQueue, helms: { id: string }[]): Promise<b
   return helms.every((helm) => states.get(helm.id) === 'STOPPED')
 }
 
-/** Only an uninstall can find nothing to do. */
-async function alwaysQueued(queued: Promise<StatusRecord | 'nothing'>): Promise<StatusRecord> {
-  const status = await queued
-  if (status === 'nothing') throw new Error('unreachable: only an uninstall finds nothing to do')
-  return status
-}
-
 const includes = (run: DeploymentRun, serviceId: string) =>
   run.progress.stages.some((stage) => stage.services.some((service) => service.id === serviceId))
 
 export function createDeploymentsService(deps: DeploymentsDeps) {
   const { runs, history } = deps
 
-  /** Compares what each service is configured as with what was last deployed. */
-  async function deploymentStatus(services: { id: string; version: number }[]): Promise<DeploymentStatusWord> {
+  /**
+   * Compares what each service is configured as with what was last deployed. An environment
+   * without services is up to date once a deploy of it succeeded.
+   */
+  async function deploymentStatus(services: { id: string; version: number }[], environmentId: string | undefined): Promise<DeploymentStatusWord> {
+    if (services.length === 0 && environmentId !== undefined) {
+      return (await history.hasDeployed(environmentId)) ? 'UP_TO_DATE' : 'NEVER_DEPLOYED'
+    }
     const deployed = await history.deployedVersions(services.map((service) => service.id))
     if (deployed.size === 0) return 'NEVER_DEPLOYED'
     return services.every((service) => deployed.get(service.id) === service.version) ? 'UP_TO_DATE' : 'OUT_OF_DATE'
@@ -98,21 +97,22 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   /**
    * Queues a run at the end of the environment's queue. `refuse` looks at the locked queue and
-   * says why the trigger cannot queue (a 409 or a "nothing to do"), or nothing.
+   * says why the trigger cannot queue (a 409), or that it has nothing to do (`Skip`), or nothing.
+   * `unfinished` lists the environment's runs not finished, the new one last.
    */
-  async function enqueue(
+  async function enqueue<Skip = never>(
     environment: { id: string; organizationId: string },
-    target: { serviceId: string | null; trigger: RunnableTrigger; plan: (createdAt: string) => PlannedService[] },
+    target: { serviceId: string | null; trigger: RunnableTrigger; services: PlannedService[] },
     triggeredBy: string,
-    refuse: (queue: LockedQueue, unfinished: DeploymentRun[]) => Promise<AppError | 'nothing' | undefined>,
-  ): Promise<{ run: DeploymentRun; unfinished: number } | 'nothing'> {
+    refuse: (queue: LockedQueue, unfinished: DeploymentRun[]) => Promise<AppError | Skip | undefined>,
+  ): Promise<{ run: DeploymentRun; unfinished: DeploymentRun[] } | Skip> {
     const queued = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)
       const refusal = await refuse(queue, unfinished)
-      if (refusal === 'nothing') return 'nothing' as const
-      if (refusal) throw refusal
+      if (refusal instanceof AppError) throw refusal
+      if (refusal !== undefined) return { skipped: refusal }
       const { seq, createdAt } = await next()
-      const services = target.plan(createdAt)
+      const { services } = target
       const states = await queue.finishedStates(services.map((service) => service.id))
       const run: DeploymentRun = {
         id: randomUUID(),
@@ -132,30 +132,35 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         progress: { stages: planStages(target.trigger, services, states, createdAt) },
       }
       await queue.insert(run, seq)
-      return { run, unfinished: unfinished.length + 1 }
+      return { run, unfinished: [...unfinished, run] }
     })
     if (queued === undefined) throw notFound('environment')
-    if (queued !== 'nothing') deps.onQueued()
+    if ('skipped' in queued) return queued.skipped as Skip
+    deps.onQueued()
     return queued
   }
 
   async function environmentStatus(environmentId: string, organizationId: string): Promise<EnvironmentStatusRecord> {
-    const [{ latest, current }, helms] = await Promise.all([history.environmentRuns(environmentId), deps.listHelms(organizationId, environmentId)])
+    const [{ latest, latestWhole, current }, helms] = await Promise.all([
+      history.environmentRuns(environmentId),
+      deps.listHelms(organizationId, environmentId),
+    ])
     return {
       id: environmentId,
-      state: (current ?? latest)?.status ?? NEVER_DEPLOYED_STATE,
+      // Idle, the environment is what its latest deployment as a whole made it; one service's stop does not stop it.
+      state: (current ?? latestWhole ?? latest)?.status ?? NEVER_DEPLOYED_STATE,
       lastDeploymentDate: latest?.createdAt ?? null,
       lastDeploymentState: latest?.status ?? NEVER_DEPLOYED_STATE,
       lastDeploymentId: latest?.id ?? null,
       totalDeploymentDurationInSeconds: latest ? Math.round(elapsedMs(latest.startedAt, latest.endedAt, latest.updatedAt) / 1000) : null,
       origin: latest?.origin ?? null,
       triggeredBy: latest?.triggeredBy ?? null,
-      deploymentStatus: await deploymentStatus(helms),
+      deploymentStatus: await deploymentStatus(helms, environmentId),
       deploymentRequestId: current?.id ?? null,
     }
   }
 
-  /** The Status a trigger answers with: what it queued. */
+  /** The Status a trigger answers with: what it queued; `unfinished` counts the runs queued or running for the same target. */
   const queuedStatus = (id: string, run: DeploymentRun, unfinished: number, deployment: DeploymentStatusWord): StatusRecord => ({
     id,
     state: run.status,
@@ -171,41 +176,53 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
   async function triggerEnvironment(principal: Principal, environmentId: string, trigger: 'DEPLOY' | 'RESTART' | 'STOP') {
     const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
     const [helms, triggeredBy] = await Promise.all([deps.listHelms(environment.organizationId, environment.id), deps.actorName(principal)])
-    const queued = await enqueue(
+    const queued = await enqueue<never>(
       environment,
-      { serviceId: null, trigger, plan: (createdAt) => helms.map((helm) => plannedHelm(helm, trigger, {}, createdAt)) },
+      { serviceId: null, trigger, services: helms.map((helm) => plannedHelm(helm, trigger, {})) },
       triggeredBy,
       async (queue, unfinished) => (trigger === 'STOP' && unfinished.length === 0 && (await isStopped(queue, helms)) ? alreadyStopped() : undefined),
     )
-    if (queued === 'nothing') throw new Error('unreachable: environment triggers always queue')
     return { environment, helms, ...queued }
   }
 
+  /**
+   * Queues a run of one helm service. Stop and uninstall look at the service's state unless a run
+   * queued or running includes it: 409 for a stop of a stopped service, 'nothing' for an
+   * uninstall of a chart that is not installed.
+   */
   async function triggerHelm(principal: Principal, helmId: string, trigger: RunnableTrigger, overrides: HelmDeployOverrides = {}) {
     const { helm } = await deps.requireHelm(principal, helmId, 'DEPLOY')
     const errors = helmOverrideErrors(helm, overrides)
     if (errors.length > 0) throw validationFailed(errors)
     const triggeredBy = await deps.actorName(principal)
-    const queued = await enqueue(
+    const queued = await enqueue<'nothing'>(
       { id: helm.environmentId, organizationId: helm.organizationId },
-      { serviceId: helm.id, trigger, plan: (createdAt) => [plannedHelm(helm, trigger, overrides, createdAt)] },
+      { serviceId: helm.id, trigger, services: [plannedHelm(helm, trigger, overrides)] },
       triggeredBy,
       async (queue, unfinished) => {
+        if (trigger !== 'STOP' && trigger !== 'UNINSTALL') return undefined
         if (unfinished.some((run) => includes(run, helm.id))) return undefined
         const state = await queue.latestServiceStatus(helm.id)
-        if (trigger === 'STOP' && state === 'STOPPED') return new AppError('conflict', 'the helm service is already stopped')
-        if (trigger === 'UNINSTALL' && (state === undefined || state === 'DELETED' || state === NEVER_DEPLOYED_STATE)) return 'nothing'
-        return undefined
+        if (trigger === 'STOP') return state === 'STOPPED' ? new AppError('conflict', 'the helm service is already stopped') : undefined
+        return state === undefined || state === 'DELETED' || state === NEVER_DEPLOYED_STATE ? ('nothing' as const) : undefined
       },
     )
     if (queued === 'nothing') return 'nothing' as const
-    return queuedStatus(helm.id, queued.run, queued.unfinished, await deploymentStatus([helm]))
+    const forHelm = queued.unfinished.filter((run) => includes(run, helm.id)).length
+    return queuedStatus(helm.id, queued.run, forHelm, await deploymentStatus([helm], undefined))
+  }
+
+  /** The helm triggers that queue or refuse, never find nothing to do. */
+  async function queuedHelm(principal: Principal, helmId: string, trigger: 'DEPLOY' | 'RESTART' | 'STOP', overrides?: HelmDeployOverrides) {
+    const status = await triggerHelm(principal, helmId, trigger, overrides)
+    if (status === 'nothing') throw new Error(`a helm ${trigger} found nothing to do`)
+    return status
   }
 
   return {
     async deployEnvironment(principal: Principal, environmentId: string): Promise<StatusRecord> {
       const { environment, helms, run, unfinished } = await triggerEnvironment(principal, environmentId, 'DEPLOY')
-      return queuedStatus(environment.id, run, unfinished, await deploymentStatus(helms))
+      return queuedStatus(environment.id, run, unfinished.length, await deploymentStatus(helms, environment.id))
     },
 
     async redeployEnvironment(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
@@ -229,7 +246,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         if (unfinished.length === 0) return new AppError('conflict', 'no deployment of this environment is queued or running')
         let acted = false
         for (const stored of unfinished) {
-          const now = new Date().toISOString()
+          const now = await queue.now()
           if (stored.leased) {
             if (stored.cancelRequested) continue
             await queue.requestCancel(cancelingRun(stored.run, now))
@@ -237,7 +254,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
             // No runner holds it: never started, handed back, or held by a runner that was lost.
             const lost = stored.leaseOwner !== null
             const run = withPreviousStates(stored.run, await queue.finishedStates(serviceIdsOf(stored.run)))
-            await queue.end(lost ? interruptRun(run, true, 'its runner was lost', now) : cancelRun(run, now))
+            await queue.end(lost ? interruptRun(run, true, INTERRUPTED, now) : cancelRun(run, now))
           }
           acted = true
         }
@@ -253,10 +270,9 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       return environmentStatus(environment.id, environment.organizationId)
     },
 
-    deployHelm: (principal: Principal, helmId: string, overrides: HelmDeployOverrides) =>
-      alwaysQueued(triggerHelm(principal, helmId, 'DEPLOY', overrides)),
-    redeployHelm: (principal: Principal, helmId: string) => alwaysQueued(triggerHelm(principal, helmId, 'RESTART')),
-    stopHelm: (principal: Principal, helmId: string) => alwaysQueued(triggerHelm(principal, helmId, 'STOP')),
+    deployHelm: (principal: Principal, helmId: string, overrides: HelmDeployOverrides) => queuedHelm(principal, helmId, 'DEPLOY', overrides),
+    redeployHelm: (principal: Principal, helmId: string) => queuedHelm(principal, helmId, 'RESTART'),
+    stopHelm: (principal: Principal, helmId: string) => queuedHelm(principal, helmId, 'STOP'),
     /** 'nothing' when the chart is not installed and nothing queued would install it. */
     uninstallHelm: (principal: Principal, helmId: string) => triggerHelm(principal, helmId, 'UNINSTALL'),
 
@@ -266,7 +282,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         history.latestServiceEntry(helm.id),
         history.environmentRuns(helm.environmentId),
         history.unfinishedWithService(helm.environmentId, helm.id),
-        deploymentStatus([helm]),
+        deploymentStatus([helm], undefined),
       ])
       const details =
         latest && (JSON.parse(latest.entryJson) as { status_details: { action: ServiceAction; status: ServiceActionStatus } }).status_details

@@ -189,7 +189,7 @@ export interface DeploymentRequestsTable {
   /** The runner's working state (deployment-progress.ts). */
   progress: Json<unknown>
   message: string | null
-  /** The runner holding the request while `leaseExpiresAt` is ahead; kept after the end, for the record. */
+  /** The runner holding the request while `leaseExpiresAt` is ahead; after the end, the one that ran it last (none after a hand-back or a cancel of a run no runner held). */
   leaseOwner: string | null
   leaseExpiresAt: Date | null
   claims: Generated<number>
