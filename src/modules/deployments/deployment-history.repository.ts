@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { DeploymentRun } from './deployment-progress.ts'
-import { reachedOrPending, toRun } from './deployment-runs.repository.ts'
+import { reachedOrPending, toRun } from './deployment-rows.ts'
 import { type State, UNFINISHED } from './deployment-states.ts'
 
 // Reading what deployments did: history pages, made of the stored entries, and statuses.

@@ -40,6 +40,12 @@ const LOST = 'lost'
 const HAND_BACK = 'hand back'
 type StopReason = typeof CANCEL | typeof LOST | typeof HAND_BACK
 
+/**
+ * How far this host's clock may drift from the database's before steps are stamped with a
+ * correction. Below it, the local clock is closer than an estimate made over a round trip.
+ */
+const CLOCK_TOLERANCE_MS = 1_000
+
 /** A step the database refused: the run was lost, or a cancel came first. */
 class StepRefused extends Error {}
 
@@ -74,9 +80,14 @@ export function createDeploymentRunner(deps: {
 
   // The entry says what happened; which runner (host and pid) is for the operators' logs.
   const interrupt = (stored: StoredRun, at: string) => interruptRun(stored.run, stored.cancelRequested, INTERRUPTED, at)
-  // Steps are stamped with the database's clock, as creation times are: the offset is learnt at each claim.
+  // Steps are stamped with the local clock, corrected when it is far from the database's (which
+  // stamps creation times): the offset is estimated at each claim. Stamps never go back.
   let clockOffsetMs = 0
-  const now = () => new Date(Date.now() + clockOffsetMs).toISOString()
+  let lastStampMs = 0
+  const now = () => {
+    lastStampMs = Math.max(lastStampMs, Date.now() + clockOffsetMs)
+    return new Date(lastStampMs).toISOString()
+  }
 
   async function execute(stored: StoredRun, controller: AbortController): Promise<void> {
     const { signal } = controller
@@ -189,8 +200,10 @@ export function createDeploymentRunner(deps: {
     while (!stopping) {
       if (working.size < options.concurrency) {
         try {
+          const asked = Date.now()
           const claimed = await runs.claim(runnerId, options.leaseMs, interrupt)
-          clockOffsetMs = new Date(claimed.databaseNow).getTime() - Date.now()
+          const estimate = Date.parse(claimed.databaseNow) - (asked + Date.now()) / 2
+          clockOffsetMs = Math.abs(estimate) > CLOCK_TOLERANCE_MS ? estimate : 0
           if (claimed.kind === 'interrupted') {
             log.warn(
               { executionId: claimed.run.id, environmentId: claimed.run.environmentId, lostRunner: claimed.lostRunner },

@@ -6,7 +6,8 @@ import { AppError, notFound, validationFailed } from '#src/platform/http/errors.
 import type { DeploymentHistoryRepository, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'
 import { type HelmDeployOverrides, helmOverrideErrors, type PlannedService, plannedHelm, planStages } from './deployment-plan.ts'
 import { cancelingRun, cancelRun, type DeploymentRun, familyOf, INTERRUPTED, interruptRun, withPreviousStates } from './deployment-progress.ts'
-import { type DeploymentRunsRepository, type LockedQueue, serviceIdsOf } from './deployment-runs.repository.ts'
+import { serviceIdsOf } from './deployment-rows.ts'
+import type { DeploymentRunsRepository, LockedQueue } from './deployment-runs.repository.ts'
 import {
   FAMILIES,
   NEVER_DEPLOYED_STATE,
@@ -76,8 +77,7 @@ async function isStopped(queue: LockedQueue, helms: { id: string }[]): Promise<b
   return helms.every((helm) => states.get(helm.id) === 'STOPPED')
 }
 
-const includes = (run: DeploymentRun, serviceId: string) =>
-  run.progress.stages.some((stage) => stage.services.some((service) => service.id === serviceId))
+const includes = (run: DeploymentRun, serviceId: string) => serviceIdsOf(run).includes(serviceId)
 
 export function createDeploymentsService(deps: DeploymentsDeps) {
   const { runs, history } = deps
