@@ -55,7 +55,7 @@ function queuedRun(): StoredRun {
       ],
     },
   }
-  return { run, seq: '1', cancelRequested: false, leaseOwner: null, leased: false }
+  return { run, cancelRequested: false, leaseOwner: null, leased: false }
 }
 
 interface LogRecord {
@@ -95,7 +95,7 @@ describe('deployment runner', () => {
   it('hands back a run it claims while it is being stopped', async () => {
     const stored = queuedRun()
     const claimStarted = deferred<void>()
-    const claimAnswer = deferred<{ kind: 'claimed'; stored: StoredRun; databaseNow: string }>()
+    const claimAnswer = deferred<{ kind: 'claimed'; stored: StoredRun }>()
     let claims = 0
     const released: string[] = []
     const saved: DeploymentRun[] = []
@@ -103,9 +103,12 @@ describe('deployment runner', () => {
     let executorSignal: AbortSignal | undefined
 
     const runs = {
+      async clockOffset() {
+        return 0
+      },
       async claim() {
         claims++
-        if (claims > 1) return { kind: 'none' as const, databaseNow: new Date().toISOString() }
+        if (claims > 1) return { kind: 'none' as const }
         claimStarted.resolve()
         return claimAnswer.promise
       },
@@ -143,7 +146,6 @@ describe('deployment runner', () => {
       claimAnswer.resolve({
         kind: 'claimed',
         stored: { ...stored, leaseOwner: runner.runnerId, leased: true },
-        databaseNow: new Date().toISOString(),
       })
       await within(stopping, 2_000, 'the runner stopped')
 
@@ -165,11 +167,14 @@ describe('deployment runner', () => {
     const saved: DeploymentRun[] = []
 
     const runs = {
+      async clockOffset() {
+        return 0
+      },
       claimed: false,
       async claim() {
-        if (this.claimed) return { kind: 'none' as const, databaseNow: new Date().toISOString() }
+        if (this.claimed) return { kind: 'none' as const }
         this.claimed = true
-        return { kind: 'claimed' as const, stored: { ...stored, leaseOwner: 'me', leased: true }, databaseNow: new Date().toISOString() }
+        return { kind: 'claimed' as const, stored: { ...stored, leaseOwner: 'me', leased: true } }
       },
       async save(run: DeploymentRun) {
         if (run.actionStatus === 'SUCCESS') {
@@ -209,5 +214,54 @@ describe('deployment runner', () => {
       [['info', 'deployment finished']],
       'a run whose last write went through is finished, whatever a late renewal answered',
     )
+  })
+})
+
+describe("deployment runner's clock", () => {
+  /** Runs one queued run with a database clock `offsetMs` ahead; resolves the run's start stamp and when it was taken. */
+  async function startStampWith(offsetMs: number): Promise<{ stampMs: number; takenAt: number }> {
+    const stored = queuedRun()
+    let claimed = false
+    const saves: { run: DeploymentRun; at: number }[] = []
+    const runs = {
+      async clockOffset() {
+        return offsetMs
+      },
+      async claim() {
+        if (claimed) return { kind: 'none' as const }
+        claimed = true
+        return { kind: 'claimed' as const, stored: { ...stored, leaseOwner: 'me', leased: true } }
+      },
+      async save(run: DeploymentRun) {
+        saves.push({ run, at: Date.now() })
+        return 'saved' as const
+      },
+      async renew() {
+        return { cancelRequested: false }
+      },
+      async release() {},
+    } as unknown as DeploymentRunsRepository
+    const executor: DeploymentExecutor = { run: async () => ({ ok: true }) }
+    const runner = createDeploymentRunner({ runs, executor, options: OPTIONS, log: recordingLog() })
+    runner.start()
+    try {
+      const deadline = Date.now() + 2_000
+      while (!saves.some((save) => save.run.actionStatus === 'SUCCESS') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+    } finally {
+      await runner.stop()
+    }
+    const started = saves.find((save) => save.run.startedAt !== null)!
+    return { stampMs: Date.parse(started.run.startedAt!), takenAt: started.at }
+  }
+
+  it('stamps steps with the database clock when the local clock is off by more than a second', async () => {
+    const { stampMs, takenAt } = await startStampWith(3_600_000)
+    assert.ok(Math.abs(stampMs - (takenAt + 3_600_000)) < 1_000, `stamped ${new Date(stampMs).toISOString()}`)
+  })
+
+  it('keeps the local clock when the database clock is within a second of it', async () => {
+    const { stampMs, takenAt } = await startStampWith(400)
+    assert.ok(Math.abs(stampMs - takenAt) < 200, `stamped ${stampMs - takenAt} ms from the local clock`)
   })
 })

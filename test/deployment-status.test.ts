@@ -17,16 +17,19 @@ describe('deployment statuses without a runner', () => {
   })
   after(() => t.close())
 
-  it('counts, in a helm Status, the deployments queued for that service, not for the whole environment', async () => {
+  it('counts, in a helm Status, the deployments queued for that service, and names the first of them', async () => {
     const calls = deploymentCalls(t.app)
     const make = factories(t.db)
     const { environment, tokens } = await make.environmentWithTokens()
     const [a, b] = [await make.helmService(environment.id), await make.helmService(environment.id)]
     const auth = tokens.deploy.authorization
-    assert.equal((await calls.trigger(`/helm/${a.id}/deploy`, auth)).deployment_requests_count, 1)
+    assert.equal((await calls.trigger(`/helm/${b.id}/deploy`, auth)).deployment_requests_count, 1)
+    const firstOfA = await calls.trigger(`/helm/${a.id}/deploy`, auth)
+    assert.equal(firstOfA.deployment_requests_count, 1, 'B’s run is not A’s')
     assert.equal((await calls.trigger(`/helm/${a.id}/redeploy`, auth)).deployment_requests_count, 2)
-    assert.equal((await calls.trigger(`/helm/${b.id}/deploy`, auth)).deployment_requests_count, 1, 'the two runs of A are not B’s')
-    assert.equal((await calls.helmStatus(a.id, auth)).deployment_requests_count, 2)
+    const statusOfA = await calls.helmStatus(a.id, auth)
+    assert.equal(statusOfA.deployment_requests_count, 2)
+    assert.equal(statusOfA.deployment_request_id, firstOfA.deployment_request_id, 'the first queued run that includes A, not the environment’s first')
     assert.equal((await calls.helmStatus(b.id, auth)).deployment_requests_count, 1)
     // The environment's own Status counts every run of the environment.
     assert.equal((await calls.trigger(`/environment/${environment.id}/deploy`, auth)).deployment_requests_count, 4)
@@ -89,5 +92,52 @@ describe('handing a run back', () => {
       await t.close()
       await database.drop()
     }
+  })
+})
+
+describe('environment state after deployments of single services', () => {
+  let d: DeploymentsTestApp
+  before(async () => {
+    d = await createDeploymentsApp(30)
+  })
+  after(() => d.close())
+
+  async function setUp(helmCount: number) {
+    const make = factories(d.db)
+    const { environment, tokens } = await make.environmentWithTokens()
+    const helms = []
+    for (let i = 0; i < helmCount; i++) helms.push(await make.helmService(environment.id))
+    const calls = deploymentCalls(d.app)
+    const auth = tokens.deploy.authorization
+    const run = async (url: string) => {
+      await calls.trigger(url, auth)
+      await calls.waitUntilIdle(environment.id, auth)
+    }
+    return { environment, helms, calls, auth, run }
+  }
+
+  it('is DEPLOYED when one service of several, deployed one by one, is stopped', async () => {
+    const { environment, helms, calls, auth, run } = await setUp(2)
+    await run(`/helm/${helms[0]!.id}/deploy`)
+    await run(`/helm/${helms[1]!.id}/deploy`)
+    await run(`/helm/${helms[0]!.id}/stop`)
+    assert.equal((await calls.environmentStatus(environment.id, auth)).state, 'DEPLOYED')
+  })
+
+  it('is DEPLOYED when, after the environment was stopped, its services are deployed one by one', async () => {
+    const { environment, helms, calls, auth, run } = await setUp(2)
+    await run(`/environment/${environment.id}/deploy`)
+    await run(`/environment/${environment.id}/stop`)
+    for (const helm of helms) await run(`/helm/${helm.id}/deploy`)
+    assert.equal((await calls.environmentStatus(environment.id, auth)).state, 'DEPLOYED')
+  })
+
+  it('is STOPPED, and refuses another stop, when its only service was stopped alone', async () => {
+    const { environment, helms, calls, auth, run } = await setUp(1)
+    await run(`/environment/${environment.id}/deploy`)
+    await run(`/helm/${helms[0]!.id}/stop`)
+    assert.equal((await calls.environmentStatus(environment.id, auth)).state, 'STOPPED')
+    const res = await d.app.inject({ method: 'POST', url: `/environment/${environment.id}/stop`, headers: { authorization: auth } })
+    assert.equal(res.statusCode, 409, res.body)
   })
 })

@@ -89,7 +89,8 @@ export function deploymentActionsRoutes(deployments: DeploymentsService): Fastif
         schema: {
           operationId: 'getEnvironmentStatus',
           summary: 'Get environment status',
-          description: "`state` is what the environment is busy with, or its newest deployment's outcome; READY before any.",
+          description:
+            "`state` is what the environment is busy with, else its newest deployment's outcome (STOPPED only while no service is DEPLOYED or RESTARTED); READY before any.",
           tags: ['Environment Main Calls'],
           params: EnvironmentParams,
           response: { 200: EnvironmentStatus },

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { DeploymentRun } from './deployment-progress.ts'
-import { reachedOrPending, toRun } from './deployment-rows.ts'
+import { finishedStates, reachedOrPending, toRun } from './deployment-rows.ts'
 import { type State, UNFINISHED } from './deployment-states.ts'
 
 // Reading what deployments did: history pages, made of the stored entries, and statuses.
@@ -121,19 +121,18 @@ export function createDeploymentHistoryRepository(db: Db) {
       return keysetPage(db, SERVICE_HISTORY, serviceId, query)
     },
 
-    /**
-     * What an environment status needs: its newest run, its newest run of the whole environment
-     * (not of one service), and the run it is busy with.
-     */
-    async environmentRuns(environmentId: string): Promise<{ latest?: DeploymentRun; latestWhole?: DeploymentRun; current?: DeploymentRun }> {
+    /** What an environment status needs: its newest run, and the run it is busy with. */
+    async environmentRuns(environmentId: string): Promise<{ latest?: DeploymentRun; current?: DeploymentRun }> {
       const runs = db.selectFrom('deploymentRequests').selectAll().where('environmentId', '=', environmentId)
-      const [latest, latestWhole, current] = await Promise.all([
+      const [latest, current] = await Promise.all([
         runs.orderBy('seq', 'desc').limit(1).executeTakeFirst(),
-        runs.where('serviceId', 'is', null).orderBy('seq', 'desc').limit(1).executeTakeFirst(),
         runs.where('actionStatus', 'in', UNFINISHED).orderBy('seq').limit(1).executeTakeFirst(),
       ])
-      return { latest: latest && toRun(latest), latestWhole: latestWhole && toRun(latestWhole), current: current && toRun(current) }
+      return { latest: latest && toRun(latest), current: current && toRun(current) }
     },
+
+    /** Each service's state, from the finished deployments that reached it (services none reached are absent). */
+    serviceStates: (serviceIds: string[]) => finishedStates(db, serviceIds),
 
     /** A service's latest entry that reached it or still may, with the run it belongs to. */
     async latestServiceEntry(
@@ -168,17 +167,18 @@ export function createDeploymentHistoryRepository(db: Db) {
       return new Map(rows.map((row) => [row.serviceId, row.serviceVersion]))
     },
 
-    /** How many unfinished runs of the environment include the service. */
-    async unfinishedWithService(environmentId: string, serviceId: string): Promise<number> {
-      const { n } = await db
+    /** The unfinished runs of the environment that include the service, oldest first. */
+    async unfinishedWithService(environmentId: string, serviceId: string): Promise<string[]> {
+      const rows = await db
         .selectFrom('serviceDeployments as s')
         .innerJoin('deploymentRequests as r', 'r.id', 's.executionId')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .select('r.id')
         .where('r.environmentId', '=', environmentId)
         .where('r.actionStatus', 'in', UNFINISHED)
         .where('s.serviceId', '=', serviceId)
-        .executeTakeFirstOrThrow()
-      return Number(n)
+        .orderBy('r.seq')
+        .execute()
+      return rows.map((row) => row.id)
     },
 
     /** Whether a deploy (or redeploy) of the environment ever succeeded. */

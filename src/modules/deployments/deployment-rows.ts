@@ -91,8 +91,8 @@ export const reachedOrPending = (eb: ExpressionBuilder<Database, 'serviceDeploym
   eb.or([eb('reached', '=', true), eb('actionStatus', 'in', UNFINISHED)])
 
 /**
- * Each service's state before any unfinished run: the status of the latest finished entry that
- * reached it (services with none are absent).
+ * Each service's state as the deployments that reached it left it: the status of its latest
+ * finished entry that did (services with none are absent).
  */
 export async function finishedStates(db: Queries, serviceIds: string[]): Promise<Map<string, State>> {
   if (serviceIds.length === 0) return new Map()

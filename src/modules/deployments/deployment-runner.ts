@@ -45,6 +45,9 @@ type StopReason = typeof CANCEL | typeof LOST | typeof HAND_BACK
  * correction. Below it, the local clock is closer than an estimate made over a round trip.
  */
 const CLOCK_TOLERANCE_MS = 1_000
+/** How often the offset is measured again, and the longest round trip a measurement may take. */
+const CLOCK_CHECK_MS = 60_000
+const CLOCK_MAX_ROUND_TRIP_MS = 100
 
 /** A step the database refused: the run was lost, or a cancel came first. */
 class StepRefused extends Error {}
@@ -81,12 +84,20 @@ export function createDeploymentRunner(deps: {
   // The entry says what happened; which runner (host and pid) is for the operators' logs.
   const interrupt = (stored: StoredRun, at: string) => interruptRun(stored.run, stored.cancelRequested, INTERRUPTED, at)
   // Steps are stamped with the local clock, corrected when it is far from the database's (which
-  // stamps creation times): the offset is estimated at each claim. Stamps never go back.
+  // stamps creation times). Stamps never go back.
   let clockOffsetMs = 0
+  let clockCheckedAt = Number.NEGATIVE_INFINITY
   let lastStampMs = 0
   const now = () => {
     lastStampMs = Math.max(lastStampMs, Date.now() + clockOffsetMs)
     return new Date(lastStampMs).toISOString()
+  }
+  async function checkClock(): Promise<void> {
+    if (Date.now() - clockCheckedAt < CLOCK_CHECK_MS) return
+    const offset = await runs.clockOffset(CLOCK_MAX_ROUND_TRIP_MS)
+    if (offset === undefined) return // a slow answer: try again next time
+    clockCheckedAt = Date.now()
+    clockOffsetMs = Math.abs(offset) > CLOCK_TOLERANCE_MS ? offset : 0
   }
 
   async function execute(stored: StoredRun, controller: AbortController): Promise<void> {
@@ -200,10 +211,8 @@ export function createDeploymentRunner(deps: {
     while (!stopping) {
       if (working.size < options.concurrency) {
         try {
-          const asked = Date.now()
+          await checkClock()
           const claimed = await runs.claim(runnerId, options.leaseMs, interrupt)
-          const estimate = Date.parse(claimed.databaseNow) - (asked + Date.now()) / 2
-          clockOffsetMs = Math.abs(estimate) > CLOCK_TOLERANCE_MS ? estimate : 0
           if (claimed.kind === 'interrupted') {
             log.warn(
               { executionId: claimed.run.id, environmentId: claimed.run.environmentId, lostRunner: claimed.lostRunner },

@@ -10,7 +10,6 @@ import { type State, UNFINISHED } from './deployment-states.ts'
 /** A run as stored, with what only the queue needs. */
 export interface StoredRun {
   run: DeploymentRun
-  seq: string
   cancelRequested: boolean
   leaseOwner: string | null
   /** Whether a runner holds the run now (its lease has not expired). */
@@ -38,7 +37,6 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
         .execute()
       return rows.map((row) => ({
         run: toRun(row),
-        seq: row.seq,
         cancelRequested: row.cancelRequested,
         leaseOwner: row.leaseOwner,
         leased: row.leased,
@@ -186,13 +184,8 @@ export function createDeploymentRunsRepository(db: Db) {
      * runner holds. One a lost runner held (its lease expired) is not run again: `interrupt` turns
      * it into the terminal run that is written instead. Concurrent runners skip each other's rows.
      */
-    async claim(
-      runnerId: string,
-      leaseMs: number,
-      interrupt: (stored: StoredRun, now: string) => DeploymentRun,
-    ): Promise<ClaimOutcome & { databaseNow: string }> {
-      return db.transaction().execute(async (trx): Promise<ClaimOutcome & { databaseNow: string }> => {
-        const now = await databaseNow(trx)
+    async claim(runnerId: string, leaseMs: number, interrupt: (stored: StoredRun, now: string) => DeploymentRun): Promise<ClaimOutcome> {
+      return db.transaction().execute(async (trx): Promise<ClaimOutcome> => {
         const row = await trx
           .selectFrom('deploymentRequests as r')
           .selectAll('r')
@@ -214,17 +207,17 @@ export function createDeploymentRunsRepository(db: Db) {
           .forUpdate('r')
           .skipLocked()
           .executeTakeFirst()
-        if (!row) return { kind: 'none', databaseNow: now }
-        const stored: StoredRun = { run: toRun(row), seq: row.seq, cancelRequested: row.cancelRequested, leaseOwner: row.leaseOwner, leased: false }
+        if (!row) return { kind: 'none' }
+        const stored: StoredRun = { run: toRun(row), cancelRequested: row.cancelRequested, leaseOwner: row.leaseOwner, leased: false }
         if (row.leaseOwner !== null) {
-          const run = interrupt(stored, now)
+          const run = interrupt(stored, await databaseNow(trx))
           await trx
             .updateTable('deploymentRequests')
             .set({ ...runColumns(run), leaseExpiresAt: null, claims: sql`claims + 1` })
             .where('id', '=', run.id)
             .execute()
           await writeServiceEntries(trx, run)
-          return { kind: 'interrupted', run, lostRunner: row.leaseOwner, databaseNow: now }
+          return { kind: 'interrupted', run, lostRunner: row.leaseOwner }
         }
         // Every earlier run of the environment has ended: the services' states before this one are known now.
         const run =
@@ -235,7 +228,7 @@ export function createDeploymentRunsRepository(db: Db) {
           .where('id', '=', row.id)
           .execute()
         await writeServiceEntries(trx, run)
-        return { kind: 'claimed', stored: { ...stored, run, leaseOwner: runnerId, leased: true }, databaseNow: now }
+        return { kind: 'claimed', stored: { ...stored, run, leaseOwner: runnerId, leased: true } }
       })
     },
 
@@ -265,6 +258,17 @@ export function createDeploymentRunsRepository(db: Db) {
     },
 
     renew,
+
+    /**
+     * How far the database's clock is ahead of this process's, in milliseconds; undefined when the
+     * round trip took longer than `maxRoundTripMs`, too long for the answer to mean much.
+     */
+    async clockOffset(maxRoundTripMs: number): Promise<number | undefined> {
+      const asked = Date.now()
+      const now = Date.parse(await databaseNow(db))
+      const answered = Date.now()
+      return answered - asked > maxRoundTripMs ? undefined : now - (asked + answered) / 2
+    },
 
     /** Gives a run back unfinished, for another runner to resume (a runner shutting down). */
     async release(runId: string, runnerId: string): Promise<void> {

@@ -187,7 +187,9 @@ export const Status = Type.Object(
     execution_id: Type.Optional(Type.String()),
     status_details: StatusDetails,
     deployment_request_id: Nullable(Uuid),
-    deployment_requests_count: Type.Integer({ description: 'how many deployments of the environment are queued or running' }),
+    deployment_requests_count: Type.Integer({
+      description: 'how many deployments are queued or running: of the environment in its Status, of the service in a service Status',
+    }),
   },
   { title: 'Status' },
 )

@@ -68,6 +68,14 @@ export interface HistoryPage extends StoredPage {
 const unknownStartId = () =>
   validationFailed([{ path: '/startId', message: 'is not the execution id of an entry of this history', location: 'query' }])
 
+/** The environment a run is queued in. */
+type Target = { id: string; organizationId: string }
+/** What a run will do: to the whole environment (serviceId null) or to one service of it. */
+type RunTarget = { serviceId: string | null; trigger: RunnableTrigger; services: PlannedService[] }
+/** Why a trigger cannot queue (a 409), or that it has nothing to do; undefined to queue. */
+type Refusal<Nothing> = (queue: LockedQueue, unfinished: DeploymentRun[]) => Promise<AppError | Nothing | undefined>
+type Queued = { run: DeploymentRun; unfinished: DeploymentRun[] }
+
 const alreadyStopped = () => new AppError('conflict', 'the environment is already stopped')
 
 /** Whether every service of the environment is stopped; one without services, whether its newest deployment stopped it. */
@@ -97,20 +105,17 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   /**
    * Queues a run at the end of the environment's queue. `refuse` looks at the locked queue and
-   * says why the trigger cannot queue (a 409), or that it has nothing to do (`Skip`), or nothing.
+   * says why the trigger cannot queue (a 409), or that it has 'nothing' to do, or nothing.
    * `unfinished` lists the environment's runs not finished, the new one last.
    */
-  async function enqueue<Skip = never>(
-    environment: { id: string; organizationId: string },
-    target: { serviceId: string | null; trigger: RunnableTrigger; services: PlannedService[] },
-    triggeredBy: string,
-    refuse: (queue: LockedQueue, unfinished: DeploymentRun[]) => Promise<AppError | Skip | undefined>,
-  ): Promise<{ run: DeploymentRun; unfinished: DeploymentRun[] } | Skip> {
+  function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<never>): Promise<Queued>
+  function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<'nothing'>): Promise<Queued | 'nothing'>
+  async function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<'nothing'>): Promise<Queued | 'nothing'> {
     const queued = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)
       const refusal = await refuse(queue, unfinished)
       if (refusal instanceof AppError) throw refusal
-      if (refusal !== undefined) return { skipped: refusal }
+      if (refusal === 'nothing') return refusal
       const { seq, createdAt } = await next()
       const { services } = target
       const states = await queue.finishedStates(services.map((service) => service.id))
@@ -135,20 +140,26 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       return { run, unfinished: [...unfinished, run] }
     })
     if (queued === undefined) throw notFound('environment')
-    if ('skipped' in queued) return queued.skipped as Skip
-    deps.onQueued()
+    if (queued !== 'nothing') deps.onQueued()
     return queued
   }
 
+  /**
+   * What an idle environment is: what its newest deployment made it, except that it is STOPPED
+   * only while every service is (stopping one service leaves it DEPLOYED while another runs).
+   */
+  async function idleState(latest: DeploymentRun | undefined, helms: { id: string }[]): Promise<State> {
+    if (!latest) return NEVER_DEPLOYED_STATE
+    if (latest.status !== 'STOPPED' || helms.length === 0) return latest.status
+    const states = [...(await history.serviceStates(helms.map((helm) => helm.id))).values()]
+    return states.some((state) => state === 'DEPLOYED' || state === 'RESTARTED') ? 'DEPLOYED' : latest.status
+  }
+
   async function environmentStatus(environmentId: string, organizationId: string): Promise<EnvironmentStatusRecord> {
-    const [{ latest, latestWhole, current }, helms] = await Promise.all([
-      history.environmentRuns(environmentId),
-      deps.listHelms(organizationId, environmentId),
-    ])
+    const [{ latest, current }, helms] = await Promise.all([history.environmentRuns(environmentId), deps.listHelms(organizationId, environmentId)])
     return {
       id: environmentId,
-      // Idle, the environment is what its latest deployment as a whole made it; one service's stop does not stop it.
-      state: (current ?? latestWhole ?? latest)?.status ?? NEVER_DEPLOYED_STATE,
+      state: current?.status ?? (await idleState(latest, helms)),
       lastDeploymentDate: latest?.createdAt ?? null,
       lastDeploymentState: latest?.status ?? NEVER_DEPLOYED_STATE,
       lastDeploymentId: latest?.id ?? null,
@@ -176,7 +187,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
   async function triggerEnvironment(principal: Principal, environmentId: string, trigger: 'DEPLOY' | 'RESTART' | 'STOP') {
     const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
     const [helms, triggeredBy] = await Promise.all([deps.listHelms(environment.organizationId, environment.id), deps.actorName(principal)])
-    const queued = await enqueue<never>(
+    const queued = await enqueue(
       environment,
       { serviceId: null, trigger, services: helms.map((helm) => plannedHelm(helm, trigger, {})) },
       triggeredBy,
@@ -195,7 +206,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     const errors = helmOverrideErrors(helm, overrides)
     if (errors.length > 0) throw validationFailed(errors)
     const triggeredBy = await deps.actorName(principal)
-    const queued = await enqueue<'nothing'>(
+    const queued = await enqueue(
       { id: helm.environmentId, organizationId: helm.organizationId },
       { serviceId: helm.id, trigger, services: [plannedHelm(helm, trigger, overrides)] },
       triggeredBy,
@@ -278,7 +289,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
     async getHelmStatus(principal: Principal, helmId: string): Promise<StatusRecord> {
       const { helm } = await deps.requireHelm(principal, helmId, 'READ')
-      const [latest, { latest: latestRun, current }, count, deployment] = await Promise.all([
+      const [latest, { latest: latestRun }, unfinished, deployment] = await Promise.all([
         history.latestServiceEntry(helm.id),
         history.environmentRuns(helm.environmentId),
         history.unfinishedWithService(helm.environmentId, helm.id),
@@ -294,8 +305,8 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         isPartLastDeployment: latestRun !== undefined && includes(latestRun, helm.id),
         executionId: latest?.executionId,
         statusDetails: { action: details?.action ?? 'DEPLOY', status: details?.status ?? 'NEVER', subAction: 'NONE' },
-        deploymentRequestId: current && includes(current, helm.id) ? current.id : null,
-        deploymentRequestsCount: count,
+        deploymentRequestId: unfinished[0] ?? null,
+        deploymentRequestsCount: unfinished.length,
       }
     },
 
