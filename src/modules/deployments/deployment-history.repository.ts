@@ -40,10 +40,37 @@ interface Listing {
   table: 'deployment_requests' | 'service_deployments'
   owner: 'environment_id' | 'service_id'
   id: 'id' | 'execution_id'
+  /**
+   * Finds the `startId` entry: its creation time (as text, every digit kept) and, when the listing
+   * can tell without counting, how many entries of the unfiltered listing come up to it.
+   */
+  start(db: Db, ownerId: string, startId: string): Promise<{ at: string; upTo: number | null } | undefined>
 }
 
-const ENVIRONMENT_HISTORY: Listing = { table: 'deployment_requests', owner: 'environment_id', id: 'id' }
-const SERVICE_HISTORY: Listing = { table: 'service_deployments', owner: 'service_id', id: 'execution_id' }
+const ENVIRONMENT_HISTORY: Listing = {
+  table: 'deployment_requests',
+  owner: 'environment_id',
+  id: 'id',
+  // Runs are numbered 1, 2, 3… in creation order and never deleted one by one.
+  async start(db, environmentId, startId) {
+    const { rows } = await sql<{ at: string; upTo: string }>`
+      select r.created_at::text as at, e.deployment_seq - r.seq + 1 as "upTo"
+      from deployment_requests r join environments e on e.id = r.environment_id
+      where r.id = ${startId} and r.environment_id = ${environmentId}`.execute(db)
+    return rows[0] && { at: rows[0].at, upTo: Number(rows[0].upTo) }
+  },
+}
+
+const SERVICE_HISTORY: Listing = {
+  table: 'service_deployments',
+  owner: 'service_id',
+  id: 'execution_id',
+  async start(db, serviceId, startId) {
+    const { rows } = await sql<{ at: string }>`
+      select created_at::text as at from service_deployments where service_id = ${serviceId} and execution_id = ${startId}`.execute(db)
+    return rows[0] && { at: rows[0].at, upTo: null }
+  },
+}
 
 /** The listing's conditions: its owner, then the extension filters. */
 function conditions(listing: Listing, ownerId: string, filters: HistoryFilters) {
@@ -58,35 +85,25 @@ function conditions(listing: Listing, ownerId: string, filters: HistoryFilters) 
 
 /**
  * One page of a history, newest first on the keyset (created_at, id): the entries after the one
- * `startId` names. `countBefore` may say, cheaper than counting, how many entries precede the page.
+ * `startId` names. Unfiltered environment pages take two indexed queries at any depth; others
+ * count the entries before the page.
  */
-async function keysetPage(
-  db: Db,
-  listing: Listing,
-  ownerId: string,
-  query: HistoryPageQuery,
-  countBefore?: (startId: string) => Promise<number | undefined>,
-): Promise<StoredPage | undefined> {
+async function keysetPage(db: Db, listing: Listing, ownerId: string, query: HistoryPageQuery): Promise<StoredPage | undefined> {
   const table = sql.table(listing.table)
   const id = sql.ref(listing.id)
   const where = conditions(listing, ownerId, query.filters)
   let before = 0
   if (query.startId !== undefined) {
-    const { rows } = await sql<{
-      found: number
-    }>`select 1 as found from ${table} where ${sql.ref(listing.owner)} = ${ownerId} and ${id} = ${query.startId}`.execute(db)
-    if (rows.length === 0) return undefined
-    const start = sql`(select created_at, ${id} from ${table} where ${id} = ${query.startId} and ${sql.ref(listing.owner)} = ${ownerId})`
-    before =
-      (await countBefore?.(query.startId)) ??
-      Number(
-        (
-          await sql<{
-            n: string
-          }>`select count(*) as n from ${table} where ${sql.join(where, sql` and `)} and (created_at, ${id}) >= ${start}`.execute(db)
-        ).rows[0]!.n,
-      )
-    where.push(sql`(created_at, ${id}) < ${start}`)
+    const start = await listing.start(db, ownerId, query.startId)
+    if (!start) return undefined
+    const keyset = sql`(${start.at}::timestamptz, ${query.startId}::uuid)`
+    if (start.upTo !== null && !hasFilters(query.filters)) before = start.upTo
+    else {
+      const { rows } = await sql<{ n: string }>`
+        select count(*) as n from ${table} where ${sql.join(where, sql` and `)} and (created_at, ${id}) >= ${keyset}`.execute(db)
+      before = Number(rows[0]!.n)
+    }
+    where.push(sql`(created_at, ${id}) < ${keyset}`)
   }
   const { rows } = await sql<{ key: string; entry: string }>`
     select ${id} as key, entry_json as entry from ${table}
@@ -101,25 +118,10 @@ async function keysetPage(
 export function createDeploymentHistoryRepository(db: Db) {
   return {
     /** A page of the environment's history. */
-    environmentPage(environmentId: string, query: HistoryPageQuery): Promise<StoredPage | undefined> {
-      // Unfiltered, no count is needed: runs are numbered 1, 2, 3… in creation order and never deleted one by one.
-      const fromSeq = async (startId: string) => {
-        if (hasFilters(query.filters)) return undefined
-        const { seq, latestSeq } = await db
-          .selectFrom('deploymentRequests as r')
-          .innerJoin('environments as e', 'e.id', 'r.environmentId')
-          .select(['r.seq', 'e.deploymentSeq as latestSeq'])
-          .where('r.id', '=', startId)
-          .executeTakeFirstOrThrow()
-        return Number(latestSeq) - Number(seq) + 1
-      }
-      return keysetPage(db, ENVIRONMENT_HISTORY, environmentId, query, fromSeq)
-    },
+    environmentPage: (environmentId: string, query: HistoryPageQuery) => keysetPage(db, ENVIRONMENT_HISTORY, environmentId, query),
 
     /** A page of one service's history. */
-    servicePage(serviceId: string, query: HistoryPageQuery): Promise<StoredPage | undefined> {
-      return keysetPage(db, SERVICE_HISTORY, serviceId, query)
-    },
+    servicePage: (serviceId: string, query: HistoryPageQuery) => keysetPage(db, SERVICE_HISTORY, serviceId, query),
 
     /** What an environment status needs: its newest run, and the run it is busy with. */
     async environmentRuns(environmentId: string): Promise<{ latest?: DeploymentRun; current?: DeploymentRun }> {
