@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Config } from './config.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
+import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { deploymentActionsRoutes } from './modules/deployments/deployment-actions.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/deployment-history.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
@@ -18,6 +19,7 @@ import { usersRoutes } from './modules/users/users.routes.ts'
 import { type Authenticators, registerAuthentication } from './platform/auth/authenticate.ts'
 import { createOidcVerifier } from './platform/auth/oidc-verifier.ts'
 import type { Db } from './platform/db/database.ts'
+import { listen } from './platform/db/notifications.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
@@ -69,7 +71,19 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
 
   registerBodyParsing(app)
 
+  // API tokens are remembered only while this process hears of their changes (migration 0005).
+  const tokenCache = createTokenCache({ ttlMs: config.auth.tokenCacheTtlMs, maxEntries: config.auth.tokenCacheMaxEntries })
+  const tokenChanges =
+    config.auth.tokenCacheTtlMs > 0
+      ? listen(db, 'berth_api_tokens', {
+          onNotify: (apiTokenId) => tokenCache.forget(apiTokenId),
+          onListening: (listening) => tokenCache.setListening(listening),
+          onError: (error) => app.log.warn({ err: error }, 'lost the API token change notifications; not remembering tokens until they are back'),
+        })
+      : undefined
+  app.addHook('onClose', async () => tokenChanges?.close())
   const services = createServices(db, {
+    tokenCache,
     tokenUsageFlushMs: config.auth.tokenUsageFlushMs,
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
     secrets,

@@ -20,6 +20,9 @@ export interface Config {
   readonly auth: {
     /** How often remembered `last_used_at` values are written back, in milliseconds. */
     readonly tokenUsageFlushMs: number
+    /** How long an authenticated API token is remembered (0: never); any change to it is announced and forgets it sooner. */
+    readonly tokenCacheTtlMs: number
+    readonly tokenCacheMaxEntries: number
     /** The OpenID Connect issuer whose JWTs the Bearer scheme accepts; Bearer is refused when absent. */
     readonly oidc: OidcSettings | undefined
   }
@@ -143,6 +146,8 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     auth: Object.freeze({
       tokenUsageFlushMs: integer(env, 'BERTH_TOKEN_USAGE_FLUSH_MS', 10_000, 10, 3_600_000),
+      tokenCacheTtlMs: integer(env, 'BERTH_TOKEN_CACHE_TTL_MS', 10_000, 0, 3_600_000),
+      tokenCacheMaxEntries: integer(env, 'BERTH_TOKEN_CACHE_MAX_ENTRIES', 10_000, 1, 10_000_000),
       oidc: oidcSettings(env),
     }),
     log: Object.freeze({ level }),

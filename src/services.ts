@@ -1,6 +1,7 @@
 import type { Config } from './config.ts'
 import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repository.ts'
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
+import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createDeploymentHistoryRepository } from './modules/deployments/deployment-history.repository.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/deployment-runs.repository.ts'
@@ -38,19 +39,25 @@ export interface ServiceOptions {
   secrets: SecretBox
   /** Calls to git providers (BERTH_GIT_*). */
   git: Config['git']
+  /** Recently authenticated API tokens; absent: none are remembered. */
+  tokenCache?: TokenCache
   /** Told when a deployment was queued: a runner in this process may start it at once. */
   onDeploymentQueued?: () => void
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
 export function createServices(db: Db, options: ServiceOptions) {
-  const organizations = createOrganizationsService({ repo: createOrganizationsRepository(db) })
+  const organizations = createOrganizationsService({
+    repo: createOrganizationsRepository(db),
+    // Its tokens went with it; other processes hear of it at commit (migration 0005).
+    onDeleted: (organizationId) => options.tokenCache?.forgetMatching((row) => row.organizationId === organizationId),
+  })
   const users = createUsersService({ repo: createUsersRepository(db) })
   const apiTokensRepo = createApiTokensRepository(db)
   const tokenUsage = createTokenUsageTracker(apiTokensRepo, options.tokenUsageFlushMs, (error) =>
     options.onBackgroundError(error, 'could not record API token usage; will retry'),
   )
-  const apiTokens = createApiTokensService({ repo: apiTokensRepo, organizations, usage: tokenUsage })
+  const apiTokens = createApiTokensService({ repo: apiTokensRepo, organizations, usage: tokenUsage, cache: options.tokenCache })
   const members = createMembersService({ repo: createMembersRepository(db), organizations, users, apiTokens })
   const projects = createProjectsService({ repo: createProjectsRepository(db), organizations })
   const environments = createEnvironmentsService({

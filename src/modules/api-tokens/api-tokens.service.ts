@@ -6,12 +6,15 @@ import type { Db } from '#src/platform/db/database.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { ApiTokenQueries, ApiTokenRow, ApiTokensRepository } from './api-tokens.repository.ts'
+import type { TokenCache } from './token-cache.ts'
 import type { TokenUsageTracker } from './token-usage.ts'
 
 interface Deps {
   repo: ApiTokensRepository
   organizations: OrganizationsService
   usage: TokenUsageTracker
+  /** Recently authenticated tokens; absent: every request reads the database. */
+  cache?: TokenCache
   clock?: () => Date
 }
 
@@ -66,7 +69,7 @@ function tokenExpiry(principal: Principal, requested: Date | null, now: Date): D
   return requested
 }
 
-export function createApiTokensService({ repo, organizations, usage, clock = () => new Date() }: Deps) {
+export function createApiTokensService({ repo, organizations, usage, cache, clock = () => new Date() }: Deps) {
   /** The row with the freshest `lastUsedAt`: a use not yet written back counts. */
   function withUsage(row: ApiTokenRow): ApiTokenRow {
     const pending = usage.pendingFor(row.id)
@@ -133,6 +136,8 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
         throw new AppError('forbidden', 'deleting a token you did not create needs the ADMIN role')
       }
       if (!(await repo.delete(organizationId, apiTokenId))) throw notFound('API token')
+      // Other processes hear of it at commit (migration 0005); this one forgets it at once.
+      cache?.forget(apiTokenId)
     },
 
     /**
@@ -149,13 +154,25 @@ export function createApiTokensService({ repo, organizations, usage, clock = () 
     },
 
     /** Resolves `Authorization: Token …`. A malformed token is refused before any database access. */
+    /** Forgets, in this process, the remembered tokens of a member whose tokens a committed change capped or revoked. */
+    forgetOwnedBy(organizationId: string, ownerUserId: string): void {
+      cache?.forgetMatching((row) => row.organizationId === organizationId && row.ownerUserId === ownerUserId)
+    },
+
     async authenticate(token: string): Promise<Principal> {
       if (!isWellFormedApiToken(token)) throw new AppError('unauthenticated', 'malformed API token')
       // The lookup is by SHA-256 digest under a unique index: response time says nothing about how
       // close a guess was.
-      const row = await repo.findByDigest(digestApiToken(token))
-      if (!row) throw new AppError('unauthenticated', 'invalid API token: unknown or revoked')
+      const digest = digestApiToken(token)
       const now = clock()
+      const key = digest.toString('hex')
+      let row = cache?.get(key, now.getTime())
+      if (!row) {
+        const generation = cache?.generation ?? 0
+        row = await repo.findByDigest(digest)
+        if (row) cache?.set(key, row, generation, now.getTime())
+      }
+      if (!row) throw new AppError('unauthenticated', 'invalid API token: unknown or revoked')
       if (row.expiredAt && row.expiredAt <= now) {
         throw new AppError('unauthenticated', `API token expired at ${row.expiredAt.toISOString()}`)
       }

@@ -10,7 +10,7 @@ interface Deps {
   repo: MembersRepository
   organizations: OrganizationsService
   users: UsersService
-  apiTokens: Pick<ApiTokensService, 'capOwnedBy' | 'revokeOwnedBy'>
+  apiTokens: Pick<ApiTokensService, 'capOwnedBy' | 'revokeOwnedBy' | 'forgetOwnedBy'>
 }
 
 const lastAdmin = () => new AppError('conflict', 'an organization must keep at least one ADMIN member: make another member ADMIN first')
@@ -38,7 +38,7 @@ export function createMembersService({ repo, organizations, users, apiTokens }: 
     async put(principal: Principal, organizationId: string, userId: string, role: Role): Promise<MemberRow> {
       await organizations.requireRole(principal, organizationId, 'ADMIN')
       await users.get(userId)
-      return organizations.withLockedRole(principal, organizationId, 'ADMIN', 'change', async (trx) => {
+      const member = await organizations.withLockedRole(principal, organizationId, 'ADMIN', 'change', async (trx) => {
         const members = repo.within(trx)
         const current = await members.find(organizationId, userId)
         if (current?.role === 'ADMIN' && role !== 'ADMIN' && (await members.countAdmins(organizationId)) <= 1) throw lastAdmin()
@@ -48,6 +48,8 @@ export function createMembersService({ repo, organizations, users, apiTokens }: 
         if (!member) throw notFound('member')
         return member
       })
+      apiTokens.forgetOwnedBy(organizationId, userId)
+      return member
     },
 
     /** Removes the user from the organization and revokes its tokens there; the last ADMIN cannot leave. */
@@ -61,6 +63,7 @@ export function createMembersService({ repo, organizations, users, apiTokens }: 
         await apiTokens.revokeOwnedBy(trx, organizationId, userId)
         await members.delete(organizationId, userId)
       })
+      apiTokens.forgetOwnedBy(organizationId, userId)
     },
   }
 }

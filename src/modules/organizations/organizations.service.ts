@@ -26,7 +26,14 @@ export interface OrganizationAccess {
   role: Role
 }
 
-export function createOrganizationsService({ repo }: { repo: OrganizationsRepository }) {
+export function createOrganizationsService({
+  repo,
+  onDeleted,
+}: {
+  repo: OrganizationsRepository
+  /** Told after an organization is deleted (its tokens went with it). */
+  onDeleted?: (organizationId: string) => void
+}) {
   /**
    * The organization and the role the principal holds in it, or no role when it has no access at
    * all. An API token holds its role in its own organization and ADMIN in those it created; a user
@@ -136,6 +143,7 @@ export function createOrganizationsService({ repo }: { repo: OrganizationsReposi
     async delete(principal: Principal, organizationId: string): Promise<void> {
       await requireRole(principal, organizationId, 'ADMIN')
       if (!(await repo.delete(organizationId))) throw notFound('organization')
+      onDeleted?.(organizationId)
     },
 
     /** For the bootstrap command: the organization of that name, created when missing. */

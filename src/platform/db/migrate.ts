@@ -4,6 +4,7 @@ import * as organizationsAndApiTokens from './migrations/0001-organizations-and-
 import * as projectsEnvironmentsHelm from './migrations/0002-projects-environments-helm.ts'
 import * as usersAndMembers from './migrations/0003-users-and-members.ts'
 import * as deployments from './migrations/0004-deployments.ts'
+import * as apiTokenChanges from './migrations/0005-api-token-changes.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002-projects-environments-helm': projectsEnvironmentsHelm,
   '0003-users-and-members': usersAndMembers,
   '0004-deployments': deployments,
+  '0005-api-token-changes': apiTokenChanges,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

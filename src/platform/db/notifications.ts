@@ -1,0 +1,71 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type pg from 'pg'
+import { type Db, poolOf } from './database.ts'
+
+export interface Listener {
+  close(): Promise<void>
+}
+
+export interface ListenHandlers {
+  /** A notification on the channel, with its payload. */
+  onNotify(payload: string): void
+  /** Listening started (true) or stopped (false): while it is not, notifications may be missed. */
+  onListening(listening: boolean): void
+  onError(error: unknown): void
+}
+
+const RETRY_MS = 1_000
+
+/**
+ * LISTENs on a PostgreSQL channel over a connection of the pool kept for it, and listens again
+ * after the connection is lost, telling `onListening` in between so callers can stop relying on
+ * what they would have been told.
+ */
+export function listen(db: Db, channel: string, handlers: ListenHandlers): Listener {
+  const pool = poolOf(db)
+  let closed = false
+  let client: pg.PoolClient | undefined
+  let lost: (() => void) | undefined
+
+  async function keepListening(): Promise<void> {
+    while (!closed) {
+      try {
+        client = await pool.connect()
+        const connection = client
+        const ended = new Promise<void>((resolve) => {
+          lost = resolve
+          if (closed) resolve()
+          connection.on('error', (error) => {
+            handlers.onError(error)
+            resolve()
+          })
+          connection.on('end', () => resolve())
+        })
+        connection.on('notification', (message) => {
+          if (message.channel === channel) handlers.onNotify(message.payload ?? '')
+        })
+        await connection.query(`LISTEN ${channel}`)
+        handlers.onListening(true)
+        await ended
+        handlers.onListening(false)
+        connection.release(true)
+        client = undefined
+      } catch (error) {
+        handlers.onListening(false)
+        client?.release(true)
+        client = undefined
+        if (!closed) handlers.onError(error)
+      }
+      if (!closed) await sleep(RETRY_MS)
+    }
+  }
+
+  const running = keepListening()
+  return {
+    async close() {
+      closed = true
+      lost?.()
+      await running
+    },
+  }
+}
