@@ -125,7 +125,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(helmRepositoriesRoutes(helmRepositories))
     await api.register(helmServicesRoutes(helmServices))
     await api.register(deploymentActionsRoutes(services.deployments))
-    await api.register(deploymentHistoryRoutes(services.deployments))
+    await api.register(deploymentHistoryRoutes(services.deployments, { pageCacheBytes: config.http.historyCacheBytes }))
   })
 
   return app

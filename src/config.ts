@@ -10,6 +10,8 @@ export interface Config {
     readonly bodyLimit: number
     /** How long a stopping server lets in-flight requests finish before it closes them. */
     readonly shutdownGraceMs: number
+    /** How much rendered deployment history (bytes of JSON text) a process keeps to serve again while unchanged. */
+    readonly historyCacheBytes: number
   }
   readonly database: {
     /** External PostgreSQL server; when unset, Berth runs an embedded one in `dataDir`. */
@@ -138,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
       port: integer(env, 'PORT', 8080, 0, 65535),
       bodyLimit: 1024 * 1024,
       shutdownGraceMs: integer(env, 'BERTH_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+      historyCacheBytes: integer(env, 'BERTH_HISTORY_CACHE_MB', 32, 0, 100_000) * 1024 * 1024,
     }),
     database: Object.freeze({
       url: databaseUrl,

@@ -120,6 +120,12 @@ export function createDeploymentHistoryRepository(db: Db) {
     /** A page of the environment's history. */
     environmentPage: (environmentId: string, query: HistoryPageQuery) => keysetPage(db, ENVIRONMENT_HISTORY, environmentId, query),
 
+    /** The version of the environment's history: it changes whenever anything in it does ('0' before its first run). */
+    async environmentVersion(environmentId: string): Promise<string> {
+      const row = await db.selectFrom('environmentHistoryVersions').select('version').where('environmentId', '=', environmentId).executeTakeFirst()
+      return row?.version ?? '0'
+    },
+
     /** A page of one service's history. */
     servicePage: (serviceId: string, query: HistoryPageQuery) => keysetPage(db, SERVICE_HISTORY, serviceId, query),
 

@@ -7,6 +7,7 @@ import { entityTag, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
 import { EnvironmentHistoryPage, HistoryQuery, ServiceHistoryPage } from './deployments.schemas.ts'
 import type { DeploymentsService, HistoryPage } from './deployments.service.ts'
 import { bodyTag, historyPageJson, historyPageQuery } from './deployments.wire.ts'
+import { createHistoryPageCache, type RenderedPage } from './history-page-cache.ts'
 
 const DESCRIPTION =
   'Newest first. `startId` is the execution id of the last entry you have: the page holds the entries after it, so paging ' +
@@ -17,16 +18,23 @@ const DESCRIPTION =
 const ETAG_HEADER = { ETag: Type.String({ description: 'Berth extension: names this page; send it back in If-None-Match' }) }
 const NOT_MODIFIED = { type: 'null', description: 'not modified' } as const
 
-/** Sends a page as stored JSON text, or 304 when the client's copy is current. */
-function sendPage(request: FastifyRequest, reply: FastifyReply, page: HistoryPage) {
+/** A page rendered as JSON text (the stored entries joined) with its ETag. */
+function render(page: HistoryPage): RenderedPage {
   const body = historyPageJson(page)
-  const tag = bodyTag(body)
+  return { body, tag: bodyTag(body) }
+}
+
+/** Sends a page, or 304 when the client's copy is current. */
+function sendPage(request: FastifyRequest, reply: FastifyReply, { body, tag }: RenderedPage) {
   reply.header('etag', entityTag(tag))
   if (ifNoneMatchHits(request.headers['if-none-match'], tag)) return reply.code(304).send(undefined as never)
   return reply.type('application/json; charset=utf-8').send(body)
 }
 
-export function deploymentHistoryRoutes(deployments: DeploymentsService): FastifyPluginAsyncTypebox {
+export function deploymentHistoryRoutes(deployments: DeploymentsService, options: { pageCacheBytes: number }): FastifyPluginAsyncTypebox {
+  // Pollers and busy consoles ask for the same pages over and over; the history's version says when one changed.
+  const pages = createHistoryPageCache({ maxBytes: options.pageCacheBytes })
+
   return async (app) => {
     app.get(
       '/environment/:environmentId/deploymentHistoryV2',
@@ -41,8 +49,17 @@ export function deploymentHistoryRoutes(deployments: DeploymentsService): Fastif
           response: { 200: { ...EnvironmentHistoryPage, headers: ETAG_HEADER }, 304: NOT_MODIFIED },
         },
       },
-      async (req, reply) =>
-        sendPage(req, reply, await deployments.environmentHistory(req.principal, req.params.environmentId, historyPageQuery(req.query))),
+      async (req, reply) => {
+        const query = historyPageQuery(req.query)
+        const { version, load } = await deployments.environmentHistory(req.principal, req.params.environmentId, query)
+        const key = JSON.stringify([req.params.environmentId, query])
+        let page = pages.get(key, version)
+        if (!page) {
+          page = render(await load())
+          pages.set(key, version, page)
+        }
+        return sendPage(req, reply, page)
+      },
     )
 
     app.get(
@@ -58,7 +75,8 @@ export function deploymentHistoryRoutes(deployments: DeploymentsService): Fastif
           response: { 200: { ...ServiceHistoryPage, headers: ETAG_HEADER }, 304: NOT_MODIFIED },
         },
       },
-      async (req, reply) => sendPage(req, reply, await deployments.helmHistory(req.principal, req.params.helmId, historyPageQuery(req.query))),
+      async (req, reply) =>
+        sendPage(req, reply, render(await deployments.helmHistory(req.principal, req.params.helmId, historyPageQuery(req.query)))),
     )
   }
 }

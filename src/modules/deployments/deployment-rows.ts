@@ -44,8 +44,16 @@ export const runColumns = (run: DeploymentRun) => ({
   endedAt: run.endedAt === null ? null : new Date(run.endedAt),
 })
 
-/** Writes the service-level entries of the run (the services' own histories). */
-export async function writeServiceEntries(db: Queries, run: DeploymentRun): Promise<void> {
+/**
+ * Writes what a change of the run means for the histories, in its transaction: the services' own
+ * entries, and a new version of the environment's history.
+ */
+export async function writeEntries(db: Queries, run: DeploymentRun): Promise<void> {
+  await writeServiceEntries(db, run)
+  await touchHistory(db, run.environmentId)
+}
+
+async function writeServiceEntries(db: Queries, run: DeploymentRun): Promise<void> {
   const rows = run.progress.stages.flatMap((stage) =>
     stage.services.map((service) => {
       const entry = serviceEntry(run, service)
@@ -78,6 +86,16 @@ export async function writeServiceEntries(db: Queries, run: DeploymentRun): Prom
       })),
     )
     .execute()
+}
+
+/**
+ * Marks the environment's history as changed, in the transaction that changes it. Taken after the
+ * runs' rows, everywhere, so that it never waits in a cycle with them.
+ */
+async function touchHistory(db: Queries, environmentId: string): Promise<void> {
+  await sql`
+    insert into environment_history_versions (environment_id, version) values (${environmentId}, 1)
+    on conflict (environment_id) do update set version = environment_history_versions.version + 1`.execute(db)
 }
 
 /** The database's clock: every Berth process stamps deployments with it, whatever its own clock says. */

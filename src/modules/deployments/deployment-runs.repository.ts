@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 import { type DeploymentRun, isFinished, withPreviousStates } from './deployment-progress.ts'
-import { databaseNow, finishedStates, reachedOrPending, runColumns, serviceIdsOf, toRun, writeServiceEntries } from './deployment-rows.ts'
+import { databaseNow, finishedStates, reachedOrPending, runColumns, serviceIdsOf, toRun, writeEntries } from './deployment-rows.ts'
 import { type State, UNFINISHED } from './deployment-states.ts'
 
 // The deployment queue: claiming, holding and writing runs, and an environment's triggers under its lock.
@@ -60,7 +60,7 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
           ...runColumns(run),
         })
         .execute()
-      await writeServiceEntries(trx, run)
+      await writeEntries(trx, run)
     },
 
     /** The status of the environment's newest run; undefined before its first. */
@@ -102,7 +102,7 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
         .set({ ...runColumns(canceling), cancelRequested: true })
         .where('id', '=', canceling.id)
         .execute()
-      await writeServiceEntries(trx, canceling)
+      await writeEntries(trx, canceling)
     },
 
     /** Ends a run no runner holds; whoever held it before can no longer write to it. */
@@ -112,7 +112,7 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
         .set({ ...runColumns(run), leaseOwner: null, leaseExpiresAt: null })
         .where('id', '=', run.id)
         .execute()
-      await writeServiceEntries(trx, run)
+      await writeEntries(trx, run)
     },
   }
 }
@@ -216,7 +216,7 @@ export function createDeploymentRunsRepository(db: Db) {
             .set({ ...runColumns(run), leaseExpiresAt: null, claims: sql`claims + 1` })
             .where('id', '=', run.id)
             .execute()
-          await writeServiceEntries(trx, run)
+          await writeEntries(trx, run)
           return { kind: 'interrupted', run, lostRunner: row.leaseOwner }
         }
         // Every earlier run of the environment has ended: the services' states before this one are known now.
@@ -227,7 +227,7 @@ export function createDeploymentRunsRepository(db: Db) {
           .set({ ...runColumns(run), leaseOwner: runnerId, leaseExpiresAt: leaseInterval(leaseMs), claims: sql`claims + 1` })
           .where('id', '=', row.id)
           .execute()
-        await writeServiceEntries(trx, run)
+        await writeEntries(trx, run)
         return { kind: 'claimed', stored: { ...stored, run, leaseOwner: runnerId, leased: true } }
       })
     },
@@ -249,7 +249,7 @@ export function createDeploymentRunsRepository(db: Db) {
           .where('leaseExpiresAt', '>', sql<Date>`now()`)
         if (!canceling) update = update.where('cancelRequested', '=', false)
         const updated = await update.returning('id').executeTakeFirst()
-        if (updated) await writeServiceEntries(trx, run)
+        if (updated) await writeEntries(trx, run)
         return updated !== undefined
       })
       if (saved) return 'saved'

@@ -310,11 +310,23 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       }
     },
 
-    async environmentHistory(principal: Principal, environmentId: string, query: HistoryPageQuery): Promise<HistoryPage> {
+    /**
+     * The environment's history as of `version`, which changes whenever anything in it does: a
+     * caller that kept the page of an unchanged version may serve it without calling `load`.
+     */
+    async environmentHistory(
+      principal: Principal,
+      environmentId: string,
+      query: HistoryPageQuery,
+    ): Promise<{ version: string; load: () => Promise<HistoryPage> }> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      const page = await history.environmentPage(environment.id, query)
-      if (!page) throw unknownStartId()
-      return { ...page, page: Math.floor(page.before / query.pageSize) + 1, pageSize: query.pageSize }
+      const version = await history.environmentVersion(environment.id)
+      const load = async () => {
+        const page = await history.environmentPage(environment.id, query)
+        if (!page) throw unknownStartId()
+        return { ...page, page: Math.floor(page.before / query.pageSize) + 1, pageSize: query.pageSize }
+      }
+      return { version, load }
     },
 
     async helmHistory(principal: Principal, helmId: string, query: HistoryPageQuery): Promise<HistoryPage> {

@@ -5,6 +5,7 @@ import * as projectsEnvironmentsHelm from './migrations/0002-projects-environmen
 import * as usersAndMembers from './migrations/0003-users-and-members.ts'
 import * as deployments from './migrations/0004-deployments.ts'
 import * as apiTokenChanges from './migrations/0005-api-token-changes.ts'
+import * as historyVersions from './migrations/0006-history-versions.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '0003-users-and-members': usersAndMembers,
   '0004-deployments': deployments,
   '0005-api-token-changes': apiTokenChanges,
+  '0006-history-versions': historyVersions,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -14,6 +14,7 @@ export interface Database {
   helmServices: HelmServicesTable
   deploymentRequests: DeploymentRequestsTable
   serviceDeployments: ServiceDeploymentsTable
+  environmentHistoryVersions: EnvironmentHistoryVersionsTable
 }
 
 /** Set by the database on insert. */
@@ -216,4 +217,10 @@ export interface ServiceDeploymentsTable {
   /** The helm service's version that was deployed. */
   serviceVersion: number | null
   entryJson: string
+}
+
+/** Changes whenever an environment's deployment history does (migration 0006); bigint, read as text. */
+export interface EnvironmentHistoryVersionsTable {
+  environmentId: string
+  version: ColumnType<string, string, string>
 }
