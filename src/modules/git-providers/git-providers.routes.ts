@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { GitProvider } from '#src/modules/git-tokens/git-tokens.schemas.ts'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
+import type { GitBranch } from './git-provider-adapter.ts'
 import { BranchQuery, GitRepositoryBranchResponseList } from './git-providers.schemas.ts'
 import type { GitProvidersService } from './git-providers.service.ts'
 import { toBranchResponse } from './git-providers.wire.ts'
@@ -30,6 +31,18 @@ const ERRORS = {
 }
 
 export function gitProvidersRoutes(gitProviders: GitProvidersService): FastifyPluginAsyncTypebox {
+  // A cached listing comes back as the same array: its JSON text is made once (thousands of
+  // branches take milliseconds to serialise), and goes when the listing leaves the cache.
+  const rendered = new WeakMap<GitBranch[], string>()
+  const render = (branches: GitBranch[]) => {
+    let body = rendered.get(branches)
+    if (body === undefined) {
+      body = JSON.stringify({ results: branches.map(toBranchResponse) })
+      rendered.set(branches, body)
+    }
+    return body
+  }
+
   return async (app) => {
     for (const { provider, segment, name } of PROVIDERS) {
       app.get(
@@ -47,10 +60,10 @@ export function gitProvidersRoutes(gitProviders: GitProvidersService): FastifyPl
             response: { 200: { ...GitRepositoryBranchResponseList, description: `the branches of the ${segment} repository` }, ...ERRORS },
           },
         },
-        async (req) => {
+        async (req, reply) => {
           const query = { repository: req.query.name, gitTokenId: req.query.gitTokenId ?? null }
           const branches = await gitProviders.listBranches(req.principal, req.params.organizationId, provider, query)
-          return { results: branches.map(toBranchResponse) }
+          return reply.type('application/json; charset=utf-8').send(render(branches))
         },
       )
     }
