@@ -120,10 +120,17 @@ export function createDeploymentHistoryRepository(db: Db) {
     /** A page of the environment's history. */
     environmentPage: (environmentId: string, query: HistoryPageQuery) => keysetPage(db, ENVIRONMENT_HISTORY, environmentId, query),
 
-    /** The version of the environment's history: it changes whenever anything in it does ('0' before its first run). */
-    async environmentVersion(environmentId: string): Promise<string> {
-      const row = await db.selectFrom('environmentHistoryVersions').select('version').where('environmentId', '=', environmentId).executeTakeFirst()
-      return row?.version ?? '0'
+    /**
+     * The environment's organization and the version of its history, which changes whenever
+     * anything in it does ('0' before its first run): one lookup for a poller's request.
+     */
+    async environmentVersion(environmentId: string): Promise<{ organizationId: string; version: string } | undefined> {
+      return db
+        .selectFrom('environments as e')
+        .leftJoin('environmentHistoryVersions as v', 'v.environmentId', 'e.id')
+        .select(['e.organizationId', (eb) => eb.fn.coalesce('v.version', sql<string>`0`).as('version')])
+        .where('e.id', '=', environmentId)
+        .executeTakeFirst()
     },
 
     /** A page of one service's history. */

@@ -3,6 +3,7 @@ import type { HelmServiceRecord } from '#src/modules/helm-services/helm-services
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { DeploymentHistoryRepository, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'
 import { type HelmDeployOverrides, helmOverrideErrors, type PlannedService, plannedHelm, planStages } from './deployment-plan.ts'
 import { cancelingRun, cancelRun, type DeploymentRun, familyOf, INTERRUPTED, interruptRun, withPreviousStates } from './deployment-progress.ts'
@@ -24,6 +25,7 @@ export interface DeploymentsDeps {
   history: DeploymentHistoryRepository
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
   requireHelm(principal: Principal, helmId: string, needed: Role): Promise<{ helm: HelmServiceRecord }>
+  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
   listHelms(organizationId: string, environmentId: string): Promise<HelmServiceRecord[]>
   /** How history names who triggered (`triggered_by`). */
   actorName(principal: Principal): Promise<string>
@@ -319,10 +321,12 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       environmentId: string,
       query: HistoryPageQuery,
     ): Promise<{ version: string; load: () => Promise<HistoryPage> }> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      const version = await history.environmentVersion(environment.id)
+      const found = await history.environmentVersion(environmentId)
+      if (!found) throw notFound('environment')
+      await deps.requireOrganizationRole(principal, found.organizationId, 'READ').catch(asNotFound('environment'))
+      const { version } = found
       const load = async () => {
-        const page = await history.environmentPage(environment.id, query)
+        const page = await history.environmentPage(environmentId, query)
         if (!page) throw unknownStartId()
         return { ...page, page: Math.floor(page.before / query.pageSize) + 1, pageSize: query.pageSize }
       }
