@@ -18,9 +18,9 @@ const DESCRIPTION =
 const ETAG_HEADER = { ETag: Type.String({ description: 'Berth extension: names this page; send it back in If-None-Match' }) }
 const NOT_MODIFIED = { type: 'null', description: 'not modified' } as const
 
-/** A page rendered as JSON text (the stored entries joined) with its ETag. */
+/** A page rendered as JSON (the stored entries joined) with its ETag. */
 function render(page: HistoryPage): RenderedPage {
-  const body = historyPageJson(page)
+  const body = Buffer.from(historyPageJson(page))
   return { body, tag: bodyTag(body) }
 }
 

@@ -22,7 +22,7 @@ export function historyPageJson(page: HistoryPage): string {
 }
 
 /** A strong ETag of a response body: pollers send it back and get 304 while nothing changed. */
-export const bodyTag = (body: string) => createHash('sha256').update(body).digest('base64url').slice(0, 27)
+export const bodyTag = (body: string | Buffer) => createHash('sha256').update(body).digest('base64url').slice(0, 27)
 
 export const helmDeployOverrides = (body: HelmDeployRequest | undefined): HelmDeployOverrides => ({
   chartVersion: body?.chart_version,

@@ -1,12 +1,12 @@
-/** A history page as sent: its JSON text and the ETag naming it. */
+/** A history page as sent: its JSON, encoded once (sending a string encodes it again each time), and the ETag naming it. */
 export interface RenderedPage {
-  body: string
+  body: Buffer
   tag: string
 }
 
 /**
  * Rendered history pages kept by the version of the history they were read at, least recently
- * used leaving first once they hold more than `maxBytes` of text. A page is served again only
+ * used leaving first once they hold more than `maxBytes`. A page is served again only
  * while its history's version is unchanged, so it is never stale.
  */
 export function createHistoryPageCache({ maxBytes }: { maxBytes: number }) {
@@ -16,7 +16,7 @@ export function createHistoryPageCache({ maxBytes }: { maxBytes: number }) {
   const drop = (key: string) => {
     const page = pages.get(key)
     if (!page) return
-    bytes -= page.body.length
+    bytes -= page.body.byteLength
     pages.delete(key)
   }
 
@@ -32,9 +32,9 @@ export function createHistoryPageCache({ maxBytes }: { maxBytes: number }) {
 
     set(key: string, version: string, page: RenderedPage): void {
       drop(key)
-      if (page.body.length > maxBytes) return
+      if (page.body.byteLength > maxBytes) return
       pages.set(key, { ...page, version })
-      bytes += page.body.length
+      bytes += page.body.byteLength
       while (bytes > maxBytes) drop(pages.keys().next().value!)
     },
   }

@@ -31,13 +31,13 @@ const ERRORS = {
 }
 
 export function gitProvidersRoutes(gitProviders: GitProvidersService): FastifyPluginAsyncTypebox {
-  // A cached listing comes back as the same array: its JSON text is made once (thousands of
+  // A cached listing comes back as the same array: its JSON is made and encoded once (thousands of
   // branches take milliseconds to serialise), and goes when the listing leaves the cache.
-  const rendered = new WeakMap<GitBranch[], string>()
+  const rendered = new WeakMap<GitBranch[], Buffer>()
   const render = (branches: GitBranch[]) => {
     let body = rendered.get(branches)
     if (body === undefined) {
-      body = JSON.stringify({ results: branches.map(toBranchResponse) })
+      body = Buffer.from(JSON.stringify({ results: branches.map(toBranchResponse) }))
       rendered.set(branches, body)
     }
     return body
