@@ -1,0 +1,173 @@
+// The results: ratios and the issue's targets computed from the measurements, written as
+// bench/results/latest.json and a Markdown table (bench/results/latest.md).
+import { mkdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import type { LoadResult, ProbeResult } from './load.ts'
+import type { Machine } from './machine.ts'
+import { type BerthScenario, SCENARIO_TITLES } from './scenarios.ts'
+import type { Seeded } from './seed.ts'
+
+export interface ScenarioResult {
+  load: LoadResult
+  /** One connection, one request at a time: latency without queueing. */
+  probe?: ProbeResult
+  /** The server's VmHWM right after this scenario: which scenario raised the peak. */
+  peakRssAfterBytes?: number | null
+}
+
+export interface BerthRun {
+  logLevel: string
+  scenarios: Record<BerthScenario, ScenarioResult>
+  /** VmHWM of the `berth serve` process at the end of its run. */
+  peakRssBytes: number | null
+  /** What the server logged during its run. */
+  logBytes: number
+  /** One connection: a 400 right after authenticating against a 401 without credentials (scenarios.ts). */
+  authOnly: { withToken: ProbeResult; withoutToken: ProbeResult; addedP50Ms: number }
+}
+
+export interface BenchResults {
+  startedAt: string
+  finishedAt: string
+  totalSeconds: number
+  machine: Machine
+  source: { commit: string; srcChanged: boolean }
+  settings: { connections: number; warmupS: number; durationS: number; probeRequests: number; pageSize: number }
+  seed: Omit<Seeded, 'authorization'> & { note: string }
+  berth: BerthRun[]
+  branchesCold: { method: string; logLevel: string; load: LoadResult; peakRssBytes: number | null }
+  ceiling: { load: LoadResult; bodyBytes: number }
+  /** `spec`: what Prism mocked, and how it differs from the spec as it is. */
+  prism: { load: LoadResult; bodyBytes: number; spec: string }
+  notes: string[]
+}
+
+export interface Ratios {
+  logLevel: string
+  firstOverCeilingThroughput: number
+  firstOverPrismThroughput: number
+  deepOverFirstP50: number
+  smallOverFirstP50: number
+}
+
+export interface TargetCheck {
+  logLevel: string
+  target: string
+  measured: string
+  pass: boolean
+}
+
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits
+const mb = (bytes: number | null) => (bytes === null ? 'n/a' : `${round(bytes / 2 ** 20, 1)} MB`)
+/** A ratio of p50s, the denominator at least autocannon's resolution (1 ms). */
+const p50Ratio = (a: LoadResult, b: LoadResult) => round(a.latencyMs.p50 / Math.max(1, b.latencyMs.p50))
+
+export function ratiosOf(results: BenchResults): Ratios[] {
+  return results.berth.map(({ logLevel, scenarios: s }) => ({
+    logLevel,
+    firstOverCeilingThroughput: round(s.historyFirst.load.requestsPerSec / results.ceiling.load.requestsPerSec, 3),
+    firstOverPrismThroughput: round(s.historyFirst.load.requestsPerSec / results.prism.load.requestsPerSec),
+    deepOverFirstP50: p50Ratio(s.historyDeep.load, s.historyFirst.load),
+    smallOverFirstP50: p50Ratio(s.historySmall.load, s.historyFirst.load),
+  }))
+}
+
+export function targetsOf(results: BenchResults): TargetCheck[] {
+  const checks: TargetCheck[] = []
+  for (const run of results.berth) {
+    const s = run.scenarios
+    const check = (target: string, measured: string, pass: boolean) => checks.push({ logLevel: run.logLevel, target, measured, pass })
+    const ceiling = s.historyFirst.load.requestsPerSec / results.ceiling.load.requestsPerSec
+    check('1. throughput ≥ 30% of the node:http ceiling', `${round(ceiling * 100, 1)}%`, ceiling >= 0.3)
+    const small = s.historySmall.load.latencyMs.p50
+    const deep = p50Ratio(s.historyDeep.load, s.historySmall.load)
+    check('2. deep page p50 ≤ 1.3 × p50 of 3. (50 connections)', `${deep}× (${s.historyDeep.load.latencyMs.p50} vs ${small} ms)`, deep <= 1.3)
+    const first = p50Ratio(s.historyFirst.load, s.historySmall.load)
+    check(
+      '1. 100k first page p50 ≤ 1.3 × p50 of 3. (50 connections)',
+      `${first}× (${s.historyFirst.load.latencyMs.p50} vs ${small} ms)`,
+      first <= 1.3,
+    )
+    const prism = s.historyFirst.load.requestsPerSec / results.prism.load.requestsPerSec
+    check('1. throughput ≥ 2× Prism on the same route', `${round(prism)}×`, prism >= 2)
+    const branches = s.branchesCached.probe!.latencyMs.p50
+    check('5. cached branch listing p50 < 5 ms (one connection)', `${branches} ms`, branches < 5)
+    const auth = s.organization.probe!.latencyMs.p50 - s.healthz.probe!.latencyMs.p50
+    check(
+      '4. GET /organization (Token) adds < 0.2 ms p50 over /healthz (one connection)',
+      `${round(auth, 3)} ms (authentication alone: ${run.authOnly.addedP50Ms} ms)`,
+      auth < 0.2,
+    )
+    check('server peak RSS < 300 MB', mb(run.peakRssBytes), run.peakRssBytes !== null && run.peakRssBytes < 300 * 2 ** 20)
+  }
+  return checks
+}
+
+function loadRow(title: string, load: LoadResult, probe?: ProbeResult, peakRssAfterBytes?: number | null) {
+  const l = load.latencyMs
+  const probed = probe ? `${probe.latencyMs.p50} / ${probe.latencyMs.p99}` : '—'
+  const rss = peakRssAfterBytes === undefined ? '—' : mb(peakRssAfterBytes)
+  return `| ${title} | ${load.connections} | ${load.requestsPerSec} | ${l.p50} | ${l.p99} | ${load.errors} | ${load.non2xx} | ${load.bytesPerResponse} | ${probed} | ${rss} |`
+}
+
+export function markdown(results: BenchResults): string {
+  const m = results.machine
+  const lines: string[] = []
+  lines.push(`# Berth benchmark (${results.finishedAt})`, '')
+  lines.push(
+    `Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; Node ${m.node}; ${m.postgres.split(' on ')[0]} (the system server, ` +
+      'on the same machine). The load generator (autocannon) runs on the same machine as the servers and PostgreSQL.',
+    '',
+  )
+  lines.push(`Source: commit ${results.source.commit.slice(0, 12)}${results.source.srcChanged ? ' with uncommitted changes in src/' : ''}.`, '')
+  const seed = results.seed
+  lines.push(
+    `Seed: ${seed.rows.environments} environments, ${seed.rows.deploymentRequests} deployments (3 stages × 5 services, ${seed.entryBytes} bytes ` +
+      `per stored entry) in ${seed.seconds.total} s (deployments ${seed.seconds.deployments} s, vacuum analyze ${seed.seconds.vacuumAnalyze} s). ${seed.note}`,
+    '',
+  )
+  lines.push(
+    `Load: ${results.settings.connections} connections unless stated, ${results.settings.warmupS} s warm-up then ${results.settings.durationS} s measured; ` +
+      `latencies in ms (autocannon: whole ms). "1-conn p50 / p99": ${results.settings.probeRequests} requests one at a time on one connection.`,
+    '',
+  )
+  lines.push(
+    '| scenario | conns | req/s | p50 | p99 | errors | non-2xx | bytes/resp | 1-conn p50 / p99 | server peak RSS after |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  )
+  for (const run of results.berth) {
+    for (const [key, result] of Object.entries(run.scenarios) as [BerthScenario, ScenarioResult][]) {
+      lines.push(loadRow(`${SCENARIO_TITLES[key]} [log ${run.logLevel}]`, result.load, result.probe, result.peakRssAfterBytes))
+    }
+  }
+  const cold = results.branchesCold
+  lines.push(loadRow(`${SCENARIO_TITLES.branchesCold} [log ${cold.logLevel}]`, cold.load, undefined, cold.peakRssBytes))
+  lines.push(loadRow(SCENARIO_TITLES.ceiling, results.ceiling.load))
+  lines.push(loadRow(SCENARIO_TITLES.prism, results.prism.load), '')
+
+  lines.push(
+    '| log level | 1./ceiling (req/s) | 1./Prism (req/s) | 2./1. (p50) | 3./1. (p50) | peak RSS | log written |',
+    '|---|---|---|---|---|---|---|',
+  )
+  const ratios = ratiosOf(results)
+  for (const [i, r] of ratios.entries()) {
+    const run = results.berth[i]!
+    lines.push(
+      `| ${r.logLevel} | ${r.firstOverCeilingThroughput} | ${r.firstOverPrismThroughput} | ${r.deepOverFirstP50} | ${r.smallOverFirstP50} | ` +
+        `${mb(run.peakRssBytes)} | ${mb(run.logBytes)} |`,
+    )
+  }
+  lines.push('', '| log level | target | measured | result |', '|---|---|---|---|')
+  for (const t of targetsOf(results)) lines.push(`| ${t.logLevel} | ${t.target} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`)
+  lines.push('', ...results.notes.map((note) => `- ${note}`), '')
+  return lines.join('\n')
+}
+
+/** Writes latest.json and latest.md under `dir`; returns the Markdown. */
+export function writeResults(dir: string, results: BenchResults): string {
+  mkdirSync(dir, { recursive: true })
+  const text = markdown(results)
+  writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify({ ...results, ratios: ratiosOf(results), targets: targetsOf(results) }, null, 2)}\n`)
+  writeFileSync(path.join(dir, 'latest.md'), text)
+  return text
+}

@@ -1,0 +1,251 @@
+/**
+ * `npm run bench`: seeds a fresh database on the PostgreSQL server, drives `berth serve` (its own
+ * process) with autocannon beside a bare node:http ceiling and Prism, and writes
+ * bench/results/latest.json and latest.md. Settings: BENCH_* variables (bench/config.ts).
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createCleanup } from './cleanup.ts'
+import { loadBenchConfig } from './config.ts'
+import { createBenchDatabase } from './database.ts'
+import { ID_PLACEHOLDER } from './deployment-template.ts'
+import { fetchOnce, type LoadResult, measure, probe, type Target } from './load.ts'
+import { describeMachine, describeSource } from './machine.ts'
+import { writeLoadableSpec } from './prism-spec.ts'
+import { type BenchResults, type BerthRun, type ScenarioResult, writeResults } from './report.ts'
+import {
+  authOnlyTargets,
+  type BerthScenario,
+  BRANCH_REPOSITORY,
+  berthTargets,
+  branchesPath,
+  historyPath,
+  PAGE_SIZE,
+  SCENARIO_TITLES,
+} from './scenarios.ts'
+import { type Seeded, seed } from './seed.ts'
+import { PRISM_SPEC, type RunningServer, repoRoot, startBerth, startCeiling, startFakeGithub, startPrism } from './servers.ts'
+
+const config = loadBenchConfig()
+const startedAt = new Date()
+const log = (message: string) => process.stderr.write(`[bench ${((Date.now() - startedAt.getTime()) / 1000).toFixed(1).padStart(6)} s] ${message}\n`)
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'berth-bench-'))
+const cleanup = createCleanup(log)
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping what the benchmark started`)
+    const exit = () => {
+      log(`the processes' logs are kept in ${workDir}`)
+      process.exit(130)
+    }
+    cleanup.run().then(exit, exit)
+  })
+}
+
+const loadOptions = { connections: config.connections, warmupS: config.warmupS, durationS: config.durationS }
+const summary = (load: LoadResult) =>
+  `${load.requestsPerSec} req/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, errors ${load.errors}, non-2xx ${load.non2xx}`
+
+/** Fails unless the route answers 200 now: a benchmark of error pages measures nothing. */
+async function expectOk(title: string, target: Target): Promise<Buffer> {
+  const { status, body } = await fetchOnce(target)
+  if (status !== 200) throw new Error(`${title}: ${target.url} answered ${status}: ${body.toString('utf8').slice(0, 500)}`)
+  return body
+}
+
+interface PageBody {
+  page: number
+  results: { identifier: { execution_id: string }; auditing_data: { created_at: string } }[]
+  has_more: boolean
+}
+
+/** Fails unless a page of the big history is what the seed should give: full, numbered, distinct entries newest first. */
+function checkPage(title: string, body: Buffer, expectedPage: number): void {
+  const page = JSON.parse(body.toString('utf8')) as PageBody
+  const ids = new Set(page.results.map((entry) => entry.identifier.execution_id))
+  const times = page.results.map((entry) => Date.parse(entry.auditing_data.created_at))
+  const problems = [
+    page.results.length === PAGE_SIZE && page.has_more ? '' : `${page.results.length} entries, has_more ${page.has_more}`,
+    page.page === expectedPage ? '' : `page ${page.page} instead of ${expectedPage}`,
+    ids.size === PAGE_SIZE && !ids.has(ID_PLACEHOLDER) ? '' : 'execution ids repeated or not filled in',
+    times.every((time, i) => i === 0 || time < times[i - 1]!) ? '' : 'entries not newest first',
+  ].filter(Boolean)
+  if (problems.length > 0) throw new Error(`the ${title} is not as seeded: ${problems.join('; ')}`)
+}
+
+/** The one-connection p50 of a 400 after authenticating, less that of a 401 without credentials. */
+async function measureAuthOnly(targets: { withToken: Target; withoutToken: Target }): Promise<BerthRun['authOnly']> {
+  const withToken = await probe(targets.withToken, config.probeRequests)
+  const withoutToken = await probe(targets.withoutToken, config.probeRequests)
+  if (withToken.statuses[400] !== withToken.requests || withoutToken.statuses[401] !== withoutToken.requests) {
+    throw new Error(`authentication alone: expected only 400s and 401s, got ${JSON.stringify([withToken.statuses, withoutToken.statuses])}`)
+  }
+  const addedP50Ms = Math.round((withToken.latencyMs.p50 - withoutToken.latencyMs.p50) * 1000) / 1000
+  return { withToken, withoutToken, addedP50Ms }
+}
+
+/** Berth's scenarios, each under load then one request at a time, on a server at one log level. */
+async function measureBerth(server: RunningServer, logLevel: string, seeded: Seeded): Promise<BerthRun> {
+  const scenarios = {} as Record<BerthScenario, ScenarioResult>
+  for (const [key, target] of Object.entries(berthTargets(server.baseUrl, seeded)) as [BerthScenario, Target][]) {
+    const load = await measure(target, loadOptions)
+    const probed = await probe(target, config.probeRequests)
+    scenarios[key] = { load, probe: probed, peakRssAfterBytes: server.process.peakRss() ?? null }
+    log(`[log ${logLevel}] ${SCENARIO_TITLES[key]}: ${summary(load)}; one connection p50 ${probed.latencyMs.p50} ms`)
+  }
+  const authOnly = await measureAuthOnly(authOnlyTargets(server.baseUrl, seeded))
+  log(`[log ${logLevel}] authentication alone adds ${authOnly.addedP50Ms} ms p50 (one connection)`)
+  return { logLevel, scenarios, authOnly, peakRssBytes: server.process.peakRss() ?? null, logBytes: server.process.logBytes() }
+}
+
+/** The bare node:http server sending the bytes Berth sent for the first page, on the same path. */
+async function measureCeiling(bodyFile: string, seeded: Seeded): Promise<BenchResults['ceiling']> {
+  const bare = await startCeiling(bodyFile, workDir)
+  cleanup.push('stop the ceiling server', () => bare.process.stop())
+  const target = { url: `${bare.baseUrl}${historyPath(seeded.bigEnvironmentId)}` }
+  const body = await expectOk('ceiling', target)
+  const result = { load: await measure(target, loadOptions), bodyBytes: body.length }
+  log(`${SCENARIO_TITLES.ceiling}: ${summary(result.load)}`)
+  await bare.process.stop()
+  return result
+}
+
+/** Prism mocking the upstream spec, on the first page's route with the same credentials. */
+async function measurePrism(seeded: Seeded): Promise<BenchResults['prism']> {
+  const spec = path.join(workDir, 'prism-spec.yaml')
+  const dropped = writeLoadableSpec(PRISM_SPEC, spec)
+  const specNote =
+    dropped.length === 0
+      ? 'the spec as it is'
+      : `a copy of the spec without ${dropped.length} reference(s) into paths the subset leaves out, which Prism refuses to load (${dropped.join('; ')})`
+  const mock = await startPrism(spec, workDir)
+  cleanup.push('stop Prism', () => mock.process.stop())
+  const target = { url: `${mock.baseUrl}${historyPath(seeded.bigEnvironmentId)}`, headers: { authorization: seeded.authorization } }
+  const body = await expectOk('prism', target)
+  const result = { load: await measure(target, loadOptions), bodyBytes: body.length, spec: specNote }
+  log(`${SCENARIO_TITLES.prism}: ${summary(result.load)}`)
+  await mock.process.stop()
+  return result
+}
+
+async function main(): Promise<void> {
+  const machine = await describeMachine(config.serverUrl)
+  // Read before the servers start: they build from src/ as it is then.
+  const source = describeSource(repoRoot)
+  log(`${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}`)
+
+  const githubToken = `ghp_${randomBytes(18).toString('hex')}`
+  const github = await startFakeGithub(BRANCH_REPOSITORY, config.branches, githubToken, workDir)
+  cleanup.push('stop the fake GitHub', () => github.process.stop())
+
+  const database = await createBenchDatabase(config.serverUrl)
+  cleanup.push(`drop database ${database.name}`, () => database.drop())
+  log(`database ${database.name} created and migrated; seeding`)
+
+  const secretKey = randomBytes(32)
+  const seeded = await seed({
+    databaseUrl: database.url,
+    secretKey,
+    environments: config.environments,
+    bigHistory: config.bigHistory,
+    smallHistory: config.smallHistory,
+    github: { url: github.baseUrl, token: githubToken },
+  })
+  log(`seeded in ${seeded.seconds.total} s: ${seeded.rows.environments} environments, ${seeded.rows.deploymentRequests} deployments`)
+
+  const berthServer = (name: string, logLevel: string, env: Record<string, string> = {}) =>
+    startBerth({
+      name,
+      databaseUrl: database.url,
+      secretKeyHex: secretKey.toString('hex'),
+      logDir: workDir,
+      logLevel,
+      env,
+      nodeArgs: config.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${config.cpuProfileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [],
+    }).then((server) => {
+      cleanup.push(`stop ${name}`, () => server.process.stop())
+      return server
+    })
+
+  const ceilingBody = path.join(workDir, 'first-page.json')
+  const berth: BerthRun[] = []
+  let ceiling: BenchResults['ceiling'] | undefined
+  let prism: BenchResults['prism'] | undefined
+  for (const logLevel of config.logLevels) {
+    const server = await berthServer(`berth-${logLevel}`, logLevel)
+    const targets = berthTargets(server.baseUrl, seeded)
+    for (const [key, target] of Object.entries(targets)) await expectOk(key, target)
+    const firstPage = await expectOk('historyFirst', targets.historyFirst)
+    checkPage('first page', firstPage, 1)
+    checkPage('deep page', await expectOk('historyDeep', targets.historyDeep), Math.floor(seeded.deepPagePosition / PAGE_SIZE) + 1)
+    if (berth.length === 0) writeFileSync(ceilingBody, firstPage)
+
+    berth.push(await measureBerth(server, logLevel, seeded))
+    await server.process.stop()
+    if (!ceiling) {
+      ceiling = await measureCeiling(ceilingBody, seeded)
+      prism = await measurePrism(seeded)
+    }
+  }
+
+  // Cold: a server that keeps no listing (BERTH_GIT_CACHE_TTL_MS=0), one request at a time, so that
+  // every request lists all pages at the provider (concurrent identical requests would share one).
+  const coldLevel = config.logLevels[0]!
+  const coldServer = await berthServer('berth-cold', coldLevel, { BERTH_GIT_CACHE_TTL_MS: '0' })
+  const coldTarget: Target = { url: `${coldServer.baseUrl}${branchesPath(seeded)}`, headers: { authorization: seeded.authorization } }
+  await expectOk('branchesCold', coldTarget)
+  const coldLoad = await measure(coldTarget, { ...loadOptions, connections: 1 })
+  log(`${SCENARIO_TITLES.branchesCold}: ${summary(coldLoad)}`)
+  const branchesCold = {
+    method: 'a second berth serve with BERTH_GIT_CACHE_TTL_MS=0, one connection (each request lists every page at the loopback GitHub)',
+    logLevel: coldLevel,
+    load: coldLoad,
+    peakRssBytes: coldServer.process.peakRss() ?? null,
+  }
+  await coldServer.process.stop()
+
+  const { authorization: _secret, ...seedFacts } = seeded
+  const finishedAt = new Date()
+  const results: BenchResults = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    totalSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
+    machine,
+    source,
+    settings: { ...loadOptions, probeRequests: config.probeRequests, pageSize: PAGE_SIZE },
+    seed: {
+      ...seedFacts,
+      note: 'service_deployments (the helm services’ own histories) is not seeded: helm history is not measured.',
+    },
+    berth,
+    branchesCold,
+    ceiling: ceiling!,
+    prism: prism!,
+    notes: [
+      `Peak RSS is the berth serve process's VmHWM; the PostgreSQL server's memory is not included (it is the system PostgreSQL, shared with other databases). The cold-listing server peaked at ${branchesCold.peakRssBytes === null ? 'n/a' : `${Math.round(branchesCold.peakRssBytes / 2 ** 20)} MB`}.`,
+      `Cold branch listing: ${branchesCold.method}; ${config.branches} branches, 100 a page.`,
+      `Prism mocked ${prism!.spec}, with its default settings; it answers its static example (${prism!.bodyBytes} bytes) where Berth answers ${ceiling!.bodyBytes} bytes.`,
+      'The 1-connection probe and the targets it judges (branch listing, auth overhead) measure latency without queueing; under 50 connections p50 is mostly time spent waiting behind other requests.',
+    ],
+  }
+  const table = writeResults(path.join(repoRoot, 'bench', 'results'), results)
+  process.stdout.write(`\n${table}\n`)
+}
+
+let failed = false
+try {
+  await main()
+} catch (error) {
+  failed = true
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+} finally {
+  await cleanup.run()
+}
+if (failed) {
+  log(`the processes' logs are kept in ${workDir}`)
+  process.exitCode = 1
+} else {
+  rmSync(workDir, { recursive: true, force: true })
+}
