@@ -98,7 +98,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     history: createDeploymentHistoryRepository(db),
     requireEnvironment: environments.requireEnvironment,
     requireHelm: helmServices.requireHelm,
-    requireOrganizationRole: organizations.requireRole,
+    requireOrganizationRole: organizations.requireAccess,
     listHelms: helmServicesRepo.listByEnvironment,
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
     onQueued: () => options.onDeploymentQueued?.(),

@@ -18,6 +18,9 @@ export interface OrganizationInput {
   plan?: Plan | undefined
 }
 
+const roleTooLow = (needed: Role, held: Role) =>
+  new AppError('forbidden', `this operation needs the ${needed} role in the organization; you have ${held}`)
+
 const nameTaken = (name: string) => new AppError('conflict', `an organization named "${name}" already exists`)
 
 /** What a principal may do in an organization, as `requireRole` and `withLockedRole` establish it. */
@@ -66,9 +69,7 @@ export function createOrganizationsService({
   /** No access at all is reported as not found, so callers cannot probe for other organizations (DESIGN 5). */
   function check({ organization, role }: { organization?: OrganizationRow; role?: Role }, needed: Role): OrganizationAccess {
     if (!organization || !role) throw notFound('organization')
-    if (!hasRole(role, needed)) {
-      throw new AppError('forbidden', `this operation needs the ${needed} role in the organization; you have ${role}`)
-    }
+    if (!hasRole(role, needed)) throw roleTooLow(needed, role)
     return { organization, role }
   }
 
@@ -96,8 +97,21 @@ export function createOrganizationsService({
     })
   }
 
+  /**
+   * `requireRole` for callers that need only the check. An API token in its own organization holds
+   * the role it was authenticated with, without reading the organization: its tokens go with it.
+   */
+  async function requireAccess(principal: Principal, organizationId: string, needed: Role): Promise<Role> {
+    if (principal.kind === 'api_token' && principal.organizationId === organizationId) {
+      if (!hasRole(principal.role, needed)) throw roleTooLow(needed, principal.role)
+      return principal.role
+    }
+    return (await requireRole(principal, organizationId, needed)).role
+  }
+
   return {
     requireRole,
+    requireAccess,
     withLockedRole,
 
     list(principal: Principal): Promise<OrganizationRow[]> {
