@@ -24,6 +24,7 @@ import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
 import { registerOpenApi } from './platform/http/openapi.ts'
+import { registerSecurityHeaders } from './platform/http/security-headers.ts'
 import { registerValidation } from './platform/http/validation.ts'
 import { createLogger } from './platform/logger.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
@@ -70,6 +71,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   })
 
   registerBodyParsing(app)
+  registerSecurityHeaders(app)
 
   // API tokens are remembered only while this process hears of their changes (migration 0005).
   const tokenCache = createTokenCache({ ttlMs: config.auth.tokenCacheTtlMs, maxEntries: config.auth.tokenCacheMaxEntries })
