@@ -1,7 +1,7 @@
 // What the benchmark ran on: the numbers that make its results comparable with another run's.
 import { execFileSync } from 'node:child_process'
 import os from 'node:os'
-import { serverVersion } from './database.ts'
+import { serverVersion } from '#src/platform/db/throwaway-database.ts'
 
 export interface Machine {
   cpuModel: string

@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { createThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
 import { createCleanup } from './cleanup.ts'
 import { loadBenchConfig } from './config.ts'
-import { createBenchDatabase } from './database.ts'
 import { ID_PLACEHOLDER } from './deployment-template.ts'
 import { fetchOnce, type LoadResult, measure, probe, type Target } from './load.ts'
 import { describeMachine, describeSource } from './machine.ts'
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
   const github = await startFakeGithub(BRANCH_REPOSITORY, config.branches, githubToken, workDir)
   cleanup.push('stop the fake GitHub', () => github.process.stop())
 
-  const database = await createBenchDatabase(config.serverUrl)
+  const database = await createThrowawayDatabase(config.serverUrl, 'berth_bench')
   cleanup.push(`drop database ${database.name}`, () => database.drop())
   log(`database ${database.name} created and migrated; seeding`)
 

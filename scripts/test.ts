@@ -6,9 +6,7 @@
 import { spawn } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
-import pg from 'pg'
-import { openDatabase } from '#src/platform/db/database.ts'
-import { migrateToLatest } from '#src/platform/db/migrate.ts'
+import { createThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
 
 const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const requested = process.argv.slice(2)
@@ -20,20 +18,11 @@ const files =
         .sort()
         .map((f) => path.join('test', f))
 
-const databaseName = `berth_test_${Date.now()}_${process.pid}`
-const admin = new pg.Client({ connectionString: serverUrl })
-await admin.connect()
-await admin.query(`create database ${databaseName}`)
-const url = new URL(serverUrl)
-url.pathname = `/${databaseName}`
-const databaseUrl = url.toString()
+const database = await createThrowawayDatabase(serverUrl, 'berth_test')
+const databaseUrl = database.url
 
 let exitCode = 1
 try {
-  const db = openDatabase(databaseUrl, 2)
-  await migrateToLatest(db)
-  await db.destroy()
-
   const reporter = process.env.CI ? ['--test-reporter=tap'] : ['--test-reporter=spec']
   const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...reporter, ...files], {
     env: { ...process.env, DATABASE_URL: databaseUrl, TEST_DATABASE_SERVER_URL: serverUrl, BERTH_LOG_LEVEL: process.env.BERTH_LOG_LEVEL ?? 'silent' },
@@ -50,7 +39,6 @@ try {
     exitCode = 1
   }
 } finally {
-  await admin.query(`drop database if exists ${databaseName} with (force)`).catch(() => {})
-  await admin.end()
+  await database.drop().catch(() => {})
 }
 process.exit(exitCode)

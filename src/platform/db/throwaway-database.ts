@@ -1,11 +1,13 @@
-// The benchmark's own database: created fresh on the server, migrated, and dropped at the end.
+import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { openDatabase } from '#src/platform/db/database.ts'
-import { migrateToLatest } from '#src/platform/db/migrate.ts'
+import { openDatabase } from './database.ts'
+import { migrateToLatest } from './migrate.ts'
 
-export interface BenchDatabase {
+/** A database made for one run (the test suite, a test file, the benchmark) and dropped after it. */
+export interface ThrowawayDatabase {
   readonly name: string
   readonly url: string
+  /** Drops it, closing whatever is still connected; safe to call more than once. */
   drop(): Promise<void>
 }
 
@@ -19,14 +21,17 @@ async function onServer<T>(serverUrl: string, work: (client: pg.Client) => Promi
   }
 }
 
-/** Creates `berth_bench_<timestamp>` and brings it to the latest schema; `drop` is safe to call more than once. */
-export async function createBenchDatabase(serverUrl: string): Promise<BenchDatabase> {
-  const name = `berth_bench_${Date.now()}`
+/**
+ * Creates `<prefix>_<time>_<random>` on the PostgreSQL server of `serverUrl` and brings it to the
+ * latest schema; it is dropped again when that fails.
+ */
+export async function createThrowawayDatabase(serverUrl: string, prefix: string): Promise<ThrowawayDatabase> {
+  const name = `${prefix}_${Date.now()}_${randomBytes(4).toString('hex')}`
   await onServer(serverUrl, (client) => client.query(`create database ${name}`))
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
   let dropped: Promise<void> | undefined
-  const database: BenchDatabase = {
+  const database: ThrowawayDatabase = {
     name,
     url: url.toString(),
     drop: () => {
