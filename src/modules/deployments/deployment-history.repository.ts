@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { DeploymentRun } from './deployment-progress.ts'
-import { finishedStates, reachedOrPending, toRun } from './deployment-rows.ts'
-import { type State, UNFINISHED } from './deployment-states.ts'
+import { finishedStates, latestServiceEntry, toRun } from './deployment-rows.ts'
+import { UNFINISHED } from './deployment-states.ts'
 
 // Reading what deployments did: history pages, made of the stored entries, and statuses.
 
@@ -149,21 +149,8 @@ export function createDeploymentHistoryRepository(db: Db) {
     /** Each service's state, from the finished deployments that reached it (services none reached are absent). */
     serviceStates: (serviceIds: string[]) => finishedStates(db, serviceIds),
 
-    /** A service's latest entry that reached it or still may, with the run it belongs to. */
-    async latestServiceEntry(
-      serviceId: string,
-    ): Promise<{ status: State; actionStatus: string; executionId: string; createdAt: Date; entryJson: string } | undefined> {
-      const row = await db
-        .selectFrom('serviceDeployments')
-        .select(['status', 'actionStatus', 'executionId', 'createdAt', 'entryJson'])
-        .where('serviceId', '=', serviceId)
-        .where(reachedOrPending)
-        .orderBy('createdAt', 'desc')
-        .orderBy('executionId', 'desc')
-        .limit(1)
-        .executeTakeFirst()
-      return row && { ...row, status: row.status as State }
-    },
+    /** A service's latest entry that tells its state, with the run it belongs to. */
+    latestServiceEntry: (serviceId: string) => latestServiceEntry(db, serviceId),
 
     /** The version each service last deployed successfully (deploy or restart); services never deployed are absent. */
     async deployedVersions(serviceIds: string[]): Promise<Map<string, number | null>> {

@@ -3,7 +3,7 @@ import type { Db } from '#src/platform/db/database.ts'
 import type { Database, DeploymentRequestsTable } from '#src/platform/db/schema.ts'
 import { environmentEntry, serviceEntry } from './deployment-entries.ts'
 import type { DeploymentRun, Progress } from './deployment-progress.ts'
-import { type ActionStatus, type Origin, type RunnableTrigger, type State, UNFINISHED } from './deployment-states.ts'
+import { type ActionStatus, type Origin, type RunnableTrigger, type ServiceActionStatus, type State, UNFINISHED } from './deployment-states.ts'
 
 // How a run is stored: its row, and the history entries rendered from it at every write.
 
@@ -105,8 +105,29 @@ export async function databaseNow(db: Queries): Promise<string> {
 }
 
 /** Entries that tell a service's state: those that reached it, and those that still may. */
-export const reachedOrPending = (eb: ExpressionBuilder<Database, 'serviceDeployments'>) =>
+const reachedOrPending = (eb: ExpressionBuilder<Database, 'serviceDeployments'>) =>
   eb.or([eb('reached', '=', true), eb('actionStatus', 'in', UNFINISHED)])
+
+/** A service's latest entry that tells its state (it reached the service, or still may); undefined when it has none. */
+export async function latestServiceEntry(db: Queries, serviceId: string) {
+  const row = await db
+    .selectFrom('serviceDeployments')
+    .select(['status', 'actionStatus', 'triggerAction', 'executionId', 'createdAt'])
+    .where('serviceId', '=', serviceId)
+    .where(reachedOrPending)
+    .orderBy('createdAt', 'desc')
+    .orderBy('executionId', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return (
+    row && {
+      ...row,
+      status: row.status as State,
+      actionStatus: row.actionStatus as ServiceActionStatus,
+      triggerAction: row.triggerAction as RunnableTrigger,
+    }
+  )
+}
 
 /**
  * Each service's state as the deployments that reached it left it: the status of its latest

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 import { type DeploymentRun, isFinished, withPreviousStates } from './deployment-progress.ts'
-import { databaseNow, finishedStates, reachedOrPending, runColumns, serviceIdsOf, toRun, writeEntries } from './deployment-rows.ts'
+import { databaseNow, finishedStates, latestServiceEntry, runColumns, serviceIdsOf, toRun, writeEntries } from './deployment-rows.ts'
 import { type State, UNFINISHED } from './deployment-states.ts'
 
 // The deployment queue: claiming, holding and writing runs, and an environment's triggers under its lock.
@@ -78,19 +78,8 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
     /** Each service's state now, from the deployments that reached it (services none reached are absent). */
     finishedStates: (serviceIds: string[]) => finishedStates(trx, serviceIds),
 
-    /** The status of the service's latest entry that reached it or still may; undefined when it has none. */
-    async latestServiceStatus(serviceId: string): Promise<State | undefined> {
-      const row = await trx
-        .selectFrom('serviceDeployments')
-        .select('status')
-        .where('serviceId', '=', serviceId)
-        .where(reachedOrPending)
-        .orderBy('createdAt', 'desc')
-        .orderBy('executionId', 'desc')
-        .limit(1)
-        .executeTakeFirst()
-      return row?.status as State | undefined
-    },
+    /** The status of the service's latest entry that tells its state; undefined when it has none. */
+    latestServiceStatus: async (serviceId: string) => (await latestServiceEntry(trx, serviceId))?.status,
 
     /**
      * Asks the runner holding a run to cancel it, and shows it CANCELING from now on: the runner's

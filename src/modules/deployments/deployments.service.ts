@@ -297,8 +297,6 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         history.unfinishedWithService(helm.environmentId, helm.id),
         deploymentStatus([helm], undefined),
       ])
-      const details =
-        latest && (JSON.parse(latest.entryJson) as { status_details: { action: ServiceAction; status: ServiceActionStatus } }).status_details
       return {
         id: helm.id,
         state: latest?.status ?? NEVER_DEPLOYED_STATE,
@@ -306,7 +304,11 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         lastDeploymentDate: latest?.createdAt.toISOString(),
         isPartLastDeployment: latestRun !== undefined && includes(latestRun, helm.id),
         executionId: latest?.executionId,
-        statusDetails: { action: details?.action ?? 'DEPLOY', status: details?.status ?? 'NEVER', subAction: 'NONE' },
+        statusDetails: {
+          action: latest ? FAMILIES[latest.triggerAction].action : 'DEPLOY',
+          status: latest?.actionStatus ?? 'NEVER',
+          subAction: 'NONE',
+        },
         deploymentRequestId: unfinished[0] ?? null,
         deploymentRequestsCount: unfinished.length,
       }
