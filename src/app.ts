@@ -13,11 +13,13 @@ import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
 import { helmServicesRoutes } from './modules/helm-services/helm-services.routes.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
+import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { usersRoutes } from './modules/users/users.routes.ts'
 import { type Authenticators, registerAuthentication } from './platform/auth/authenticate.ts'
 import { createOidcVerifier } from './platform/auth/oidc-verifier.ts'
+import { createAnnouncedCache } from './platform/cache/announced-cache.ts'
 import type { Db } from './platform/db/database.ts'
 import { listen } from './platform/db/notifications.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
@@ -73,19 +75,27 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   registerBodyParsing(app)
   registerSecurityHeaders(app)
 
-  // API tokens are remembered only while this process hears of their changes (migration 0005).
-  const tokenCache = createTokenCache({ ttlMs: config.auth.tokenCacheTtlMs, maxEntries: config.auth.tokenCacheMaxEntries })
-  const tokenChanges =
+  // API tokens, and the organizations each may act in, are remembered only while this process
+  // hears of their changes (migrations 0005 and 0007).
+  const cacheLimits = { ttlMs: config.auth.tokenCacheTtlMs, maxEntries: config.auth.tokenCacheMaxEntries }
+  const tokenCache = createTokenCache(cacheLimits)
+  const organizationListCache = createAnnouncedCache<OrganizationRow[]>(cacheLimits)
+  const changes =
     config.auth.tokenCacheTtlMs > 0
-      ? listen(db, 'berth_api_tokens', {
-          onNotify: (apiTokenId) => tokenCache.forget(apiTokenId),
-          onListening: (listening) => tokenCache.setListening(listening),
-          onError: (error) => app.log.warn({ err: error }, 'lost the API token change notifications; not remembering tokens until they are back'),
+      ? listen(db, ['berth_api_tokens', 'berth_organizations'], {
+          onNotify: (channel, payload) => (channel === 'berth_api_tokens' ? tokenCache.forget(payload) : organizationListCache.forgetAll()),
+          onListening: (listening) => {
+            tokenCache.setListening(listening)
+            organizationListCache.setListening(listening)
+          },
+          onError: (error) =>
+            app.log.warn({ err: error }, 'lost the API token and organization change notifications; not remembering them until they are back'),
         })
       : undefined
-  app.addHook('onClose', async () => tokenChanges?.close())
+  app.addHook('onClose', async () => changes?.close())
   const services = createServices(db, {
     tokenCache,
+    organizationListCache,
     tokenUsageFlushMs: config.auth.tokenUsageFlushMs,
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
     secrets,

@@ -23,7 +23,7 @@ import { createHelmServicesService } from './modules/helm-services/helm-services
 import { createMembersRepository } from './modules/members/members.repository.ts'
 import { createMembersService } from './modules/members/members.service.ts'
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository.ts'
-import { createOrganizationsService } from './modules/organizations/organizations.service.ts'
+import { createOrganizationsService, type OrganizationListCache } from './modules/organizations/organizations.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
 import { createUsersRepository } from './modules/users/users.repository.ts'
@@ -41,6 +41,8 @@ export interface ServiceOptions {
   git: Config['git']
   /** Recently authenticated API tokens; absent: none are remembered. */
   tokenCache?: TokenCache
+  /** The organizations each API token may act in, recently listed; absent: none are remembered. */
+  organizationListCache?: OrganizationListCache
   /** Told when a deployment was queued: a runner in this process may start it at once. */
   onDeploymentQueued?: () => void
 }
@@ -49,6 +51,7 @@ export interface ServiceOptions {
 export function createServices(db: Db, options: ServiceOptions) {
   const organizations = createOrganizationsService({
     repo: createOrganizationsRepository(db),
+    listCache: options.organizationListCache,
     // Its tokens went with it; other processes hear of it at commit (migration 0005).
     onDeleted: (organizationId) => options.tokenCache?.forgetMatching((row) => row.organizationId === organizationId),
   })

@@ -1,5 +1,6 @@
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, isRole, type Role } from '#src/platform/auth/roles.ts'
+import type { AnnouncedCache } from '#src/platform/cache/announced-cache.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
@@ -29,13 +30,23 @@ export interface OrganizationAccess {
   role: Role
 }
 
+/**
+ * The organizations each API token may act in, by token id: what `GET /organization` answers a
+ * poller without a database round trip. Every change to organizations is announced (migration 0007).
+ */
+export type OrganizationListCache = AnnouncedCache<OrganizationRow[]>
+
 export function createOrganizationsService({
   repo,
   onDeleted,
+  listCache,
+  clock = () => Date.now(),
 }: {
   repo: OrganizationsRepository
   /** Told after an organization is deleted (its tokens went with it). */
   onDeleted?: (organizationId: string) => void
+  listCache?: OrganizationListCache
+  clock?: () => number
 }) {
   /**
    * The organization and the role the principal holds in it, or no role when it has no access at
@@ -65,6 +76,9 @@ export function createOrganizationsService({
     if (organization.creatorApiTokenId === principal.apiTokenId) return { organization, role: 'ADMIN' }
     return { organization }
   }
+
+  /** This process forgets every remembered list at once after its own change; others when they hear of it. */
+  const forgetLists = () => listCache?.forgetAll()
 
   /** No access at all is reported as not found, so callers cannot probe for other organizations (DESIGN 5). */
   function check({ organization, role }: { organization?: OrganizationRow; role?: Role }, needed: Role): OrganizationAccess {
@@ -114,9 +128,15 @@ export function createOrganizationsService({
     requireAccess,
     withLockedRole,
 
-    list(principal: Principal): Promise<OrganizationRow[]> {
+    async list(principal: Principal): Promise<OrganizationRow[]> {
       if (principal.kind === 'user') return repo.listForUser(principal.userId)
-      return repo.listForApiToken(principal.apiTokenId, principal.organizationId)
+      const now = clock()
+      const remembered = listCache?.get(principal.apiTokenId, now)
+      if (remembered) return remembered
+      const generation = listCache?.generation ?? 0
+      const rows = await repo.listForApiToken(principal.apiTokenId, principal.organizationId)
+      listCache?.set(principal.apiTokenId, rows, generation, now)
+      return rows
     },
 
     async get(principal: Principal, organizationId: string): Promise<OrganizationRow> {
@@ -139,7 +159,7 @@ export function createOrganizationsService({
           principal.kind === 'user'
             ? repo.insertWithAdmin(input, principal.userId)
             : repo.insert({ ...input, creatorApiTokenId: principal.apiTokenId }),
-      )
+      ).finally(forgetLists)
     },
 
     /** A full replacement of the editable fields: an omitted optional field is cleared. */
@@ -149,20 +169,21 @@ export function createOrganizationsService({
         'organizations_name_key',
         () => nameTaken(input.name),
         () => repo.update(organizationId, { ...input, plan: input.plan ?? organization.plan }),
-      )
+      ).finally(forgetLists)
       if (!row) throw notFound('organization')
       return row
     },
 
     async delete(principal: Principal, organizationId: string): Promise<void> {
       await requireRole(principal, organizationId, 'ADMIN')
-      if (!(await repo.delete(organizationId))) throw notFound('organization')
+      const deleted = await repo.delete(organizationId).finally(forgetLists)
+      if (!deleted) throw notFound('organization')
       onDeleted?.(organizationId)
     },
 
     /** For the bootstrap command: the organization of that name, created when missing. */
     findOrCreateByName(name: string, plan: Plan = 'FREE'): Promise<OrganizationRow> {
-      return repo.insertOrFind({ name, plan })
+      return repo.insertOrFind({ name, plan }).finally(forgetLists)
     },
   }
 }

@@ -6,6 +6,7 @@ import * as usersAndMembers from './migrations/0003-users-and-members.ts'
 import * as deployments from './migrations/0004-deployments.ts'
 import * as apiTokenChanges from './migrations/0005-api-token-changes.ts'
 import * as historyVersions from './migrations/0006-history-versions.ts'
+import * as organizationChanges from './migrations/0007-organization-changes.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0004-deployments': deployments,
   '0005-api-token-changes': apiTokenChanges,
   '0006-history-versions': historyVersions,
+  '0007-organization-changes': organizationChanges,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

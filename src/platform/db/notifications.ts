@@ -7,8 +7,8 @@ export interface Listener {
 }
 
 export interface ListenHandlers {
-  /** A notification on the channel, with its payload. */
-  onNotify(payload: string): void
+  /** A notification on one of the channels, with its payload. */
+  onNotify(channel: string, payload: string): void
   /** Listening started (true) or stopped (false): while it is not, notifications may be missed. */
   onListening(listening: boolean): void
   onError(error: unknown): void
@@ -17,11 +17,11 @@ export interface ListenHandlers {
 const RETRY_MS = 1_000
 
 /**
- * LISTENs on a PostgreSQL channel over a connection of the pool kept for it, and listens again
+ * LISTENs on PostgreSQL channels over one connection of the pool kept for them, and listens again
  * after the connection is lost, telling `onListening` in between so callers can stop relying on
  * what they would have been told.
  */
-export function listen(db: Db, channel: string, handlers: ListenHandlers): Listener {
+export function listen(db: Db, channels: readonly string[], handlers: ListenHandlers): Listener {
   const pool = poolOf(db)
   let closed = false
   let client: pg.PoolClient | undefined
@@ -42,9 +42,9 @@ export function listen(db: Db, channel: string, handlers: ListenHandlers): Liste
           connection.on('end', () => resolve())
         })
         connection.on('notification', (message) => {
-          if (message.channel === channel) handlers.onNotify(message.payload ?? '')
+          if (channels.includes(message.channel)) handlers.onNotify(message.channel, message.payload ?? '')
         })
-        await connection.query(`LISTEN ${channel}`)
+        for (const channel of channels) await connection.query(`LISTEN ${channel}`)
         handlers.onListening(true)
         await ended
         handlers.onListening(false)
