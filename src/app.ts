@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import cors from '@fastify/cors'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import type { Config } from './config.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
@@ -26,6 +28,7 @@ import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
 import { registerOpenApi } from './platform/http/openapi.ts'
+import { registerRateLimits } from './platform/http/rate-limits.ts'
 import { registerSecurityHeaders } from './platform/http/security-headers.ts'
 import { registerValidation } from './platform/http/validation.ts'
 import { createLogger } from './platform/logger.ts'
@@ -53,11 +56,15 @@ function requestId(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
 }
 
+/** Believes X-Forwarded-For up to `hops` proxies away, as Fastify does for a number (its types only take a function). */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops
+
 /** Builds the whole API as a Fastify instance, without listening. */
 export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, onDeploymentQueued }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger ?? createLogger(config.log.level),
     genReqId: requestId,
+    trustProxy: typeof config.http.trustProxy === 'number' ? trustHops(config.http.trustProxy) : config.http.trustProxy,
     frameworkErrors,
     bodyLimit: config.http.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
@@ -74,6 +81,26 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
 
   registerBodyParsing(app)
   registerSecurityHeaders(app)
+  // Browsers on other origins are refused unless BERTH_CORS_ORIGINS names them.
+  if (config.http.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: [...config.http.corsOrigins],
+      methods: ['GET', 'POST', 'PUT', 'DELETE'],
+      allowedHeaders: ['authorization', 'content-type', 'if-match', 'if-none-match', 'x-request-id'],
+      exposedHeaders: [
+        'etag',
+        'retry-after',
+        'x-request-id',
+        'ratelimit',
+        'ratelimit-policy',
+        'ratelimit-limit',
+        'ratelimit-remaining',
+        'ratelimit-reset',
+      ],
+      maxAge: 600,
+    })
+  }
+  const rateLimits = await registerRateLimits(app, config.http.rateLimits)
 
   // API tokens, and the organizations each may act in, are remembered only while this process
   // hears of their changes (migrations 0005 and 0007).
@@ -122,10 +149,16 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
 
   await registerOpenApi(app)
 
-  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }))
+  // Liveness: the process answers. Readiness: it can reach the database too (503 in the error shape when not).
+  app.get('/healthz', { config: { public: true, unlimited: true }, schema: { hide: true } }, async () => ({ status: 'ok' }))
+  app.get('/readyz', { config: { public: true, unlimited: true }, schema: { hide: true } }, async () => {
+    await sql`select 1`.execute(db)
+    return { status: 'ready' }
+  })
 
   await app.register(async (api) => {
     registerAuthentication(api, authenticators)
+    rateLimits.limitCredentials(api)
     await api.register(organizationsRoutes(organizations))
     await api.register(membersRoutes(services.members))
     await api.register(usersRoutes(services.users))

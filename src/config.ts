@@ -12,12 +12,21 @@ export interface Config {
     readonly shutdownGraceMs: number
     /** How much rendered deployment history (bytes of JSON text) a process keeps to serve again while unchanged. */
     readonly historyCacheBytes: number
+    /** BERTH_TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
+    readonly trustProxy: boolean | number | string
+    /** BERTH_CORS_ORIGINS: the browser origins allowed to call the API; none: no CORS headers at all. */
+    readonly corsOrigins: readonly string[]
+    readonly rateLimits: RateLimits
   }
   readonly database: {
     /** External PostgreSQL server; when unset, Berth runs an embedded one in `dataDir`. */
     readonly url: string | undefined
     readonly dataDir: string
     readonly poolSize: number
+    /** How long a request waits for a database connection (a free one, or a new one) before 503. */
+    readonly connectTimeoutMs: number
+    /** How long one query may take before it is abandoned and the request answers 503. */
+    readonly queryTimeoutMs: number
   }
   readonly auth: {
     /** How often remembered `last_used_at` values are written back, in milliseconds. */
@@ -56,6 +65,20 @@ export interface Config {
     /** Whether git_api_url may be plain http, or lead to loopback, private, link-local or metadata addresses. */
     readonly allowPrivateUrls: boolean
   }
+}
+
+/**
+ * BERTH_RATE_LIMIT_*: requests allowed per window, per process (0: no limit). Each limit counts in
+ * fixed windows of `windowMs`.
+ */
+export interface RateLimits {
+  readonly windowMs: number
+  /** Per API token or user, after authentication. */
+  readonly perCredential: number
+  /** Per client address, before authentication (health probes are not counted). */
+  readonly perAddress: number
+  /** Failed authentications (401s) per client address; past it, that address may not try again until the window ends. */
+  readonly failedAuthPerAddress: number
 }
 
 export interface OidcSettings {
@@ -121,6 +144,33 @@ function oidcSettings(env: Env): OidcSettings | undefined {
   return Object.freeze({ issuer, audience, cooldownMs: integer(env, 'BERTH_OIDC_COOLDOWN_MS', 30_000, 1_000, 3_600_000) })
 }
 
+/** BERTH_TRUST_PROXY: `true`/`false`, a number of proxy hops, or a comma-separated list of proxy addresses or CIDR ranges. */
+function trustProxy(env: Env): boolean | number | string {
+  const raw = text(env, 'BERTH_TRUST_PROXY', 'false').trim()
+  if (raw === 'true' || raw === 'false') return raw === 'true'
+  if (/^\d+$/.test(raw)) return Number(raw)
+  if (/^[0-9A-Fa-f.:/]+(\s*,\s*[0-9A-Fa-f.:/]+)*$/.test(raw)) return raw
+  throw new ConfigError(`BERTH_TRUST_PROXY must be true, false, a number of hops or a list of addresses, got "${raw}"`)
+}
+
+/** BERTH_CORS_ORIGINS: comma-separated origins such as `https://console.example.com`, each exactly scheme://host[:port]. */
+function corsOrigins(env: Env): string[] {
+  const origins = text(env, 'BERTH_CORS_ORIGINS', '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '')
+  for (const origin of origins) {
+    let url: URL | undefined
+    try {
+      url = new URL(origin)
+    } catch {}
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== origin) {
+      throw new ConfigError(`BERTH_CORS_ORIGINS must list origins like https://console.example.com (no path, no trailing slash), got "${origin}"`)
+    }
+  }
+  return origins
+}
+
 /** Reads and validates the environment; throws `ConfigError` naming the bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL === '' ? undefined : env.DATABASE_URL
@@ -141,11 +191,21 @@ export function loadConfig(env: Env = process.env): Config {
       bodyLimit: 1024 * 1024,
       shutdownGraceMs: integer(env, 'BERTH_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       historyCacheBytes: integer(env, 'BERTH_HISTORY_CACHE_MB', 32, 0, 100_000) * 1024 * 1024,
+      trustProxy: trustProxy(env),
+      corsOrigins: Object.freeze(corsOrigins(env)),
+      rateLimits: Object.freeze({
+        windowMs: integer(env, 'BERTH_RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
+        perCredential: integer(env, 'BERTH_RATE_LIMIT_PER_CREDENTIAL', 6_000, 0, 100_000_000),
+        perAddress: integer(env, 'BERTH_RATE_LIMIT_PER_ADDRESS', 20_000, 0, 100_000_000),
+        failedAuthPerAddress: integer(env, 'BERTH_RATE_LIMIT_FAILED_AUTH', 60, 0, 100_000_000),
+      }),
     }),
     database: Object.freeze({
       url: databaseUrl,
       dataDir: path.resolve(text(env, 'BERTH_DATA_DIR', '.berth')),
       poolSize: integer(env, 'BERTH_DB_POOL_SIZE', 10, 1, 1000),
+      connectTimeoutMs: integer(env, 'BERTH_DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+      queryTimeoutMs: integer(env, 'BERTH_DB_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
     }),
     auth: Object.freeze({
       tokenUsageFlushMs: integer(env, 'BERTH_TOKEN_USAGE_FLUSH_MS', 10_000, 10, 3_600_000),

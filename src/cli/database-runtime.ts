@@ -21,14 +21,18 @@ export interface DatabaseRuntime {
 export async function openDatabaseRuntime(config: Config, options: { use: EmbeddedUse; log: (message: string) => void }): Promise<DatabaseRuntime> {
   const external = config.database.url
   const embedded = external ? undefined : await openEmbeddedDatabase(config.database.dataDir, options.use, options.log)
-  const db = openDatabase(external ?? embedded!.url, config.database.poolSize)
+  const url = external ?? embedded!.url
+  // Migrations get a connection of their own, without the query timeout that bounds requests.
+  const migrations = openDatabase(url, 1)
   try {
-    await migrateToLatest(db)
+    await migrateToLatest(migrations)
   } catch (error) {
-    await db.destroy()
     await embedded?.release()
     throw error
+  } finally {
+    await migrations.destroy()
   }
+  const db = openDatabase(url, config.database.poolSize, config.database)
   return {
     db,
     description: external ? `PostgreSQL at ${new URL(external).host}` : `embedded PostgreSQL in ${config.database.dataDir}`,

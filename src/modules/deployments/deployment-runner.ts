@@ -48,6 +48,8 @@ const CLOCK_TOLERANCE_MS = 1_000
 /** How often the offset is measured again, and the longest round trip a measurement may take. */
 const CLOCK_CHECK_MS = 60_000
 const CLOCK_MAX_ROUND_TRIP_MS = 100
+/** The longest wait between two attempts to save a step while the database is unreachable. */
+const SAVE_RETRY_MS = 500
 
 /** A step the database refused: the run was lost, or a cancel came first. */
 class StepRefused extends Error {}
@@ -100,6 +102,23 @@ export function createDeploymentRunner(deps: {
     clockOffsetMs = Math.abs(offset) > CLOCK_TOLERANCE_MS ? offset : 0
   }
 
+  /**
+   * Saves a step, trying again while the database is unreachable: an outage shorter than the lease
+   * leaves the run to go on where it was. Past the lease the run is another runner's to end.
+   */
+  async function saveRetrying(next: DeploymentRun, signal: AbortSignal): ReturnType<DeploymentRunsRepository['save']> {
+    const giveUpAt = Date.now() + options.leaseMs
+    for (;;) {
+      try {
+        return await runs.save(next, runnerId, options.leaseMs)
+      } catch (error) {
+        if (signal.aborted || Date.now() >= giveUpAt) throw error
+        log.warn({ err: error, executionId: next.id }, 'could not save a deployment step; will retry')
+        await sleep(Math.min(options.pollMs, SAVE_RETRY_MS))
+      }
+    }
+  }
+
   async function execute(stored: StoredRun, controller: AbortController): Promise<void> {
     const { signal } = controller
     let run = stored.run
@@ -111,7 +130,7 @@ export function createDeploymentRunner(deps: {
     const apply = (step: (current: DeploymentRun) => DeploymentRun): Promise<void> => {
       const write = writes.then(async () => {
         const next = step(run)
-        const saved = await runs.save(next, runnerId, options.leaseMs)
+        const saved = await saveRetrying(next, signal)
         if (saved !== 'saved') {
           stop(saved === 'lost' ? LOST : CANCEL)
           throw new StepRefused(saved)

@@ -13,18 +13,31 @@ export function poolOf(db: Db): pg.Pool {
   return pool
 }
 
+export interface DatabaseTimeouts {
+  /** How long to wait for a connection, free in the pool or new. */
+  connectTimeoutMs: number
+  /** How long one query may run before the client gives up on it; none when absent (migrations, seeding). */
+  queryTimeoutMs?: number
+}
+
 /** Opens a pooled connection to PostgreSQL; the same code serves the embedded and external servers. */
-export function openDatabase(connectionString: string, poolSize: number): Db {
+export function openDatabase(connectionString: string, poolSize: number, timeouts: DatabaseTimeouts = { connectTimeoutMs: 5_000 }): Db {
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
-    // A request must not hang behind a database that went away.
-    connectionTimeoutMillis: 5_000,
+    // A request must not hang behind a database that went away, stalled, or is saturated.
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    // The server cancels a statement that runs too long; the client gives up a moment later, should
+    // the server or the network stall.
+    ...(timeouts.queryTimeoutMs ? { statement_timeout: timeouts.queryTimeoutMs, query_timeout: timeouts.queryTimeoutMs + 1_000 } : {}),
     idleTimeoutMillis: 30_000,
     application_name: 'berth',
   })
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  // A client losing its connection (PostgreSQL stopped, a fail-over) must not crash the process:
+  // idle, the pool drops it (its 'error'); checked out between two queries of a transaction, its
+  // own listener takes the event, and its next query fails, which the request answers with 503.
   pool.on('error', () => {})
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     // JSON columns are read back exactly as written: the plugin renames columns, not keys inside values.

@@ -198,10 +198,15 @@ async function lastLines(file: string, count: number): Promise<string> {
  * Starts a postmaster on `clusterDir` and resolves once it accepts connections. It runs detached,
  * in its own process group and writing to `logFile`: it outlives the process that started it,
  * a Ctrl-C in the terminal does not reach it, and whichever Berth process uses it last stops it.
+ * It listens on `port` when given (a restart where clients expect it), else on a free port.
  */
-export async function startPostmaster(clusterDir: string, logFile: string, timeoutMs = 60_000): Promise<PostmasterState> {
+export async function startPostmaster(
+  clusterDir: string,
+  logFile: string,
+  { timeoutMs = 60_000, port: wantedPort }: { timeoutMs?: number; port?: number } = {},
+): Promise<PostmasterState> {
   const { postgres } = await binaries()
-  const [logHandle, ids, port] = await Promise.all([openLogFile(logFile), postgresUserIds(), freePort()])
+  const [logHandle, ids, port] = await Promise.all([openLogFile(logFile), postgresUserIds(), wantedPort ?? freePort()])
   const child = spawn(
     postgres,
     // Loopback TCP only: no Unix socket in a shared directory, never the system server's port.

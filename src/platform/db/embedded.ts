@@ -120,8 +120,17 @@ async function readyPostmaster(dataDir: string): Promise<PostmasterState> {
   // Left by a postmaster that is gone (or whose pid another program now has): PostgreSQL would
   // refuse to start over a lock file naming a live pid.
   await removeStalePostmasterPid(cluster)
+  const logFile = path.join(dataDir, 'postgres.log')
+  // The port it had before, when free, so that a server still running reconnects to a restarted one.
+  const portFile = path.join(dataDir, 'postgres.port')
+  const previousPort = Number(await fs.readFile(portFile, 'utf8').catch(() => '')) || undefined
   try {
-    return await startPostmaster(cluster, path.join(dataDir, 'postgres.log'))
+    const state = await startPostmaster(cluster, logFile, { port: previousPort }).catch((error) => {
+      if (previousPort === undefined) throw error
+      return startPostmaster(cluster, logFile)
+    })
+    await fs.writeFile(portFile, String(state.port))
+    return state
   } catch (error) {
     throw new Error(
       `the embedded PostgreSQL did not start in ${cluster}` +

@@ -52,13 +52,16 @@ function fieldErrors(issues: AjvIssue[], context: string | undefined): FieldErro
   return errors
 }
 
-// Connection failures (network errors, PostgreSQL's class 08 and shutdown codes, pool timeouts).
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03'])
+// Connection failures (network errors, PostgreSQL's class 08 and shutdown codes, pool timeouts),
+// and statements the server cancelled at BERTH_DB_QUERY_TIMEOUT_MS (57014).
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '57014'])
 
 function isDatabaseUnavailable(error: { code?: string; message?: string }): boolean {
   const code = error.code ?? ''
   return (
-    UNAVAILABLE_CODES.has(code) || code.startsWith('08') || /timeout exceeded when trying to connect|Connection terminated/i.test(error.message ?? '')
+    UNAVAILABLE_CODES.has(code) ||
+    code.startsWith('08') ||
+    /timeout exceeded when trying to connect|Connection terminated|Query read timeout|not queryable/i.test(error.message ?? '')
   )
 }
 
