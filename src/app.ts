@@ -7,6 +7,8 @@ import { sql } from 'kysely'
 import type { Config } from './config.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
+import { consoleRoutes } from './modules/console/console.routes.ts'
+import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
 import { deploymentActionsRoutes } from './modules/deployments/deployment-actions.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/deployment-history.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
@@ -155,11 +157,13 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await sql`select 1`.execute(db)
     return { status: 'ready' }
   })
+  await app.register(consoleRoutes())
 
   await app.register(async (api) => {
     registerAuthentication(api, authenticators)
     rateLimits.limitCredentials(api)
     await api.register(organizationsRoutes(organizations))
+    await api.register(currentRoleRoutes((principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ')))
     await api.register(membersRoutes(services.members))
     await api.register(usersRoutes(services.users))
     await api.register(apiTokensRoutes(apiTokens))

@@ -19,6 +19,7 @@ interface Document {
 const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/organization': { get: 'listOrganization', post: 'createOrganization' },
   '/organization/{organizationId}': { get: 'getOrganization', put: 'editOrganization', delete: 'deleteOrganization' },
+  '/organization/{organizationId}/currentRole': { get: 'getOrganizationCurrentRole' },
   '/organization/{organizationId}/apiToken': { get: 'listOrganizationApiTokens', post: 'createOrganizationApiToken' },
   '/organization/{organizationId}/apiToken/{apiTokenId}': { delete: 'deleteOrganizationApiToken' },
   '/organization/{organizationId}/member': { get: 'getOrganizationMembers', put: 'editOrganizationMemberRole', delete: 'deleteMember' },

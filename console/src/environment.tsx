@@ -1,0 +1,126 @@
+import { useState } from 'preact/hooks'
+import { api, messageOf } from './api.ts'
+import { History } from './history.tsx'
+import { Breadcrumbs, type Crumb, ErrorMessage, LinkList, Show, useLoad } from './pages.tsx'
+import { type CurrentRole, type Environment, type HelmService, hasRole, type List, type Organization, type Project, type Role } from './types.ts'
+
+export interface EnvironmentContext {
+  environment: Environment
+  project: Project
+  organization: Organization
+  /** The caller's role in the environment's organization; the buttons it allows are shown. */
+  role: Role
+}
+
+export async function loadEnvironmentContext(environmentId: string): Promise<EnvironmentContext> {
+  const environment = await api.get<Environment>(`/environment/${environmentId}`)
+  const organizationId = environment.organization.id
+  const [project, organization, { role }] = await Promise.all([
+    api.get<Project>(`/project/${environment.project.id}`),
+    api.get<Organization>(`/organization/${organizationId}`),
+    api.get<CurrentRole>(`/organization/${organizationId}/currentRole`),
+  ])
+  return { environment, project, organization, role }
+}
+
+export const environmentCrumbs = ({ organization, project, environment }: EnvironmentContext, here?: Crumb): Crumb[] => [
+  { label: 'Organizations', href: '#/' },
+  { label: organization.name, href: `#/organization/${organization.id}` },
+  { label: project.name, href: `#/project/${project.id}` },
+  here ? { label: environment.name, href: `#/environment/${environment.id}` } : { label: environment.name },
+  ...(here ? [here] : []),
+]
+
+export function EnvironmentPage({ environmentId }: { environmentId: string }) {
+  const context = useLoad(() => loadEnvironmentContext(environmentId), environmentId)
+  const helms = useLoad(() => api.get<List<HelmService>>(`/environment/${environmentId}/helm`), environmentId)
+  // Bumped after a trigger, so that the history asks for its first page at once.
+  const [pokes, setPokes] = useState(0)
+
+  return (
+    <Show loaded={context}>
+      {(loaded) => (
+        <>
+          <Breadcrumbs items={environmentCrumbs(loaded)} />
+          <header class="page-head">
+            <h2>{loaded.environment.name}</h2>
+            <span class="role" title="your role in this organization">
+              {loaded.role}
+            </span>
+          </header>
+          <Actions environmentId={environmentId} role={loaded.role} onTriggered={() => setPokes((n) => n + 1)} />
+          <section class="helms">
+            <h3>Helm services</h3>
+            <Show loaded={helms}>
+              {({ results }) => (
+                <LinkList
+                  empty="No helm service."
+                  items={results.map((helm) => ({
+                    id: helm.id,
+                    href: `#/helm/${helm.id}`,
+                    label: helm.name,
+                    note:
+                      'repository' in helm.source ? `${helm.source.repository.chart_name} ${helm.source.repository.chart_version}` : 'chart in git',
+                  }))}
+                />
+              )}
+            </Show>
+          </section>
+          <History environmentId={environmentId} pokes={pokes} />
+        </>
+      )}
+    </Show>
+  )
+}
+
+const ACTIONS = [
+  { action: 'deploy', label: 'Deploy', path: 'deploy' },
+  { action: 'redeploy', label: 'Redeploy', path: 'redeploy' },
+  { action: 'stop', label: 'Stop', path: 'stop' },
+  { action: 'cancel', label: 'Cancel', path: 'cancelDeployment' },
+] as const
+
+/**
+ * The environment's triggers, shown only to DEPLOY and above. Hiding them is a convenience: the
+ * API checks the role of every call.
+ */
+function Actions({ environmentId, role, onTriggered }: { environmentId: string; role: Role; onTriggered: () => void }) {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string>()
+  const allowed = hasRole(role, 'DEPLOY')
+
+  async function trigger(path: string) {
+    setBusy(true)
+    setError(undefined)
+    try {
+      await api.post(`/environment/${environmentId}/${path}`, path === 'cancelDeployment' ? {} : undefined)
+      onTriggered()
+    } catch (failure) {
+      setError(messageOf(failure))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <section class="actions" data-role={role}>
+      {allowed ? (
+        ACTIONS.map(({ action, label, path }) => (
+          <button
+            key={action}
+            type="button"
+            data-action={action}
+            class={action === 'cancel' || action === 'stop' ? 'secondary' : ''}
+            disabled={busy}
+            onClick={() => trigger(path)}
+          >
+            {label}
+          </button>
+        ))
+      ) : (
+        <p class="hint">Your {role} token can look at this environment; deploying needs DEPLOY.</p>
+      )}
+      <ErrorMessage message={error} />
+    </section>
+  )
+}

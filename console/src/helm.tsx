@@ -1,0 +1,383 @@
+import { useState } from 'preact/hooks'
+import { ApiError, api, type FieldError, getWithTag, messageOf } from './api.ts'
+import { environmentCrumbs, loadEnvironmentContext } from './environment.tsx'
+import { Breadcrumbs, ErrorMessage, Show, useLoad } from './pages.tsx'
+import { type GitRepository, type HelmService, hasRole, type KeyValues, type RawValuesFile } from './types.ts'
+
+type PairField = 'set' | 'set_string' | 'set_json'
+const PAIR_FIELDS: { field: PairField; title: string; hint: string }[] = [
+  { field: 'set', title: 'set', hint: 'helm --set key=value' },
+  { field: 'set_string', title: 'set_string', hint: 'helm --set-string key=value' },
+  { field: 'set_json', title: 'set_json', hint: 'helm --set-json key=<json>' },
+]
+
+/** The values override as the form edits it. */
+interface Draft {
+  set: KeyValues
+  set_string: KeyValues
+  set_json: KeyValues
+  raw: RawValuesFile[]
+}
+
+const draftOf = ({ values_override: values }: HelmService): Draft => ({
+  set: values.set.map((pair) => [...pair]),
+  set_string: values.set_string.map((pair) => [...pair]),
+  set_json: values.set_json.map((pair) => [...pair]),
+  raw: values.file?.raw?.values.map((file) => ({ ...file })) ?? [],
+})
+
+/** The JSON pointers of the request that the form has a field for: an error at any other goes above the form. */
+function fieldPaths(draft: Draft): Set<string> {
+  const paths = new Set<string>()
+  for (const { field } of PAIR_FIELDS) {
+    draft[field].forEach((_, index) => {
+      for (const suffix of ['', '/0', '/1']) paths.add(`/values_override/${field}/${index}${suffix}`)
+    })
+  }
+  draft.raw.forEach((_, index) => {
+    for (const suffix of ['', '/name', '/content']) paths.add(`/values_override/file/raw/values/${index}${suffix}`)
+  })
+  return paths
+}
+
+const gitRequest = (repository: GitRepository) => ({
+  url: repository.url,
+  branch: repository.branch ?? null,
+  root_path: repository.root_path,
+  git_token_id: repository.git_token_id,
+  provider: repository.provider,
+})
+
+/**
+ * The `PUT /helm/{id}` body that keeps everything as read but the values override: the API's edit
+ * is a full replacement, and reads and writes name some fields differently.
+ */
+function editRequest(helm: HelmService, draft: Draft) {
+  const file = helm.values_override.file
+  return {
+    name: helm.name,
+    description: helm.description ?? null,
+    timeout_sec: helm.timeout_sec,
+    auto_preview: helm.auto_preview,
+    auto_deploy: helm.auto_deploy,
+    source:
+      'git' in helm.source
+        ? { git_repository: gitRequest(helm.source.git.git_repository) }
+        : {
+            helm_repository: {
+              repository: helm.source.repository.repository.id,
+              chart_name: helm.source.repository.chart_name,
+              chart_version: helm.source.repository.chart_version,
+            },
+          },
+    arguments: helm.arguments,
+    allow_cluster_wide_resources: helm.allow_cluster_wide_resources,
+    values_override: {
+      set: draft.set,
+      set_string: draft.set_string,
+      set_json: draft.set_json,
+      file: file?.git
+        ? { git: { git_repository: gitRequest(file.git.git_repository), paths: file.git.paths } }
+        : draft.raw.length > 0
+          ? { raw: { values: draft.raw } }
+          : null,
+    },
+    ports: helm.ports.map(({ id: _id, port_type: _type, ...port }) => port),
+    icon_uri: helm.icon_uri,
+    blueprint_id: helm.blueprint_id,
+  }
+}
+
+export function HelmPage({ helmId }: { helmId: string }) {
+  const loaded = useLoad(async () => {
+    const { data: helm, etag } = await getWithTag<HelmService>(`/helm/${helmId}`)
+    return { helm, etag, context: await loadEnvironmentContext(helm.environment.id) }
+  }, helmId)
+  return (
+    <Show loaded={loaded}>
+      {({ helm, etag, context }) => (
+        <>
+          <Breadcrumbs items={environmentCrumbs(context, { label: helm.name })} />
+          <header class="page-head">
+            <h2>{helm.name}</h2>
+            <span class="role" title="your role in this organization">
+              {context.role}
+            </span>
+          </header>
+          <HelmEditor key={helm.id} initial={helm} initialTag={etag} editable={hasRole(context.role, 'WRITE')} />
+        </>
+      )}
+    </Show>
+  )
+}
+
+function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; initialTag: string | null; editable: boolean }) {
+  const [helm, setHelm] = useState(initial)
+  const [etag, setEtag] = useState(initialTag)
+  const [draft, setDraft] = useState(() => draftOf(initial))
+  const [errors, setErrors] = useState<FieldError[]>([])
+  const [error, setError] = useState<string>()
+  const [saved, setSaved] = useState(false)
+  const [busy, setBusy] = useState(false)
+
+  const change = (update: (next: Draft) => unknown) => {
+    const next = structuredClone(draft)
+    update(next)
+    setDraft(next)
+    setSaved(false)
+  }
+  const setCell = (field: PairField, index: number, slot: 0 | 1, value: string) =>
+    change((next) => {
+      next[field][index]![slot] = value
+    })
+  const setFile = (index: number, fields: Partial<RawValuesFile>) => change((next) => Object.assign(next.raw[index]!, fields))
+
+  async function save(event: Event) {
+    event.preventDefault()
+    setBusy(true)
+    setError(undefined)
+    setErrors([])
+    try {
+      // If-Match: an edit made by someone else since this page read the service is not overwritten.
+      const { data, etag: tag } = await api.put<HelmService>(`/helm/${helm.id}`, editRequest(helm, draft), etag ? { 'if-match': etag } : {})
+      setHelm(data)
+      setEtag(tag)
+      setDraft(draftOf(data))
+      setSaved(true)
+    } catch (failure) {
+      setError(messageOf(failure))
+      if (failure instanceof ApiError) setErrors(failure.errors.filter((e) => e.location === undefined || e.location === 'body'))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  async function reload() {
+    const { data, etag: tag } = await getWithTag<HelmService>(`/helm/${helm.id}`)
+    setHelm(data)
+    setEtag(tag)
+    setDraft(draftOf(data))
+    setErrors([])
+    setError(undefined)
+  }
+
+  const known = fieldPaths(draft)
+  const elsewhere = errors.filter((e) => !known.has(e.path))
+  const errorAt = (path: string) => errors.find((e) => e.path === path)?.message
+
+  return (
+    <>
+      <Configuration helm={helm} />
+      <form class="values" onSubmit={save} data-editable={String(editable)}>
+        <h3>Values override</h3>
+        {editable ? null : <p class="hint">Editing needs the WRITE role.</p>}
+        {PAIR_FIELDS.map(({ field, title, hint }) => (
+          <fieldset key={field} data-group={field}>
+            <legend>
+              {title} <span class="hint">{hint}</span>
+            </legend>
+            {draft[field].length === 0 ? <p class="empty">none</p> : null}
+            {draft[field].map((pair, index) => {
+              const path = `/values_override/${field}/${index}`
+              return (
+                // Rows are edited in place: their position is their identity.
+                <div class="row" key={index}>
+                  <Field
+                    path={`${path}/0`}
+                    label="key"
+                    value={pair[0] ?? ''}
+                    editable={editable}
+                    error={errorAt(`${path}/0`)}
+                    onInput={(v) => setCell(field, index, 0, v)}
+                  />
+                  <Field
+                    path={`${path}/1`}
+                    label="value"
+                    value={pair[1] ?? ''}
+                    editable={editable}
+                    error={errorAt(`${path}/1`)}
+                    onInput={(v) => setCell(field, index, 1, v)}
+                  />
+                  {editable ? (
+                    <button type="button" class="secondary" data-action="remove" onClick={() => change((d) => d[field].splice(index, 1))}>
+                      Remove
+                    </button>
+                  ) : null}
+                  <FieldErrorText path={path} message={errorAt(path)} />
+                </div>
+              )
+            })}
+            {editable ? (
+              <button type="button" class="secondary" data-action={`add-${field}`} onClick={() => change((d) => d[field].push(['', '']))}>
+                Add
+              </button>
+            ) : null}
+          </fieldset>
+        ))}
+        <fieldset data-group="raw">
+          <legend>
+            values files <span class="hint">YAML, as helm -f</span>
+          </legend>
+          {helm.values_override.file?.git ? (
+            <p class="hint">
+              From git: {helm.values_override.file.git.git_repository.url} {helm.values_override.file.git.paths.join(', ')} (not editable here)
+            </p>
+          ) : (
+            <>
+              {draft.raw.length === 0 ? <p class="empty">none</p> : null}
+              {draft.raw.map((file, index) => {
+                const path = `/values_override/file/raw/values/${index}`
+                return (
+                  // Rows are edited in place: their position is their identity.
+                  <div class="row file" key={index}>
+                    <Field
+                      path={`${path}/name`}
+                      label="name"
+                      value={file.name}
+                      editable={editable}
+                      error={errorAt(`${path}/name`)}
+                      onInput={(v) => setFile(index, { name: v })}
+                    />
+                    <Field
+                      path={`${path}/content`}
+                      label="content"
+                      multiline
+                      value={file.content}
+                      editable={editable}
+                      error={errorAt(`${path}/content`)}
+                      onInput={(v) => setFile(index, { content: v })}
+                    />
+                    {editable ? (
+                      <button type="button" class="secondary" data-action="remove" onClick={() => change((d) => d.raw.splice(index, 1))}>
+                        Remove
+                      </button>
+                    ) : null}
+                    <FieldErrorText path={path} message={errorAt(path)} />
+                  </div>
+                )
+              })}
+              {editable ? (
+                <button
+                  type="button"
+                  class="secondary"
+                  data-action="add-raw"
+                  onClick={() => change((d) => d.raw.push({ name: 'values.yaml', content: '' }))}
+                >
+                  Add a values file
+                </button>
+              ) : null}
+            </>
+          )}
+        </fieldset>
+        {elsewhere.length > 0 ? (
+          <ul class="field-errors" role="alert">
+            {elsewhere.map((e) => (
+              <li key={e.path}>
+                <code>{e.path || '/'}</code> {e.message}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        <ErrorMessage message={error} />
+        {error && etag && errors.length === 0 ? (
+          <button type="button" class="secondary" data-action="reload" onClick={() => void reload().catch((e: unknown) => setError(messageOf(e)))}>
+            Reload the service
+          </button>
+        ) : null}
+        {editable ? (
+          <div class="form-actions">
+            <button type="submit" data-action="save" disabled={busy}>
+              Save values override
+            </button>
+            {saved ? (
+              <span class="saved" role="status">
+                Saved.
+              </span>
+            ) : null}
+          </div>
+        ) : null}
+      </form>
+    </>
+  )
+}
+
+interface FieldProps {
+  path: string
+  label: string
+  value: string
+  editable: boolean
+  error: string | undefined
+  multiline?: boolean
+  onInput: (value: string) => void
+}
+
+/** One input, with the API's error for its JSON pointer right after it. */
+function Field({ path, label, value, editable, error, multiline, onInput }: FieldProps) {
+  if (!editable) {
+    return (
+      <span class="field">
+        <span class="label">{label}</span>
+        {multiline ? <pre data-field={path}>{value}</pre> : <code data-field={path}>{value}</code>}
+      </span>
+    )
+  }
+  const props = {
+    'data-field': path,
+    'aria-label': label,
+    'aria-invalid': error ? ('true' as const) : undefined,
+    value,
+    onInput: (event: Event) => onInput((event.currentTarget as HTMLInputElement | HTMLTextAreaElement).value),
+  }
+  return (
+    <span class={`field${error ? ' invalid' : ''}`}>
+      <span class="label">{label}</span>
+      {multiline ? <textarea rows={6} spellcheck={false} {...props} /> : <input type="text" spellcheck={false} {...props} />}
+      <FieldErrorText path={path} message={error} />
+    </span>
+  )
+}
+
+function FieldErrorText({ path, message }: { path: string; message: string | undefined }) {
+  if (!message) return null
+  return (
+    <span class="field-error" data-error-for={path}>
+      {message}
+    </span>
+  )
+}
+
+function Configuration({ helm }: { helm: HelmService }) {
+  const source =
+    'git' in helm.source
+      ? `git ${helm.source.git.git_repository.url}${helm.source.git.git_repository.branch ? ` (${helm.source.git.git_repository.branch})` : ''} ${helm.source.git.git_repository.root_path}`
+      : `${helm.source.repository.chart_name} ${helm.source.repository.chart_version} from ${helm.source.repository.repository.name}`
+  return (
+    <section class="configuration">
+      <h3>Configuration</h3>
+      <dl>
+        <dt>Chart</dt>
+        <dd data-testid="helm-source">{source}</dd>
+        {helm.description ? (
+          <>
+            <dt>Description</dt>
+            <dd>{helm.description}</dd>
+          </>
+        ) : null}
+        <dt>Arguments</dt>
+        <dd>{helm.arguments.length > 0 ? <code>{helm.arguments.join(' ')}</code> : 'none'}</dd>
+        <dt>Auto deploy</dt>
+        <dd>{helm.auto_deploy ? 'yes' : 'no'}</dd>
+        <dt>Timeout</dt>
+        <dd>{helm.timeout_sec} s</dd>
+        <dt>Cluster-wide resources</dt>
+        <dd>{helm.allow_cluster_wide_resources ? 'allowed' : 'no'}</dd>
+        <dt>Ports</dt>
+        <dd>
+          {helm.ports.length > 0
+            ? helm.ports.map((p) => `${p.name} ${p.internal_port}→${p.external_port} ${p.protocol}${p.is_default ? ' (default)' : ''}`).join(', ')
+            : 'none'}
+        </dd>
+      </dl>
+    </section>
+  )
+}

@@ -1,0 +1,135 @@
+// The parts of the API's shapes the console reads (see /openapi.json for all of them).
+
+export type Role = 'READ' | 'DEPLOY' | 'WRITE' | 'ADMIN'
+const ROLES: Role[] = ['READ', 'DEPLOY', 'WRITE', 'ADMIN']
+export const hasRole = (held: Role, needed: Role) => ROLES.indexOf(held) >= ROLES.indexOf(needed)
+
+export interface List<T> {
+  results: T[]
+}
+
+export interface Organization {
+  id: string
+  name: string
+  description: string | null
+}
+
+export interface Project {
+  id: string
+  name: string
+  description: string | null
+  organization: { id: string }
+  associated_environments_count: number
+}
+
+export interface Environment {
+  id: string
+  name: string
+  mode: string
+  organization: { id: string }
+  project: { id: string }
+  cluster_name: string
+}
+
+/** Berth extension: `GET /organization/{id}/currentRole`. */
+export interface CurrentRole {
+  organization_id: string
+  role: Role
+  role_id: string
+}
+
+export interface AuditingData {
+  created_at: string
+  updated_at: string
+  triggered_by: string
+  origin?: string
+}
+
+export interface ServiceEntry {
+  identifier: { name: string; service_id: string; service_type: string; execution_id?: string }
+  status: string
+  auditing_data: AuditingData
+  details: { repository?: { chart_name: string; chart_version: string }; git_commit_id?: string; image_name?: string; tag?: string }
+  status_details: { action: string; status: string; sub_action: string }
+  total_duration?: string
+  message?: string | null
+}
+
+export interface Stage {
+  name: string
+  status: string
+  duration: string
+  services: ServiceEntry[]
+}
+
+export interface DeploymentEntry {
+  identifier: { execution_id: string; environment_id: string }
+  auditing_data: AuditingData
+  status: string
+  trigger_action: string
+  total_duration: string
+  stages: Stage[]
+  action_status: string
+  message?: string | null
+}
+
+export interface HistoryPage {
+  page: number
+  page_size: number
+  results: DeploymentEntry[]
+  next_start_id: string | null
+  has_more: boolean
+}
+
+export type KeyValues = string[][]
+
+export interface GitRepository {
+  provider: string
+  url: string
+  branch?: string
+  root_path: string
+  git_token_id: string | null
+  git_token_name: string | null
+}
+
+export interface HelmPort {
+  id: string
+  port_type: string
+  name: string
+  internal_port: number
+  external_port: number
+  namespace?: string
+  protocol: string
+  is_default: boolean
+  service_name?: string
+  service_selectors?: { key: string; value: string }[]
+}
+
+export interface RawValuesFile {
+  name: string
+  content: string
+}
+
+export interface HelmService {
+  id: string
+  name: string
+  description?: string
+  environment: { id: string }
+  timeout_sec: number
+  auto_preview: boolean
+  auto_deploy: boolean
+  ports: HelmPort[]
+  source:
+    | { git: { git_repository: GitRepository } }
+    | { repository: { chart_name: string; chart_version: string; repository: { id: string; name: string; url: string | null } } }
+  arguments: string[]
+  allow_cluster_wide_resources: boolean
+  values_override: {
+    set: KeyValues
+    set_string: KeyValues
+    set_json: KeyValues
+    file: { git?: { git_repository: GitRepository; paths: string[] }; raw?: { values: RawValuesFile[] } } | null
+  }
+  icon_uri: string
+  blueprint_id: string | null
+}

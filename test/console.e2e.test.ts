@@ -1,0 +1,462 @@
+import assert from 'node:assert/strict'
+import { readdirSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { after, afterEach, before, describe, it } from 'node:test'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { build } from 'vite'
+import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/deployment-runner.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/deployment-runs.repository.ts'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { type DeploymentCalls, deploymentCalls, isFinished, until } from './helpers/deployments.ts'
+import { factories, uniqueName } from './helpers/factories.ts'
+import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
+import { repoRoot } from './helpers/process.ts'
+
+// The web console at /console, driven in Debian's Chromium against the real app with a deployment
+// runner. Chromium must be installed (`apt-get install chromium`): without it these tests fail.
+// CONSOLE_SCREENSHOT=docs/console-history.png also writes the README's screenshot.
+
+const CHROMIUM = '/usr/bin/chromium'
+// Without the background-networking flags, Chromium's own connections are refused on CI machines.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+const WAIT = { timeout: 20_000 }
+const FAIL = [['berth.simulate.fail', 'true']]
+
+/** Builds the console when dist/console is missing or older than a file of console/, so a test never runs an old build. */
+async function ensureConsoleBuilt() {
+  const sources = path.join(repoRoot, 'console')
+  const builtAt = statSync(path.join(repoRoot, 'dist', 'console', 'index.html'), { throwIfNoEntry: false })?.mtimeMs ?? 0
+  const changedAt = Math.max(
+    ...readdirSync(sources, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => statSync(path.join(entry.parentPath, entry.name)).mtimeMs),
+  )
+  if (changedAt > builtAt) await build({ configFile: path.join(sources, 'vite.config.ts'), logLevel: 'warn' })
+}
+
+let database: IsolatedDatabase
+let t: TestApp
+let base: string
+let browser: Browser
+let runner: DeploymentRunner | undefined
+let make: ReturnType<typeof factories>
+let calls: DeploymentCalls
+const contexts: BrowserContext[] = []
+
+/** The app's deployment runner, in this process; stopping it leaves queued deployments queued. */
+function startRunner() {
+  runner = createConfiguredRunner(createDeploymentRunsRepository(t.db), t.config.runner, { info() {}, warn() {} })
+  runner.start()
+}
+
+before(async () => {
+  await ensureConsoleBuilt()
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  // A runner takes every queued deployment of its database: this file's get a database of their own.
+  database = await createIsolatedDatabase()
+  t = await createTestApp({
+    DATABASE_URL: database.url,
+    BERTH_SIMULATED_STEP_MS: '250',
+    BERTH_RUNNER_POLL_MS: '50',
+    BERTH_RUNNER_LEASE_MS: '2000',
+  })
+  base = await t.listen()
+  startRunner()
+  make = factories(t.db)
+  calls = deploymentCalls(t.app)
+})
+
+/** Each test's tabs are closed after it: open ones would go on polling. */
+async function closeContexts() {
+  for (const context of contexts.splice(0)) await context.close().catch(() => {})
+}
+
+afterEach(closeContexts)
+
+after(async () => {
+  await closeContexts()
+  await browser?.close()
+  await runner?.stop()
+  await t?.close()
+  await database?.drop()
+})
+
+interface Session {
+  page: Page
+  /** Console errors and uncaught exceptions, among them any content security policy violation. */
+  problems: string[]
+}
+
+/** A new tab, with its own session storage, on the sign-in form. */
+async function newTab(): Promise<Session> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+  contexts.push(context)
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('console', (message) => {
+    // Chromium logs every 4xx a fetch receives; the tests that cause them check what the page shows.
+    if (message.type() === 'error' && !/status of (304|400|401|409)/.test(message.text())) problems.push(message.text())
+  })
+  page.on('pageerror', (error) => problems.push(error.message))
+  await page.goto(`${base}/console/`)
+  return { page, problems }
+}
+
+async function signIn(page: Page, token: string) {
+  await page.fill('#token', token)
+  await page.click('button[type=submit]')
+  await page.locator('header.top').waitFor(WAIT)
+}
+
+/**
+ * A new tab already signed in with `token`, at `#/<route>`: the token is put where the sign-in
+ * form keeps it (the first tests sign in through the form).
+ */
+async function signedInAt(token: string, route: string): Promise<Session> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+  contexts.push(context)
+  await context.addInitScript(
+    (value) =>
+      (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('berth.console.token', value),
+    token,
+  )
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/status of (304|400|409)/.test(message.text())) problems.push(message.text())
+  })
+  page.on('pageerror', (error) => problems.push(error.message))
+  await page.goto(`${base}/console/#/${route}`)
+  await page.locator('header.top').waitFor(WAIT)
+  return { page, problems }
+}
+
+/** Fails with what the page reported when it logged an error (a CSP violation, a crash). */
+function assertNoProblems({ problems }: Session) {
+  assert.deepEqual(problems, [], 'the page reported errors')
+}
+
+const cards = (page: Page) => page.locator('article.deployment')
+const card = (page: Page, executionId: string) => page.locator(`article.deployment[data-execution-id="${executionId}"]`)
+
+/** A new signed-in tab on the environment's page, once its role and its history are loaded. */
+async function environmentPage(token: string, environmentId: string): Promise<Session> {
+  const session = await signedInAt(token, `environment/${environmentId}`)
+  await session.page.locator('section.actions[data-role]').waitFor(WAIT)
+  await session.page.locator('.history-end').waitFor(WAIT)
+  return session
+}
+
+describe('web console', () => {
+  it('signs in with a token, walks organization → project → environment, and shows a deploy going from queued to deployed in place', async () => {
+    const { organization, project, environment, tokens } = await make.environmentWithTokens()
+    const helm = await make.helmService(environment.id)
+    const session = await newTab()
+    const { page } = session
+    await signIn(page, tokens.deploy.token)
+    assert.deepEqual(
+      await page.evaluate('[sessionStorage.getItem("berth.console.token"), localStorage.length, document.cookie]'),
+      [tokens.deploy.token, 0, ''],
+      'the token is kept in session storage only',
+    )
+    const conditional: number[] = []
+    page.on('response', (response) => {
+      if (response.url().includes('/deploymentHistoryV2') && response.request().headers()['if-none-match']) conditional.push(response.status())
+    })
+
+    await page.getByRole('link', { name: organization.name, exact: true }).click()
+    await page.getByRole('link', { name: project.name, exact: true }).click()
+    await page.getByRole('link', { name: environment.name, exact: true }).click()
+    await page.locator('section.actions[data-role="DEPLOY"]').waitFor(WAIT)
+    await page.getByText('No deployment yet.').waitFor(WAIT)
+    assert.equal(await page.getByRole('link', { name: helm.name, exact: true }).count(), 1, 'the helm service is listed')
+
+    // With the runner stopped the deployment stays queued, however slow the machine.
+    await runner!.stop()
+    let paused = true
+    try {
+      await page.click('button[data-action=deploy]')
+      await cards(page).first().waitFor(WAIT)
+      assert.equal(await cards(page).count(), 1)
+      const first = cards(page).first()
+      assert.equal(await first.getAttribute('data-status'), 'DEPLOYMENT_QUEUED')
+      assert.equal((await first.locator('[data-testid=status]').textContent())?.trim(), 'deployment queued')
+      assert.match((await first.locator('.who').textContent()) ?? '', new RegExp(`by API token ${tokens.deploy.name} from API`))
+      assert.equal(await first.locator('.trigger').textContent(), 'DEPLOY')
+
+      const element = (await first.elementHandle())!
+      // Every status the element shows from now on, as the page changes its attribute.
+      await element.evaluate((node) => {
+        const seen = [node.getAttribute('data-status')]
+        Object.assign(node, { seen })
+        new node.ownerDocument.defaultView.MutationObserver(() => seen.push(node.getAttribute('data-status'))).observe(node, {
+          attributes: true,
+          attributeFilter: ['data-status'],
+        })
+      })
+      startRunner()
+      paused = false
+
+      await page.waitForFunction((node) => node.getAttribute('data-status') === 'DEPLOYED', element, WAIT)
+      const executionId = await element.getAttribute('data-execution-id')
+      assert.equal(await element.evaluate((node) => node.isConnected), true, 'the same element is still in the page')
+      assert.equal(
+        await page.evaluate(([node, id]) => node.ownerDocument.querySelector(`[data-execution-id="${id}"]`) === node, [
+          element,
+          executionId,
+        ] as const),
+        true,
+        'the deployment was updated in place, not rendered anew',
+      )
+      const seen = (await element.evaluate((node) => (node as unknown as { seen: string[] }).seen)) as string[]
+      assert.equal(seen[0], 'DEPLOYMENT_QUEUED')
+      assert.equal(seen.at(-1), 'DEPLOYED')
+      assert.ok(
+        seen.every((status) => ['DEPLOYMENT_QUEUED', 'DEPLOYING', 'DEPLOYED'].includes(status)),
+        seen.join(' → '),
+      )
+      assert.equal(await cards(page).count(), 1)
+      const service = first.locator(`li.service[data-service-id="${helm.id}"]`)
+      assert.equal(await service.getAttribute('data-status'), 'DEPLOYED')
+      assert.equal(await service.locator('.service-name').textContent(), helm.name)
+      assert.equal(await first.locator('li.stage').getAttribute('data-status'), 'DONE')
+    } finally {
+      if (paused) startRunner()
+    }
+
+    // Polls after the change ask with If-None-Match and get 304 while nothing changes.
+    await until(
+      () => conditional,
+      (statuses) => statuses.includes(304),
+      { timeoutMs: 20_000, what: 'a 304 to a conditional history poll' },
+    )
+    assertNoProblems(session)
+  })
+
+  it('shows the API message of a refused token on the sign-in form, and of a refused action next to the buttons', async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    const session = await newTab()
+    const { page } = session
+    const bogus = `${tokens.read.token.slice(0, -1)}${tokens.read.token.endsWith('a') ? 'b' : 'a'}`
+    await page.fill('#token', bogus)
+    await page.click('button[type=submit]')
+    const refused = await t.app.inject({ method: 'GET', url: '/organization', headers: { authorization: `Token ${bogus}` } })
+    assert.equal(refused.statusCode, 401)
+    await page.locator('.sign-in .error').waitFor(WAIT)
+    assert.equal(await page.locator('.sign-in .error').textContent(), refused.json().message)
+
+    // Nothing to cancel: the API answers 409 and the console shows its message.
+    await signIn(page, tokens.deploy.token)
+    await page.goto(`${base}/console/#/environment/${environment.id}`)
+    await page.locator('section.actions[data-role="DEPLOY"]').waitFor(WAIT)
+    const expected = await t.app.inject({
+      method: 'POST',
+      url: `/environment/${environment.id}/cancelDeployment`,
+      headers: { authorization: tokens.deploy.authorization },
+      payload: {},
+    })
+    assert.equal(expected.statusCode, 409, expected.body)
+    await page.click('button[data-action=cancel]')
+    const alert = page.locator('section.actions .error')
+    await alert.waitFor(WAIT)
+    assert.equal(await alert.textContent(), expected.json().message)
+    assertNoProblems(session)
+  })
+
+  it('pages back through 45 deployments by startId as the list scrolls: all 45, once each, newest first', async () => {
+    // No services: each deployment ends as soon as a runner claims it.
+    const { environment, tokens } = await make.environmentWithTokens()
+    for (let i = 0; i < 45; i++) await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    const entries = await until(
+      () => calls.entries(environment.id, tokens.read.authorization),
+      (list) => list.length === 45 && list.every(isFinished),
+      { timeoutMs: 30_000, what: '45 deployments finished' },
+    )
+    const expected = entries.map((entry) => entry.identifier.execution_id)
+
+    const session = await environmentPage(tokens.read.token, environment.id)
+    const { page } = session
+    const startIds: string[] = []
+    page.on('request', (request) => {
+      const url = new URL(request.url())
+      if (url.pathname.endsWith('/deploymentHistoryV2') && url.searchParams.get('pageSize') === '20' && url.searchParams.has('startId')) {
+        startIds.push(url.searchParams.get('startId')!)
+      }
+    })
+    await cards(page).first().waitFor(WAIT)
+
+    const end = page.locator('.history-end')
+    while ((await end.getAttribute('data-has-more')) !== 'false') {
+      const shown = await cards(page).count()
+      await page.mouse.wheel(0, 20_000)
+      await page.waitForFunction(
+        (before) => {
+          const doc = (
+            globalThis as unknown as {
+              document: {
+                querySelectorAll(s: string): { length: number }
+                querySelector(s: string): { getAttribute(n: string): string | null } | null
+              }
+            }
+          ).document
+          return (
+            doc.querySelectorAll('article.deployment').length > before || doc.querySelector('.history-end')?.getAttribute('data-has-more') === 'false'
+          )
+        },
+        shown,
+        WAIT,
+      )
+    }
+
+    const shown = await cards(page).evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-execution-id') as string))
+    assert.equal(shown.length, 45)
+    assert.equal(new Set(shown).size, 45, 'no deployment shown twice')
+    assert.deepEqual(shown, expected, 'newest first, as the API lists them')
+    const times = await page.locator('article.deployment time').evaluateAll((nodes) => nodes.map((node) => Date.parse(node.getAttribute('datetime'))))
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => b - a),
+    )
+    assert.deepEqual(startIds, [expected[19], expected[39]], 'two more pages, each after the last entry shown')
+    assert.equal(await page.locator('[data-testid=history-count]').textContent(), '45')
+    await page.getByText('All 45 deployments shown.').waitFor(WAIT)
+    assertNoProblems(session)
+  })
+
+  it('shows a failed deployment as failed, its failed stage and service standing out', async () => {
+    // Named for the README's screenshot.
+    const { organization, tokens: roleTokens } = await make.organizationWithTokens(uniqueName('Acme'))
+    const environment = await make.environment((await make.project(organization.id, 'shop')).id, { name: 'production' })
+    const tokens = { ...roleTokens, deploy: await make.apiToken(organization.id, 'DEPLOY', { name: 'ci-deployer' }) }
+    const api = await make.helmService(environment.id, { name: 'api' })
+    const web = await make.helmService(environment.id, { name: 'web' })
+    await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    await calls.trigger(`/environment/${environment.id}/redeploy`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    const worker = await make.helmService(environment.id, { name: 'worker', values_override: { set: FAIL } })
+    await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    await calls.trigger(`/helm/${api.id}/deploy`, tokens.deploy.authorization)
+    const [, failed] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal(failed!.status, 'DEPLOYMENT_ERROR')
+
+    const session = await environmentPage(tokens.admin.token, environment.id)
+    const { page } = session
+    await page.getByText('All 4 deployments shown.').waitFor(WAIT)
+    assert.deepEqual(await cards(page).evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-status'))), [
+      'DEPLOYED',
+      'DEPLOYMENT_ERROR',
+      'RESTARTED',
+      'DEPLOYED',
+    ])
+
+    const entry = card(page, failed!.identifier.execution_id)
+    assert.match((await entry.getAttribute('class')) ?? '', /\bfailed\b/)
+    assert.match((await entry.getAttribute('class')) ?? '', /\btone-error\b/)
+    assert.equal((await entry.locator('[data-testid=status]').textContent())?.trim(), 'deployment error')
+    const stage = entry.locator('li.stage')
+    assert.equal(await stage.getAttribute('data-status'), 'ERROR')
+    assert.match((await stage.getAttribute('class')) ?? '', /\bfailed\b/)
+    const failing = entry.locator(`li.service[data-service-id="${worker.id}"]`)
+    const fine = entry.locator(`li.service[data-service-id="${web.id}"]`)
+    assert.equal(await failing.getAttribute('data-status'), 'DEPLOYMENT_ERROR')
+    assert.match((await failing.getAttribute('class')) ?? '', /\bfailed\b/)
+    assert.match((await failing.locator('.message').textContent()) ?? '', /simulated deploy failure/)
+    assert.equal(await fine.getAttribute('data-status'), 'DEPLOYED')
+    assert.doesNotMatch((await fine.getAttribute('class')) ?? '', /\bfailed\b/)
+    const background = (locator: typeof fine) =>
+      locator.evaluate((node) => node.ownerDocument.defaultView.getComputedStyle(node).backgroundColor as string)
+    assert.notEqual(await background(failing), await background(fine), 'the failed service is coloured apart')
+    const healthy = card(page, (await cards(page).first().getAttribute('data-execution-id'))!)
+    assert.doesNotMatch((await healthy.getAttribute('class')) ?? '', /\bfailed\b/)
+
+    if (process.env.CONSOLE_SCREENSHOT) {
+      await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0))
+      await page.screenshot({ path: path.resolve(repoRoot, process.env.CONSOLE_SCREENSHOT), fullPage: true })
+    }
+    assertNoProblems(session)
+  })
+
+  it('shows the deploy, redeploy, stop and cancel buttons to DEPLOY and above only', async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    const buttons = (page: Page) => page.getByRole('button', { name: /^(Deploy|Redeploy|Stop|Cancel)$/ })
+
+    const reader = await environmentPage(tokens.read.token, environment.id)
+    await reader.page.locator('section.actions[data-role="READ"]').waitFor(WAIT)
+    assert.equal(await buttons(reader.page).count(), 0, 'a READ token sees no trigger')
+    assert.equal(await reader.page.locator('[data-action=deploy], [data-action=redeploy], [data-action=stop], [data-action=cancel]').count(), 0)
+
+    const deployer = await environmentPage(tokens.deploy.token, environment.id)
+    await deployer.page.locator('section.actions[data-role="DEPLOY"]').waitFor(WAIT)
+    assert.deepEqual(await buttons(deployer.page).allTextContents(), ['Deploy', 'Redeploy', 'Stop', 'Cancel'])
+    assertNoProblems(deployer)
+    assertNoProblems(reader)
+  })
+
+  it('lets a WRITE token edit a helm service values override, with the API field errors next to the fields; READ only looks', async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    const helm = await make.helmService(environment.id, {
+      arguments: ['--wait'],
+      values_override: { set: [['replicaCount', '1']] },
+      ports: [{ internal_port: 8080, service_name: 'web' }],
+    })
+    const read = async () =>
+      (await t.app.inject({ method: 'GET', url: `/helm/${helm.id}`, headers: { authorization: tokens.read.authorization } })).json()
+    const before = await read()
+
+    const writer = await environmentPage(tokens.write.token, environment.id)
+    const { page } = writer
+    await page.getByRole('link', { name: helm.name, exact: true }).click()
+    await page.locator('form.values[data-editable="true"]').waitFor(WAIT)
+    assert.equal(await page.locator('[data-testid=helm-source]').textContent(), `app 1.0.0 from ${before.source.repository.repository.name}`)
+
+    // An invalid edit: the API's messages appear next to the fields they name, and nothing is saved.
+    await page.click('[data-action=add-set]')
+    await page.click('[data-action=add-set_json]')
+    await page.fill('[data-field="/values_override/set_json/0/0"]', 'resources')
+    await page.fill('[data-field="/values_override/set_json/0/1"]', '{not json')
+    await page.click('[data-action=save]')
+    const jsonError = page.locator('[data-field="/values_override/set_json/0/1"] + .field-error')
+    await jsonError.waitFor(WAIT)
+    assert.equal(await jsonError.textContent(), 'must be valid JSON')
+    assert.equal(await page.locator('[data-field="/values_override/set/1/0"] + .field-error').textContent(), 'the key must not be empty')
+    assert.equal(await page.locator('[data-field="/values_override/set_json/0/1"]').getAttribute('aria-invalid'), 'true')
+    assert.deepEqual((await read()).values_override, before.values_override)
+
+    // A valid edit is saved, and only the values override changes.
+    await page.locator('fieldset[data-group=set] .row').nth(1).locator('[data-action=remove]').click()
+    await page.fill('[data-field="/values_override/set/0/1"]', '3')
+    await page.fill('[data-field="/values_override/set_json/0/1"]', '{"cpu":"500m"}')
+    await page.click('[data-action=add-raw]')
+    await page.fill('[data-field="/values_override/file/raw/values/0/content"]', 'image:\n  tag: v2\n')
+    await page.click('[data-action=save]')
+    await page.locator('.saved').waitFor(WAIT)
+    assert.equal(await page.locator('.field-error').count(), 0)
+    const after = await read()
+    assert.deepEqual(after.values_override, {
+      set: [['replicaCount', '3']],
+      set_string: [],
+      set_json: [['resources', '{"cpu":"500m"}']],
+      file: { raw: { values: [{ name: 'values.yaml', content: 'image:\n  tag: v2\n' }] } },
+    })
+    const unchanged = (helmResponse: Record<string, unknown>) => ({ ...helmResponse, values_override: null, updated_at: null })
+    assert.deepEqual(unchanged(after), unchanged(before), 'everything else is kept')
+
+    // READ sees the configuration and the values, and nothing to edit them with.
+    const reader = await signedInAt(tokens.read.token, `helm/${helm.id}`)
+    await reader.page.locator('form.values[data-editable="false"]').waitFor(WAIT)
+    assert.equal(await reader.page.locator('form.values input, form.values textarea, form.values button').count(), 0)
+    assert.equal(await reader.page.locator('[data-field="/values_override/set/0/1"]').textContent(), '3')
+    assertNoProblems(writer)
+    assertNoProblems(reader)
+  })
+})
