@@ -60,6 +60,10 @@ export async function startBerth(options: BerthOptions): Promise<RunningServer> 
       BERTH_LOG_LEVEL: options.logLevel,
       BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
       BERTH_SECRET_KEY: options.secretKeyHex,
+      // The limits are counted (their cost is part of what is measured) but set far above the load.
+      BERTH_RATE_LIMIT_PER_CREDENTIAL: '100000000',
+      BERTH_RATE_LIMIT_PER_ADDRESS: '100000000',
+      BERTH_RATE_LIMIT_FAILED_AUTH: '100000000',
       // Never the embedded database's data dir of a developer's checkout.
       BERTH_DATA_DIR: path.join(options.logDir, `${options.name}-data`),
       ...options.env,
