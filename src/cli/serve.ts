@@ -12,6 +12,8 @@ import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts
 
 const GRACE_EXCEEDED = Symbol('grace exceeded')
 const CLOSE_HOOKS_MS = 2_000
+/** How often a stopping server closes the connections that went idle since it stopped accepting. */
+const IDLE_CLOSE_MS = 50
 
 /**
  * `berth serve`: the API on HOST:PORT until SIGINT or SIGTERM. Then it stops accepting, lets
@@ -35,8 +37,15 @@ export async function serve(config: Config): Promise<void> {
         // Deployments under way are handed back, unfinished, for another runner to resume.
         const runnerStopped = runner?.stop()
         if (app) {
+          const server = app.server
           const closed = app.close()
-          const outcome = await Promise.race([closed, sleep(config.http.shutdownGraceMs, GRACE_EXCEEDED, { ref: false })])
+          // Node closes the connections that are idle when the server closes, not those that go
+          // idle later: a client keeping its connection alive after the response to a request
+          // under way would hold the close, and the process, until the grace period ends.
+          const idleCloser = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_MS)
+          const outcome = await Promise.race([closed, sleep(config.http.shutdownGraceMs, GRACE_EXCEEDED, { ref: false })]).finally(() =>
+            clearInterval(idleCloser),
+          )
           if (outcome === GRACE_EXCEEDED) {
             clean = false
             logger.warn({ graceMs: config.http.shutdownGraceMs }, 'requests still running after the grace period; closing them')

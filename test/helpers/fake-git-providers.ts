@@ -284,8 +284,11 @@ export async function startFakeProvider(kind: FakeKind): Promise<FakeProvider> {
       if (fake.failWith !== undefined) return json(res, fake.failWith, { message: 'Server Error' })
       return HANDLERS[kind](fake, res, segments, query, rawPath)
     }
-    if (fake.delayMs > 0) setTimeout(answer, fake.delayMs)
-    else answer()
+    if (fake.delayMs > 0) {
+      // Forgotten when the caller goes away first, so that no timer outlives the fake.
+      const timer = setTimeout(answer, fake.delayMs)
+      res.on('close', () => clearTimeout(timer))
+    } else answer()
   })
   return fake
 }

@@ -140,8 +140,13 @@ export function createProviderHttp(settings: { allowPrivateUrls: boolean }, cloc
       }
     },
 
+    /**
+     * Aborts the calls still under way rather than waiting for them: once the server has closed,
+     * no client waits for their answers, and a slow provider must not hold the shutdown (and the
+     * database connections the later close hooks release) for up to BERTH_GIT_TIMEOUT_MS.
+     */
     async close(): Promise<void> {
-      await agent?.close()
+      await agent?.destroy()
     },
   }
 }
