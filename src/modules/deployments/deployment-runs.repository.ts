@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database } from '#src/platform/db/schema.ts'
+import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import { type DeploymentRun, isFinished, withPreviousStates } from './deployment-progress.ts'
 import { databaseNow, finishedStates, latestServiceEntry, runColumns, serviceIdsOf, toRun, writeEntries } from './deployment-rows.ts'
 import { type State, UNFINISHED } from './deployment-states.ts'
@@ -115,6 +116,7 @@ export type ClaimOutcome =
   | { kind: 'interrupted'; run: DeploymentRun; lostRunner: string }
 
 export function createDeploymentRunsRepository(db: Db) {
+  const environmentTurns = createKeyedTurns()
   /** Extends the lease of a run `runnerId` holds; as `save`, without changing the run. */
   async function renew(runId: string, runnerId: string, leaseMs: number): Promise<'lost' | { cancelRequested: boolean }> {
     const updated = await db
@@ -139,33 +141,37 @@ export function createDeploymentRunsRepository(db: Db) {
       environmentId: string,
       work: (queue: LockedQueue, next: () => Promise<{ seq: string; createdAt: string }>) => Promise<T>,
     ): Promise<T | undefined> {
-      return db.transaction().execute(async (trx) => {
-        const locked = await trx
-          .selectFrom('environments')
-          .select('deploymentSeq')
-          .where('id', '=', environmentId)
-          .forNoKeyUpdate()
-          .executeTakeFirst()
-        if (!locked) return undefined
-        const next = async () => {
-          const { seq, createdAt } = await trx
-            .updateTable('environments')
-            .set((eb) => ({ deploymentSeq: sql<string>`${eb.ref('deploymentSeq')} + 1` }))
+      // A burst of triggers on one environment would otherwise fill the pool with transactions
+      // waiting on its row lock, starving requests for other environments.
+      return environmentTurns.run(environmentId, () =>
+        db.transaction().execute(async (trx) => {
+          const locked = await trx
+            .selectFrom('environments')
+            .select('deploymentSeq')
             .where('id', '=', environmentId)
-            .returning((eb) => [
-              'deploymentSeq as seq',
-              sql<Date>`greatest(clock_timestamp(), (${eb
-                .selectFrom('deploymentRequests')
-                .select(sql`created_at + interval '1 millisecond'`.as('after'))
-                .where('environmentId', '=', environmentId)
-                // RETURNING sees the row as updated: the previous run is the one numbered one less.
-                .where('seq', '=', sql<string>`environments.deployment_seq - 1`)}))`.as('createdAt'),
-            ])
-            .executeTakeFirstOrThrow()
-          return { seq, createdAt: createdAt.toISOString() }
-        }
-        return work(lockedQueue(trx, environmentId), next)
-      })
+            .forNoKeyUpdate()
+            .executeTakeFirst()
+          if (!locked) return undefined
+          const next = async () => {
+            const { seq, createdAt } = await trx
+              .updateTable('environments')
+              .set((eb) => ({ deploymentSeq: sql<string>`${eb.ref('deploymentSeq')} + 1` }))
+              .where('id', '=', environmentId)
+              .returning((eb) => [
+                'deploymentSeq as seq',
+                sql<Date>`greatest(clock_timestamp(), (${eb
+                  .selectFrom('deploymentRequests')
+                  .select(sql`created_at + interval '1 millisecond'`.as('after'))
+                  .where('environmentId', '=', environmentId)
+                  // RETURNING sees the row as updated: the previous run is the one numbered one less.
+                  .where('seq', '=', sql<string>`environments.deployment_seq - 1`)}))`.as('createdAt'),
+              ])
+              .executeTakeFirstOrThrow()
+            return { seq, createdAt: createdAt.toISOString() }
+          }
+          return work(lockedQueue(trx, environmentId), next)
+        }),
+      )
     },
 
     /**
