@@ -9,6 +9,7 @@ import {
   type JWTVerifyOptions,
   jwtVerify,
 } from 'jose'
+import { isStorableText } from '../db/storable-text.ts'
 import { AppError } from '../http/errors.ts'
 
 /** Asymmetric algorithms only: `none` and HMAC (which a public key could be abused for) never verify. */
@@ -65,9 +66,27 @@ class KeyNotUsable extends Error {}
 
 const invalid = (reason: string) => new AppError('unauthenticated', `invalid Bearer token: ${reason}`)
 
+/**
+ * A text claim trimmed and cut at `max` (never between the halves of a surrogate pair); left out
+ * when empty, or when PostgreSQL could not store it (NUL, an unpaired surrogate).
+ */
 const claimText = (payload: JWTPayload, claim: string, max: number): string | undefined => {
   const value = payload[claim]
-  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, max) : undefined
+  if (typeof value !== 'string') return undefined
+  const text = value
+    .trim()
+    .slice(0, max)
+    .replace(/[\uD800-\uDBFF]$/, '')
+  return text !== '' && isStorableText(text) ? text : undefined
+}
+
+/**
+ * A NumericDate claim as an ISO timestamp for a message; undefined when it is no time a Date can
+ * hold (nbf 1e21 is a number, yet toISOString would throw on it).
+ */
+const isoTime = (seconds: unknown): string | undefined => {
+  const date = new Date(typeof seconds === 'number' ? seconds * 1000 : Number.NaN)
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
 }
 
 /**
@@ -251,8 +270,8 @@ export function createOidcVerifier({ issuer, audience, cooldownMs, onIssuerError
     }
     if (error instanceof KeyNotUsable) return invalid("key not usable: the issuer's key for this token cannot verify signatures here")
     if (error instanceof errors.JWTExpired) {
-      const exp = typeof error.payload.exp === 'number' ? ` at ${new Date(error.payload.exp * 1000).toISOString()}` : ''
-      return invalid(`expired${exp}`)
+      const exp = isoTime(error.payload.exp)
+      return invalid(`expired${exp ? ` at ${exp}` : ''}`)
     }
     if (error instanceof errors.JWTClaimValidationFailed) {
       if (error.reason === 'missing') return invalid(`the "${error.claim}" claim is missing`)
@@ -262,8 +281,8 @@ export function createOidcVerifier({ issuer, audience, cooldownMs, onIssuerError
         case 'aud':
           return invalid(`wrong audience: the token is not meant for ${audience}`)
         case 'nbf': {
-          const nbf = typeof error.payload.nbf === 'number' ? ` until ${new Date(error.payload.nbf * 1000).toISOString()}` : ''
-          return invalid(`not yet valid${nbf}`)
+          const nbf = isoTime(error.payload.nbf)
+          return invalid(`not yet valid${nbf ? ` until ${nbf}` : ''}`)
         }
         default:
           return invalid(`the "${error.claim}" claim is invalid`)
@@ -288,6 +307,8 @@ export function createOidcVerifier({ issuer, audience, cooldownMs, onIssuerError
       if (typeof subject !== 'string' || subject === '' || subject.length > 255) {
         throw invalid('the "sub" claim must be a string of 1 to 255 characters')
       }
+      // The subject is looked up and stored as it is: one PostgreSQL cannot take would fail the statement.
+      if (!isStorableText(subject)) throw invalid('the "sub" claim holds NUL or an unpaired surrogate')
       return {
         issuer,
         subject,

@@ -1,27 +1,47 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { bodyNotJson, validationFailed } from './errors.ts'
+import { isStorableText } from '../db/storable-text.ts'
+import { AppError, bodyNotJson, validationFailed } from './errors.ts'
+
+// JSON text is UTF-8 (RFC 8259 §8.1). A lenient decoding would turn malformed bytes into U+FFFD
+// and store those instead of refusing the body; the BOM is left for the JSON parser to deal with.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 // JSON can escape characters PostgreSQL cannot store in text or jsonb: NUL and lone surrogates.
 const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f][0-9a-f]{2})/i
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+/** A place in a parsed body: its parent's place and its own JSON pointer segment. */
+interface Place {
+  parent: Place | undefined
+  segment: string
+}
 
-const isStorable = (text: string) => !text.includes('\0') && !LONE_SURROGATE.test(text)
+const pointerOf = (place: Place | undefined): string => {
+  const segments: string[] = []
+  for (let at = place; at; at = at.parent) segments.push(at.segment)
+  return segments.reverse().join('')
+}
 
-/** The JSON pointer of the first string (value or key) PostgreSQL cannot store, if any. */
-function unstorablePath(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return isStorable(value) ? undefined : path
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = unstorablePath(item, `${path}/${index}`)
-      if (found !== undefined) return found
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const pointer = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`
-      if (!isStorable(key)) return pointer
-      const found = unstorablePath(item, pointer)
-      if (found !== undefined) return found
+/**
+ * The JSON pointer of the first string (value or key) PostgreSQL cannot store, if any. Walks the
+ * value with a stack of its own, in document order: a body within the size limit can nest far
+ * deeper than the call stack would go.
+ */
+function unstorablePath(root: unknown): string | undefined {
+  const stack: { value: unknown; place: Place | undefined }[] = [{ value: root, place: undefined }]
+  while (stack.length > 0) {
+    const { value, place } = stack.pop()!
+    if (typeof value === 'string') {
+      if (!isStorableText(value)) return pointerOf(place)
+    } else if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], place: { parent: place, segment: `/${index}` } })
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i]!
+        const child = { parent: place, segment: `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}` }
+        // The key is looked at before its value: pushed last, popped first.
+        stack.push({ value: item, place: child }, { value: key, place: child })
+      }
     }
   }
   return undefined
@@ -29,8 +49,9 @@ function unstorablePath(value: unknown, path = ''): string | undefined {
 
 /**
  * Request bodies are JSON and nothing else: other content types get 415. An empty body sent with
- * a JSON content type counts as no body, since some clients send the header on every call. Text
- * holding NUL or a lone surrogate gets 400 here, before it can reach the database.
+ * a JSON content type counts as no body, since some clients send the header on every call. A body
+ * that is not UTF-8, or whose text holds NUL or a lone surrogate, gets 400 here, before it can
+ * reach the database.
  */
 export function registerBodyParsing(app: FastifyInstance): void {
   // Fastify parses text/plain by default, which would let text reach validation (400, not 415).
@@ -42,8 +63,13 @@ export function registerBodyParsing(app: FastifyInstance): void {
     else done(bodyNotJson(), undefined)
   })
   const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string
+    try {
+      text = UTF8.decode(body as Buffer)
+    } catch {
+      return done(new AppError('invalid_json', 'request body is not valid JSON: it is not UTF-8'), undefined)
+    }
     if (text.trim() === '') return done(null, undefined)
     if (!UNSTORABLE_ESCAPE.test(text)) return parseJson(request, text, done)
     return parseJson(request, text, (error, value) => {

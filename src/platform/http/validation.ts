@@ -1,6 +1,7 @@
-import { Ajv, type Options } from 'ajv'
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
+import { isStorableText } from '../db/storable-text.ts'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
@@ -19,12 +20,47 @@ function build(options: Options): Ajv {
   return addFormats(new Ajv({ ...shared, ...options }))
 }
 
+/** The JSON pointer of the first string PostgreSQL cannot take in a (shallow) path, query or header value. */
+function unstorablePath(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return isStorableText(value) ? undefined : path || '/'
+  if (value === null || typeof value !== 'object') return undefined
+  for (const [key, item] of Object.entries(value)) {
+    const found = unstorablePath(item, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/**
+ * PostgreSQL cannot take NUL in text, not even to compare: a `%00` in a query value would fail the
+ * statement (500). Bodies are refused at parsing (body-parsing.ts); path, query and header values,
+ * as they were percent-decoded, are refused here once their schema has passed.
+ */
+function refusingUnstorable(validate: ValidateFunction) {
+  const check = (data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    if (!validate(data, context)) {
+      check.errors = validate.errors
+      return false
+    }
+    const path = unstorablePath(data)
+    check.errors =
+      path === undefined
+        ? null
+        : [{ instancePath: path, schemaPath: '', keyword: 'storable', params: {}, message: 'must not contain NUL characters or unpaired surrogates' }]
+    return path === undefined
+  }
+  check.errors = null as ErrorObject[] | null | undefined
+  // Fastify passes the parent to a validator with a schemaEnv, so that Ajv can coerce a root value.
+  check.schemaEnv = validate.schemaEnv
+  return check
+}
+
 /**
  * Bodies are validated strictly (a string is not a number), while path and query values, which
- * are always text on the wire, are coerced to the declared types.
+ * are always text on the wire, are coerced to the declared types (and may not hold what PostgreSQL cannot take).
  */
 export function registerValidation(app: FastifyInstance): void {
   const strict = build({ coerceTypes: false })
   const coercing = build({ coerceTypes: 'array' })
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema))
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : refusingUnstorable(coercing.compile(schema))))
 }

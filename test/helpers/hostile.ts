@@ -1,0 +1,1247 @@
+/**
+ * Hostile input for every route (issue 8): the routes of the served OpenAPI document, a world of
+ * real resources for their path parameters, a description of one hostile request that renders to an
+ * `app.inject` call, fast-check arbitraries for such requests, the checks every answer must pass,
+ * and a snapshot of the database to show that a rejected write changed nothing.
+ *
+ * Requests are described symbolically (a fixture by kind, a 1 MiB string by its length) so that a
+ * counterexample fast-check prints stays short and replays against whatever world exists then.
+ */
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import fc from 'fast-check'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { sql } from 'kysely'
+import type { Db } from '#src/platform/db/database.ts'
+import { ERROR_STATUS } from '#src/platform/http/errors.ts'
+import { createTestApp, type TestApp } from './app.ts'
+import { factories, uniqueName } from './factories.ts'
+import { type FakeProvider, startFakeProvider } from './fake-git-providers.ts'
+import { createIsolatedDatabase, type IsolatedDatabase } from './isolated-database.ts'
+import { startOidcProvider, TEST_AUDIENCE, type TestIdentityProvider } from './oidc-provider.ts'
+
+// ---------------------------------------------------------------------------------------------
+// Routes, as the OpenAPI document serves them
+
+export type JsonSchema = {
+  type?: string | string[]
+  properties?: Record<string, JsonSchema>
+  required?: string[]
+  items?: JsonSchema
+  anyOf?: JsonSchema[]
+  oneOf?: JsonSchema[]
+  enum?: unknown[]
+  format?: string
+  minimum?: number
+  maximum?: number
+  minLength?: number
+  maxLength?: number
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  /** The OpenAPI path template, such as `/environment/{environmentId}/deploy`. */
+  template: string
+  pathParams: string[]
+  queryParams: { name: string; schema: JsonSchema }[]
+  bodySchema: JsonSchema | undefined
+}
+
+export const routeKey = (route: Pick<Route, 'method' | 'template'>) => `${route.method} ${route.template}`
+
+interface Operation {
+  parameters?: { in: string; name: string; schema?: JsonSchema }[]
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> }
+}
+
+/** Every operation of the served document (`/openapi.json`), in its order. */
+export function routesOf(app: FastifyInstance): Route[] {
+  const doc = app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> }
+  const routes: Route[] = []
+  for (const [template, operations] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const parameters = operation.parameters ?? []
+      routes.push({
+        method: method.toUpperCase() as Route['method'],
+        template,
+        pathParams: parameters.filter((p) => p.in === 'path').map((p) => p.name),
+        queryParams: parameters.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
+        bodySchema: operation.requestBody?.content?.['application/json']?.schema,
+      })
+    }
+  }
+  return routes
+}
+
+/** Each place in a body schema a value can go, as a path of keys (array items as index 0). */
+export function schemaPaths(schema: JsonSchema | undefined, prefix: string[] = [], depth = 0): string[][] {
+  if (!schema || depth > 6) return []
+  const paths: string[][] = []
+  for (const alternative of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) paths.push(...schemaPaths(alternative, prefix, depth + 1))
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    paths.push([...prefix, name])
+    paths.push(...schemaPaths(property, [...prefix, name], depth + 1))
+  }
+  if (schema.items) {
+    paths.push([...prefix, '0'])
+    paths.push(...schemaPaths(schema.items, [...prefix, '0'], depth + 1))
+  }
+  const seen = new Set<string>()
+  return paths.filter((path) => !seen.has(path.join('/')) && seen.add(path.join('/')))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The world: real resources for path parameters, and an ADMIN token to reach the handlers
+
+export type Kind = 'organization' | 'project' | 'environment' | 'helm' | 'helmRepository' | 'gitToken' | 'apiToken' | 'user'
+
+export const KINDS: Kind[] = ['organization', 'project', 'environment', 'helm', 'helmRepository', 'gitToken', 'apiToken', 'user']
+
+export const PARAM_KIND: Record<string, Kind> = {
+  organizationId: 'organization',
+  projectId: 'project',
+  environmentId: 'environment',
+  helmId: 'helm',
+  helmRepositoryId: 'helmRepository',
+  gitTokenId: 'gitToken',
+  apiTokenId: 'apiToken',
+  userId: 'user',
+}
+
+export interface World {
+  /** One resource of each kind, all in one organization; `apiToken` is a spare READ token, not the caller's. */
+  ids: Record<Kind, string>
+  adminTokenId: string
+  /** The ADMIN API token of the organization, as `Token …`. */
+  authorization: string
+  /** The secret of that token, which no answer may contain. */
+  secret: string
+  /** The fake GitHub that the git token leads to, and the git token's secret there. */
+  gitApiUrl: string
+  gitSecret: string
+  /** The OpenID Connect issuer and the JWT subject of `ids.user`, a WRITE member of the organization. */
+  issuer: string
+  userSubject: string
+}
+
+/** A repository the fake GitHub serves, for branch listings that go all the way. */
+export const FAKE_REPOSITORY = 'acme/app'
+
+async function createWorld(db: Db, github: FakeProvider, issuer: string): Promise<World> {
+  const f = factories(db)
+  const organization = await f.organization()
+  const admin = await f.apiToken(organization.id, 'ADMIN')
+  const spare = await f.apiToken(organization.id, 'READ')
+  const project = await f.project(organization.id)
+  const environment = await f.environment(project.id)
+  const helmRepository = await f.helmRepository(organization.id)
+  const helm = await f.helmService(environment.id, {
+    source: { helm_repository: { repository: helmRepository.id, chart_name: 'app', chart_version: '1.0.0' } },
+  })
+  const gitSecret = `ghp_${randomUUID().replaceAll('-', '')}`
+  github.tokens.add(gitSecret)
+  const gitToken = await f.gitToken(organization.id, { type: 'GITHUB', token: gitSecret, gitApiUrl: github.url })
+  const userSubject = `member-${randomUUID()}`
+  const user = await db
+    .insertInto('users')
+    .values({ issuer, subject: userSubject, name: uniqueName('user'), email: null })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await db.insertInto('organizationMembers').values({ organizationId: organization.id, userId: user.id, role: 'WRITE' }).execute()
+  return {
+    ids: {
+      organization: organization.id,
+      project: project.id,
+      environment: environment.id,
+      helm: helm.id,
+      helmRepository: helmRepository.id,
+      gitToken: gitToken.id,
+      apiToken: spare.id,
+      user: user.id,
+    },
+    adminTokenId: admin.id,
+    authorization: admin.authorization,
+    secret: admin.token,
+    gitApiUrl: github.url,
+    gitSecret,
+    issuer,
+    userSubject,
+  }
+}
+
+async function worldIntact(db: Db, world: World): Promise<boolean> {
+  const { ids } = world
+  const { rows } = await sql<{ intact: boolean }>`
+    select exists (select 1 from organizations where id = ${ids.organization})
+      and (select count(*) from api_tokens where id in (${world.adminTokenId}, ${ids.apiToken})) = 2
+      and exists (select 1 from projects where id = ${ids.project})
+      and exists (select 1 from environments where id = ${ids.environment})
+      and exists (select 1 from helm_services where id = ${ids.helm})
+      and exists (select 1 from helm_repositories where id = ${ids.helmRepository})
+      and exists (select 1 from git_tokens where id = ${ids.gitToken})
+      and exists (select 1 from organization_members where organization_id = ${ids.organization} and user_id = ${ids.user})
+      as intact`.execute(db)
+  return rows[0]?.intact === true
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database snapshots
+
+/** Columns that change without any request writing them: the token-usage flusher's. */
+export const VOLATILE_COLUMNS = new Set(['last_used_at'])
+/** Bookkeeping that no request touches. */
+const IGNORED_TABLES = new Set(['berth_migrations', 'berth_migrations_lock'])
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/
+
+interface TableLayout {
+  name: string
+  columns: string[]
+  key: string[]
+}
+
+async function tableLayouts(db: Db): Promise<TableLayout[]> {
+  const { rows: columns } = await sql<{ tbl: string; col: string }>`
+    select c.table_name as tbl, c.column_name as col
+    from information_schema.columns c
+    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+    where c.table_schema = 'public' and t.table_type = 'BASE TABLE'
+    order by c.table_name, c.ordinal_position`.execute(db)
+  const { rows: keys } = await sql<{ tbl: string; col: string }>`
+    select k.table_name as tbl, k.column_name as col
+    from information_schema.table_constraints c
+    join information_schema.key_column_usage k
+      on k.constraint_schema = c.constraint_schema and k.constraint_name = c.constraint_name and k.table_name = c.table_name
+    where c.table_schema = 'public' and c.constraint_type = 'PRIMARY KEY'
+    order by k.table_name, k.ordinal_position`.execute(db)
+  const layouts = new Map<string, TableLayout>()
+  for (const { tbl: table, col: column } of columns) {
+    if (IGNORED_TABLES.has(table)) continue
+    assert.match(table, IDENTIFIER)
+    assert.match(column, IDENTIFIER)
+    const layout = layouts.get(table) ?? { name: table, columns: [], key: [] }
+    if (!VOLATILE_COLUMNS.has(column)) layout.columns.push(column)
+    layouts.set(table, layout)
+  }
+  for (const { tbl: table, col: column } of keys) layouts.get(table)?.key.push(column)
+  return [...layouts.values()]
+}
+
+/** Table name → md5 of its rows as JSON, ordered by primary key (the whole row where there is none). */
+export type Snapshot = Record<string, string>
+
+/** Reads every table of the public schema but the migrations' bookkeeping, without volatile columns, in one statement. */
+export function snapshotter(db: Db): () => Promise<Snapshot> {
+  let statement: Promise<string> | undefined
+  const build = async () => {
+    const layouts = await tableLayouts(db)
+    assert.ok(layouts.length > 0, 'no table to snapshot')
+    return layouts
+      .map(({ name, columns, key }) => {
+        const order = key.length > 0 ? key.map((c) => `r."${c}"`).join(', ') : 'r::text'
+        const select = columns.map((c) => `"${c}"`).join(', ')
+        return `select '${name}' as name, md5(coalesce((select json_agg(r order by ${order}) from (select ${select} from "${name}") r)::text, '[]')) as hash`
+      })
+      .join(' union all ')
+  }
+  return async () => {
+    statement ??= build()
+    const { rows } = await sql<{ name: string; hash: string }>`${sql.raw(await statement)}`.execute(db)
+    return Object.fromEntries(rows.map((row) => [row.name, row.hash]))
+  }
+}
+
+export const changedTables = (before: Snapshot, after: Snapshot) =>
+  [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((table) => before[table] !== after[table]).sort()
+
+// ---------------------------------------------------------------------------------------------
+// A hostile request, described symbolically
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS' | 'HEAD'
+
+export const WRITE_METHODS = new Set<string>(['POST', 'PUT', 'DELETE', 'PATCH'])
+
+/** A path parameter: the world's resource of its kind, one of another kind, a random uuid, or raw URL text. */
+export type Param = { real: true } | { other: Kind } | { uuid: string } | { raw: string }
+
+/** A JSON value: plain, raw JSON text (1e309), a long string, deep nesting, or bytes that are not UTF-8. */
+export type Leaf =
+  | { json: unknown }
+  | { raw: string }
+  | { long: number; char: string }
+  | { deep: number; open: '[' | '{'; leaf: string; closed: boolean }
+  | { bytes: number[] }
+
+export type Mutation = { set: string[]; value: Leaf } | { remove: string[] } | { key: string; at: string[]; value: Leaf }
+
+export type Body =
+  | { none: true }
+  /** The route's valid body with these changes. */
+  | { base: Mutation[]; contentType?: string }
+  | { value: Leaf; contentType?: string }
+  | { text: string; contentType?: string }
+
+/**
+ * The caller: the world's ADMIN token, none, a raw Authorization header, the ADMIN token spoiled, or
+ * a Bearer JWT that the issuer signed with these claims over valid defaults (`sub: '@member'` is the
+ * world's member user).
+ */
+export type Auth =
+  | { admin: true }
+  | { none: true }
+  | { header: string }
+  | { mangled: 'suffix' | 'truncate' | 'flip' | 'upper' | 'spaces' }
+  | { forged: Record<string, unknown> }
+
+export interface HostileRequest {
+  method: Method
+  /** A route key (`GET /project/{projectId}`) or, for an unknown route, a raw path. */
+  route: string
+  params: Record<string, Param>
+  /** Raw query pairs, already percent-encoded as they should go on the wire; a null value sends the key alone. */
+  query: [string, string | null][]
+  auth: Auth
+  headers: Record<string, string>
+  body: Body
+}
+
+export interface Rendered {
+  method: Method
+  url: string
+  headers: Record<string, string>
+  payload?: string | Buffer
+  /** Route key when the request targets a documented route. */
+  route: Route | undefined
+  /** Whether the payload is JSON-typed and not valid UTF-8. */
+  invalidUtf8: boolean
+}
+
+const quote = (text: string) => JSON.stringify(text)
+
+/** JSON text of `value`, emitting own `__proto__` keys as any other; bytes leaves become markers. */
+function jsonText(value: unknown, bytes: number[][]): string {
+  if (isLeaf(value)) return leafText(value, bytes)
+  if (Array.isArray(value)) return `[${value.map((item) => jsonText(item, bytes)).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .map((key) => `${quote(key)}:${jsonText((value as Record<string, unknown>)[key], bytes)}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+const LEAF = Symbol('leaf')
+const isLeaf = (value: unknown): value is Leaf => value !== null && typeof value === 'object' && LEAF in value
+const asLeaf = (leaf: Leaf): Leaf => Object.defineProperty({ ...leaf }, LEAF, { value: true, enumerable: false })
+
+const MARK = (i: number) => `\uE000${i}\uE001`
+
+function leafText(leaf: Leaf, bytes: number[][]): string {
+  if ('json' in leaf) return jsonText(leaf.json, bytes)
+  if ('raw' in leaf) return leaf.raw
+  if ('long' in leaf) return `"${quote(leaf.char).slice(1, -1).repeat(leaf.long)}"`
+  if ('deep' in leaf) {
+    const open = leaf.open === '[' ? '[' : '{"a":'
+    const close = leaf.open === '[' ? ']' : '}'
+    return `${open.repeat(leaf.deep)}${leaf.leaf}${leaf.closed ? close.repeat(leaf.deep) : ''}`
+  }
+  bytes.push(leaf.bytes)
+  return `"a${MARK(bytes.length - 1)}b"`
+}
+
+/** The JSON text as bytes, with each marker replaced by its (invalid) bytes. */
+function payloadOf(text: string, bytes: number[][]): string | Buffer {
+  if (bytes.length === 0) return text
+  const parts = text.split(/\uE000(\d+)\uE001/)
+  return Buffer.concat(parts.map((part, i) => (i % 2 === 1 ? Buffer.from(bytes[Number(part)]!) : Buffer.from(part, 'utf8'))))
+}
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown) {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/** Applies one mutation to a (cloned) body, making intermediate objects as needed. */
+function mutate(body: Record<string, unknown>, mutation: Mutation): void {
+  const path = 'set' in mutation ? mutation.set : 'remove' in mutation ? mutation.remove : mutation.at
+  const parentPath = 'key' in mutation ? path : path.slice(0, -1)
+  let target: Record<string, unknown> = body
+  for (const key of parentPath) {
+    const next = Object.hasOwn(target, key) ? target[key] : undefined
+    if (next === null || typeof next !== 'object' || isLeaf(next)) {
+      const made = {}
+      setOwn(target, key, made)
+      target = made
+    } else target = next as Record<string, unknown>
+  }
+  if ('remove' in mutation) {
+    const key = mutation.remove.at(-1)!
+    if (Array.isArray(target)) target.splice(Number(key), 1)
+    else delete target[key]
+  } else if ('set' in mutation) setOwn(target, mutation.set.at(-1)!, asLeaf(mutation.value))
+  else setOwn(target, mutation.key, asLeaf(mutation.value))
+}
+
+/** The valid body of each documented operation that takes one: one change away from being accepted. */
+export const BASE_BODIES: Record<string, (world: World) => Record<string, unknown>> = {
+  'POST /organization': () => ({ name: uniqueName('org'), plan: 'FREE' }),
+  'PUT /organization/{organizationId}': () => ({ name: uniqueName('org'), description: 'renamed' }),
+  'PUT /organization/{organizationId}/member': (w) => ({ user_id: w.ids.user, role: 'WRITE' }),
+  'DELETE /organization/{organizationId}/member': (w) => ({ user_id: w.ids.user }),
+  'PUT /organization/{organizationId}/member/{userId}': () => ({ role: 'WRITE' }),
+  'POST /organization/{organizationId}/apiToken': () => ({ name: uniqueName('token'), role: 'READ' }),
+  'POST /organization/{organizationId}/project': () => ({ name: uniqueName('project'), description: null }),
+  'PUT /project/{projectId}': () => ({ name: uniqueName('project') }),
+  'POST /project/{projectId}/environment': () => ({ name: uniqueName('env'), mode: 'STAGING' }),
+  'PUT /environment/{environmentId}': () => ({ name: uniqueName('env') }),
+  'POST /organization/{organizationId}/gitToken': (w) => ({ name: uniqueName('git'), type: 'GITHUB', token: w.gitSecret, git_api_url: w.gitApiUrl }),
+  'PUT /organization/{organizationId}/gitToken/{gitTokenId}': (w) => ({
+    name: uniqueName('git'),
+    type: 'GITHUB',
+    token: w.gitSecret,
+    git_api_url: w.gitApiUrl,
+  }),
+  'POST /organization/{organizationId}/helmRepository': () => helmRepositoryBody(),
+  'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}': () => helmRepositoryBody(),
+  'POST /environment/{environmentId}/helm': (w) => helmBody(w),
+  'PUT /helm/{helmId}': (w) => helmBody(w),
+  'POST /environment/{environmentId}/cancelDeployment': () => ({ force_cancel: false }),
+  'POST /helm/{helmId}/deploy': () => ({ chart_version: '1.0.1' }),
+  'POST /helm/{helmId}/uninstall': () => ({}),
+}
+
+/** The query of operations that need one; `@gitToken` stands for the world's git token. */
+export const BASE_QUERIES: Record<string, [string, string][]> = {
+  'GET /organization/{organizationId}/account/github/repository/branch': [
+    ['name', encodeURIComponent(FAKE_REPOSITORY)],
+    ['gitTokenId', '@gitToken'],
+  ],
+  'GET /organization/{organizationId}/account/gitlab/repository/branch': [['name', encodeURIComponent(FAKE_REPOSITORY)]],
+  'GET /organization/{organizationId}/account/bitbucket/repository/branch': [['name', encodeURIComponent(FAKE_REPOSITORY)]],
+}
+
+const helmRepositoryBody = () => ({
+  name: uniqueName('helm repo'),
+  kind: 'HTTPS',
+  url: 'https://charts.example.com',
+  skip_tls_verification: false,
+  config: { username: 'u', password: 'p' },
+})
+
+const helmBody = (w: World) => ({
+  name: uniqueName('helm'),
+  auto_deploy: false,
+  timeout_sec: 600,
+  source: { helm_repository: { repository: w.ids.helmRepository, chart_name: 'app', chart_version: '1.0.0' } },
+  arguments: [],
+  values_override: { set: [['replicas', '2']] },
+})
+
+/** Percent-encodes every byte of the UTF-8 of `text` but unreserved ones (lone surrogates become U+FFFD). */
+export function encodeBytes(text: string): string {
+  let out = ''
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const char = String.fromCharCode(byte)
+    out += /[A-Za-z0-9\-._~]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  return out
+}
+
+/** An `app.inject` call for the request in this world. */
+export function render(request: HostileRequest, world: World, routes: Map<string, Route>): Rendered {
+  const route = routes.get(request.route)
+  let path = route ? route.template : request.route
+  if (route) {
+    for (const name of route.pathParams) {
+      const param = request.params[name] ?? { real: true }
+      const kind = PARAM_KIND[name]
+      const text =
+        'real' in param
+          ? kind
+            ? world.ids[kind]
+            : randomUUID()
+          : 'other' in param
+            ? world.ids[param.other]
+            : 'uuid' in param
+              ? param.uuid
+              : param.raw
+      path = path.replace(`{${name}}`, text)
+    }
+  }
+  const query = request.query.map(([key, value]) => (value === null ? key : `${key}=${value === '@gitToken' ? world.ids.gitToken : value}`)).join('&')
+  const url = query === '' ? path : `${path}?${query}`
+
+  const headers: Record<string, string> = { ...request.headers }
+  const auth = request.auth
+  if ('admin' in auth) headers.authorization = world.authorization
+  else if ('header' in auth) headers.authorization = auth.header
+  else if ('mangled' in auth) headers.authorization = mangle(world.authorization, auth.mangled)
+  else if ('forged' in auth) throw new Error('a forged JWT is made by Harness.send')
+
+  const body = request.body
+  let payload: string | Buffer | undefined
+  let invalidUtf8 = false
+  if (!('none' in body)) {
+    const bytes: number[][] = []
+    let text: string
+    if ('text' in body) text = body.text
+    else if ('value' in body) text = leafText(body.value, bytes)
+    else {
+      const base = route ? BASE_BODIES[routeKey(route)] : undefined
+      const value = base ? base(world) : { name: uniqueName('x') }
+      for (const mutation of body.base) mutate(value, mutation)
+      text = jsonText(value, bytes)
+    }
+    payload = payloadOf(text, bytes)
+    const contentType = body.contentType ?? 'application/json'
+    if (contentType !== '') headers['content-type'] = contentType
+    invalidUtf8 = Buffer.isBuffer(payload) && /json/i.test(contentType) && !isUtf8(payload)
+  }
+  return { method: request.method, url, headers, ...(payload === undefined ? {} : { payload }), route, invalidUtf8 }
+}
+
+function isUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function mangle(authorization: string, how: 'suffix' | 'truncate' | 'flip' | 'upper' | 'spaces'): string {
+  switch (how) {
+    case 'suffix':
+      return `${authorization}x`
+    case 'truncate':
+      return authorization.slice(0, -1)
+    case 'flip': {
+      const last = authorization.at(-1)!
+      return `${authorization.slice(0, -1)}${last === 'A' ? 'B' : 'A'}`
+    }
+    case 'upper':
+      return authorization.toUpperCase()
+    case 'spaces':
+      return authorization.replace(' ', '\t ')
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What every answer must be
+
+const ERROR_KEYS = new Set(['status', 'error', 'message', 'detail', 'code', 'request_id', 'errors'])
+const LOCATIONS = new Set(['body', 'path', 'query', 'header'])
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** What no answer may show: stack traces, file paths, SQL and database messages. */
+const LEAKS: RegExp[] = [
+  /\bat (?:async )?[\w$.<>]+ \(/,
+  /at Object\./,
+  /node_modules/,
+  /\/work\/|\/src\/[\w/-]+\.ts/,
+  /\.ts:\d+/,
+  /relation "/,
+  /syntax error at or near/,
+  /violates [\w ]*constraint/,
+  /duplicate key value/,
+  /invalid input syntax for/,
+  /\bSELECT\b[\s\S]*\bFROM\b/i,
+  /\bINSERT INTO\b/i,
+  /\bUPDATE\s+\w+\s+SET\b/i,
+  /\bDELETE FROM\b/i,
+  /"devDependencies"/,
+  /PRIVATE KEY/,
+]
+
+const requestText = (sent: Rendered) =>
+  `${sent.url}\n${Object.entries(sent.headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n')}\n${sent.payload === undefined ? '' : sent.payload.toString()}`
+
+/** Every string in a parsed JSON value. */
+const stringsIn = (value: unknown): string[] =>
+  typeof value === 'string' ? [value] : value !== null && typeof value === 'object' ? Object.values(value).flatMap(stringsIn) : []
+
+/** The credential of an Authorization header, when it is long enough that finding it in an answer means an echo. */
+function credentialOf(authorization: string | undefined): string | undefined {
+  const credential = authorization?.replace(/^\S+\s+/, '').trim()
+  return credential && credential.length >= 12 ? credential : undefined
+}
+
+/**
+ * Never a 5xx; an error is DESIGN 6's JSON body with the status of the answer; no answer shows a
+ * credential, a stack trace or SQL that the request did not carry itself.
+ */
+export function checkAnswer(res: LightMyRequestResponse, sent: Rendered, world: World): void {
+  const where = () => `${sent.method} ${sent.url.slice(0, 300)}${sent.url.length > 300 ? '…' : ''} → ${res.statusCode} ${res.body.slice(0, 600)}`
+  assert.ok(res.statusCode >= 200 && res.statusCode < 500, `answered ${res.statusCode}: ${where()}`)
+  const requestId = res.headers['x-request-id']
+  assert.ok(typeof requestId === 'string' && REQUEST_ID.test(requestId), `x-request-id ${String(requestId)}: ${where()}`)
+  // A JSON body that is not UTF-8 is malformed, not text with replacement characters in it.
+  if (sent.invalidUtf8 && WRITE_METHODS.has(sent.method)) assert.ok(res.statusCode >= 400, `accepted a body that is not UTF-8: ${where()}`)
+  if (sent.method === 'HEAD') return
+  const text = res.body
+  for (const secret of [world.secret, credentialOf(sent.headers.authorization)]) {
+    if (secret !== undefined) assert.ok(!text.includes(secret), `the answer shows a credential that was sent: ${where()}`)
+  }
+  if (res.statusCode < 400) return
+
+  assert.match(String(res.headers['content-type']), /^application\/json\b/, `error not JSON: ${where()}`)
+  let body: Record<string, unknown>
+  try {
+    body = JSON.parse(text)
+  } catch {
+    assert.fail(`error body is not JSON: ${where()}`)
+  }
+  assert.ok(body !== null && typeof body === 'object' && !Array.isArray(body), `error body not an object: ${where()}`)
+  for (const key of Object.keys(body)) assert.ok(ERROR_KEYS.has(key), `unexpected error field ${key}: ${where()}`)
+  assert.equal(body.status, res.statusCode, `status field: ${where()}`)
+  assert.equal(body.error, STATUS_CODES[res.statusCode], `error field: ${where()}`)
+  assert.ok(typeof body.message === 'string' && body.message.length > 0, `message: ${where()}`)
+  assert.equal(body.detail, body.message, `detail: ${where()}`)
+  assert.ok(typeof body.code === 'string' && Object.hasOwn(ERROR_STATUS, body.code), `code: ${where()}`)
+  if (body.code !== 'client_error') assert.equal(ERROR_STATUS[body.code as keyof typeof ERROR_STATUS], res.statusCode, `code vs status: ${where()}`)
+  assert.equal(body.request_id, requestId, `request_id: ${where()}`)
+  if (body.errors !== undefined) {
+    assert.ok(Array.isArray(body.errors) && body.errors.length > 0, `errors: ${where()}`)
+    for (const e of body.errors as Record<string, unknown>[]) {
+      assert.equal(typeof e.path, 'string', `errors[].path: ${where()}`)
+      assert.equal(typeof e.message, 'string', `errors[].message: ${where()}`)
+      assert.ok(e.location === undefined || LOCATIONS.has(e.location as string), `errors[].location: ${where()}`)
+    }
+  }
+  // The texts as a reader sees them: JSON escapes quotes and newlines.
+  const shown = [text, ...stringsIn(body)].join('\n')
+  const sentText = requestText(sent)
+  for (const leak of LEAKS) {
+    if (leak.test(shown) && !leak.test(sentText)) assert.fail(`the error shows ${leak}: ${where()}`)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The harness: a database of its own, the app, a fake GitHub, the world
+
+export interface Harness {
+  t: TestApp
+  routes: Route[]
+  routeMap: Map<string, Route>
+  /** The world, rebuilt first when an accepted write removed part of it. */
+  world(): Promise<World>
+  /** The database now; writes made outside `send` after it are seen by the next `send`. */
+  snapshot(): Promise<Snapshot>
+  /**
+   * Sends the request and checks the answer (checkAnswer); around a write, snapshots the database
+   * and, when the write was refused, asserts that no table changed.
+   */
+  send(request: HostileRequest): Promise<{ res: LightMyRequestResponse; sent: Rendered }>
+  close(): Promise<void>
+}
+
+export async function startHarness(): Promise<Harness> {
+  let database: IsolatedDatabase | undefined
+  let github: FakeProvider | undefined
+  let issuer: TestIdentityProvider | undefined
+  let t: TestApp | undefined
+  try {
+    database = await createIsolatedDatabase()
+    github = await startFakeProvider('github')
+    issuer = await startOidcProvider()
+    github.repositories.set(FAKE_REPOSITORY, { defaultBranch: 'main', branches: [{ name: 'main', sha: 'a'.repeat(40) }] })
+    // Rate limits would answer most of a run with 429 (they have tests of their own); 0 is no limit.
+    t = await createTestApp({
+      ...issuer.env,
+      DATABASE_URL: database.url,
+      BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+      BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
+      BERTH_RATE_LIMIT_PER_ADDRESS: '0',
+      BERTH_RATE_LIMIT_FAILED_AUTH: '0',
+    })
+  } catch (error) {
+    await t?.close()
+    await issuer?.close()
+    await github?.close()
+    await database?.drop()
+    throw error
+  }
+  const app = t
+  const fake = github
+  const idp = issuer
+  const db = database
+  const routes = routesOf(app.app)
+  const routeMap = new Map(routes.map((route) => [routeKey(route), route]))
+  const snapshot = snapshotter(app.db)
+  let current = await createWorld(app.db, fake, idp.issuer)
+  let checkWorld = false
+  let unchangedSince: Snapshot | undefined
+
+  const world = async () => {
+    if (checkWorld && !(await worldIntact(app.db, current))) {
+      current = await createWorld(app.db, fake, idp.issuer)
+      unchangedSince = undefined
+    }
+    checkWorld = false
+    return current
+  }
+
+  return {
+    t: app,
+    routes,
+    routeMap,
+    world,
+    async snapshot() {
+      // Whoever looks may write next: the next write snapshots afresh.
+      unchangedSince = undefined
+      return snapshot()
+    },
+    async send(original) {
+      const w = await world()
+      let request = original
+      if ('forged' in request.auth) {
+        const jwt = await forge(idp, w, request.auth.forged)
+        request = { ...request, auth: { header: `Bearer ${jwt}` } }
+        // A JWT signs its user in (created on first sight) whatever the request: sign in first, so
+        // that what the request itself changes is all a snapshot shows.
+        unchangedSince = undefined
+        const signIn = await app.app.inject({ method: 'GET', url: '/account', headers: { authorization: `Bearer ${jwt}` } })
+        checkAnswer(signIn, { method: 'GET', url: '/account', headers: { authorization: `Bearer ${jwt}` }, route: undefined, invalidUtf8: false }, w)
+      }
+      const sent = render(request, w, routeMap)
+      const write = WRITE_METHODS.has(sent.method)
+      // Right after a refused write, the database is as its snapshot after it showed.
+      const before = write ? (unchangedSince ?? (await snapshot())) : undefined
+      unchangedSince = undefined
+      const res = await app.app.inject({ method: sent.method, url: sent.url, headers: sent.headers, payload: sent.payload })
+      checkAnswer(res, sent, w)
+      if (before) {
+        if (res.statusCode >= 400) {
+          const after = await snapshot()
+          const changed = changedTables(before, after)
+          assert.deepEqual(changed, [], `a refused ${sent.method} ${sent.url.slice(0, 200)} (${res.statusCode}) changed ${changed.join(', ')}`)
+          unchangedSince = after
+        } else checkWorld = true
+      }
+      return { res, sent }
+    },
+    async close() {
+      await app.close()
+      await idp.close()
+      await fake.close()
+      await db.drop()
+    },
+  }
+}
+
+/** A JWT the issuer signed: valid claims for the world's member, overridden by `claims` (`@member` is its subject). */
+function forge(idp: TestIdentityProvider, world: World, claims: Record<string, unknown>): Promise<string> {
+  const now = Math.floor(Date.now() / 1000)
+  const payload: Record<string, unknown> = { iss: world.issuer, aud: TEST_AUDIENCE, sub: world.userSubject, iat: now, exp: now + 600, ...claims }
+  if (payload.sub === '@member') payload.sub = world.userSubject
+  return idp.forge(payload)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arbitraries
+
+export const INJECTIONS = [
+  "' OR '1'='1",
+  "'; DROP TABLE organizations; --",
+  '" OR ""="',
+  '1; SELECT pg_sleep(5)--',
+  "') UNION SELECT token_start, digest FROM api_tokens --",
+  '$1',
+  '$$; drop table projects; $$',
+  '\\',
+  "\\'",
+  '%s%s%s%n',
+  '{{7*7}}',
+  '$'.concat('{7*7}'),
+  '<script>alert(1)</script>',
+  '../../../../etc/passwd',
+  '..\\..\\windows\\win.ini',
+  '{"$where": "1 == 1"}',
+  '{"__proto__": {"polluted": true}}',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'null',
+  'undefined',
+  'NaN',
+  'true',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfffy',
+  '\u202eevil',
+  '\r\nSet-Cookie: pwned=1',
+  '\t',
+  ' ',
+  '',
+  '🚀🚀',
+  'Ω≈ç√∫',
+  'ＡＢＣ',
+  'e\u0301',
+  '\uFEFF',
+  '\u0085\u2028\u2029',
+]
+
+export const hostileString: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...INJECTIONS) },
+  // What PostgreSQL cannot store or compare: NUL and lone surrogates.
+  { weight: 2, arbitrary: fc.constantFrom('\u0000', 'a\u0000b', '\ud800x', 'x\udc00', '\u0000\ud800') },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 30 }) },
+  {
+    weight: 1,
+    arbitrary: fc.string({ unit: fc.constantFrom('\u0000', '\ud800', '\udc00', '"', '\\', "'", '%', '/', '\n', 'a', '🚀'), maxLength: 12 }),
+  },
+)
+
+const invalidUtf8 = fc.constantFrom<number[]>(
+  [0xff],
+  [0xfe, 0xff],
+  [0xc3, 0x28],
+  [0xc0, 0xaf],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xe0, 0xa4],
+  [0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+)
+
+export const MIB = 1024 * 1024
+
+export const leafArb: fc.Arbitrary<Leaf> = fc.oneof<fc.MaybeWeightedArbitrary<Leaf>[]>(
+  { weight: 3, arbitrary: fc.constantFrom<unknown>(null, true, false, 0, -1, [], {}, ['x'], { a: 1 }, [[[]]]).map((json) => ({ json })) },
+  { weight: 2, arbitrary: fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean()).map((json) => ({ json })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom(
+        '1e309',
+        '-1e309',
+        '99999999999999999999999999999',
+        '-99999999999999999999',
+        '-0',
+        '1e-400',
+        '0.5',
+        '2147483648',
+        '-2147483649',
+        '9007199254740993',
+        '1.0',
+        '1E2',
+        '{"__proto__":{"polluted":true}}',
+        '{"constructor":{"prototype":{"polluted":true}}}',
+        '[{"__proto__":{"polluted":true}}]',
+        '{"a":1,"a":2}',
+        '"\\u0000"',
+        '"\\ud800"',
+        '"\\udfff\\ud800"',
+        '{"\\u0000":1}',
+      )
+      .map((raw) => ({ raw })),
+  },
+  { weight: 4, arbitrary: hostileString.map((json) => ({ json })) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ long: fc.constantFrom(256, 1025, 4097, 10_001, 100_001), char: fc.constantFrom('a', 'é', '🚀', '"', '\u0001') }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      deep: fc.constantFrom(3, 100, 1000, 10_000, 100_000),
+      open: fc.constantFrom<'[' | '{'>('[', '{'),
+      leaf: fc.constantFrom('0', '"x"', '"\\u0000"', 'null'),
+      closed: fc.boolean(),
+    }),
+  },
+  { weight: 1, arbitrary: invalidUtf8.map((bytes) => ({ bytes })) },
+)
+
+export const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', '__defineGetter__', 'toString', '', ' ', '$where', 'a/b~1', '\u0000', '\ud800']
+
+const keyArb = fc.oneof(fc.constantFrom(...HOSTILE_KEYS), hostileString)
+
+export const CONTENT_TYPES = [
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16',
+  'application/json;;;',
+  'application/json, text/html',
+  'application/vnd.api+json',
+  'application/jsonx',
+  'text/plain',
+  'text/json',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/octet-stream',
+  '*/*',
+  '',
+]
+
+/** Mostly JSON; sometimes another or no content type. */
+const contentTypeArb: fc.Arbitrary<string | undefined> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+)
+
+export const INVALID_JSON = [
+  '{',
+  '{"name":}',
+  "{'name': 'x'}",
+  '{"name": "x",}',
+  '[1,]',
+  '{"name": "x"} garbage',
+  'NaN',
+  'Infinity',
+  'undefined',
+  '\uFEFF{}',
+  '{"name": "\\x41"}',
+  '{"name": "\\uZZZZ"}',
+  '{"name": "\u0001"}',
+  '"unterminated',
+  '{"__proto__": {"polluted": true}}',
+  '{"a": {"__proto__": {"polluted": true}}}',
+  '{"constructor": {"prototype": {"polluted": true}}}',
+  'null',
+  '0',
+  '"text"',
+  '[]',
+  'true',
+  '1e309',
+  ' ',
+  '\n\t',
+  'name=x&plan=FREE',
+  '<xml/>',
+]
+
+function bodyArb(route: Route | undefined): fc.Arbitrary<Body> {
+  const paths = schemaPaths(route?.bodySchema)
+  const pathArb: fc.Arbitrary<string[]> = paths.length > 0 ? fc.constantFrom(...paths) : fc.constant(['name'])
+  const mutationArb: fc.Arbitrary<Mutation> = fc.oneof<fc.MaybeWeightedArbitrary<Mutation>[]>(
+    { weight: 6, arbitrary: fc.record({ set: pathArb, value: leafArb }) },
+    { weight: 1, arbitrary: fc.record({ remove: pathArb }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ key: keyArb, at: fc.oneof(fc.constant([] as string[]), pathArb), value: leafArb }),
+    },
+  )
+  const hasBase = route !== undefined && BASE_BODIES[routeKey(route)] !== undefined
+  return fc.oneof(
+    { weight: 2, arbitrary: fc.constant<Body>({ none: true }) },
+    { weight: hasBase ? 10 : 1, arbitrary: fc.record({ base: fc.array(mutationArb, { minLength: 1, maxLength: 3 }), contentType: contentTypeArb }) },
+    { weight: hasBase ? 1 : 0, arbitrary: fc.record({ base: fc.constant([] as Mutation[]), contentType: contentTypeArb }) },
+    { weight: 3, arbitrary: fc.record({ value: leafArb, contentType: contentTypeArb }) },
+    { weight: 3, arbitrary: fc.record({ text: fc.oneof(fc.constantFrom(...INVALID_JSON), fc.json()), contentType: contentTypeArb }) },
+    // Over the body limit: a 1 MiB string in a field.
+    {
+      weight: 1,
+      arbitrary: fc.record({ base: fc.constant<Mutation[]>([{ set: ['name'], value: { long: MIB, char: 'a' } }]), contentType: contentTypeArb }),
+    },
+  )
+}
+
+export const HOSTILE_SEGMENTS = [
+  '..%2F..%2F..%2Fetc%2Fpasswd',
+  '..',
+  '.',
+  '%2e%2e',
+  '%00',
+  'a%00b',
+  '%E0%A4%A',
+  '%',
+  '%zz',
+  '%C0%AF',
+  '%ED%A0%80',
+  '%FF',
+  '%F0%9F%9A%80',
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  '__proto__',
+  'constructor',
+  "'%20OR%20'1'%3D'1",
+  '%27%3B%20DROP%20TABLE%20organizations%3B--',
+  '00000000-0000-0000-0000-000000000000',
+  'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF',
+  '{00000000-0000-4000-8000-000000000000}',
+  '00000000000040008000000000000000',
+  '00000000-0000-4000-8000-0000000000001',
+  '%7BorganizationId%7D',
+  'a'.repeat(201),
+  'a'.repeat(5000),
+  ';',
+  '*',
+  'a/b',
+  '%2F',
+  '%5C',
+  '~',
+]
+
+const segmentArb: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) },
+  { weight: 2, arbitrary: hostileString.map(encodeBytes) },
+  { weight: 1, arbitrary: fc.uuid().map((u) => u.toUpperCase()) },
+)
+
+const paramArb: fc.Arbitrary<Param> = fc.oneof(
+  { weight: 10, arbitrary: fc.constant<Param>({ real: true }) },
+  { weight: 2, arbitrary: fc.constantFrom(...KINDS).map((other) => ({ other })) },
+  { weight: 2, arbitrary: fc.uuid().map((uuid) => ({ uuid })) },
+  { weight: 4, arbitrary: segmentArb.map((raw) => ({ raw })) },
+)
+
+export const QUERY_VALUES = [
+  '1e309',
+  '99999999999999999999',
+  '-1',
+  '0',
+  '1',
+  '100',
+  '101',
+  '1.5',
+  '%201',
+  '0x10',
+  'NaN',
+  'Infinity',
+  '',
+  '%00',
+  '%E0%A4%A',
+  '%',
+  '%zz',
+  'true',
+  'false',
+  'null',
+  'DIFF',
+  'diff',
+  '%5B%5D',
+  '%7B%7D',
+  '1%2C2',
+  '%F0%9F%9A%80',
+  '%27%20OR%201%3D1--',
+  'x'.repeat(2000),
+  'READY',
+  'DEPLOY',
+  'API',
+  '2024-01-01T00%3A00%3A00Z',
+  '2024-13-45T99%3A99%3A99Z',
+  'acme%2Fapp',
+  'acme/app',
+  '..%2F..%2F',
+  '@gitToken',
+  '00000000-0000-4000-8000-000000000000',
+]
+
+export const QUERY_KEYS = [
+  '__proto__',
+  '__proto__[polluted]',
+  'constructor[prototype][polluted]',
+  'constructor',
+  'hasOwnProperty',
+  'a[]',
+  'a[0]',
+  '',
+  '%E0%A4%A',
+  '%00',
+  'pageSize',
+  'x'.repeat(300),
+]
+
+function queryArb(route: Route | undefined): fc.Arbitrary<[string, string | null][]> {
+  const declared = (route?.queryParams ?? []).map((param) => param.name)
+  const keyArb = fc.oneof(
+    { weight: declared.length > 0 ? 6 : 0, arbitrary: declared.length > 0 ? fc.constantFrom(...declared) : fc.constant('x') },
+    { weight: 2, arbitrary: fc.constantFrom(...QUERY_KEYS) },
+    { weight: 1, arbitrary: hostileString.map(encodeBytes) },
+  )
+  const valueArb = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom<string | null>(...QUERY_VALUES, null) },
+    { weight: 3, arbitrary: hostileString.map(encodeBytes) },
+    { weight: 1, arbitrary: fc.uuid() },
+  )
+  // The operation's own query first (when it needs one), then the hostile pairs.
+  const base = route ? (BASE_QUERIES[routeKey(route)] ?? []) : []
+  return fc.array(fc.tuple(keyArb, valueArb), { minLength: 1, maxLength: 4 }).map((pairs) => [...base, ...pairs])
+}
+
+export const AUTH_HEADERS = [
+  '',
+  ' ',
+  'Token',
+  'Token ',
+  'Bearer',
+  'Bearer ',
+  'Basic YWRtaW46YWRtaW4=',
+  'Digest username="admin"',
+  'Token berth_',
+  `Token berth_${'A'.repeat(60)}`,
+  `Token ${'A'.repeat(20_000)}`,
+  'Token \u0000\u0001\u0002',
+  'Token a\r\nX-Injected: 1',
+  'Token ../../etc/passwd',
+  "Token ' OR '1'='1",
+  'Token 🚀',
+  'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiJ9.',
+  'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl',
+  'Bearer a.b.c',
+  'Bearer ....',
+  `Bearer ${'e'.repeat(10_000)}.${'e'.repeat(10_000)}.x`,
+  'Token a Token b',
+]
+
+const base64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url')
+
+/** Claims of a JWT the issuer really signed: hostile subjects, names and emails, and odd times and audiences. */
+const forgedClaimsArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
+  {
+    sub: fc.oneof(
+      { weight: 3, arbitrary: fc.constant('@member') },
+      { weight: 3, arbitrary: hostileString },
+      { weight: 1, arbitrary: fc.constantFrom<unknown>('x'.repeat(256), 'x'.repeat(255), 42, null, ['a'], { a: 1 }, '') },
+    ),
+    name: fc.oneof(hostileString, fc.constantFrom<unknown>('🚀'.repeat(200), `${'a'.repeat(254)}🚀`, 'x'.repeat(100_000), 42, ['a'], null)),
+    preferred_username: hostileString,
+    email: fc.oneof(hostileString, fc.constantFrom<unknown>(`${'a'.repeat(400)}@example.com`, 'not-an-email', 42, {})),
+    exp: fc.constantFrom<unknown>(-1, 0, 1e21, 2 ** 53, '9999999999', null, 1.5),
+    nbf: fc.constantFrom<unknown>(1e21, -1, 'soon', null),
+    aud: fc.constantFrom<unknown>([TEST_AUDIENCE, 'other'], ['other'], '', 42),
+  },
+  { requiredKeys: [] },
+)
+
+const authArb: fc.Arbitrary<Auth> = fc.oneof(
+  { weight: 14, arbitrary: fc.constant<Auth>({ admin: true }) },
+  { weight: 1, arbitrary: fc.constant<Auth>({ none: true }) },
+  { weight: 2, arbitrary: fc.constantFrom(...AUTH_HEADERS).map((header) => ({ header })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom<'suffix' | 'truncate' | 'flip' | 'upper' | 'spaces'>('suffix', 'truncate', 'flip', 'upper', 'spaces')
+      .map((mangled) => ({ mangled })),
+  },
+  { weight: 1, arbitrary: fc.string({ maxLength: 40 }).map((s) => ({ header: `Token ${s}` })) },
+  { weight: 3, arbitrary: forgedClaimsArb.map((forged) => ({ forged })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.json(), fc.json(), fc.string({ maxLength: 20 }))
+      .map(([head, payload, signature]) => ({ header: `Bearer ${base64url(head)}.${base64url(payload)}.${base64url(signature)}` })),
+  },
+)
+
+const headersArb: fc.Arbitrary<Record<string, string>> = fc.record(
+  {
+    'x-request-id': fc.oneof(fc.constantFrom('ok-id.1', 'a'.repeat(129), '\r\nx: y', '../../', '<script>', ''), hostileString),
+    'if-match': fc.constantFrom('*', '"x"', 'W/"x"', '"', '', ',,,', '"a", W/"b"', 'x'.repeat(5000)),
+    'if-none-match': fc.constantFrom('*', '"x"', 'W/"x"', '"', '', ',,,'),
+    accept: fc.constantFrom('application/xml', '*/*', 'text/html', '', 'application/json;q=0'),
+    'accept-encoding': fc.constantFrom('gzip', 'br', 'identity;q=0', '*'),
+    'x-forwarded-for': fc.constantFrom('127.0.0.1', '::1', 'garbage', '1.1.1.1, 2.2.2.2', ''),
+  },
+  { requiredKeys: [] },
+)
+
+const ALL_METHODS: Method[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD']
+
+export const UNKNOWN_PATHS = [
+  '/',
+  '/v1/organization',
+  '/organization/',
+  '//organization',
+  '/organization/%2e%2e/%2e%2e/etc/passwd',
+  '/%2e%2e/%2e%2e/etc/passwd',
+  '/docs/static/..%2F..%2Fpackage.json',
+  '/docs/static/%2e%2e/%2e%2e/package.json',
+  '/docs/..%2F..%2F.env',
+  '/openapi.json/..%2F..%2Fpackage.json',
+  '/healthz/x',
+  '/__proto__',
+  '/constructor/prototype',
+  '/organization/%00',
+  '/%E0%A4%A',
+]
+
+function unknownPathArb(routes: Route[]): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(...UNKNOWN_PATHS),
+    fc.array(segmentArb, { minLength: 1, maxLength: 4 }).map((segments) => `/${segments.join('/')}`),
+    fc.tuple(fc.constantFrom(...routes.map((r) => r.template)), segmentArb).map(([template, extra]) => `${template}/${extra}`),
+  )
+}
+
+/** The route's own method mostly; sometimes another. */
+const methodArb = (route: Route) =>
+  fc.oneof({ weight: 12, arbitrary: fc.constant<Method>(route.method) }, { weight: 1, arbitrary: fc.constantFrom(...ALL_METHODS) })
+
+/**
+ * One hostile request: to a documented route or to an unknown path. Most requests to a documented
+ * route are hostile in one respect only (body, path, query or credentials and headers) and valid
+ * in the others, so that they get past the checks before it and reach validation and the handler;
+ * the rest are hostile throughout.
+ */
+export function requestArb(routes: Route[]): fc.Arbitrary<HostileRequest> {
+  const known = fc.constantFrom(...routes).chain((route) => {
+    const valid = {
+      method: fc.constant<Method>(route.method),
+      route: fc.constant(routeKey(route)),
+      params: fc.constant<Record<string, Param>>({}),
+      query: fc.constant<[string, string | null][]>(BASE_QUERIES[routeKey(route)] ?? []),
+      auth: fc.constant<Auth>({ admin: true }),
+      headers: fc.constant<Record<string, string>>({}),
+      body: fc.constant<Body>(BASE_BODIES[routeKey(route)] ? { base: [] } : { none: true }),
+    }
+    const params = fc.record(Object.fromEntries(route.pathParams.map((name) => [name, paramArb]))) as fc.Arbitrary<Record<string, Param>>
+    return fc.oneof(
+      { weight: 8, arbitrary: fc.record({ ...valid, body: bodyArb(route) }) },
+      { weight: route.pathParams.length > 0 ? 3 : 0, arbitrary: fc.record({ ...valid, params }) },
+      { weight: 3, arbitrary: fc.record({ ...valid, query: queryArb(route) }) },
+      { weight: 3, arbitrary: fc.record({ ...valid, auth: authArb, headers: headersArb }) },
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          method: methodArb(route),
+          route: valid.route,
+          params,
+          query: queryArb(route),
+          auth: authArb,
+          headers: headersArb,
+          body: bodyArb(route),
+        }),
+      },
+    )
+  })
+  const unknown = fc.record({
+    method: fc.constantFrom(...ALL_METHODS),
+    route: unknownPathArb(routes),
+    params: fc.constant({}),
+    query: queryArb(undefined),
+    auth: authArb,
+    headers: headersArb,
+    body: bodyArb(undefined),
+  })
+  return fc.oneof({ weight: 12, arbitrary: known }, { weight: 1, arbitrary: unknown })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prototype pollution
+
+/** What Object.prototype and friends hold now, to compare after a run. */
+export function prototypeState(): string {
+  const state = [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((proto) =>
+    Object.getOwnPropertyNames(proto).sort().join(','),
+  )
+  return state.join('|')
+}
+
+export function assertNoPollution(before: string): void {
+  assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype.polluted is set')
+  assert.equal(([] as unknown as Record<string, unknown>).polluted, undefined, 'Array.prototype.polluted is set')
+  assert.equal(prototypeState(), before, 'a built-in prototype gained or lost a property')
+}
