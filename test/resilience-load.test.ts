@@ -89,7 +89,6 @@ describe('two serve replicas and two workers under 200 concurrent triggers', () 
       // 10 on each environment, wait their turn in the process, not holding pooled connections.
       BERTH_RATE_LIMIT_PER_ADDRESS: '0',
       BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
-
     })
     const [serverA, serverB, workerA, workerB] = await Promise.all([
       group.add(startServer(env)),
