@@ -578,6 +578,10 @@ describe('helm services', () => {
       assert.equal(allowed.statusCode, 200, allowed.body)
       assert.equal(allowed.json().allow_cluster_wide_resources, true)
       assert.deepEqual(allowed.json().arguments, ['--namespace=infra'])
+      // Granted once by an ADMIN, it is kept through a WRITE user's later edits (the console sends it back as read).
+      const kept = await call('PUT', `/helm/${helm.id}`, w.tokens.write.authorization, { ...clusterWide, timeout_sec: 42 })
+      assert.equal(kept.statusCode, 200, kept.body)
+      assert.equal(kept.json().allow_cluster_wide_resources, true)
     })
   })
 

@@ -346,6 +346,18 @@ describe('hostile input at every route, case by case', () => {
       expect(named, 400, 'invalid_json')
     })
 
+    it('refuses a helm source that names no chart with 400 on create and edit (building the input threw, 500)', async () => {
+      // fast-check seed -204752649: PUT /helm/{helmId} with "source": {}.
+      for (const route of ['PUT /helm/{helmId}', 'POST /environment/{environmentId}/helm']) {
+        const answer = await h.send(valid(h.routeMap.get(route)!, { body: { base: [{ set: ['source'], value: { json: {} } }] } }))
+        expect(answer, 400, 'validation_failed')
+        assert.deepEqual(
+          answer.res.json().errors.map((error: { path: string }) => error.path),
+          ['/source'],
+        )
+      }
+    })
+
     it('refuses a JWT whose subject is NUL with 401 (the user lookup failed with 500)', async () => {
       // fast-check: {"auth":{"forged":{"sub":"\u0000"}}}; PostgreSQL refused the NUL in the lookup.
       const answer = await h.send(valid(h.routeMap.get('GET /account')!, { auth: { forged: { sub: '\u0000' } } }))

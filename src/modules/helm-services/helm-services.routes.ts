@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
+import { validationFailed } from '#src/platform/http/errors.ts'
 import { helmRequestErrors } from './helm-request-rules.ts'
 import { DeleteHelmQuery, HelmParams, HelmRequest, HelmResponse, HelmResponseList } from './helm-services.schemas.ts'
 import type { HelmServicesService, HelmWrite } from './helm-services.service.ts'
@@ -12,8 +13,15 @@ const ETAG_HEADER = {
   ETag: Type.String({ description: 'Berth extension: names this representation of the helm service; send it back in If-Match or If-None-Match' }),
 }
 
-/** The validated body as the service's input, with what it breaks of the rules the schema cannot say. */
-const helmWrite = (body: HelmRequest): HelmWrite => ({ input: helmInput(body), ruleErrors: helmRequestErrors(body) })
+/**
+ * The validated body as the service's input, with what it breaks of the rules the schema cannot
+ * say. A source that names no chart at all leaves no input to build: that is a 400 at once.
+ */
+function helmWrite(body: HelmRequest): HelmWrite {
+  const ruleErrors = helmRequestErrors(body)
+  if (!body.source.git_repository && !body.source.helm_repository) throw validationFailed(ruleErrors)
+  return { input: helmInput(body), ruleErrors }
+}
 
 export function helmServicesRoutes(helms: HelmServicesService): FastifyPluginAsyncTypebox {
   return async (app) => {

@@ -175,7 +175,8 @@ export function createHelmServicesService(deps: HelmServicesDeps) {
     ): Promise<HelmServiceRecord> {
       const { input } = write
       const { helm, role } = await requireHelm(principal, helmId, 'WRITE')
-      requireClusterWideRight(input, role)
+      // The special right is needed to grant it; an edit that keeps it as an ADMIN set it does not.
+      if (!helm.allowClusterWideResources) requireClusterWideRight(input, role)
       if (precondition && !precondition(helm)) throw stale()
       const resolved = await resolveReferences(helm.organizationId, write)
       const autoPreview = input.autoPreview ?? (await deps.requireEnvironment(principal, helm.environmentId, 'READ')).environment.autoPreview
