@@ -202,3 +202,46 @@ describe('berth serve stopped with SIGTERM', () => {
     assertNoSecretsInLogs([server, worker], [...secrets, ...fake.requests.flatMap((request) => request.authorization ?? [])])
   })
 })
+
+describe('berth worker stopped with SIGTERM while a cancel winds down', () => {
+  let database: IsolatedDatabase
+  let db: Db
+  const group = processGroup()
+  before(async () => {
+    database = await createIsolatedDatabase()
+    db = openDatabase(database.url, 2)
+  })
+  after(async () => {
+    await group.stopAll()
+    await db?.destroy()
+    await database?.drop()
+  })
+
+  it('does not wait past BERTH_SHUTDOWN_GRACE_MS: it exits 1 and leaves the run to its lease', async () => {
+    const make = factories(db)
+    const { tokens, environment } = await make.environmentWithTokens()
+    await make.helmService(environment.id)
+    const api = await group.add(startServer(baseEnv(database, { BERTH_RUNNER_IN_SERVE: 'false' })))
+    // A step of a minute: the cancel then winds down for 5 s, far past the grace period of 1 s.
+    const worker = await group.add(
+      startWorker(baseEnv(database, { BERTH_SIMULATED_STEP_MS: '60000', BERTH_SHUTDOWN_GRACE_MS: '1000', BERTH_RUNNER_LEASE_MS: '30000' })),
+    )
+    const deployed = await call(api.baseUrl, 'POST', `/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    assert.equal(deployed.status, 202, deployed.text)
+    const executionId = String(deployed.body.execution_id)
+    await until(
+      () => entryOf(api.baseUrl, environment.id, tokens.read.authorization, executionId),
+      (entry) => entry?.action_status === 'ONGOING',
+      { what: 'the deployment running on the worker' },
+    )
+    const canceled = await call(api.baseUrl, 'POST', `/environment/${environment.id}/cancelDeployment`, tokens.deploy.authorization)
+    assert.ok(canceled.status < 300, canceled.text)
+    // The runner hears of the cancel at its next lease renewal (every BERTH_RUNNER_POLL_MS, 50 ms here).
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    assert.equal(await worker.stop('SIGTERM', 4_000), 1, 'stopped at the end of the grace period, not when the cancel ended')
+    assert.ok(
+      logLines(worker).some((line) => line.msg === 'deployments still winding down after the grace period; leaving them to their leases'),
+      worker.logs(),
+    )
+  })
+})

@@ -33,6 +33,7 @@ export async function serve(config: Config): Promise<void> {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down')
       let clean = true
+      const graceOver = sleep(config.http.shutdownGraceMs, GRACE_EXCEEDED, { ref: false })
       try {
         // Deployments under way are handed back, unfinished, for another runner to resume.
         const runnerStopped = runner?.stop()
@@ -43,9 +44,7 @@ export async function serve(config: Config): Promise<void> {
           // idle later: a client keeping its connection alive after the response to a request
           // under way would hold the close, and the process, until the grace period ends.
           const idleCloser = setInterval(() => server.closeIdleConnections(), IDLE_CLOSE_MS)
-          const outcome = await Promise.race([closed, sleep(config.http.shutdownGraceMs, GRACE_EXCEEDED, { ref: false })]).finally(() =>
-            clearInterval(idleCloser),
-          )
+          const outcome = await Promise.race([closed, graceOver]).finally(() => clearInterval(idleCloser))
           if (outcome === GRACE_EXCEEDED) {
             clean = false
             logger.warn({ graceMs: config.http.shutdownGraceMs }, 'requests still running after the grace period; closing them')
@@ -54,7 +53,12 @@ export async function serve(config: Config): Promise<void> {
             await Promise.race([closed, sleep(CLOSE_HOOKS_MS, undefined, { ref: false })])
           }
         }
-        await runnerStopped
+        // A cancel winding down, or a database that does not answer, must not hold the exit either:
+        // what is still held then is another runner's once its lease expires.
+        if ((await Promise.race([runnerStopped, graceOver])) === GRACE_EXCEEDED && runnerStopped) {
+          clean = false
+          logger.warn({ graceMs: config.http.shutdownGraceMs }, 'deployments still winding down after the grace period; leaving them to their leases')
+        }
       } finally {
         // A start still opening the database is awaited, so that it is released, not leaked.
         const runtime = await database?.catch(() => undefined)

@@ -1,28 +1,36 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Config } from '#src/config.ts'
 import { createConfiguredRunner } from '#src/modules/deployments/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/deployment-runs.repository.ts'
 import { createLogger } from '#src/platform/logger.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
 
+const GRACE_EXCEEDED = Symbol('grace exceeded')
+
 /**
  * `berth worker`: the deployment runner alone, without the API, until SIGINT, SIGTERM or SIGHUP.
- * Then it hands the deployments under way back for another runner to resume, and exits 0.
+ * Then it hands the deployments under way back for another runner to resume, and exits 0; 1 when
+ * that took longer than BERTH_SHUTDOWN_GRACE_MS (what it still held is then left to its leases).
  */
 export async function worker(config: Config): Promise<void> {
   const logger = createLogger(config.log.level)
   const runtime = await openDatabaseRuntime(config, { use: 'command', log: (message) => logger.debug({ component: 'postgres' }, message) })
   const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }))
-  let stopping: Promise<void> | undefined
+  let stopping: Promise<boolean> | undefined
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       stopping ??= (async () => {
         logger.info({ reason: signal }, 'shutting down')
-        await runner.stop()
+        const graceOver = sleep(config.http.shutdownGraceMs, GRACE_EXCEEDED, { ref: false })
+        const clean = (await Promise.race([runner.stop(), graceOver])) !== GRACE_EXCEEDED
+        if (!clean)
+          logger.warn({ graceMs: config.http.shutdownGraceMs }, 'deployments still winding down after the grace period; leaving them to their leases')
         await runtime.close()
         logger.info('stopped')
+        return clean
       })()
       stopping.then(
-        () => process.exit(0),
+        (clean) => process.exit(clean ? 0 : 1),
         (error: unknown) => {
           logger.error({ err: error }, 'unclean shutdown')
           process.exit(1)
