@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, chromium, type Page, type Request, type Response } from 'playwright-core'
 import { build } from 'vite'
 import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/deployment-runs.repository.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
-import { type DeploymentCalls, deploymentCalls, isFinished, until } from './helpers/deployments.ts'
-import { factories, uniqueName } from './helpers/factories.ts'
+import { type DeploymentCalls, deploymentCalls, type EnvironmentEntry, until } from './helpers/deployments.ts'
+import { factories } from './helpers/factories.ts'
 import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
 import { repoRoot } from './helpers/process.ts'
 
@@ -58,6 +58,24 @@ function startRunner() {
   runner.start()
 }
 
+/**
+ * Runs `during` with the runner stopped, so that what it queues stays queued however slow the
+ * machine; `resume` starts the runner again, as does the end of `during`.
+ */
+async function withRunnerStopped(during: (resume: () => void) => Promise<void>) {
+  await runner!.stop()
+  let stopped = true
+  const resume = () => {
+    if (stopped) startRunner()
+    stopped = false
+  }
+  try {
+    await during(resume)
+  } finally {
+    resume()
+  }
+}
+
 before(async () => {
   await ensureConsoleBuilt()
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
@@ -96,18 +114,32 @@ interface Session {
   problems: string[]
 }
 
-/** A new tab, with its own session storage, on the sign-in form. */
-async function newTab(): Promise<Session> {
+/**
+ * A new tab with its own session storage, at `#/<route>`. Without `token` it shows the sign-in
+ * form; with one it is signed in, the token put where the sign-in form keeps it (the first tests
+ * sign in through the form).
+ */
+async function openTab({ token, route }: { token?: string; route?: string } = {}): Promise<Session> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
   contexts.push(context)
+  if (token !== undefined) {
+    await context.addInitScript(
+      (value) =>
+        (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('berth.console.token', value),
+      token,
+    )
+  }
   const page = await context.newPage()
   const problems: string[] = []
+  // Chromium logs every 4xx a fetch receives; the tests that cause them check what the page shows.
+  // A 401 is expected only of a token typed into the sign-in form.
+  const expected = token === undefined ? /status of (304|400|401|404|409|412)/ : /status of (304|400|404|409|412)/
   page.on('console', (message) => {
-    // Chromium logs every 4xx a fetch receives; the tests that cause them check what the page shows.
-    if (message.type() === 'error' && !/status of (304|400|401|409)/.test(message.text())) problems.push(message.text())
+    if (message.type() === 'error' && !expected.test(message.text())) problems.push(message.text())
   })
   page.on('pageerror', (error) => problems.push(error.message))
-  await page.goto(`${base}/console/`)
+  await page.goto(`${base}/console/${route === undefined ? '' : `#/${route}`}`)
+  if (token !== undefined) await page.locator('header.top').waitFor(WAIT)
   return { page, problems }
 }
 
@@ -115,29 +147,6 @@ async function signIn(page: Page, token: string) {
   await page.fill('#token', token)
   await page.click('button[type=submit]')
   await page.locator('header.top').waitFor(WAIT)
-}
-
-/**
- * A new tab already signed in with `token`, at `#/<route>`: the token is put where the sign-in
- * form keeps it (the first tests sign in through the form).
- */
-async function signedInAt(token: string, route: string): Promise<Session> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
-  contexts.push(context)
-  await context.addInitScript(
-    (value) =>
-      (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('berth.console.token', value),
-    token,
-  )
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of (304|400|409)/.test(message.text())) problems.push(message.text())
-  })
-  page.on('pageerror', (error) => problems.push(error.message))
-  await page.goto(`${base}/console/#/${route}`)
-  await page.locator('header.top').waitFor(WAIT)
-  return { page, problems }
 }
 
 /** Fails with what the page reported when it logged an error (a CSP violation, a crash). */
@@ -148,9 +157,74 @@ function assertNoProblems({ problems }: Session) {
 const cards = (page: Page) => page.locator('article.deployment')
 const card = (page: Page, executionId: string) => page.locator(`article.deployment[data-execution-id="${executionId}"]`)
 
+/** The execution ids of the cards shown, top to bottom. */
+const shownIds = (page: Page) => cards(page).evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-execution-id') as string))
+
+const executionIds = (entries: EnvironmentEntry[]) => entries.map((entry) => entry.identifier.execution_id)
+
+/** Triggers `count` deploys of the environment at once (the API queues them in turn). */
+const triggerMany = (environmentId: string, authorization: string, count: number) =>
+  Promise.all(Array.from({ length: count }, () => calls.trigger(`/environment/${environmentId}/deploy`, authorization)))
+
+/** The page's document, typed for the few calls these tests make in it (the tests are compiled without DOM types). */
+interface TestDocument {
+  querySelectorAll(selector: string): { length: number }
+  querySelector(selector: string): { getAttribute(name: string): string | null } | null
+}
+
+/** Waits until the history shows at least `count` cards. */
+const atLeastCards = (page: Page, count: number) =>
+  page.waitForFunction(
+    (least) => (globalThis as unknown as { document: TestDocument }).document.querySelectorAll('article.deployment').length >= least,
+    count,
+    WAIT,
+  )
+
+/** Scrolls to the end of the history one wheel at a time, each time waiting for what it loads, until nothing is older. */
+async function scrollToEnd(page: Page) {
+  const end = page.locator('.history-end')
+  while ((await end.getAttribute('data-has-more')) !== 'false') {
+    const shown = await cards(page).count()
+    await page.mouse.wheel(0, 20_000)
+    await page.waitForFunction(
+      (before) => {
+        const doc = (globalThis as unknown as { document: TestDocument }).document
+        return (
+          doc.querySelectorAll('article.deployment').length > before || doc.querySelector('.history-end')?.getAttribute('data-has-more') === 'false'
+        )
+      },
+      shown,
+      WAIT,
+    )
+  }
+}
+
+/** The history's newest page, as the console polls it. */
+function isNewestPoll(request: Request) {
+  const url = new URL(request.url())
+  return url.pathname.endsWith('/deploymentHistoryV2') && url.searchParams.get('pageSize') === '20' && !url.searchParams.has('startId')
+}
+
+/** One entry below the newest page, read alone, as the console polls it while unfinished. */
+function isDeepRead(response: Response) {
+  const url = new URL(response.url())
+  return url.pathname.endsWith('/deploymentHistoryV2') && url.searchParams.get('pageSize') === '1' && url.searchParams.has('startId')
+}
+
+/**
+ * Makes the page's document say its tab is hidden or shown, as a switch of tabs does, and tells its
+ * listeners. A string, not a function: the test's compiler would name the getter with a helper the
+ * page does not have.
+ */
+const setVisibility = (page: Page, state: 'hidden' | 'visible') =>
+  page.evaluate(
+    `Object.defineProperty(document, 'visibilityState', { configurable: true, get() { return '${state}' } });` +
+      ` document.dispatchEvent(new Event('visibilitychange'))`,
+  )
+
 /** A new signed-in tab on the environment's page, once its role and its history are loaded. */
 async function environmentPage(token: string, environmentId: string): Promise<Session> {
-  const session = await signedInAt(token, `environment/${environmentId}`)
+  const session = await openTab({ token, route: `environment/${environmentId}` })
   await session.page.locator('section.actions[data-role]').waitFor(WAIT)
   await session.page.locator('.history-end').waitFor(WAIT)
   return session
@@ -160,7 +234,7 @@ describe('web console', () => {
   it('signs in with a token, walks organization → project → environment, and shows a deploy going from queued to deployed in place', async () => {
     const { organization, project, environment, tokens } = await make.environmentWithTokens()
     const helm = await make.helmService(environment.id)
-    const session = await newTab()
+    const session = await openTab()
     const { page } = session
     await signIn(page, tokens.deploy.token)
     assert.deepEqual(
@@ -181,9 +255,7 @@ describe('web console', () => {
     assert.equal(await page.getByRole('link', { name: helm.name, exact: true }).count(), 1, 'the helm service is listed')
 
     // With the runner stopped the deployment stays queued, however slow the machine.
-    await runner!.stop()
-    let paused = true
-    try {
+    await withRunnerStopped(async (resume) => {
       await page.click('button[data-action=deploy]')
       await cards(page).first().waitFor(WAIT)
       assert.equal(await cards(page).count(), 1)
@@ -203,8 +275,7 @@ describe('web console', () => {
           attributeFilter: ['data-status'],
         })
       })
-      startRunner()
-      paused = false
+      resume()
 
       await page.waitForFunction((node) => node.getAttribute('data-status') === 'DEPLOYED', element, WAIT)
       const executionId = await element.getAttribute('data-execution-id')
@@ -229,9 +300,7 @@ describe('web console', () => {
       assert.equal(await service.getAttribute('data-status'), 'DEPLOYED')
       assert.equal(await service.locator('.service-name').textContent(), helm.name)
       assert.equal(await first.locator('li.stage').getAttribute('data-status'), 'DONE')
-    } finally {
-      if (paused) startRunner()
-    }
+    })
 
     // Polls after the change ask with If-None-Match and get 304 while nothing changes.
     await until(
@@ -239,12 +308,13 @@ describe('web console', () => {
       (statuses) => statuses.includes(304),
       { timeoutMs: 20_000, what: 'a 304 to a conditional history poll' },
     )
+    await page.getByText('1 deployment shown.', { exact: true }).waitFor(WAIT)
     assertNoProblems(session)
   })
 
   it('shows the API message of a refused token on the sign-in form, and of a refused action next to the buttons', async () => {
     const { environment, tokens } = await make.environmentWithTokens()
-    const session = await newTab()
+    const session = await openTab()
     const { page } = session
     const bogus = `${tokens.read.token.slice(0, -1)}${tokens.read.token.endsWith('a') ? 'b' : 'a'}`
     await page.fill('#token', bogus)
@@ -272,16 +342,12 @@ describe('web console', () => {
     assertNoProblems(session)
   })
 
-  it('pages back through 45 deployments by startId as the list scrolls: all 45, once each, newest first', async () => {
+  it('pages back through 45 deployments by startId, one page each time the end comes into view, with 3 new ones joined on top: 48, once each, newest first', async () => {
     // No services: each deployment ends as soon as a runner claims it.
     const { environment, tokens } = await make.environmentWithTokens()
-    for (let i = 0; i < 45; i++) await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
-    const entries = await until(
-      () => calls.entries(environment.id, tokens.read.authorization),
-      (list) => list.length === 45 && list.every(isFinished),
-      { timeoutMs: 30_000, what: '45 deployments finished' },
-    )
-    const expected = entries.map((entry) => entry.identifier.execution_id)
+    await triggerMany(environment.id, tokens.deploy.authorization, 45)
+    const older = executionIds(await calls.entries(environment.id, tokens.read.authorization))
+    assert.equal(older.length, 45)
 
     const session = await environmentPage(tokens.read.token, environment.id)
     const { page } = session
@@ -292,49 +358,130 @@ describe('web console', () => {
         startIds.push(url.searchParams.get('startId')!)
       }
     })
-    await cards(page).first().waitFor(WAIT)
+    await atLeastCards(page, 20)
 
-    const end = page.locator('.history-end')
-    while ((await end.getAttribute('data-has-more')) !== 'false') {
-      const shown = await cards(page).count()
-      await page.mouse.wheel(0, 20_000)
-      await page.waitForFunction(
-        (before) => {
-          const doc = (
-            globalThis as unknown as {
-              document: {
-                querySelectorAll(s: string): { length: number }
-                querySelector(s: string): { getAttribute(n: string): string | null } | null
-              }
-            }
-          ).document
-          return (
-            doc.querySelectorAll('article.deployment').length > before || doc.querySelector('.history-end')?.getAttribute('data-has-more') === 'false'
-          )
-        },
-        shown,
-        WAIT,
-      )
-    }
+    // Three more while the list is read: the polled newest page puts them on top of the 20 shown, losing none.
+    await triggerMany(environment.id, tokens.deploy.authorization, 3)
+    await atLeastCards(page, 23)
 
-    const shown = await cards(page).evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-execution-id') as string))
-    assert.equal(shown.length, 45)
-    assert.equal(new Set(shown).size, 45, 'no deployment shown twice')
+    // One wheel brings the end of the list into view once: one older page, not two. Two polls
+    // later, a second page asked for because of that one sighting would have been asked for.
+    await page.mouse.wheel(0, 20_000)
+    await atLeastCards(page, 43)
+    for (let polls = 0; polls < 2; polls++) await page.waitForResponse((response) => isNewestPoll(response.request()), WAIT)
+    assert.deepEqual(startIds, [older[19]], 'one page for one sighting of the end of the list')
+    assert.equal(await cards(page).count(), 43)
+
+    await scrollToEnd(page)
+    const expected = executionIds(await calls.entries(environment.id, tokens.read.authorization))
+    assert.equal(expected.length, 48)
+    const shown = await shownIds(page)
+    assert.equal(new Set(shown).size, 48, 'no deployment shown twice')
     assert.deepEqual(shown, expected, 'newest first, as the API lists them')
     const times = await page.locator('article.deployment time').evaluateAll((nodes) => nodes.map((node) => Date.parse(node.getAttribute('datetime'))))
     assert.deepEqual(
       times,
       [...times].sort((a, b) => b - a),
     )
-    assert.deepEqual(startIds, [expected[19], expected[39]], 'two more pages, each after the last entry shown')
-    assert.equal(await page.locator('[data-testid=history-count]').textContent(), '45')
-    await page.getByText('All 45 deployments shown.').waitFor(WAIT)
+    assert.deepEqual(startIds, [older[19], older[39]], 'two more pages, each after the last entry shown')
+    assert.equal(await page.locator('[data-testid=history-count]').textContent(), '48')
+    await page.getByText('All 48 deployments shown.').waitFor(WAIT)
+    assertNoProblems(session)
+  })
+
+  it('joins the deployments made while the tab was hidden, more than a page of them, to the list: none missing, none twice', async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    await triggerMany(environment.id, tokens.deploy.authorization, 2)
+    const session = await environmentPage(tokens.read.token, environment.id)
+    const { page } = session
+    await atLeastCards(page, 2)
+
+    const inFlight = new Set<Request>()
+    page.on('request', (request) => isNewestPoll(request) && inFlight.add(request))
+    page.on('requestfinished', (request) => inFlight.delete(request))
+    page.on('requestfailed', (request) => inFlight.delete(request))
+    await setVisibility(page, 'hidden')
+    // A poll sent just before hiding could still read some of the new deployments: wait for its
+    // answer (after a frame of the page, so that its request has been seen).
+    await page.evaluate(
+      () =>
+        new Promise((resolve) =>
+          (globalThis as unknown as { requestAnimationFrame(f: () => void): void }).requestAnimationFrame(() => resolve(null)),
+        ),
+    )
+    await until(
+      () => inFlight.size,
+      (size) => size === 0,
+      { timeoutMs: 20_000, what: 'no newest-page poll under way' },
+    )
+
+    await triggerMany(environment.id, tokens.deploy.authorization, 25)
+    const expected = executionIds(await calls.entries(environment.id, tokens.read.authorization))
+    assert.equal(expected.length, 27)
+    assert.equal(await cards(page).count(), 2, 'a hidden tab does not poll')
+
+    await setVisibility(page, 'visible')
+    await card(page, expected[0]!).waitFor(WAIT)
+    await scrollToEnd(page)
+    const shown = await shownIds(page)
+    assert.equal(new Set(shown).size, shown.length, 'no deployment shown twice')
+    assert.deepEqual(shown, expected, 'every deployment, newest first, as the API lists them')
+    assertNoProblems(session)
+  })
+
+  it('updates a deployment running below the first page in place, reading it alone with If-None-Match', async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    await withRunnerStopped(async (resume) => {
+      await triggerMany(environment.id, tokens.deploy.authorization, 21)
+      const oldest = executionIds(await calls.entries(environment.id, tokens.read.authorization)).at(-1)!
+      const session = await environmentPage(tokens.read.token, environment.id)
+      const { page } = session
+      await scrollToEnd(page)
+      assert.equal(await cards(page).count(), 21)
+      const element = (await card(page, oldest).elementHandle())!
+      assert.equal(await element.getAttribute('data-action-status'), 'QUEUED')
+
+      // While it stays queued, each read sends the ETag of the last answer and gets a 304.
+      await page.waitForResponse((response) => isDeepRead(response) && response.status() === 304, WAIT)
+      resume()
+      await page.waitForFunction((node) => node.getAttribute('data-action-status') === 'SUCCESS', element, WAIT)
+      const entry = (await calls.entries(environment.id, tokens.read.authorization)).find((e) => e.identifier.execution_id === oldest)!
+      assert.equal(await element.getAttribute('data-status'), entry.status)
+      assert.equal(await element.evaluate((node) => node.isConnected), true, 'updated in place, not rendered anew')
+      assertNoProblems(session)
+    })
+  })
+
+  it('puts a new deployment above those shown, each card keeping its element and its deployment', async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    await triggerMany(environment.id, tokens.deploy.authorization, 2)
+    const before = executionIds(await calls.entries(environment.id, tokens.read.authorization))
+    const session = await environmentPage(tokens.read.token, environment.id)
+    const { page } = session
+    await atLeastCards(page, 2)
+    const elements = await Promise.all(before.map(async (id) => (await card(page, id).elementHandle())!))
+
+    await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    const newest = executionIds(await calls.entries(environment.id, tokens.read.authorization))[0]!
+    await card(page, newest).waitFor(WAIT)
+    assert.deepEqual(await shownIds(page), [newest, ...before])
+    for (const [index, element] of elements.entries()) {
+      assert.equal(await element.getAttribute('data-execution-id'), before[index], 'the element still shows its deployment')
+      assert.equal(
+        await page.evaluate(([node, position]) => node.ownerDocument.querySelectorAll('article.deployment')[position] === node, [
+          element,
+          index + 1,
+        ] as const),
+        true,
+        'the same element, one place down',
+      )
+    }
     assertNoProblems(session)
   })
 
   it('shows a failed deployment as failed, its failed stage and service standing out', async () => {
-    // Named for the README's screenshot.
-    const { organization, tokens: roleTokens } = await make.organizationWithTokens(uniqueName('Acme'))
+    // Fixed names, for the README's screenshot: this file's database is its own, so they are free.
+    const { organization, tokens: roleTokens } = await make.organizationWithTokens('Acme')
     const environment = await make.environment((await make.project(organization.id, 'shop')).id, { name: 'production' })
     const tokens = { ...roleTokens, deploy: await make.apiToken(organization.id, 'DEPLOY', { name: 'ci-deployer' }) }
     const api = await make.helmService(environment.id, { name: 'api' })
@@ -452,11 +599,40 @@ describe('web console', () => {
     assert.deepEqual(unchanged(after), unchanged(before), 'everything else is kept')
 
     // READ sees the configuration and the values, and nothing to edit them with.
-    const reader = await signedInAt(tokens.read.token, `helm/${helm.id}`)
+    const reader = await openTab({ token: tokens.read.token, route: `helm/${helm.id}` })
     await reader.page.locator('form.values[data-editable="false"]').waitFor(WAIT)
     assert.equal(await reader.page.locator('form.values input, form.values textarea, form.values button').count(), 0)
     assert.equal(await reader.page.locator('[data-field="/values_override/set/0/1"]').textContent(), '3')
+
+    // Someone else saves meanwhile: this page's save is refused (412, If-Match), and reloading is offered.
+    const reload = page.locator('[data-action=reload]')
+    assert.equal(await reload.count(), 0, 'no reload offered after field errors or a save')
+    const other = await openTab({ token: tokens.write.token, route: `helm/${helm.id}` })
+    await other.page.locator('form.values[data-editable="true"]').waitFor(WAIT)
+    await other.page.fill('[data-field="/values_override/set/0/1"]', '4')
+    await other.page.click('[data-action=save]')
+    await other.page.locator('.saved').waitFor(WAIT)
+    await page.fill('[data-field="/values_override/set/0/1"]', '5')
+    await page.click('[data-action=save]')
+    await reload.waitFor(WAIT)
+    assert.match((await page.locator('form.values .error').textContent()) ?? '', /changed since you read it/)
+    await reload.click()
+    await until(
+      () => page.inputValue('[data-field="/values_override/set/0/1"]'),
+      (value) => value === '4',
+      { timeoutMs: 20_000, what: 'the other save shown after reloading' },
+    )
+    assert.equal(await reload.count(), 0)
+    assert.deepEqual((await read()).values_override.set, [['replicaCount', '4']], 'the other save was kept')
+
+    // Any other refusal offers no reload: here the service is gone.
+    const deleted = await t.app.inject({ method: 'DELETE', url: `/helm/${helm.id}`, headers: { authorization: tokens.admin.authorization } })
+    assert.ok(deleted.statusCode < 300, deleted.body)
+    await page.click('[data-action=save]')
+    await page.locator('form.values .error').waitFor(WAIT)
+    assert.equal(await reload.count(), 0, 'a 404 offers no reload')
     assertNoProblems(writer)
     assertNoProblems(reader)
+    assertNoProblems(other)
   })
 })

@@ -117,6 +117,8 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
   const [draft, setDraft] = useState(() => draftOf(initial))
   const [errors, setErrors] = useState<FieldError[]>([])
   const [error, setError] = useState<string>()
+  // 412: someone else saved the service since this page read it; reloading shows their version.
+  const [stale, setStale] = useState(false)
   const [saved, setSaved] = useState(false)
   const [busy, setBusy] = useState(false)
 
@@ -137,6 +139,7 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
     setBusy(true)
     setError(undefined)
     setErrors([])
+    setStale(false)
     try {
       // If-Match: an edit made by someone else since this page read the service is not overwritten.
       const { data, etag: tag } = await api.put<HelmService>(`/helm/${helm.id}`, editRequest(helm, draft), etag ? { 'if-match': etag } : {})
@@ -146,7 +149,10 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
       setSaved(true)
     } catch (failure) {
       setError(messageOf(failure))
-      if (failure instanceof ApiError) setErrors(failure.errors.filter((e) => e.location === undefined || e.location === 'body'))
+      if (failure instanceof ApiError) {
+        setErrors(failure.errors.filter((e) => e.location === undefined || e.location === 'body'))
+        setStale(failure.status === 412)
+      }
     } finally {
       setBusy(false)
     }
@@ -159,6 +165,7 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
     setDraft(draftOf(data))
     setErrors([])
     setError(undefined)
+    setStale(false)
   }
 
   const known = fieldPaths(draft)
@@ -279,7 +286,7 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
           </ul>
         ) : null}
         <ErrorMessage message={error} />
-        {error && etag && errors.length === 0 ? (
+        {stale ? (
           <button type="button" class="secondary" data-action="reload" onClick={() => void reload().catch((e: unknown) => setError(messageOf(e)))}>
             Reload the service
           </button>

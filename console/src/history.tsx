@@ -1,97 +1,59 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
-import { formatDuration, formatTime, isFailed, isUnfinished, toneOf, words } from './format.ts'
+import { DeploymentCard } from './deployment-card.tsx'
+import { appendOlder, emptyStore, type HistoryStore, idOf, mergeNewest, patchEntry, unfinishedBelowNewest } from './history-store.ts'
 import { ErrorMessage } from './pages.tsx'
-import type { DeploymentEntry, HistoryPage, ServiceEntry, Stage } from './types.ts'
+import type { HistoryPage } from './types.ts'
 
 const PAGE_SIZE = 20
 const POLL_MS = 1000
-/** At most this many running deployments beyond the first page are read again per poll. */
+/** At most this many unfinished deployments beyond the newest page are read again per poll. */
 const DEEP_POLLS = 10
 
-/** The entries loaded so far, newest first, keyed by execution id. */
-interface Store {
-  order: string[]
-  byId: Map<string, DeploymentEntry>
-  /** How many of `order` the newest first page holds. */
-  firstCount: number
-  loaded: boolean
-  /** Whether a page after the first was loaded: from then on `hasMore` is that page's. */
-  deeper: boolean
-  hasMore: boolean
-}
-
-const emptyStore = (): Store => ({ order: [], byId: new Map(), firstCount: 0, loaded: false, deeper: false, hasMore: false })
-
-const idOf = (entry: DeploymentEntry) => entry.identifier.execution_id
-
-/** The newest page, merged on top: entries it no longer holds stay below it, so nothing is lost or repeated. */
-function mergeFirst(store: Store, page: HistoryPage) {
-  const ids = page.results.map(idOf)
-  for (const entry of page.results) store.byId.set(idOf(entry), entry)
-  const fresh = new Set(ids)
-  store.order = [...ids, ...store.order.filter((id) => !fresh.has(id))]
-  store.firstCount = ids.length
-  if (!store.deeper) store.hasMore = page.has_more
-  store.loaded = true
-}
-
 /**
- * An environment's deployment history, newest first. The first page is polled with If-None-Match
- * (a 304 costs nothing and changes nothing); entries are keyed by execution id, so a running
- * deployment is patched in place. Older pages load by `startId` as the end of the list scrolls
- * into view.
+ * An environment's deployment history, newest first, live. The newest page is polled with
+ * If-None-Match (a 304 costs nothing and changes nothing) and joined on top of what is loaded
+ * (history-store.ts); an unfinished deployment further down is read alone, also with
+ * If-None-Match. Entries are keyed by execution id, so a running deployment is patched in place.
+ * Older pages load by `startId`, one each time the end of the list comes into view.
  */
 export function History({ environmentId, pokes }: { environmentId: string; pokes: number }) {
-  const store = useRef<Store>(emptyStore())
+  const store = useRef<HistoryStore>(emptyStore())
   const [, setRenders] = useState(0)
   const render = () => setRenders((n) => n + 1)
   const [error, setError] = useState<string>()
   const [loadingMore, setLoadingMore] = useState(false)
   const loading = useRef(false)
+  // Counts the older pages read: after each, the end of the list is observed anew (see below).
+  const [olderReads, setOlderReads] = useState(0)
   const pollNow = useRef<() => void>(() => {})
   const sentinel = useRef<HTMLDivElement>(null)
-  const sentinelVisible = useRef(false)
   const base = `/environment/${environmentId}/deploymentHistoryV2`
+  const olderThan = (startId: string) => api.get<HistoryPage>(`${base}?pageSize=${PAGE_SIZE}&startId=${encodeURIComponent(startId)}`)
 
   async function loadMore() {
     const current = store.current
-    if (loading.current || !current.loaded || !current.hasMore) return
+    const last = current.order.at(-1)
+    if (loading.current || !current.loaded || !current.hasMore || last === undefined) return
+    const { restarts } = current
     loading.current = true
     setLoadingMore(true)
+    let failed = false
     try {
-      const last = current.order.at(-1)
-      const page = await api.get<HistoryPage>(`${base}?pageSize=${PAGE_SIZE}${last ? `&startId=${encodeURIComponent(last)}` : ''}`)
-      if (store.current !== current) return
-      for (const entry of page.results) {
-        if (!current.byId.has(idOf(entry))) current.order.push(idOf(entry))
-        current.byId.set(idOf(entry), entry)
-      }
-      current.hasMore = page.has_more
-      current.deeper = true
+      const page = await olderThan(last)
+      // A list that started over meanwhile does not end where this page follows on.
+      if (store.current === current && current.restarts === restarts) appendOlder(current, page)
       setError(undefined)
     } catch (failure) {
-      // No retry on every render: the next one waits for the end of the list to come into view again, or a click.
-      sentinelVisible.current = false
+      // No retry at once: the next one waits for the end of the list to come into view again, or a click.
+      failed = true
       setError(messageOf(failure))
     } finally {
       loading.current = false
       setLoadingMore(false)
+      if (!failed) setOlderReads((n) => n + 1)
       render()
     }
-  }
-
-  /** Running deployments below the first page: each read alone, as the page of one after its predecessor. Says whether any was read. */
-  async function refreshDeeper(current: Store): Promise<boolean> {
-    const running = current.order.slice(current.firstCount).filter((id) => isUnfinished(current.byId.get(id)!.action_status))
-    for (const id of running.slice(0, DEEP_POLLS)) {
-      const before = current.order[current.order.indexOf(id) - 1]
-      if (!before) continue
-      const page = await api.get<HistoryPage>(`${base}?pageSize=1&startId=${encodeURIComponent(before)}`)
-      const entry = page.results[0]
-      if (entry && idOf(entry) === id) current.byId.set(id, entry)
-    }
-    return running.length > 0
   }
 
   useEffect(() => {
@@ -99,10 +61,28 @@ export function History({ environmentId, pokes }: { environmentId: string; pokes
     store.current = current
     render()
     let etag: string | null = null
+    /** The ETag of each deep read's last answer, by its path: the same path is asked again every poll. */
+    let deepTags = new Map<string, string | null>()
     let stopped = false
     let busy = false
     let again = false
     let timer: ReturnType<typeof setTimeout> | undefined
+
+    /** Reads again the unfinished deployments below the newest page; says whether any changed. */
+    async function refreshDeeper(): Promise<boolean> {
+      const tags = new Map<string, string | null>()
+      let changed = false
+      for (const { id, above } of unfinishedBelowNewest(current, DEEP_POLLS)) {
+        const path = `${base}?pageSize=1&startId=${encodeURIComponent(above)}`
+        const known = deepTags.get(path) ?? null
+        const page = await api.poll<HistoryPage>(path, known)
+        tags.set(path, page ? page.etag : known)
+        const entry = page?.data.results[0]
+        if (entry && idOf(entry) === id && patchEntry(current, entry)) changed = true
+      }
+      deepTags = tags
+      return changed
+    }
 
     async function tick() {
       clearTimeout(timer)
@@ -112,18 +92,21 @@ export function History({ environmentId, pokes }: { environmentId: string; pokes
       }
       busy = true
       try {
+        // A hidden tab does not poll; the newest page read when it shows again is joined to the list however much came meanwhile.
         if (!current.loaded || document.visibilityState !== 'hidden') {
-          const page = await api.poll<HistoryPage>(`${base}?pageSize=${PAGE_SIZE}`, etag)
+          const newest = await api.poll<HistoryPage>(`${base}?pageSize=${PAGE_SIZE}`, etag)
           if (stopped) return
-          if (page) {
-            etag = page.etag
-            mergeFirst(current, page.data)
+          if (newest) {
+            await mergeNewest(current, newest.data, olderThan)
+            if (stopped) return
+            // Kept once merged only: a page that could not be joined is read again on the next poll.
+            etag = newest.etag
           }
-          const deeper = await refreshDeeper(current)
+          const changed = await refreshDeeper()
           if (stopped) return
           setError(undefined)
           // A 304 changed nothing: nothing to render.
-          if (page || deeper) render()
+          if (newest || changed) render()
         }
       } catch (failure) {
         if (!stopped) setError(messageOf(failure))
@@ -135,11 +118,16 @@ export function History({ environmentId, pokes }: { environmentId: string; pokes
         }
       }
     }
+    const pollWhenShown = () => {
+      if (document.visibilityState === 'visible') void tick()
+    }
     pollNow.current = () => void tick()
+    document.addEventListener('visibilitychange', pollWhenShown)
     void tick()
     return () => {
       stopped = true
       clearTimeout(timer)
+      document.removeEventListener('visibilitychange', pollWhenShown)
     }
   }, [environmentId])
 
@@ -147,26 +135,25 @@ export function History({ environmentId, pokes }: { environmentId: string; pokes
     if (pokes > 0) pollNow.current()
   }, [pokes])
 
+  const { order, byId, loaded, hasMore, restarts } = store.current
+
+  // A new observer reports at once whether the end of the list is in view, then each time that
+  // changes. Observing anew after each older page (and when the list starts over) makes one
+  // sighting load one page: a page that leaves the end in view loads the next, one that pushes it
+  // out of view does not.
   useEffect(() => {
     const element = sentinel.current
-    if (!element) return
+    if (!element || !hasMore) return
     const observer = new IntersectionObserver(
       ([entry]) => {
-        sentinelVisible.current = entry?.isIntersecting ?? false
-        if (sentinelVisible.current) void loadMore()
+        if (entry?.isIntersecting) void loadMore()
       },
       { rootMargin: '0px 0px 400px 0px' },
     )
     observer.observe(element)
     return () => observer.disconnect()
-  }, [environmentId, store.current.loaded])
+  }, [environmentId, loaded, hasMore, restarts, olderReads])
 
-  // A page that left the end of the list in view does not move it: the observer would not fire again.
-  useEffect(() => {
-    if (sentinelVisible.current && !loading.current) void loadMore()
-  })
-
-  const { order, byId, loaded, hasMore } = store.current
   return (
     <section class="history" aria-live="polite">
       <h3>
@@ -193,90 +180,10 @@ export function History({ environmentId, pokes }: { environmentId: string; pokes
               {loadingMore ? 'Loading older deployments…' : 'Load older deployments'}
             </button>
           ) : order.length > 0 ? (
-            <p class="hint">All {order.length} deployments shown.</p>
+            <p class="hint">{order.length === 1 ? '1 deployment shown.' : `All ${order.length} deployments shown.`}</p>
           ) : null}
         </div>
       ) : null}
     </section>
-  )
-}
-
-export function DeploymentCard({ entry }: { entry: DeploymentEntry }) {
-  const { auditing_data: audit } = entry
-  const tone = toneOf(entry.status)
-  return (
-    <article
-      class={`deployment tone-${tone}${isFailed(entry.status) ? ' failed' : ''}`}
-      data-execution-id={entry.identifier.execution_id}
-      data-status={entry.status}
-      data-action-status={entry.action_status}
-    >
-      <header>
-        <span class="trigger" title="trigger">
-          {entry.trigger_action}
-        </span>
-        <span class={`badge tone-${tone}`} data-testid="status" title={entry.status}>
-          {words(entry.status)}
-        </span>
-        <span class="who">
-          by <strong>{audit.triggered_by}</strong>
-          {audit.origin ? <> from {audit.origin}</> : null}
-        </span>
-        <time dateTime={audit.created_at}>{formatTime(audit.created_at)}</time>
-        <span class="total-duration" title="total duration">
-          {formatDuration(entry.total_duration)}
-        </span>
-      </header>
-      {entry.message ? <p class="message">{entry.message}</p> : null}
-      {entry.stages.length === 0 ? (
-        <p class="hint">No service to deploy.</p>
-      ) : (
-        <ol class="timeline">
-          {entry.stages.map((stage) => (
-            <StageView key={stage.name} stage={stage} />
-          ))}
-        </ol>
-      )}
-    </article>
-  )
-}
-
-function StageView({ stage }: { stage: Stage }) {
-  const tone = toneOf(stage.status)
-  return (
-    <li class={`stage tone-${tone}${isFailed(stage.status) ? ' failed' : ''}`} data-stage={stage.name} data-status={stage.status}>
-      <div class="stage-head">
-        <span class="stage-name">{stage.name}</span>
-        <span class={`badge tone-${tone}`}>{words(stage.status)}</span>
-        <span class="duration">{formatDuration(stage.duration)}</span>
-      </div>
-      <ul class="services">
-        {stage.services.map((service) => (
-          <ServiceView key={service.identifier.service_id} service={service} />
-        ))}
-      </ul>
-    </li>
-  )
-}
-
-function ServiceView({ service }: { service: ServiceEntry }) {
-  const tone = toneOf(service.status)
-  const chart = service.details.repository
-  return (
-    <li
-      class={`service tone-${tone}${isFailed(service.status) ? ' failed' : ''}`}
-      data-service-id={service.identifier.service_id}
-      data-status={service.status}
-    >
-      <a class="service-name" href={service.identifier.service_type === 'HELM' ? `#/helm/${service.identifier.service_id}` : undefined}>
-        {service.identifier.name}
-      </a>
-      <span class={`badge tone-${tone}`} title={`${service.status_details.action} ${service.status_details.status}`}>
-        {words(service.status)}
-      </span>
-      <span class="duration">{formatDuration(service.total_duration)}</span>
-      {chart ? <span class="detail">{`${chart.chart_name} ${chart.chart_version}`}</span> : null}
-      {service.message ? <p class="message">{service.message}</p> : null}
-    </li>
   )
 }

@@ -1,8 +1,9 @@
 // The parts of the API's shapes the console reads (see /openapi.json for all of them).
 
-export type Role = 'READ' | 'DEPLOY' | 'WRITE' | 'ADMIN'
-const ROLES: Role[] = ['READ', 'DEPLOY', 'WRITE', 'ADMIN']
-export const hasRole = (held: Role, needed: Role) => ROLES.indexOf(held) >= ROLES.indexOf(needed)
+import type { Role } from '../../src/platform/auth/roles.ts'
+
+// The server's ordering of roles, so that the console hides exactly the buttons the API would refuse.
+export { hasRole, type Role } from '../../src/platform/auth/roles.ts'
 
 export interface List<T> {
   results: T[]

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs'
-import { lstat, readFile } from 'node:fs/promises'
+import { constants, existsSync } from 'node:fs'
+import { lstat, open, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
@@ -27,6 +27,29 @@ const TYPES: Record<string, string> = {
 // Plain names only: no empty or dot-led segment (so no `..`), nothing percent-decoding could smuggle.
 const SAFE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/
 
+// O_NOFOLLOW: the file opened is the one checked, even if it was swapped for a symlink since.
+// O_NONBLOCK: opening a FIFO returns at once (and is then refused) instead of waiting for a writer.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
+
+/**
+ * The contents of `root/relative` when it is a regular file reached without any symlink below
+ * `root` (the real path must be exactly the root's real path joined with `relative`, so a
+ * symlinked folder is refused as a symlinked file is); undefined otherwise. The type is checked
+ * on the opened handle, so what is read is what was checked.
+ */
+async function readRegularFile(root: string, relative: string): Promise<Buffer | undefined> {
+  const realRoot = await realpath(root).catch(() => undefined)
+  const real = await realpath(path.join(root, relative)).catch(() => undefined)
+  if (realRoot === undefined || real !== path.join(realRoot, relative)) return undefined
+  const handle = await open(real, OPEN_FLAGS).catch(() => undefined)
+  if (!handle) return undefined
+  try {
+    return (await handle.stat()).isFile() ? await handle.readFile() : undefined
+  } finally {
+    await handle.close()
+  }
+}
+
 /** `dist/console` of the checkout: the first folder up from here (src/modules/console or dist/) holding package.json. */
 export function defaultConsoleRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url))
@@ -37,8 +60,9 @@ export function defaultConsoleRoot(): string {
 /**
  * Serves the built console (`npm run build:console`) at /console/, without credentials: it holds
  * no data, and every API call it makes carries the user's token. Only regular files under `root`
- * with a known type are served. Vite names assets by their content, so they are cached for good;
- * index.html is revalidated on every load so that a new build takes effect at once.
+ * with a known type, reached without a symlink, are served. Vite names assets by their content,
+ * so they are cached for good; index.html is revalidated on every load so that a new build takes
+ * effect at once.
  */
 export function consoleRoutes(root = defaultConsoleRoot()): FastifyPluginAsync {
   async function send(reply: FastifyReply, relative: string) {
@@ -46,15 +70,14 @@ export function consoleRoutes(root = defaultConsoleRoot()): FastifyPluginAsync {
       throw new AppError('service_unavailable', 'the console is not built: run `npm run build:console` (`npm start` does it), then reload')
     }
     const type = TYPES[path.extname(relative)]
-    const file = path.join(root, relative)
-    if (!type || !SAFE_PATH.test(relative) || !file.startsWith(root + path.sep)) throw notFound('console file')
-    const stats = await lstat(file).catch(() => undefined)
-    if (!stats?.isFile()) throw notFound('console file')
+    if (!type || !SAFE_PATH.test(relative)) throw notFound('console file')
+    const contents = await readRegularFile(root, relative)
+    if (!contents) throw notFound('console file')
     return reply
       .header('content-type', type)
       .header('content-security-policy', CONSOLE_CSP)
       .header('cache-control', relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache')
-      .send(await readFile(file))
+      .send(contents)
   }
 
   return async (app) => {

@@ -1,0 +1,84 @@
+// One deployment of the history: its trigger, status and who triggered it, and its stages as a
+// timeline of services. The data attributes name what is shown, for the end-to-end tests.
+import { formatDuration, formatTime, isFailed, toneOf, words } from './format.ts'
+import type { DeploymentEntry, ServiceEntry, Stage } from './types.ts'
+
+export function DeploymentCard({ entry }: { entry: DeploymentEntry }) {
+  const { auditing_data: audit } = entry
+  const tone = toneOf(entry.status)
+  return (
+    <article
+      class={`deployment tone-${tone}${isFailed(entry.status) ? ' failed' : ''}`}
+      data-execution-id={entry.identifier.execution_id}
+      data-status={entry.status}
+      data-action-status={entry.action_status}
+    >
+      <header>
+        <span class="trigger" title="trigger">
+          {entry.trigger_action}
+        </span>
+        <span class={`badge tone-${tone}`} data-testid="status" title={entry.status}>
+          {words(entry.status)}
+        </span>
+        <span class="who">
+          by <strong>{audit.triggered_by}</strong>
+          {audit.origin ? <> from {audit.origin}</> : null}
+        </span>
+        <time dateTime={audit.created_at}>{formatTime(audit.created_at)}</time>
+        <span class="total-duration" title="total duration">
+          {formatDuration(entry.total_duration)}
+        </span>
+      </header>
+      {entry.message ? <p class="message">{entry.message}</p> : null}
+      {entry.stages.length === 0 ? (
+        <p class="hint">No service to deploy.</p>
+      ) : (
+        <ol class="timeline">
+          {entry.stages.map((stage) => (
+            <StageView key={stage.name} stage={stage} />
+          ))}
+        </ol>
+      )}
+    </article>
+  )
+}
+
+function StageView({ stage }: { stage: Stage }) {
+  const tone = toneOf(stage.status)
+  return (
+    <li class={`stage tone-${tone}${isFailed(stage.status) ? ' failed' : ''}`} data-stage={stage.name} data-status={stage.status}>
+      <div class="stage-head">
+        <span class="stage-name">{stage.name}</span>
+        <span class={`badge tone-${tone}`}>{words(stage.status)}</span>
+        <span class="duration">{formatDuration(stage.duration)}</span>
+      </div>
+      <ul class="services">
+        {stage.services.map((service) => (
+          <ServiceView key={service.identifier.service_id} service={service} />
+        ))}
+      </ul>
+    </li>
+  )
+}
+
+function ServiceView({ service }: { service: ServiceEntry }) {
+  const tone = toneOf(service.status)
+  const chart = service.details.repository
+  return (
+    <li
+      class={`service tone-${tone}${isFailed(service.status) ? ' failed' : ''}`}
+      data-service-id={service.identifier.service_id}
+      data-status={service.status}
+    >
+      <a class="service-name" href={service.identifier.service_type === 'HELM' ? `#/helm/${service.identifier.service_id}` : undefined}>
+        {service.identifier.name}
+      </a>
+      <span class={`badge tone-${tone}`} title={`${service.status_details.action} ${service.status_details.status}`}>
+        {words(service.status)}
+      </span>
+      <span class="duration">{formatDuration(service.total_duration)}</span>
+      {chart ? <span class="detail">{`${chart.chart_name} ${chart.chart_version}`}</span> : null}
+      {service.message ? <p class="message">{service.message}</p> : null}
+    </li>
+  )
+}
