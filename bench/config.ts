@@ -44,7 +44,7 @@ export function loadBenchConfig(): BenchConfig {
     environments: Math.round(positive('BENCH_ENVIRONMENTS', 1_000)),
     branches: Math.round(positive('BENCH_BRANCHES', 5_000)),
     logLevels,
-    probeRequests: Math.round(positive('BENCH_PROBE_REQUESTS', 1_000)),
+    probeRequests: Math.round(positive('BENCH_PROBE_REQUESTS', 5_000)),
     cpuProfileDir: process.env.BENCH_CPU_PROF_DIR ? path.resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   })
 }
