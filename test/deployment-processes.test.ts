@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { INTERRUPTED } from '#src/modules/deployments/deployment-progress.ts'
-import { type Db, openDatabase } from '#src/platform/db/database.ts'
+import type { Db } from '#src/platform/db/database.ts'
 import {
   assertNoSecretsInLogs,
   baseEnv,
@@ -11,13 +11,12 @@ import {
   entryOf,
   historyPage,
   logLines,
-  processGroup,
+  processScenario,
   UNFINISHED,
   warnings,
 } from './helpers/berth-processes.ts'
 import { until } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
-import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
 import { startServer, startWorker } from './helpers/process.ts'
 
 // Real `berth serve` and `berth worker` processes sharing one PostgreSQL database: a runner killed
@@ -38,25 +37,14 @@ const credentials = (tokens: Record<string, { token: string; authorization: stri
   Object.values(tokens).flatMap((token) => [token.token, token.authorization])
 
 describe('a worker killed in the middle of a deployment', () => {
-  let database: IsolatedDatabase
-  let db: Db
-  const group = processGroup()
-
-  before(async () => {
-    database = await createIsolatedDatabase()
-    db = openDatabase(database.url, 2)
-  })
-  after(async () => {
-    await group.stopAll()
-    await db?.destroy()
-    await database?.drop()
-  })
+  const scenario = processScenario()
+  const { group } = scenario
 
   it('ends its deployment as interrupted once the lease expires, and the queue goes on with the next runner', async () => {
-    const api = await group.add(startServer(baseEnv(database, { BERTH_RUNNER_IN_SERVE: 'false' })))
-    const workerEnv = baseEnv(database, { BERTH_SIMULATED_STEP_MS: '3000', BERTH_RUNNER_LEASE_MS: '1500' })
+    const api = await group.add(startServer(baseEnv(scenario.database, { BERTH_RUNNER_IN_SERVE: 'false' })))
+    const workerEnv = baseEnv(scenario.database, { BERTH_SIMULATED_STEP_MS: '3000', BERTH_RUNNER_LEASE_MS: '1500' })
     const doomed = await group.add(startWorker(workerEnv))
-    const { environmentId, tokens, helmIds } = await environmentWithHelms(db, 2)
+    const { environmentId, tokens, helmIds } = await environmentWithHelms(scenario.db, 2)
     const deploy = tokens.deploy.authorization
     const read = tokens.read.authorization
 
@@ -103,7 +91,7 @@ describe('a worker killed in the middle of a deployment', () => {
       assert.equal(service.message, INTERRUPTED)
     }
 
-    const rows = await db.selectFrom('deploymentRequests').selectAll().where('environmentId', '=', environmentId).orderBy('seq').execute()
+    const rows = await scenario.db.selectFrom('deploymentRequests').selectAll().where('environmentId', '=', environmentId).orderBy('seq').execute()
     assert.deepEqual(
       rows.map((row) => [row.id, row.actionStatus]),
       [
@@ -147,27 +135,16 @@ describe('a worker killed in the middle of a deployment', () => {
 })
 
 describe('a deployment whose runner is killed, then the runner taking it over, then the next', () => {
-  let database: IsolatedDatabase
-  let db: Db
-  const group = processGroup()
+  const scenario = processScenario()
+  const { group } = scenario
 
-  before(async () => {
-    database = await createIsolatedDatabase()
-    db = openDatabase(database.url, 2)
-  })
-  after(async () => {
-    await group.stopAll()
-    await db?.destroy()
-    await database?.drop()
-  })
-
-  const runOf = (id: string) => db.selectFrom('deploymentRequests').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+  const runOf = (id: string) => scenario.db.selectFrom('deploymentRequests').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
 
   it('loses nothing: the takeover killed mid-claim leaves no trace, the next ends the run, and the queue behind it reaches its end in order', async () => {
-    const api = await group.add(startServer(baseEnv(database, { BERTH_RUNNER_IN_SERVE: 'false' })))
-    const workerEnv = baseEnv(database, { BERTH_SIMULATED_STEP_MS: '3000', BERTH_RUNNER_LEASE_MS: '1500' })
+    const api = await group.add(startServer(baseEnv(scenario.database, { BERTH_RUNNER_IN_SERVE: 'false' })))
+    const workerEnv = baseEnv(scenario.database, { BERTH_SIMULATED_STEP_MS: '3000', BERTH_RUNNER_LEASE_MS: '1500' })
     const first = await group.add(startWorker(workerEnv))
-    const { environmentId, tokens } = await environmentWithHelms(db, 2)
+    const { environmentId, tokens } = await environmentWithHelms(scenario.db, 2)
     const deploy = tokens.deploy.authorization
     const read = tokens.read.authorization
 
@@ -193,7 +170,7 @@ describe('a deployment whose runner is killed, then the runner taking it over, t
     // 2. The next runner takes it over once its lease expired, and dies in the middle of doing so:
     // the test holds the rows its claim writes after locking the run, so that the claim waits,
     // inside its transaction, until the runner is killed there.
-    const lock = new pg.Client({ connectionString: database.url })
+    const lock = new pg.Client({ connectionString: scenario.database.url })
     await lock.connect()
     let blockedPid: number
     try {
@@ -206,7 +183,7 @@ describe('a deployment whose runner is killed, then the runner taking it over, t
         async () =>
           (
             await sql<{ pid: number; query: string }>`select pid, query from pg_stat_activity where ${lockPid} = any(pg_blocking_pids(pid))`.execute(
-              db,
+              scenario.db,
             )
           ).rows,
         // The activity is read a moment before who blocks whom: the statement must be seen waiting.
@@ -221,7 +198,7 @@ describe('a deployment whose runner is killed, then the runner taking it over, t
     }
     // PostgreSQL rolls the dead runner's transaction back: the takeover changed nothing.
     await until(
-      async () => (await sql`select pid from pg_stat_activity where pid = ${blockedPid}`.execute(db)).rows.length,
+      async () => (await sql`select pid from pg_stat_activity where pid = ${blockedPid}`.execute(scenario.db)).rows.length,
       (count) => count === 0,
       { what: "the killed runner's session gone", timeoutMs: 20_000 },
     )
@@ -245,7 +222,7 @@ describe('a deployment whose runner is killed, then the runner taking it over, t
     // 4. A fourth runner ends that one too, and runs the last to its end.
     const fourth = await group.add(startWorker({ ...workerEnv, BERTH_SIMULATED_STEP_MS: '200' }))
     const rows = await until(
-      () => db.selectFrom('deploymentRequests').selectAll().where('environmentId', '=', environmentId).orderBy('seq').execute(),
+      () => scenario.db.selectFrom('deploymentRequests').selectAll().where('environmentId', '=', environmentId).orderBy('seq').execute(),
       (list) => list.every((row) => !UNFINISHED.includes(row.actionStatus)),
       { what: 'every run ended', timeoutMs: 30_000, intervalMs: 50 },
     )
@@ -292,25 +269,14 @@ describe('a deployment whose runner is killed, then the runner taking it over, t
 })
 
 describe('a worker stopped with SIGTERM in the middle of a deployment', () => {
-  let database: IsolatedDatabase
-  let db: Db
-  const group = processGroup()
-
-  before(async () => {
-    database = await createIsolatedDatabase()
-    db = openDatabase(database.url, 2)
-  })
-  after(async () => {
-    await group.stopAll()
-    await db?.destroy()
-    await database?.drop()
-  })
+  const scenario = processScenario()
+  const { group } = scenario
 
   it('hands the deployment back at once, and another worker resumes it to the end', async () => {
-    const api = await group.add(startServer(baseEnv(database, { BERTH_RUNNER_IN_SERVE: 'false' })))
+    const api = await group.add(startServer(baseEnv(scenario.database, { BERTH_RUNNER_IN_SERVE: 'false' })))
     // A step far longer than the stop may take: the worker must abort it, not wait for it.
-    const leaving = await group.add(startWorker(baseEnv(database, { BERTH_SIMULATED_STEP_MS: '60000', BERTH_RUNNER_LEASE_MS: '30000' })))
-    const { environmentId, tokens } = await environmentWithHelms(db, 2)
+    const leaving = await group.add(startWorker(baseEnv(scenario.database, { BERTH_SIMULATED_STEP_MS: '60000', BERTH_RUNNER_LEASE_MS: '30000' })))
+    const { environmentId, tokens } = await environmentWithHelms(scenario.db, 2)
     const read = tokens.read.authorization
 
     const deployed = await call(api.baseUrl, 'POST', `/environment/${environmentId}/deploy`, tokens.deploy.authorization)
@@ -324,7 +290,7 @@ describe('a worker stopped with SIGTERM in the middle of a deployment', () => {
 
     assert.equal(await leaving.stop('SIGTERM', 10_000), 0, leaving.logs())
     assert.equal(logLines(leaving).at(-1)?.msg, 'stopped', leaving.logs())
-    const handedBack = await db.selectFrom('deploymentRequests').selectAll().where('id', '=', executionId).executeTakeFirstOrThrow()
+    const handedBack = await scenario.db.selectFrom('deploymentRequests').selectAll().where('id', '=', executionId).executeTakeFirstOrThrow()
     assert.equal(handedBack.actionStatus, 'ONGOING', 'handed back unfinished')
     assert.equal(handedBack.leaseOwner, null, 'handed back: no runner holds it')
     assert.equal(handedBack.leaseExpiresAt, null)
@@ -332,7 +298,7 @@ describe('a worker stopped with SIGTERM in the middle of a deployment', () => {
     const pausedEntry = await entryOf(api.baseUrl, environmentId, read, executionId)
     assert.equal(pausedEntry?.status, 'DEPLOYING')
 
-    const resuming = await group.add(startWorker(baseEnv(database, { BERTH_SIMULATED_STEP_MS: '300', BERTH_RUNNER_LEASE_MS: '30000' })))
+    const resuming = await group.add(startWorker(baseEnv(scenario.database, { BERTH_SIMULATED_STEP_MS: '300', BERTH_RUNNER_LEASE_MS: '30000' })))
     const entry = (await until(
       () => entryOf(api.baseUrl, environmentId, read, executionId),
       (found) => found !== undefined && !UNFINISHED.includes(found.action_status),
@@ -351,11 +317,11 @@ describe('a worker stopped with SIGTERM in the middle of a deployment', () => {
       assert.equal(service.message, null)
     }
 
-    const row = await db.selectFrom('deploymentRequests').selectAll().where('id', '=', executionId).executeTakeFirstOrThrow()
+    const row = await scenario.db.selectFrom('deploymentRequests').selectAll().where('id', '=', executionId).executeTakeFirstOrThrow()
     assert.equal(row.claims, 2, 'claimed by the worker that left, then by the one that resumed it')
     assert.equal(row.leaseOwner, resuming.runnerId)
     assert.equal(row.startedAt?.getTime(), handedBack.startedAt?.getTime(), 'resumed, not started again')
-    const services = await db.selectFrom('serviceDeployments').select('actionStatus').where('executionId', '=', executionId).execute()
+    const services = await scenario.db.selectFrom('serviceDeployments').select('actionStatus').where('executionId', '=', executionId).execute()
     assert.deepEqual(
       services.map((service) => service.actionStatus),
       ['SUCCESS', 'SUCCESS'],

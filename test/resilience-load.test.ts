@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { STATES } from '#src/modules/deployments/deployment-states.ts'
-import { type Db, openDatabase } from '#src/platform/db/database.ts'
+import type { Db } from '#src/platform/db/database.ts'
 import {
   assertNoSecretsInLogs,
   baseEnv,
@@ -10,13 +10,12 @@ import {
   historyPage,
   logLines,
   pidOf,
-  processGroup,
+  processScenario,
   UNFINISHED,
   warnings,
 } from './helpers/berth-processes.ts'
 import { type EnvironmentEntry, type HistoryPage, until } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
-import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
 import { type RunningProcess, type RunningServer, startServer, startWorker } from './helpers/process.ts'
 
 // Two `berth serve` replicas (each running deployments too) and two `berth worker`s on one
@@ -64,22 +63,11 @@ interface Sighting {
 }
 
 describe('two serve replicas and two workers under 200 concurrent triggers', () => {
-  let database: IsolatedDatabase
-  let db: Db
-  const group = processGroup()
-
-  before(async () => {
-    database = await createIsolatedDatabase()
-    db = openDatabase(database.url, 3)
-  })
-  after(async () => {
-    await group.stopAll()
-    await db?.destroy()
-    await database?.drop()
-  })
+  const scenario = processScenario(3)
+  const { group } = scenario
 
   it('ends every accepted trigger exactly once, in queue order per environment, while history pages stay consistent', async () => {
-    const env = baseEnv(database, {
+    const env = baseEnv(scenario.database, {
       BERTH_RUNNER_IN_SERVE: 'true',
       BERTH_SIMULATED_STEP_MS: '40',
       // Nothing crashes here: a lease long enough that a busy machine never loses one.
@@ -100,7 +88,7 @@ describe('two serve replicas and two workers under 200 concurrent triggers', () 
     const all: RunningProcess[] = [serverA, serverB, workerA, workerB]
     const pids = new Set(all.map((running) => running.child.pid))
 
-    const make = factories(db)
+    const make = factories(scenario.db)
     const secrets: string[] = []
     const environments: TestEnvironment[] = []
     for (let index = 0; index < ENVIRONMENTS; index++) {
@@ -143,7 +131,7 @@ describe('two serve replicas and two workers under 200 concurrent triggers', () 
       const accepted = answers.filter((answer) => answer.status === 202).length
       rows = await Promise.race([
         until(
-          () => readRuns(db, environments),
+          () => readRuns(scenario.db, environments),
           (list) => list.length >= accepted && list.every((row) => !UNFINISHED.includes(row.actionStatus)),
           { what: 'every deployment finished', timeoutMs: 90_000, intervalMs: 200 },
         ),
@@ -192,7 +180,7 @@ describe('two serve replicas and two workers under 200 concurrent triggers', () 
       'execution ids are never shared',
     )
 
-    const services = await db
+    const services = await scenario.db
       .selectFrom('serviceDeployments')
       .select(['executionId', 'actionStatus'])
       .where(

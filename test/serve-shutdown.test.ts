@@ -2,12 +2,10 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import net from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { type Db, openDatabase } from '#src/platform/db/database.ts'
-import { assertNoSecretsInLogs, baseEnv, call, entryOf, logLines, pidOf, processGroup, UNFINISHED, warnings } from './helpers/berth-processes.ts'
+import { assertNoSecretsInLogs, baseEnv, call, entryOf, logLines, pidOf, processScenario, UNFINISHED, warnings } from './helpers/berth-processes.ts'
 import { until } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { type FakeProvider, manyBranches, startFakeProvider } from './helpers/fake-git-providers.ts'
-import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
 import { type RunningServer, startServer, startWorker } from './helpers/process.ts'
 
 // `berth serve` stopped with SIGTERM: it stops accepting connections at once, lets the requests
@@ -30,27 +28,21 @@ function connect(baseUrl: string): Promise<'accepted' | 'refused' | string> {
 const REPOSITORY = 'acme/app'
 
 describe('berth serve stopped with SIGTERM', () => {
-  let database: IsolatedDatabase
-  let db: Db
+  const scenario = processScenario()
+  const { group } = scenario
   let fake: FakeProvider
-  const group = processGroup()
 
   before(async () => {
-    database = await createIsolatedDatabase()
-    db = openDatabase(database.url, 2)
     fake = await startFakeProvider('github')
     fake.repositories.set(REPOSITORY, manyBranches(5))
   })
   after(async () => {
-    await group.stopAll()
     await fake?.close()
-    await db?.destroy()
-    await database?.drop()
   })
 
   /** An organization with a GitHub token the fake accepts, and an environment of two helm services. */
   async function setup() {
-    const make = factories(db)
+    const make = factories(scenario.db)
     const { organization, tokens, environment } = await make.environmentWithTokens()
     for (let i = 0; i < 2; i++) await make.helmService(environment.id)
     const secret = `ghp_${randomUUID().replaceAll('-', '')}`
@@ -65,7 +57,7 @@ describe('berth serve stopped with SIGTERM', () => {
   async function serveRunningADeployment(graceMs: number, environmentId: string, deploy: string, read: string) {
     const server = await group.add(
       startServer(
-        baseEnv(database, {
+        baseEnv(scenario.database, {
           BERTH_SHUTDOWN_GRACE_MS: String(graceMs),
           // A step far longer than the test: the runner must hand the run back, not finish it.
           BERTH_SIMULATED_STEP_MS: '60000',
@@ -84,7 +76,7 @@ describe('berth serve stopped with SIGTERM', () => {
       (entry) => entry?.stages[0]?.status === 'ONGOING',
       { what: 'the deployment running its stage', timeoutMs: 20_000, intervalMs: 50 },
     )
-    const row = await db.selectFrom('deploymentRequests').selectAll().where('id', '=', executionId).executeTakeFirstOrThrow()
+    const row = await scenario.db.selectFrom('deploymentRequests').selectAll().where('id', '=', executionId).executeTakeFirstOrThrow()
     assert.equal(pidOf(row.leaseOwner!), server.child.pid, "the serve's own runner holds the deployment")
     return { server, executionId }
   }
@@ -106,7 +98,7 @@ describe('berth serve stopped with SIGTERM', () => {
   }
 
   async function assertHandedBack(executionId: string) {
-    const row = await db.selectFrom('deploymentRequests').selectAll().where('id', '=', executionId).executeTakeFirstOrThrow()
+    const row = await scenario.db.selectFrom('deploymentRequests').selectAll().where('id', '=', executionId).executeTakeFirstOrThrow()
     assert.equal(row.actionStatus, 'ONGOING', 'handed back unfinished')
     assert.equal(row.leaseOwner, null, 'the lease is released: no runner holds the deployment')
     assert.equal(row.leaseExpiresAt, null)
@@ -116,9 +108,9 @@ describe('berth serve stopped with SIGTERM', () => {
 
   /** Starts a worker and waits until it has resumed the deployment to its end. */
   async function resumeElsewhere(executionId: string, startedAt: Date | null) {
-    const worker = await group.add(startWorker(baseEnv(database, { BERTH_SIMULATED_STEP_MS: '200', BERTH_RUNNER_LEASE_MS: '30000' })))
+    const worker = await group.add(startWorker(baseEnv(scenario.database, { BERTH_SIMULATED_STEP_MS: '200', BERTH_RUNNER_LEASE_MS: '30000' })))
     const row = await until(
-      () => db.selectFrom('deploymentRequests').selectAll().where('id', '=', executionId).executeTakeFirstOrThrow(),
+      () => scenario.db.selectFrom('deploymentRequests').selectAll().where('id', '=', executionId).executeTakeFirstOrThrow(),
       (found) => !UNFINISHED.includes(found.actionStatus),
       { what: 'the deployment resumed to its end', timeoutMs: 20_000, intervalMs: 50 },
     )
@@ -204,27 +196,17 @@ describe('berth serve stopped with SIGTERM', () => {
 })
 
 describe('berth worker stopped with SIGTERM while a cancel winds down', () => {
-  let database: IsolatedDatabase
-  let db: Db
-  const group = processGroup()
-  before(async () => {
-    database = await createIsolatedDatabase()
-    db = openDatabase(database.url, 2)
-  })
-  after(async () => {
-    await group.stopAll()
-    await db?.destroy()
-    await database?.drop()
-  })
+  const scenario = processScenario()
+  const { group } = scenario
 
   it('does not wait past BERTH_SHUTDOWN_GRACE_MS: it exits 1 and leaves the run to its lease', async () => {
-    const make = factories(db)
+    const make = factories(scenario.db)
     const { tokens, environment } = await make.environmentWithTokens()
     await make.helmService(environment.id)
-    const api = await group.add(startServer(baseEnv(database, { BERTH_RUNNER_IN_SERVE: 'false' })))
+    const api = await group.add(startServer(baseEnv(scenario.database, { BERTH_RUNNER_IN_SERVE: 'false' })))
     // A step of a minute: the cancel then winds down for 5 s, far past the grace period of 1 s.
     const worker = await group.add(
-      startWorker(baseEnv(database, { BERTH_SIMULATED_STEP_MS: '60000', BERTH_SHUTDOWN_GRACE_MS: '1000', BERTH_RUNNER_LEASE_MS: '30000' })),
+      startWorker(baseEnv(scenario.database, { BERTH_SIMULATED_STEP_MS: '60000', BERTH_SHUTDOWN_GRACE_MS: '1000', BERTH_RUNNER_LEASE_MS: '30000' })),
     )
     const deployed = await call(api.baseUrl, 'POST', `/environment/${environment.id}/deploy`, tokens.deploy.authorization)
     assert.equal(deployed.status, 202, deployed.text)

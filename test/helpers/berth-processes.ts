@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
+import { after, before } from 'node:test'
+import { type Db, openDatabase } from '#src/platform/db/database.ts'
 import { TEST_SECRET_KEY } from './app.ts'
 import type { EnvironmentEntry, HistoryPage } from './deployments.ts'
-import type { IsolatedDatabase } from './isolated-database.ts'
+import { createIsolatedDatabase, type IsolatedDatabase } from './isolated-database.ts'
 import type { ChildEnv, RunningProcess } from './process.ts'
 
 // What the tests that run real `berth serve` and `berth worker` processes share: starting and
@@ -112,6 +114,39 @@ export function processGroup() {
     },
     async stopAll(): Promise<void> {
       await Promise.all(started.map((running) => running.stop('SIGTERM', 15_000).catch(() => {})))
+    },
+  }
+}
+
+/**
+ * What a describe whose tests run real processes sets up before its tests: a database of its own
+ * (runners take every queued run of theirs), a handle on it, and the group of processes; after
+ * them, every process is stopped and the database dropped, whatever happened.
+ */
+export function processScenario(poolSize = 2) {
+  let database: IsolatedDatabase | undefined
+  let db: Db | undefined
+  const group = processGroup()
+  before(async () => {
+    database = await createIsolatedDatabase()
+    db = openDatabase(database.url, poolSize)
+  })
+  after(async () => {
+    await group.stopAll()
+    await db?.destroy()
+    await database?.drop()
+  })
+  const made = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the scenario is made in before(): use it in the tests')
+    return value
+  }
+  return {
+    group,
+    get database(): IsolatedDatabase {
+      return made(database)
+    },
+    get db(): Db {
+      return made(db)
     },
   }
 }
