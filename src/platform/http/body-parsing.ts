@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { isStorableText } from '../db/storable-text.ts'
+import { unstorablePointer } from '../db/storable-text.ts'
 import { AppError, bodyNotJson, validationFailed } from './errors.ts'
 
 // JSON text is UTF-8 (RFC 8259 §8.1). A lenient decoding would turn malformed bytes into U+FFFD
@@ -8,44 +8,6 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 // JSON can escape characters PostgreSQL cannot store in text or jsonb: NUL and lone surrogates.
 const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f][0-9a-f]{2})/i
-
-/** A place in a parsed body: its parent's place and its own JSON pointer segment. */
-interface Place {
-  parent: Place | undefined
-  segment: string
-}
-
-const pointerOf = (place: Place | undefined): string => {
-  const segments: string[] = []
-  for (let at = place; at; at = at.parent) segments.push(at.segment)
-  return segments.reverse().join('')
-}
-
-/**
- * The JSON pointer of the first string (value or key) PostgreSQL cannot store, if any. Walks the
- * value with a stack of its own, in document order: a body within the size limit can nest far
- * deeper than the call stack would go.
- */
-function unstorablePath(root: unknown): string | undefined {
-  const stack: { value: unknown; place: Place | undefined }[] = [{ value: root, place: undefined }]
-  while (stack.length > 0) {
-    const { value, place } = stack.pop()!
-    if (typeof value === 'string') {
-      if (!isStorableText(value)) return pointerOf(place)
-    } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], place: { parent: place, segment: `/${index}` } })
-    } else if (value !== null && typeof value === 'object') {
-      const entries = Object.entries(value)
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, item] = entries[i]!
-        const child = { parent: place, segment: `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}` }
-        // The key is looked at before its value: pushed last, popped first.
-        stack.push({ value: item, place: child }, { value: key, place: child })
-      }
-    }
-  }
-  return undefined
-}
 
 /**
  * Request bodies are JSON and nothing else: other content types get 415. An empty body sent with
@@ -73,7 +35,7 @@ export function registerBodyParsing(app: FastifyInstance): void {
     if (text.trim() === '') return done(null, undefined)
     if (!UNSTORABLE_ESCAPE.test(text)) return parseJson(request, text, done)
     return parseJson(request, text, (error, value) => {
-      const path = error ? undefined : unstorablePath(value)
+      const path = error ? undefined : unstorablePointer(value, { keys: true })
       if (path === undefined) return done(error, value)
       return done(validationFailed([{ path, message: 'must not contain NUL characters or unpaired surrogates', location: 'body' }]), undefined)
     })

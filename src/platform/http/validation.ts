@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
-import { isStorableText } from '../db/storable-text.ts'
+import { unstorablePointer } from '../db/storable-text.ts'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
@@ -20,17 +20,6 @@ function build(options: Options): Ajv {
   return addFormats(new Ajv({ ...shared, ...options }))
 }
 
-/** The JSON pointer of the first string PostgreSQL cannot take in a (shallow) path, query or header value. */
-function unstorablePath(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return isStorableText(value) ? undefined : path || '/'
-  if (value === null || typeof value !== 'object') return undefined
-  for (const [key, item] of Object.entries(value)) {
-    const found = unstorablePath(item, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`)
-    if (found !== undefined) return found
-  }
-  return undefined
-}
-
 /**
  * PostgreSQL cannot take NUL in text, not even to compare: a `%00` in a query value would fail the
  * statement (500). Bodies are refused at parsing (body-parsing.ts); path, query and header values,
@@ -42,7 +31,9 @@ function refusingUnstorable(validate: ValidateFunction) {
       check.errors = validate.errors
       return false
     }
-    const path = unstorablePath(data)
+    // Keys are not stored, only values are looked up; a value at the root has the pointer '/'.
+    const found = unstorablePointer(data, { keys: false })
+    const path = found === '' ? '/' : found
     check.errors =
       path === undefined
         ? null
