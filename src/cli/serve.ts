@@ -9,8 +9,8 @@ import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
 import { checkSecretKey } from '#src/platform/secrets/secret-key-check.ts'
 import { resolveSecretKey } from '#src/platform/secrets/secret-key-file.ts'
 import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
+import { GRACE_EXCEEDED, graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
-const GRACE_EXCEEDED = Symbol('grace exceeded')
 const CLOSE_HOOKS_MS = 2_000
 /** How often a stopping server closes the connections that went idle since it stopped accepting. */
 const IDLE_CLOSE_MS = 50
@@ -33,7 +33,7 @@ export async function serve(config: Config): Promise<void> {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down')
       let clean = true
-      const graceOver = sleep(config.http.shutdownGraceMs, GRACE_EXCEEDED, { ref: false })
+      const graceOver = graceTimer(config.http.shutdownGraceMs)
       try {
         // Deployments under way are handed back, unfinished, for another runner to resume.
         const runnerStopped = runner?.stop()
@@ -53,12 +53,7 @@ export async function serve(config: Config): Promise<void> {
             await Promise.race([closed, sleep(CLOSE_HOOKS_MS, undefined, { ref: false })])
           }
         }
-        // A cancel winding down, or a database that does not answer, must not hold the exit either:
-        // what is still held then is another runner's once its lease expires.
-        if ((await Promise.race([runnerStopped, graceOver])) === GRACE_EXCEEDED && runnerStopped) {
-          clean = false
-          logger.warn({ graceMs: config.http.shutdownGraceMs }, 'deployments still winding down after the grace period; leaving them to their leases')
-        }
+        if (runnerStopped && !(await runnerStoppedInTime(runnerStopped, graceOver, config.http.shutdownGraceMs, logger))) clean = false
       } finally {
         // A start still opening the database is awaited, so that it is released, not leaked.
         const runtime = await database?.catch(() => undefined)

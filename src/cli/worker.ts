@@ -1,11 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { Config } from '#src/config.ts'
 import { createConfiguredRunner } from '#src/modules/deployments/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/deployment-runs.repository.ts'
 import { createLogger } from '#src/platform/logger.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
-
-const GRACE_EXCEEDED = Symbol('grace exceeded')
+import { graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
 /**
  * `berth worker`: the deployment runner alone, without the API, until SIGINT, SIGTERM or SIGHUP.
@@ -21,10 +19,8 @@ export async function worker(config: Config): Promise<void> {
     process.on(signal, () => {
       stopping ??= (async () => {
         logger.info({ reason: signal }, 'shutting down')
-        const graceOver = sleep(config.http.shutdownGraceMs, GRACE_EXCEEDED, { ref: false })
-        const clean = (await Promise.race([runner.stop(), graceOver])) !== GRACE_EXCEEDED
-        if (!clean)
-          logger.warn({ graceMs: config.http.shutdownGraceMs }, 'deployments still winding down after the grace period; leaving them to their leases')
+        const graceMs = config.http.shutdownGraceMs
+        const clean = await runnerStoppedInTime(runner.stop(), graceTimer(graceMs), graceMs, logger)
         await runtime.close()
         logger.info('stopped')
         return clean
