@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { ApiError, api, type FieldError, getWithTag, messageOf } from './api.ts'
 import { environmentCrumbs, loadEnvironmentContext } from './environment.tsx'
@@ -205,20 +206,16 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
                     error={errorAt(`${path}/1`)}
                     onInput={(v) => setCell(field, index, 1, v)}
                   />
-                  {editable ? (
-                    <button type="button" class="secondary" data-action="remove" onClick={() => change((d) => d[field].splice(index, 1))}>
-                      Remove
-                    </button>
-                  ) : null}
+                  <EditButton editable={editable} action="remove" onClick={() => change((d) => d[field].splice(index, 1))}>
+                    Remove
+                  </EditButton>
                   <FieldErrorText path={path} message={errorAt(path)} />
                 </div>
               )
             })}
-            {editable ? (
-              <button type="button" class="secondary" data-action={`add-${field}`} onClick={() => change((d) => d[field].push(['', '']))}>
-                Add
-              </button>
-            ) : null}
+            <EditButton editable={editable} action={`add-${field}`} onClick={() => change((d) => d[field].push(['', '']))}>
+              Add
+            </EditButton>
           </fieldset>
         ))}
         <fieldset data-group="raw">
@@ -254,25 +251,16 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
                       error={errorAt(`${path}/content`)}
                       onInput={(v) => setFile(index, { content: v })}
                     />
-                    {editable ? (
-                      <button type="button" class="secondary" data-action="remove" onClick={() => change((d) => d.raw.splice(index, 1))}>
-                        Remove
-                      </button>
-                    ) : null}
+                    <EditButton editable={editable} action="remove" onClick={() => change((d) => d.raw.splice(index, 1))}>
+                      Remove
+                    </EditButton>
                     <FieldErrorText path={path} message={errorAt(path)} />
                   </div>
                 )
               })}
-              {editable ? (
-                <button
-                  type="button"
-                  class="secondary"
-                  data-action="add-raw"
-                  onClick={() => change((d) => d.raw.push({ name: 'values.yaml', content: '' }))}
-                >
-                  Add a values file
-                </button>
-              ) : null}
+              <EditButton editable={editable} action="add-raw" onClick={() => change((d) => d.raw.push({ name: 'values.yaml', content: '' }))}>
+                Add a values file
+              </EditButton>
             </>
           )}
         </fieldset>
@@ -342,6 +330,25 @@ function Field({ path, label, value, editable, error, multiline, onInput }: Fiel
       <FieldErrorText path={path} message={error} />
     </span>
   )
+}
+
+/** A button that adds or removes a row of the values override; there is none for a user who may not edit. */
+function EditButton({
+  editable,
+  action,
+  onClick,
+  children,
+}: {
+  editable: boolean
+  action: string
+  onClick: () => void
+  children: ComponentChildren
+}) {
+  return editable ? (
+    <button type="button" class="secondary" data-action={action} onClick={onClick}>
+      {children}
+    </button>
+  ) : null
 }
 
 function FieldErrorText({ path, message }: { path: string; message: string | undefined }) {
