@@ -9,17 +9,25 @@ import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
-import { deploymentActionsRoutes } from './modules/deployments/deployment-actions.routes.ts'
-import { deploymentHistoryRoutes } from './modules/deployments/deployment-history.routes.ts'
+import { deploymentHistoryRoutes } from './modules/deployments/history/deployment-history.routes.ts'
+import { deploymentLogsRoutes } from './modules/deployments/logs/deployment-logs.routes.ts'
+import { deploymentQueueRoutes } from './modules/deployments/triggers/deployment-queue.routes.ts'
+import { environmentActionsRoutes } from './modules/deployments/triggers/environment-actions.routes.ts'
+import { environmentStatusesRoutes } from './modules/deployments/triggers/environment-statuses.routes.ts'
+import { selectedServicesRoutes } from './modules/deployments/triggers/selected-services.routes.ts'
+import { serviceActionsRoutes } from './modules/deployments/triggers/service-actions.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
-import { helmServicesRoutes } from './modules/helm-services/helm-services.routes.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { helmServicesRoutes } from './modules/services/kinds/helm/helm.routes.ts'
+import { KIND_ROUTES } from './modules/services/kinds/registry.ts'
+import { servicesRoutes } from './modules/services/services.routes.ts'
+import { deploymentStagesRoutes } from './modules/services/stages/deployment-stages.routes.ts'
 import { usersRoutes } from './modules/users/users.routes.ts'
 import { type Authenticators, registerAuthentication } from './platform/auth/authenticate.ts'
 import { createOidcVerifier } from './platform/auth/oidc-verifier.ts'
@@ -130,6 +138,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     secrets,
     git: config.git,
     onDeploymentQueued,
+    historyCacheBytes: config.http.historyCacheBytes,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()
@@ -173,8 +182,15 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(gitProvidersRoutes(gitProviders))
     await api.register(helmRepositoriesRoutes(helmRepositories))
     await api.register(helmServicesRoutes(helmServices))
-    await api.register(deploymentActionsRoutes(services.deployments))
-    await api.register(deploymentHistoryRoutes(services.deployments, { pageCacheBytes: config.http.historyCacheBytes }))
+    await api.register(servicesRoutes(services.services, KIND_ROUTES))
+    await api.register(deploymentStagesRoutes(services.deploymentStages))
+    await api.register(environmentActionsRoutes(services.deployments))
+    await api.register(selectedServicesRoutes(services.deployments, KIND_ROUTES))
+    await api.register(environmentStatusesRoutes(services.deployments, KIND_ROUTES))
+    await api.register(deploymentQueueRoutes(services.deployments))
+    await api.register(deploymentLogsRoutes(services.deploymentLogs))
+    for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
+    await api.register(deploymentHistoryRoutes(services.deploymentHistory))
   })
 
   return app

@@ -53,6 +53,8 @@ export interface Config {
     readonly pollMs: number
     /** How long the simulated executor takes for each service. */
     readonly simulatedStepMs: number
+    /** How long deployment log lines are kept (BERTH_LOG_RETENTION_DAYS); runners delete older ones. */
+    readonly logRetentionMs: number
   }
   /** BERTH_GIT_*: timeouts, caching and address rules for calls to git providers. */
   readonly git: {
@@ -221,6 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
       leaseMs: integer(env, 'BERTH_RUNNER_LEASE_MS', 30_000, 1_000, 3_600_000),
       pollMs: integer(env, 'BERTH_RUNNER_POLL_MS', 500, 10, 60_000),
       simulatedStepMs: integer(env, 'BERTH_SIMULATED_STEP_MS', 1_000, 0, 3_600_000),
+      logRetentionMs: integer(env, 'BERTH_LOG_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
     }),
     git: Object.freeze({
       timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),

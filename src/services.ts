@@ -3,9 +3,13 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
-import { createDeploymentHistoryRepository } from './modules/deployments/deployment-history.repository.ts'
-import { createDeploymentRunsRepository } from './modules/deployments/deployment-runs.repository.ts'
-import { createDeploymentsService } from './modules/deployments/deployments.service.ts'
+import { createDeploymentHistoryRepository } from './modules/deployments/history/deployment-history.repository.ts'
+import { createDeploymentHistoryService } from './modules/deployments/history/deployment-history.service.ts'
+import { createDeploymentLogsRepository } from './modules/deployments/logs/deployment-logs.repository.ts'
+import { createDeploymentLogsService } from './modules/deployments/logs/deployment-logs.service.ts'
+import { createDeploymentRunsRepository } from './modules/deployments/queue/deployment-runs.repository.ts'
+import { createDeploymentStatuses } from './modules/deployments/triggers/deployment-statuses.ts'
+import { createDeploymentTriggersService } from './modules/deployments/triggers/deployment-triggers.service.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
 import { createEnvironmentsRepository } from './modules/environments/environments.repository.ts'
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
@@ -18,14 +22,18 @@ import { createGitTokensRepository } from './modules/git-tokens/git-tokens.repos
 import { createGitTokensService } from './modules/git-tokens/git-tokens.service.ts'
 import { createHelmRepositoriesRepository } from './modules/helm-repositories/helm-repositories.repository.ts'
 import { createHelmRepositoriesService } from './modules/helm-repositories/helm-repositories.service.ts'
-import { createHelmServicesRepository } from './modules/helm-services/helm-services.repository.ts'
-import { createHelmServicesService } from './modules/helm-services/helm-services.service.ts'
 import { createMembersRepository } from './modules/members/members.repository.ts'
 import { createMembersService } from './modules/members/members.service.ts'
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository.ts'
 import { createOrganizationsService, type OrganizationListCache } from './modules/organizations/organizations.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
+import { createHelmServices } from './modules/services/kinds/helm/helm.service.ts'
+import { KINDS } from './modules/services/kinds/registry.ts'
+import { createServicesRepository } from './modules/services/services.repository.ts'
+import { createServicesService } from './modules/services/services.service.ts'
+import { createDeploymentStagesRepository } from './modules/services/stages/deployment-stages.repository.ts'
+import { createDeploymentStagesService } from './modules/services/stages/deployment-stages.service.ts'
 import { createUsersRepository } from './modules/users/users.repository.ts'
 import { createUsersService } from './modules/users/users.service.ts'
 import type { Db } from './platform/db/database.ts'
@@ -45,6 +53,8 @@ export interface ServiceOptions {
   organizationListCache?: OrganizationListCache
   /** Told when a deployment was queued: a runner in this process may start it at once. */
   onDeploymentQueued?: () => void
+  /** Bytes of rendered environment history pages kept per process. */
+  historyCacheBytes?: number
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -88,21 +98,39 @@ export function createServices(db: Db, options: ServiceOptions) {
     timeoutMs: git.timeoutMs,
   })
   const helmRepositories = createHelmRepositoriesService({ repo: createHelmRepositoriesRepository(db), organizations, secrets: options.secrets })
-  const helmServicesRepo = createHelmServicesRepository(db)
-  const helmServices = createHelmServicesService({
-    repo: helmServicesRepo,
+  const servicesRepo = createServicesRepository(db)
+  const stagesRepo = createDeploymentStagesRepository(db)
+  const services = createServicesService({
+    repo: servicesRepo,
+    stages: stagesRepo,
+    kinds: KINDS,
+    lookups: { findGitToken: gitTokens.findGitToken, findHelmRepository: helmRepositories.findHelmRepository },
     requireOrganizationRole: organizations.requireRole,
     requireEnvironment: environments.requireEnvironment,
-    findGitToken: gitTokens.findGitToken,
-    findHelmRepository: helmRepositories.findHelmRepository,
   })
-  const deployments = createDeploymentsService({
-    runs: createDeploymentRunsRepository(db),
-    history: createDeploymentHistoryRepository(db),
+  const deploymentStages = createDeploymentStagesService({
+    repo: stagesRepo,
     requireEnvironment: environments.requireEnvironment,
-    requireHelm: helmServices.requireHelm,
+    requireOrganizationRole: organizations.requireRole,
+    requireService: services.requireService,
+  })
+  const historyRepo = createDeploymentHistoryRepository(db)
+  const deploymentHistory = createDeploymentHistoryService({
+    history: historyRepo,
     requireOrganizationRole: organizations.requireAccess,
-    listHelms: helmServicesRepo.listByEnvironment,
+    requireService: services.requireService,
+    pageCacheBytes: options.historyCacheBytes ?? 0,
+  })
+  const deployments = createDeploymentTriggersService({
+    runs: createDeploymentRunsRepository(db),
+    history: historyRepo,
+    statuses: createDeploymentStatuses(historyRepo),
+    kinds: KINDS,
+    requireEnvironment: environments.requireEnvironment,
+    requireService: services.requireService,
+    requireOrganizationRole: organizations.requireAccess,
+    listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
+    listStages: (environmentId) => stagesRepo.list(environmentId),
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
     onQueued: () => options.onDeploymentQueued?.(),
   })
@@ -119,8 +147,12 @@ export function createServices(db: Db, options: ServiceOptions) {
     /** Closes the connections kept open to git providers. */
     closeGitProviders: () => gitProviderHttp.close(),
     helmRepositories,
-    helmServices,
+    services,
+    helmServices: createHelmServices(services),
+    deploymentStages,
+    deploymentHistory,
     deployments,
+    deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
   }
 }
 

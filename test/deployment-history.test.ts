@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { createDeploymentRunsRepository } from '#src/modules/deployments/deployment-runs.repository.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import { assertError, assertValidationError } from './helpers/assertions.ts'
 import {
   createDeploymentsApp,
@@ -169,7 +169,7 @@ describe('environment deployment history', () => {
         endedAt: null,
         progress: { stages: [] },
       }
-      await queue.insert(run, seq)
+      await queue.insert(run, seq, [])
       return run.id
     })
     const second = await deploy(environment.id, tokens.deploy.authorization)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { sql } from 'kysely'
 import pg from 'pg'
-import { INTERRUPTED } from '#src/modules/deployments/deployment-progress.ts'
+import { INTERRUPTED } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import {
   assertNoSecretsInLogs,

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { describe, it } from 'node:test'
-import { environmentEntry, serviceEntry } from '#src/modules/deployments/deployment-entries.ts'
-import { helmDetails, type PlannedService, plannedHelm, planStages, simulatesFailure } from '#src/modules/deployments/deployment-plan.ts'
+import { FAMILIES, type RunnableTrigger, type ServiceType, type State } from '#src/modules/deployments/deployment-states.ts'
+import { environmentEntry, serviceEntry } from '#src/modules/deployments/history/deployment-entries.ts'
+import { elapsedMs, isoDuration } from '#src/modules/deployments/iso-duration.ts'
 import {
   cancelingRun,
   cancelRun,
@@ -16,10 +17,10 @@ import {
   startRun,
   startStage,
   succeedRun,
-} from '#src/modules/deployments/deployment-progress.ts'
-import { FAMILIES, type RunnableTrigger, type ServiceType, type State } from '#src/modules/deployments/deployment-states.ts'
-import { elapsedMs, isoDuration } from '#src/modules/deployments/iso-duration.ts'
-import type { HelmServiceRecord } from '#src/modules/helm-services/helm-services.types.ts'
+} from '#src/modules/deployments/queue/deployment-progress.ts'
+import { type PlannedService, planStages } from '#src/modules/deployments/triggers/deployment-plan.ts'
+import type { HelmServiceRecord } from '#src/modules/services/kinds/helm/helm.types.ts'
+import { helmDetails, plannedHelm, simulatesFailure } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 
 // The runner's pure steps, the entries rendered from a run, and the plan a trigger makes.
 

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { DeploymentRun } from '#src/modules/deployments/deployment-progress.ts'
-import { createDeploymentRunner } from '#src/modules/deployments/deployment-runner.ts'
-import type { DeploymentRunsRepository, StoredRun } from '#src/modules/deployments/deployment-runs.repository.ts'
-import type { DeploymentExecutor } from '#src/modules/deployments/simulated-executor.ts'
+import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
+import { createDeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
+import type { DeploymentRunsRepository, StoredRun } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import type { DeploymentExecutor } from '#src/modules/executors/executor.ts'
 
 // The runner against a scripted queue, for the orderings a real database produces only now and
 // then: a stop while a claim is under way, a lease renewal answered after the run's last write.
@@ -103,6 +103,11 @@ describe('deployment runner', () => {
     let executorSignal: AbortSignal | undefined
 
     const runs = {
+      // What the run deploys and writes, which these races do not look at.
+      async snapshots() {
+        return new Map()
+      },
+      async appendLogs() {},
       async clockOffset() {
         return 0
       },
@@ -167,6 +172,11 @@ describe('deployment runner', () => {
     const saved: DeploymentRun[] = []
 
     const runs = {
+      // What the run deploys and writes, which these races do not look at.
+      async snapshots() {
+        return new Map()
+      },
+      async appendLogs() {},
       async clockOffset() {
         return 0
       },
@@ -224,6 +234,11 @@ describe("deployment runner's clock", () => {
     let claimed = false
     const saves: { run: DeploymentRun; at: number }[] = []
     const runs = {
+      // What the run deploys and writes, which these races do not look at.
+      async snapshots() {
+        return new Map()
+      },
+      async appendLogs() {},
       async clockOffset() {
         return offsetMs
       },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseGitUrl } from '#src/modules/helm-services/git-repository-url.ts'
-import { refusedHelmArgument } from '#src/modules/helm-services/helm-arguments.ts'
+import { parseGitUrl } from '#src/modules/services/kinds/helm/git-repository-url.ts'
+import { refusedHelmArgument } from '#src/modules/services/kinds/helm/helm-arguments.ts'
 import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
 
 describe('helm arguments', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createHistoryPageCache } from '#src/modules/deployments/history-page-cache.ts'
+import { createHistoryPageCache } from '#src/modules/deployments/history/history-page-cache.ts'
 
 const page = (body: string) => ({ body: Buffer.from(body), tag: `tag-${body}` })
 

@@ -408,7 +408,7 @@ describe('hostile input at every route, case by case', () => {
     it('snapshot every table but the migrations, see a change in any of them, and ignore token-usage times', async () => {
       const w = await h.world()
       const before = await h.snapshot()
-      for (const table of ['organizations', 'api_tokens', 'projects', 'environments', 'helm_services', 'deployment_requests', 'users']) {
+      for (const table of ['organizations', 'api_tokens', 'projects', 'environments', 'services', 'deployment_requests', 'users']) {
         assert.ok(before[table], `no snapshot of ${table}`)
       }
       assert.equal(before.berth_migrations, undefined)

@@ -1,6 +1,6 @@
 import type { Config } from '#src/config.ts'
-import { createConfiguredRunner } from '#src/modules/deployments/deployment-runner.ts'
-import { createDeploymentRunsRepository } from '#src/modules/deployments/deployment-runs.repository.ts'
+import { createConfiguredRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import { createLogger } from '#src/platform/logger.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
 import { graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'

@@ -68,7 +68,7 @@ export const ORIGINS = ['API', 'CLI', 'CONSOLE', 'GIT', 'PLATFORM_INTERNAL', 'IA
 export type Origin = (typeof ORIGINS)[number]
 
 /** The triggers Berth runs: what each does to services and the state words it goes through. */
-export type RunnableTrigger = 'DEPLOY' | 'RESTART' | 'STOP' | 'UNINSTALL'
+export type RunnableTrigger = 'DEPLOY' | 'RESTART' | 'STOP' | 'UNINSTALL' | 'DELETE'
 
 interface Family {
   action: ServiceAction
@@ -86,12 +86,15 @@ export const FAMILIES: Record<RunnableTrigger, Family> = {
   RESTART: { action: 'RESTART', queued: 'RESTART_QUEUED', running: 'RESTARTING', done: 'RESTARTED', failed: 'RESTART_ERROR', reverse: false },
   STOP: { action: 'STOP', queued: 'STOP_QUEUED', running: 'STOPPING', done: 'STOPPED', failed: 'STOP_ERROR', reverse: true },
   UNINSTALL: { action: 'DELETE', queued: 'DELETE_QUEUED', running: 'DELETING', done: 'DELETED', failed: 'DELETE_ERROR', reverse: true },
+  // Uninstalls, then deletes the services themselves once that succeeded (deleteSelectedServices).
+  DELETE: { action: 'DELETE', queued: 'DELETE_QUEUED', running: 'DELETING', done: 'DELETED', failed: 'DELETE_ERROR', reverse: true },
 }
 
 /** The state of a service nothing has deployed yet. */
 export const NEVER_DEPLOYED_STATE: State = 'READY'
 
-/** Stages by kind, in deploy order: what others depend on first. */
+/** The kinds' default stages, in deploy order: what others depend on first. */
 export const STAGE_ORDER: readonly ServiceType[] = ['DATABASE', 'IAC', 'JOB', 'HELM', 'CONTAINER', 'APPLICATION', 'GITOPS_APP']
 
+/** The name of the stage a kind's services join unless moved. */
 export const stageName = (type: ServiceType) => `${type} DEFAULT`

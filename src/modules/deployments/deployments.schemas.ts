@@ -11,19 +11,19 @@ import {
   TRIGGER_ACTIONS,
 } from './deployment-states.ts'
 
-const Enum = <T extends string>(values: readonly T[], title: string, description?: string) =>
+export const Enum = <T extends string>(values: readonly T[], title: string, description?: string) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], title, ...(description ? { description } : {}) })
 
-const StateEnum = Enum(STATES, 'StateEnum')
+export const StateEnum = Enum(STATES, 'StateEnum')
 const Duration = Type.String({ format: 'duration', description: 'ISO 8601 duration' })
-const Origin = Enum(ORIGINS, 'OrganizationEventOrigin')
+export const Origin = Enum(ORIGINS, 'OrganizationEventOrigin')
 const DeploymentStatus = Enum(
   ['NEVER_DEPLOYED', 'UP_TO_DATE', 'OUT_OF_DATE'],
   'ServiceDeploymentStatusEnum',
   'whether what runs is the latest configuration',
 )
 
-const StatusDetails = Type.Object(
+export const StatusDetails = Type.Object(
   {
     action: Enum(SERVICE_ACTIONS, 'ServiceActionEnum'),
     status: Enum(SERVICE_ACTION_STATUSES, 'ServiceActionStatusEnum'),
@@ -209,24 +209,6 @@ export const EnvironmentStatus = Type.Object(
   },
   { title: 'EnvironmentStatus' },
 )
-
-export const HelmDeployRequest = Type.Object(
-  {
-    chart_version: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: 'for a chart of a helm repository: the version to deploy' }),
-    ),
-    git_commit_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'for a chart in a git repository: the commit to deploy' })),
-    values_override_git_commit_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: 'for values files in a git repository: the commit to read them at' }),
-    ),
-  },
-  { title: 'HelmDeployRequest' },
-)
-export type HelmDeployRequest = Static<typeof HelmDeployRequest>
-
-export const HelmForceEventQuery = Type.Object({
-  forceEvent: Type.Optional(Enum(['DIFF'], 'HelmForceEvent', 'accepted for compatibility; the simulated executor deploys in every case')),
-})
 
 export const CancelRequest = Type.Object({
   force_cancel: Type.Optional(

@@ -9,7 +9,7 @@ const COLUMNS = ['id', 'organizationId', 'name', 'description', 'type', 'workspa
 
 // A helm service counts once even when it uses the token for both its chart and its values.
 const servicesUsingToken = sql<number>`(
-  select count(*)::int from helm_services s where s.source_git_token_id = git_tokens.id or s.values_git_token_id = git_tokens.id
+  select count(distinct r.service_id)::int from service_references r where r.git_token_id = git_tokens.id
 )`
 
 export function createGitTokensRepository(db: Db) {

@@ -7,7 +7,7 @@ export type HelmRepositoryRow = Omit<Selectable<HelmRepositoriesTable>, 'secrets
 
 const COLUMNS = ['id', 'organizationId', 'name', 'kind', 'description', 'url', 'skipTlsVerification', 'config', 'createdAt', 'updatedAt'] as const
 
-const servicesUsingRepository = sql<number>`(select count(*)::int from helm_services s where s.helm_repository_id = helm_repositories.id)`
+const servicesUsingRepository = sql<number>`(select count(distinct r.service_id)::int from service_references r where r.helm_repository_id = helm_repositories.id)`
 
 export function createHelmRepositoriesRepository(db: Db) {
   const selectRows = (organizationId: string) =>

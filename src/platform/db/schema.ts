@@ -11,7 +11,11 @@ export interface Database {
   environments: EnvironmentsTable
   gitTokens: GitTokensTable
   helmRepositories: HelmRepositoriesTable
-  helmServices: HelmServicesTable
+  deploymentStages: DeploymentStagesTable
+  services: ServicesTable
+  serviceReferences: ServiceReferencesTable
+  deploymentSnapshots: DeploymentSnapshotsTable
+  deploymentLogs: DeploymentLogsTable
   deploymentRequests: DeploymentRequestsTable
   serviceDeployments: ServiceDeploymentsTable
   environmentHistoryVersions: EnvironmentHistoryVersionsTable
@@ -85,6 +89,8 @@ export interface ClustersTable {
   region: string
   /** The one cluster Berth creates per organization for environments that name none. */
   isDefault: Generated<boolean>
+  /** Where the cluster's environments deploy: the executor that runs their deployments (migration 0008). */
+  executor: Generated<string>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }
@@ -147,29 +153,66 @@ export interface HelmRepositoriesTable {
 /** JSON columns are written as JSON text and read back parsed. */
 type Json<T> = ColumnType<T, string, string>
 
-export interface HelmServicesTable {
+/** An environment's deployment stages, in `position` order (migration 0008). */
+export interface DeploymentStagesTable {
   id: Generated<string>
   organizationId: string
   environmentId: string
   name: string
   description: string | null
-  autoPreview: boolean
-  autoDeploy: boolean
-  source: Json<unknown>
-  arguments: Json<string[]>
-  allowClusterWideResources: boolean
-  valuesOverride: Json<unknown>
-  ports: Json<unknown[]>
-  timeoutSec: number
-  iconUri: string
-  blueprintId: string | null
-  sourceGitTokenId: string | null
-  valuesGitTokenId: string | null
-  helmRepositoryId: string | null
+  position: number
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
+}
+
+/** Every service, whatever its kind: the core columns and the kind's configuration (migration 0008). */
+export interface ServicesTable {
+  id: Generated<string>
+  organizationId: string
+  environmentId: string
+  kind: string
+  name: string
+  deploymentStageId: string
+  /** Left out of environment-level deployments. */
+  deploymentSkipped: Generated<boolean>
+  configuration: Json<unknown>
   /** Bumped on every change; the service's ETag. */
   version: Generated<number>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
+}
+
+/** What a service's configuration references, as real foreign keys: counted, and protected from deletion. */
+export interface ServiceReferencesTable {
+  serviceId: string
+  field: string
+  gitTokenId: string | null
+  helmRepositoryId: string | null
+}
+
+/** A service as a deployment deploys it, fixed at the trigger. */
+export interface DeploymentSnapshotsTable {
+  executionId: string
+  serviceId: string
+  kind: string
+  name: string
+  version: number
+  configuration: Json<unknown>
+  overrides: Json<Record<string, unknown>>
+}
+
+/** A line a deployment's step wrote. */
+export interface DeploymentLogsTable {
+  id: Generated<string>
+  executionId: string
+  organizationId: string
+  environmentId: string
+  serviceId: string | null
+  stageName: string | null
+  step: string
+  level: string
+  message: string
+  createdAt: ColumnType<Date, Date | undefined, never>
 }
 
 /** A trigger and its run: the environment's queue and its deployment history (migration 0004). */

@@ -1,0 +1,69 @@
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
+import { notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { asNotFound } from '#src/platform/http/not-found.ts'
+import type { DeploymentHistoryRepository, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'
+import { createHistoryPageCache, type RenderedPage } from './history-page-cache.ts'
+import { bodyTag, historyPageJson } from './history-pages.ts'
+
+// The history read model: pages of an environment's or a service's deployment history, rendered
+// from the stored entries, kept by the history's version, and named by ETags. A request flows down
+// and comes back once with the rendered page; the route only compares the tag with If-None-Match.
+
+export interface HistoryPage extends StoredPage {
+  page: number
+  pageSize: number
+}
+
+export interface DeploymentHistoryDeps {
+  history: DeploymentHistoryRepository
+  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: { id: string } }>
+  /** Bytes of rendered environment pages kept per process. */
+  pageCacheBytes: number
+}
+
+const unknownStartId = () =>
+  validationFailed([{ path: '/startId', message: 'is not the execution id of an entry of this history', location: 'query' }])
+
+/** A page rendered as JSON (the stored entries joined) with its ETag. */
+function render(stored: StoredPage, query: HistoryPageQuery): RenderedPage {
+  const page: HistoryPage = { ...stored, page: Math.floor(stored.before / query.pageSize) + 1, pageSize: query.pageSize }
+  const body = Buffer.from(historyPageJson(page))
+  return { body, tag: bodyTag(body) }
+}
+
+export function createDeploymentHistoryService(deps: DeploymentHistoryDeps) {
+  const { history } = deps
+  // Pollers and busy consoles ask for the same pages over and over; the history's version says when one changed.
+  const pages = createHistoryPageCache({ maxBytes: deps.pageCacheBytes })
+
+  return {
+    /** A page of the environment's history, newest first; served from the page kept for the history's current version when there is one. */
+    async environmentPage(principal: Principal, environmentId: string, query: HistoryPageQuery): Promise<RenderedPage> {
+      const found = await history.environmentVersion(environmentId)
+      if (!found) throw notFound('environment')
+      await deps.requireOrganizationRole(principal, found.organizationId, 'READ').catch(asNotFound('environment'))
+      const key = JSON.stringify([environmentId, query])
+      let page = pages.get(key, found.version)
+      if (!page) {
+        const stored = await history.environmentPage(environmentId, query)
+        if (!stored) throw unknownStartId()
+        page = render(stored, query)
+        pages.set(key, found.version, page)
+      }
+      return page
+    },
+
+    /** A page of one service's history, newest first. */
+    async servicePage(principal: Principal, serviceId: string, type: ServiceType, query: HistoryPageQuery): Promise<RenderedPage> {
+      const { service } = await deps.requireService(principal, serviceId, 'READ', type)
+      const stored = await history.servicePage(service.id, query)
+      if (!stored) throw unknownStartId()
+      return render(stored, query)
+    },
+  }
+}
+
+export type DeploymentHistoryService = ReturnType<typeof createDeploymentHistoryService>

@@ -1,0 +1,400 @@
+import { randomUUID } from 'node:crypto'
+import type { ServiceKinds, ServiceRecord, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
+import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { asNotFound } from '#src/platform/http/not-found.ts'
+import { FAMILIES, NEVER_DEPLOYED_STATE, type RunnableTrigger, type ServiceType } from '../deployment-states.ts'
+import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
+import {
+  cancelingRun,
+  cancelRun,
+  type DeploymentRun,
+  INTERRUPTED,
+  interruptRun,
+  type ServiceProgress,
+  withPreviousStates,
+} from '../queue/deployment-progress.ts'
+import { serviceIdsOf } from '../queue/deployment-rows.ts'
+import type { DeploymentRunsRepository, LockedQueue, StoredRun } from '../queue/deployment-runs.repository.ts'
+import { plannedService, planStages } from './deployment-plan.ts'
+import { type DeploymentStatuses, type EnvironmentStatusRecord, includes, type StatusRecord } from './deployment-statuses.ts'
+
+// Triggers: what queues a deployment of an environment, of one service, or of a selection of
+// services, with a snapshot of each service as of the trigger; and cancels. Nothing here names a
+// kind: a service's kind plans its part through the registry.
+
+export interface DeploymentTriggersDeps {
+  runs: DeploymentRunsRepository
+  history: DeploymentHistoryRepository
+  statuses: DeploymentStatuses
+  kinds: ServiceKinds
+  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
+  requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: ServiceRecord }>
+  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
+  /** The environment's deployment stages, in deploy order. */
+  listStages(environmentId: string): Promise<{ id: string; name: string; description: string | null; position: number }[]>
+  /** How history names who triggered (`triggered_by`). */
+  actorName(principal: Principal): Promise<string>
+  /** Told when a run was queued, so that a runner of this process looks at once. */
+  onQueued(): void
+}
+
+/** A service a trigger deploys, with what its request asks beyond its configuration. */
+export interface Selected {
+  service: ServiceRecord
+  overrides: object
+}
+
+/** A service a bulk request names: its kind, its id, and where the request named it (for errors). */
+export interface SelectionItem {
+  type: ServiceType
+  id: string
+  overrides: object
+  path: string
+}
+
+/** The environment a run is queued in. */
+type Target = { id: string; organizationId: string }
+/** What a run will do: to the whole environment or a selection (serviceId: the one service it names, else null). */
+type RunTarget = { serviceId: string | null; trigger: RunnableTrigger; selected: Selected[] }
+/** Why a trigger cannot queue (a 409), or that it has nothing to do; undefined to queue. */
+type Refusal<Nothing> = (queue: LockedQueue, unfinished: DeploymentRun[]) => Promise<AppError | Nothing | undefined>
+type Queued = { run: DeploymentRun; unfinished: DeploymentRun[] }
+
+const alreadyStopped = () => new AppError('conflict', 'the environment is already stopped')
+
+const whole = (services: ServiceRecord[]): Selected[] => services.map((service) => ({ service, overrides: {} }))
+
+/** Whether every service is stopped; an environment without services, whether its newest deployment stopped it. */
+async function isStopped(queue: LockedQueue, services: { id: string }[]): Promise<boolean> {
+  if (services.length === 0) return (await queue.latestStatus()) === 'STOPPED'
+  const states = await queue.finishedStates(services.map((service) => service.id))
+  return services.every((service) => states.get(service.id) === 'STOPPED')
+}
+
+export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
+  const { runs, statuses, kinds } = deps
+
+  const kindOf = (type: ServiceType) => {
+    const kind = kinds.get(type)
+    if (!kind) throw new Error(`no service kind ${type} is registered`)
+    return kind
+  }
+
+  /**
+   * Queues a run at the end of the environment's queue. `refuse` looks at the locked queue and
+   * says why the trigger cannot queue (a 409), or that it has 'nothing' to do, or nothing.
+   * `unfinished` lists the environment's runs not finished, the new one last.
+   */
+  function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<never>): Promise<Queued>
+  function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<'nothing'>): Promise<Queued | 'nothing'>
+  async function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<'nothing'>): Promise<Queued | 'nothing'> {
+    const stages = new Map((await deps.listStages(environment.id)).map((stage) => [stage.id, stage]))
+    const stageOfService = new Map(target.selected.map(({ service }) => [service.id, stages.get(service.deploymentStageId)]))
+    const planned = target.selected.map(({ service, overrides }) => plannedService(kindOf(service.kind), service, target.trigger, overrides))
+    const snapshots: ServiceSnapshot[] = target.selected.map(({ service, overrides }) => ({
+      serviceId: service.id,
+      kind: service.kind,
+      name: service.name,
+      version: service.version,
+      configuration: service.configuration,
+      overrides: { ...overrides },
+    }))
+    const queued = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
+      const unfinished = (await queue.unfinished()).map((stored) => stored.run)
+      const refusal = await refuse(queue, unfinished)
+      if (refusal instanceof AppError) throw refusal
+      if (refusal === 'nothing') return refusal
+      const { seq, createdAt } = await next()
+      const states = await queue.finishedStates(planned.map((service) => service.id))
+      const run: DeploymentRun = {
+        id: randomUUID(),
+        organizationId: environment.organizationId,
+        environmentId: environment.id,
+        serviceId: target.serviceId,
+        triggerAction: target.trigger,
+        origin: 'API',
+        triggeredBy,
+        status: FAMILIES[target.trigger].queued,
+        actionStatus: 'QUEUED',
+        message: null,
+        createdAt,
+        updatedAt: createdAt,
+        startedAt: null,
+        endedAt: null,
+        progress: {
+          stages: planStages(target.trigger, planned, states, createdAt, (service) => {
+            const stage = stageOfService.get(service.id)
+            // A stage deleted between reading the services and now: its services run last.
+            return stage ? { name: stage.name, position: stage.position } : { name: 'DEFAULT', position: Number.MAX_SAFE_INTEGER }
+          }),
+        },
+      }
+      await queue.insert(run, seq, snapshots)
+      return { run, unfinished: [...unfinished, run] }
+    })
+    if (queued === undefined) throw notFound('environment')
+    if (queued !== 'nothing') deps.onQueued()
+    return queued
+  }
+
+  async function environmentStatusOf(environment: Target): Promise<EnvironmentStatusRecord> {
+    return statuses.environmentStatus(environment.id, await deps.listServices(environment.organizationId, environment.id))
+  }
+
+  async function triggerEnvironment(principal: Principal, environmentId: string, trigger: 'DEPLOY' | 'RESTART' | 'STOP') {
+    const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+    const [services, triggeredBy] = await Promise.all([deps.listServices(environment.organizationId, environment.id), deps.actorName(principal)])
+    // A service its stage marks skipped is left out of what the environment deploys.
+    const included = services.filter((service) => !service.deploymentSkipped)
+    const queued = await enqueue(environment, { serviceId: null, trigger, selected: whole(included) }, triggeredBy, async (queue, unfinished) =>
+      trigger === 'STOP' && unfinished.length === 0 && (await isStopped(queue, services)) ? alreadyStopped() : undefined,
+    )
+    return { environment, services, ...queued }
+  }
+
+  /**
+   * Queues a run of one service. Stop and uninstall look at the service's state unless a run
+   * queued or running includes it: 409 for a stop of a stopped service, 'nothing' for an
+   * uninstall of what is not installed.
+   */
+  async function triggerService(principal: Principal, type: ServiceType, serviceId: string, trigger: RunnableTrigger, overrides: object = {}) {
+    const kind = kindOf(type)
+    const { service } = await deps.requireService(principal, serviceId, 'DEPLOY', type)
+    const errors = kind.overrideErrors(service.configuration, overrides)
+    if (errors.length > 0) throw validationFailed(errors)
+    const triggeredBy = await deps.actorName(principal)
+    const queued = await enqueue(
+      { id: service.environmentId, organizationId: service.organizationId },
+      { serviceId: service.id, trigger, selected: [{ service, overrides }] },
+      triggeredBy,
+      async (queue, unfinished) => {
+        if (trigger !== 'STOP' && trigger !== 'UNINSTALL') return undefined
+        if (unfinished.some((run) => includes(run, service.id))) return undefined
+        const state = await queue.latestServiceStatus(service.id)
+        if (trigger === 'STOP') return state === 'STOPPED' ? new AppError('conflict', `the ${kind.noun} service is already stopped`) : undefined
+        return state === undefined || state === 'DELETED' || state === NEVER_DEPLOYED_STATE ? ('nothing' as const) : undefined
+      },
+    )
+    if (queued === 'nothing') return 'nothing' as const
+    const forService = queued.unfinished.filter((run) => includes(run, service.id)).length
+    return statuses.queuedStatus(service.id, queued.run, forService, await statuses.deploymentStatus([service], undefined))
+  }
+
+  /** The service triggers that queue or refuse, never find nothing to do. */
+  async function queuedService(
+    principal: Principal,
+    type: ServiceType,
+    serviceId: string,
+    trigger: 'DEPLOY' | 'RESTART' | 'STOP',
+    overrides?: object,
+  ) {
+    const status = await triggerService(principal, type, serviceId, trigger, overrides)
+    if (status === 'nothing') throw new Error(`a ${trigger} of a service found nothing to do`)
+    return status
+  }
+
+  /**
+   * The services a bulk request names, each a service of the environment of the kind it is named
+   * as, with its overrides checked: every error of the request at once.
+   */
+  async function selection(environment: Target, items: SelectionItem[]): Promise<Selected[]> {
+    if (items.length === 0) throw validationFailed([{ path: '', message: 'names no service', location: 'body' }])
+    const byId = new Map((await deps.listServices(environment.organizationId, environment.id)).map((service) => [service.id, service]))
+    const errors: FieldError[] = []
+    const selected = new Map<string, Selected>()
+    for (const item of items) {
+      const service = byId.get(item.id)
+      if (!service || service.kind !== item.type) {
+        errors.push({
+          path: item.path,
+          message: `is not a ${kinds.get(item.type)?.noun ?? item.type.toLowerCase()} service of this environment`,
+          location: 'body',
+        })
+        continue
+      }
+      const overrideErrors = kindOf(service.kind).overrideErrors(service.configuration, item.overrides)
+      errors.push(...overrideErrors.map((error) => ({ ...error, path: `${item.path.replace(/\/id$/, '')}${error.path}` })))
+      selected.set(service.id, { service, overrides: item.overrides })
+    }
+    if (errors.length > 0) throw validationFailed(errors)
+    return [...selected.values()]
+  }
+
+  /** Queues one run of the selected services of the environment. */
+  async function triggerSelection(principal: Principal, environmentId: string, trigger: RunnableTrigger, items: SelectionItem[]) {
+    const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+    const selected = await selection(environment, items)
+    const triggeredBy = await deps.actorName(principal)
+    const serviceId = selected.length === 1 ? selected[0]!.service.id : null
+    const queued = await enqueue(environment, { serviceId, trigger, selected }, triggeredBy, async (queue, unfinished) => {
+      if (trigger !== 'STOP') return undefined
+      const services = selected.map(({ service }) => service)
+      const pending = unfinished.some((run) => services.some((service) => includes(run, service.id)))
+      return !pending && (await isStopped(queue, services)) ? new AppError('conflict', 'every selected service is already stopped') : undefined
+    })
+    return { environment, ...queued }
+  }
+
+  /**
+   * Cancels an unfinished run: a queued one (or one no runner holds) at once, a running one
+   * through its runner (CANCELING, then CANCELED). False when it is already being canceled.
+   */
+  async function cancelOne(queue: LockedQueue, stored: StoredRun): Promise<boolean> {
+    const now = await queue.now()
+    if (stored.leased) {
+      if (stored.cancelRequested) return false
+      await queue.requestCancel(cancelingRun(stored.run, now))
+      return true
+    }
+    // No runner holds it: never started, handed back, or held by a runner that was lost.
+    const lost = stored.leaseOwner !== null
+    const run = withPreviousStates(stored.run, await queue.finishedStates(serviceIdsOf(stored.run)))
+    await queue.end(lost ? interruptRun(run, true, INTERRUPTED, now) : cancelRun(run, now))
+    return true
+  }
+
+  return {
+    async deployEnvironment(principal: Principal, environmentId: string): Promise<StatusRecord> {
+      const { environment, services, run, unfinished } = await triggerEnvironment(principal, environmentId, 'DEPLOY')
+      return statuses.queuedStatus(environment.id, run, unfinished.length, await statuses.deploymentStatus(services, environment.id))
+    },
+
+    async redeployEnvironment(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
+      const { environment, services } = await triggerEnvironment(principal, environmentId, 'RESTART')
+      return statuses.environmentStatus(environment.id, services)
+    },
+
+    async stopEnvironment(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
+      const { environment, services } = await triggerEnvironment(principal, environmentId, 'STOP')
+      return statuses.environmentStatus(environment.id, services)
+    },
+
+    /** Cancels every unfinished run of the environment. 409 when there is nothing left to cancel. */
+    async cancelEnvironment(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+      const outcome = await runs.withEnvironmentLocked(environment.id, async (queue) => {
+        const unfinished = await queue.unfinished()
+        if (unfinished.length === 0) return new AppError('conflict', 'no deployment of this environment is queued or running')
+        let acted = false
+        for (const stored of unfinished) acted = (await cancelOne(queue, stored)) || acted
+        return acted ? undefined : new AppError('conflict', 'the deployment of this environment is already being canceled')
+      })
+      if (outcome) throw outcome
+      deps.onQueued()
+      return environmentStatusOf(environment)
+    },
+
+    /** Cancels one deployment request of the queue (cancelDeploymentRequest). */
+    async cancelRequest(principal: Principal, executionId: string): Promise<void> {
+      const found = await deps.history.findRun(executionId)
+      if (!found) throw notFound('deployment request')
+      await deps.requireOrganizationRole(principal, found.organizationId, 'DEPLOY').catch(asNotFound('deployment request'))
+      const outcome = await runs.withEnvironmentLocked(found.environmentId, async (queue) => {
+        const stored = (await queue.unfinished()).find((candidate) => candidate.run.id === executionId)
+        if (!stored) return new AppError('conflict', 'the deployment request is no longer queued or running')
+        return (await cancelOne(queue, stored)) ? undefined : new AppError('conflict', 'the deployment request is already being canceled')
+      })
+      if (outcome) throw outcome
+      deps.onQueued()
+    },
+
+    async getEnvironmentStatus(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      return environmentStatusOf(environment)
+    },
+
+    /** The environment's status and each service's, with the services' kinds and stages. */
+    async getEnvironmentStatuses(principal: Principal, environmentId: string) {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      const services = await deps.listServices(environment.organizationId, environment.id)
+      const [environmentStatus, serviceStatuses] = await Promise.all([
+        statuses.environmentStatus(environment.id, services),
+        Promise.all(services.map(async (service) => ({ service, status: await statuses.serviceStatus(service) }))),
+      ])
+      return { environment: environmentStatus, services: serviceStatuses }
+    },
+
+    /**
+     * The environment's status and its stages in deploy order, each with its services' statuses
+     * and its status in the deployment the environment is busy with, else its newest.
+     */
+    async getEnvironmentStatusesWithStages(principal: Principal, environmentId: string) {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      const [services, stages, { latest, current }] = await Promise.all([
+        deps.listServices(environment.organizationId, environment.id),
+        deps.listStages(environment.id),
+        deps.history.environmentRuns(environment.id),
+      ])
+      const run = current ?? latest
+      const [environmentStatus, serviceStatuses] = await Promise.all([
+        statuses.environmentStatus(environment.id, services),
+        Promise.all(services.map(async (service) => ({ service, status: await statuses.serviceStatus(service) }))),
+      ])
+      return {
+        environment: environmentStatus,
+        stages: stages.map((stage) => ({
+          stage,
+          status: run?.progress.stages.find((planned) => planned.name === stage.name)?.status,
+          services: serviceStatuses.filter(({ service }) => service.deploymentStageId === stage.id),
+        })),
+      }
+    },
+
+    deployService: (principal: Principal, type: ServiceType, serviceId: string, overrides: object) =>
+      queuedService(principal, type, serviceId, 'DEPLOY', overrides),
+    redeployService: (principal: Principal, type: ServiceType, serviceId: string) => queuedService(principal, type, serviceId, 'RESTART'),
+    stopService: (principal: Principal, type: ServiceType, serviceId: string) => queuedService(principal, type, serviceId, 'STOP'),
+    /** 'nothing' when the service is not installed and nothing queued would install it. */
+    uninstallService: (principal: Principal, type: ServiceType, serviceId: string) => triggerService(principal, type, serviceId, 'UNINSTALL'),
+
+    async getServiceStatus(principal: Principal, type: ServiceType, serviceId: string): Promise<StatusRecord> {
+      const { service } = await deps.requireService(principal, serviceId, 'READ', type)
+      return statuses.serviceStatus(service)
+    },
+
+    /** deployAllServices: deploys the selection, each service with its overrides. */
+    async deploySelected(principal: Principal, environmentId: string, items: SelectionItem[]): Promise<EnvironmentStatusRecord> {
+      const { environment } = await triggerSelection(principal, environmentId, 'DEPLOY', items)
+      return environmentStatusOf(environment)
+    },
+
+    /** rebootServices: restarts the selection; answers the environment's Status as of the trigger. */
+    async restartSelected(principal: Principal, environmentId: string, items: SelectionItem[]): Promise<StatusRecord> {
+      const { environment, run, unfinished } = await triggerSelection(principal, environmentId, 'RESTART', items)
+      const services = await deps.listServices(environment.organizationId, environment.id)
+      return statuses.queuedStatus(environment.id, run, unfinished.length, await statuses.deploymentStatus(services, environment.id))
+    },
+
+    /** stopSelectedServices, uninstallSelectedServices, deleteSelectedServices. */
+    async triggerSelected(
+      principal: Principal,
+      environmentId: string,
+      trigger: 'STOP' | 'UNINSTALL' | 'DELETE',
+      items: SelectionItem[],
+    ): Promise<EnvironmentStatusRecord> {
+      const { environment } = await triggerSelection(principal, environmentId, trigger, items)
+      return environmentStatusOf(environment)
+    },
+
+    /** The environment's deployment queue: its runs queued or running, oldest first. */
+    async environmentQueue(principal: Principal, environmentId: string): Promise<DeploymentRun[]> {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      return deps.history.unfinishedRuns(environment.id)
+    },
+
+    /** A service's part of its environment's queue. */
+    async serviceQueue(principal: Principal, serviceId: string): Promise<{ run: DeploymentRun; service: ServiceProgress }[]> {
+      const { service } = await deps.requireService(principal, serviceId, 'READ')
+      const unfinished = await deps.history.unfinishedRuns(service.environmentId)
+      return unfinished.flatMap((run) => {
+        const progress = run.progress.stages.flatMap((stage) => stage.services).find((candidate) => candidate.id === service.id)
+        return progress ? [{ run, service: progress }] : []
+      })
+    },
+  }
+}
+
+export type DeploymentTriggersService = ReturnType<typeof createDeploymentTriggersService>

@@ -1,0 +1,24 @@
+import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
+import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
+import type { PlannedStep, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+
+// Where deployments really happen (DESIGN 7): an executor does one service's part of a deployment,
+// reports what it does as log lines, and stops when told to. The runner chooses one per
+// environment, by its cluster's `executor`.
+
+export type ServiceOutcome = { ok: true } | { ok: false; message: string }
+
+/** What an executor is given besides the service's progress. */
+export interface ExecutionContext {
+  /** The service as the deployment deploys it, fixed at the trigger. */
+  snapshot: ServiceSnapshot | undefined
+  /** What its kind says the action takes, step by step. */
+  plan: PlannedStep[]
+  /** Reports a line of a step; never give it a secret value. */
+  log(step: string, message: string, level?: 'INFO' | 'WARNING' | 'ERROR'): void
+}
+
+export interface DeploymentExecutor {
+  /** Does `action` to the service; rejects once `signal` aborts (a cancel, a runner stopping). */
+  run(service: ServiceProgress, action: RunnableTrigger, signal: AbortSignal, context: ExecutionContext): Promise<ServiceOutcome>
+}

@@ -1,0 +1,28 @@
+import type { TSchema } from 'typebox'
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { ServiceRecord } from './service-kinds.ts'
+
+/**
+ * A kind of service on the wire: the path and operation ids of its actions, its deploy request,
+ * and its response shape, for the routes written once for every kind (actions, statuses, the
+ * environment's service list).
+ */
+export interface KindRoutes {
+  type: ServiceType
+  /** The path segment: `/helm/{helmId}/deploy`. */
+  segment: string
+  /** The path parameter: `helmId`. */
+  param: string
+  /** The word of its operation ids and summaries: `deployHelm`, "Deploy helm". */
+  name: string
+  tags: { actions: string; main: string; history: string }
+  deploy: { body: TSchema; description: string; overrides(body: unknown): object }
+  /** The query the platform's deploy and redeploy take (accepted for compatibility). */
+  actionQuery?: TSchema
+  /** Whether the kind has an uninstall action (`/helm/{id}/uninstall`). */
+  uninstall: boolean
+  /** The reference's response shape of one service of the kind, and the mapping to it. */
+  response: { schema: TSchema; of(service: ServiceRecord): object }
+  /** The member of the reference's bulk requests and status lists that names the kind's services. */
+  bulk: { statuses: string; ids: string }
+}

@@ -1,0 +1,141 @@
+import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
+import { type PlannedService, plannedService } from '#src/modules/deployments/triggers/deployment-plan.ts'
+import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { FieldError } from '#src/platform/http/errors.ts'
+import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
+
+// What deploying a helm service means: the overrides a deploy request may add, the history
+// `details` (contract 2.7, helm shape), and the steps an executor goes through.
+
+/** What a helm deploy request asks for beyond the service's configuration (reference HelmDeployRequest). */
+export interface HelmDeployOverrides {
+  chartVersion?: string | undefined
+  gitCommitId?: string | undefined
+  valuesOverrideGitCommitId?: string | undefined
+}
+
+/** What a helm deploy request asks for that the service's sources cannot give (reference HelmDeployRequest). */
+export function helmOverrideErrors(helm: Pick<HelmConfig, 'source' | 'valuesOverride'>, overrides: HelmDeployOverrides): FieldError[] {
+  const errors: FieldError[] = []
+  const error = (field: string, message: string) => errors.push({ path: `/${field}`, message, location: 'body' })
+  const fromRepository = 'helmRepository' in helm.source
+  if (overrides.chartVersion !== undefined && overrides.gitCommitId !== undefined) error('git_commit_id', 'cannot be set together with chart_version')
+  else if (overrides.chartVersion !== undefined && !fromRepository)
+    error('chart_version', 'applies to a chart of a helm repository; this chart is in a git repository')
+  else if (overrides.gitCommitId !== undefined && fromRepository)
+    error('git_commit_id', 'applies to a chart in a git repository; this chart is from a helm repository')
+  const valuesFile = helm.valuesOverride.file
+  if (overrides.valuesOverrideGitCommitId !== undefined && !(valuesFile && 'git' in valuesFile)) {
+    error('values_override_git_commit_id', 'applies to values files in a git repository; this service has none')
+  }
+  return errors
+}
+
+/**
+ * The values-override key that makes the simulated executor fail a service: `true` fails every
+ * action; a comma-separated list of `deploy`, `restart`, `stop`, `uninstall` fails those only.
+ */
+export const SIMULATE_FAILURE_KEY = 'berth.simulate.fail'
+
+const ACTION_WORDS: Record<RunnableTrigger, string> = {
+  DEPLOY: 'deploy',
+  RESTART: 'restart',
+  STOP: 'stop',
+  UNINSTALL: 'uninstall',
+  DELETE: 'uninstall',
+}
+
+export function simulatesFailure(helm: Pick<HelmConfig, 'valuesOverride'>, trigger: RunnableTrigger): boolean {
+  const values = [...helm.valuesOverride.set, ...helm.valuesOverride.setString]
+    .filter(([key]) => key === SIMULATE_FAILURE_KEY)
+    .map(([, value]) => value.trim().toLowerCase())
+  return values.some(
+    (value) =>
+      value === 'true' ||
+      value
+        .split(',')
+        .map((word) => word.trim())
+        .includes(ACTION_WORDS[trigger]),
+  )
+}
+
+/**
+ * A helm service's `details` (contract 2.7, helm shape): its chart and version; for a chart in git,
+ * `commit` null, since Berth does not read the repository and knows no commit's author, message or
+ * date, and the extension `git_commit_id` when the deploy named one.
+ */
+export function helmDetails(helm: Pick<HelmConfig, 'source'>, overrides: HelmDeployOverrides): Record<string, unknown> {
+  if ('helmRepository' in helm.source) {
+    const { chartName, chartVersion } = helm.source.helmRepository
+    return { repository: { chart_name: chartName, chart_version: overrides.chartVersion ?? chartVersion } }
+  }
+  return overrides.gitCommitId === undefined ? { commit: null } : { commit: null, git_commit_id: overrides.gitCommitId }
+}
+
+/** An argument as a log may show it: its flag, never its value. */
+const flagOf = (argument: string) => (argument.startsWith('-') ? argument.split('=')[0]! : '<value>')
+
+/** The chart as a log names it. */
+function chartLine({ configuration, overrides }: ServiceSnapshot<HelmConfig>): string {
+  const { source } = configuration
+  const given = overrides as HelmDeployOverrides
+  if ('helmRepository' in source) {
+    const { chartName, chartVersion, repositoryId } = source.helmRepository
+    return `chart ${chartName} version ${given.chartVersion ?? chartVersion} from helm repository ${repositoryId}`
+  }
+  const { url, branch, rootPath } = source.git
+  const at = given.gitCommitId ? ` at commit ${given.gitCommitId}` : ` on ${branch ? `branch ${branch}` : 'the default branch'}`
+  return `chart in ${url} ${rootPath}${at}`
+}
+
+/** The values as a log shows them: their keys and files, never a value (it may be a secret). */
+function valuesLines({ configuration, overrides }: ServiceSnapshot<HelmConfig>): string[] {
+  const { set, setString, setJson, file } = configuration.valuesOverride
+  const keys = (pairs: [string, string][]) => (pairs.length === 0 ? 'none' : pairs.map(([key]) => key).join(', '))
+  const lines = [`--set: ${keys(set)}`, `--set-string: ${keys(setString)}`, `--set-json: ${keys(setJson)}`]
+  if (file && 'raw' in file) lines.push(`values files: ${file.raw.values.map((value) => value.name).join(', ') || 'none'}`)
+  if (file && 'git' in file) {
+    const at = (overrides as HelmDeployOverrides).valuesOverrideGitCommitId
+    lines.push(`values files ${file.git.paths.join(', ')} from ${file.git.repository.url}${at ? ` at commit ${at}` : ''}`)
+  }
+  return lines
+}
+
+/** What an executor does to a helm release, as it reports it. */
+export function helmPlan(snapshot: ServiceSnapshot<HelmConfig>, action: RunnableTrigger): PlannedStep[] {
+  const { name, configuration } = snapshot
+  const flags = configuration.arguments.map(flagOf).join(' ')
+  switch (action) {
+    case 'DEPLOY':
+    case 'RESTART':
+      return [
+        { step: 'chart', lines: [chartLine(snapshot)] },
+        { step: 'values', lines: valuesLines(snapshot) },
+        {
+          step: action === 'DEPLOY' ? 'install' : 'restart',
+          lines: [
+            action === 'DEPLOY'
+              ? `helm upgrade --install ${name} --timeout ${configuration.timeoutSec}s${flags ? ` ${flags}` : ''}`
+              : `restarting the workloads of release ${name}`,
+          ],
+        },
+      ]
+    case 'STOP':
+      return [{ step: 'stop', lines: [`scaling the workloads of release ${name} to zero`] }]
+    case 'UNINSTALL':
+    case 'DELETE':
+      return [{ step: 'uninstall', lines: [`helm uninstall ${name}`] }]
+  }
+}
+
+/** What a deployment of a helm service records of it, as the service kind says it. */
+export const helmPlanning: Pick<ServiceKind<unknown, HelmConfig, HelmDeployOverrides>, 'type' | 'details' | 'iconUri' | 'simulatesFailure'> = {
+  type: 'HELM',
+  details: helmDetails,
+  iconUri: (configuration) => configuration.iconUri,
+  simulatesFailure,
+}
+
+/** A helm service as a deployment plans it. */
+export const plannedHelm = (helm: HelmServiceRecord, trigger: RunnableTrigger, overrides: HelmDeployOverrides): PlannedService =>
+  plannedService(helmPlanning, { id: helm.id, name: helm.name, version: helm.version, configuration: helm }, trigger, overrides)

@@ -1,0 +1,162 @@
+import type { GitProvider } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import type { ServiceKind, ServiceLookups, ServiceRecord, ServiceReference } from '#src/modules/services/service-kinds.ts'
+import { serviceEntityTag } from '#src/modules/services/services.service.ts'
+import { hasRole, type Role } from '#src/platform/auth/roles.ts'
+import { AppError, type FieldError, validationFailed } from '#src/platform/http/errors.ts'
+import { parseGitUrl } from './git-repository-url.ts'
+import type {
+  GitRepositoryInput,
+  GitRepositoryRef,
+  HelmConfig,
+  HelmPort,
+  HelmServiceInput,
+  HelmServiceRecord,
+  HelmSource,
+  ValuesOverride,
+} from './helm.types.ts'
+import { type HelmDeployOverrides, helmOverrideErrors, helmPlan, helmPlanning } from './helm-deployments.ts'
+
+/**
+ * A write as the route validated it: the service's input plus the field errors of the request's
+ * own rules, reported together with the errors only the database can find, after access checks.
+ */
+export interface HelmWrite {
+  input: HelmServiceInput
+  ruleErrors: FieldError[]
+}
+
+/** The request fields that hold each reference. */
+const REFERENCE_PATHS = {
+  source: '/source/git_repository/git_token_id',
+  values: '/values_override/file/git/git_repository/git_token_id',
+  repository: '/source/helm_repository/repository',
+}
+
+function requireClusterWideRight(input: HelmServiceInput, role: Role): void {
+  if (input.allowClusterWideResources && !hasRole(role, 'ADMIN')) {
+    throw new AppError('forbidden', `allow_cluster_wide_resources: true needs the ADMIN role; you have ${role}`)
+  }
+}
+
+/** What a helm configuration references, as the core keeps it. */
+function helmReferences(configuration: HelmConfig): ServiceReference[] {
+  const references: ServiceReference[] = []
+  const { source } = configuration
+  const file = configuration.valuesOverride.file
+  if ('git' in source && source.git.gitTokenId) references.push({ field: 'source', gitTokenId: source.git.gitTokenId })
+  if ('helmRepository' in source) references.push({ field: 'repository', helmRepositoryId: source.helmRepository.repositoryId })
+  if (file && 'git' in file && file.git.repository.gitTokenId) references.push({ field: 'values', gitTokenId: file.git.repository.gitTokenId })
+  return references
+}
+
+/** Ports keep their id across edits when a port of the same name existed. */
+function withPortIds(input: HelmServiceInput, previous: HelmPort[] = []): HelmPort[] {
+  const idByName = new Map(previous.map((port) => [port.name, port.id]))
+  return input.ports.map((port) => ({ id: idByName.get(port.name) ?? crypto.randomUUID(), ...port }))
+}
+
+/** A helm service as its wire mapping reads it: the core's record with the configuration spread and the names of what it references. */
+export function toHelmRecord(service: ServiceRecord<HelmConfig>): HelmServiceRecord {
+  const gitTokenNames: Record<string, string> = {}
+  let helmRepository: HelmServiceRecord['helmRepository'] = null
+  for (const reference of service.references) {
+    if (reference.gitTokenId) gitTokenNames[reference.gitTokenId] = reference.name
+    if (reference.helmRepositoryId) helmRepository = { id: reference.helmRepositoryId, name: reference.name, url: reference.url }
+  }
+  return {
+    ...service.configuration,
+    id: service.id,
+    organizationId: service.organizationId,
+    environmentId: service.environmentId,
+    name: service.name,
+    version: service.version,
+    createdAt: service.createdAt,
+    updatedAt: service.updatedAt,
+    gitTokenNames,
+    helmRepository,
+    entityTag: serviceEntityTag(service),
+  }
+}
+
+/** Checks a repository's git token and derives its provider; owner and name come from the URL. */
+async function resolveRepository(
+  deps: ServiceLookups,
+  organizationId: string,
+  repository: GitRepositoryInput,
+  path: string,
+  errors: FieldError[],
+): Promise<GitRepositoryRef> {
+  const parsed = parseGitUrl(repository.url)
+  const token = repository.gitTokenId === null ? undefined : await deps.findGitToken(organizationId, repository.gitTokenId)
+  if (repository.gitTokenId !== null && !token) {
+    errors.push({ path: `${path}/git_token_id`, message: 'no git token with this id in the organization', location: 'body' })
+  }
+  const tokenProvider = token?.type as GitProvider | undefined
+  const provider = repository.provider ?? tokenProvider ?? parsed?.hostProvider
+  // An unreadable URL is already reported by the request's rules.
+  if (parsed && !provider) {
+    errors.push({ path: `${path}/url`, message: 'cannot tell the git provider of this host: give provider or a git_token_id', location: 'body' })
+  } else if (parsed?.hostProvider && provider !== parsed.hostProvider) {
+    const field = repository.provider ? 'provider' : 'git_token_id'
+    errors.push({ path: `${path}/${field}`, message: `is ${provider}, but the repository is on ${parsed.hostProvider}`, location: 'body' })
+  } else if (tokenProvider && tokenProvider !== provider) {
+    errors.push({ path: `${path}/git_token_id`, message: `is a ${tokenProvider} token; the repository is on ${provider}`, location: 'body' })
+  }
+  return { ...repository, provider: provider ?? 'GITHUB', owner: parsed?.owner ?? '', name: parsed?.name ?? '' }
+}
+
+/** The request's references, checked; every error of the request is reported at once. */
+async function resolveReferences(deps: ServiceLookups, organizationId: string, { input, ruleErrors }: HelmWrite) {
+  const errors = [...ruleErrors]
+  let source: HelmSource
+  if ('git' in input.source) {
+    source = { git: await resolveRepository(deps, organizationId, input.source.git, '/source/git_repository', errors) }
+  } else {
+    source = input.source
+    if (!(await deps.findHelmRepository(organizationId, input.source.helmRepository.repositoryId))) {
+      errors.push({ path: '/source/helm_repository/repository', message: 'no helm repository with this id in the organization', location: 'body' })
+    }
+  }
+  const file = input.valuesOverride.file
+  const valuesOverride: ValuesOverride =
+    file && 'git' in file
+      ? {
+          ...input.valuesOverride,
+          file: {
+            git: {
+              repository: await resolveRepository(deps, organizationId, file.git.repository, '/values_override/file/git/git_repository', errors),
+              paths: file.git.paths,
+            },
+          },
+        }
+      : { ...input.valuesOverride, file }
+  if (errors.length > 0) throw validationFailed(errors)
+  return { source, valuesOverride }
+}
+
+/** The helm kind of service (contract 2.10-2.14). */
+export const helmKind: ServiceKind<HelmWrite, HelmConfig, HelmDeployOverrides> = {
+  ...helmPlanning,
+  noun: 'helm',
+  referencePaths: REFERENCE_PATHS,
+
+  authorize({ role, previous }, { input }) {
+    // The special right is needed to grant it; an edit that keeps it as an ADMIN set it does not.
+    if (!previous?.configuration.allowClusterWideResources) requireClusterWideRight(input, role)
+  },
+
+  async prepare({ organizationId, lookups, environment, previous }, write) {
+    const { input } = write
+    const { name, autoPreview, ...rest } = input
+    const configuration: HelmConfig = {
+      ...rest,
+      ...(await resolveReferences(lookups, organizationId, write)),
+      autoPreview: autoPreview ?? environment.autoPreview,
+      ports: withPortIds(input, previous?.configuration.ports),
+    }
+    return { name, configuration, references: helmReferences(configuration) }
+  },
+
+  overrideErrors: helmOverrideErrors,
+  plan: helmPlan,
+}

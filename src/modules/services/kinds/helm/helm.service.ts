@@ -1,0 +1,23 @@
+import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import type { ServicesService } from '#src/modules/services/services.service.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import { type HelmWrite, toHelmRecord } from './helm.kind.ts'
+import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
+
+/** The service core's operations on helm services, answering helm records for the helm routes' wire mapping. */
+export function createHelmServices(core: ServicesService) {
+  const helm = (service: ServiceRecord) => toHelmRecord(service as ServiceRecord<HelmConfig>)
+  return {
+    list: async (principal: Principal, environmentId: string): Promise<HelmServiceRecord[]> =>
+      (await core.list(principal, environmentId, 'HELM')).map(helm),
+    get: async (principal: Principal, helmId: string): Promise<HelmServiceRecord> => helm(await core.get(principal, 'HELM', helmId)),
+    create: async (principal: Principal, environmentId: string, write: HelmWrite): Promise<HelmServiceRecord> =>
+      helm(await core.create(principal, 'HELM', environmentId, write)),
+    /** A full replacement; `ifMatch`: the ETags If-Match accepts. */
+    update: async (principal: Principal, helmId: string, write: HelmWrite, ifMatch?: string[]): Promise<HelmServiceRecord> =>
+      helm(await core.update(principal, 'HELM', helmId, write, ifMatch)),
+    delete: (principal: Principal, helmId: string): Promise<void> => core.delete(principal, 'HELM', helmId),
+  }
+}
+
+export type HelmServices = ReturnType<typeof createHelmServices>

@@ -1,0 +1,129 @@
+import { type Selectable, sql, type Transaction } from 'kysely'
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { Db } from '#src/platform/db/database.ts'
+import type { Database, ServicesTable } from '#src/platform/db/schema.ts'
+import type { ResolvedReference, ServiceRecord, ServiceReference } from './service-kinds.ts'
+
+type Queries = Db | Transaction<Database>
+
+/** The references of a service with the names of what they point at, as one JSON array. */
+const referencesOf = sql<ResolvedReference[]>`coalesce((
+  select json_agg(json_build_object(
+    'field', r.field, 'gitTokenId', r.git_token_id, 'helmRepositoryId', r.helm_repository_id,
+    'name', coalesce(g.name, h.name), 'url', h.url) order by r.field)
+  from service_references r
+  left join git_tokens g on g.id = r.git_token_id
+  left join helm_repositories h on h.id = r.helm_repository_id
+  where r.service_id = s.id), '[]')`
+
+type ServiceRow = Selectable<ServicesTable> & { references: ResolvedReference[] }
+
+const toRecord = (row: ServiceRow): ServiceRecord => ({ ...row, kind: row.kind as ServiceType })
+
+/** The core columns a create sets. */
+export interface NewService {
+  organizationId: string
+  environmentId: string
+  kind: ServiceType
+  name: string
+  deploymentStageId: string
+  configuration: unknown
+}
+
+async function writeReferences(trx: Queries, serviceId: string, references: ServiceReference[]): Promise<void> {
+  await trx.deleteFrom('serviceReferences').where('serviceId', '=', serviceId).execute()
+  if (references.length === 0) return
+  await trx
+    .insertInto('serviceReferences')
+    .values(
+      references.map((reference) => ({
+        serviceId,
+        field: reference.field,
+        gitTokenId: 'gitTokenId' in reference ? reference.gitTokenId : null,
+        helmRepositoryId: 'helmRepositoryId' in reference ? reference.helmRepositoryId : null,
+      })),
+    )
+    .execute()
+}
+
+export function createServicesRepository(db: Db) {
+  const selectRecords = (queries: Queries = db) => queries.selectFrom('services as s').selectAll('s').select(referencesOf.as('references'))
+
+  return {
+    /** Looked up by id alone: the caller checks the organization it belongs to. */
+    async findById(serviceId: string): Promise<ServiceRecord | undefined> {
+      const row = await selectRecords().where('s.id', '=', serviceId).executeTakeFirst()
+      return row && toRecord(row)
+    },
+
+    /** The environment's services, of one kind or all, by name. */
+    async listByEnvironment(organizationId: string, environmentId: string, kind?: ServiceType): Promise<ServiceRecord[]> {
+      let query = selectRecords().where('s.organizationId', '=', organizationId).where('s.environmentId', '=', environmentId)
+      if (kind) query = query.where('s.kind', '=', kind)
+      const rows = await query
+        .orderBy((eb) => eb.fn('lower', ['s.name']))
+        .orderBy('s.id')
+        .execute()
+      return rows.map(toRecord)
+    },
+
+    /** Inserts the service and its references in one transaction; `stageId` gives the stage, made when missing, inside it. */
+    async insert(
+      service: Omit<NewService, 'deploymentStageId'>,
+      references: ServiceReference[],
+      stageId: (trx: Transaction<Database>) => Promise<string>,
+    ) {
+      return db.transaction().execute(async (trx) => {
+        const { id } = await trx
+          .insertInto('services')
+          .values({ ...service, deploymentStageId: await stageId(trx), configuration: JSON.stringify(service.configuration) })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+        await writeReferences(trx, id, references)
+        return id
+      })
+    },
+
+    /**
+     * Replaces the service's name, configuration and references, only while its version is
+     * `expectedVersion` when one is given. Returns whether the service was changed.
+     */
+    async update(
+      organizationId: string,
+      serviceId: string,
+      changes: { name: string; configuration: unknown; references: ServiceReference[] },
+      expectedVersion?: number,
+    ): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        let query = trx
+          .updateTable('services')
+          .set((eb) => ({
+            name: changes.name,
+            configuration: JSON.stringify(changes.configuration),
+            version: eb('version', '+', 1),
+            updatedAt: new Date(),
+          }))
+          .where('organizationId', '=', organizationId)
+          .where('id', '=', serviceId)
+        if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion)
+        const result = await query.executeTakeFirst()
+        if (result.numUpdatedRows === 0n) return false
+        await writeReferences(trx, serviceId, changes.references)
+        return true
+      })
+    },
+
+    async delete(organizationId: string, serviceId: string): Promise<boolean> {
+      const result = await db.deleteFrom('services').where('organizationId', '=', organizationId).where('id', '=', serviceId).executeTakeFirst()
+      return result.numDeletedRows > 0n
+    },
+
+    /** Deletes the services a successful DELETE deployment removed, in its transaction. */
+    async deleteMany(queries: Queries, serviceIds: string[]): Promise<void> {
+      if (serviceIds.length === 0) return
+      await queries.deleteFrom('services').where('id', 'in', serviceIds).execute()
+    },
+  }
+}
+
+export type ServicesRepository = ReturnType<typeof createServicesRepository>

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto'
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
+import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
+import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { asNotFound } from '#src/platform/http/not-found.ts'
+import type { AnyServiceKind, PreparedService, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
+import type { ServicesRepository } from './services.repository.ts'
+import type { DeploymentStagesRepository } from './stages/deployment-stages.repository.ts'
+
+// The one service core: names, access, organization scoping, stage membership, versions and
+// references, written once for every kind. A kind only prepares its configuration.
+
+export interface ServicesDeps {
+  repo: ServicesRepository
+  stages: DeploymentStagesRepository
+  kinds: ServiceKinds
+  lookups: ServiceLookups
+  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<{ role: Role }>
+  requireEnvironment(
+    principal: Principal,
+    environmentId: string,
+    needed: Role,
+  ): Promise<{ environment: { id: string; organizationId: string; autoPreview: boolean }; role: Role }>
+}
+
+const nameTaken = (name: string) => new AppError('conflict', `a service named "${name}" already exists in this environment`)
+
+const stale = (kind: AnyServiceKind) =>
+  new AppError('precondition_failed', `the ${kind.noun} service changed since you read it (If-Match); read it again and retry`)
+
+/**
+ * A write that lost a race with a delete: the environment is gone (404), or something the
+ * configuration references was deleted after it was checked (400 at the fields that name it).
+ */
+function referenceGone(kindPaths: Record<string, string>, prepared: PreparedService<unknown>) {
+  return (error: unknown): never => {
+    const constraint = violatedForeignKey(error)
+    // The environment (or its organization) was deleted under the write, the service's default stage with it.
+    if (constraint !== undefined && /^(services|deployment_stages)_(environment|organization)_id_fkey$/.test(constraint)) throw notFound('environment')
+    const column =
+      constraint === 'service_references_git_token_id_fkey'
+        ? 'gitTokenId'
+        : constraint === 'service_references_helm_repository_id_fkey'
+          ? 'helmRepositoryId'
+          : undefined
+    if (column === undefined) throw error
+    const errors = prepared.references
+      .filter((reference) => column in reference)
+      .map((reference) => ({
+        path: kindPaths[reference.field] ?? `/${reference.field}`,
+        message: 'was deleted while this request ran',
+        location: 'body' as const,
+      }))
+    throw validationFailed(errors)
+  }
+}
+
+/**
+ * The service's ETag: its version, plus a digest of the names of what it references, which its
+ * representation shows and which change without the service changing.
+ */
+export function serviceEntityTag(service: Pick<ServiceRecord, 'version' | 'references'>): string {
+  const references = JSON.stringify(service.references.map((reference) => [reference.field, reference.name, reference.url]))
+  return `${service.version}.${createHash('sha256').update(references).digest('base64url').slice(0, 12)}`
+}
+
+export function createServicesService(deps: ServicesDeps) {
+  const { repo, stages, kinds } = deps
+
+  const kindOf = (type: ServiceType): AnyServiceKind => {
+    const kind = kinds.get(type)
+    if (!kind) throw new Error(`no service kind ${type} is registered`)
+    return kind
+  }
+
+  /**
+   * The service if the principal holds `needed` in its organization; 404 for no access at all, and
+   * for a service of another kind than `type` (a helm route given a container's id).
+   */
+  async function requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType) {
+    const noun = type ? kindOf(type).noun : 'service'
+    const service = await repo.findById(serviceId)
+    if (!service || (type && service.kind !== type)) throw notFound(noun)
+    const { role } = await deps.requireOrganizationRole(principal, service.organizationId, needed).catch(asNotFound(noun))
+    return { service, role }
+  }
+
+  return {
+    requireService,
+
+    /** The environment's services, of one kind or all. */
+    async list(principal: Principal, environmentId: string, type?: ServiceType): Promise<ServiceRecord[]> {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      return repo.listByEnvironment(environment.organizationId, environment.id, type)
+    },
+
+    async get(principal: Principal, type: ServiceType, serviceId: string): Promise<ServiceRecord> {
+      return (await requireService(principal, serviceId, 'READ', type)).service
+    },
+
+    /** Creates a service in its kind's default stage of the environment (made when missing). */
+    async create(principal: Principal, type: ServiceType, environmentId: string, input: unknown): Promise<ServiceRecord> {
+      const kind = kindOf(type)
+      const { environment, role } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
+      const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
+      kind.authorize(context, input)
+      const prepared = await kind.prepare(context, input)
+      const id = await withUniqueName(
+        'services_name_key',
+        () => nameTaken(prepared.name),
+        () =>
+          repo.insert(
+            {
+              organizationId: environment.organizationId,
+              environmentId: environment.id,
+              kind: type,
+              name: prepared.name,
+              configuration: prepared.configuration,
+            },
+            prepared.references,
+            (trx) => stages.defaultStageId(trx, environment.organizationId, environment.id, type),
+          ),
+      ).catch(referenceGone(kind.referencePaths, prepared))
+      return (await repo.findById(id))!
+    },
+
+    /**
+     * A full replacement (PUT). `ifMatch` (the ETags If-Match accepts) is checked against the
+     * service as read; the update then applies only to that version, so that a concurrent edit
+     * cannot slip in. Without it the last writer wins, as PUT usually does.
+     */
+    async update(principal: Principal, type: ServiceType, serviceId: string, input: unknown, ifMatch?: string[]): Promise<ServiceRecord> {
+      const kind = kindOf(type)
+      const { service, role } = await requireService(principal, serviceId, 'WRITE', type)
+      const { environment } = await deps.requireEnvironment(principal, service.environmentId, 'READ')
+      const context = { organizationId: service.organizationId, lookups: deps.lookups, role, environment, previous: service }
+      kind.authorize(context, input)
+      if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)
+      const prepared = await kind.prepare(context, input)
+      const updated = await withUniqueName(
+        'services_name_key',
+        () => nameTaken(prepared.name),
+        () => repo.update(service.organizationId, service.id, prepared, ifMatch ? service.version : undefined),
+      ).catch(referenceGone(kind.referencePaths, prepared))
+      if (!updated) {
+        if (!(await repo.findById(service.id))) throw notFound(kind.noun)
+        throw stale(kind)
+      }
+      return (await repo.findById(service.id))!
+    },
+
+    async delete(principal: Principal, type: ServiceType, serviceId: string): Promise<void> {
+      const { service } = await requireService(principal, serviceId, 'WRITE', type)
+      if (!(await repo.delete(service.organizationId, service.id))) throw notFound(kindOf(type).noun)
+    },
+  }
+}
+
+export type ServicesService = ReturnType<typeof createServicesService>
