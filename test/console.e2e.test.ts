@@ -4,8 +4,8 @@ import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
 import { type Browser, type BrowserContext, chromium, type Page, type Request, type Response } from 'playwright-core'
 import { build } from 'vite'
-import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/deployment-runner.ts'
-import { createDeploymentRunsRepository } from '#src/modules/deployments/deployment-runs.repository.ts'
+import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { type DeploymentCalls, deploymentCalls, type EnvironmentEntry, until } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
@@ -29,6 +29,8 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ]
 const WAIT = { timeout: 20_000 }
+/** The simulated step of the runner that runs a deployment whose logs are followed: slow enough to see them come. */
+const SLOW_STEP_MS = 2_000
 const FAIL = [['berth.simulate.fail', 'true']]
 
 /** Builds the console when dist/console is missing or older than a file of console/, so a test never runs an old build. */
@@ -52,9 +54,12 @@ let make: ReturnType<typeof factories>
 let calls: DeploymentCalls
 const contexts: BrowserContext[] = []
 
-/** The app's deployment runner, in this process; stopping it leaves queued deployments queued. */
-function startRunner() {
-  runner = createConfiguredRunner(createDeploymentRunsRepository(t.db), t.config.runner, { info() {}, warn() {} })
+/**
+ * The app's deployment runner, in this process; stopping it leaves queued deployments queued.
+ * `simulatedStepMs` makes each simulated service take that long instead of the app's 250 ms.
+ */
+function startRunner(simulatedStepMs = t.config.runner.simulatedStepMs) {
+  runner = createConfiguredRunner(createDeploymentRunsRepository(t.db), { ...t.config.runner, simulatedStepMs }, { info() {}, warn() {} })
   runner.start()
 }
 
@@ -252,7 +257,8 @@ describe('web console', () => {
     await page.getByRole('link', { name: environment.name, exact: true }).click()
     await page.locator('section.actions[data-role="DEPLOY"]').waitFor(WAIT)
     await page.getByText('No deployment yet.').waitFor(WAIT)
-    assert.equal(await page.getByRole('link', { name: helm.name, exact: true }).count(), 1, 'the helm service is listed')
+    assert.equal(await page.locator('section.helms').getByRole('link', { name: helm.name, exact: true }).count(), 1, 'the helm service is listed')
+    await page.locator(`li.plan-service[data-service-id="${helm.id}"]`).waitFor(WAIT)
 
     // With the runner stopped the deployment stays queued, however slow the machine.
     await withRunnerStopped(async (resume) => {
@@ -526,6 +532,17 @@ describe('web console', () => {
     const healthy = card(page, (await cards(page).first().getAttribute('data-execution-id'))!)
     assert.doesNotMatch((await healthy.getAttribute('class')) ?? '', /\bfailed\b/)
 
+    // Its logs name the failure on a line of its own, which stands out from the others.
+    await entry.locator('button[data-action=logs]').click()
+    await entry.locator('section.logs[data-state=loaded]').waitFor(WAIT)
+    const failure = entry.locator('li.log-line.log-error')
+    assert.equal(await failure.count(), 2, 'the service failing, then the deployment')
+    assert.equal(await failure.first().getAttribute('data-level'), 'ERROR')
+    assert.equal(await failure.first().locator('.log-source').textContent(), 'worker')
+    assert.match((await failure.first().locator('.log-text').textContent()) ?? '', /^worker: simulated deploy failure/)
+    const plain = entry.locator('li.log-line:not(.log-error)').first()
+    assert.notEqual(await background(failure.first()), await background(plain), 'the error lines are coloured apart')
+
     if (process.env.CONSOLE_SCREENSHOT) {
       await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0))
       await page.screenshot({ path: path.resolve(repoRoot, process.env.CONSOLE_SCREENSHOT), fullPage: true })
@@ -562,7 +579,7 @@ describe('web console', () => {
 
     const writer = await environmentPage(tokens.write.token, environment.id)
     const { page } = writer
-    await page.getByRole('link', { name: helm.name, exact: true }).click()
+    await page.locator('section.helms').getByRole('link', { name: helm.name, exact: true }).click()
     await page.locator('form.values[data-editable="true"]').waitFor(WAIT)
     assert.equal(await page.locator('[data-testid=helm-source]').textContent(), `app 1.0.0 from ${before.source.repository.repository.name}`)
 
@@ -634,5 +651,211 @@ describe('web console', () => {
     assertNoProblems(writer)
     assertNoProblems(reader)
     assertNoProblems(other)
+  })
+
+  it('shows the deployment stages in order with their services; a WRITE token moves a service to another stage, READ and DEPLOY only look', async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    const api = await make.helmService(environment.id, { name: 'api' })
+    const web = await make.helmService(environment.id, { name: 'web' })
+    const stageOf = async (serviceId: string) => {
+      const res = await calls.inject('GET', `/service/${serviceId}/deploymentStage`, tokens.read.authorization)
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json() as { id: string; name: string }
+    }
+    const first = await stageOf(api.id)
+    const created = await calls.inject('POST', `/environment/${environment.id}/deploymentStage`, tokens.write.authorization, {
+      name: 'backend',
+      description: 'deploys after the charts',
+    })
+    assert.equal(created.statusCode, 200, created.body)
+    const backend = created.json() as { id: string }
+
+    const stagesShown = (page: Page) =>
+      page.locator('li.plan-stage').evaluateAll((nodes) =>
+        nodes.map((node) => ({
+          name: node.getAttribute('data-stage-name'),
+          services: [...node.querySelectorAll('li.plan-service')].map((service) => service.querySelector('.service-name')?.textContent),
+        })),
+      )
+    const inStage = (page: Page, stageId: string, serviceId: string) =>
+      page.locator(`li.plan-stage[data-stage-id="${stageId}"] li.plan-service[data-service-id="${serviceId}"]`)
+
+    const writer = await environmentPage(tokens.write.token, environment.id)
+    const { page } = writer
+    await page.locator('section.deployment-stages[data-editable="true"] li.plan-stage').first().waitFor(WAIT)
+    assert.deepEqual(await stagesShown(page), [
+      { name: first.name, services: ['api', 'web'] },
+      { name: 'backend', services: [] },
+    ])
+    assert.equal(await inStage(page, first.id, api.id).locator('.badge').first().textContent(), 'HELM')
+    assert.equal(await page.locator('select[data-action=move-stage]').count(), 2, 'one stage select per service')
+
+    const moves: string[] = []
+    page.on('request', (request) => request.method() === 'PUT' && moves.push(new URL(request.url()).pathname))
+    await inStage(page, first.id, api.id).locator('select[data-action=move-stage]').selectOption(backend.id)
+    await inStage(page, backend.id, api.id).waitFor(WAIT)
+    assert.deepEqual(moves, [`/deploymentStage/${backend.id}/service/${api.id}`])
+    assert.deepEqual(await stagesShown(page), [
+      { name: first.name, services: ['web'] },
+      { name: 'backend', services: ['api'] },
+    ])
+    assert.equal(await inStage(page, backend.id, api.id).locator('select').inputValue(), backend.id)
+    assert.equal((await stageOf(api.id)).id, backend.id, 'the server has the service in its new stage')
+    assert.equal((await stageOf(web.id)).id, first.id, 'and the other where it was')
+
+    // READ and DEPLOY see the stages as the server has them, with nothing to move a service with.
+    for (const token of [tokens.read.token, tokens.deploy.token]) {
+      const looker = await environmentPage(token, environment.id)
+      await looker.page.locator('section.deployment-stages[data-editable="false"] li.plan-stage').first().waitFor(WAIT)
+      assert.deepEqual(await stagesShown(looker.page), [
+        { name: first.name, services: ['web'] },
+        { name: 'backend', services: ['api'] },
+      ])
+      assert.equal(await looker.page.locator('section.deployment-stages select, section.deployment-stages button').count(), 0)
+      await looker.page.getByText('Moving a service to another stage needs the WRITE role.').waitFor(WAIT)
+      assertNoProblems(looker)
+    }
+    assertNoProblems(writer)
+  })
+
+  it("opens a finished deployment's logs from its card: the simulator's lines, oldest first, read once", async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    const helm = await make.helmService(environment.id, { name: 'api', arguments: ['--wait'] })
+    await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    const [entry] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    const executionId = entry!.identifier.execution_id
+    const logs = await calls.inject('GET', `/environment/${environment.id}/logs?version=${executionId}`, tokens.read.authorization)
+    assert.equal(logs.statusCode, 200, logs.body)
+    const lines = logs.json() as { id: string; message: { safe_message: string } }[]
+
+    const session = await environmentPage(tokens.read.token, environment.id)
+    const { page } = session
+    const follows: string[] = []
+    page.on('request', (request) => request.url().includes('/logs/follow') && follows.push(request.url()))
+    const item = card(page, executionId)
+    const toggle = item.locator('button[data-action=logs]')
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false')
+    await toggle.click()
+    const panel = item.locator('section.logs')
+    await item.locator('section.logs[data-state=loaded]').waitFor(WAIT)
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'true')
+    assert.equal(await toggle.textContent(), 'Hide logs')
+
+    const shown = panel.locator('li.log-line')
+    assert.deepEqual(
+      await shown.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-line-id'))),
+      lines.map((line) => line.id),
+      'every line, in order',
+    )
+    assert.deepEqual(
+      await shown.locator('.log-text').allTextContents(),
+      lines.map((line) => line.message.safe_message),
+    )
+    const install = shown.filter({ hasText: `helm upgrade --install ${helm.name}` })
+    assert.equal(await install.count(), 1)
+    assert.equal(await install.locator('.log-source').textContent(), 'api')
+    assert.equal(await install.locator('.log-step').textContent(), `${entry!.stages[0]!.name} · install`)
+    assert.match((await install.locator('time').textContent()) ?? '', /^\d\d:\d\d:\d\d\.\d{3}$/)
+    assert.equal(await panel.locator('.log-error').count(), 0)
+    assert.equal(await panel.locator('[data-testid=log-count]').textContent(), `${lines.length} lines`)
+    assert.deepEqual(follows, [], 'a finished deployment is read, not followed')
+
+    await toggle.click()
+    assert.equal(await panel.count(), 0, 'closed again')
+    assertNoProblems(session)
+  })
+
+  it("follows a running deployment's logs live, line after line to their end, while the history goes on polling", async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    // Three services, each in a stage of its own: the runner writes a service's lines once its step ends, so they come in turns.
+    for (const name of ['api', 'web', 'worker']) {
+      const helm = await make.helmService(environment.id, { name })
+      if (name === 'api') continue
+      const stage = await calls.inject('POST', `/environment/${environment.id}/deploymentStage`, tokens.write.authorization, {
+        name: `${name} stage`,
+      })
+      assert.equal(stage.statusCode, 200, stage.body)
+      const moved = await calls.inject('PUT', `/deploymentStage/${stage.json().id}/service/${helm.id}`, tokens.write.authorization, {})
+      assert.equal(moved.statusCode, 200, moved.body)
+    }
+    await withRunnerStopped(async () => {
+      await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+      const [queued] = await calls.entries(environment.id, tokens.read.authorization)
+      const executionId = queued!.identifier.execution_id
+      const session = await environmentPage(tokens.read.token, environment.id)
+      const { page } = session
+      const item = card(page, executionId)
+      const follows: (string | undefined)[] = []
+      page.on('request', (request) => request.url().includes('/logs/follow') && follows.push(request.headers()['last-event-id']))
+      let polls = 0
+      page.on('request', (request) => {
+        if (isNewestPoll(request)) polls++
+      })
+
+      // Opened while the deployment is queued: following (the stream is asked for), nothing written yet.
+      await item.locator('button[data-action=logs]').click()
+      const panel = item.locator('section.logs')
+      await item.locator('section.logs[data-state=connecting], section.logs[data-state=live]').waitFor(WAIT)
+      await until(
+        () => follows.length,
+        (count) => count === 1,
+        { timeoutMs: 20_000, what: 'the log stream asked for' },
+      )
+      assert.equal(await panel.locator('li.log-line').count(), 0)
+      // Every change of the panel from now on: how many lines, its state, and the card's action status then.
+      await page.evaluate(
+        `(() => {
+          const panel = document.querySelector('article.deployment[data-execution-id="${executionId}"] section.logs');
+          const seen = [];
+          window.logsSeen = seen;
+          new MutationObserver(() => seen.push({
+            count: panel.querySelectorAll('li.log-line').length,
+            state: panel.getAttribute('data-state'),
+            action: panel.closest('article').getAttribute('data-action-status'),
+          })).observe(panel, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+        })()`,
+      )
+      const panelElement = (await panel.elementHandle())!
+      const pollsBefore = polls
+
+      // A slow runner: each service takes 2 s, one stage after the other.
+      startRunner(SLOW_STEP_MS)
+      try {
+        await item.locator('section.logs[data-state=ended]').waitFor({ timeout: 30_000 })
+        await page.waitForFunction((node) => node.getAttribute('data-status') === 'DEPLOYED', await item.elementHandle(), WAIT)
+      } finally {
+        await runner!.stop()
+      }
+
+      const seen = (await page.evaluate('window.logsSeen')) as { count: number; state: string; action: string }[]
+      const whileRunning = new Set(
+        seen.filter((s) => s.state === 'live' && ['QUEUED', 'ONGOING'].includes(s.action) && s.count > 0).map((s) => s.count),
+      )
+      assert.ok(whileRunning.size >= 3, `lines shown in several steps while the deployment ran: ${JSON.stringify(seen)}`)
+      const counts = seen.map((s) => s.count)
+      assert.deepEqual(
+        counts,
+        [...counts].sort((a, b) => a - b),
+        'lines are only ever added',
+      )
+      assert.equal(seen.at(-1)!.state, 'ended')
+
+      const logs = await calls.inject('GET', `/environment/${environment.id}/logs?version=${executionId}`, tokens.read.authorization)
+      const lines = logs.json() as { id: string; message: { safe_message: string } }[]
+      assert.deepEqual(
+        await panel.locator('li.log-line').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-line-id'))),
+        lines.map((line) => line.id),
+        'every line once, in order',
+      )
+      for (const name of ['api', 'web', 'worker']) {
+        assert.ok(lines.some((line) => line.message.safe_message.startsWith(`[simulated] helm upgrade --install ${name}`)))
+      }
+      assert.equal(await panel.locator('li.log-line').last().locator('.log-text').textContent(), 'deploy succeeded')
+      assert.equal(await panel.locator('.logs-status').textContent(), 'End of the logs: the deployment is finished.')
+      assert.deepEqual(follows, [undefined], 'one stream, from the first line')
+      assert.ok(polls - pollsBefore >= 2, `the history polled on while the logs were followed (${polls - pollsBefore} polls)`)
+      assert.equal(await panelElement.evaluate((node) => node.isConnected), true, 'the panel stayed open as the history updated its card')
+      assertNoProblems(session)
+    })
   })
 })

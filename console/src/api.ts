@@ -1,6 +1,8 @@
 // Same-origin calls to the Berth API with the signed-in API token. The token lives in this tab's
 // sessionStorage only: closing the tab signs out, and no other tab or site can read it.
 
+import { ApiError, type FieldError } from './errors.ts'
+
 const TOKEN_KEY = 'berth.console.token'
 const SIGNED_OUT = 'berth:signed-out'
 
@@ -19,25 +21,8 @@ export const session = {
   },
 }
 
-export interface FieldError {
-  /** JSON pointer to the offending value, e.g. `/values_override/set/0/0`. */
-  path: string
-  message: string
-  location?: string
-}
-
-/** An error answer of the API, carrying its `message` (what the console shows) and field errors. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly code: string,
-    readonly errors: FieldError[] = [],
-  ) {
-    super(message)
-    this.name = 'ApiError'
-  }
-}
+// The error class lives apart, free of the DOM, for what node's tests load (log-stream.ts).
+export { ApiError, type FieldError }
 
 async function errorOf(response: Response): Promise<ApiError> {
   const body = (await response.json().catch(() => null)) as { message?: unknown; code?: unknown; errors?: unknown } | null
@@ -52,9 +37,10 @@ interface Sent {
   headers?: Record<string, string>
   /** Token to use instead of the session's (signing in checks one before keeping it). */
   token?: string
+  signal?: AbortSignal
 }
 
-async function call(path: string, { method = 'GET', body, headers = {}, token }: Sent = {}): Promise<Response> {
+async function call(path: string, { method = 'GET', body, headers = {}, token, signal }: Sent = {}): Promise<Response> {
   const credential = token ?? session.token()
   const response = await fetch(path, {
     method,
@@ -68,6 +54,7 @@ async function call(path: string, { method = 'GET', body, headers = {}, token }:
       ...headers,
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(signal ? { signal } : {}),
   })
   if (response.status === 304 || response.ok) return response
   const error = await errorOf(response)
@@ -95,6 +82,13 @@ export const api = {
     const response = await call(path, { method: 'POST', body })
     return response.status === 204 ? undefined : ((await response.json()) as T)
   },
+
+  /**
+   * A read whose answer is a stream of server-sent events: the response, its body unread. Its
+   * errors are thrown as any call's; `signal` ends the request and the reading of its body.
+   */
+  stream: (path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response> =>
+    call(path, { headers: { accept: 'text/event-stream', ...headers }, signal }),
 
   async put<T>(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ data: T; etag: string | null }> {
     const response = await call(path, { method: 'PUT', body, headers })

@@ -1,11 +1,16 @@
-// One deployment of the history: its trigger, status and who triggered it, and its stages as a
-// timeline of services. The data attributes name what is shown, for the end-to-end tests.
-import { formatDuration, formatTime, isFailed, toneOf, words } from './format.ts'
+// One deployment of the history: its trigger, status and who triggered it, its stages as a
+// timeline of services, and its logs on demand. The data attributes name what is shown, for the
+// end-to-end tests.
+import { useState } from 'preact/hooks'
+import { formatDuration, formatTime, isFailed, isUnfinished, toneOf, words } from './format.ts'
+import { DeploymentLogs } from './logs.tsx'
 import type { DeploymentEntry, ServiceEntry, Stage } from './types.ts'
 
 export function DeploymentCard({ entry }: { entry: DeploymentEntry }) {
-  const { auditing_data: audit } = entry
+  const { auditing_data: audit, identifier } = entry
   const tone = toneOf(entry.status)
+  // The card stays the same element as the history updates it: an open panel stays open, following on.
+  const [logsOpen, setLogsOpen] = useState(false)
   return (
     <article
       class={`deployment tone-${tone}${isFailed(entry.status) ? ' failed' : ''}`}
@@ -28,6 +33,16 @@ export function DeploymentCard({ entry }: { entry: DeploymentEntry }) {
         <span class="total-duration" title="total duration">
           {formatDuration(entry.total_duration)}
         </span>
+        <button
+          type="button"
+          class="secondary small"
+          data-action="logs"
+          aria-expanded={logsOpen}
+          aria-controls={`logs-${identifier.execution_id}`}
+          onClick={() => setLogsOpen((open) => !open)}
+        >
+          {logsOpen ? 'Hide logs' : 'Logs'}
+        </button>
       </header>
       {entry.message ? <p class="message">{entry.message}</p> : null}
       {entry.stages.length === 0 ? (
@@ -39,6 +54,9 @@ export function DeploymentCard({ entry }: { entry: DeploymentEntry }) {
           ))}
         </ol>
       )}
+      {logsOpen ? (
+        <DeploymentLogs environmentId={identifier.environment_id} executionId={identifier.execution_id} running={isUnfinished(entry.action_status)} />
+      ) : null}
     </article>
   )
 }

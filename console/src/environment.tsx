@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import { History } from './history.tsx'
 import { Breadcrumbs, type Crumb, ErrorMessage, LinkList, Show, useLoad } from './pages.tsx'
+import { DeploymentStages } from './stages.tsx'
 import { type CurrentRole, type Environment, type HelmService, hasRole, type List, type Organization, type Project, type Role } from './types.ts'
 
 export interface EnvironmentContext {
@@ -66,6 +67,7 @@ export function EnvironmentPage({ environmentId }: { environmentId: string }) {
               )}
             </Show>
           </section>
+          <DeploymentStages environmentId={environmentId} role={loaded.role} />
           <History environmentId={environmentId} pokes={pokes} />
         </>
       )}

@@ -134,3 +134,42 @@ export interface HelmService {
   icon_uri: string
   blueprint_id: string | null
 }
+
+/** A service of a deployment stage: `GET /environment/{id}/deploymentStage`. */
+export interface StageService {
+  service_id: string
+  service_type: string
+  is_skipped: boolean
+}
+
+/** A deployment stage; an environment's deployment runs them by `deployment_order`, 1 first. */
+export interface DeploymentStage {
+  id: string
+  name: string
+  description: string
+  deployment_order: number
+  services: StageService[]
+}
+
+/** What the console reads of any kind's service in `GET /environment/{id}/services`. */
+export interface ServiceSummary {
+  id: string
+  name: string
+  service_type: string
+}
+
+/** A line of a deployment's logs: `GET /environment/{id}/logs` and each event of `…/logs/follow`. */
+export interface LogLine {
+  /** Berth extension: increasing (a bigint as a string); a reconnecting follower sends the last one as Last-Event-ID. */
+  id: string
+  /** INFO, WARNING or ERROR. */
+  type: string
+  timestamp: string
+  details: {
+    execution_id?: string
+    transmitter: { id?: string; name: string; type: string }
+    stage: { step: string; id?: string | null; name: string | null }
+  }
+  error: { tag: string; user_log_message: string } | null
+  message: { safe_message: string } | null
+}

@@ -150,7 +150,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     // A service its stage marks skipped is left out of what the environment deploys.
     const included = services.filter((service) => !service.deploymentSkipped)
     const queued = await enqueue(environment, { serviceId: null, trigger, selected: whole(included) }, triggeredBy, async (queue, unfinished) =>
-      trigger === 'STOP' && unfinished.length === 0 && (await isStopped(queue, services)) ? alreadyStopped() : undefined,
+      trigger === 'STOP' && unfinished.length === 0 && (await isStopped(queue, included)) ? alreadyStopped() : undefined,
     )
     return { environment, services, ...queued }
   }
