@@ -14,7 +14,7 @@ commands:
   migrate               bring the database schema up to date
   token create --org N  create organization N if needed and print a new API token for it
 
-Settings come from the environment: PORT, HOST, DATABASE_URL, BERTH_DATA_DIR, BERTH_LOG_LEVEL (see README).`
+Settings come from the environment: PORT, HOST, DATABASE_URL, BERTH_DATA_DIR, BERTH_LOG_LEVEL, BERTH_LOG_FORMAT (see README).`
 
 /**
  * One-off commands end on SIGINT, SIGTERM or SIGHUP through process.exit, with the conventional
