@@ -2,6 +2,12 @@
 import path from 'node:path'
 
 export interface BenchConfig {
+  /**
+   * BERTH_BENCH_QUICK=1: a trial of the whole benchmark in seconds (tiny seeds, sub-second loads,
+   * one log level) that checks it runs, not what it measures; its results are printed and not
+   * written over bench/results/.
+   */
+  readonly quick: boolean
   /** The PostgreSQL server the throw-away database is created on. */
   readonly serverUrl: string
   readonly warmupS: number
@@ -28,23 +34,52 @@ function positive(name: string, fallback: number): number {
   return value
 }
 
+/** The full run's settings, and the quick trial's (BERTH_BENCH_QUICK=1); BENCH_* variables override either. */
+const DEFAULTS = {
+  full: {
+    warmupS: 3,
+    durationS: 10,
+    connections: 50,
+    bigHistory: 100_000,
+    smallHistory: 1_000,
+    environments: 1_000,
+    branches: 5_000,
+    logLevels: 'warn,info',
+    probeRequests: 5_000,
+  },
+  quick: {
+    warmupS: 0.3,
+    durationS: 0.5,
+    connections: 4,
+    bigHistory: 200,
+    smallHistory: 50,
+    environments: 10,
+    branches: 200,
+    logLevels: 'warn',
+    probeRequests: 50,
+  },
+}
+
 export function loadBenchConfig(): BenchConfig {
-  const logLevels = (process.env.BENCH_LOG_LEVELS ?? 'warn,info')
+  const quick = ['1', 'true'].includes(process.env.BERTH_BENCH_QUICK ?? '')
+  const defaults = quick ? DEFAULTS.quick : DEFAULTS.full
+  const logLevels = (process.env.BENCH_LOG_LEVELS ?? defaults.logLevels)
     .split(',')
     .map((level) => level.trim())
     .filter(Boolean)
   if (logLevels.length === 0) throw new Error('BENCH_LOG_LEVELS must name at least one log level')
   return Object.freeze({
+    quick,
     serverUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-    warmupS: positive('BENCH_WARMUP_S', 3),
-    durationS: positive('BENCH_DURATION_S', 10),
-    connections: Math.round(positive('BENCH_CONNECTIONS', 50)),
-    bigHistory: Math.round(positive('BENCH_BIG_HISTORY', 100_000)),
-    smallHistory: Math.round(positive('BENCH_SMALL_HISTORY', 1_000)),
-    environments: Math.round(positive('BENCH_ENVIRONMENTS', 1_000)),
-    branches: Math.round(positive('BENCH_BRANCHES', 5_000)),
+    warmupS: positive('BENCH_WARMUP_S', defaults.warmupS),
+    durationS: positive('BENCH_DURATION_S', defaults.durationS),
+    connections: Math.round(positive('BENCH_CONNECTIONS', defaults.connections)),
+    bigHistory: Math.round(positive('BENCH_BIG_HISTORY', defaults.bigHistory)),
+    smallHistory: Math.round(positive('BENCH_SMALL_HISTORY', defaults.smallHistory)),
+    environments: Math.round(positive('BENCH_ENVIRONMENTS', defaults.environments)),
+    branches: Math.round(positive('BENCH_BRANCHES', defaults.branches)),
     logLevels,
-    probeRequests: Math.round(positive('BENCH_PROBE_REQUESTS', 5_000)),
+    probeRequests: Math.round(positive('BENCH_PROBE_REQUESTS', defaults.probeRequests)),
     cpuProfileDir: process.env.BENCH_CPU_PROF_DIR ? path.resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   })
 }

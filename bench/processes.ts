@@ -96,7 +96,8 @@ export async function startProcess<T>(options: StartOptions<T>): Promise<{ proce
       stopping ??= (async () => {
         if (hasExited()) return
         child.kill('SIGTERM')
-        const outcome = await Promise.race([exited.then(() => 'exited' as const), sleep(graceMs, 'late' as const)])
+        // Unreferenced: a process that exits in time must not leave its grace timer holding the benchmark open.
+        const outcome = await Promise.race([exited.then(() => 'exited' as const), sleep(graceMs, 'late' as const, { ref: false })])
         if (outcome === 'late') {
           child.kill('SIGKILL')
           await exited

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: seeds a fresh database on the PostgreSQL server, drives `berth serve` (its own
- * process) with autocannon beside a bare node:http ceiling and Prism, and writes
- * bench/results/latest.json and latest.md. Settings: BENCH_* variables (bench/config.ts).
+ * process) with autocannon beside a bare node:http ceiling and Prism mocking Berth's own OpenAPI
+ * document, and writes bench/results/latest.json and latest.md. Settings: BENCH_* variables, and
+ * BERTH_BENCH_QUICK=1 for a trial run of a few seconds (bench/config.ts).
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,7 +14,6 @@ import { loadBenchConfig } from './config.ts'
 import { ID_PLACEHOLDER } from './deployment-template.ts'
 import { fetchOnce, type LoadResult, measure, probe, type Target } from './load.ts'
 import { describeMachine, describeSource } from './machine.ts'
-import { writeLoadableSpec } from './prism-spec.ts'
 import { type BenchResults, type BerthRun, type ScenarioResult, writeResults } from './report.ts'
 import {
   authOnlyTargets,
@@ -26,7 +26,7 @@ import {
   SCENARIO_TITLES,
 } from './scenarios.ts'
 import { type Seeded, seed } from './seed.ts'
-import { PRISM_SPEC, type RunningServer, repoRoot, startBerth, startCeiling, startFakeGithub, startPrism } from './servers.ts'
+import { type RunningServer, repoRoot, startBerth, startCeiling, startFakeGithub, startPrism } from './servers.ts'
 
 const config = loadBenchConfig()
 const startedAt = new Date()
@@ -112,15 +112,13 @@ async function measureCeiling(bodyFile: string, seeded: Seeded): Promise<BenchRe
   return result
 }
 
-/** Prism mocking the upstream spec, on the first page's route with the same credentials. */
-async function measurePrism(seeded: Seeded): Promise<BenchResults['prism']> {
-  const spec = path.join(workDir, 'prism-spec.yaml')
-  const dropped = writeLoadableSpec(PRISM_SPEC, spec)
-  const specNote =
-    dropped.length === 0
-      ? 'the spec as it is'
-      : `a copy of the spec without ${dropped.length} reference(s) into paths the subset leaves out, which Prism refuses to load (${dropped.join('; ')})`
-  const mock = await startPrism(spec, workDir)
+/**
+ * Prism mocking Berth's own OpenAPI document (`specFile`, as the measured server served it), on the
+ * first page's route with the same credentials: the repository holds everything the comparison needs.
+ */
+async function measurePrism(specFile: string, seeded: Seeded): Promise<BenchResults['prism']> {
+  const specNote = "Berth's own OpenAPI document, as the measured server serves it at /openapi.json"
+  const mock = await startPrism(specFile, workDir)
   cleanup.push('stop Prism', () => mock.process.stop())
   const target = { url: `${mock.baseUrl}${historyPath(seeded.bigEnvironmentId)}`, headers: { authorization: seeded.authorization } }
   const body = await expectOk('prism', target)
@@ -170,6 +168,7 @@ async function main(): Promise<void> {
     })
 
   const ceilingBody = path.join(workDir, 'first-page.json')
+  const openApiDocument = path.join(workDir, 'openapi.json')
   const berth: BerthRun[] = []
   let ceiling: BenchResults['ceiling'] | undefined
   let prism: BenchResults['prism'] | undefined
@@ -180,13 +179,16 @@ async function main(): Promise<void> {
     const firstPage = await expectOk('historyFirst', targets.historyFirst)
     checkPage('first page', firstPage, 1)
     checkPage('deep page', await expectOk('historyDeep', targets.historyDeep), Math.floor(seeded.deepPagePosition / PAGE_SIZE) + 1)
-    if (berth.length === 0) writeFileSync(ceilingBody, firstPage)
+    if (berth.length === 0) {
+      writeFileSync(ceilingBody, firstPage)
+      writeFileSync(openApiDocument, await expectOk('openapi', { url: `${server.baseUrl}/openapi.json` }))
+    }
 
     berth.push(await measureBerth(server, logLevel, seeded))
     await server.process.stop()
     if (!ceiling) {
       ceiling = await measureCeiling(ceilingBody, seeded)
-      prism = await measurePrism(seeded)
+      prism = await measurePrism(openApiDocument, seeded)
     }
   }
 
@@ -224,13 +226,17 @@ async function main(): Promise<void> {
     ceiling: ceiling!,
     prism: prism!,
     notes: [
+      ...(config.quick
+        ? ['Quick trial (BERTH_BENCH_QUICK=1): tiny seeds and sub-second loads, to check that the benchmark runs. Its numbers measure nothing.']
+        : []),
       `Peak RSS is the berth serve process's VmHWM; the PostgreSQL server's memory is not included (it is the system PostgreSQL, shared with other databases). The cold-listing server peaked at ${branchesCold.peakRssBytes === null ? 'n/a' : `${Math.round(branchesCold.peakRssBytes / 2 ** 20)} MB`}.`,
       `Cold branch listing: ${branchesCold.method}; ${config.branches} branches, 100 a page.`,
       `Prism mocked ${prism!.spec}, with its default settings; it answers its static example (${prism!.bodyBytes} bytes) where Berth answers ${ceiling!.bodyBytes} bytes.`,
       'The 1-connection probe and the targets it judges (branch listing, auth overhead) measure latency without queueing; under 50 connections p50 is mostly time spent waiting behind other requests.',
     ],
   }
-  const table = writeResults(path.join(repoRoot, 'bench', 'results'), results)
+  // A trial's numbers mean nothing: they are printed, never written over the measured results.
+  const table = writeResults(config.quick ? path.join(workDir, 'results') : path.join(repoRoot, 'bench', 'results'), results)
   process.stdout.write(`\n${table}\n`)
 }
 

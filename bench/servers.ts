@@ -5,8 +5,6 @@ import { fileURLToPath } from 'node:url'
 import { type BenchProcess, freePort, startProcess } from './processes.ts'
 
 export const repoRoot = fileURLToPath(new URL('../', import.meta.url))
-/** The spec Prism mocks, beside the repository as the issue names it. */
-export const PRISM_SPEC = path.resolve(repoRoot, '../shared/spec/upstream-openapi-subset.yaml')
 
 export interface RunningServer {
   readonly process: BenchProcess

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import type { LogFormatSetting } from './platform/logger.ts'
 import { parseSecretKey } from './platform/secrets/secret-box.ts'
 
 /** The server's settings, read once from the environment and never changed afterwards. */
@@ -39,6 +40,8 @@ export interface Config {
   }
   readonly log: {
     readonly level: string
+    /** BERTH_LOG_FORMAT: JSON lines, text for a person, or (`auto`) text when stdout is a terminal. */
+    readonly format: LogFormatSetting
   }
   readonly secrets: {
     /** BERTH_SECRET_KEY; when unset, the data dir's own key file is used (secret-key-file.ts). */
@@ -97,6 +100,7 @@ export class ConfigError extends Error {}
 type Env = Record<string, string | undefined>
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+const LOG_FORMATS: readonly LogFormatSetting[] = ['auto', 'json', 'pretty']
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]
@@ -181,6 +185,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const level = text(env, 'BERTH_LOG_LEVEL', 'info')
   if (!LOG_LEVELS.has(level)) throw new ConfigError(`BERTH_LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}`)
+  const logFormat = text(env, 'BERTH_LOG_FORMAT', 'auto') as LogFormatSetting
+  if (!LOG_FORMATS.includes(logFormat)) throw new ConfigError(`BERTH_LOG_FORMAT must be auto, json or pretty, got "${logFormat}"`)
   const secretKeyText = text(env, 'BERTH_SECRET_KEY', '')
   const secretKey = secretKeyText === '' ? undefined : parseSecretKey(secretKeyText)
   if (secretKeyText !== '' && !secretKey) {
@@ -215,7 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
       tokenCacheMaxEntries: integer(env, 'BERTH_TOKEN_CACHE_MAX_ENTRIES', 10_000, 1, 10_000_000),
       oidc: oidcSettings(env),
     }),
-    log: Object.freeze({ level }),
+    log: Object.freeze({ level, format: logFormat }),
     secrets: Object.freeze({ key: secretKey }),
     runner: Object.freeze({
       inServe: flag(env, 'BERTH_RUNNER_IN_SERVE', true),

@@ -1,5 +1,6 @@
 import os from 'node:os'
 import { migrate } from './cli/migrate.ts'
+import { seed } from './cli/seed.ts'
 import { serve } from './cli/serve.ts'
 import { TOKEN_CREATE_USAGE, tokenCreate } from './cli/token-create.ts'
 import { UsageError } from './cli/usage.ts'
@@ -13,8 +14,9 @@ commands:
   worker                run the deployment runner alone
   migrate               bring the database schema up to date
   token create --org N  create organization N if needed and print a new API token for it
+  seed --demo           fill the database with the demo organization and its history; print a token and the console's address
 
-Settings come from the environment: PORT, HOST, DATABASE_URL, BERTH_DATA_DIR, BERTH_LOG_LEVEL (see README).`
+Settings come from the environment: PORT, HOST, DATABASE_URL, BERTH_DATA_DIR, BERTH_LOG_LEVEL, BERTH_LOG_FORMAT (see README).`
 
 /**
  * One-off commands end on SIGINT, SIGTERM or SIGHUP through process.exit, with the conventional
@@ -41,6 +43,8 @@ async function main(argv: string[]): Promise<void> {
       return worker(config)
     case 'migrate':
       return migrate(config)
+    case 'seed':
+      return seed(config, rest)
     case 'token':
       if (rest[0] !== 'create') throw new UsageError(TOKEN_CREATE_USAGE)
       return tokenCreate(config, rest.slice(1))

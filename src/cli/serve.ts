@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
 import { buildApp } from '#src/app.ts'
 import type { Config } from '#src/config.ts'
 import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
-import { createLogger } from '#src/platform/logger.ts'
+import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
 import { checkSecretKey } from '#src/platform/secrets/secret-key-check.ts'
 import { resolveSecretKey } from '#src/platform/secrets/secret-key-file.ts'
@@ -16,12 +17,30 @@ const CLOSE_HOOKS_MS = 2_000
 const IDLE_CLOSE_MS = 50
 
 /**
+ * Listens without Fastify's own "Server listening at …" line (one per address), which Fastify logs
+ * at info on the root logger with no option to turn it off: serve logs one line of its own, with
+ * the database and the start-up time. The root logger is raised to warn for the length of the
+ * call, so nothing but that line is lost; a request's logger takes its level from the root when
+ * the request arrives, and none arrives before the server listens. (On HOST=localhost, Fastify binds
+ * a second address after the first: a request on the first in between would log at warn only.)
+ */
+async function listenQuietly(app: FastifyInstance, logger: Logger, address: { host: string; port: number }): Promise<void> {
+  const level = logger.level
+  if (logger.levelVal < logger.levels.values.warn!) logger.level = 'warn'
+  try {
+    await app.listen(address)
+  } finally {
+    logger.level = level
+  }
+}
+
+/**
  * `berth serve`: the API on HOST:PORT until SIGINT or SIGTERM. Then it stops accepting, lets
  * in-flight requests finish for up to BERTH_SHUTDOWN_GRACE_MS, and releases the database.
  * Exit code 0 after a clean stop, 1 when requests had to be cut off or stopping failed.
  */
 export async function serve(config: Config): Promise<void> {
-  const logger = createLogger(config.log.level)
+  const logger = createLogger(config.log.level, { format: chooseLogFormat(config.log.format, process.stdout.isTTY === true) })
   const started = performance.now()
   let database: Promise<DatabaseRuntime> | undefined
   let app: FastifyInstance | undefined
@@ -88,7 +107,7 @@ export async function serve(config: Config): Promise<void> {
       runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }))
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake() })
     if (stopping) return
-    await app.listen({ host: config.http.host, port: config.http.port })
+    await listenQuietly(app, logger, { host: config.http.host, port: config.http.port })
     runner?.start()
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.http.port

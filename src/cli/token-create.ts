@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { Config } from '#src/config.ts'
-import { isRole } from '#src/platform/auth/roles.ts'
+import { isRole, type Role } from '#src/platform/auth/roles.ts'
+import type { Db } from '#src/platform/db/database.ts'
 import { noSecrets } from '#src/platform/secrets/secret-box.ts'
 import { createServices } from '#src/services.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
@@ -10,6 +11,38 @@ import { UsageError } from './usage.ts'
 export const TOKEN_CREATE_USAGE = `usage: berth token create --org <name> [--role ADMIN|WRITE|DEPLOY|READ] [--expires-in 30d] [--name <token name>]
 
 Creates the organization when it does not exist, then prints a new API token, alone, on stdout.`
+
+export interface OrganizationToken {
+  /** The secret, shown this once: only its digest is stored. */
+  token: string
+  name: string
+  organization: { id: string; name: string }
+}
+
+/**
+ * The way in for whoever operates the server: the organization of that name (created when
+ * missing) and a new API token in it, minted without a caller, as `berth token create` does.
+ */
+export async function mintOrganizationToken(
+  db: Db,
+  config: Config,
+  request: { organization: string; role: Role; name: string; description: string; expiredAt: Date | null },
+): Promise<OrganizationToken> {
+  const { organizations, apiTokens } = createServices(db, {
+    tokenUsageFlushMs: 60_000,
+    onBackgroundError: () => {},
+    secrets: noSecrets,
+    git: config.git,
+  })
+  const organization = await organizations.findOrCreateByName(request.organization)
+  const created = await apiTokens.mint(organization.id, {
+    name: request.name,
+    description: request.description,
+    role: request.role,
+    expiredAt: request.expiredAt,
+  })
+  return { token: created.token, name: created.name, organization: { id: organization.id, name: organization.name } }
+}
 
 /** `berth token create`: bootstraps an organization and prints a fresh API token for it. */
 export async function tokenCreate(config: Config, args: string[]): Promise<void> {
@@ -39,19 +72,14 @@ export async function tokenCreate(config: Config, args: string[]): Promise<void>
 
   const database = await openDatabaseRuntime(config, { use: 'command', log: () => {} })
   try {
-    const { organizations, apiTokens } = createServices(database.db, {
-      tokenUsageFlushMs: 60_000,
-      onBackgroundError: () => {},
-      secrets: noSecrets,
-      git: config.git,
-    })
-    const organization = await organizations.findOrCreateByName(orgName)
-    const created = await apiTokens.mint(organization.id, {
+    const created = await mintOrganizationToken(database.db, config, {
+      organization: orgName,
       name: values.name ?? `berth-cli-${new Date().toISOString()}`,
       description: values.description ?? 'created with berth token create',
       role,
       expiredAt,
     })
+    const { organization } = created
     process.stdout.write(`${created.token}\n`)
     process.stderr.write(`${role} token "${created.name}" for organization "${organization.name}" (${organization.id})\n`)
   } finally {

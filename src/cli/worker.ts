@@ -1,7 +1,7 @@
 import type { Config } from '#src/config.ts'
 import { createConfiguredRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
-import { createLogger } from '#src/platform/logger.ts'
+import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
 import { graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
@@ -11,7 +11,7 @@ import { graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
  * that took longer than BERTH_SHUTDOWN_GRACE_MS (what it still held is then left to its leases).
  */
 export async function worker(config: Config): Promise<void> {
-  const logger = createLogger(config.log.level)
+  const logger = createLogger(config.log.level, { format: chooseLogFormat(config.log.format, process.stdout.isTTY === true) })
   const runtime = await openDatabaseRuntime(config, { use: 'command', log: (message) => logger.debug({ component: 'postgres' }, message) })
   const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }))
   let stopping: Promise<boolean> | undefined

@@ -49,7 +49,7 @@ export interface RunningProcess {
   readonly child: ChildProcess
   /** Everything the process wrote so far, stdout and stderr interleaved in arrival order. */
   logs(): string
-  /** Only what it wrote on stdout: the JSON log lines. */
+  /** Only what it wrote on stdout: the log lines. */
   stdout(): string
   /**
    * Sends `signal` (unless the process has already exited) and resolves with the exit code.
@@ -79,7 +79,14 @@ type LogLine = { msg?: unknown; [field: string]: unknown }
 async function startLongRunning<T>(
   command: string,
   env: ChildEnv,
-  waiting: { defaults: ChildEnv; what: string; ready: (line: LogLine) => T | undefined; timeoutMs: number },
+  waiting: {
+    defaults: ChildEnv
+    what: string
+    ready: (line: LogLine) => T | undefined
+    /** For a process logging text (BERTH_LOG_FORMAT=pretty): readiness from a line that is not JSON. */
+    readyText?: (line: string) => T | undefined
+    timeoutMs: number
+  },
 ): Promise<RunningProcess & { ready: T }> {
   const child = track(
     spawn(process.execPath, [berthBin, command], {
@@ -107,7 +114,10 @@ async function startLongRunning<T>(
       try {
         parsed = JSON.parse(line) as LogLine
       } catch {
-        continue // not a JSON line: kept in the logs for the tests to judge
+        // not a JSON line: kept in the logs for the tests to judge
+        const found = waiting.readyText?.(line)
+        if (found !== undefined) resolveReady(found)
+        continue
       }
       const found = waiting.ready(parsed)
       if (found !== undefined) resolveReady(found)
@@ -156,17 +166,20 @@ async function startLongRunning<T>(
 }
 
 const LISTENING = /^berth listening on (http:\/\/\S+)$/
+/** The same line as text (BERTH_LOG_FORMAT=pretty): `[12:00:00.000] INFO: berth listening on http://… {…}`. */
+const LISTENING_TEXT = /\bINFO: berth listening on (http:\/\/[^\s]+)/
 
 /**
- * Runs `berth serve` on a free port (PORT=0) and resolves once it logs its listening line.
- * Logs at `info` unless `env` says otherwise, since the listening line is an info line.
- * The process is killed when it does not listen within `timeoutMs`.
+ * Runs `berth serve` on a free port (PORT=0) and resolves once it logs its listening line, as JSON
+ * or, with BERTH_LOG_FORMAT=pretty, as text. Logs at `info` unless `env` says otherwise, since the
+ * listening line is an info line. The process is killed when it does not listen within `timeoutMs`.
  */
 export async function startServer(env: ChildEnv = {}, options: { timeoutMs?: number } = {}): Promise<RunningServer> {
   const { ready: baseUrl, ...running } = await startLongRunning('serve', env, {
     defaults: { PORT: '0', HOST: '127.0.0.1', BERTH_LOG_LEVEL: 'info' },
     what: 'its listening line',
     ready: (line) => LISTENING.exec(String(line.msg))?.[1],
+    readyText: (line) => LISTENING_TEXT.exec(line)?.[1],
     timeoutMs: options.timeoutMs ?? 60_000,
   })
   return { ...running, baseUrl }
