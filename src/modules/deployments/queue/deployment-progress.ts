@@ -130,6 +130,26 @@ export function withPreviousStates(run: DeploymentRun, states: Map<string, State
   }
 }
 
+/** What an entry says of a service deleted after the deployment was queued and before it started. */
+export const SERVICE_GONE = 'deleted before this deployment started; not deployed'
+
+/**
+ * The services are left out before the run starts (they were deleted meanwhile): SKIPPED with a
+ * message, and so is a stage left with nothing to run.
+ */
+export function skipServices(run: DeploymentRun, serviceIds: string[], message: string, now: Now): DeploymentRun {
+  if (serviceIds.length === 0) return run
+  const skipped = mapServices(run, now, (service) => (serviceIds.includes(service.id) ? { phase: 'SKIPPED', message } : undefined))
+  return {
+    ...skipped,
+    progress: {
+      stages: skipped.progress.stages.map((stage) =>
+        stage.services.every((service) => service.phase === 'SKIPPED') ? { ...stage, status: 'SKIPPED' } : stage,
+      ),
+    },
+  }
+}
+
 export function startRun(run: DeploymentRun, now: Now): DeploymentRun {
   return { ...run, status: familyOf(run).running, actionStatus: 'ONGOING', startedAt: run.startedAt ?? now, updatedAt: now }
 }

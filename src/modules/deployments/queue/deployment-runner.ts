@@ -223,7 +223,8 @@ export function createDeploymentRunner(deps: {
           await apply((current) => startRun(current, now()))
         }
         for (const [index, stage] of run.progress.stages.entries()) {
-          if (stage.status === 'DONE') continue // a resumed run
+          // Done in a resumed run, or left with nothing to run.
+          if (stage.status === 'DONE' || stage.status === 'SKIPPED') continue
           signal.throwIfAborted()
           writeLog(null, stage.name, 'stage', `stage ${stage.name} started`)
           await apply((current) => startStage(current, index, now()))

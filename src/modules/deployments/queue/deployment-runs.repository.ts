@@ -4,7 +4,7 @@ import type { Db } from '#src/platform/db/database.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import { type ServiceType, type State, UNFINISHED } from '../deployment-states.ts'
-import { type DeploymentRun, isFinished, withPreviousStates } from './deployment-progress.ts'
+import { type DeploymentRun, isFinished, SERVICE_GONE, skipServices, withPreviousStates } from './deployment-progress.ts'
 import { databaseNow, finishedStates, latestServiceEntry, runColumns, serviceIdsOf, toRun, writeEntries } from './deployment-rows.ts'
 
 // The deployment queue: claiming, holding and writing runs, and an environment's triggers under its lock.
@@ -249,9 +249,15 @@ export function createDeploymentRunsRepository(db: Db) {
           await writeEntries(trx, run)
           return { kind: 'interrupted', run, lostRunner: row.leaseOwner }
         }
-        // Every earlier run of the environment has ended: the services' states before this one are known now.
-        const run =
-          stored.run.actionStatus === 'QUEUED' ? withPreviousStates(stored.run, await finishedStates(trx, serviceIdsOf(stored.run))) : stored.run
+        // Every earlier run of the environment has ended: the services' states before this one are
+        // known now, and so are the services an earlier deletion took away, which it must not deploy again.
+        let run = stored.run
+        if (run.actionStatus === 'QUEUED') {
+          const serviceIds = serviceIdsOf(run)
+          const existing = serviceIds.length === 0 ? [] : await trx.selectFrom('services').select('id').where('id', 'in', serviceIds).execute()
+          const gone = serviceIds.filter((id) => !existing.some((service) => service.id === id))
+          run = skipServices(withPreviousStates(run, await finishedStates(trx, serviceIds)), gone, SERVICE_GONE, await databaseNow(trx))
+        }
         await trx
           .updateTable('deploymentRequests')
           .set({ ...runColumns(run), leaseOwner: runnerId, leaseExpiresAt: leaseInterval(leaseMs), claims: sql`claims + 1` })
