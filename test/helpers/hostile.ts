@@ -46,6 +46,8 @@ export interface Route {
   pathParams: string[]
   queryParams: { name: string; schema: JsonSchema }[]
   bodySchema: JsonSchema | undefined
+  /** Whether its success is a stream of server-sent events, which ends only with what it follows. */
+  streams: boolean
 }
 
 export const routeKey = (route: Pick<Route, 'method' | 'template'>) => `${route.method} ${route.template}`
@@ -53,6 +55,7 @@ export const routeKey = (route: Pick<Route, 'method' | 'template'>) => `${route.
 interface Operation {
   parameters?: { in: string; name: string; schema?: JsonSchema }[]
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> }
+  responses?: Record<string, { content?: Record<string, unknown> }>
 }
 
 /** Every operation of the served document (`/openapi.json`), in its order. */
@@ -68,6 +71,7 @@ export function routesOf(app: FastifyInstance): Route[] {
         pathParams: parameters.filter((p) => p.in === 'path').map((p) => p.name),
         queryParams: parameters.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
         bodySchema: operation.requestBody?.content?.['application/json']?.schema,
+        streams: operation.responses?.['200']?.content?.['text/event-stream'] !== undefined,
       })
     }
   }
@@ -94,9 +98,30 @@ export function schemaPaths(schema: JsonSchema | undefined, prefix: string[] = [
 // ---------------------------------------------------------------------------------------------
 // The world: real resources for path parameters, and an ADMIN token to reach the handlers
 
-export type Kind = 'organization' | 'project' | 'environment' | 'helm' | 'helmRepository' | 'gitToken' | 'apiToken' | 'user'
+export type Kind =
+  | 'organization'
+  | 'project'
+  | 'environment'
+  | 'helm'
+  | 'helmRepository'
+  | 'gitToken'
+  | 'apiToken'
+  | 'user'
+  | 'deploymentStage'
+  | 'deploymentRequest'
 
-export const KINDS: Kind[] = ['organization', 'project', 'environment', 'helm', 'helmRepository', 'gitToken', 'apiToken', 'user']
+export const KINDS: Kind[] = [
+  'organization',
+  'project',
+  'environment',
+  'helm',
+  'helmRepository',
+  'gitToken',
+  'apiToken',
+  'user',
+  'deploymentStage',
+  'deploymentRequest',
+]
 
 export const PARAM_KIND: Record<string, Kind> = {
   organizationId: 'organization',
@@ -107,10 +132,20 @@ export const PARAM_KIND: Record<string, Kind> = {
   gitTokenId: 'gitToken',
   apiTokenId: 'apiToken',
   userId: 'user',
+  // A service of any kind: the world's is a helm service.
+  serviceId: 'helm',
+  deploymentStageId: 'deploymentStage',
+  // The stage another is moved next to.
+  stageId: 'deploymentStage',
+  deploymentRequestId: 'deploymentRequest',
 }
 
 export interface World {
-  /** One resource of each kind, all in one organization; `apiToken` is a spare READ token, not the caller's. */
+  /**
+   * One resource of each kind, all in one organization; `apiToken` is a spare READ token, not the
+   * caller's; `deploymentStage` is the helm service's stage, `deploymentRequest` a deployment of
+   * the environment, queued (the harness runs no runner).
+   */
   ids: Record<Kind, string>
   adminTokenId: string
   /** The ADMIN API token of the organization, as `Token …`. */
@@ -128,7 +163,7 @@ export interface World {
 /** A repository the fake GitHub serves, for branch listings that go all the way. */
 export const FAKE_REPOSITORY = 'acme/app'
 
-async function createWorld(db: Db, github: FakeProvider, issuer: string): Promise<World> {
+async function createWorld(app: FastifyInstance, db: Db, github: FakeProvider, issuer: string): Promise<World> {
   const f = factories(db)
   const organization = await f.organization()
   const admin = await f.apiToken(organization.id, 'ADMIN')
@@ -149,6 +184,9 @@ async function createWorld(db: Db, github: FakeProvider, issuer: string): Promis
     .returning('id')
     .executeTakeFirstOrThrow()
   await db.insertInto('organizationMembers').values({ organizationId: organization.id, userId: user.id, role: 'WRITE' }).execute()
+  const { deploymentStageId } = await db.selectFrom('services').select('deploymentStageId').where('id', '=', helm.id).executeTakeFirstOrThrow()
+  const queued = await app.inject({ method: 'POST', url: `/environment/${environment.id}/deploy`, headers: { authorization: admin.authorization } })
+  assert.equal(queued.statusCode, 202, queued.body)
   return {
     ids: {
       organization: organization.id,
@@ -159,6 +197,8 @@ async function createWorld(db: Db, github: FakeProvider, issuer: string): Promis
       gitToken: gitToken.id,
       apiToken: spare.id,
       user: user.id,
+      deploymentStage: deploymentStageId,
+      deploymentRequest: queued.json().execution_id,
     },
     adminTokenId: admin.id,
     authorization: admin.authorization,
@@ -177,10 +217,12 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and (select count(*) from api_tokens where id in (${world.adminTokenId}, ${ids.apiToken})) = 2
       and exists (select 1 from projects where id = ${ids.project})
       and exists (select 1 from environments where id = ${ids.environment})
-      and exists (select 1 from helm_services where id = ${ids.helm})
+      and exists (select 1 from services where id = ${ids.helm})
       and exists (select 1 from helm_repositories where id = ${ids.helmRepository})
       and exists (select 1 from git_tokens where id = ${ids.gitToken})
       and exists (select 1 from organization_members where organization_id = ${ids.organization} and user_id = ${ids.user})
+      and exists (select 1 from deployment_stages where id = ${ids.deploymentStage})
+      and exists (select 1 from deployment_requests where id = ${ids.deploymentRequest})
       as intact`.execute(db)
   return rows[0]?.intact === true
 }
@@ -408,6 +450,15 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /environment/{environmentId}/cancelDeployment': () => ({ force_cancel: false }),
   'POST /helm/{helmId}/deploy': () => ({ chart_version: '1.0.1' }),
   'POST /helm/{helmId}/uninstall': () => ({}),
+  'POST /environment/{environmentId}/deploymentStage': () => ({ name: uniqueName('stage'), description: 'made by the sweep' }),
+  'PUT /deploymentStage/{deploymentStageId}': () => ({ name: uniqueName('stage'), description: null }),
+  'PUT /deploymentStage/{deploymentStageId}/service/{serviceId}': () => ({ is_skipped: false }),
+  'POST /environment/{environmentId}/service/deploy': (w) => ({ helms: [{ id: w.ids.helm, chart_version: '1.0.1' }] }),
+  'POST /environment/{environmentId}/service/restart-service': (w) => ({ helm_ids: [w.ids.helm] }),
+  'POST /environment/{environmentId}/service/stop': (w) => ({ helm_ids: [w.ids.helm] }),
+  'POST /environment/{environmentId}/service/uninstall': (w) => ({ helm_ids: [w.ids.helm] }),
+  'POST /environment/{environmentId}/service/delete': (w) => ({ helm_ids: [w.ids.helm] }),
+  'POST /deploymentQueue/{deploymentRequestId}/cancelDeployment': () => ({}),
 }
 
 /** The query of operations that need one; `@gitToken` stands for the world's git token. */
@@ -670,13 +721,13 @@ export async function startHarness(): Promise<Harness> {
   const routes = routesOf(app.app)
   const routeMap = new Map(routes.map((route) => [routeKey(route), route]))
   const snapshot = snapshotter(app.db)
-  let current = await createWorld(app.db, fake, idp.issuer)
+  let current = await createWorld(app.app, app.db, fake, idp.issuer)
   let checkWorld = false
   let unchangedSince: Snapshot | undefined
 
   const world = async () => {
     if (checkWorld && !(await worldIntact(app.db, current))) {
-      current = await createWorld(app.db, fake, idp.issuer)
+      current = await createWorld(app.app, app.db, fake, idp.issuer)
       unchangedSince = undefined
     }
     checkWorld = false
@@ -710,7 +761,9 @@ export async function startHarness(): Promise<Harness> {
       // Right after a refused write, the database is as its snapshot after it showed.
       const before = write ? (unchangedSince ?? (await snapshot())) : undefined
       unchangedSince = undefined
-      const res = await app.app.inject({ method: sent.method, url: sent.url, headers: sent.headers, payload: sent.payload })
+      const res = sent.route?.streams
+        ? await injectStream(app.app, sent)
+        : await app.app.inject({ method: sent.method, url: sent.url, headers: sent.headers, payload: sent.payload })
       checkAnswer(res, sent, w)
       if (before) {
         if (res.statusCode >= 400) {
@@ -729,6 +782,42 @@ export async function startHarness(): Promise<Harness> {
       await db.drop()
     },
   }
+}
+
+/** How long a stream's answer is read before the request is let go. */
+const STREAM_READ_MS = 300
+
+/**
+ * Sends a request to a streaming route: an error is read whole; a stream of events (which may go
+ * on as long as the deployment it follows) only for a moment, then the request is let go as a
+ * client that hangs up, so that the server stops following. The answer as `inject` gives it.
+ */
+async function injectStream(app: FastifyInstance, sent: Rendered): Promise<LightMyRequestResponse> {
+  const hangUp = new AbortController()
+  const res = await app.inject({
+    method: sent.method,
+    url: sent.url,
+    headers: sent.headers,
+    payload: sent.payload,
+    payloadAsStream: true,
+    signal: hangUp.signal,
+  })
+  const chunks: Buffer[] = []
+  const stream = res.stream()
+  const whole = res.statusCode >= 300
+  await new Promise<void>((resolve) => {
+    const timer = whole ? undefined : setTimeout(resolve, STREAM_READ_MS)
+    stream.on('data', (chunk: Buffer) => chunks.push(Buffer.from(chunk)))
+    stream.on('end', resolve)
+    stream.on('error', resolve)
+    stream.on('close', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+  hangUp.abort()
+  const body = Buffer.concat(chunks).toString('utf8')
+  return { ...res, body, payload: body, rawPayload: Buffer.concat(chunks), json: () => JSON.parse(body) }
 }
 
 /** A JWT the issuer signed: valid claims for the world's member, overridden by `claims` (`@member` is its subject). */

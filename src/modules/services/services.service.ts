@@ -38,7 +38,8 @@ function referenceGone(kindPaths: Record<string, string>, prepared: PreparedServ
   return (error: unknown): never => {
     const constraint = violatedForeignKey(error)
     // The environment (or its organization) was deleted under the write, the service's default stage with it.
-    if (constraint !== undefined && /^(services|deployment_stages)_(environment|organization)_id_fkey$/.test(constraint)) throw notFound('environment')
+    if (constraint !== undefined && /^(services|deployment_stages)_(environment|organization)_id_fkey$/.test(constraint))
+      throw notFound('environment')
     const column =
       constraint === 'service_references_git_token_id_fkey'
         ? 'gitTokenId'

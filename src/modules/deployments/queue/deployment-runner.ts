@@ -170,7 +170,9 @@ export function createDeploymentRunner(deps: {
         const pending = lines
         lines = []
         if (pending.length === 0) return
-        await runs.appendLogs(pending).catch((error: unknown) => log.warn({ err: error, executionId: run.id }, 'could not write deployment log lines'))
+        await runs
+          .appendLogs(pending)
+          .catch((error: unknown) => log.warn({ err: error, executionId: run.id }, 'could not write deployment log lines'))
       })
       return flushed
     }

@@ -65,6 +65,9 @@ type Queued = { run: DeploymentRun; unfinished: DeploymentRun[] }
 
 const alreadyStopped = () => new AppError('conflict', 'the environment is already stopped')
 
+/** "a helm", "an application". */
+const article = (noun: string) => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
+
 const whole = (services: ServiceRecord[]): Selected[] => services.map((service) => ({ service, overrides: {} }))
 
 /** Whether every service is stopped; an environment without services, whether its newest deployment stopped it. */
@@ -210,7 +213,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       if (!service || service.kind !== item.type) {
         errors.push({
           path: item.path,
-          message: `is not a ${kinds.get(item.type)?.noun ?? item.type.toLowerCase()} service of this environment`,
+          message: `is not ${article(kinds.get(item.type)?.noun ?? item.type.toLowerCase())} service of this environment`,
           location: 'body',
         })
         continue

@@ -3,7 +3,13 @@ import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 export const DeploymentStageRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 255, description: 'The name of the deployment stage; unique in the environment, ignoring case' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      // Not blank: the name is kept trimmed.
+      pattern: '\\S',
+      description: 'The name of the deployment stage; unique in the environment, ignoring case',
+    }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 1024, description: 'free text describing this stage' }))),
   },
   { title: 'DeploymentStageRequest' },
