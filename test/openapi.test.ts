@@ -76,7 +76,13 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
 }
 
 /** Operations whose success the reference gives as 200 where Berth's rule would say 201 or 202. */
-const ANSWER_200 = new Set(['createProject', 'CreateEnvironmentDeploymentStage', 'stopSelectedServices', 'uninstallSelectedServices', 'deleteSelectedServices'])
+const ANSWER_200 = new Set([
+  'createProject',
+  'CreateEnvironmentDeploymentStage',
+  'stopSelectedServices',
+  'uninstallSelectedServices',
+  'deleteSelectedServices',
+])
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
 
