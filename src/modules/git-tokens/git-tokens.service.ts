@@ -2,6 +2,7 @@ import type { OrganizationsService } from '#src/modules/organizations/organizati
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { hasUrlCredentials, urlCredentialsMessage } from '#src/platform/http/url-credentials.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { GitTokenRow, GitTokensRepository } from './git-tokens.repository.ts'
 import type { GitProvider } from './git-tokens.schemas.ts'
@@ -39,7 +40,9 @@ function checkInput(input: GitTokenInput, gitApiUrlProblem: Deps['gitApiUrlProbl
   if (input.type === 'BITBUCKET' && !input.workspace) {
     errors.push({ path: '/workspace', message: 'is required for a BITBUCKET token', location: 'body' })
   }
-  if (input.gitApiUrl !== null && !isHttpUrl(input.gitApiUrl)) {
+  if (input.gitApiUrl !== null && hasUrlCredentials(input.gitApiUrl)) {
+    errors.push({ path: '/git_api_url', message: urlCredentialsMessage("the provider's token goes in token"), location: 'body' })
+  } else if (input.gitApiUrl !== null && !isHttpUrl(input.gitApiUrl)) {
     errors.push({ path: '/git_api_url', message: 'must be an absolute http or https URL', location: 'body' })
   } else if (input.gitApiUrl !== null) {
     const problem = gitApiUrlProblem?.(new URL(input.gitApiUrl))
