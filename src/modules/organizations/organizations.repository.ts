@@ -34,11 +34,15 @@ function organizationQueries(db: Db) {
       return db.selectFrom('organizations').selectAll().where('id', '=', organizationId).executeTakeFirst()
     },
 
+    /**
+     * Names are compared by PostgreSQL's lower(), as the unique index `organizations_name_key` does,
+     * never by JavaScript's: the two disagree on letters such as the Turkish İ.
+     */
     findByName(name: string): Promise<OrganizationRow | undefined> {
       return db
         .selectFrom('organizations')
         .selectAll()
-        .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+        .where((eb) => eb(eb.fn('lower', ['name']), '=', eb.fn('lower', [eb.val(name)])))
         .executeTakeFirst()
     },
 
