@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { redactUrl } from '../logger.ts'
 import { AppError, bodyNotJson, type FieldError, validationFailed } from './errors.ts'
 
 const LOCATION = { body: 'body', params: 'path', querystring: 'query', headers: 'header' } as const
@@ -135,6 +136,7 @@ export const frameworkErrors = handleError
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) =>
-    send(reply, request, new AppError('route_not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+    // The message is logged: a credential pasted into the path must not be.
+    send(reply, request, new AppError('route_not_found', `no route ${request.method} ${redactUrl(request.url.split('?')[0]!)}`)),
   )
 }
