@@ -28,7 +28,7 @@ import type { Db } from './platform/db/database.ts'
 import { listen } from './platform/db/notifications.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
-import { frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
 import { registerOpenApi } from './platform/http/openapi.ts'
 import { registerRateLimits } from './platform/http/rate-limits.ts'
 import { registerSecurityHeaders } from './platform/http/security-headers.ts'
@@ -68,6 +68,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     genReqId: requestId,
     trustProxy: typeof config.http.trustProxy === 'number' ? trustHops(config.http.trustProxy) : config.http.trustProxy,
     frameworkErrors,
+    clientErrorHandler,
     bodyLimit: config.http.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // Clients leave the load balancer's connections open; do not keep shutdown waiting on them.
