@@ -6,8 +6,8 @@ import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/depl
 import { createDeploymentRunsRepository } from '#src/modules/deployments/deployment-runs.repository.ts'
 import { createLogger } from '#src/platform/logger.ts'
 import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
-import { checkSecretKey } from '#src/platform/secrets/secret-key-check.ts'
-import { resolveSecretKey } from '#src/platform/secrets/secret-key-file.ts'
+import { checkSecretKey, recordedSecretKeyId } from '#src/platform/secrets/secret-key-check.ts'
+import { resolveSecretKey, secretKeySource } from '#src/platform/secrets/secret-key-file.ts'
 import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
 import { GRACE_EXCEEDED, graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
@@ -82,8 +82,9 @@ export async function serve(config: Config): Promise<void> {
     database = openDatabaseRuntime(config, { use: 'serve', log: (message) => logger.debug({ component: 'postgres' }, message) })
     const runtime = await database
     if (stopping) return
-    const secrets = createSecretBox(await resolveSecretKey(config))
-    await checkSecretKey(runtime.db, secrets)
+    const recordedKeyId = await recordedSecretKeyId(runtime.db)
+    const secrets = createSecretBox(await resolveSecretKey(config, { recordedKeyId, warn: (message) => logger.warn(message) }))
+    await checkSecretKey(runtime.db, secrets, secretKeySource(config))
     if (config.runner.inServe)
       runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }))
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake() })
