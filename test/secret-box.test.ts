@@ -134,7 +134,7 @@ describe('the data dir key file', () => {
     const dataDir = await freshDir()
     const warnings: string[] = []
     const created = await loadOrCreateSecretKey(dataDir, { warn: (message) => warnings.push(message) })
-    assert.deepEqual(warnings, [])
+    assert.equal(warnings.length, 0)
     const file = path.join(dataDir, SECRET_KEY_FILE)
     for (const mode of [0o644, 0o640, 0o604]) {
       await chmod(file, mode)
