@@ -163,11 +163,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   await app.register(async (api) => {
     registerAuthentication(api, authenticators)
     rateLimits.limitCredentials(api)
-    await api.register(organizationsRoutes(organizations))
+    await api.register(organizationsRoutes(organizations, rateLimits.mintAdmission))
     await api.register(currentRoleRoutes((principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ')))
     await api.register(membersRoutes(services.members))
     await api.register(usersRoutes(services.users))
-    await api.register(apiTokensRoutes(apiTokens))
+    await api.register(apiTokensRoutes(apiTokens, rateLimits.mintAdmission))
     await api.register(projectsRoutes(projects))
     await api.register(environmentsRoutes(environments))
     await api.register(gitTokensRoutes(gitTokens))

@@ -79,6 +79,11 @@ export interface RateLimits {
   readonly perAddress: number
   /** Failed authentications (401s) per client address; past it, that address may not try again until the window ends. */
   readonly failedAuthPerAddress: number
+  /**
+   * API tokens and organizations minted through the API per minute, per tree of organizations (an
+   * organization with those its tokens created, and theirs), whoever mints them.
+   */
+  readonly mintsPerMinute: number
 }
 
 export interface OidcSettings {
@@ -198,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
         perCredential: integer(env, 'BERTH_RATE_LIMIT_PER_CREDENTIAL', 6_000, 0, 100_000_000),
         perAddress: integer(env, 'BERTH_RATE_LIMIT_PER_ADDRESS', 20_000, 0, 100_000_000),
         failedAuthPerAddress: integer(env, 'BERTH_RATE_LIMIT_FAILED_AUTH', 60, 0, 100_000_000),
+        mintsPerMinute: integer(env, 'BERTH_TOKEN_MINTS_PER_MINUTE', 30, 0, 1_000_000),
       }),
     }),
     database: Object.freeze({

@@ -655,6 +655,7 @@ export async function startHarness(): Promise<Harness> {
       BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
       BERTH_RATE_LIMIT_PER_ADDRESS: '0',
       BERTH_RATE_LIMIT_FAILED_AUTH: '0',
+      BERTH_TOKEN_MINTS_PER_MINUTE: '0',
     })
   } catch (error) {
     await t?.close()

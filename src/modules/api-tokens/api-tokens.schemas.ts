@@ -30,7 +30,29 @@ const tokenFields = {
   last_used_at: Nullable(DateTime),
 }
 
-export const ApiToken = Type.Object(tokenFields, { title: 'OrganizationApiToken' })
+const Creator = Nullable(
+  Type.Object(
+    {
+      kind: Type.Unsafe<'api_token' | 'user'>({ type: 'string', enum: ['api_token', 'user'] }),
+      id: Uuid,
+      name: Type.String({ description: "a token's name; a user's name, else email, else subject" }),
+    },
+    { title: 'OrganizationApiTokenCreator' },
+  ),
+)
+
+export const ApiToken = Type.Object(
+  {
+    ...tokenFields,
+    created_by: {
+      ...Creator,
+      description:
+        'Berth extension: the API token or user that created this token; null for one made by `berth token create`. ' +
+        'Deleting a token deletes the tokens it created, and theirs.',
+    },
+  },
+  { title: 'OrganizationApiToken' },
+)
 export type ApiToken = Static<typeof ApiToken>
 
 export const ApiTokenCreated = Type.Object(

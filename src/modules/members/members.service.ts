@@ -10,7 +10,7 @@ interface Deps {
   repo: MembersRepository
   organizations: OrganizationsService
   users: UsersService
-  apiTokens: Pick<ApiTokensService, 'capOwnedBy' | 'revokeOwnedBy' | 'forgetOwnedBy'>
+  apiTokens: Pick<ApiTokensService, 'capOwnedBy' | 'revokeOwnedBy' | 'boundInManaged' | 'forgetOwnedBy' | 'forget'>
 }
 
 const lastAdmin = () => new AppError('conflict', 'an organization must keep at least one ADMIN member: make another member ADMIN first')
@@ -19,7 +19,8 @@ const lastAdmin = () => new AppError('conflict', 'an organization must keep at l
  * Membership of users in organizations, managed by the organization's ADMINs. A member's API
  * tokens never hold more than the member: demoting a member lowers the tokens it owns in the
  * organization (those it created, and those its tokens created) to its new role, and removing it
- * deletes them.
+ * deletes them. The same holds in the organizations the organization manages, where the member
+ * held ADMIN through it: its tokens there are lowered to what it still holds there, or deleted.
  *
  * A change runs in a transaction that holds the organization locked (`change`), and the caller's
  * ADMIN role is checked again under that lock: changes of one organization run one after another,
@@ -43,27 +44,34 @@ export function createMembersService({ repo, organizations, users, apiTokens }: 
         const current = await members.find(organizationId, userId)
         if (current?.role === 'ADMIN' && role !== 'ADMIN' && (await members.countAdmins(organizationId)) <= 1) throw lastAdmin()
         await members.upsert(organizationId, userId, role)
-        if (current && !hasRole(role, current.role as Role)) await apiTokens.capOwnedBy(trx, organizationId, userId, role)
+        let revoked: string[] = []
+        if (current && !hasRole(role, current.role as Role)) {
+          await apiTokens.capOwnedBy(trx, organizationId, userId, role)
+          revoked = await apiTokens.boundInManaged(trx, organizationId, userId)
+        }
         const member = await members.find(organizationId, userId)
         if (!member) throw notFound('member')
-        return member
+        return { member, revoked }
       })
-      apiTokens.forgetOwnedBy(organizationId, userId)
-      return member
+      apiTokens.forgetOwnedBy(userId)
+      apiTokens.forget(member.revoked)
+      return member.member
     },
 
     /** Removes the user from the organization and revokes its tokens there; the last ADMIN cannot leave. */
     async delete(principal: Principal, organizationId: string, userId: string): Promise<void> {
       await organizations.requireRole(principal, organizationId, 'ADMIN')
-      await organizations.withLockedRole(principal, organizationId, 'ADMIN', 'change', async (trx) => {
+      const revoked = await organizations.withLockedRole(principal, organizationId, 'ADMIN', 'change', async (trx) => {
         const members = repo.within(trx)
         const current = await members.find(organizationId, userId)
         if (!current) throw notFound('member')
         if (current.role === 'ADMIN' && (await members.countAdmins(organizationId)) <= 1) throw lastAdmin()
-        await apiTokens.revokeOwnedBy(trx, organizationId, userId)
+        const revoked = await apiTokens.revokeOwnedBy(trx, organizationId, userId)
         await members.delete(organizationId, userId)
+        return [...revoked, ...(await apiTokens.boundInManaged(trx, organizationId, userId))]
       })
-      apiTokens.forgetOwnedBy(organizationId, userId)
+      apiTokens.forgetOwnedBy(userId)
+      apiTokens.forget(revoked)
     },
   }
 }

@@ -56,6 +56,13 @@ export const Organization = Type.Object(
     icon_url: Nullable(Type.String()),
     admin_emails: Nullable(Type.Array(Type.String())),
     owner: Type.Optional(Uuid),
+    parent_organization_id: Nullable(
+      Type.String({
+        format: 'uuid',
+        description:
+          'Berth extension: the organization whose API token created this one; its ADMINs manage this one too. Null for organizations created by users or by `berth token create`.',
+      }),
+    ),
     billing_deployment_restriction: Nullable(Type.String()),
     organization_plan: Type.Object({
       plan: Type.String(),

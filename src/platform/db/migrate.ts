@@ -7,6 +7,7 @@ import * as deployments from './migrations/0004-deployments.ts'
 import * as apiTokenChanges from './migrations/0005-api-token-changes.ts'
 import * as historyVersions from './migrations/0006-history-versions.ts'
 import * as organizationChanges from './migrations/0007-organization-changes.ts'
+import * as tokenLineage from './migrations/0009-token-lineage.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,8 @@ const migrations: Record<string, Migration> = {
   '0005-api-token-changes': apiTokenChanges,
   '0006-history-versions': historyVersions,
   '0007-organization-changes': organizationChanges,
+  // 0008 is taken by another change under way; Kysely orders migrations by name.
+  '0009-token-lineage': tokenLineage,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
