@@ -29,6 +29,7 @@ import { listen } from './platform/db/notifications.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
+import type { CappedList } from './platform/http/lists.ts'
 import { registerOpenApi } from './platform/http/openapi.ts'
 import { registerRateLimits } from './platform/http/rate-limits.ts'
 import { registerSecurityHeaders } from './platform/http/security-headers.ts'
@@ -109,7 +110,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   // hears of their changes (migrations 0005 and 0007).
   const cacheLimits = { ttlMs: config.auth.tokenCacheTtlMs, maxEntries: config.auth.tokenCacheMaxEntries }
   const tokenCache = createTokenCache(cacheLimits)
-  const organizationListCache = createAnnouncedCache<OrganizationRow[]>(cacheLimits)
+  const organizationListCache = createAnnouncedCache<CappedList<OrganizationRow>>(cacheLimits)
   const changes =
     config.auth.tokenCacheTtlMs > 0
       ? listen(db, ['berth_api_tokens', 'berth_organizations'], {
@@ -131,6 +132,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     secrets,
     git: config.git,
     onDeploymentQueued,
+    listLimit: config.http.listLimit,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()

@@ -12,6 +12,8 @@ export interface Config {
     readonly shutdownGraceMs: number
     /** How much rendered deployment history (bytes of JSON text) a process keeps to serve again while unchanged. */
     readonly historyCacheBytes: number
+    /** BERTH_LIST_LIMIT: the most items a list of organizations, projects, environments, tokens, members or repositories answers with. */
+    readonly listLimit: number
     /** BERTH_TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
     readonly trustProxy: boolean | number | string
     /** BERTH_CORS_ORIGINS: the browser origins allowed to call the API; none: no CORS headers at all. */
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
       bodyLimit: 1024 * 1024,
       shutdownGraceMs: integer(env, 'BERTH_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       historyCacheBytes: integer(env, 'BERTH_HISTORY_CACHE_MB', 32, 0, 100_000) * 1024 * 1024,
+      listLimit: integer(env, 'BERTH_LIST_LIMIT', 1000, 1, 100_000),
       trustProxy: trustProxy(env),
       corsOrigins: Object.freeze(corsOrigins(env)),
       rateLimits: Object.freeze({

@@ -45,6 +45,7 @@ function apiTokenQueries(db: Db) {
     async list(
       organizationId: string,
       filter: { name?: string; creatorName?: string; createdByApiTokenId?: string; createdByUserId?: string },
+      limit: number,
     ): Promise<ListedApiTokenRow[]> {
       let query = db
         .selectFrom('apiTokens as t')
@@ -74,7 +75,7 @@ function apiTokenQueries(db: Db) {
           ]),
         )
       }
-      const rows = await query.orderBy('t.createdAt').orderBy('t.id').execute()
+      const rows = await query.orderBy('t.createdAt').orderBy('t.id').limit(limit).execute()
       return rows.map(({ creatorTokenName, creatorUserName, creatorUserEmail, creatorUserSubject, ...row }) => ({
         ...row,
         creator:

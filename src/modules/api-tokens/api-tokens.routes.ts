@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
+import { listBody } from '#src/platform/http/lists.ts'
 import { admitAll, type MintAdmission } from '#src/platform/http/rate-limits.ts'
 import { ApiTokenCreated, ApiTokenCreateRequest, ApiTokenList, ApiTokenListQuery, ApiTokenParams } from './api-tokens.schemas.ts'
 import type { ApiTokensService } from './api-tokens.service.ts'
@@ -22,14 +23,14 @@ export function apiTokensRoutes(
           summary: 'List organization api tokens',
           description:
             'ADMINs see every token of the organization; other roles see the tokens they created. The secret is never returned. ' +
-            "`created_by` (an extension) names each token's creator.",
+            "`created_by` (an extension) names each token's creator. Oldest first; at most BERTH_LIST_LIMIT of them (`has_more` says when more exist).",
           tags,
           params: OrganizationParams,
           querystring: ApiTokenListQuery,
           response: { 200: ApiTokenList },
         },
       },
-      async (req) => ({ results: (await apiTokens.list(req.principal, req.params.organizationId, req.query)).map(toApiTokenResponse) }),
+      async (req) => listBody(await apiTokens.list(req.principal, req.params.organizationId, req.query), toApiTokenResponse),
     )
 
     app.post(

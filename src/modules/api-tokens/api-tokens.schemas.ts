@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, RoleId, RoleName, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
 
 const RoleWord = RoleName('Berth extension: the token role, READ < DEPLOY < WRITE < ADMIN; default ADMIN')
 
@@ -61,7 +62,7 @@ export const ApiTokenCreated = Type.Object(
 )
 export type ApiTokenCreated = Static<typeof ApiTokenCreated>
 
-export const ApiTokenList = Type.Object({ results: Type.Array(ApiToken) }, { title: 'OrganizationApiTokenResponseList' })
+export const ApiTokenList = ListResponse(ApiToken, 'OrganizationApiTokenResponseList')
 
 export const ApiTokenListQuery = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 255, description: 'Name of the token to filter results by.' })),

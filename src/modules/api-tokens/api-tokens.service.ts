@@ -5,6 +5,7 @@ import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { admitAll, type MintAdmission } from '#src/platform/http/rate-limits.ts'
 import type { ApiTokenQueries, ApiTokenRow, ApiTokensRepository, ListedApiTokenRow } from './api-tokens.repository.ts'
 import type { TokenCache } from './token-cache.ts'
@@ -17,6 +18,8 @@ interface Deps {
   /** Recently authenticated tokens; absent: every request reads the database. */
   cache?: TokenCache
   clock?: () => Date
+  /** The most tokens a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
 }
 
 /** What a caller asks for; the role and expiry are checked against the caller's own. */
@@ -70,7 +73,7 @@ function tokenExpiry(principal: Principal, requested: Date | null, now: Date): D
   return requested
 }
 
-export function createApiTokensService({ repo, organizations, usage, cache, clock = () => new Date() }: Deps) {
+export function createApiTokensService({ repo, organizations, usage, cache, clock = () => new Date(), listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   /** The row with the freshest `lastUsedAt`: a use not yet written back counts. */
   function withUsage(row: ApiTokenRow): ApiTokenRow {
     const pending = usage.pendingFor(row.id)
@@ -133,11 +136,15 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
     },
 
     /** ADMINs see every token of the organization; other members see the tokens they created. */
-    async list(principal: Principal, organizationId: string, filter: { name?: string; creatorName?: string }): Promise<ListedApiTokenRow[]> {
+    async list(
+      principal: Principal,
+      organizationId: string,
+      filter: { name?: string; creatorName?: string },
+    ): Promise<CappedList<ListedApiTokenRow>> {
       const { role } = await organizations.requireRole(principal, organizationId, 'READ')
       const own = hasRole(role, 'ADMIN') ? {} : createdBy(principal)
-      const rows = await repo.list(organizationId, { ...filter, ...own })
-      return rows.map((row) => ({ ...withUsage(row), creator: row.creator }))
+      const list = await capped(listLimit, (limit) => repo.list(organizationId, { ...filter, ...own }, limit))
+      return { ...list, rows: list.rows.map((row) => ({ ...withUsage(row), creator: row.creator })) }
     },
 
     /**

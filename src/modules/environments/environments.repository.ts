@@ -21,12 +21,13 @@ export function createEnvironmentsRepository(db: Db) {
   return {
     findById,
 
-    list(organizationId: string, projectId: string): Promise<EnvironmentRecord[]> {
+    list(organizationId: string, projectId: string, limit: number): Promise<EnvironmentRecord[]> {
       return withCluster()
         .where('e.organizationId', '=', organizationId)
         .where('e.projectId', '=', projectId)
         .orderBy((eb) => eb.fn('lower', ['e.name']))
         .orderBy('e.id')
+        .limit(limit)
         .execute()
     },
 

@@ -4,6 +4,7 @@ import type { UsersService } from '#src/modules/users/users.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { MemberRow, MembersRepository } from './members.repository.ts'
 
 interface Deps {
@@ -11,6 +12,8 @@ interface Deps {
   organizations: OrganizationsService
   users: UsersService
   apiTokens: Pick<ApiTokensService, 'capOwnedBy' | 'revokeOwnedBy' | 'boundInManaged' | 'forgetOwnedBy' | 'forget'>
+  /** The most members a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
 }
 
 const lastAdmin = () => new AppError('conflict', 'an organization must keep at least one ADMIN member: make another member ADMIN first')
@@ -28,11 +31,11 @@ const lastAdmin = () => new AppError('conflict', 'an organization must keep at l
  * that committed first cannot finish one of its own. The check before the lock only spares
  * outsiders a wait and keeps them from learning which user ids exist.
  */
-export function createMembersService({ repo, organizations, users, apiTokens }: Deps) {
+export function createMembersService({ repo, organizations, users, apiTokens, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   return {
-    async list(principal: Principal, organizationId: string): Promise<MemberRow[]> {
+    async list(principal: Principal, organizationId: string): Promise<CappedList<MemberRow>> {
       await organizations.requireRole(principal, organizationId, 'ADMIN')
-      return repo.list(organizationId)
+      return capped(listLimit, (limit) => repo.list(organizationId, limit))
     },
 
     /** Adds the user with `role`, or changes its role; the last ADMIN cannot be demoted. */

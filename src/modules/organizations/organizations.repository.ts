@@ -105,7 +105,7 @@ function organizationQueries(db: Db) {
     },
 
     /** The organizations a user is a member of, and those that the ones it is an ADMIN of manage (transitively). */
-    async listForUser(userId: string): Promise<OrganizationRow[]> {
+    async listForUser(userId: string, limit: number): Promise<OrganizationRow[]> {
       const { rows } = await sql<OrganizationRow>`
         with recursive managed (id) as (
           select o.id from organizations o
@@ -115,7 +115,8 @@ function organizationQueries(db: Db) {
         )
         select o.* from organizations o
         where o.id in (select organization_id from organization_members where user_id = ${userId}) or o.id in (select id from managed)
-        order by o.created_at, o.id`.execute(db)
+        order by o.created_at, o.id
+        limit ${limit}`.execute(db)
       return rows
     },
 
@@ -123,7 +124,7 @@ function organizationQueries(db: Db) {
      * The organizations an API token may act in: its own and, for an ADMIN token, those its
      * organization manages (created by its tokens, and by theirs).
      */
-    async listForApiToken(homeOrganizationId: string, role: string): Promise<OrganizationRow[]> {
+    async listForApiToken(homeOrganizationId: string, role: string, limit: number): Promise<OrganizationRow[]> {
       const { rows } = await sql<OrganizationRow>`
         with recursive managed (id) as (
           select id from organizations where parent_organization_id = ${homeOrganizationId} and ${role} = 'ADMIN'
@@ -132,7 +133,8 @@ function organizationQueries(db: Db) {
         )
         select o.* from organizations o
         where o.id = ${homeOrganizationId} or o.id in (select id from managed)
-        order by o.created_at, o.id`.execute(db)
+        order by o.created_at, o.id
+        limit ${limit}`.execute(db)
       return rows
     },
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
+import { listBody } from '#src/platform/http/lists.ts'
 import { admitAll, type MintAdmission } from '#src/platform/http/rate-limits.ts'
 import { Organization, OrganizationEditRequest, OrganizationRequest, OrganizationResponseList } from './organizations.schemas.ts'
 import type { OrganizationsService } from './organizations.service.ts'
@@ -21,12 +22,13 @@ export function organizationsRoutes(
           operationId: 'listOrganization',
           summary: 'List user organizations',
           description:
-            "The caller's organizations and, for their ADMINs, the organizations they manage: those created by their API tokens, and theirs.",
+            "The caller's organizations and, for their ADMINs, the organizations they manage: those created by their API tokens, and theirs. " +
+            'Oldest first; at most BERTH_LIST_LIMIT of them (`has_more` says when more exist).',
           tags,
           response: { 200: OrganizationResponseList },
         },
       },
-      async (req) => ({ results: (await organizations.list(req.principal)).map(toOrganizationResponse) }),
+      async (req) => listBody(await organizations.list(req.principal), toOrganizationResponse),
     )
 
     app.post(

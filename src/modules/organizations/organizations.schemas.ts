@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
 
 export const PLANS = [
   'FREE',
@@ -73,4 +74,4 @@ export const Organization = Type.Object(
 )
 export type Organization = Static<typeof Organization>
 
-export const OrganizationResponseList = Type.Object({ results: Type.Array(Organization) }, { title: 'OrganizationResponseList' })
+export const OrganizationResponseList = ListResponse(Organization, 'OrganizationResponseList')

@@ -4,6 +4,7 @@ import type { AnnouncedCache } from '#src/platform/cache/announced-cache.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { admitAll, type MintAdmission } from '#src/platform/http/rate-limits.ts'
 import type { OrganizationLock, OrganizationQueries, OrganizationRow, OrganizationsRepository } from './organizations.repository.ts'
 import type { Plan } from './organizations.schemas.ts'
@@ -41,19 +42,22 @@ export interface OrganizationAccess {
  * The organizations each API token may act in, by token id: what `GET /organization` answers a
  * poller without a database round trip. Every change to organizations is announced (migration 0007).
  */
-export type OrganizationListCache = AnnouncedCache<OrganizationRow[]>
+export type OrganizationListCache = AnnouncedCache<CappedList<OrganizationRow>>
 
 export function createOrganizationsService({
   repo,
   onDeleted,
   listCache,
   clock = () => Date.now(),
+  listLimit = DEFAULT_LIST_LIMIT,
 }: {
   repo: OrganizationsRepository
   /** Told after an organization is deleted (its tokens went with it). */
   onDeleted?: (organizationId: string) => void
   listCache?: OrganizationListCache
   clock?: () => number
+  /** The most organizations a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
 }) {
   /**
    * The organization and the role the principal holds in it, or no role when it has no access at
@@ -142,8 +146,8 @@ export function createOrganizationsService({
     requireAccess,
     withLockedRole,
 
-    async list(principal: Principal): Promise<OrganizationRow[]> {
-      if (principal.kind === 'user') return repo.listForUser(principal.userId)
+    async list(principal: Principal): Promise<CappedList<OrganizationRow>> {
+      if (principal.kind === 'user') return capped(listLimit, (limit) => repo.listForUser(principal.userId, limit))
       const now = clock()
       // Keyed by role too: a token whose role was lowered (announced, and authenticated anew) no
       // longer sees the organizations its organization manages.
@@ -151,9 +155,9 @@ export function createOrganizationsService({
       const remembered = listCache?.get(key, now)
       if (remembered) return remembered
       const generation = listCache?.generation ?? 0
-      const rows = await repo.listForApiToken(principal.organizationId, principal.role)
-      listCache?.set(key, rows, generation, now)
-      return rows
+      const list = await capped(listLimit, (limit) => repo.listForApiToken(principal.organizationId, principal.role, limit))
+      listCache?.set(key, list, generation, now)
+      return list
     },
 
     async get(principal: Principal, organizationId: string): Promise<OrganizationRow> {

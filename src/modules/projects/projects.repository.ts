@@ -21,7 +21,7 @@ export function createProjectsRepository(db: Db) {
       return db.selectFrom('projects').selectAll('projects').select(environmentsCount).where('id', '=', projectId).executeTakeFirst()
     },
 
-    list(organizationId: string): Promise<ProjectRecord[]> {
+    list(organizationId: string, limit: number): Promise<ProjectRecord[]> {
       return db
         .selectFrom('projects')
         .selectAll('projects')
@@ -29,6 +29,7 @@ export function createProjectsRepository(db: Db) {
         .where('organizationId', '=', organizationId)
         .orderBy((eb) => eb.fn('lower', ['name']))
         .orderBy('id')
+        .limit(limit)
         .execute()
     },
 
