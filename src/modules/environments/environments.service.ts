@@ -2,7 +2,7 @@ import type { OrganizationsService } from '#src/modules/organizations/organizati
 import type { ProjectsService } from '#src/modules/projects/projects.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
-import { withUniqueName } from '#src/platform/db/errors.ts'
+import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
@@ -93,18 +93,24 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
       return (await requireEnvironment(principal, environmentId, 'READ')).environment
     },
 
+    /** A project (or organization) deleted while this runs: 404, and no environment. */
     async create(principal: Principal, projectId: string, input: NewEnvironmentInput): Promise<EnvironmentRecord> {
       const { project } = await projects.requireProject(principal, projectId, 'WRITE')
-      const cluster = await chooseCluster(project.organizationId, input.clusterId)
-      return guardName(input.name, () =>
-        repo.insert({
-          organizationId: project.organizationId,
-          projectId,
-          clusterId: cluster.id,
-          name: input.name,
-          mode: input.mode,
-          autoPreview: input.autoPreview,
-        }),
+      return whenParentGone(
+        () => notFound('project'),
+        async () => {
+          const cluster = await chooseCluster(project.organizationId, input.clusterId)
+          return guardName(input.name, () =>
+            repo.insert({
+              organizationId: project.organizationId,
+              projectId,
+              clusterId: cluster.id,
+              name: input.name,
+              mode: input.mode,
+              autoPreview: input.autoPreview,
+            }),
+          )
+        },
       )
     },
 
@@ -120,7 +126,7 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
 
     async delete(principal: Principal, environmentId: string): Promise<void> {
       const { environment } = await requireEnvironment(principal, environmentId, 'WRITE')
-      if (!(await repo.delete(environment.organizationId, environmentId))) throw notFound('environment')
+      if (!(await repo.delete(environment.organizationId, environment.projectId, environmentId))) throw notFound('environment')
     },
   }
 }

@@ -1,6 +1,6 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { withUniqueName } from '#src/platform/db/errors.ts'
+import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { hasUrlCredentials, urlCredentialsMessage } from '#src/platform/http/url-credentials.ts'
@@ -81,10 +81,14 @@ export function createGitTokensService({ repo, organizations, secrets, gitApiUrl
     async create(principal: Principal, organizationId: string, input: GitTokenInput): Promise<GitTokenRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
       checkInput(input, gitApiUrlProblem)
-      return withUniqueName(
-        'git_tokens_name_key',
-        () => nameTaken(input.name),
-        () => repo.insert({ organizationId, ...toColumns(input) }),
+      return whenParentGone(
+        () => notFound('organization'),
+        () =>
+          withUniqueName(
+            'git_tokens_name_key',
+            () => nameTaken(input.name),
+            () => repo.insert({ organizationId, ...toColumns(input) }),
+          ),
       )
     },
 

@@ -1,6 +1,6 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { withUniqueName } from '#src/platform/db/errors.ts'
+import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
@@ -77,10 +77,14 @@ export function createHelmRepositoriesService({ repo, organizations, secrets, li
     async create(principal: Principal, organizationId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
       const columns = toColumns(input, {})
-      return withUniqueName(
-        'helm_repositories_name_key',
-        () => nameTaken(input.name),
-        () => repo.insert({ organizationId, ...columns }),
+      return whenParentGone(
+        () => notFound('organization'),
+        () =>
+          withUniqueName(
+            'helm_repositories_name_key',
+            () => nameTaken(input.name),
+            () => repo.insert({ organizationId, ...columns }),
+          ),
       )
     },
 

@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { retryTransactionConflicts } from '#src/platform/db/errors.ts'
 import type { OrganizationsTable } from '#src/platform/db/schema.ts'
 
 export type OrganizationRow = Selectable<OrganizationsTable>
@@ -162,9 +163,23 @@ function organizationQueries(db: Db) {
         .executeTakeFirst()
     },
 
-    async delete(organizationId: string): Promise<boolean> {
-      const result = await db.deleteFrom('organizations').where('id', '=', organizationId).executeTakeFirst()
-      return result.numDeletedRows > 0n
+    /**
+     * Deletes the organization and, by cascade, everything in it, in one transaction that first
+     * locks the organization, then its projects, then its environments, each in id order: the
+     * order project and environment deletes take them too, so that deletes racing each other wait
+     * instead of deadlocking. A deadlock with another writer is retried.
+     */
+    delete(organizationId: string): Promise<boolean> {
+      return retryTransactionConflicts(() =>
+        db.transaction().execute(async (trx) => {
+          const organization = await trx.selectFrom('organizations').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
+          if (!organization) return false
+          await trx.selectFrom('projects').select('id').where('organizationId', '=', organizationId).orderBy('id').forUpdate().execute()
+          await trx.selectFrom('environments').select('id').where('organizationId', '=', organizationId).orderBy('id').forUpdate().execute()
+          const result = await trx.deleteFrom('organizations').where('id', '=', organizationId).executeTakeFirst()
+          return result.numDeletedRows > 0n
+        }),
+      )
     },
   }
 }

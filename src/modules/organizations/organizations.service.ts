@@ -2,7 +2,7 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, isRole, type Role } from '#src/platform/auth/roles.ts'
 import type { AnnouncedCache } from '#src/platform/cache/announced-cache.ts'
 import type { Db } from '#src/platform/db/database.ts'
-import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
+import { violatedForeignKey, whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { admitAll, type MintAdmission } from '#src/platform/http/rate-limits.ts'
@@ -176,13 +176,17 @@ export function createOrganizationsService({
         throw new AppError('forbidden', `creating an organization needs an ADMIN token; this token is ${principal.role}`)
       }
       if (principal.kind === 'api_token') await admit(await repo.rootOf(principal.organizationId))
-      return withUniqueName(
-        'organizations_name_key',
-        () => nameTaken(input.name),
-        () =>
-          principal.kind === 'user'
-            ? repo.insertWithAdmin(input, principal.userId)
-            : repo.insert({ ...input, creatorApiTokenId: principal.apiTokenId, parentOrganizationId: principal.organizationId }),
+      // The token's organization deleted meanwhile took the token with it.
+      const revoked = () => new AppError('unauthenticated', 'invalid API token: revoked while the request ran')
+      return whenParentGone(revoked, () =>
+        withUniqueName(
+          'organizations_name_key',
+          () => nameTaken(input.name),
+          () =>
+            principal.kind === 'user'
+              ? repo.insertWithAdmin(input, principal.userId)
+              : repo.insert({ ...input, creatorApiTokenId: principal.apiTokenId, parentOrganizationId: principal.organizationId }),
+        ),
       ).finally(forgetLists)
     },
 

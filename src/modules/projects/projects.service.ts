@@ -1,7 +1,7 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
-import { withUniqueName } from '#src/platform/db/errors.ts'
+import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
@@ -49,9 +49,13 @@ export function createProjectsService({ repo, organizations, listLimit = DEFAULT
       return (await requireProject(principal, projectId, 'READ')).project
     },
 
+    /** An organization deleted while this runs: 404, and no project. */
     async create(principal: Principal, organizationId: string, input: ProjectInput): Promise<ProjectRecord> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
-      return guardName(input.name, () => repo.insert({ organizationId, ...input }))
+      return whenParentGone(
+        () => notFound('organization'),
+        () => guardName(input.name, () => repo.insert({ organizationId, ...input })),
+      )
     },
 
     async update(principal: Principal, projectId: string, input: ProjectInput): Promise<ProjectRecord> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isTransactionConflict, violatedForeignKey } from '../db/errors.ts'
 import { redactUrl } from '../logger.ts'
 import { AppError, bodyNotJson, type FieldError, validationFailed } from './errors.ts'
 import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './security-headers.ts'
@@ -92,6 +93,16 @@ function fromFastifyError(error: FastifyError): AppError {
   }
   if (isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'the database is unavailable; try again shortly', { headers: { 'retry-after': '5' } })
+  }
+  // What a service did not expect of a race: a row it refers to deleted meanwhile, or a deadlock
+  // it lost. Either statement failed whole, so the request changed nothing and may be sent again.
+  if (violatedForeignKey(error) !== undefined) {
+    return new AppError('conflict', 'something this request refers to was deleted while it ran; nothing was changed')
+  }
+  if (isTransactionConflict(error)) {
+    return new AppError('conflict', 'the request collided with a concurrent change and was undone; send it again', {
+      headers: { 'retry-after': '1' },
+    })
   }
   if (error instanceof SyntaxError) {
     // JSON.parse failures and secure-json-parse's prototype-poisoning refusal.
