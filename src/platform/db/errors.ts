@@ -59,3 +59,17 @@ export async function retryTransactionConflicts<T>(work: () => Promise<T>, attem
     }
   }
 }
+
+// Connection failures (network errors, PostgreSQL's class 08 and shutdown codes, pool timeouts),
+// and statements the server cancelled at BERTH_DB_QUERY_TIMEOUT_MS (57014).
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '57014'])
+
+/** True for an error that says the database cannot be reached now (or cancelled a statement that took too long). */
+export function isDatabaseUnavailable(error: { code?: string; message?: string }): boolean {
+  const code = error.code ?? ''
+  return (
+    UNAVAILABLE_CODES.has(code) ||
+    code.startsWith('08') ||
+    /timeout exceeded when trying to connect|Connection terminated|Query read timeout|not queryable/i.test(error.message ?? '')
+  )
+}

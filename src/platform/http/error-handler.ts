@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { isTransactionConflict, violatedForeignKey } from '../db/errors.ts'
+import { isDatabaseUnavailable, isTransactionConflict, violatedForeignKey } from '../db/errors.ts'
 import { redactUrl } from '../logger.ts'
 import { AppError, bodyNotJson, type FieldError, validationFailed } from './errors.ts'
 import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './security-headers.ts'
@@ -55,19 +55,6 @@ function fieldErrors(issues: AjvIssue[], context: string | undefined): FieldErro
     errors.push({ path: pointer, message, location })
   }
   return errors
-}
-
-// Connection failures (network errors, PostgreSQL's class 08 and shutdown codes, pool timeouts),
-// and statements the server cancelled at BERTH_DB_QUERY_TIMEOUT_MS (57014).
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '57014'])
-
-function isDatabaseUnavailable(error: { code?: string; message?: string }): boolean {
-  const code = error.code ?? ''
-  return (
-    UNAVAILABLE_CODES.has(code) ||
-    code.startsWith('08') ||
-    /timeout exceeded when trying to connect|Connection terminated|Query read timeout|not queryable/i.test(error.message ?? '')
-  )
 }
 
 /** Maps Fastify's own errors (parsing, limits, validation) onto the API's error codes. */
