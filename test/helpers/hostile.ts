@@ -128,7 +128,7 @@ export interface World {
 /** A repository the fake GitHub serves, for branch listings that go all the way. */
 export const FAKE_REPOSITORY = 'acme/app'
 
-async function createWorld(db: Db, github: FakeProvider, issuer: string): Promise<World> {
+export async function createWorld(db: Db, github: FakeProvider, issuer: string): Promise<World> {
   const f = factories(db)
   const organization = await f.organization()
   const admin = await f.apiToken(organization.id, 'ADMIN')
