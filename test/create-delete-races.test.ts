@@ -8,8 +8,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
+import { openDatabase } from '#src/platform/db/database.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { factories, uniqueName } from './helpers/factories.ts'
+import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
 
 const ROUNDS = 10
 
@@ -106,16 +108,41 @@ describe('creates and deletes racing each other', () => {
       assert.equal(rows[0]!.n, 0)
     }
   })
+})
 
-  it('runs again an organization delete that PostgreSQL aborted as a deadlock victim, and finishes it', async () => {
+describe('an organization delete that PostgreSQL aborts as a deadlock victim', () => {
+  let database: IsolatedDatabase
+  let t: TestApp
+  before(async () => {
+    database = await createIsolatedDatabase()
+    // PostgreSQL aborts the transaction that finds a deadlock: the first to have waited
+    // deadlock_timeout. The app's connections (new ones pick this up) look after 5 s, the test's
+    // own transaction after a minute, so that the delete is the one aborted, however loaded the
+    // machine. (Setting deadlock_timeout takes a superuser, as the test server's user is.)
+    const admin = openDatabase(database.url, 1)
+    await sql`alter database ${sql.id(database.name)} set deadlock_timeout = '5s'`.execute(admin)
+    await admin.destroy()
+    t = await createTestApp({ DATABASE_URL: database.url })
+  })
+  after(async () => {
+    await t?.close()
+    await database?.drop()
+  })
+
+  it('runs it again, and finishes it', async () => {
     const { organization, tokens } = await factories(t.db).organizationWithTokens()
     const trx = await t.db.startTransaction().execute()
     try {
+      await sql`set local deadlock_timeout = '60s'`.execute(trx)
       // Another writer holds a row the delete's cascade must delete...
       await trx.selectFrom('apiTokens').select('id').where('id', '=', tokens.read.id).forUpdate().execute()
       const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
       const holder = rows[0]!.pid
-      const deleting = send(tokens.admin.authorization, 'DELETE', `/organization/${organization.id}`)
+      const deleting = t.app.inject({
+        method: 'DELETE',
+        url: `/organization/${organization.id}`,
+        headers: { authorization: tokens.admin.authorization },
+      })
       for (;;) {
         const blocked = await sql<{
           n: number
@@ -123,8 +150,8 @@ describe('creates and deletes racing each other', () => {
         if (blocked.rows[0]!.n > 0) break
         await new Promise((resolve) => setTimeout(resolve, 5))
       }
-      // ...and then wants the organization the delete holds: the delete, waiting longer, finds the
-      // deadlock and is aborted; this writer gets its lock and commits.
+      // ...and then wants the organization the delete holds: the delete finds the deadlock and is
+      // aborted; this writer gets its lock and commits.
       await trx.selectFrom('organizations').select('id').where('id', '=', organization.id).forKeyShare().execute()
       await trx.commit().execute()
       const res = await deleting
