@@ -36,7 +36,8 @@ import type { Db } from './platform/db/database.ts'
 import { listen } from './platform/db/notifications.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
-import { frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
+import type { CappedList } from './platform/http/lists.ts'
 import { registerOpenApi } from './platform/http/openapi.ts'
 import { registerRateLimits } from './platform/http/rate-limits.ts'
 import { registerSecurityHeaders } from './platform/http/security-headers.ts'
@@ -76,6 +77,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     genReqId: requestId,
     trustProxy: typeof config.http.trustProxy === 'number' ? trustHops(config.http.trustProxy) : config.http.trustProxy,
     frameworkErrors,
+    clientErrorHandler,
     bodyLimit: config.http.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // Clients leave the load balancer's connections open; do not keep shutdown waiting on them.
@@ -116,7 +118,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   // hears of their changes (migrations 0005 and 0007).
   const cacheLimits = { ttlMs: config.auth.tokenCacheTtlMs, maxEntries: config.auth.tokenCacheMaxEntries }
   const tokenCache = createTokenCache(cacheLimits)
-  const organizationListCache = createAnnouncedCache<OrganizationRow[]>(cacheLimits)
+  const organizationListCache = createAnnouncedCache<CappedList<OrganizationRow>>(cacheLimits)
   const changes =
     config.auth.tokenCacheTtlMs > 0
       ? listen(db, ['berth_api_tokens', 'berth_organizations'], {
@@ -139,6 +141,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     git: config.git,
     onDeploymentQueued,
     historyCacheBytes: config.http.historyCacheBytes,
+    listLimit: config.http.listLimit,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()
@@ -171,11 +174,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   await app.register(async (api) => {
     registerAuthentication(api, authenticators)
     rateLimits.limitCredentials(api)
-    await api.register(organizationsRoutes(organizations))
+    await api.register(organizationsRoutes(organizations, rateLimits.mintAdmission))
     await api.register(currentRoleRoutes((principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ')))
     await api.register(membersRoutes(services.members))
     await api.register(usersRoutes(services.users))
-    await api.register(apiTokensRoutes(apiTokens))
+    await api.register(apiTokensRoutes(apiTokens, rateLimits.mintAdmission))
     await api.register(projectsRoutes(projects))
     await api.register(environmentsRoutes(environments))
     await api.register(gitTokensRoutes(gitTokens))

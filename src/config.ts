@@ -13,6 +13,8 @@ export interface Config {
     readonly shutdownGraceMs: number
     /** How much rendered deployment history (bytes of JSON text) a process keeps to serve again while unchanged. */
     readonly historyCacheBytes: number
+    /** BERTH_LIST_LIMIT: the most items a list of organizations, projects, environments, tokens, members or repositories answers with. */
+    readonly listLimit: number
     /** BERTH_TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
     readonly trustProxy: boolean | number | string
     /** BERTH_CORS_ORIGINS: the browser origins allowed to call the API; none: no CORS headers at all. */
@@ -84,6 +86,11 @@ export interface RateLimits {
   readonly perAddress: number
   /** Failed authentications (401s) per client address; past it, that address may not try again until the window ends. */
   readonly failedAuthPerAddress: number
+  /**
+   * API tokens and organizations minted through the API per minute, per tree of organizations (an
+   * organization with those its tokens created, and theirs), whoever mints them.
+   */
+  readonly mintsPerMinute: number
 }
 
 export interface OidcSettings {
@@ -199,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
       bodyLimit: 1024 * 1024,
       shutdownGraceMs: integer(env, 'BERTH_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       historyCacheBytes: integer(env, 'BERTH_HISTORY_CACHE_MB', 32, 0, 100_000) * 1024 * 1024,
+      listLimit: integer(env, 'BERTH_LIST_LIMIT', 1000, 1, 100_000),
       trustProxy: trustProxy(env),
       corsOrigins: Object.freeze(corsOrigins(env)),
       rateLimits: Object.freeze({
@@ -206,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
         perCredential: integer(env, 'BERTH_RATE_LIMIT_PER_CREDENTIAL', 6_000, 0, 100_000_000),
         perAddress: integer(env, 'BERTH_RATE_LIMIT_PER_ADDRESS', 20_000, 0, 100_000_000),
         failedAuthPerAddress: integer(env, 'BERTH_RATE_LIMIT_FAILED_AUTH', 60, 0, 100_000_000),
+        mintsPerMinute: integer(env, 'BERTH_TOKEN_MINTS_PER_MINUTE', 30, 0, 1_000_000),
       }),
     }),
     database: Object.freeze({

@@ -55,11 +55,15 @@ export interface ServiceOptions {
   onDeploymentQueued?: () => void
   /** Bytes of rendered environment history pages kept per process. */
   historyCacheBytes?: number
+  /** The most items the lists of organizations, projects, environments, tokens, members and repositories answer with. */
+  listLimit?: number
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
 export function createServices(db: Db, options: ServiceOptions) {
+  const { listLimit } = options
   const organizations = createOrganizationsService({
+    listLimit,
     repo: createOrganizationsRepository(db),
     listCache: options.organizationListCache,
     // Its tokens went with it; other processes hear of it at commit (migration 0005).
@@ -70,10 +74,11 @@ export function createServices(db: Db, options: ServiceOptions) {
   const tokenUsage = createTokenUsageTracker(apiTokensRepo, options.tokenUsageFlushMs, (error) =>
     options.onBackgroundError(error, 'could not record API token usage; will retry'),
   )
-  const apiTokens = createApiTokensService({ repo: apiTokensRepo, organizations, usage: tokenUsage, cache: options.tokenCache })
-  const members = createMembersService({ repo: createMembersRepository(db), organizations, users, apiTokens })
-  const projects = createProjectsService({ repo: createProjectsRepository(db), organizations })
+  const apiTokens = createApiTokensService({ repo: apiTokensRepo, organizations, usage: tokenUsage, cache: options.tokenCache, listLimit })
+  const members = createMembersService({ repo: createMembersRepository(db), organizations, users, apiTokens, listLimit })
+  const projects = createProjectsService({ repo: createProjectsRepository(db), organizations, listLimit })
   const environments = createEnvironmentsService({
+    listLimit,
     repo: createEnvironmentsRepository(db),
     clusters: createClustersRepository(db),
     organizations,
@@ -87,6 +92,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     secrets: options.secrets,
     gitApiUrlProblem: git.allowPrivateUrls ? undefined : gitApiUrlProblem,
     onGitTokenChanged: branchCache.dropGitToken,
+    listLimit,
   })
   const gitProviderHttp = createProviderHttp(git)
   const gitProviders = createGitProvidersService({
@@ -97,7 +103,12 @@ export function createServices(db: Db, options: ServiceOptions) {
     http: gitProviderHttp,
     timeoutMs: git.timeoutMs,
   })
-  const helmRepositories = createHelmRepositoriesService({ repo: createHelmRepositoriesRepository(db), organizations, secrets: options.secrets })
+  const helmRepositories = createHelmRepositoriesService({
+    repo: createHelmRepositoriesRepository(db),
+    organizations,
+    secrets: options.secrets,
+    listLimit,
+  })
   const servicesRepo = createServicesRepository(db)
   const stagesRepo = createDeploymentStagesRepository(db)
   const services = createServicesService({

@@ -20,6 +20,7 @@ interface TokenBody {
   updated_at: string
   expired_at: string | null
   last_used_at: string | null
+  created_by?: { kind: string; id: string; name: string } | null
   token?: string
 }
 
@@ -362,13 +363,15 @@ describe('organization API tokens', () => {
       for (const token of Object.values(tokens)) assert.equal(res.body.includes(token.token), false)
       const results = res.json().results as TokenBody[]
       for (const token of results) {
-        assert.deepEqual(Object.keys(token).sort(), LISTED_FIELDS)
+        assert.deepEqual(Object.keys(token).sort(), [...LISTED_FIELDS, 'created_by'].sort())
         assert.equal('token' in token, false)
       }
       const listed = results.find((token) => token.id === created.json().id)
       assert.ok(listed, 'the new token is not listed')
       const { token: _secret, ...withoutSecret } = created.json() as TokenBody
-      assert.deepEqual(listed, withoutSecret)
+      assert.deepEqual(listed, { ...withoutSecret, created_by: { kind: 'api_token', id: tokens.admin.id, name: tokens.admin.name } })
+      // Tokens of `berth token create` (here: the factory's) have no creator.
+      assert.equal(results.find((token) => token.id === tokens.read.id)?.created_by, null)
     })
 
     it('shows an ADMIN every token of the organization', async () => {

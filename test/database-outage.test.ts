@@ -5,11 +5,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
+import lockfile from 'proper-lockfile'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
 import { initCluster, type PostmasterState, readPostmaster, startPostmaster, stopPostmaster } from '#src/platform/db/embedded-postmaster.ts'
 import { migrateToLatest } from '#src/platform/db/migrate.ts'
 import { TEST_SECRET_KEY } from './helpers/app.ts'
-import { type Answer, call, historyPage, processGroup } from './helpers/berth-processes.ts'
+import { type Answer, call, historyPage, logLines, processGroup } from './helpers/berth-processes.ts'
 import { isFinished, until } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { type RunningServer, runCli, startServer } from './helpers/process.ts'
@@ -130,36 +131,100 @@ describe('PostgreSQL stopped under a running server', () => {
   })
 })
 
-describe('the embedded PostgreSQL restarted under a running server', () => {
+describe('the embedded PostgreSQL stopped under a running server', () => {
   let dataDir: string
+  let authorization = ''
   const processes = processGroup()
 
   before(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'berth-outage-embedded-'))
+    // As root, PostgreSQL runs as the postgres system user, which must reach the cluster directory.
+    await fs.chmod(dataDir, 0o711)
   })
   after(async () => {
     await processes.stopAll()
     await fs.rm(dataDir, { recursive: true, force: true })
   })
 
-  it('comes back on the port the server knows, and the server recovers by itself', async () => {
-    const env = { DATABASE_URL: undefined, BERTH_DATA_DIR: dataDir, BERTH_DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS) }
-    const server = await processes.add(startServer(env, { timeoutMs: 120_000 }))
-    assert.equal((await call(server.baseUrl, 'GET', '/readyz', undefined)).status, 200)
-    const cluster = path.join(dataDir, 'postgres')
-    const running = await readPostmaster(cluster)
-    assert.ok(running, `a postmaster in ${cluster}`)
-    await stopPostmaster(running.pid)
-    await assertUnavailable(() => call(server.baseUrl, 'GET', '/readyz', undefined), '/readyz')
-
-    // Any Berth command on the data dir starts it again, on the port it had.
-    const migrate = await runCli(['migrate'], env, { timeoutMs: 120_000 })
-    assert.equal(migrate.code, 0, migrate.stderr)
-    assert.equal((await readPostmaster(cluster))?.port, running.port)
-    await until(
+  // Token usage flushed often, so that its retries fall within the outage too.
+  const env = () => ({
+    DATABASE_URL: undefined,
+    BERTH_DATA_DIR: dataDir,
+    BERTH_DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+    BERTH_TOKEN_USAGE_FLUSH_MS: '200',
+  })
+  const cluster = () => path.join(dataDir, 'postgres')
+  const ready = (server: RunningServer) =>
+    until(
       async () => (await call(server.baseUrl, 'GET', '/readyz', undefined)).status,
       (status) => status === 200,
-      { timeoutMs: 20_000, intervalMs: 200, what: '/readyz back to 200' },
+      { timeoutMs: 60_000, intervalMs: 200, what: '/readyz back to 200' },
     )
+  const lines = (server: RunningServer, msg: RegExp) => logLines(server).filter((line) => msg.test(String(line.msg)))
+  const OUTAGE = /^the embedded PostgreSQL stopped/
+  const RECOVERY = /^the embedded PostgreSQL runs again/
+
+  it('is started again by the server, on its port, after its postmaster is killed; the outage is logged once and the recovery once', async () => {
+    const server = await processes.add(startServer(env(), { timeoutMs: 120_000 }))
+    const token = await runCli(['token', 'create', '--org', 'outage'], env(), { timeoutMs: 120_000 })
+    assert.equal(token.code, 0, token.stderr)
+    authorization = `Token ${token.stdout.trim()}`
+    const running = await readPostmaster(cluster())
+    assert.ok(running, `a postmaster in ${cluster()}`)
+
+    process.kill(running.pid, 'SIGKILL')
+    await ready(server)
+    const restarted = await readPostmaster(cluster())
+    assert.ok(restarted && restarted.pid !== running.pid, 'the same postmaster answers')
+    assert.equal(restarted.port, running.port)
+    // The data is there, and the token still works (no command had to start anything).
+    assert.equal((await call(server.baseUrl, 'GET', '/organization', authorization)).status, 200)
+    await until(
+      async () => lines(server, RECOVERY).length,
+      (count) => count > 0,
+      { timeoutMs: 10_000, intervalMs: 100, what: 'the recovery line' },
+    )
+    assert.equal(lines(server, OUTAGE).length, 1, server.stdout())
+    assert.equal(lines(server, RECOVERY).length, 1, server.stdout())
+    assert.equal(lines(server, OUTAGE)[0]!.level, 40)
+  })
+
+  it('stays quiet while it cannot be started at once, answers 503 meanwhile, and comes back when it can', async () => {
+    const server = processes.started[0] as RunningServer
+    const running = await readPostmaster(cluster())
+    assert.ok(running)
+    // A use of the token just before: its usage is pending, and every flush during the outage fails.
+    assert.equal((await call(server.baseUrl, 'GET', '/organization', authorization)).status, 200)
+    const before = logLines(server).length
+    // Holding the data dir's lock keeps the server from starting it again, as a slow start would.
+    const unlock = await lockfile.lock(dataDir, { lockfilePath: path.join(dataDir, 'embedded.lock'), realpath: false, stale: 10_000 })
+    try {
+      process.kill(running.pid, 'SIGKILL')
+      await until(
+        async () => lines(server, OUTAGE).length,
+        (count) => count === 2,
+        { timeoutMs: 20_000, intervalMs: 100, what: 'the outage line' },
+      )
+      await assertUnavailable(() => call(server.baseUrl, 'GET', '/readyz', undefined), '/readyz')
+      // Three seconds of outage, with the runner polling, the listener and the usage flush retrying:
+      // each part that finds the database gone says so at most once (the 503 asked above is logged too).
+      await new Promise((resolve) => setTimeout(resolve, 3_000))
+      const during = logLines(server)
+        .slice(before)
+        .filter((line) => (line.level ?? 0) >= 40 && line.msg !== 'request failed')
+      assert.ok(during.length <= 4, `${during.length} warnings during the outage: ${JSON.stringify(during.map((line) => line.msg))}`)
+      const messages = during.map((line) => line.msg)
+      assert.equal(new Set(messages).size, messages.length, `a warning repeated: ${JSON.stringify(messages)}`)
+    } finally {
+      await unlock()
+    }
+    await ready(server)
+    assert.equal((await readPostmaster(cluster()))?.port, running.port)
+    await until(
+      async () => lines(server, RECOVERY).length,
+      (count) => count === 2,
+      { timeoutMs: 10_000, intervalMs: 100, what: 'the second recovery line' },
+    )
+    assert.equal(lines(server, OUTAGE).length, 2)
   })
 })

@@ -179,7 +179,7 @@ describe('environments', () => {
         const { organization, tokens } = await factories(t.db).organizationWithTokens()
         const project = await factories(t.db).project(organization.id)
         assertError(await call('POST', environmentsUrl(project.id), tokens[role].authorization, { name: uniqueName('nope') }), 403, 'forbidden')
-        assert.deepEqual((await call('GET', environmentsUrl(project.id), tokens.read.authorization)).json(), { results: [] })
+        assert.deepEqual((await call('GET', environmentsUrl(project.id), tokens.read.authorization)).json(), { results: [], has_more: false })
       })
     }
 
@@ -323,7 +323,7 @@ describe('environments', () => {
       assert.equal((await call('GET', `/project/${project.id}`, tokens.read.authorization)).json().associated_environments_count, 1)
 
       assert.equal((await call('DELETE', `/environment/${second.id}?skipReconcile=true`, tokens.write.authorization)).statusCode, 204)
-      assert.deepEqual((await call('GET', environmentsUrl(project.id), tokens.read.authorization)).json(), { results: [] })
+      assert.deepEqual((await call('GET', environmentsUrl(project.id), tokens.read.authorization)).json(), { results: [], has_more: false })
     })
 
     it('answers 400 for a skipReconcile that is not a boolean', async () => {

@@ -159,6 +159,30 @@ describe('git tokens', () => {
       })
     }
 
+    for (const gitApiUrl of [
+      'https://robot:hunter2-secret@ghe.example.com',
+      'https://robot@gitlab.example.com/api/v4',
+      'https://:hunter2-secret@x.example',
+    ]) {
+      it(`answers 400 naming /git_api_url, and where the token goes, for credentials in ${gitApiUrl.replace(/\/\/.*@/, '//…@')}`, async () => {
+        const { organization, tokens } = await factories(t.db).organizationWithTokens()
+        const res = await call('POST', url(organization.id), tokens.write.authorization, {
+          name: uniqueName('creds'),
+          type: 'GITHUB',
+          token: secret(),
+          git_api_url: gitApiUrl,
+        })
+        const errors = assertValidationError(res)
+        assert.deepEqual(
+          errors.map((e) => [e.path, e.location]),
+          [['/git_api_url', 'body']],
+        )
+        assert.match(errors[0]!.message, /must not contain credentials.*token/)
+        assert.ok(!res.body.includes('hunter2-secret'), 'the password is in the error')
+        assert.deepEqual((await call('GET', url(organization.id), tokens.read.authorization)).json().results, [])
+      })
+    }
+
     it('reports every broken rule at once, and never the token', async () => {
       const { organization, tokens } = await factories(t.db).organizationWithTokens()
       const token = secret()

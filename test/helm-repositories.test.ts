@@ -178,6 +178,14 @@ describe('helm repositories', () => {
       ['an HTTPS repository with an http:// url', { ...httpsRepository(), url: 'http://charts.example.com' }, ['/url']],
       ['an HTTPS repository with a url that is not one', { ...httpsRepository(), url: 'charts.example.com' }, ['/url']],
       ['an HTTPS repository without url', { ...httpsRepository(), url: undefined }, ['/url']],
+      ['credentials in an HTTPS url', { ...httpsRepository(), url: 'https://robot:hunter2-secret@charts.example.com' }, ['/url']],
+      ['a user name in an HTTPS url', { ...httpsRepository(), url: 'https://robot@charts.example.com/stable' }, ['/url']],
+      [
+        'credentials in an oci:// url',
+        { ...httpsRepository(), kind: 'OCI_GENERIC_CR', url: 'oci://robot:hunter2-secret@registry.example.com' },
+        ['/url'],
+      ],
+      ['credentials in a url that does not parse', { ...httpsRepository(), url: 'https://robot:hunter2-secret@[bad' }, ['/url']],
       ['an OCI_GENERIC_CR repository with an https:// url', { ...httpsRepository(), kind: 'OCI_GENERIC_CR' }, ['/url']],
       ['an OCI_DOCKER_HUB repository without url', { ...httpsRepository(), kind: 'OCI_DOCKER_HUB', url: null }, ['/url']],
       ['an OCI_ECR repository with an https:// url', ecr({ region: 'r', role_arn: 'arn' }, { url: 'https://ecr.example.com' }), ['/url']],
@@ -214,6 +222,26 @@ describe('helm repositories', () => {
         assert.deepEqual((await call('GET', url(organization.id), tokens.read.authorization)).json().results, [])
       })
     }
+
+    it('says that credentials go in config, not in the url, on a create and on an edit', async () => {
+      const { organization, tokens } = await factories(t.db).organizationWithTokens()
+      const made = await factories(t.db).helmRepository(organization.id)
+      const payload = { ...httpsRepository(), url: 'https://robot:hunter2-secret@charts.example.com' }
+      for (const [method, path] of [
+        ['POST', url(organization.id)],
+        ['PUT', url(organization.id, made.id)],
+      ] as const) {
+        const res = await call(method, path, tokens.write.authorization, payload)
+        const errors = assertValidationError(res)
+        assert.deepEqual(
+          errors.map((e) => [e.path, e.message]),
+          [['/url', errors[0]!.message]],
+        )
+        assert.match(errors[0]!.message, /must not contain credentials.*config.*username and password/)
+        assert.ok(!res.body.includes('hunter2-secret'), 'the password is in the error')
+      }
+      assert.equal((await call('GET', url(organization.id, made.id), tokens.read.authorization)).json().url, made.url)
+    })
 
     it('answers 409 for a name taken in the organization in another letter case', async () => {
       const { organization, tokens } = await factories(t.db).organizationWithTokens()

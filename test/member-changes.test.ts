@@ -127,21 +127,25 @@ describe('membership changes and the tokens and requests they race with', () => 
     assert.equal((await request(`Token ${unrelated.token}`, 'GET', `/organization/${organizationId}`)).statusCode, 200)
   })
 
-  it('bounds the tokens a deleted token created by the owner of the chain, not by the chain itself', async () => {
+  it('bounds a chain of tokens by the owner of the chain, and revokes what a deleted token in it created', async () => {
     const alice = await person('alice')
     const bob = await person('bob')
     const organizationId = await organizationOf(alice)
     await put(alice, organizationId, bob.id, { role: 'WRITE' })
     const first = (await createToken(bob.authorization, organizationId, { name: 'first', role: 'WRITE' })).json()
     const second = (await createToken(`Token ${first.token}`, organizationId, { name: 'second', role: 'WRITE' })).json()
-    assert.equal(second.role, 'WRITE')
-    // The token in the middle goes; the one it created still owes its power to Bob.
-    assert.equal((await request(bob.authorization, 'DELETE', `/organization/${organizationId}/apiToken/${first.id}`)).statusCode, 204)
-
+    const third = (await createToken(`Token ${second.token}`, organizationId, { name: 'third', role: 'WRITE' })).json()
+    assert.equal(third.role, 'WRITE')
+    // Bob's demotion lowers every token of the chain: each owes its power to Bob.
     assert.equal((await put(alice, organizationId, bob.id, { role: 'DEPLOY' })).statusCode, 200)
-    assertError(await request(`Token ${second.token}`, 'POST', `/organization/${organizationId}/project`, { name: 'p' }), 403, 'forbidden')
+    assertError(await request(`Token ${third.token}`, 'POST', `/organization/${organizationId}/project`, { name: 'p' }), 403, 'forbidden')
+    // The token in the middle goes, and what it created goes with it.
+    const deleted = await request(`Token ${first.token}`, 'DELETE', `/organization/${organizationId}/apiToken/${second.id}`)
+    assert.equal(deleted.statusCode, 204, deleted.body)
+    assertError(await request(`Token ${third.token}`, 'GET', `/organization/${organizationId}`), 401, 'unauthenticated')
+    assert.equal((await request(`Token ${first.token}`, 'GET', `/organization/${organizationId}`)).statusCode, 200)
     assert.equal((await remove(alice, organizationId, bob.id)).statusCode, 204)
-    assertError(await request(`Token ${second.token}`, 'GET', `/organization/${organizationId}`), 401, 'unauthenticated')
+    assertError(await request(`Token ${first.token}`, 'GET', `/organization/${organizationId}`), 401, 'unauthenticated')
   })
 
   for (const change of ['removed', 'demoted'] as const) {

@@ -15,6 +15,7 @@ const ORGANIZATION_FIELDS = [
   'logo_url',
   'name',
   'organization_plan',
+  'parent_organization_id',
   'plan',
   'repository',
   'updated_at',
@@ -77,14 +78,16 @@ describe('organizations', () => {
       }
     })
 
-    it('adds the organizations that the same token created, and only for that token', async () => {
+    it("adds the organizations its organization's tokens created, for its ADMIN tokens only", async () => {
       const { organization, tokens } = await factories(t.db).organizationWithTokens()
       const created = await call('POST', '/organization', tokens.admin.authorization, { name: uniqueName('created'), plan: 'TEAM' })
       assert.equal(created.statusCode, 201)
+      assert.equal(created.json().parent_organization_id, organization.id)
 
       assert.deepEqual(ids(await call('GET', '/organization', tokens.admin.authorization)), [organization.id, created.json().id])
       const otherAdmin = await factories(t.db).apiToken(organization.id, 'ADMIN')
-      assert.deepEqual(ids(await call('GET', '/organization', otherAdmin.authorization)), [organization.id])
+      assert.deepEqual(ids(await call('GET', '/organization', otherAdmin.authorization)), [organization.id, created.json().id])
+      assert.deepEqual(ids(await call('GET', '/organization', tokens.write.authorization)), [organization.id])
       assert.deepEqual(ids(await call('GET', '/organization', tokens.read.authorization)), [organization.id])
     })
   })

@@ -73,7 +73,7 @@ describe('projects', () => {
       it(`refuses a ${role.toUpperCase()} token with 403 and creates nothing`, async () => {
         const { organization, tokens } = await factories(t.db).organizationWithTokens()
         assertError(await call('POST', projectsUrl(organization.id), tokens[role].authorization, { name: uniqueName('nope') }), 403, 'forbidden')
-        assert.deepEqual((await call('GET', projectsUrl(organization.id), tokens.read.authorization)).json(), { results: [] })
+        assert.deepEqual((await call('GET', projectsUrl(organization.id), tokens.read.authorization)).json(), { results: [], has_more: false })
       })
     }
 
@@ -86,7 +86,10 @@ describe('projects', () => {
         'not_found',
       )
       assertError(await call('POST', projectsUrl(randomUUID()), tokens.admin.authorization, { name: uniqueName('lost') }), 404, 'not_found')
-      assert.deepEqual((await call('GET', projectsUrl(theirs.organization.id), theirs.tokens.read.authorization)).json(), { results: [] })
+      assert.deepEqual((await call('GET', projectsUrl(theirs.organization.id), theirs.tokens.read.authorization)).json(), {
+        results: [],
+        has_more: false,
+      })
     })
 
     it('answers 401 without credentials', async () => {
@@ -263,7 +266,7 @@ describe('projects', () => {
       assert.equal(res.body, '')
       assertError(await call('GET', `/project/${project.id}`, tokens.read.authorization), 404, 'not_found')
       assertError(await call('GET', `/environment/${environment.id}`, tokens.read.authorization), 404, 'not_found')
-      assert.deepEqual((await call('GET', projectsUrl(organization.id), tokens.read.authorization)).json(), { results: [] })
+      assert.deepEqual((await call('GET', projectsUrl(organization.id), tokens.read.authorization)).json(), { results: [], has_more: false })
       // The name is free again.
       assert.equal((await call('POST', projectsUrl(organization.id), tokens.write.authorization, { name: project.name })).statusCode, 200)
     })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -119,6 +119,29 @@ describe('the data dir key file', () => {
     await writeFile(file, 'garbage\n')
     await assert.rejects(loadOrCreateSecretKey(dataDir), /does not hold a secret key/)
     assert.equal(await readFile(file, 'utf8'), 'garbage\n')
+  })
+
+  it('is not made anew when the database records a key: the refusal names the file and says to restore it', async () => {
+    const dataDir = await freshDir()
+    await assert.rejects(loadOrCreateSecretKey(dataDir, { recordedKeyId: 'abcd1234' }), (error: Error) => {
+      assert.match(error.message, /secret\.key is missing, but this database's secrets are sealed with the key of id abcd1234: restore/)
+      return true
+    })
+    await assert.rejects(stat(path.join(dataDir, SECRET_KEY_FILE)), { code: 'ENOENT' })
+  })
+
+  it('warns about a key file that others may read, and not about one mode 0600', async () => {
+    const dataDir = await freshDir()
+    const warnings: string[] = []
+    const created = await loadOrCreateSecretKey(dataDir, { warn: (message) => warnings.push(message) })
+    assert.equal(warnings.length, 0)
+    const file = path.join(dataDir, SECRET_KEY_FILE)
+    for (const mode of [0o644, 0o640, 0o604]) {
+      await chmod(file, mode)
+      assert.deepEqual(await loadOrCreateSecretKey(dataDir, { warn: (message) => warnings.push(message) }), created)
+      assert.equal(warnings.length, 1, `no warning for mode ${mode.toString(8)}`)
+      assert.match(warnings.pop()!, new RegExp(`mode 0${mode.toString(8)}.*chmod 600`))
+    }
   })
 
   it('is not used when BERTH_SECRET_KEY is set', async () => {

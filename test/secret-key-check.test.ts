@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { chmodSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
 import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
 import { checkSecretKey } from '#src/platform/secrets/secret-key-check.ts'
 import { TEST_SECRET_KEY, testDatabaseUrl, testSecretBox } from './helpers/app.ts'
-import { runCli } from './helpers/process.ts'
+import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
+import { runCli, startServer } from './helpers/process.ts'
 
 describe('one secret key per database', () => {
   let db: Db
@@ -34,5 +38,46 @@ describe('one secret key per database', () => {
     const result = await runCli(['serve'], { DATABASE_URL: testDatabaseUrl(), BERTH_SECRET_KEY: 'c'.repeat(64), PORT: '0' }, { timeoutMs: 60_000 })
     assert.equal(result.code, 1, result.stderr)
     assert.match(result.stderr, /BERTH_SECRET_KEY/)
+  })
+})
+
+describe('the data dir key file of berth serve', () => {
+  let database: IsolatedDatabase
+  let dataDir: string
+  before(async () => {
+    database = await createIsolatedDatabase()
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'berth-key-file-'))
+  })
+  after(async () => {
+    rmSync(dataDir, { recursive: true, force: true })
+    await database?.drop()
+  })
+
+  const env = () => ({ DATABASE_URL: database.url, BERTH_DATA_DIR: dataDir, BERTH_SECRET_KEY: undefined, BERTH_RUNNER_IN_SERVE: 'false' })
+
+  it('warns about a key file others may read, and refuses to replace a deleted one, saying to restore it', async () => {
+    // The first start makes the key and records its id in the database.
+    const first = await startServer(env())
+    assert.equal(await first.stop('SIGTERM', 15_000), 0, first.logs())
+    assert.doesNotMatch(first.stdout(), /may be read by users other than its owner/)
+    const keyFile = path.join(dataDir, 'secret.key')
+
+    chmodSync(keyFile, 0o644)
+    const loose = await startServer(env())
+    assert.equal(await loose.stop('SIGTERM', 15_000), 0, loose.logs())
+    const warning = loose
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('may be read by users other than its owner'))
+      .map((line) => JSON.parse(line))
+    assert.equal(warning.length, 1, loose.stdout())
+    assert.equal(warning[0].level, 40)
+    assert.match(warning[0].msg, /mode 0644.*chmod 600/)
+
+    unlinkSync(keyFile)
+    const result = await runCli(['serve'], { ...env(), PORT: '0' }, { timeoutMs: 60_000 })
+    assert.equal(result.code, 1, result.stderr)
+    assert.match(result.stderr, /secret\.key is missing, but this database's secrets are sealed with the key of id [0-9a-f]+: restore that file/)
+    assert.throws(() => chmodSync(keyFile, 0o600), { code: 'ENOENT' })
   })
 })

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { generateApiToken } from '#src/platform/auth/api-token-codec.ts'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
+import { redactUrl } from '#src/platform/logger.ts'
 import { TEST_SECRET_KEY, testDatabaseUrl } from './helpers/app.ts'
 import { type Answer, assertNoSecrets, call, logLines } from './helpers/berth-processes.ts'
 import { factories } from './helpers/factories.ts'
@@ -42,6 +43,18 @@ describe('the scan for credentials', () => {
       assertNoSecrets('Bearer x.eyJzdWIiOiJhIn0.c2lnbmF0dXJl', ['Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl'], 'a JWT'),
     )
     assertNoSecrets(`{"token_start":"${token.slice(0, 10)}"}`, [token], 'a harmless line')
+  })
+})
+
+describe('redactUrl', () => {
+  it('replaces credentials in query values and paths, and leaves everything else as it was', () => {
+    const token = generateApiToken()
+    assert.equal(redactUrl(`/a?token=${token}&name=ci%20bot&x`), '/a?token=[redacted]&name=ci%20bot&x')
+    assert.equal(redactUrl(`/a?startId=${randomUUID()}`).includes('[redacted]'), false)
+    assert.equal(redactUrl(`/a?filter=${token}`), '/a?filter=[redacted]')
+    assert.equal(redactUrl(`/a?q=Bearer%20abc.def`), '/a?q=[redacted]')
+    assert.equal(redactUrl(`/a/${token}/b`), '/a/[redacted]/b')
+    assert.equal(redactUrl('/a?password=hunter2&access_token=x&X-Api-Key=y'), '/a?password=[redacted]&access_token=[redacted]&X-Api-Key=[redacted]')
   })
 })
 
@@ -123,6 +136,14 @@ describe('credentials in the logs and error bodies of berth serve', () => {
     await send('a token and a bad JSON body', 400, 'POST', '/organization', tokens.admin.authorization, '{"name": ')
     await send('a token on an unknown route', 404, 'GET', `/no/such/route/${randomUUID()}`, tokens.admin.authorization)
 
+    // Credentials where Berth never reads them: in the query string and in the path.
+    const query = (pairs: Record<string, string>) => `?${new URLSearchParams(pairs)}`
+    await send('a token in the query', 200, 'GET', `/organization${query({ token: real })}`, tokens.admin.authorization)
+    await send('a token in the query alone', 401, 'GET', `/organization${query({ api_key: unknown })}`, undefined)
+    await send('a token under an innocent key', 200, 'GET', `${orgPath}/apiToken${query({ name: real })}`, tokens.admin.authorization)
+    await send('an Authorization value in the query', 401, 'GET', `/organization${query({ q: `Token ${typo}` })}`, undefined)
+    await send('a token in the path', 404, 'GET', `/organization/${real}/nothing`, tokens.admin.authorization)
+
     // JWTs: a good one, and ones refused for their signature, expiry and audience.
     const jwt = (claims: Record<string, unknown>) =>
       new SignJWT({ name: 'Ada', ...claims })
@@ -142,6 +163,8 @@ describe('credentials in the logs and error bodies of berth serve', () => {
     await send('an expired JWT', 401, 'GET', '/organization', `Bearer ${expired}`)
     await send('a JWT for another audience', 401, 'GET', '/organization', `Bearer ${elsewhere}`)
     await send('a JWT under the Token scheme', 401, 'GET', '/organization', `Token ${good}`)
+    secrets.add(good)
+    await send('a JWT in the query', 401, 'GET', `/organization${query({ access_token: good })}`, undefined)
 
     // Git tokens: created and edited through the API, and refused ones.
     const repository = 'acme/app'

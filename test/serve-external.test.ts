@@ -215,6 +215,18 @@ describe('berth serve on the PostgreSQL of DATABASE_URL', () => {
     assert.equal(reader.role_name, 'READ')
   })
 
+  it('token create finds an existing organization whose name PostgreSQL and JavaScript lower-case differently', async () => {
+    // JavaScript lower-cases İ to i + U+0307, PostgreSQL to i: the name must be compared one way.
+    const name = uniqueName('İstanbul')
+    const first = await createToken(['--org', name])
+    const second = await createToken(['--org', name])
+    const third = await createToken(['--org', name.toLocaleUpperCase('tr')])
+    const ids = await organizationIds(server!.baseUrl, first)
+    assert.equal(ids.length, 1)
+    assert.deepEqual(await organizationIds(server!.baseUrl, second), ids)
+    assert.deepEqual(await organizationIds(server!.baseUrl, third), ids)
+  })
+
   it('token create needs no secret key: without BERTH_SECRET_KEY it makes no key file', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'berth-no-key-'))
     try {

@@ -5,10 +5,12 @@ import { buildApp } from '#src/app.ts'
 import type { Config } from '#src/config.ts'
 import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import type { SupervisorEvents } from '#src/platform/db/embedded.ts'
+import { isDatabaseUnavailable } from '#src/platform/db/errors.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
-import { checkSecretKey } from '#src/platform/secrets/secret-key-check.ts'
-import { resolveSecretKey } from '#src/platform/secrets/secret-key-file.ts'
+import { checkSecretKey, recordedSecretKeyId } from '#src/platform/secrets/secret-key-check.ts'
+import { resolveSecretKey, secretKeySource } from '#src/platform/secrets/secret-key-file.ts'
 import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
 import { GRACE_EXCEEDED, graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
@@ -46,6 +48,35 @@ export async function serve(config: Config): Promise<void> {
   let app: FastifyInstance | undefined
   let runner: DeploymentRunner | undefined
   let stopping: Promise<boolean> | undefined
+
+  // An embedded PostgreSQL that stops is started again (embedded.ts); its outage is logged once when
+  // it starts and once when it ends, not by every part of the server that finds it gone meanwhile.
+  let databaseDown = false
+  const embeddedSupervision = (): SupervisorEvents => ({
+    onDown(pid) {
+      databaseDown = true
+      logger.warn({ component: 'postgres', pid }, 'the embedded PostgreSQL stopped; starting it again (requests that need it answer 503 meanwhile)')
+    },
+    onUp(pid, downMs) {
+      databaseDown = false
+      logger.info({ component: 'postgres', pid, downMs }, 'the embedded PostgreSQL runs again')
+    },
+    onRestartFailed(error, retryInMs) {
+      logger.debug({ component: 'postgres', err: error, retryInMs }, 'the embedded PostgreSQL did not start yet; trying again')
+    },
+  })
+  /** The runner's log, without its retries' warnings about a database the supervisor already reported down. */
+  const runnerLog = () => {
+    const log = logger.child({ component: 'runner' })
+    return {
+      info: (fields: object, message: string) => log.info(fields, message),
+      warn(fields: object, message: string) {
+        const error = (fields as { err?: { code?: string; message?: string } }).err
+        if (databaseDown && error && isDatabaseUnavailable(error)) return
+        log.warn(fields, message)
+      },
+    }
+  }
 
   /** Resolves true when everything stopped in time. */
   const stop = (reason: string) => {
@@ -98,13 +129,17 @@ export async function serve(config: Config): Promise<void> {
   }
 
   try {
-    database = openDatabaseRuntime(config, { use: 'serve', log: (message) => logger.debug({ component: 'postgres' }, message) })
+    database = openDatabaseRuntime(config, {
+      use: 'serve',
+      log: (message) => logger.debug({ component: 'postgres' }, message),
+      supervise: embeddedSupervision(),
+    })
     const runtime = await database
     if (stopping) return
-    const secrets = createSecretBox(await resolveSecretKey(config))
-    await checkSecretKey(runtime.db, secrets)
-    if (config.runner.inServe)
-      runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }))
+    const recordedKeyId = await recordedSecretKeyId(runtime.db)
+    const secrets = createSecretBox(await resolveSecretKey(config, { recordedKeyId, warn: (message) => logger.warn(message) }))
+    await checkSecretKey(runtime.db, secrets, secretKeySource(config))
+    if (config.runner.inServe) runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog())
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake() })
     if (stopping) return
     await listenQuietly(app, logger, { host: config.http.host, port: config.http.port })

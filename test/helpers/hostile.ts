@@ -163,7 +163,7 @@ export interface World {
 /** A repository the fake GitHub serves, for branch listings that go all the way. */
 export const FAKE_REPOSITORY = 'acme/app'
 
-async function createWorld(app: FastifyInstance, db: Db, github: FakeProvider, issuer: string): Promise<World> {
+export async function createWorld(app: FastifyInstance, db: Db, github: FakeProvider, issuer: string): Promise<World> {
   const f = factories(db)
   const organization = await f.organization()
   const admin = await f.apiToken(organization.id, 'ADMIN')
@@ -706,6 +706,7 @@ export async function startHarness(): Promise<Harness> {
       BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
       BERTH_RATE_LIMIT_PER_ADDRESS: '0',
       BERTH_RATE_LIMIT_FAILED_AUTH: '0',
+      BERTH_TOKEN_MINTS_PER_MINUTE: '0',
     })
   } catch (error) {
     await t?.close()

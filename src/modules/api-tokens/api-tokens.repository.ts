@@ -5,6 +5,11 @@ import type { ApiTokensTable } from '#src/platform/db/schema.ts'
 
 export type ApiTokenRow = Omit<Selectable<ApiTokensTable>, 'digest'>
 
+/** Who created a listed token: another token, a user (its name, else its email, else its subject), or neither (`berth token create`). */
+export type ApiTokenCreator = { kind: 'api_token'; id: string; name: string } | { kind: 'user'; id: string; name: string } | null
+
+export type ListedApiTokenRow = ApiTokenRow & { creator: ApiTokenCreator }
+
 const COLUMNS = [
   'id',
   'organizationId',
@@ -37,13 +42,17 @@ function apiTokenQueries(db: Db) {
       return db.selectFrom('apiTokens').select(COLUMNS).where('organizationId', '=', organizationId).where('id', '=', apiTokenId).executeTakeFirst()
     },
 
-    list(
+    async list(
       organizationId: string,
       filter: { name?: string; creatorName?: string; createdByApiTokenId?: string; createdByUserId?: string },
-    ): Promise<ApiTokenRow[]> {
+      limit: number,
+    ): Promise<ListedApiTokenRow[]> {
       let query = db
         .selectFrom('apiTokens as t')
+        .leftJoin('apiTokens as ct', 'ct.id', 't.createdByApiTokenId')
+        .leftJoin('users as cu', 'cu.id', 't.createdByUserId')
         .select(COLUMNS.map((c) => `t.${c}` as const))
+        .select(['ct.name as creatorTokenName', 'cu.name as creatorUserName', 'cu.email as creatorUserEmail', 'cu.subject as creatorUserSubject'])
         .where('t.organizationId', '=', organizationId)
       if (filter.name) query = query.where('t.name', 'ilike', `%${escapeLike(filter.name)}%`)
       if (filter.createdByApiTokenId) query = query.where('t.createdByApiTokenId', '=', filter.createdByApiTokenId)
@@ -66,7 +75,16 @@ function apiTokenQueries(db: Db) {
           ]),
         )
       }
-      return query.orderBy('t.createdAt').orderBy('t.id').execute()
+      const rows = await query.orderBy('t.createdAt').orderBy('t.id').limit(limit).execute()
+      return rows.map(({ creatorTokenName, creatorUserName, creatorUserEmail, creatorUserSubject, ...row }) => ({
+        ...row,
+        creator:
+          row.createdByApiTokenId && creatorTokenName !== null
+            ? { kind: 'api_token', id: row.createdByApiTokenId, name: creatorTokenName }
+            : row.createdByUserId && creatorUserSubject !== null
+              ? { kind: 'user', id: row.createdByUserId, name: creatorUserName ?? creatorUserEmail ?? creatorUserSubject }
+              : null,
+      }))
     },
 
     /** Lowers to `role` the organization's tokens that the user owns and that hold more. */
@@ -82,14 +100,80 @@ function apiTokenQueries(db: Db) {
         .execute()
     },
 
-    /** Deletes the organization's tokens that the user owns. */
-    async deleteOwnedBy(organizationId: string, ownerUserId: string): Promise<void> {
-      await db.deleteFrom('apiTokens').where('organizationId', '=', organizationId).where('ownerUserId', '=', ownerUserId).execute()
+    /** Deletes the organization's tokens that the user owns, and what they minted; returns the ids of all deleted. */
+    async deleteOwnedBy(organizationId: string, ownerUserId: string): Promise<string[]> {
+      const { rows } = await sql<{ id: string }>`
+        with recursive doomed (id) as (
+          select id from api_tokens where organization_id = ${organizationId} and owner_user_id = ${ownerUserId}
+          union
+          select t.id from api_tokens t join doomed on t.created_by_api_token_id = doomed.id
+        )
+        delete from api_tokens where id in (select id from doomed) returning id`.execute(db)
+      return rows.map((row) => row.id)
     },
 
-    async delete(organizationId: string, apiTokenId: string): Promise<boolean> {
-      const result = await db.deleteFrom('apiTokens').where('organizationId', '=', organizationId).where('id', '=', apiTokenId).executeTakeFirst()
-      return result.numDeletedRows > 0n
+    /**
+     * After the user's membership in an organization was lowered or removed: the tokens it owns in
+     * the organizations that one manages (created by its tokens, and theirs) are lowered to the
+     * role the user holds there now, and deleted, with what they minted, where it holds none. A
+     * user holds ADMIN in a managed organization while it is an ADMIN member of one above it, else
+     * its own membership there, if any. Returns the ids of the deleted tokens.
+     */
+    async boundInManaged(organizationId: string, ownerUserId: string): Promise<string[]> {
+      const held = sql`
+        with recursive managed (id) as (
+          select id from organizations where parent_organization_id = ${organizationId}
+          union
+          select o.id from organizations o join managed on o.parent_organization_id = managed.id
+        ),
+        above (organization_id, ancestor_id) as (
+          select id, parent_organization_id from organizations where id in (select id from managed)
+          union
+          select above.organization_id, o.parent_organization_id
+          from above join organizations o on o.id = above.ancestor_id
+          where o.parent_organization_id is not null
+        )
+        select managed.id as organization_id,
+          case
+            when exists (
+              select 1 from above join organization_members m on m.organization_id = above.ancestor_id
+              where above.organization_id = managed.id and m.user_id = ${ownerUserId} and m.role = 'ADMIN'
+            ) then 'ADMIN'
+            else (select m.role from organization_members m where m.organization_id = managed.id and m.user_id = ${ownerUserId})
+          end as role
+        from managed`
+      const { rows: deleted } = await sql<{ id: string }>`
+        with recursive held as (${held}),
+        doomed (id) as (
+          select t.id from api_tokens t join held on held.organization_id = t.organization_id
+          where t.owner_user_id = ${ownerUserId} and held.role is null
+          union
+          select t.id from api_tokens t join doomed on t.created_by_api_token_id = doomed.id
+        )
+        delete from api_tokens where id in (select id from doomed) returning id`.execute(db)
+      await sql`
+        with recursive held as (${held})
+        update api_tokens t set role = held.role, updated_at = now()
+        from held
+        where held.organization_id = t.organization_id and t.owner_user_id = ${ownerUserId} and held.role is not null
+          and array_position(${ROLES}::text[], t.role) > array_position(${ROLES}::text[], held.role)`.execute(db)
+      return deleted.map((row) => row.id)
+    },
+
+    /**
+     * Deletes the token and every token minted from it, directly or through others, in whatever
+     * organization: the ids of all deleted, none when the token is not of this organization. The
+     * foreign key cascades the same way; naming them here lets this process forget them at once.
+     */
+    async delete(organizationId: string, apiTokenId: string): Promise<string[]> {
+      const { rows } = await sql<{ id: string }>`
+        with recursive doomed (id) as (
+          select id from api_tokens where organization_id = ${organizationId} and id = ${apiTokenId}
+          union
+          select t.id from api_tokens t join doomed on t.created_by_api_token_id = doomed.id
+        )
+        delete from api_tokens where id in (select id from doomed) returning id`.execute(db)
+      return rows.map((row) => row.id)
     },
 
     /**

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, RoleId, RoleName, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
 
 const RoleWord = RoleName('Berth extension: the token role, READ < DEPLOY < WRITE < ADMIN; default ADMIN')
 
@@ -30,7 +31,29 @@ const tokenFields = {
   last_used_at: Nullable(DateTime),
 }
 
-export const ApiToken = Type.Object(tokenFields, { title: 'OrganizationApiToken' })
+const Creator = Nullable(
+  Type.Object(
+    {
+      kind: Type.Unsafe<'api_token' | 'user'>({ type: 'string', enum: ['api_token', 'user'] }),
+      id: Uuid,
+      name: Type.String({ description: "a token's name; a user's name, else email, else subject" }),
+    },
+    { title: 'OrganizationApiTokenCreator' },
+  ),
+)
+
+export const ApiToken = Type.Object(
+  {
+    ...tokenFields,
+    created_by: {
+      ...Creator,
+      description:
+        'Berth extension: the API token or user that created this token; null for one made by `berth token create`. ' +
+        'Deleting a token deletes the tokens it created, and theirs.',
+    },
+  },
+  { title: 'OrganizationApiToken' },
+)
 export type ApiToken = Static<typeof ApiToken>
 
 export const ApiTokenCreated = Type.Object(
@@ -39,7 +62,7 @@ export const ApiTokenCreated = Type.Object(
 )
 export type ApiTokenCreated = Static<typeof ApiTokenCreated>
 
-export const ApiTokenList = Type.Object({ results: Type.Array(ApiToken) }, { title: 'OrganizationApiTokenResponseList' })
+export const ApiTokenList = ListResponse(ApiToken, 'OrganizationApiTokenResponseList')
 
 export const ApiTokenListQuery = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 255, description: 'Name of the token to filter results by.' })),

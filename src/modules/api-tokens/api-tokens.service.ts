@@ -5,7 +5,9 @@ import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
-import type { ApiTokenQueries, ApiTokenRow, ApiTokensRepository } from './api-tokens.repository.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
+import { admitAll, type MintAdmission } from '#src/platform/http/rate-limits.ts'
+import type { ApiTokenQueries, ApiTokenRow, ApiTokensRepository, ListedApiTokenRow } from './api-tokens.repository.ts'
 import type { TokenCache } from './token-cache.ts'
 import type { TokenUsageTracker } from './token-usage.ts'
 
@@ -16,6 +18,8 @@ interface Deps {
   /** Recently authenticated tokens; absent: every request reads the database. */
   cache?: TokenCache
   clock?: () => Date
+  /** The most tokens a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
 }
 
 /** What a caller asks for; the role and expiry are checked against the caller's own. */
@@ -69,11 +73,16 @@ function tokenExpiry(principal: Principal, requested: Date | null, now: Date): D
   return requested
 }
 
-export function createApiTokensService({ repo, organizations, usage, cache, clock = () => new Date() }: Deps) {
+export function createApiTokensService({ repo, organizations, usage, cache, clock = () => new Date(), listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   /** The row with the freshest `lastUsedAt`: a use not yet written back counts. */
   function withUsage(row: ApiTokenRow): ApiTokenRow {
     const pending = usage.pendingFor(row.id)
     return pending && (!row.lastUsedAt || pending > row.lastUsedAt) ? { ...row, lastUsedAt: pending } : row
+  }
+
+  function forgetIds(apiTokenIds: readonly string[]): void {
+    const gone = new Set(apiTokenIds)
+    cache?.forgetMatching((row) => gone.has(row.id))
   }
 
   /** Mints a token in an organization, in the caller's transaction if given; the caller has checked the right to do so. */
@@ -102,9 +111,15 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
 
     /**
      * Any member may create tokens, but never with more power than it holds itself in that
-     * organization (DESIGN 5).
+     * organization (DESIGN 5). `admit` counts the minting against the limit of the organization's
+     * tree (BERTH_TOKEN_MINTS_PER_MINUTE) once the caller is known to be allowed to mint there.
      */
-    async create(principal: Principal, organizationId: string, input: ApiTokenRequest): Promise<NewlyMintedApiToken> {
+    async create(
+      principal: Principal,
+      organizationId: string,
+      input: ApiTokenRequest,
+      admit: MintAdmission = admitAll,
+    ): Promise<NewlyMintedApiToken> {
       // The role is read and the token inserted under the organization's lock, so that a demotion
       // or removal of the member behind the caller either sees the new token (and lowers or
       // deletes it) or commits first (and the caller's lowered role is what is checked here).
@@ -114,20 +129,29 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
           throw new AppError('forbidden', `cannot create a ${role} token: you hold ${callerRole} in this organization`)
         }
         const expiredAt = tokenExpiry(principal, input.expiredAt, clock())
+        await admit(await organizations.rootOf(organizationId))
         const token = { name: input.name, description: input.description, role, expiredAt, ...createdBy(principal), ownerUserId: ownerFor(principal) }
         return mint(organizationId, token, repo.within(trx))
       })
     },
 
     /** ADMINs see every token of the organization; other members see the tokens they created. */
-    async list(principal: Principal, organizationId: string, filter: { name?: string; creatorName?: string }): Promise<ApiTokenRow[]> {
+    async list(
+      principal: Principal,
+      organizationId: string,
+      filter: { name?: string; creatorName?: string },
+    ): Promise<CappedList<ListedApiTokenRow>> {
       const { role } = await organizations.requireRole(principal, organizationId, 'READ')
       const own = hasRole(role, 'ADMIN') ? {} : createdBy(principal)
-      const rows = await repo.list(organizationId, { ...filter, ...own })
-      return rows.map(withUsage)
+      const list = await capped(listLimit, (limit) => repo.list(organizationId, { ...filter, ...own }, limit))
+      return { ...list, rows: list.rows.map((row) => ({ ...withUsage(row), creator: row.creator })) }
     },
 
-    /** ADMINs may delete any token of the organization; other members only those they created. */
+    /**
+     * ADMINs may delete any token of the organization; other members only those they created. The
+     * tokens it minted go with it, and the tokens those minted, in whatever organization
+     * (migration 0009): a leaked token leaves no working copy of itself behind.
+     */
     async delete(principal: Principal, organizationId: string, apiTokenId: string): Promise<void> {
       const { role } = await organizations.requireRole(principal, organizationId, 'READ')
       const row = await repo.findById(organizationId, apiTokenId)
@@ -135,9 +159,10 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
       if (!hasRole(role, 'ADMIN') && !isCreator(principal, row)) {
         throw new AppError('forbidden', 'deleting a token you did not create needs the ADMIN role')
       }
-      if (!(await repo.delete(organizationId, apiTokenId))) throw notFound('API token')
-      // Other processes hear of it at commit (migration 0005); this one forgets it at once.
-      cache?.forget(apiTokenId)
+      const deleted = await repo.delete(organizationId, apiTokenId)
+      if (deleted.length === 0) throw notFound('API token')
+      // Other processes hear of each at commit (migration 0005); this one forgets them at once.
+      forgetIds(deleted)
     },
 
     /**
@@ -148,16 +173,35 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
       await repo.within(trx).capOwnedBy(organizationId, userId, role)
     },
 
-    /** For the members module, as `capOwnedBy`: deletes the tokens the removed member owns there. */
-    async revokeOwnedBy(trx: Db, organizationId: string, userId: string): Promise<void> {
-      await repo.within(trx).deleteOwnedBy(organizationId, userId)
+    /**
+     * For the members module, as `capOwnedBy`: deletes the tokens the removed member owns there,
+     * and what they minted; returns the ids of all deleted, for `forget` once committed.
+     */
+    revokeOwnedBy(trx: Db, organizationId: string, userId: string): Promise<string[]> {
+      return repo.within(trx).deleteOwnedBy(organizationId, userId)
     },
 
-    /** Resolves `Authorization: Token …`. A malformed token is refused before any database access. */
-    /** Forgets, in this process, the remembered tokens of a member whose tokens a committed change capped or revoked. */
-    forgetOwnedBy(organizationId: string, ownerUserId: string): void {
-      cache?.forgetMatching((row) => row.organizationId === organizationId && row.ownerUserId === ownerUserId)
+    /**
+     * For the members module, after a member's role in an organization was lowered or removed, in
+     * its transaction: bounds the member's tokens in the organizations that one manages by what
+     * the member holds there now. Returns the ids of the tokens it deleted.
+     */
+    boundInManaged(trx: Db, organizationId: string, userId: string): Promise<string[]> {
+      return repo.within(trx).boundInManaged(organizationId, userId)
     },
+
+    /**
+     * Forgets, in this process, the remembered tokens of a member whose tokens a committed change
+     * capped or revoked, in any organization (those its organization manages included).
+     */
+    forgetOwnedBy(ownerUserId: string): void {
+      cache?.forgetMatching((row) => row.ownerUserId === ownerUserId)
+    },
+
+    /** Forgets, in this process, tokens a committed change deleted. */
+    forget: forgetIds,
+
+    /** Resolves `Authorization: Token …`. A malformed token is refused before any database access. */
 
     async authenticate(token: string): Promise<Principal> {
       if (!isWellFormedApiToken(token)) throw new AppError('unauthenticated', 'malformed API token')

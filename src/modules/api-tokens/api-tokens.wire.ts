@@ -1,10 +1,14 @@
 import { ROLE_IDS, type Role, requestedRole } from '#src/platform/auth/roles.ts'
-import type { ApiTokenRow } from './api-tokens.repository.ts'
+import type { ApiTokenRow, ListedApiTokenRow } from './api-tokens.repository.ts'
 import type { ApiToken, ApiTokenCreated, ApiTokenCreateRequest } from './api-tokens.schemas.ts'
 import type { ApiTokenRequest, NewlyMintedApiToken } from './api-tokens.service.ts'
 
-/** A token as the reference's `OrganizationApiToken` shape, without its secret. */
-export function toApiTokenResponse(row: ApiTokenRow): ApiToken {
+/** A listed token as the reference's `OrganizationApiToken` shape, without its secret, with its creator (an extension). */
+export function toApiTokenResponse(row: ListedApiTokenRow): ApiToken {
+  return { ...tokenFields(row), created_by: row.creator }
+}
+
+function tokenFields(row: ApiTokenRow): Omit<ApiToken, 'created_by'> {
   const role = row.role as Role
   return {
     id: row.id,
@@ -23,7 +27,7 @@ export function toApiTokenResponse(row: ApiTokenRow): ApiToken {
 
 /** The creation response: the one place the secret is returned. */
 export function toApiTokenCreatedResponse(created: NewlyMintedApiToken): ApiTokenCreated {
-  return { ...toApiTokenResponse(created), token: created.token }
+  return { ...tokenFields(created), token: created.token }
 }
 
 /** A validated creation request as the service's input. */

@@ -8,6 +8,8 @@ import type { ApiTokensRepository } from './api-tokens.repository.ts'
 export function createTokenUsageTracker(repo: ApiTokensRepository, flushEveryMs: number, onError: (error: unknown) => void) {
   let pending = new Map<string, Date>()
   let timer: NodeJS.Timeout | undefined
+  // A database outage fails every flush until it ends: told once, not at every retry.
+  let failing = false
 
   async function flush(): Promise<void> {
     if (pending.size === 0) return
@@ -16,10 +18,12 @@ export function createTokenUsageTracker(repo: ApiTokensRepository, flushEveryMs:
     try {
       const later = await repo.recordUsage(batch)
       for (const id of later) if (!pending.has(id)) pending.set(id, batch.get(id)!)
+      failing = false
     } catch (error) {
       // Keep the times for the next attempt unless a newer use has replaced them meanwhile.
       for (const [id, at] of batch) if (!pending.has(id)) pending.set(id, at)
-      onError(error)
+      if (!failing) onError(error)
+      failing = true
     }
   }
 

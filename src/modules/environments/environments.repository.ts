@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { retryTransactionConflicts } from '#src/platform/db/errors.ts'
 import type { EnvironmentsTable } from '#src/platform/db/schema.ts'
 
 export type EnvironmentRow = Selectable<EnvironmentsTable>
@@ -21,18 +22,25 @@ export function createEnvironmentsRepository(db: Db) {
   return {
     findById,
 
-    list(organizationId: string, projectId: string): Promise<EnvironmentRecord[]> {
+    list(organizationId: string, projectId: string, limit: number): Promise<EnvironmentRecord[]> {
       return withCluster()
         .where('e.organizationId', '=', organizationId)
         .where('e.projectId', '=', projectId)
         .orderBy((eb) => eb.fn('lower', ['e.name']))
         .orderBy('e.id')
+        .limit(limit)
         .execute()
     },
 
-    async insert(values: Insertable<EnvironmentsTable>): Promise<EnvironmentRecord> {
-      const { id } = await db.insertInto('environments').values(values).returning('id').executeTakeFirstOrThrow()
-      return (await findById(id))!
+    /** One statement: read in a second one, an environment deleted in between would be missing from its own create. */
+    insert(values: Insertable<EnvironmentsTable>): Promise<EnvironmentRecord> {
+      return db
+        .with('e', (cte) => cte.insertInto('environments').values(values).returningAll())
+        .selectFrom('e')
+        .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+        .selectAll('e')
+        .select(['c.name as clusterName', 'c.cloudProvider as clusterCloudProvider', 'c.region as clusterRegion'])
+        .executeTakeFirstOrThrow()
     },
 
     async update(organizationId: string, environmentId: string, changes: EnvironmentChanges): Promise<EnvironmentRecord | undefined> {
@@ -46,14 +54,24 @@ export function createEnvironmentsRepository(db: Db) {
       return updated && findById(environmentId)
     },
 
-    /** Its helm services go with it (foreign keys cascade). */
-    async delete(organizationId: string, environmentId: string): Promise<boolean> {
-      const result = await db
-        .deleteFrom('environments')
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', environmentId)
-        .executeTakeFirst()
-      return result.numDeletedRows > 0n
+    /**
+     * Its helm services go with it (foreign keys cascade). Locks are taken in the order
+     * organization and project deletes take them: the organization and the project (key shares,
+     * which wait for their deletes), then the environment.
+     */
+    delete(organizationId: string, projectId: string, environmentId: string): Promise<boolean> {
+      return retryTransactionConflicts(() =>
+        db.transaction().execute(async (trx) => {
+          await trx.selectFrom('organizations').select('id').where('id', '=', organizationId).forKeyShare().execute()
+          await trx.selectFrom('projects').select('id').where('id', '=', projectId).forKeyShare().execute()
+          const result = await trx
+            .deleteFrom('environments')
+            .where('organizationId', '=', organizationId)
+            .where('id', '=', environmentId)
+            .executeTakeFirst()
+          return result.numDeletedRows > 0n
+        }),
+      )
     },
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ProjectParams } from '#src/modules/projects/projects.schemas.ts'
+import { listBody } from '#src/platform/http/lists.ts'
 import {
   CreateEnvironmentRequest,
   DeleteEnvironmentQuery,
@@ -22,13 +23,13 @@ export function environmentsRoutes(environments: EnvironmentsService): FastifyPl
         schema: {
           operationId: 'listEnvironment',
           summary: 'List environments',
-          description: 'Ordered by name, ignoring letter case.',
+          description: 'Ordered by name, ignoring letter case; at most BERTH_LIST_LIMIT of them (`has_more` says when more exist).',
           tags: listTags,
           params: ProjectParams,
           response: { 200: EnvironmentResponseList },
         },
       },
-      async (req) => ({ results: (await environments.list(req.principal, req.params.projectId)).map(toEnvironmentResponse) }),
+      async (req) => listBody(await environments.list(req.principal, req.params.projectId), toEnvironmentResponse),
     )
 
     app.post(

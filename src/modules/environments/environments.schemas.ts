@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
 
 /** The modes a client may choose; PREVIEW is the platform's own, for cloned preview environments. */
 export const CREATE_MODES = ['DEVELOPMENT', 'PRODUCTION', 'STAGING'] as const
@@ -50,7 +51,7 @@ export const Environment = Type.Object(
 )
 export type Environment = Static<typeof Environment>
 
-export const EnvironmentResponseList = Type.Object({ results: Type.Array(Environment) }, { title: 'EnvironmentResponseList' })
+export const EnvironmentResponseList = ListResponse(Environment, 'EnvironmentResponseList')
 
 export const EnvironmentParams = Type.Object({ environmentId: Uuid })
 

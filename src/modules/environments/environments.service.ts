@@ -2,8 +2,9 @@ import type { OrganizationsService } from '#src/modules/organizations/organizati
 import type { ProjectsService } from '#src/modules/projects/projects.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
-import { withUniqueName } from '#src/platform/db/errors.ts'
+import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { ClusterRow, ClustersRepository, NewCluster } from './clusters.repository.ts'
 import type { EnvironmentChanges, EnvironmentRecord, EnvironmentsRepository } from './environments.repository.ts'
@@ -29,6 +30,8 @@ interface Deps {
   clusters: ClustersRepository
   organizations: OrganizationsService
   projects: ProjectsService
+  /** The most environments a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
 }
 
 /** Berth deploys onto the machine it runs on: the one cluster each organization gets. */
@@ -41,7 +44,7 @@ const unknownCluster = (clusterId: string) =>
     errors: [{ path: '/cluster', message: 'is not a cluster of this organization', location: 'body' }],
   })
 
-export function createEnvironmentsService({ repo, clusters, organizations, projects }: Deps) {
+export function createEnvironmentsService({ repo, clusters, organizations, projects, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   /**
    * Loads an environment the principal may act on with at least `needed`: 404 when it does not
    * exist or lies in an organization the principal cannot access, 403 when the role is too low.
@@ -81,27 +84,33 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
   return {
     requireEnvironment,
 
-    async list(principal: Principal, projectId: string): Promise<EnvironmentRecord[]> {
+    async list(principal: Principal, projectId: string): Promise<CappedList<EnvironmentRecord>> {
       const { project } = await projects.requireProject(principal, projectId, 'READ')
-      return repo.list(project.organizationId, projectId)
+      return capped(listLimit, (limit) => repo.list(project.organizationId, projectId, limit))
     },
 
     async get(principal: Principal, environmentId: string): Promise<EnvironmentRecord> {
       return (await requireEnvironment(principal, environmentId, 'READ')).environment
     },
 
+    /** A project (or organization) deleted while this runs: 404, and no environment. */
     async create(principal: Principal, projectId: string, input: NewEnvironmentInput): Promise<EnvironmentRecord> {
       const { project } = await projects.requireProject(principal, projectId, 'WRITE')
-      const cluster = await chooseCluster(project.organizationId, input.clusterId)
-      return guardName(input.name, () =>
-        repo.insert({
-          organizationId: project.organizationId,
-          projectId,
-          clusterId: cluster.id,
-          name: input.name,
-          mode: input.mode,
-          autoPreview: input.autoPreview,
-        }),
+      return whenParentGone(
+        () => notFound('project'),
+        async () => {
+          const cluster = await chooseCluster(project.organizationId, input.clusterId)
+          return guardName(input.name, () =>
+            repo.insert({
+              organizationId: project.organizationId,
+              projectId,
+              clusterId: cluster.id,
+              name: input.name,
+              mode: input.mode,
+              autoPreview: input.autoPreview,
+            }),
+          )
+        },
       )
     },
 
@@ -117,7 +126,7 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
 
     async delete(principal: Principal, environmentId: string): Promise<void> {
       const { environment } = await requireEnvironment(principal, environmentId, 'WRITE')
-      if (!(await repo.delete(environment.organizationId, environmentId))) throw notFound('environment')
+      if (!(await repo.delete(environment.organizationId, environment.projectId, environmentId))) throw notFound('environment')
     },
   }
 }

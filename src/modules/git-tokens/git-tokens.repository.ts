@@ -20,8 +20,8 @@ export function createGitTokensRepository(db: Db) {
     selectRows(organizationId).where('id', '=', gitTokenId).executeTakeFirst()
 
   return {
-    list(organizationId: string): Promise<GitTokenRow[]> {
-      return selectRows(organizationId).orderBy(sql`lower(name)`).orderBy('id').execute()
+    list(organizationId: string, limit: number): Promise<GitTokenRow[]> {
+      return selectRows(organizationId).orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute()
     },
 
     /** The same tokens without counting their services: for choosing one on every branch listing. */

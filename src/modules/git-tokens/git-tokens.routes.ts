@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
+import { listBody } from '#src/platform/http/lists.ts'
 import { GitTokenParams, GitTokenRequest, GitTokenResponse, GitTokenResponseList } from './git-tokens.schemas.ts'
 import type { GitTokensService } from './git-tokens.service.ts'
 import { gitTokenInput, toGitTokenResponse } from './git-tokens.wire.ts'
@@ -16,13 +17,14 @@ export function gitTokensRoutes(gitTokens: GitTokensService): FastifyPluginAsync
         schema: {
           operationId: 'listOrganizationGitTokens',
           summary: 'List organization git tokens',
-          description: 'Ordered by name. The tokens themselves are never returned.',
+          description:
+            'Ordered by name; at most BERTH_LIST_LIMIT of them (`has_more` says when more exist). The tokens themselves are never returned.',
           tags,
           params: OrganizationParams,
           response: { 200: GitTokenResponseList },
         },
       },
-      async (req) => ({ results: (await gitTokens.list(req.principal, req.params.organizationId)).map(toGitTokenResponse) }),
+      async (req) => listBody(await gitTokens.list(req.principal, req.params.organizationId), toGitTokenResponse),
     )
 
     app.post(

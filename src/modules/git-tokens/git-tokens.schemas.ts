@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
 
 export const GIT_PROVIDERS = ['BITBUCKET', 'GITHUB', 'GITLAB'] as const
 export type GitProvider = (typeof GIT_PROVIDERS)[number]
@@ -37,6 +38,6 @@ export const GitTokenResponse = Type.Object(
 )
 export type GitTokenResponse = Static<typeof GitTokenResponse>
 
-export const GitTokenResponseList = Type.Object({ results: Type.Array(GitTokenResponse) }, { title: 'GitTokenResponseList' })
+export const GitTokenResponseList = ListResponse(GitTokenResponse, 'GitTokenResponseList')
 
 export const GitTokenParams = Type.Object({ organizationId: Uuid, gitTokenId: Uuid })

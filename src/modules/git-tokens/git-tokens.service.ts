@@ -1,7 +1,9 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { withUniqueName } from '#src/platform/db/errors.ts'
+import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
+import { hasUrlCredentials, urlCredentialsMessage } from '#src/platform/http/url-credentials.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { GitTokenRow, GitTokensRepository } from './git-tokens.repository.ts'
 import type { GitProvider } from './git-tokens.schemas.ts'
@@ -14,6 +16,8 @@ interface Deps {
   gitApiUrlProblem?: (url: URL) => string | undefined
   /** Told after a token is edited or deleted, so that what was read with it (branch listings) is forgotten. */
   onGitTokenChanged?: (gitTokenId: string) => void
+  /** The most git tokens a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
 }
 
 /** A git token as created or fully replaced; `token` is the provider's secret. */
@@ -39,7 +43,9 @@ function checkInput(input: GitTokenInput, gitApiUrlProblem: Deps['gitApiUrlProbl
   if (input.type === 'BITBUCKET' && !input.workspace) {
     errors.push({ path: '/workspace', message: 'is required for a BITBUCKET token', location: 'body' })
   }
-  if (input.gitApiUrl !== null && !isHttpUrl(input.gitApiUrl)) {
+  if (input.gitApiUrl !== null && hasUrlCredentials(input.gitApiUrl)) {
+    errors.push({ path: '/git_api_url', message: urlCredentialsMessage("the provider's token goes in token"), location: 'body' })
+  } else if (input.gitApiUrl !== null && !isHttpUrl(input.gitApiUrl)) {
     errors.push({ path: '/git_api_url', message: 'must be an absolute http or https URL', location: 'body' })
   } else if (input.gitApiUrl !== null) {
     const problem = gitApiUrlProblem?.(new URL(input.gitApiUrl))
@@ -48,7 +54,7 @@ function checkInput(input: GitTokenInput, gitApiUrlProblem: Deps['gitApiUrlProbl
   if (errors.length > 0) throw validationFailed(errors)
 }
 
-export function createGitTokensService({ repo, organizations, secrets, gitApiUrlProblem, onGitTokenChanged }: Deps) {
+export function createGitTokensService({ repo, organizations, secrets, gitApiUrlProblem, onGitTokenChanged, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   /** The token sealed before it reaches the database; the plaintext is never stored or returned. */
   const toColumns = (input: GitTokenInput) => ({
     name: input.name,
@@ -60,9 +66,9 @@ export function createGitTokensService({ repo, organizations, secrets, gitApiUrl
   })
 
   return {
-    async list(principal: Principal, organizationId: string): Promise<GitTokenRow[]> {
+    async list(principal: Principal, organizationId: string): Promise<CappedList<GitTokenRow>> {
       await organizations.requireRole(principal, organizationId, 'READ')
-      return repo.list(organizationId)
+      return capped(listLimit, (limit) => repo.list(organizationId, limit))
     },
 
     async get(principal: Principal, organizationId: string, gitTokenId: string): Promise<GitTokenRow> {
@@ -75,10 +81,14 @@ export function createGitTokensService({ repo, organizations, secrets, gitApiUrl
     async create(principal: Principal, organizationId: string, input: GitTokenInput): Promise<GitTokenRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
       checkInput(input, gitApiUrlProblem)
-      return withUniqueName(
-        'git_tokens_name_key',
-        () => nameTaken(input.name),
-        () => repo.insert({ organizationId, ...toColumns(input) }),
+      return whenParentGone(
+        () => notFound('organization'),
+        () =>
+          withUniqueName(
+            'git_tokens_name_key',
+            () => nameTaken(input.name),
+            () => repo.insert({ organizationId, ...toColumns(input) }),
+          ),
       )
     },
 

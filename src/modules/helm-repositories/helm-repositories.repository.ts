@@ -21,8 +21,8 @@ export function createHelmRepositoriesRepository(db: Db) {
     selectRows(organizationId).where('id', '=', helmRepositoryId).executeTakeFirst()
 
   return {
-    list(organizationId: string): Promise<HelmRepositoryRow[]> {
-      return selectRows(organizationId).orderBy(sql`lower(name)`).orderBy('id').execute()
+    list(organizationId: string, limit: number): Promise<HelmRepositoryRow[]> {
+      return selectRows(organizationId).orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute()
     },
 
     findById,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
+import { listBody } from '#src/platform/http/lists.ts'
 import { HelmRepositoryParams, HelmRepositoryRequest, HelmRepositoryResponse, HelmRepositoryResponseList } from './helm-repositories.schemas.ts'
 import type { HelmRepositoriesService } from './helm-repositories.service.ts'
 import { helmRepositoryInput, toHelmRepositoryResponse } from './helm-repositories.wire.ts'
@@ -16,13 +17,14 @@ export function helmRepositoriesRoutes(helmRepositories: HelmRepositoriesService
         schema: {
           operationId: 'listHelmRepository',
           summary: 'List organization helm repositories',
-          description: 'Ordered by name. Secret config fields are never returned.',
+          description:
+            'Ordered by name; at most BERTH_LIST_LIMIT of them (`has_more` says when more exist). Secret config fields are never returned.',
           tags,
           params: OrganizationParams,
           response: { 200: HelmRepositoryResponseList },
         },
       },
-      async (req) => ({ results: (await helmRepositories.list(req.principal, req.params.organizationId)).map(toHelmRepositoryResponse) }),
+      async (req) => listBody(await helmRepositories.list(req.principal, req.params.organizationId), toHelmRepositoryResponse),
     )
 
     app.post(

@@ -1,4 +1,5 @@
 import type { FieldError } from '#src/platform/http/errors.ts'
+import { hasUrlCredentials, urlCredentialsMessage } from '#src/platform/http/url-credentials.ts'
 import type { HelmRepositoryKind } from './helm-repositories.schemas.ts'
 
 /** Config fields stored in the clear and returned. */
@@ -75,6 +76,8 @@ export function helmRepositoryErrors({ kind, url, config, secrets }: RepositoryT
   const scheme = URL_SCHEME[kind]
   if (url === null) {
     if (!URL_OPTIONAL.has(kind)) fail('/url', `is required for ${kind}`)
+  } else if (hasUrlCredentials(url)) {
+    fail('/url', urlCredentialsMessage('they go in config (username and password, or the access keys of the kind)'))
   } else if (!hasScheme(url, scheme)) {
     fail('/url', `must be a ${scheme}// URL for ${kind}`)
   }

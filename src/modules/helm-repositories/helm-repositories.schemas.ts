@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
 
 export const HELM_REPOSITORY_KINDS = [
   'HTTPS',
@@ -77,6 +78,6 @@ export const HelmRepositoryResponse = Type.Object(
 )
 export type HelmRepositoryResponse = Static<typeof HelmRepositoryResponse>
 
-export const HelmRepositoryResponseList = Type.Object({ results: Type.Array(HelmRepositoryResponse) }, { title: 'HelmRepositoryResponseList' })
+export const HelmRepositoryResponseList = ListResponse(HelmRepositoryResponse, 'HelmRepositoryResponseList')
 
 export const HelmRepositoryParams = Type.Object({ organizationId: Uuid, helmRepositoryId: Uuid })

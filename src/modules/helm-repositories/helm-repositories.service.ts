@@ -1,7 +1,8 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { withUniqueName } from '#src/platform/db/errors.ts'
+import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { HelmRepositoriesRepository, HelmRepositoryRow } from './helm-repositories.repository.ts'
 import { helmRepositoryErrors, type PublicConfig, SECRET_CONFIG_FIELDS, type SecretConfig } from './helm-repositories.rules.ts'
@@ -11,6 +12,8 @@ interface Deps {
   repo: HelmRepositoriesRepository
   organizations: OrganizationsService
   secrets: SecretBox
+  /** The most helm repositories a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
 }
 
 /** A helm repository as created or replaced. */
@@ -38,7 +41,7 @@ function mergeSecrets(stored: SecretConfig, changes: SecretConfig): SecretConfig
   return merged
 }
 
-export function createHelmRepositoriesService({ repo, organizations, secrets }: Deps) {
+export function createHelmRepositoriesService({ repo, organizations, secrets, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   const openSecrets = (sealed: Buffer | null): SecretConfig => (sealed ? (JSON.parse(secrets.open(sealed)) as SecretConfig) : {})
   const sealSecrets = (values: SecretConfig): Buffer | null => (Object.keys(values).length > 0 ? secrets.seal(JSON.stringify(values)) : null)
 
@@ -59,9 +62,9 @@ export function createHelmRepositoriesService({ repo, organizations, secrets }: 
   }
 
   return {
-    async list(principal: Principal, organizationId: string): Promise<HelmRepositoryRow[]> {
+    async list(principal: Principal, organizationId: string): Promise<CappedList<HelmRepositoryRow>> {
       await organizations.requireRole(principal, organizationId, 'READ')
-      return repo.list(organizationId)
+      return capped(listLimit, (limit) => repo.list(organizationId, limit))
     },
 
     async get(principal: Principal, organizationId: string, helmRepositoryId: string): Promise<HelmRepositoryRow> {
@@ -74,10 +77,14 @@ export function createHelmRepositoriesService({ repo, organizations, secrets }: 
     async create(principal: Principal, organizationId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
       const columns = toColumns(input, {})
-      return withUniqueName(
-        'helm_repositories_name_key',
-        () => nameTaken(input.name),
-        () => repo.insert({ organizationId, ...columns }),
+      return whenParentGone(
+        () => notFound('organization'),
+        () =>
+          withUniqueName(
+            'helm_repositories_name_key',
+            () => nameTaken(input.name),
+            () => repo.insert({ organizationId, ...columns }),
+          ),
       )
     },
 

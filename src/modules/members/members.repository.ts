@@ -19,8 +19,8 @@ function memberQueries(db: Db) {
       .where('m.organizationId', '=', organizationId)
 
   return {
-    list(organizationId: string): Promise<MemberRow[]> {
-      return selectMembers(organizationId).orderBy('m.createdAt').orderBy('m.userId').execute()
+    list(organizationId: string, limit: number): Promise<MemberRow[]> {
+      return selectMembers(organizationId).orderBy('m.createdAt').orderBy('m.userId').limit(limit).execute()
     },
 
     find(organizationId: string, userId: string): Promise<MemberRow | undefined> {

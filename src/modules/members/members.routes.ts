@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
+import { listBody } from '#src/platform/http/lists.ts'
 import { DeleteMemberRequest, Member, MemberParams, MemberResponseList, MemberRoleRequest, MemberRoleUpdateRequest } from './members.schemas.ts'
 import type { MembersService } from './members.service.ts'
 import { requestedMemberRole, toMemberResponse } from './members.wire.ts'
@@ -14,13 +15,15 @@ export function membersRoutes(members: MembersService): FastifyPluginAsyncTypebo
         schema: {
           operationId: 'getOrganizationMembers',
           summary: 'Get organization members',
-          description: 'Needs the ADMIN role. Members are users of the OpenID Connect issuer; `id` is the user id.',
+          description:
+            'Needs the ADMIN role. Members are users of the OpenID Connect issuer; `id` is the user id. ' +
+            'Oldest first; at most BERTH_LIST_LIMIT of them (`has_more` says when more exist).',
           tags,
           params: OrganizationParams,
           response: { 200: MemberResponseList },
         },
       },
-      async (req) => ({ results: (await members.list(req.principal, req.params.organizationId)).map(toMemberResponse) }),
+      async (req) => listBody(await members.list(req.principal, req.params.organizationId), toMemberResponse),
     )
 
     app.put(

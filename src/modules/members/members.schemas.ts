@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, RoleId, RoleName, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
 
 const RoleWord = RoleName('READ < DEPLOY < WRITE < ADMIN')
 
@@ -18,7 +19,7 @@ export const Member = Type.Object(
 )
 export type Member = Static<typeof Member>
 
-export const MemberResponseList = Type.Object({ results: Type.Array(Member) }, { title: 'MemberResponseList' })
+export const MemberResponseList = ListResponse(Member, 'MemberResponseList')
 
 export const MemberRoleRequest = Type.Object(
   {

@@ -4,13 +4,16 @@ import type { UsersService } from '#src/modules/users/users.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { MemberRow, MembersRepository } from './members.repository.ts'
 
 interface Deps {
   repo: MembersRepository
   organizations: OrganizationsService
   users: UsersService
-  apiTokens: Pick<ApiTokensService, 'capOwnedBy' | 'revokeOwnedBy' | 'forgetOwnedBy'>
+  apiTokens: Pick<ApiTokensService, 'capOwnedBy' | 'revokeOwnedBy' | 'boundInManaged' | 'forgetOwnedBy' | 'forget'>
+  /** The most members a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
 }
 
 const lastAdmin = () => new AppError('conflict', 'an organization must keep at least one ADMIN member: make another member ADMIN first')
@@ -19,7 +22,8 @@ const lastAdmin = () => new AppError('conflict', 'an organization must keep at l
  * Membership of users in organizations, managed by the organization's ADMINs. A member's API
  * tokens never hold more than the member: demoting a member lowers the tokens it owns in the
  * organization (those it created, and those its tokens created) to its new role, and removing it
- * deletes them.
+ * deletes them. The same holds in the organizations the organization manages, where the member
+ * held ADMIN through it: its tokens there are lowered to what it still holds there, or deleted.
  *
  * A change runs in a transaction that holds the organization locked (`change`), and the caller's
  * ADMIN role is checked again under that lock: changes of one organization run one after another,
@@ -27,11 +31,11 @@ const lastAdmin = () => new AppError('conflict', 'an organization must keep at l
  * that committed first cannot finish one of its own. The check before the lock only spares
  * outsiders a wait and keeps them from learning which user ids exist.
  */
-export function createMembersService({ repo, organizations, users, apiTokens }: Deps) {
+export function createMembersService({ repo, organizations, users, apiTokens, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   return {
-    async list(principal: Principal, organizationId: string): Promise<MemberRow[]> {
+    async list(principal: Principal, organizationId: string): Promise<CappedList<MemberRow>> {
       await organizations.requireRole(principal, organizationId, 'ADMIN')
-      return repo.list(organizationId)
+      return capped(listLimit, (limit) => repo.list(organizationId, limit))
     },
 
     /** Adds the user with `role`, or changes its role; the last ADMIN cannot be demoted. */
@@ -43,27 +47,34 @@ export function createMembersService({ repo, organizations, users, apiTokens }: 
         const current = await members.find(organizationId, userId)
         if (current?.role === 'ADMIN' && role !== 'ADMIN' && (await members.countAdmins(organizationId)) <= 1) throw lastAdmin()
         await members.upsert(organizationId, userId, role)
-        if (current && !hasRole(role, current.role as Role)) await apiTokens.capOwnedBy(trx, organizationId, userId, role)
+        let revoked: string[] = []
+        if (current && !hasRole(role, current.role as Role)) {
+          await apiTokens.capOwnedBy(trx, organizationId, userId, role)
+          revoked = await apiTokens.boundInManaged(trx, organizationId, userId)
+        }
         const member = await members.find(organizationId, userId)
         if (!member) throw notFound('member')
-        return member
+        return { member, revoked }
       })
-      apiTokens.forgetOwnedBy(organizationId, userId)
-      return member
+      apiTokens.forgetOwnedBy(userId)
+      apiTokens.forget(member.revoked)
+      return member.member
     },
 
     /** Removes the user from the organization and revokes its tokens there; the last ADMIN cannot leave. */
     async delete(principal: Principal, organizationId: string, userId: string): Promise<void> {
       await organizations.requireRole(principal, organizationId, 'ADMIN')
-      await organizations.withLockedRole(principal, organizationId, 'ADMIN', 'change', async (trx) => {
+      const revoked = await organizations.withLockedRole(principal, organizationId, 'ADMIN', 'change', async (trx) => {
         const members = repo.within(trx)
         const current = await members.find(organizationId, userId)
         if (!current) throw notFound('member')
         if (current.role === 'ADMIN' && (await members.countAdmins(organizationId)) <= 1) throw lastAdmin()
-        await apiTokens.revokeOwnedBy(trx, organizationId, userId)
+        const revoked = await apiTokens.revokeOwnedBy(trx, organizationId, userId)
         await members.delete(organizationId, userId)
+        return [...revoked, ...(await apiTokens.boundInManaged(trx, organizationId, userId))]
       })
-      apiTokens.forgetOwnedBy(organizationId, userId)
+      apiTokens.forgetOwnedBy(userId)
+      apiTokens.forget(revoked)
     },
   }
 }

@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { retryTransactionConflicts } from '#src/platform/db/errors.ts'
 import type { OrganizationsTable } from '#src/platform/db/schema.ts'
 
 export type OrganizationRow = Selectable<OrganizationsTable>
@@ -16,7 +17,25 @@ export type OrganizationChanges = Updateable<OrganizationsTable>
 export type OrganizationLock = 'change' | 'use'
 
 function organizationQueries(db: Db) {
+  /**
+   * The organizations above this one, nearest first: its parent (the organization of the token
+   * that created it), the parent's parent, and so on. Parents are set at creation to an
+   * organization that exists then, and never changed, so the chain has no cycle.
+   */
+  async function ancestorIds(organizationId: string): Promise<string[]> {
+    const { rows } = await sql<{ id: string }>`
+      with recursive up (id, depth) as (
+        select parent_organization_id, 1 from organizations where id = ${organizationId} and parent_organization_id is not null
+        union all
+        select o.parent_organization_id, up.depth + 1 from organizations o join up on o.id = up.id where o.parent_organization_id is not null
+      )
+      select id from up order by depth`.execute(db)
+    return rows.map((row) => row.id)
+  }
+
   return {
+    ancestorIds,
+
     /** Takes the lock on the organization's row; false when the organization does not exist. */
     async lock(organizationId: string, mode: OrganizationLock): Promise<boolean> {
       const query = db.selectFrom('organizations').select('id').where('id', '=', organizationId)
@@ -34,11 +53,15 @@ function organizationQueries(db: Db) {
       return db.selectFrom('organizations').selectAll().where('id', '=', organizationId).executeTakeFirst()
     },
 
+    /**
+     * Names are compared by PostgreSQL's lower(), as the unique index `organizations_name_key` does,
+     * never by JavaScript's: the two disagree on letters such as the Turkish İ.
+     */
     findByName(name: string): Promise<OrganizationRow | undefined> {
       return db
         .selectFrom('organizations')
         .selectAll()
-        .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+        .where((eb) => eb(eb.fn('lower', ['name']), '=', eb.fn('lower', [eb.val(name)])))
         .executeTakeFirst()
     },
 
@@ -53,27 +76,67 @@ function organizationQueries(db: Db) {
         .executeTakeFirst()
     },
 
-    /** The organizations a user is a member of. */
-    listForUser(userId: string): Promise<OrganizationRow[]> {
-      return db
-        .selectFrom('organizations as o')
-        .innerJoin('organizationMembers as m', 'm.organizationId', 'o.id')
-        .selectAll('o')
-        .where('m.userId', '=', userId)
-        .orderBy('o.createdAt')
-        .orderBy('o.id')
-        .execute()
+    /** The topmost organization above this one, or itself: the one its tree of managed organizations hangs from. */
+    async rootOf(organizationId: string): Promise<string> {
+      const ancestors = await ancestorIds(organizationId)
+      return ancestors.at(-1) ?? organizationId
     },
 
-    /** The organizations an API token may act in: its own and those it created. */
-    listForApiToken(apiTokenId: string, homeOrganizationId: string): Promise<OrganizationRow[]> {
-      return db
+    /** Whether the user is an ADMIN member of any of these organizations. */
+    async isAdminOfAny(userId: string, organizationIds: string[]): Promise<boolean> {
+      if (organizationIds.length === 0) return false
+      const row = await db
+        .selectFrom('organizationMembers')
+        .select('organizationId')
+        .where('userId', '=', userId)
+        .where('role', '=', 'ADMIN')
+        .where('organizationId', 'in', organizationIds)
+        .executeTakeFirst()
+      return row !== undefined
+    },
+
+    /** How many organizations this one manages directly (created by its tokens): it cannot be deleted before them. */
+    async countManaged(organizationId: string): Promise<number> {
+      const { count } = await db
         .selectFrom('organizations')
-        .selectAll()
-        .where((eb) => eb.or([eb('id', '=', homeOrganizationId), eb('creatorApiTokenId', '=', apiTokenId)]))
-        .orderBy('createdAt')
-        .orderBy('id')
-        .execute()
+        .select((eb) => eb.fn.countAll<string>().as('count'))
+        .where('parentOrganizationId', '=', organizationId)
+        .executeTakeFirstOrThrow()
+      return Number(count)
+    },
+
+    /** The organizations a user is a member of, and those that the ones it is an ADMIN of manage (transitively). */
+    async listForUser(userId: string, limit: number): Promise<OrganizationRow[]> {
+      const { rows } = await sql<OrganizationRow>`
+        with recursive managed (id) as (
+          select o.id from organizations o
+          join organization_members m on m.organization_id = o.parent_organization_id and m.user_id = ${userId} and m.role = 'ADMIN'
+          union
+          select o.id from organizations o join managed on o.parent_organization_id = managed.id
+        )
+        select o.* from organizations o
+        where o.id in (select organization_id from organization_members where user_id = ${userId}) or o.id in (select id from managed)
+        order by o.created_at, o.id
+        limit ${limit}`.execute(db)
+      return rows
+    },
+
+    /**
+     * The organizations an API token may act in: its own and, for an ADMIN token, those its
+     * organization manages (created by its tokens, and by theirs).
+     */
+    async listForApiToken(homeOrganizationId: string, role: string, limit: number): Promise<OrganizationRow[]> {
+      const { rows } = await sql<OrganizationRow>`
+        with recursive managed (id) as (
+          select id from organizations where parent_organization_id = ${homeOrganizationId} and ${role} = 'ADMIN'
+          union
+          select o.id from organizations o join managed on o.parent_organization_id = managed.id
+        )
+        select o.* from organizations o
+        where o.id = ${homeOrganizationId} or o.id in (select id from managed)
+        order by o.created_at, o.id
+        limit ${limit}`.execute(db)
+      return rows
     },
 
     insert(values: NewOrganization): Promise<OrganizationRow> {
@@ -100,9 +163,23 @@ function organizationQueries(db: Db) {
         .executeTakeFirst()
     },
 
-    async delete(organizationId: string): Promise<boolean> {
-      const result = await db.deleteFrom('organizations').where('id', '=', organizationId).executeTakeFirst()
-      return result.numDeletedRows > 0n
+    /**
+     * Deletes the organization and, by cascade, everything in it, in one transaction that first
+     * locks the organization, then its projects, then its environments, each in id order: the
+     * order project and environment deletes take them too, so that deletes racing each other wait
+     * instead of deadlocking. A deadlock with another writer is retried.
+     */
+    delete(organizationId: string): Promise<boolean> {
+      return retryTransactionConflicts(() =>
+        db.transaction().execute(async (trx) => {
+          const organization = await trx.selectFrom('organizations').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
+          if (!organization) return false
+          await trx.selectFrom('projects').select('id').where('organizationId', '=', organizationId).orderBy('id').forUpdate().execute()
+          await trx.selectFrom('environments').select('id').where('organizationId', '=', organizationId).orderBy('id').forUpdate().execute()
+          const result = await trx.deleteFrom('organizations').where('id', '=', organizationId).executeTakeFirst()
+          return result.numDeletedRows > 0n
+        }),
+      )
     },
   }
 }

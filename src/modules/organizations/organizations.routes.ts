@@ -1,19 +1,34 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
+import { listBody } from '#src/platform/http/lists.ts'
+import { admitAll, type MintAdmission } from '#src/platform/http/rate-limits.ts'
 import { Organization, OrganizationEditRequest, OrganizationRequest, OrganizationResponseList } from './organizations.schemas.ts'
 import type { OrganizationsService } from './organizations.service.ts'
 import { organizationInput, toOrganizationResponse } from './organizations.wire.ts'
 
 const tags = ['Organization Main Calls']
 
-export function organizationsRoutes(organizations: OrganizationsService): FastifyPluginAsyncTypebox {
+/** `mintAdmission` gives a request's minting limit (rate-limits.ts), which organizations made by API tokens count against. */
+export function organizationsRoutes(
+  organizations: OrganizationsService,
+  mintAdmission: (request: FastifyRequest) => MintAdmission = () => admitAll,
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/organization',
       {
-        schema: { operationId: 'listOrganization', summary: 'List user organizations', tags, response: { 200: OrganizationResponseList } },
+        schema: {
+          operationId: 'listOrganization',
+          summary: 'List user organizations',
+          description:
+            "The caller's organizations and, for their ADMINs, the organizations they manage: those created by their API tokens, and theirs. " +
+            'Oldest first; at most BERTH_LIST_LIMIT of them (`has_more` says when more exist).',
+          tags,
+          response: { 200: OrganizationResponseList },
+        },
       },
-      async (req) => ({ results: (await organizations.list(req.principal)).map(toOrganizationResponse) }),
+      async (req) => listBody(await organizations.list(req.principal), toOrganizationResponse),
     )
 
     app.post(
@@ -22,13 +37,16 @@ export function organizationsRoutes(organizations: OrganizationsService): Fastif
         schema: {
           operationId: 'createOrganization',
           summary: 'Create an organization',
+          description:
+            'A user becomes its first ADMIN member. An ADMIN API token may create one too: the ADMINs of its organization then manage it ' +
+            '(it counts against BERTH_TOKEN_MINTS_PER_MINUTE).',
           tags,
           body: OrganizationRequest,
           response: { 201: Organization },
         },
       },
       async (req, reply) => {
-        const created = await organizations.create(req.principal, { ...organizationInput(req.body), plan: req.body.plan })
+        const created = await organizations.create(req.principal, { ...organizationInput(req.body), plan: req.body.plan }, mintAdmission(req))
         return reply.code(201).send(toOrganizationResponse(created))
       },
     )
@@ -69,7 +87,7 @@ export function organizationsRoutes(organizations: OrganizationsService): Fastif
         schema: {
           operationId: 'deleteOrganization',
           summary: 'Delete an organization',
-          description: 'Needs the ADMIN role.',
+          description: 'Needs the ADMIN role. Refused with 409 while it manages organizations created by its API tokens.',
           tags,
           params: OrganizationParams,
         },

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
 
 export const PLANS = [
   'FREE',
@@ -56,6 +57,13 @@ export const Organization = Type.Object(
     icon_url: Nullable(Type.String()),
     admin_emails: Nullable(Type.Array(Type.String())),
     owner: Type.Optional(Uuid),
+    parent_organization_id: Nullable(
+      Type.String({
+        format: 'uuid',
+        description:
+          'Berth extension: the organization whose API token created this one; its ADMINs manage this one too. Null for organizations created by users or by `berth token create`.',
+      }),
+    ),
     billing_deployment_restriction: Nullable(Type.String()),
     organization_plan: Type.Object({
       plan: Type.String(),
@@ -66,4 +74,4 @@ export const Organization = Type.Object(
 )
 export type Organization = Static<typeof Organization>
 
-export const OrganizationResponseList = Type.Object({ results: Type.Array(Organization) }, { title: 'OrganizationResponseList' })
+export const OrganizationResponseList = ListResponse(Organization, 'OrganizationResponseList')

@@ -2,8 +2,10 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, isRole, type Role } from '#src/platform/auth/roles.ts'
 import type { AnnouncedCache } from '#src/platform/cache/announced-cache.ts'
 import type { Db } from '#src/platform/db/database.ts'
-import { withUniqueName } from '#src/platform/db/errors.ts'
+import { violatedForeignKey, whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
+import { admitAll, type MintAdmission } from '#src/platform/http/rate-limits.ts'
 import type { OrganizationLock, OrganizationQueries, OrganizationRow, OrganizationsRepository } from './organizations.repository.ts'
 import type { Plan } from './organizations.schemas.ts'
 
@@ -24,6 +26,12 @@ const roleTooLow = (needed: Role, held: Role) =>
 
 const nameTaken = (name: string) => new AppError('conflict', `an organization named "${name}" already exists`)
 
+const managesOthers = (count: number) =>
+  new AppError(
+    'conflict',
+    `this organization manages ${count} organization(s) created by its API tokens; delete them first (GET /organization lists them)`,
+  )
+
 /** What a principal may do in an organization, as `requireRole` and `withLockedRole` establish it. */
 export interface OrganizationAccess {
   organization: OrganizationRow
@@ -34,25 +42,30 @@ export interface OrganizationAccess {
  * The organizations each API token may act in, by token id: what `GET /organization` answers a
  * poller without a database round trip. Every change to organizations is announced (migration 0007).
  */
-export type OrganizationListCache = AnnouncedCache<OrganizationRow[]>
+export type OrganizationListCache = AnnouncedCache<CappedList<OrganizationRow>>
 
 export function createOrganizationsService({
   repo,
   onDeleted,
   listCache,
   clock = () => Date.now(),
+  listLimit = DEFAULT_LIST_LIMIT,
 }: {
   repo: OrganizationsRepository
   /** Told after an organization is deleted (its tokens went with it). */
   onDeleted?: (organizationId: string) => void
   listCache?: OrganizationListCache
   clock?: () => number
+  /** The most organizations a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
 }) {
   /**
    * The organization and the role the principal holds in it, or no role when it has no access at
-   * all. An API token holds its role in its own organization and ADMIN in those it created; a user
-   * holds its member role. With `current`, an API token's role is read again rather than taken from
-   * the principal, which was authenticated before a membership change may have lowered it.
+   * all. An API token holds its role in its own organization; a user holds its member role. Either
+   * holds ADMIN in the organizations managed by one it is an ADMIN of: those created by that
+   * organization's tokens, and theirs (migration 0009). With `current`, an API token's role is read
+   * again rather than taken from the principal, which was authenticated before a membership change
+   * may have lowered it.
    */
   async function withRole(
     queries: OrganizationQueries,
@@ -64,17 +77,22 @@ export function createOrganizationsService({
       const found = await queries.findWithMemberRole(organizationId, principal.userId)
       if (!found) return {}
       const { memberRole, ...organization } = found
-      return { organization, role: isRole(memberRole) ? memberRole : undefined }
+      const role = isRole(memberRole) ? memberRole : undefined
+      if (role === 'ADMIN' || organization.parentOrganizationId === null) return { organization, role }
+      const inherited = await queries.isAdminOfAny(principal.userId, await queries.ancestorIds(organizationId))
+      return { organization, role: inherited ? 'ADMIN' : role }
     }
     const organization = await queries.findById(organizationId)
     if (!organization) return {}
-    if (organization.id === principal.organizationId) {
+    const tokenRole = async () => {
       const role = current ? await queries.findApiTokenRole(principal.apiTokenId) : principal.role
       if (!isRole(role)) throw new AppError('unauthenticated', 'invalid API token: revoked while the request ran')
-      return { organization, role }
+      return role
     }
-    if (organization.creatorApiTokenId === principal.apiTokenId) return { organization, role: 'ADMIN' }
-    return { organization }
+    if (organization.id === principal.organizationId) return { organization, role: await tokenRole() }
+    if (organization.parentOrganizationId === null || principal.role !== 'ADMIN') return { organization }
+    if (!(await queries.ancestorIds(organizationId)).includes(principal.organizationId)) return { organization }
+    return { organization, role: (await tokenRole()) === 'ADMIN' ? 'ADMIN' : undefined }
   }
 
   /** This process forgets every remembered list at once after its own change; others when they hear of it. */
@@ -128,15 +146,18 @@ export function createOrganizationsService({
     requireAccess,
     withLockedRole,
 
-    async list(principal: Principal): Promise<OrganizationRow[]> {
-      if (principal.kind === 'user') return repo.listForUser(principal.userId)
+    async list(principal: Principal): Promise<CappedList<OrganizationRow>> {
+      if (principal.kind === 'user') return capped(listLimit, (limit) => repo.listForUser(principal.userId, limit))
       const now = clock()
-      const remembered = listCache?.get(principal.apiTokenId, now)
+      // Keyed by role too: a token whose role was lowered (announced, and authenticated anew) no
+      // longer sees the organizations its organization manages.
+      const key = `${principal.apiTokenId}:${principal.role}`
+      const remembered = listCache?.get(key, now)
       if (remembered) return remembered
       const generation = listCache?.generation ?? 0
-      const rows = await repo.listForApiToken(principal.apiTokenId, principal.organizationId)
-      listCache?.set(principal.apiTokenId, rows, generation, now)
-      return rows
+      const list = await capped(listLimit, (limit) => repo.listForApiToken(principal.organizationId, principal.role, limit))
+      listCache?.set(key, list, generation, now)
+      return list
     },
 
     async get(principal: Principal, organizationId: string): Promise<OrganizationRow> {
@@ -146,19 +167,26 @@ export function createOrganizationsService({
 
     /**
      * Any user may create organizations and becomes their first ADMIN member. An API token must be
-     * ADMIN to do so; it then holds ADMIN in them too.
+     * ADMIN to do so; the new organization is then managed by the token's organization: its
+     * ADMINs (the token among them) hold ADMIN in it, whatever becomes of the token. `admit` counts
+     * the creation against the minting limit of the token's tree of organizations.
      */
-    async create(principal: Principal, input: OrganizationInput & { plan: Plan }): Promise<OrganizationRow> {
+    async create(principal: Principal, input: OrganizationInput & { plan: Plan }, admit: MintAdmission = admitAll): Promise<OrganizationRow> {
       if (principal.kind === 'api_token' && !hasRole(principal.role, 'ADMIN')) {
         throw new AppError('forbidden', `creating an organization needs an ADMIN token; this token is ${principal.role}`)
       }
-      return withUniqueName(
-        'organizations_name_key',
-        () => nameTaken(input.name),
-        () =>
-          principal.kind === 'user'
-            ? repo.insertWithAdmin(input, principal.userId)
-            : repo.insert({ ...input, creatorApiTokenId: principal.apiTokenId }),
+      if (principal.kind === 'api_token') await admit(await repo.rootOf(principal.organizationId))
+      // The token's organization deleted meanwhile took the token with it.
+      const revoked = () => new AppError('unauthenticated', 'invalid API token: revoked while the request ran')
+      return whenParentGone(revoked, () =>
+        withUniqueName(
+          'organizations_name_key',
+          () => nameTaken(input.name),
+          () =>
+            principal.kind === 'user'
+              ? repo.insertWithAdmin(input, principal.userId)
+              : repo.insert({ ...input, creatorApiTokenId: principal.apiTokenId, parentOrganizationId: principal.organizationId }),
+        ),
       ).finally(forgetLists)
     },
 
@@ -174,12 +202,25 @@ export function createOrganizationsService({
       return row
     },
 
+    /** Refused with 409 while the organization manages others: they would be left without ADMINs. */
     async delete(principal: Principal, organizationId: string): Promise<void> {
       await requireRole(principal, organizationId, 'ADMIN')
-      const deleted = await repo.delete(organizationId).finally(forgetLists)
+      const managed = await repo.countManaged(organizationId)
+      if (managed > 0) throw managesOthers(managed)
+      let deleted: boolean
+      try {
+        deleted = await repo.delete(organizationId).finally(forgetLists)
+      } catch (error) {
+        // One created meanwhile by a token of this organization.
+        if (violatedForeignKey(error) === 'organizations_parent_organization_id_fkey') throw managesOthers(1)
+        throw error
+      }
       if (!deleted) throw notFound('organization')
       onDeleted?.(organizationId)
     },
+
+    /** The topmost organization of the tree this one belongs to: what minting limits count by. */
+    rootOf: (organizationId: string) => repo.rootOf(organizationId),
 
     /** For the bootstrap command: the organization of that name, created when missing. */
     findOrCreateByName(name: string, plan: Plan = 'FREE'): Promise<OrganizationRow> {

@@ -18,6 +18,7 @@ export function toOrganizationResponse(row: OrganizationRow): Organization {
     logo_url: row.logoUrl,
     icon_url: row.iconUrl,
     admin_emails: row.adminEmails,
+    parent_organization_id: row.parentOrganizationId,
     billing_deployment_restriction: null,
     organization_plan: { plan: row.plan, audit_logs_retention_in_days: AUDIT_LOG_RETENTION_DAYS },
   }

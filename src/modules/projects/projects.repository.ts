@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { retryTransactionConflicts } from '#src/platform/db/errors.ts'
 import type { Database, ProjectsTable } from '#src/platform/db/schema.ts'
 
 export type ProjectRow = Selectable<ProjectsTable>
@@ -21,7 +22,7 @@ export function createProjectsRepository(db: Db) {
       return db.selectFrom('projects').selectAll('projects').select(environmentsCount).where('id', '=', projectId).executeTakeFirst()
     },
 
-    list(organizationId: string): Promise<ProjectRecord[]> {
+    list(organizationId: string, limit: number): Promise<ProjectRecord[]> {
       return db
         .selectFrom('projects')
         .selectAll('projects')
@@ -29,6 +30,7 @@ export function createProjectsRepository(db: Db) {
         .where('organizationId', '=', organizationId)
         .orderBy((eb) => eb.fn('lower', ['name']))
         .orderBy('id')
+        .limit(limit)
         .execute()
     },
 
@@ -48,9 +50,28 @@ export function createProjectsRepository(db: Db) {
         .executeTakeFirst()
     },
 
-    async delete(organizationId: string, projectId: string): Promise<boolean> {
-      const result = await db.deleteFrom('projects').where('organizationId', '=', organizationId).where('id', '=', projectId).executeTakeFirst()
-      return result.numDeletedRows > 0n
+    /**
+     * Deletes the project and, by cascade, its environments and their services, taking locks in
+     * the order organization deletes do (organizations.repository.ts): its organization (a key
+     * share, which waits for that organization's delete), the project, then its environments.
+     */
+    delete(organizationId: string, projectId: string): Promise<boolean> {
+      return retryTransactionConflicts(() =>
+        db.transaction().execute(async (trx) => {
+          await trx.selectFrom('organizations').select('id').where('id', '=', organizationId).forKeyShare().execute()
+          const project = await trx
+            .selectFrom('projects')
+            .select('id')
+            .where('organizationId', '=', organizationId)
+            .where('id', '=', projectId)
+            .forUpdate()
+            .executeTakeFirst()
+          if (!project) return false
+          await trx.selectFrom('environments').select('id').where('projectId', '=', projectId).orderBy('id').forUpdate().execute()
+          const result = await trx.deleteFrom('projects').where('id', '=', projectId).executeTakeFirst()
+          return result.numDeletedRows > 0n
+        }),
+      )
     },
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
+import { listBody } from '#src/platform/http/lists.ts'
 import { Project, ProjectParams, ProjectRequest, ProjectResponseList } from './projects.schemas.ts'
 import type { ProjectsService } from './projects.service.ts'
 import { projectInput, toProjectResponse } from './projects.wire.ts'
@@ -15,13 +16,13 @@ export function projectsRoutes(projects: ProjectsService): FastifyPluginAsyncTyp
         schema: {
           operationId: 'listProject',
           summary: 'List projects',
-          description: 'Ordered by name, ignoring letter case.',
+          description: 'Ordered by name, ignoring letter case; at most BERTH_LIST_LIMIT of them (`has_more` says when more exist).',
           tags: listTags,
           params: OrganizationParams,
           response: { 200: ProjectResponseList },
         },
       },
-      async (req) => ({ results: (await projects.list(req.principal, req.params.organizationId)).map(toProjectResponse) }),
+      async (req) => listBody(await projects.list(req.principal, req.params.organizationId), toProjectResponse),
     )
 
     app.post(

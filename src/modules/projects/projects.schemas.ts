@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
 
 export const ProjectRequest = Type.Object(
   {
@@ -24,6 +25,6 @@ export const Project = Type.Object(
 )
 export type Project = Static<typeof Project>
 
-export const ProjectResponseList = Type.Object({ results: Type.Array(Project) }, { title: 'ProjectResponseList' })
+export const ProjectResponseList = ListResponse(Project, 'ProjectResponseList')
 
 export const ProjectParams = Type.Object({ projectId: Uuid })

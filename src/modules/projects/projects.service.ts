@@ -1,8 +1,9 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
-import { withUniqueName } from '#src/platform/db/errors.ts'
+import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { ProjectRecord, ProjectsRepository } from './projects.repository.ts'
 
@@ -15,11 +16,13 @@ export interface ProjectInput {
 interface Deps {
   repo: ProjectsRepository
   organizations: OrganizationsService
+  /** The most projects a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
 }
 
 const nameTaken = (name: string) => new AppError('conflict', `a project named "${name}" already exists in this organization`)
 
-export function createProjectsService({ repo, organizations }: Deps) {
+export function createProjectsService({ repo, organizations, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   /**
    * Loads a project the principal may act on with at least `needed`: 404 when it does not exist
    * or lies in an organization the principal cannot access, 403 when the role is too low.
@@ -37,18 +40,22 @@ export function createProjectsService({ repo, organizations }: Deps) {
   return {
     requireProject,
 
-    async list(principal: Principal, organizationId: string): Promise<ProjectRecord[]> {
+    async list(principal: Principal, organizationId: string): Promise<CappedList<ProjectRecord>> {
       await organizations.requireRole(principal, organizationId, 'READ')
-      return repo.list(organizationId)
+      return capped(listLimit, (limit) => repo.list(organizationId, limit))
     },
 
     async get(principal: Principal, projectId: string): Promise<ProjectRecord> {
       return (await requireProject(principal, projectId, 'READ')).project
     },
 
+    /** An organization deleted while this runs: 404, and no project. */
     async create(principal: Principal, organizationId: string, input: ProjectInput): Promise<ProjectRecord> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
-      return guardName(input.name, () => repo.insert({ organizationId, ...input }))
+      return whenParentGone(
+        () => notFound('organization'),
+        () => guardName(input.name, () => repo.insert({ organizationId, ...input })),
+      )
     },
 
     async update(principal: Principal, projectId: string, input: ProjectInput): Promise<ProjectRecord> {

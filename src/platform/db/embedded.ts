@@ -21,9 +21,35 @@ import {
 /** The embedded PostgreSQL, in use by this process until `release`. */
 export interface EmbeddedDatabase {
   readonly url: string
+  /**
+   * Watches the postmaster for as long as this process uses it and starts it again, on its port,
+   * when it stops (a crash, a kill, someone stopping it), with back-off while that fails. Stopped
+   * by `release`.
+   */
+  supervise(events: SupervisorEvents, timing?: SupervisorTiming): void
   /** Ends this process's use; the last process to leave stops the postmaster. */
   release(): Promise<void>
 }
+
+/** What a supervisor tells: each outage once, when it starts and when it ends. */
+export interface SupervisorEvents {
+  /** The postmaster is gone; the supervisor starts it again. */
+  onDown(pid: number): void
+  /** It runs again (started by the supervisor or by another Berth process), after `downMs`. */
+  onUp(pid: number, downMs: number): void
+  /** A restart failed; the next try is in `retryInMs`. For debugging: an outage is told once, by `onDown`. */
+  onRestartFailed?(error: unknown, retryInMs: number): void
+}
+
+export interface SupervisorTiming {
+  /** How often the postmaster is looked at. */
+  checkEveryMs: number
+  /** The wait after a first failed restart, doubled after each further failure up to `maxBackoffMs`. */
+  minBackoffMs: number
+  maxBackoffMs: number
+}
+
+const SUPERVISOR_TIMING: SupervisorTiming = { checkEveryMs: 500, minBackoffMs: 500, maxBackoffMs: 30_000 }
 
 /** `serve` is exclusive (one server per data dir); `command` is a one-off CLI command. */
 export type EmbeddedUse = 'serve' | 'command'
@@ -107,8 +133,12 @@ async function withDataDirLock<T>(dataDir: string, fn: () => Promise<T>): Promis
   }
 }
 
-/** The postmaster to use: the running one, once it is ready, or a new one. */
-async function readyPostmaster(dataDir: string): Promise<PostmasterState> {
+/**
+ * The postmaster to use: the running one, once it is ready, or a new one. A new one listens on the
+ * port it had before when that is free, else on a free one; with `requiredPort`, on that port only
+ * (the supervisor's clients know no other).
+ */
+async function readyPostmaster(dataDir: string, requiredPort?: number): Promise<PostmasterState> {
   const cluster = clusterDir(dataDir)
   // One started outside Berth's lock (crash recovery, pg_ctl) is given time to become ready or go.
   const deadline = Date.now() + 120_000
@@ -123,10 +153,10 @@ async function readyPostmaster(dataDir: string): Promise<PostmasterState> {
   const logFile = path.join(dataDir, 'postgres.log')
   // The port it had before, when free, so that a server still running reconnects to a restarted one.
   const portFile = path.join(dataDir, 'postgres.port')
-  const previousPort = Number(await fs.readFile(portFile, 'utf8').catch(() => '')) || undefined
+  const previousPort = requiredPort ?? (Number(await fs.readFile(portFile, 'utf8').catch(() => '')) || undefined)
   try {
     const state = await startPostmaster(cluster, logFile, { port: previousPort }).catch((error) => {
-      if (previousPort === undefined) throw error
+      if (previousPort === undefined || requiredPort !== undefined) throw error
       return startPostmaster(cluster, logFile)
     })
     await fs.writeFile(portFile, String(state.port))
@@ -189,14 +219,15 @@ export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, lo
   // Last resort when this process ends without `release` (an uncaught error, a signal turned into
   // process.exit): what a release would do, synchronously, as 'exit' handlers must be. The
   // postmaster is stopped only when the lock is free at once; otherwise the next user takes it over.
-  const postmasterStarted = startTime(postmaster.pid)
+  // The supervisor replaces `current` when it starts a new postmaster.
+  let current = { pid: postmaster.pid, started: startTime(postmaster.pid) }
   const onExit = () => {
     rmSync(userFile(dataDir, use), { force: true })
     let unlock: (() => void) | undefined
     try {
       unlock = lockfile.lockSync(dataDir, lockOptions(dataDir))
-      if (liveUsers(dataDir).length === 0 && isAlive(postmaster.pid) && startTime(postmaster.pid) === postmasterStarted) {
-        process.kill(postmaster.pid, 'SIGINT')
+      if (liveUsers(dataDir).length === 0 && isAlive(current.pid) && startTime(current.pid) === current.started) {
+        process.kill(current.pid, 'SIGINT')
       }
     } catch {
       // the lock is held: someone else is starting or stopping it
@@ -206,14 +237,87 @@ export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, lo
   }
   process.on('exit', onExit)
 
+  let supervisor: { stop(): Promise<void> } | undefined
+  function supervise(events: SupervisorEvents, timing: SupervisorTiming = SUPERVISOR_TIMING): void {
+    supervisor ??= superviseEmbedded(dataDir, postmaster.port, events, timing, (pid) => {
+      current = { pid, started: startTime(pid) }
+    })
+  }
+
   let released: Promise<void> | undefined
   function release(): Promise<void> {
-    released ??= withDataDirLock(dataDir, async () => {
-      process.off('exit', onExit)
-      rmSync(userFile(dataDir, use), { force: true })
-      await stopIfUnused(dataDir)
-    })
+    released ??= (async () => {
+      // First, so that it does not start again what this process is leaving.
+      await supervisor?.stop()
+      await withDataDirLock(dataDir, async () => {
+        process.off('exit', onExit)
+        rmSync(userFile(dataDir, use), { force: true })
+        await stopIfUnused(dataDir)
+      })
+    })()
     return released
   }
-  return { url: urlFor(credentials, postmaster.port, DATABASE_NAME), release }
+  return { url: urlFor(credentials, postmaster.port, DATABASE_NAME), supervise, release }
+}
+
+/**
+ * Looks at the postmaster every `checkEveryMs` and, once it is gone, starts it again on `port`
+ * (the one the pool's URL names) under the data dir's lock, as any Berth command would; while that
+ * fails (the port taken, the old postmaster's processes not yet gone), it tries again with
+ * exponential back-off. A postmaster started meanwhile by another Berth process is simply used.
+ */
+function superviseEmbedded(
+  dataDir: string,
+  port: number,
+  events: SupervisorEvents,
+  timing: SupervisorTiming,
+  onStarted: (pid: number) => void,
+): { stop(): Promise<void> } {
+  const cluster = clusterDir(dataDir)
+  const stopping = new AbortController()
+  const pause = (ms: number) => sleep(ms, undefined, { signal: stopping.signal, ref: false }).catch(() => {})
+  let downSince: number | undefined
+  let lastPid: number | undefined
+
+  async function watch(): Promise<void> {
+    let backoffMs = timing.minBackoffMs
+    while (!stopping.signal.aborted) {
+      await pause(timing.checkEveryMs)
+      if (stopping.signal.aborted) return
+      const running = await readPostmaster(cluster).catch(() => undefined)
+      if (running?.status === 'ready') {
+        if (downSince !== undefined) {
+          onStarted(running.pid)
+          events.onUp(running.pid, Date.now() - downSince)
+          downSince = undefined
+          backoffMs = timing.minBackoffMs
+        }
+        lastPid = running.pid
+        continue
+      }
+      // Starting or stopping: whoever is doing that holds the lock; look again later.
+      if (running) continue
+      if (downSince === undefined) {
+        downSince = Date.now()
+        events.onDown(lastPid ?? 0)
+      }
+      try {
+        await withDataDirLock(dataDir, async () => {
+          if (!stopping.signal.aborted) await readyPostmaster(dataDir, port)
+        })
+      } catch (error) {
+        events.onRestartFailed?.(error, backoffMs)
+        await pause(backoffMs)
+        backoffMs = Math.min(backoffMs * 2, timing.maxBackoffMs)
+      }
+    }
+  }
+
+  const watching = watch()
+  return {
+    async stop() {
+      stopping.abort()
+      await watching
+    },
+  }
 }

@@ -8,6 +8,7 @@ import * as apiTokenChanges from './migrations/0005-api-token-changes.ts'
 import * as historyVersions from './migrations/0006-history-versions.ts'
 import * as organizationChanges from './migrations/0007-organization-changes.ts'
 import * as serviceCore from './migrations/0008-service-core.ts'
+import * as tokenLineage from './migrations/0009-token-lineage.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0006-history-versions': historyVersions,
   '0007-organization-changes': organizationChanges,
   '0008-service-core': serviceCore,
+  '0009-token-lineage': tokenLineage,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

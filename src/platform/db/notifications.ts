@@ -11,6 +11,7 @@ export interface ListenHandlers {
   onNotify(channel: string, payload: string): void
   /** Listening started (true) or stopped (false): while it is not, notifications may be missed. */
   onListening(listening: boolean): void
+  /** Listening failed; told once per outage (the first failure after listening, or at start), not at every retry. */
   onError(error: unknown): void
 }
 
@@ -26,6 +27,12 @@ export function listen(db: Db, channels: readonly string[], handlers: ListenHand
   let closed = false
   let client: pg.PoolClient | undefined
   let lost: (() => void) | undefined
+  let reported = false
+  const report = (error: unknown) => {
+    if (reported) return
+    reported = true
+    handlers.onError(error)
+  }
 
   async function keepListening(): Promise<void> {
     while (!closed) {
@@ -36,7 +43,7 @@ export function listen(db: Db, channels: readonly string[], handlers: ListenHand
           lost = resolve
           if (closed) resolve()
           connection.on('error', (error) => {
-            handlers.onError(error)
+            report(error)
             resolve()
           })
           connection.on('end', () => resolve())
@@ -45,6 +52,7 @@ export function listen(db: Db, channels: readonly string[], handlers: ListenHand
           if (channels.includes(message.channel)) handlers.onNotify(message.channel, message.payload ?? '')
         })
         for (const channel of channels) await connection.query(`LISTEN ${channel}`)
+        reported = false
         handlers.onListening(true)
         await ended
         handlers.onListening(false)
@@ -54,7 +62,7 @@ export function listen(db: Db, channels: readonly string[], handlers: ListenHand
         handlers.onListening(false)
         client?.release(true)
         client = undefined
-        if (!closed) handlers.onError(error)
+        if (!closed) report(error)
       }
       if (!closed) await sleep(RETRY_MS)
     }

@@ -35,8 +35,14 @@ export interface OrganizationsTable {
   logoUrl: string | null
   iconUrl: string | null
   adminEmails: string[] | null
-  /** An API token that created the organization through the API; it holds ADMIN there. */
+  /** An API token that created the organization through the API; cleared when that token is deleted. */
   creatorApiTokenId: string | null
+  /**
+   * The organization of the API token that created this one, set at creation and never changed:
+   * its ADMINs manage this organization too (migration 0009). Null for organizations made by users
+   * or by `berth token create`.
+   */
+  parentOrganizationId: ColumnType<string | null, string | null | undefined, never>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }

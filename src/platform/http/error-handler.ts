@@ -1,6 +1,11 @@
+import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isDatabaseUnavailable, isTransactionConflict, violatedForeignKey } from '../db/errors.ts'
+import { redactUrl } from '../logger.ts'
 import { AppError, bodyNotJson, type FieldError, validationFailed } from './errors.ts'
+import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './security-headers.ts'
 
 const LOCATION = { body: 'body', params: 'path', querystring: 'query', headers: 'header' } as const
 
@@ -52,19 +57,6 @@ function fieldErrors(issues: AjvIssue[], context: string | undefined): FieldErro
   return errors
 }
 
-// Connection failures (network errors, PostgreSQL's class 08 and shutdown codes, pool timeouts),
-// and statements the server cancelled at BERTH_DB_QUERY_TIMEOUT_MS (57014).
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '57014'])
-
-function isDatabaseUnavailable(error: { code?: string; message?: string }): boolean {
-  const code = error.code ?? ''
-  return (
-    UNAVAILABLE_CODES.has(code) ||
-    code.startsWith('08') ||
-    /timeout exceeded when trying to connect|Connection terminated|Query read timeout|not queryable/i.test(error.message ?? '')
-  )
-}
-
 /** Maps Fastify's own errors (parsing, limits, validation) onto the API's error codes. */
 function fromFastifyError(error: FastifyError): AppError {
   if (error.validation) {
@@ -88,6 +80,16 @@ function fromFastifyError(error: FastifyError): AppError {
   }
   if (isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'the database is unavailable; try again shortly', { headers: { 'retry-after': '5' } })
+  }
+  // What a service did not expect of a race: a row it refers to deleted meanwhile, or a deadlock
+  // it lost. Either statement failed whole, so the request changed nothing and may be sent again.
+  if (violatedForeignKey(error) !== undefined) {
+    return new AppError('conflict', 'something this request refers to was deleted while it ran; nothing was changed')
+  }
+  if (isTransactionConflict(error)) {
+    return new AppError('conflict', 'the request collided with a concurrent change and was undone; send it again', {
+      headers: { 'retry-after': '1' },
+    })
   }
   if (error instanceof SyntaxError) {
     // JSON.parse failures and secure-json-parse's prototype-poisoning refusal.
@@ -135,6 +137,58 @@ export const frameworkErrors = handleError
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) =>
-    send(reply, request, new AppError('route_not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+    // The message is logged: a credential pasted into the path must not be.
+    send(reply, request, new AppError('route_not_found', `no route ${request.method} ${redactUrl(request.url.split('?')[0]!)}`)),
   )
+}
+
+/** What Node's HTTP parser refused, as one of the API's errors (llhttp's error codes). */
+function parserError(error: NodeJS.ErrnoException): AppError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('headers_too_large', 'the request headers are larger than this server accepts (16 KiB in all)')
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError('request_timeout', 'the request did not arrive in time')
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      // Two framings that proxies may read differently: the classic request smuggling.
+      return new AppError('bad_request', 'a request may not carry both Content-Length and Transfer-Encoding, nor an unknown Transfer-Encoding')
+    case 'HPE_INVALID_CONTENT_LENGTH':
+      return new AppError('bad_request', 'the Content-Length header is not a single number')
+    default:
+      return new AppError('bad_request', 'malformed HTTP request: it could not be parsed')
+  }
+}
+
+/**
+ * For Fastify's `clientErrorHandler`: a request Node's HTTP parser refused (headers over the limit,
+ * a malformed request line or header, Content-Length with Transfer-Encoding) never becomes a
+ * Fastify request, so no hook runs for it. Its answer is written here by hand, in the error shape
+ * and with the security headers of every other answer, and the connection is closed: after a
+ * parse error nothing further on it can be trusted.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const appError = parserError(error)
+  const requestId = randomUUID()
+  this.log.debug({ code: appError.code, parserCode: error.code, reqId: requestId }, appError.message)
+  // Not when a response on this connection has begun: its bytes would be mixed with these.
+  const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (socket.writable && !started) {
+    const body = JSON.stringify(errorBody(appError, requestId))
+    const headers: Record<string, string> = {
+      ...SECURITY_HEADERS,
+      'content-security-policy': API_CONTENT_SECURITY_POLICY,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      'x-request-id': requestId,
+      connection: 'close',
+    }
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')
+    socket.write(`HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n${head}\r\n${body}`)
+  }
+  socket.destroy()
 }

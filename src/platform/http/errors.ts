@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   /** Another client error the HTTP layer raised (416 for a bad Range, 412 for If-Match…): its own status. */
   client_error: 400,
   unauthenticated: 401,
+  /** The request did not arrive in time (Node's request timeout). */
+  request_timeout: 408,
   forbidden: 403,
   not_found: 404,
   route_not_found: 404,
@@ -14,6 +16,8 @@ export const ERROR_STATUS = {
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** The request's headers are over Node's limit (--max-http-header-size, 16 KiB by default). */
+  headers_too_large: 431,
   /** A git provider refused the git token (wrong, expired, revoked, or without the needed scope). */
   git_token_invalid: 400,
   /** The git provider knows no such repository, or the git token cannot see it. */

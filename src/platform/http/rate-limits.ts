@@ -21,6 +21,20 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Counts one minting (an API token, or an organization made by an API token) against the limit of
+ * a tree of organizations, named by its root organization; throws 429 past the limit. Services call
+ * it once they have checked that the caller may mint there, so that nobody can spend another
+ * organization's budget.
+ */
+export type MintAdmission = (rootOrganizationId: string) => Promise<void>
+
+/** No limit: for callers outside HTTP (factories, `berth token create`). */
+export const admitAll: MintAdmission = async () => {}
+
+/** Minting limits count per minute, whatever BERTH_RATE_LIMIT_WINDOW_MS says. */
+const MINT_WINDOW_MS = 60_000
+
 const credentialKey = (principal: Principal) => (principal.kind === 'api_token' ? `token:${principal.apiTokenId}` : `user:${principal.userId}`)
 
 /**
@@ -80,7 +94,32 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
     })
   }
 
+  // The key of a minting is the tree it happens in, known only once the service has found it.
+  const mintKeys = new WeakMap<FastifyRequest, string>()
+  const mints =
+    limits.mintsPerMinute > 0
+      ? (app.createRateLimit({
+          max: limits.mintsPerMinute,
+          timeWindow: MINT_WINDOW_MS,
+          keyGenerator: (request) => mintKeys.get(request)!,
+        }) as Limiter)
+      : undefined
+
   return {
+    /**
+     * The minting limit (BERTH_TOKEN_MINTS_PER_MINUTE) for the service handling `request`: per tree
+     * of organizations (an organization, those its tokens created, and theirs), so that neither
+     * new tokens nor new organizations give a leaked token a fresh budget.
+     */
+    mintAdmission(request: FastifyRequest): MintAdmission {
+      if (!mints) return admitAll
+      return async (rootOrganizationId) => {
+        mintKeys.set(request, `mint:${rootOrganizationId}`)
+        const state = await mints(request)
+        if (state.isExceeded) throw tooMany(`API tokens and organizations minted in this organization (at most ${state.max} a minute)`, state)
+      }
+    },
+
     /** After authentication, in the scope whose routes need credentials: the credential's own budget. */
     limitCredentials(api: FastifyInstance): void {
       if (!perCredential) return

@@ -16,8 +16,24 @@ const shared: Options = {
   strict: false,
 }
 
+/**
+ * RFC 3339 date-times, as ajv-formats checks them, that are also instants JavaScript can hold. RFC
+ * 3339 allows a leap second (`23:59:60Z`) and ajv-formats accepts it, but `Date` cannot represent
+ * one: accepted, it would become an Invalid Date deep in a handler (a 500). It is refused as
+ * malformed instead; nothing Berth stores needs a leap second.
+ */
+function representableDateTime(ajv: Ajv): void {
+  const rfc3339 = ajv.formats['date-time']
+  const check = typeof rfc3339 === 'object' && rfc3339 !== null && 'validate' in rfc3339 ? rfc3339.validate : rfc3339
+  if (typeof check !== 'function') throw new Error('ajv-formats no longer checks date-time with a function')
+  const valid = check as (text: string) => boolean
+  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => valid(text) === true && Number.isFinite(Date.parse(text)) })
+}
+
 function build(options: Options): Ajv {
-  return addFormats(new Ajv({ ...shared, ...options }))
+  const ajv = addFormats(new Ajv({ ...shared, ...options }))
+  representableDateTime(ajv)
+  return ajv
 }
 
 /**

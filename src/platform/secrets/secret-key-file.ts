@@ -1,18 +1,23 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readFile } from 'node:fs/promises'
+import { mkdir, open, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '#src/config.ts'
 import { parseSecretKey, SECRET_KEY_BYTES } from './secret-box.ts'
 
 export const SECRET_KEY_FILE = 'secret.key'
 
-/**
- * The data dir's own secret key, made on first use: 32 random bytes, hex, mode 0600. Creation is
- * exclusive, so two processes starting together agree on one key.
- */
-export async function loadOrCreateSecretKey(dataDir: string): Promise<Buffer> {
-  const file = path.join(dataDir, SECRET_KEY_FILE)
-  await mkdir(dataDir, { recursive: true, mode: 0o700 })
+export interface KeyFileOptions {
+  /**
+   * The id of the key the database records (secret-key-check.ts), when it records one. A database
+   * that does has secrets sealed with that key: a missing key file is then lost, not new, and a
+   * key made in its place could open none of them.
+   */
+  recordedKeyId?: string | undefined
+  /** Told when the key file may be read by users other than its owner. */
+  warn?: (message: string) => void
+}
+
+async function createKeyFile(file: string): Promise<void> {
   try {
     const handle = await open(file, 'wx', 0o600)
     try {
@@ -23,6 +28,35 @@ export async function loadOrCreateSecretKey(dataDir: string): Promise<Buffer> {
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+}
+
+/**
+ * The data dir's own secret key, made on first use: 32 random bytes, hex, mode 0600. Creation is
+ * exclusive, so two processes starting together agree on one key. It is never made when the
+ * database already records a key (the file was deleted or the data dir moved without it): that
+ * refusal says so, rather than a later one about a key that does not match.
+ */
+export async function loadOrCreateSecretKey(dataDir: string, options: KeyFileOptions = {}): Promise<Buffer> {
+  const file = path.join(dataDir, SECRET_KEY_FILE)
+  await mkdir(dataDir, { recursive: true, mode: 0o700 })
+  const existing = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined
+    throw error
+  })
+  if (!existing && options.recordedKeyId !== undefined) {
+    throw new Error(
+      `${file} is missing, but this database's secrets are sealed with the key of id ${options.recordedKeyId}: ` +
+        'restore that file from a backup, or set BERTH_SECRET_KEY to that key. A new key could not open them, so none is made.',
+    )
+  }
+  if (!existing) await createKeyFile(file)
+  const mode = existing ? existing.mode & 0o777 : 0o600
+  if ((mode & 0o077) !== 0) {
+    options.warn?.(
+      `${file} may be read by users other than its owner (mode ${mode.toString(8).padStart(4, '0')}): ` +
+        `anyone who reads it can open the stored git tokens and repository passwords; run chmod 600 ${file}`,
+    )
   }
   // A file another process is still writing reads short: give it a moment.
   for (let attempt = 0; ; attempt++) {
@@ -37,6 +71,10 @@ export async function loadOrCreateSecretKey(dataDir: string): Promise<Buffer> {
 }
 
 /** The key secrets are sealed with: BERTH_SECRET_KEY, or else the data dir's key file. */
-export function resolveSecretKey(config: Config): Promise<Buffer> {
-  return config.secrets.key ? Promise.resolve(config.secrets.key) : loadOrCreateSecretKey(config.database.dataDir)
+export function resolveSecretKey(config: Config, options: KeyFileOptions = {}): Promise<Buffer> {
+  return config.secrets.key ? Promise.resolve(config.secrets.key) : loadOrCreateSecretKey(config.database.dataDir, options)
 }
+
+/** Where the key comes from, for messages: never the key itself. */
+export const secretKeySource = (config: Config): string =>
+  config.secrets.key ? 'BERTH_SECRET_KEY' : path.join(config.database.dataDir, SECRET_KEY_FILE)

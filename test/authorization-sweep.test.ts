@@ -1,0 +1,219 @@
+/**
+ * Issue 23: one sweep of every operation of the served OpenAPI document (`/openapi.json`), so that
+ * a new route joins it by being documented. At each: 401 without credentials; 403, changing
+ * nothing, for each role below the route's required role; the required role itself let through;
+ * and 404, changing nothing, for another organization's real resources, with a body identical
+ * (request_id aside) to that for random ids, so that nothing tells one from the other.
+ *
+ * The required role is derived from the route: GET reads (READ), deployment actions need DEPLOY,
+ * managing organizations and members needs ADMIN, any other write needs WRITE; the few routes that
+ * differ are in `ROLE_EXCEPTIONS`, each with its reason.
+ */
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { after, before, describe, it } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
+import type { Role } from '#src/platform/auth/roles.ts'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { factories } from './helpers/factories.ts'
+import { type FakeProvider, startFakeProvider } from './helpers/fake-git-providers.ts'
+import {
+  BASE_BODIES,
+  BASE_QUERIES,
+  changedTables,
+  checkAnswer,
+  createWorld,
+  FAKE_REPOSITORY,
+  type Kind,
+  PARAM_KIND,
+  type Rendered,
+  type Route,
+  routeKey,
+  routesOf,
+  snapshotter,
+  type World,
+} from './helpers/hostile.ts'
+import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
+
+const ISSUER = 'https://sweep.issuer.example.com'
+
+/** Routes whose required role is not the one their method and path suggest. */
+const ROLE_EXCEPTIONS: Record<string, Role> = {
+  // Any member may mint tokens up to its own role; the sweep asks for READ tokens.
+  'POST /organization/{organizationId}/apiToken': 'READ',
+  // The world's token to delete was not created by the caller: that needs ADMIN.
+  'DELETE /organization/{organizationId}/apiToken/{apiTokenId}': 'ADMIN',
+  // Members (their names and emails) are for ADMINs only.
+  'GET /organization/{organizationId}/member': 'ADMIN',
+}
+
+/**
+ * Routes the role and cross-organization checks cannot apply to; they still get the 401 check.
+ * Keep it short: a route belongs here only when it has no organization to be in.
+ */
+const NO_ORGANIZATION = new Set([
+  // The calling user's own account: API tokens have none, and there is nothing of another organization to reach.
+  'GET /account',
+])
+
+const DEPLOY_ACTION = /\/(deploy|redeploy|stop|cancelDeployment|uninstall)$/
+const ORGANIZATION_MANAGEMENT = /^\/organization(\/\{organizationId\}(\/member(\/\{userId\})?)?)?$/
+
+function requiredRole(route: Route): Role {
+  const exception = ROLE_EXCEPTIONS[routeKey(route)]
+  if (exception) return exception
+  if (route.method === 'GET') return 'READ'
+  if (DEPLOY_ACTION.test(route.template)) return 'DEPLOY'
+  if (ORGANIZATION_MANAGEMENT.test(route.template)) return 'ADMIN'
+  return 'WRITE'
+}
+
+const BELOW: Record<Role, Role[]> = { READ: [], DEPLOY: ['READ'], WRITE: ['READ', 'DEPLOY'], ADMIN: ['READ', 'DEPLOY', 'WRITE'] }
+
+type Ids = Partial<Record<string, string>>
+
+describe('authorization at every route of the OpenAPI document', () => {
+  let database: IsolatedDatabase
+  let github: FakeProvider
+  let t: TestApp
+  let routes: Route[]
+  /** Another organization, never changed: the sweep only ever tries to reach it. */
+  let other: World
+  let snapshot: () => Promise<Record<string, string>>
+
+  before(async () => {
+    database = await createIsolatedDatabase()
+    github = await startFakeProvider('github')
+    github.repositories.set(FAKE_REPOSITORY, { defaultBranch: 'main', branches: [{ name: 'main', sha: 'a'.repeat(40) }] })
+    t = await createTestApp({
+      DATABASE_URL: database.url,
+      BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+      BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
+      BERTH_RATE_LIMIT_PER_ADDRESS: '0',
+      BERTH_RATE_LIMIT_FAILED_AUTH: '0',
+      BERTH_TOKEN_MINTS_PER_MINUTE: '0',
+    })
+    routes = routesOf(t.app)
+    other = await createWorld(t.app, t.db, github, ISSUER)
+    snapshot = snapshotter(t.db)
+  })
+  after(async () => {
+    await t?.close()
+    await github?.close()
+    await database?.drop()
+  })
+
+  /** The world's id of each path parameter, overridden by `ids`. */
+  function idsOf(world: World, route: Route, ids: Ids = {}): Record<string, string> {
+    return Object.fromEntries(route.pathParams.map((name) => [name, ids[name] ?? world.ids[PARAM_KIND[name] as Kind]]))
+  }
+
+  function url(route: Route, params: Record<string, string>, gitTokenId: string): string {
+    let path = route.template
+    for (const [name, value] of Object.entries(params)) path = path.replace(`{${name}}`, value)
+    const query = (BASE_QUERIES[routeKey(route)] ?? []).map(([key, value]) => `${key}=${value === '@gitToken' ? gitTokenId : value}`).join('&')
+    return query === '' ? path : `${path}?${query}`
+  }
+
+  /** Sends the route's valid request (its base body and query) to `params`, checking the answer's shape. */
+  async function send(
+    route: Route,
+    world: World,
+    params: Record<string, string>,
+    authorization: string | undefined,
+    gitTokenId = world.ids.gitToken,
+  ): Promise<LightMyRequestResponse> {
+    const base = BASE_BODIES[routeKey(route)]
+    const payload = base ? JSON.stringify(base(world)) : undefined
+    const headers: Record<string, string> = {
+      ...(authorization ? { authorization } : {}),
+      ...(payload ? { 'content-type': 'application/json' } : {}),
+    }
+    const sent: Rendered = { method: route.method, url: url(route, params, gitTokenId), headers, payload, route, invalidUtf8: false }
+    const res = await t.app.inject({ method: route.method, url: sent.url, headers, payload })
+    checkAnswer(res, sent, world)
+    return res
+  }
+
+  /** Runs a request that must be refused, and checks that it changed nothing. */
+  async function refused(request: () => Promise<LightMyRequestResponse>): Promise<LightMyRequestResponse> {
+    const before = await snapshot()
+    const res = await request()
+    assert.deepEqual(changedTables(before, await snapshot()), [], `a refused request changed the database: ${res.statusCode} ${res.body}`)
+    return res
+  }
+
+  const withoutRequestId = (res: LightMyRequestResponse) => {
+    const { request_id: _, ...body } = res.json()
+    return body
+  }
+
+  async function expectIndistinguishable(what: string, route: Route, world: World, real: Ids, random: Ids, gitTokens: [string, string]) {
+    const key = `${routeKey(route)} (${what})`
+    const toReal = await refused(() => send(route, world, idsOf(world, route, real), world.authorization, gitTokens[0]))
+    const toRandom = await refused(() => send(route, world, idsOf(world, route, random), world.authorization, gitTokens[1]))
+    assert.equal(toReal.statusCode, 404, `${key}: ${toReal.statusCode} ${toReal.body}`)
+    assert.equal(toRandom.statusCode, 404, `${key} with random ids: ${toRandom.statusCode} ${toRandom.body}`)
+    assert.deepEqual(
+      withoutRequestId(toReal),
+      withoutRequestId(toRandom),
+      `${key}: another organization's resource answers otherwise than a random id`,
+    )
+  }
+
+  it('checks every documented route', async () => {
+    assert.ok(routes.length >= 50, `only ${routes.length} operations in the document`)
+    for (const key of [...Object.keys(ROLE_EXCEPTIONS), ...NO_ORGANIZATION]) {
+      assert.ok(
+        routes.some((route) => routeKey(route) === key),
+        `${key} is listed in the sweep but not in the document`,
+      )
+    }
+    const f = factories(t.db)
+    for (const route of routes) {
+      const key = routeKey(route)
+      // A world of its own for each route: the accepted request at the end may change or delete it.
+      const world = await createWorld(t.app, t.db, github, ISSUER)
+      const params = idsOf(world, route)
+
+      const anonymous = await refused(() => send(route, world, params, undefined))
+      assert.equal(anonymous.statusCode, 401, `${key} without credentials: ${anonymous.statusCode} ${anonymous.body}`)
+      assert.equal(anonymous.json().code, 'unauthenticated')
+      if (NO_ORGANIZATION.has(key)) continue
+
+      const needed = requiredRole(route)
+      for (const role of BELOW[needed]) {
+        const token = await f.apiToken(world.ids.organization, role)
+        const res = await refused(() => send(route, world, params, token.authorization))
+        assert.equal(res.statusCode, 403, `${key} needs ${needed}, but ${role} got ${res.statusCode} ${res.body}`)
+        assert.equal(res.json().code, 'forbidden')
+      }
+
+      if (route.pathParams.length > 0) {
+        // Everything in the path another organization's, or random.
+        const theirs = Object.fromEntries(route.pathParams.map((name) => [name, other.ids[PARAM_KIND[name] as Kind]]))
+        const random = Object.fromEntries(route.pathParams.map((name) => [name, randomUUID()]))
+        await expectIndistinguishable('another organization', route, world, theirs, random, [other.ids.gitToken, randomUUID()])
+        // The caller's own organization, with another organization's resource under it. (Users
+        // belong to no organization: any ADMIN may add any user by id.)
+        const [first, ...rest] = route.pathParams.filter((name) => name !== 'userId')
+        if (first === 'organizationId' && rest.length > 0) {
+          const theirsUnder = Object.fromEntries(rest.map((name) => [name, other.ids[PARAM_KIND[name] as Kind]]))
+          const randomUnder = Object.fromEntries(rest.map((name) => [name, randomUUID()]))
+          await expectIndistinguishable('own organization, their resource', route, world, theirsUnder, randomUnder, [
+            other.ids.gitToken,
+            randomUUID(),
+          ])
+        }
+      }
+      if (key.endsWith('/repository/branch') && BASE_QUERIES[key]?.some(([, value]) => value === '@gitToken')) {
+        await expectIndistinguishable('their git token', route, world, {}, {}, [other.ids.gitToken, randomUUID()])
+      }
+
+      // The required role itself gets through (the derived table is not stricter than the route).
+      const authorization = needed === 'ADMIN' ? world.authorization : (await f.apiToken(world.ids.organization, needed)).authorization
+      const allowed = await send(route, world, params, authorization)
+      assert.ok(![401, 403, 404].includes(allowed.statusCode), `${key} with ${needed}: ${allowed.statusCode} ${allowed.body}`)
+    }
+  })
+})
