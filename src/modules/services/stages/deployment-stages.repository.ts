@@ -19,10 +19,12 @@ const DEFAULT_STAGE = /^([A-Z_]+) DEFAULT$/
 
 /**
  * Locks the environment's stages, in position order, and returns them. An advisory lock on the
- * environment comes first: row locks alone cannot keep two first services of an environment from
+ * environment comes before them: row locks alone cannot keep two first services of an environment from
  * both making its default stage.
  */
 async function lockStages(trx: Transaction<Database>, environmentId: string): Promise<StageRow[]> {
+  // The environment first, as its delete takes it before its stages and services: no cycle.
+  await trx.selectFrom('environments').select('id').where('id', '=', environmentId).forKeyShare().execute()
   await sql`select pg_advisory_xact_lock(hashtextextended(${environmentId}::text, 8))`.execute(trx)
   return trx.selectFrom('deploymentStages').selectAll().where('environmentId', '=', environmentId).orderBy('position').forUpdate().execute()
 }
