@@ -49,7 +49,7 @@ export interface Config {
     /** BERTH_SECRET_KEY; when unset, the data dir's own key file is used (secret-key-file.ts). */
     readonly key: Buffer | undefined
   }
-  /** BERTH_RUNNER_* and BERTH_SIMULATED_*: the deployment runner (DESIGN 7). */
+  /** BERTH_RUNNER_* and BERTH_SIMULATED_*: the deployment runner (docs/architecture.md). */
   readonly runner: {
     /** Whether `berth serve` runs deployments too (`berth worker` always does). */
     readonly inServe: boolean

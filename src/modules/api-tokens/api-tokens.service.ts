@@ -111,7 +111,7 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
 
     /**
      * Any member may create tokens, but never with more power than it holds itself in that
-     * organization (DESIGN 5). `admit` counts the minting against the limit of the organization's
+     * organization (README, "Authentication and roles"). `admit` counts the minting against the limit of the organization's
      * tree (BERTH_TOKEN_MINTS_PER_MINUTE) once the caller is known to be allowed to mint there.
      */
     async create(

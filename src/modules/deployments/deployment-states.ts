@@ -1,4 +1,4 @@
-// The words of the contract's section 3 and how a deployment moves through them (DESIGN 7).
+// The words of the contract's section 3 and how a deployment moves through them (docs/architecture.md).
 
 export const SERVICE_TYPES = ['APPLICATION', 'DATABASE', 'CONTAINER', 'JOB', 'HELM', 'IAC', 'GITOPS_APP'] as const
 export type ServiceType = (typeof SERVICE_TYPES)[number]

@@ -2,7 +2,7 @@ import type { RunnableTrigger } from '#src/modules/deployments/deployment-states
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { PlannedStep, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 
-// Where deployments really happen (DESIGN 7): an executor does one service's part of a deployment,
+// Where deployments really happen (docs/architecture.md): an executor does one service's part of a deployment,
 // reports what it does as log lines, and stops when told to. The runner chooses one per
 // environment, by its cluster's `executor`.
 

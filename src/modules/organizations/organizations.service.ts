@@ -98,7 +98,7 @@ export function createOrganizationsService({
   /** This process forgets every remembered list at once after its own change; others when they hear of it. */
   const forgetLists = () => listCache?.forgetAll()
 
-  /** No access at all is reported as not found, so callers cannot probe for other organizations (DESIGN 5). */
+  /** No access at all is reported as not found, so callers cannot probe for other organizations (README, "Authentication and roles"). */
   function check({ organization, role }: { organization?: OrganizationRow; role?: Role }, needed: Role): OrganizationAccess {
     if (!organization || !role) throw notFound('organization')
     if (!hasRole(role, needed)) throw roleTooLow(needed, role)

@@ -1,6 +1,6 @@
 import { AppError } from '../http/errors.ts'
 
-/** Roles, weakest first: each holds the powers of those before it (DESIGN 5). */
+/** Roles, weakest first: each holds the powers of those before it (README, "Authentication and roles"). */
 export const ROLES = ['READ', 'DEPLOY', 'WRITE', 'ADMIN'] as const
 export type Role = (typeof ROLES)[number]
 

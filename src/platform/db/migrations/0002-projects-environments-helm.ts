@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 
 // Every table below carries `organization_id` so that repositories scope each query to the
-// caller's organization directly (DESIGN 4). Names are case-insensitively unique in their parent:
+// caller's organization directly (docs/architecture.md). Names are case-insensitively unique in their parent:
 // where the reference says "name is case insensitive" (projects, environments, services) and, by
 // Berth's choice, for git tokens and helm repositories. References a user may break by deleting a token or
 // a repository are NO ACTION (checked at the end of the statement), so deleting an organization

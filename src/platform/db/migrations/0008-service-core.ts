@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 
-// One service model for every kind (DESIGN 7): a `services` row holds what every kind has (its
+// One service model for every kind (docs/architecture.md): a `services` row holds what every kind has (its
 // environment, kind, name, deployment stage, configuration version) and the kind's own
 // configuration as JSON; what a configuration references (git tokens, helm repositories) is kept as
 // real foreign keys in `service_references`, so it is counted and protected from deletion whatever
@@ -93,7 +93,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Pruning by age walks the oldest first.
   await sql`create index deployment_logs_created_idx on deployment_logs (created_at)`.execute(db)
 
-  // Where a cluster's environments deploy (DESIGN 7); the simulator until other executors exist.
+  // Where a cluster's environments deploy (docs/architecture.md); the simulator until other executors exist.
   await sql`alter table clusters add column executor text not null default 'SIMULATED' check (executor in ('SIMULATED'))`.execute(db)
 
   // Helm services move: their stage, their row, their references, and a snapshot for the
