@@ -24,6 +24,7 @@ import {
   checkAnswer,
   createWorld,
   FAKE_REPOSITORY,
+  injectStream,
   type Kind,
   PARAM_KIND,
   type Rendered,
@@ -56,7 +57,7 @@ const NO_ORGANIZATION = new Set([
   'GET /account',
 ])
 
-const DEPLOY_ACTION = /\/(deploy|redeploy|stop|cancelDeployment|uninstall)$/
+const DEPLOY_ACTION = /\/(deploy|redeploy|stop|cancelDeployment|uninstall|restart-service)$/
 const ORGANIZATION_MANAGEMENT = /^\/organization(\/\{organizationId\}(\/member(\/\{userId\})?)?)?$/
 
 function requiredRole(route: Route): Role {
@@ -130,7 +131,8 @@ describe('authorization at every route of the OpenAPI document', () => {
       ...(payload ? { 'content-type': 'application/json' } : {}),
     }
     const sent: Rendered = { method: route.method, url: url(route, params, gitTokenId), headers, payload, route, invalidUtf8: false }
-    const res = await t.app.inject({ method: route.method, url: sent.url, headers, payload })
+    // A stream of events may go on as long as the deployment it follows: read a moment, then hang up.
+    const res = route.streams ? await injectStream(t.app, sent) : await t.app.inject({ method: route.method, url: sent.url, headers, payload })
     checkAnswer(res, sent, world)
     return res
   }

@@ -134,6 +134,12 @@ describe('bulk deploys (deployAllServices)', () => {
         assertError(await calls.inject('POST', `/environment/${environment.id}/service/${action}`, token.authorization, payload), 403, 'forbidden')
       }
     }
+    // Deleting services needs the role that may delete them, not only deploy them.
+    assertError(
+      await calls.inject('POST', `/environment/${environment.id}/service/delete`, tokens.deploy.authorization, { helm_ids: [helm.id] }),
+      403,
+      'forbidden',
+    )
     const stranger = await make.organizationWithTokens()
     assertError(
       await calls.inject('POST', `/environment/${environment.id}/service/deploy`, stranger.tokens.admin.authorization, { helms: [{ id: helm.id }] }),
@@ -211,7 +217,7 @@ describe('bulk stop, restart, uninstall and delete', () => {
     await calls.trigger(`/environment/${environment.id}/deploy`, auth)
     await calls.waitUntilIdle(environment.id, auth)
 
-    const answer = await bulk(environment.id, 'delete?skipReconcile=true', auth, { helm_ids: [deleted.id] }, 200)
+    const answer = await bulk(environment.id, 'delete?skipReconcile=true', tokens.write.authorization, { helm_ids: [deleted.id] }, 200)
     assert.deepEqual(Object.keys(answer).sort(), ENVIRONMENT_STATUS_KEYS)
     const [entry] = await calls.waitUntilIdle(environment.id, auth)
     assert.deepEqual([entry!.trigger_action, entry!.status, entry!.action_status], ['DELETE', 'DELETED', 'SUCCESS'])
@@ -245,7 +251,7 @@ describe('bulk stop, restart, uninstall and delete', () => {
     await calls.trigger(`/environment/${environment.id}/deploy`, auth)
     await calls.waitUntilIdle(environment.id, auth)
 
-    await bulk(environment.id, 'delete', auth, { helm_ids: [failing.id, healthy.id] }, 200)
+    await bulk(environment.id, 'delete', tokens.write.authorization, { helm_ids: [failing.id, healthy.id] }, 200)
     const [entry] = await calls.waitUntilIdle(environment.id, auth)
     assert.deepEqual([entry!.trigger_action, entry!.status, entry!.action_status], ['DELETE', 'DELETE_ERROR', 'ERROR'])
     const byId = Object.fromEntries(entry!.stages[0]!.services.map((service) => [service.identifier.service_id, service.status]))
@@ -265,7 +271,7 @@ describe('a deletion and the deployments queued behind it', () => {
     await calls.trigger(`/environment/${environment.id}/deploy`, auth)
     await calls.waitUntilIdle(environment.id, auth)
 
-    await bulk(environment.id, 'delete', auth, { helm_ids: [deleted.id] }, 200)
+    await bulk(environment.id, 'delete', tokens.write.authorization, { helm_ids: [deleted.id] }, 200)
     const redeploy = await calls.trigger(`/environment/${environment.id}/deploy`, auth)
     const queued = (await calls.entries(environment.id, auth)).find((entry) => entry.identifier.execution_id === redeploy.execution_id)!
     assert.deepEqual(servicesOf(queued), [['HELM DEFAULT', [deleted.id, kept.id].sort()]], 'queued while the service still existed')

@@ -793,7 +793,7 @@ const STREAM_READ_MS = 300
  * on as long as the deployment it follows) only for a moment, then the request is let go as a
  * client that hangs up, so that the server stops following. The answer as `inject` gives it.
  */
-async function injectStream(app: FastifyInstance, sent: Rendered): Promise<LightMyRequestResponse> {
+export async function injectStream(app: FastifyInstance, sent: Rendered): Promise<LightMyRequestResponse> {
   const hangUp = new AbortController()
   const res = await app.inject({
     method: sent.method,

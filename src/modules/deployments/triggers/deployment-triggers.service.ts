@@ -228,7 +228,8 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
 
   /** Queues one run of the selected services of the environment. */
   async function triggerSelection(principal: Principal, environmentId: string, trigger: RunnableTrigger, items: SelectionItem[]) {
-    const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+    // Deleting services takes them away for good: the role that may delete them (WRITE), not only deploy them.
+    const { environment } = await deps.requireEnvironment(principal, environmentId, trigger === 'DELETE' ? 'WRITE' : 'DEPLOY')
     const selected = await selection(environment, items)
     const triggeredBy = await deps.actorName(principal)
     const serviceId = selected.length === 1 ? selected[0]!.service.id : null

@@ -170,7 +170,7 @@ export function selectedServicesRoutes(deployments: DeploymentTriggersService, k
             summary,
             description:
               trigger === 'DELETE'
-                ? `Uninstalls the selected services, then deletes each whose uninstall succeeded (trigger DELETE); their history stays. ${QUEUES}`
+                ? `Needs the WRITE role, as deleting a service does. Uninstalls the selected services, then deletes each whose uninstall succeeded (trigger DELETE); their history stays. ${QUEUES.replace('Needs the DEPLOY role. ', '')}`
                 : `${summary} (trigger ${trigger}). ${QUEUES}`,
             tags,
             params: EnvironmentParams,
