@@ -42,3 +42,6 @@ export const RoleId = Type.String({
     .map(([role, id]) => `${role} ${id}`)
     .join(', ')}`,
 })
+
+/** A 409 response of an operation, in the error shape, saying when it happens. */
+export const conflictResponse = (description: string) => ({ 409: Type.Ref('ErrorResponse', { description: `${description} (\`conflict\`)` }) })

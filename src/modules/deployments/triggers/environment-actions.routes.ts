@@ -1,14 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
+import { conflictResponse } from '#src/platform/http/common-schemas.ts'
 import { CancelRequest, EnvironmentStatus, Status } from '../deployments.schemas.ts'
 import type { DeploymentTriggersService } from './deployment-triggers.service.ts'
 import { toEnvironmentStatusResponse, toStatusResponse } from './triggers.wire.ts'
 
 const QUEUES = 'Needs the DEPLOY role. The deployment is queued behind those of the environment already queued or running, and runs when they end.'
-
-const conflict = (description: string) => ({ 409: Type.Ref('ErrorResponse', { description: `${description} (\`conflict\`)` }) })
 
 export function environmentActionsRoutes(deployments: DeploymentTriggersService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -54,7 +52,7 @@ export function environmentActionsRoutes(deployments: DeploymentTriggersService)
           description: `Stops every service of the environment, in the reverse order of deploying. ${QUEUES}`,
           tags: environmentTags,
           params: EnvironmentParams,
-          response: { 202: EnvironmentStatus, ...conflict('the environment is already stopped and nothing is queued') },
+          response: { 202: EnvironmentStatus, ...conflictResponse('the environment is already stopped and nothing is queued') },
         },
       },
       async (req, reply) =>
@@ -74,7 +72,7 @@ export function environmentActionsRoutes(deployments: DeploymentTriggersService)
           tags: environmentTags,
           params: EnvironmentParams,
           body: CancelRequest,
-          response: { 202: EnvironmentStatus, ...conflict('nothing is queued or running, or the cancel is already under way') },
+          response: { 202: EnvironmentStatus, ...conflictResponse('nothing is queued or running, or the cancel is already under way') },
         },
       },
       async (req, reply) =>

@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import type { KindRoutes } from '#src/modules/services/kind-routes.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
-import { Uuid } from '#src/platform/http/common-schemas.ts'
+import { conflictResponse, Uuid } from '#src/platform/http/common-schemas.ts'
 import type { ServiceType } from '../deployment-states.ts'
 import { EnvironmentStatus, Status } from '../deployments.schemas.ts'
 import type { DeploymentTriggersService, SelectionItem } from './deployment-triggers.service.ts'
@@ -105,7 +105,6 @@ function deployItems(body: DeployAllRequest, kinds: readonly KindRoutes[]): Sele
 }
 
 const QUEUES = 'Needs the DEPLOY role. One deployment of the selected services is queued behind those of the environment already queued or running.'
-const inProgress = (description: string) => ({ 409: Type.Ref('ErrorResponse', { description: `${description} (\`conflict\`)` }) })
 
 export function selectedServicesRoutes(deployments: DeploymentTriggersService, kinds: readonly KindRoutes[]): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -178,7 +177,7 @@ export function selectedServicesRoutes(deployments: DeploymentTriggersService, k
               ? { querystring: Type.Object({ skipReconcile: Type.Optional(Type.Boolean({ description: 'accepted for compatibility' })) }) }
               : {}),
             body: ServiceIdsRequest,
-            response: { 200: EnvironmentStatus, ...(conflict ? inProgress(conflict) : {}) },
+            response: { 200: EnvironmentStatus, ...(conflict ? conflictResponse(conflict) : {}) },
           },
         },
         async (req) =>

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { KindRoutes } from '#src/modules/services/kind-routes.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
-import { Uuid } from '#src/platform/http/common-schemas.ts'
+import { conflictResponse, Uuid } from '#src/platform/http/common-schemas.ts'
 import { HistoryQuery, ServiceHistoryPage, Status } from '../deployments.schemas.ts'
 import { HISTORY_DESCRIPTION, HISTORY_ETAG_HEADER, NOT_MODIFIED, sendHistoryPage } from '../history/deployment-history.routes.ts'
 import type { DeploymentHistoryService } from '../history/deployment-history.service.ts'
@@ -11,8 +11,6 @@ import type { DeploymentTriggersService } from './deployment-triggers.service.ts
 import { toStatusResponse } from './triggers.wire.ts'
 
 const QUEUES = 'Needs the DEPLOY role. The deployment is queued behind those of the environment already queued or running, and runs when they end.'
-
-const conflict = (description: string) => ({ 409: Type.Ref('ErrorResponse', { description: `${description} (\`conflict\`)` }) })
 
 /** Deploy, redeploy, stop (and uninstall), status and history of one kind's services: written once for every kind. */
 export function serviceActionsRoutes(
@@ -72,7 +70,7 @@ export function serviceActionsRoutes(
           description: QUEUES,
           tags: [kind.tags.actions],
           params: Params,
-          response: { 202: Status, ...conflict(`the ${lower} service is already stopped and nothing queued includes it`) },
+          response: { 202: Status, ...conflictResponse(`the ${lower} service is already stopped and nothing queued includes it`) },
         },
       },
       async (req, reply) => reply.code(202).send(toStatusResponse(await triggers.stopService(req.principal, kind.type, idOf(req.params)))),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
+import { conflictResponse } from '#src/platform/http/common-schemas.ts'
 import {
   AttachServiceParams,
   AttachServiceRequest,
@@ -16,7 +16,6 @@ import type { DeploymentStagesService } from './deployment-stages.service.ts'
 import { stageInput, toStageList, toStageResponse } from './deployment-stages.wire.ts'
 
 const tags = ['Deployment Stage Main Calls']
-const conflict = (description: string) => ({ 409: Type.Ref('ErrorResponse', { description: `${description} (\`conflict\`)` }) })
 
 export function deploymentStagesRoutes(stages: DeploymentStagesService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -45,7 +44,7 @@ export function deploymentStagesRoutes(stages: DeploymentStagesService): Fastify
           tags,
           params: EnvironmentParams,
           body: DeploymentStageRequest,
-          response: { 200: DeploymentStageResponse, ...conflict('the name is taken in the environment') },
+          response: { 200: DeploymentStageResponse, ...conflictResponse('the name is taken in the environment') },
         },
       },
       async (req) => toStageResponse(await stages.create(req.principal, req.params.environmentId, stageInput(req.body))),
@@ -75,7 +74,7 @@ export function deploymentStagesRoutes(stages: DeploymentStagesService): Fastify
           tags,
           params: DeploymentStageParams,
           body: DeploymentStageRequest,
-          response: { 200: DeploymentStageResponse, ...conflict('the name is taken in the environment') },
+          response: { 200: DeploymentStageResponse, ...conflictResponse('the name is taken in the environment') },
         },
       },
       async (req) => toStageResponse(await stages.update(req.principal, req.params.deploymentStageId, stageInput(req.body))),
@@ -90,7 +89,7 @@ export function deploymentStagesRoutes(stages: DeploymentStagesService): Fastify
           description: 'Needs the WRITE role. Only an empty stage can be deleted; deployments already queued keep the stages they were planned with.',
           tags,
           params: DeploymentStageParams,
-          response: { 204: { type: 'null', description: 'deleted' }, ...conflict('services are still in the stage') },
+          response: { 204: { type: 'null', description: 'deleted' }, ...conflictResponse('services are still in the stage') },
         },
       },
       async (req, reply) => {
