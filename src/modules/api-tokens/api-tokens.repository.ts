@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable, sql } from 'kysely'
+import { type Insertable, type RawBuilder, type Selectable, sql } from 'kysely'
 import { hasRole, ROLES, type Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { ApiTokensTable } from '#src/platform/db/schema.ts'
@@ -29,6 +29,18 @@ const COLUMNS = [
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 function apiTokenQueries(db: Db) {
+  /** Deletes the tokens `roots` picks and every token minted from them, transitively; the ids of all deleted. */
+  async function deleteWithMinted(roots: RawBuilder<unknown>): Promise<string[]> {
+    const { rows } = await sql<{ id: string }>`
+      with recursive doomed (id) as (
+        select id from api_tokens where ${roots}
+        union
+        select t.id from api_tokens t join doomed on t.created_by_api_token_id = doomed.id
+      )
+      delete from api_tokens where id in (select id from doomed) returning id`.execute(db)
+    return rows.map((row) => row.id)
+  }
+
   return {
     insert(values: Insertable<ApiTokensTable>): Promise<ApiTokenRow> {
       return db.insertInto('apiTokens').values(values).returning(COLUMNS).executeTakeFirstOrThrow()
@@ -102,14 +114,7 @@ function apiTokenQueries(db: Db) {
 
     /** Deletes the organization's tokens that the user owns, and what they minted; returns the ids of all deleted. */
     async deleteOwnedBy(organizationId: string, ownerUserId: string): Promise<string[]> {
-      const { rows } = await sql<{ id: string }>`
-        with recursive doomed (id) as (
-          select id from api_tokens where organization_id = ${organizationId} and owner_user_id = ${ownerUserId}
-          union
-          select t.id from api_tokens t join doomed on t.created_by_api_token_id = doomed.id
-        )
-        delete from api_tokens where id in (select id from doomed) returning id`.execute(db)
-      return rows.map((row) => row.id)
+      return deleteWithMinted(sql`organization_id = ${organizationId} and owner_user_id = ${ownerUserId}`)
     },
 
     /**
@@ -166,14 +171,7 @@ function apiTokenQueries(db: Db) {
      * foreign key cascades the same way; naming them here lets this process forget them at once.
      */
     async delete(organizationId: string, apiTokenId: string): Promise<string[]> {
-      const { rows } = await sql<{ id: string }>`
-        with recursive doomed (id) as (
-          select id from api_tokens where organization_id = ${organizationId} and id = ${apiTokenId}
-          union
-          select t.id from api_tokens t join doomed on t.created_by_api_token_id = doomed.id
-        )
-        delete from api_tokens where id in (select id from doomed) returning id`.execute(db)
-      return rows.map((row) => row.id)
+      return deleteWithMinted(sql`organization_id = ${organizationId} and id = ${apiTokenId}`)
     },
 
     /**

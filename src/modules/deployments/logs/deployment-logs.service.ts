@@ -26,10 +26,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export function createDeploymentLogsService(deps: DeploymentLogsDeps) {
   const { repo } = deps
 
-  /** The deployment `version` names (an execution id) in the environment, or its newest. */
-  async function requireRun(principal: Principal, environmentId: string, version: string | undefined) {
+  /** The deployment `version` names (an execution id) in an environment the caller may read, or its newest; undefined when there is none. */
+  async function findRun(principal: Principal, environmentId: string, version: string | undefined) {
     const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-    const run = version === undefined || UUID.test(version) ? await repo.findRun(environment.id, version) : undefined
+    return version === undefined || UUID.test(version) ? repo.findRun(environment.id, version) : undefined
+  }
+
+  async function requireRun(principal: Principal, environmentId: string, version: string | undefined) {
+    const run = await findRun(principal, environmentId, version)
     if (!run) throw notFound('deployment')
     return run
   }
@@ -37,9 +41,11 @@ export function createDeploymentLogsService(deps: DeploymentLogsDeps) {
   return {
     /** The last lines of the deployment, oldest first; none when the environment never deployed and no version is named. */
     async last(principal: Principal, environmentId: string, version: string | undefined): Promise<LogLine[]> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      if (version === undefined && !(await repo.findRun(environment.id, undefined))) return []
-      const run = await requireRun(principal, environmentId, version)
+      const run = await findRun(principal, environmentId, version)
+      if (!run) {
+        if (version === undefined) return []
+        throw notFound('deployment')
+      }
       return repo.last(run.id, LOG_PAGE)
     },
 

@@ -260,6 +260,15 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     return true
   }
 
+  /** The environment's status and each of its services'. */
+  async function statusesOf(environmentId: string, services: ServiceRecord[]) {
+    const [environment, serviceStatuses] = await Promise.all([
+      statuses.environmentStatus(environmentId, services),
+      Promise.all(services.map(async (service) => ({ service, status: await statuses.serviceStatus(service) }))),
+    ])
+    return { environment, services: serviceStatuses }
+  }
+
   return {
     async deployEnvironment(principal: Principal, environmentId: string): Promise<StatusRecord> {
       const { environment, services, run, unfinished } = await triggerEnvironment(principal, environmentId, 'DEPLOY')
@@ -313,12 +322,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     /** The environment's status and each service's, with the services' kinds and stages. */
     async getEnvironmentStatuses(principal: Principal, environmentId: string) {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      const services = await deps.listServices(environment.organizationId, environment.id)
-      const [environmentStatus, serviceStatuses] = await Promise.all([
-        statuses.environmentStatus(environment.id, services),
-        Promise.all(services.map(async (service) => ({ service, status: await statuses.serviceStatus(service) }))),
-      ])
-      return { environment: environmentStatus, services: serviceStatuses }
+      return statusesOf(environment.id, await deps.listServices(environment.organizationId, environment.id))
     },
 
     /**
@@ -333,10 +337,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
         deps.history.environmentRuns(environment.id),
       ])
       const run = current ?? latest
-      const [environmentStatus, serviceStatuses] = await Promise.all([
-        statuses.environmentStatus(environment.id, services),
-        Promise.all(services.map(async (service) => ({ service, status: await statuses.serviceStatus(service) }))),
-      ])
+      const { environment: environmentStatus, services: serviceStatuses } = await statusesOf(environment.id, services)
       return {
         environment: environmentStatus,
         stages: stages.map((stage) => ({
