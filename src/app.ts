@@ -44,6 +44,8 @@ import { registerSecurityHeaders } from './platform/http/security-headers.ts'
 import { registerValidation } from './platform/http/validation.ts'
 import { createLogger } from './platform/logger.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
+import { scopedVariablesRoutes } from './modules/variables/scoped-variables.routes.ts'
+import { variablesRoutes } from './modules/variables/variables.routes.ts'
 import { createServices } from './services.ts'
 
 export interface AppDeps {
@@ -142,6 +144,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     onDeploymentQueued,
     historyCacheBytes: config.http.historyCacheBytes,
     listLimit: config.http.listLimit,
+    variableLimits: config.variables,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()
@@ -187,6 +190,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(helmServicesRoutes(helmServices))
     await api.register(servicesRoutes(services.services, KIND_ROUTES))
     await api.register(deploymentStagesRoutes(services.deploymentStages))
+    await api.register(variablesRoutes(services.variables))
+    await api.register(scopedVariablesRoutes(services.variables))
     await api.register(environmentActionsRoutes(services.deployments))
     await api.register(selectedServicesRoutes(services.deployments, KIND_ROUTES))
     await api.register(environmentStatusesRoutes(services.deployments, KIND_ROUTES))

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { DEFAULT_VARIABLE_LIMITS } from './modules/variables/variable-rules.ts'
 import type { LogFormatSetting } from './platform/logger.ts'
 import { parseSecretKey } from './platform/secrets/secret-box.ts'
 
@@ -48,6 +49,11 @@ export interface Config {
   readonly secrets: {
     /** BERTH_SECRET_KEY; when unset, the data dir's own key file is used (secret-key-file.ts). */
     readonly key: Buffer | undefined
+  }
+  /** BERTH_VARIABLES_PER_SCOPE and BERTH_VARIABLE_BYTES_PER_SCOPE: what one project, environment or service may hold. */
+  readonly variables: {
+    readonly perScope: number
+    readonly bytesPerScope: number
   }
   /** BERTH_RUNNER_* and BERTH_SIMULATED_*: the deployment runner (docs/architecture.md). */
   readonly runner: {
@@ -232,6 +238,10 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     log: Object.freeze({ level, format: logFormat }),
     secrets: Object.freeze({ key: secretKey }),
+    variables: Object.freeze({
+      perScope: integer(env, 'BERTH_VARIABLES_PER_SCOPE', DEFAULT_VARIABLE_LIMITS.perScope, 1, 100_000),
+      bytesPerScope: integer(env, 'BERTH_VARIABLE_BYTES_PER_SCOPE', DEFAULT_VARIABLE_LIMITS.bytesPerScope, 1024, 1024 * 1024 * 1024),
+    }),
     runner: Object.freeze({
       inServe: flag(env, 'BERTH_RUNNER_IN_SERVE', true),
       concurrency: integer(env, 'BERTH_RUNNER_CONCURRENCY', 4, 1, 1000),

@@ -34,6 +34,9 @@ import { createServicesRepository } from './modules/services/services.repository
 import { createServicesService } from './modules/services/services.service.ts'
 import { createDeploymentStagesRepository } from './modules/services/stages/deployment-stages.repository.ts'
 import { createDeploymentStagesService } from './modules/services/stages/deployment-stages.service.ts'
+import { createVariablesRepository } from './modules/variables/variables.repository.ts'
+import { DEFAULT_VARIABLE_LIMITS, type VariableLimits } from './modules/variables/variable-rules.ts'
+import { createVariablesService } from './modules/variables/variables.service.ts'
 import { createUsersRepository } from './modules/users/users.repository.ts'
 import { createUsersService } from './modules/users/users.service.ts'
 import type { Db } from './platform/db/database.ts'
@@ -55,6 +58,8 @@ export interface ServiceOptions {
   onDeploymentQueued?: () => void
   /** Bytes of rendered environment history pages kept per process. */
   historyCacheBytes?: number
+  /** What one project, environment or service may hold of variables. */
+  variableLimits?: VariableLimits
   /** The most items the lists of organizations, projects, environments, tokens, members and repositories answer with. */
   listLimit?: number
 }
@@ -132,6 +137,16 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireService: services.requireService,
     pageCacheBytes: options.historyCacheBytes ?? 0,
   })
+  const variablesRepo = createVariablesRepository(db)
+  const variables = createVariablesService({
+    repo: variablesRepo,
+    secrets: options.secrets,
+    limits: options.variableLimits ?? DEFAULT_VARIABLE_LIMITS,
+    requireOrganizationRole: organizations.requireRole,
+    requireProject: projects.requireProject,
+    requireEnvironment: environments.requireEnvironment,
+    requireService: services.requireService,
+  })
   const deployments = createDeploymentTriggersService({
     runs: createDeploymentRunsRepository(db),
     history: historyRepo,
@@ -161,6 +176,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     services,
     helmServices: createHelmServices(services),
     deploymentStages,
+    variables,
     deploymentHistory,
     deployments,
     deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),

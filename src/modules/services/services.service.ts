@@ -81,7 +81,8 @@ export function createServicesService(deps: ServicesDeps) {
    * for a service of another kind than `type` (a helm route given a container's id).
    */
   async function requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType) {
-    const noun = type ? kindOf(type).noun : 'service'
+    // A kind Berth does not serve yet (a per-scope variables route of applications) has no services: 404.
+    const noun = type ? (kinds.get(type)?.noun ?? type.toLowerCase()) : 'service'
     const service = await repo.findById(serviceId)
     if (!service || (type && service.kind !== type)) throw notFound(noun)
     const { role } = await deps.requireOrganizationRole(principal, service.organizationId, needed).catch(asNotFound(noun))

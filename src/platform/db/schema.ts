@@ -15,6 +15,7 @@ export interface Database {
   services: ServicesTable
   serviceReferences: ServiceReferencesTable
   deploymentSnapshots: DeploymentSnapshotsTable
+  variables: VariablesTable
   deploymentLogs: DeploymentLogsTable
   deploymentRequests: DeploymentRequestsTable
   serviceDeployments: ServiceDeploymentsTable
@@ -205,6 +206,34 @@ export interface DeploymentSnapshotsTable {
   version: number
   configuration: Json<unknown>
   overrides: Json<Record<string, unknown>>
+  /** The variables it deployed with, resolved; secrets still sealed (migration 0010). */
+  variables: ColumnType<unknown[], string | undefined, string>
+  /** The variable rows the service saw, by id and version (berth_service_variables_fingerprint). */
+  variablesFingerprint: ColumnType<string, string | undefined, string>
+}
+
+/** A variable or secret of a project, an environment or a service, or a built-in one (migration 0010). */
+export interface VariablesTable {
+  id: Generated<string>
+  organizationId: string
+  projectId: string
+  environmentId: string | null
+  serviceId: string | null
+  scope: string
+  variableType: string
+  key: string
+  value: string | null
+  /** A secret's value, sealed; never returned. */
+  valueSealed: Buffer | null
+  isSecret: Generated<boolean>
+  mountPath: string | null
+  description: string | null
+  enableInterpolationInFile: boolean | null
+  aliasedVariableId: string | null
+  overriddenVariableId: string | null
+  version: Generated<number>
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
 }
 
 /** A line a deployment's step wrote. */
