@@ -157,6 +157,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireOrganizationRole: organizations.requireAccess,
     listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
     listStages: (environmentId) => stagesRepo.list(environmentId),
+    resolveVariables: variables.resolveForDeployment,
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
     onQueued: () => options.onDeploymentQueued?.(),
   })

@@ -11,9 +11,10 @@ export function createSimulatedExecutor({ stepMs }: { stepMs: number }): Deploym
     async run(service, action, signal, context) {
       const plan = context?.plan ?? []
       const pause = stepMs / Math.max(plan.length, 1)
-      for (const { step, lines } of plan) {
+      for (const { step, lines, failure } of plan) {
         for (const line of lines) context.log(step, `[simulated] ${line}`)
         await sleep(pause, undefined, { signal })
+        if (failure) return { ok: false, message: failure }
       }
       if (plan.length === 0) await sleep(stepMs, undefined, { signal })
       if (!service.simulateFailure) return { ok: true }

@@ -1,4 +1,5 @@
 import type { RunnableTrigger, ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 
@@ -68,12 +69,18 @@ export interface ServiceSnapshot<Config = unknown> {
   configuration: Config
   /** What the trigger asked for beyond the configuration (a chart version, a commit). */
   overrides: Record<string, unknown>
+  /** The variables it deploys with, resolved as of the trigger; secrets still sealed. */
+  variables: SnapshotVariable[]
+  /** Names the variable rows they came from (berth_service_variables_fingerprint). */
+  variablesFingerprint: string
 }
 
 /** A step of what an executor does to a service, with the lines it reports. */
 export interface PlannedStep {
   step: string
   lines: string[]
+  /** Why the service cannot be deployed, found while planning: the executor reports the lines, then fails with this. */
+  failure?: string
 }
 
 /**

@@ -146,9 +146,9 @@ export function createVariablesRepository(db: Db) {
     },
 
     /** Every variable the services of an environment see, sealed values included: what deployments resolve. */
-    async resolvableInEnvironment(projectId: string, environmentId: string): Promise<ResolvableVariable[]> {
+    async resolvableInEnvironment(environmentId: string): Promise<ResolvableVariable[]> {
       const rows = await selectRecords(db)
-        .where('v.projectId', '=', projectId)
+        .where(sql<SqlBool>`v.project_id = (select project_id from environments where id = ${environmentId})`)
         .where((eb) => eb.or([eb('v.environmentId', 'is', null), eb('v.environmentId', '=', environmentId)]))
         .execute()
       return rows.map(toRecord)

@@ -4,6 +4,7 @@ import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import { type ResolvedVariables, resolveServiceVariables } from './resolved-variables.ts'
 import { keyErrors, mountPathErrors, type VariableLimits, valueErrors } from './variable-rules.ts'
 import type { NewVariable, ResolvableVariable, VariableChanges, VariablesRepository } from './variables.repository.ts'
 import { isVisibleFrom, levelOf, type ParentScope, type ScopeTarget, type ServiceScope, type VariableRecord } from './variables.types.ts'
@@ -228,6 +229,13 @@ export function createVariablesService(deps: VariablesDeps) {
 
   return {
     locate,
+
+    /** What each of the environment's services deploys with now (for triggers, which checked access). */
+    async resolveForDeployment(environmentId: string, serviceIds: string[]): Promise<Map<string, ResolvedVariables>> {
+      if (serviceIds.length === 0) return new Map()
+      const rows = await repo.resolvableInEnvironment(environmentId)
+      return new Map(serviceIds.map((serviceId) => [serviceId, resolveServiceVariables(rows, serviceId)]))
+    },
 
     /** What the scope sees: its own variables and its parents', built-ins included. */
     async list(principal: Principal, scope: ParentScope, parentId: string, isSecret?: boolean): Promise<VariableRecord[]> {

@@ -6,6 +6,7 @@ import type { DeploymentExecutor, ExecutionContext } from '#src/modules/executor
 import { createSimulatedExecutor } from '#src/modules/executors/simulated-executor.ts'
 import { KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceKinds, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import { variableNames } from '#src/modules/variables/resolved-variables.ts'
 import type { RunnableTrigger } from '../deployment-states.ts'
 import {
   cancelingRun,
@@ -288,7 +289,15 @@ export function createDeploymentRunner(deps: {
   /** What an executor gets for a service: its snapshot, its kind's plan, and where to write. */
   function context(snapshot: ServiceSnapshot | undefined, action: RunnableTrigger, say: ExecutionContext['log']): ExecutionContext {
     const kind = snapshot && kinds.get(snapshot.kind)
-    return { snapshot, plan: kind && snapshot ? kind.plan(snapshot, action) : [], log: say }
+    if (!kind || !snapshot) return { snapshot, plan: [], log: say }
+    const plan = kind.plan(snapshot, action)
+    // Whatever the kind, what a service is deployed with is named (never a value).
+    const delivers = action === 'DEPLOY' || action === 'RESTART'
+    return {
+      snapshot,
+      plan: delivers ? [{ step: 'variables', lines: [`variables: ${variableNames(snapshot.variables)}`] }, ...plan] : plan,
+      log: say,
+    }
   }
 
   /** A canceled run goes through CANCELING while what runs is stopped, then ends CANCELED. */

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
@@ -74,6 +75,8 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
               version: snapshot.version,
               configuration: JSON.stringify(snapshot.configuration),
               overrides: JSON.stringify(snapshot.overrides),
+              variables: JSON.stringify(snapshot.variables),
+              variablesFingerprint: snapshot.variablesFingerprint,
             })),
           )
           .execute()
@@ -310,6 +313,8 @@ export function createDeploymentRunsRepository(db: Db) {
             version: row.version,
             configuration: row.configuration,
             overrides: row.overrides,
+            variables: row.variables as SnapshotVariable[],
+            variablesFingerprint: row.variablesFingerprint,
           },
         ]),
       )

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ServiceKinds, ServiceRecord, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
@@ -35,6 +36,8 @@ export interface DeploymentTriggersDeps {
   listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
   /** The environment's deployment stages, in deploy order. */
   listStages(environmentId: string): Promise<{ id: string; name: string; description: string | null; position: number }[]>
+  /** What each service deploys with, resolved now: the variables it sees. */
+  resolveVariables(environmentId: string, serviceIds: string[]): Promise<Map<string, ResolvedVariables>>
   /** How history names who triggered (`triggered_by`). */
   actorName(principal: Principal): Promise<string>
   /** Told when a run was queued, so that a runner of this process looks at once. */
@@ -97,6 +100,10 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     const stages = new Map((await deps.listStages(environment.id)).map((stage) => [stage.id, stage]))
     const stageOfService = new Map(target.selected.map(({ service }) => [service.id, stages.get(service.deploymentStageId)]))
     const planned = target.selected.map(({ service, overrides }) => plannedService(kindOf(service.kind), service, target.trigger, overrides))
+    const resolved = await deps.resolveVariables(
+      environment.id,
+      target.selected.map(({ service }) => service.id),
+    )
     const snapshots: ServiceSnapshot[] = target.selected.map(({ service, overrides }) => ({
       serviceId: service.id,
       kind: service.kind,
@@ -104,6 +111,8 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       version: service.version,
       configuration: service.configuration,
       overrides: { ...overrides },
+      variables: resolved.get(service.id)?.variables ?? [],
+      variablesFingerprint: resolved.get(service.id)?.fingerprint ?? '',
     }))
     const queued = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)

@@ -101,6 +101,37 @@ function valuesLines({ configuration, overrides }: ServiceSnapshot<HelmConfig>):
   return lines
 }
 
+/**
+ * How a values override names a variable, resolved at deploy time: `qovery.env.NAME`, the
+ * platform's own macro, so that values files written for it work unchanged (README, "Variables in
+ * helm values").
+ */
+const PLACEHOLDER = /qovery\.env\.([A-Za-z_][A-Za-z0-9_]*)/g
+
+/** The variables a helm service's values override names, in order of first mention. */
+export function referencedVariables(helm: Pick<HelmConfig, 'valuesOverride'>): string[] {
+  const { set, setString, setJson, file } = helm.valuesOverride
+  const texts = [...set, ...setString, ...setJson].map(([, value]) => value)
+  if (file && 'raw' in file) texts.push(...file.raw.values.map((value) => value.content))
+  return [...new Set(texts.flatMap((text) => [...text.matchAll(PLACEHOLDER)].map((match) => match[1]!)))]
+}
+
+/** The values step: what the values are made of, the variables they name, and those the service does not see. */
+function valuesStep(snapshot: ServiceSnapshot<HelmConfig>): PlannedStep {
+  const lines = valuesLines(snapshot)
+  const referenced = referencedVariables(snapshot.configuration)
+  if (referenced.length === 0) return { step: 'values', lines }
+  const known = new Set(snapshot.variables.map((variable) => variable.key))
+  const missing = referenced.filter((name) => !known.has(name))
+  lines.push(`variables the values name (qovery.env.*): ${referenced.join(', ')}`)
+  if (missing.length === 0) return { step: 'values', lines }
+  return {
+    step: 'values',
+    lines,
+    failure: `the values override names ${missing.map((name) => `qovery.env.${name}`).join(', ')}, which this service has no variable for`,
+  }
+}
+
 /** What an executor does to a helm release, as it reports it. */
 export function helmPlan(snapshot: ServiceSnapshot<HelmConfig>, action: RunnableTrigger): PlannedStep[] {
   const { name, configuration } = snapshot
@@ -110,7 +141,7 @@ export function helmPlan(snapshot: ServiceSnapshot<HelmConfig>, action: Runnable
     case 'RESTART':
       return [
         { step: 'chart', lines: [chartLine(snapshot)] },
-        { step: 'values', lines: valuesLines(snapshot) },
+        valuesStep(snapshot),
         {
           step: action === 'DEPLOY' ? 'install' : 'restart',
           lines: [
