@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test'
 import Fastify, { type FastifyRequest, type LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import {
+  ALWAYS_REFUSED,
   AUTH_HEADERS,
   assertNoPollution,
   BASE_BODIES,
@@ -29,12 +30,15 @@ import {
   type Method,
   MIB,
   PARAM_KIND,
+  paramKind,
   prototypeState,
   type Rendered,
   type Route,
   routeKey,
+  sameFamily,
   startHarness,
   UNKNOWN_PATHS,
+  UNSERVED_PARAMS,
 } from './helpers/hostile.ts'
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'DELETE'])
@@ -122,8 +126,15 @@ describe('hostile input at every route, case by case', () => {
   })
 
   it('accepts each base body as it is, so that one change makes it hostile', async () => {
-    for (const route of h.routes.filter((r) => BASE_BODIES[routeKey(r)])) {
-      const { res } = await h.send(valid(route))
+    // Routes of service kinds Berth does not serve yet answer 404: no resource of theirs exists.
+    const served = (r: Route) => !r.pathParams.some((name) => UNSERVED_PARAMS.has(name))
+    for (const route of h.routes.filter((r) => BASE_BODIES[routeKey(r)] && served(r))) {
+      const answer = await h.send(valid(route))
+      const { res } = answer
+      if (ALWAYS_REFUSED.has(routeKey(route))) {
+        expect(answer, 400, 'validation_failed')
+        continue
+      }
       // A conflict (nothing to cancel) comes after validation: the body itself was accepted.
       assert.ok(
         res.statusCode < 300 || (res.statusCode === 409 && res.json().code === 'conflict'),
@@ -223,8 +234,8 @@ describe('hostile input at every route, case by case', () => {
           if (!['.', '..', '%2e%2e'].includes(raw)) expect(answer, [400, 404])
         }
         expect(await h.send(valid(route, { params: { [name]: { uuid: randomUUID() } } })), 404, 'not_found')
-        const own = PARAM_KIND[name]
-        for (const other of KINDS.filter((kind, i) => kind !== own && (i + n) % 3 === 0)) {
+        const own = paramKind(route.template, name)
+        for (const other of KINDS.filter((kind, i) => !sameFamily(own, kind) && (i + n) % 3 === 0)) {
           expect(await h.send(valid(route, { params: { [name]: { other } } })), 404, 'not_found')
         }
       }

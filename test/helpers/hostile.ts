@@ -109,6 +109,10 @@ export type Kind =
   | 'user'
   | 'deploymentStage'
   | 'deploymentRequest'
+  | 'variable'
+  | 'secret'
+  | 'environmentVariable'
+  | 'environmentSecret'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -121,7 +125,33 @@ export const KINDS: Kind[] = [
   'user',
   'deploymentStage',
   'deploymentRequest',
+  'variable',
+  'secret',
+  'environmentVariable',
+  'environmentSecret',
 ]
+
+/**
+ * Routes whose base body is always refused by a rule: nothing lies above a project for its
+ * variables to override.
+ */
+export const ALWAYS_REFUSED = new Set([
+  'POST /project/{projectId}/environmentVariable/{environmentVariableId}/override',
+  'POST /project/{projectId}/secret/{secretId}/override',
+])
+
+/** Variables and secrets: a route that takes one may take another (the generic API takes both). */
+const VARIABLE_KINDS: Kind[] = ['variable', 'secret', 'environmentVariable', 'environmentSecret']
+
+/** Whether an id of kind `b` may name what a parameter of kind `a` names, so that it is not "another kind". */
+export const sameFamily = (a: Kind | undefined, b: Kind) => a === b || (a !== undefined && VARIABLE_KINDS.includes(a) && VARIABLE_KINDS.includes(b))
+
+/**
+ * Path parameters of service kinds Berth does not serve yet (the per-scope variables APIs of
+ * applications, containers and jobs): no resource of theirs can exist, so they are given the
+ * world's helm service, which such a route answers 404 for, as for any service of another kind.
+ */
+export const UNSERVED_PARAMS = new Set(['applicationId', 'containerId', 'jobId'])
 
 export const PARAM_KIND: Record<string, Kind> = {
   organizationId: 'organization',
@@ -138,13 +168,33 @@ export const PARAM_KIND: Record<string, Kind> = {
   // The stage another is moved next to.
   stageId: 'deploymentStage',
   deploymentRequestId: 'deploymentRequest',
+  variableId: 'variable',
+  environmentVariableId: 'variable',
+  secretId: 'secret',
+  applicationId: 'helm',
+  containerId: 'helm',
+  jobId: 'helm',
+}
+
+/**
+ * The world's resource for a path parameter of a route: a variable or secret of the scope the
+ * route names (the project's, or the environment's), else the parameter's kind. An alias or an
+ * override names the variable it points at, which lies above: the project's.
+ */
+export function paramKind(template: string, name: string): Kind | undefined {
+  const pointsAbove = template.endsWith('/alias') || template.endsWith('/override')
+  if ((name === 'environmentVariableId' || name === 'secretId') && template.startsWith('/environment/') && !pointsAbove) {
+    return name === 'secretId' ? 'environmentSecret' : 'environmentVariable'
+  }
+  return PARAM_KIND[name]
 }
 
 export interface World {
   /**
    * One resource of each kind, all in one organization; `apiToken` is a spare READ token, not the
    * caller's; `deploymentStage` is the helm service's stage, `deploymentRequest` a deployment of
-   * the environment, queued (the harness runs no runner).
+   * the environment, queued (the harness runs no runner); `variable` and `secret` are the
+   * project's, `environmentVariable` and `environmentSecret` the environment's.
    */
   ids: Record<Kind, string>
   adminTokenId: string
@@ -187,6 +237,22 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
   const { deploymentStageId } = await db.selectFrom('services').select('deploymentStageId').where('id', '=', helm.id).executeTakeFirstOrThrow()
   const queued = await app.inject({ method: 'POST', url: `/environment/${environment.id}/deploy`, headers: { authorization: admin.authorization } })
   assert.equal(queued.statusCode, 202, queued.body)
+  const variable = async (scope: 'PROJECT' | 'ENVIRONMENT', parentId: string, isSecret: boolean): Promise<string> => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/variable',
+      headers: { authorization: admin.authorization },
+      payload: {
+        key: `WORLD_${randomUUID().slice(0, 8).toUpperCase()}`,
+        value: 'v',
+        is_secret: isSecret,
+        variable_scope: scope,
+        variable_parent_id: parentId,
+      },
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().id
+  }
   return {
     ids: {
       organization: organization.id,
@@ -199,6 +265,10 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       user: user.id,
       deploymentStage: deploymentStageId,
       deploymentRequest: queued.json().execution_id,
+      variable: await variable('PROJECT', project.id, false),
+      secret: await variable('PROJECT', project.id, true),
+      environmentVariable: await variable('ENVIRONMENT', environment.id, false),
+      environmentSecret: await variable('ENVIRONMENT', environment.id, true),
     },
     adminTokenId: admin.id,
     authorization: admin.authorization,
@@ -223,6 +293,7 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and exists (select 1 from organization_members where organization_id = ${ids.organization} and user_id = ${ids.user})
       and exists (select 1 from deployment_stages where id = ${ids.deploymentStage})
       and exists (select 1 from deployment_requests where id = ${ids.deploymentRequest})
+      and (select count(*) from variables where id in (${ids.variable}, ${ids.secret}, ${ids.environmentVariable}, ${ids.environmentSecret})) = 4
       as intact`.execute(db)
   return rows[0]?.intact === true
 }
@@ -459,9 +530,15 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /environment/{environmentId}/service/uninstall': (w) => ({ helm_ids: [w.ids.helm] }),
   'POST /environment/{environmentId}/service/delete': (w) => ({ helm_ids: [w.ids.helm] }),
   'POST /deploymentQueue/{deploymentRequestId}/cancelDeployment': () => ({}),
+  'POST /variable': (w) => ({ key: variableKey(), value: 'v', is_secret: false, variable_scope: 'PROJECT', variable_parent_id: w.ids.project }),
+  'PUT /variable/{variableId}': () => ({ key: variableKey(), value: 'edited' }),
+  'POST /variable/{variableId}/alias': (w) => ({ key: variableKey(), alias_scope: 'PROJECT', alias_parent_id: w.ids.project }),
+  'POST /variable/{variableId}/override': (w) => ({ value: 'o', override_scope: 'ENVIRONMENT', override_parent_id: w.ids.environment }),
+  'POST /variable/import': () => importBody('HELM'),
+  ...scopedVariableBodies(),
 }
 
-/** The query of operations that need one; `@gitToken` stands for the world's git token. */
+/** The query of operations that need one; `@kind` stands for the world's resource of that kind (`@gitToken`: its git token). */
 export const BASE_QUERIES: Record<string, [string, string][]> = {
   'GET /organization/{organizationId}/account/github/repository/branch': [
     ['name', encodeURIComponent(FAKE_REPOSITORY)],
@@ -469,6 +546,51 @@ export const BASE_QUERIES: Record<string, [string, string][]> = {
   ],
   'GET /organization/{organizationId}/account/gitlab/repository/branch': [['name', encodeURIComponent(FAKE_REPOSITORY)]],
   'GET /organization/{organizationId}/account/bitbucket/repository/branch': [['name', encodeURIComponent(FAKE_REPOSITORY)]],
+  'GET /variable': [
+    ['scope', 'PROJECT'],
+    ['parent_id', '@project'],
+  ],
+  'POST /variable/import': [
+    ['service_id', '@helm'],
+    ['service_type', 'HELM'],
+  ],
+}
+
+/** A base query value as sent: `@kind` stands for the world's resource of that kind. */
+export const queryValue = (value: string, world: World) => (value.startsWith('@') ? world.ids[value.slice(1) as Kind] : value)
+
+/** A variable key no other test uses. */
+const variableKey = () => `K_${randomUUID().replaceAll('-', '').slice(0, 12).toUpperCase()}`
+
+const importBody = (scope: string) => ({ overwrite: false, vars: [{ name: variableKey(), value: 'v', scope, is_secret: false }] })
+
+/** The bodies of the per-scope variables APIs: project, environment, application, container, job; variables and secrets. */
+function scopedVariableBodies(): Record<string, (world: World) => Record<string, unknown>> {
+  const bodies: Record<string, (world: World) => Record<string, unknown>> = {}
+  const scopes: [string, string][] = [
+    ['project', 'projectId'],
+    ['environment', 'environmentId'],
+    ['application', 'applicationId'],
+    ['container', 'containerId'],
+    ['job', 'jobId'],
+  ]
+  for (const [segment, param] of scopes) {
+    const families: [string, string][] = [
+      ['environmentVariable', 'environmentVariableId'],
+      ['secret', 'secretId'],
+    ]
+    for (const [family, idParam] of families) {
+      const base = `/${segment}/{${param}}/${family}`
+      bodies[`POST ${base}`] = () => ({ key: variableKey(), value: 'v' })
+      bodies[`PUT ${base}/{${idParam}}`] = () => ({ key: variableKey(), value: 'edited' })
+      bodies[`POST ${base}/{${idParam}}/override`] = () => ({ value: 'o' })
+      bodies[`POST ${base}/{${idParam}}/alias`] = () => ({ key: variableKey() })
+    }
+    if (!['project', 'environment'].includes(segment)) {
+      bodies[`POST /${segment}/{${param}}/environmentVariable/import`] = () => importBody(segment.toUpperCase())
+    }
+  }
+  return bodies
 }
 
 const helmRepositoryBody = () => ({
@@ -505,7 +627,7 @@ export function render(request: HostileRequest, world: World, routes: Map<string
   if (route) {
     for (const name of route.pathParams) {
       const param = request.params[name] ?? { real: true }
-      const kind = PARAM_KIND[name]
+      const kind = paramKind(route.template, name)
       const text =
         'real' in param
           ? kind
@@ -519,7 +641,7 @@ export function render(request: HostileRequest, world: World, routes: Map<string
       path = path.replace(`{${name}}`, text)
     }
   }
-  const query = request.query.map(([key, value]) => (value === null ? key : `${key}=${value === '@gitToken' ? world.ids.gitToken : value}`)).join('&')
+  const query = request.query.map(([key, value]) => (value === null ? key : `${key}=${queryValue(value, world)}`)).join('&')
   const url = query === '' ? path : `${path}?${query}`
 
   const headers: Record<string, string> = { ...request.headers }
