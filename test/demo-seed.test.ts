@@ -33,7 +33,11 @@ async function snapshot(t: TestApp, token: string) {
     const environments = []
     for (const environment of await list(`/project/${project.id}/environment`)) {
       const services = await list(`/environment/${environment.id}/helm`)
-      environments.push({ ...environment, services })
+      const variables = new Map<string, { key: string; scope: string; variable_type: string; is_secret: boolean; value: string | null }[]>()
+      for (const service of services) {
+        variables.set(service.name, (await get<{ results: never[] }>(`/variable?scope=HELM&parent_id=${service.id}`)).results)
+      }
+      environments.push({ ...environment, services, variables })
       const page = await get<HistoryPage<EnvironmentEntry>>(`/environment/${environment.id}/deploymentHistoryV2?pageSize=100`)
       assert.equal(page.has_more, false)
       histories.set(environment.name, page.results)
@@ -102,7 +106,22 @@ describe('berth seed --demo', () => {
     assert.equal(environments.length, 3)
     assert.ok(environments.every((e) => e.services.length >= 2))
     assert.ok(before1.helmRepositories.length >= 1)
-    assert.match(second.stdout, /created: 0 projects, 0 environments, 0 services, 0 helm repositories/)
+    assert.match(second.stdout, /created: 0 projects, 0 environments, 0 services, 0 helm repositories, 0 variables/)
+  })
+
+  it('gives the projects, environments and services variables of every sort, once', () => {
+    const production = before1.projects.flatMap((p) => p.environments).find((e) => e.name === 'production')!
+    const api = production.variables.get('api')!
+    const line = (key: string) => api.filter((v) => v.key === key).map((v) => `${v.scope} ${v.variable_type}${v.is_secret ? ' secret' : ''}`)
+    assert.deepEqual(line('LOG_LEVEL'), ['PROJECT VALUE', 'ENVIRONMENT OVERRIDE'])
+    assert.deepEqual(line('SENTRY_DSN'), ['PROJECT VALUE secret'])
+    assert.deepEqual(line('API_BASE_URL'), ['HELM ALIAS'])
+    assert.deepEqual(line('PODINFO_CONFIG'), ['HELM FILE'])
+    assert.ok(api.some((v) => v.scope === 'BUILT_IN'))
+    assert.ok(!JSON.stringify(before1.projects).includes('demo-redis-password'), 'a secret value shown')
+    const keys = (snap: typeof before1) =>
+      snap.projects.flatMap((p) => p.environments.flatMap((e) => [...e.variables.values()].flat().map((v) => v.key))).sort()
+    assert.deepEqual(keys(after2), keys(before1))
   })
 
   it('writes the history once, and keeps no token but the last sign-in token', () => {

@@ -8,7 +8,7 @@ import { type DemoReport, seedDemo } from '#src/modules/demo/demo-seed.ts'
 import { createConfiguredRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
-import { noSecrets } from '#src/platform/secrets/secret-box.ts'
+import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
 import { mintOrganizationToken } from './token-create.ts'
 import { UsageError } from './usage.ts'
@@ -30,9 +30,9 @@ function consoleUrl(config: Config): string {
 function describe(report: DemoReport): string {
   const { created: c, existing: e } = report
   const counts = (n: typeof c) =>
-    `${n.projects} projects, ${n.environments} environments, ${n.services} services, ${n.helmRepositories} helm repositories`
+    `${n.projects} projects, ${n.environments} environments, ${n.services} services, ${n.helmRepositories} helm repositories, ${n.variables} variables`
   const lines = [`created: ${counts(c)}`]
-  if (e.projects + e.environments + e.services + e.helmRepositories > 0) lines.push(`already there, kept as they are: ${counts(e)}`)
+  if (e.projects + e.environments + e.services + e.helmRepositories + e.variables > 0) lines.push(`already there, kept as they are: ${counts(e)}`)
   const h = report.history
   if (h) {
     lines.push(
@@ -68,8 +68,9 @@ export async function seed(config: Config, args: string[]): Promise<void> {
       description: DEMO_TOKEN_DESCRIPTION,
       expiredAt: null,
     })
-    // Helm repositories without credentials: the demo seals no secret, and needs no key.
-    const app = await buildApp({ config, db, secrets: noSecrets, logger })
+    // The demo's secrets are sealed with the key `berth serve` opens them with.
+    const secrets = await serverSecretBox(db, config, (message) => logger.warn(message))
+    const app = await buildApp({ config, db, secrets, logger })
     let report: DemoReport
     let revoked = 0
     try {

@@ -8,9 +8,7 @@ import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/d
 import type { SupervisorEvents } from '#src/platform/db/embedded.ts'
 import { isDatabaseUnavailable } from '#src/platform/db/errors.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
-import { createSecretBox } from '#src/platform/secrets/secret-box.ts'
-import { checkSecretKey, recordedSecretKeyId } from '#src/platform/secrets/secret-key-check.ts'
-import { resolveSecretKey, secretKeySource } from '#src/platform/secrets/secret-key-file.ts'
+import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
 import { GRACE_EXCEEDED, graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
@@ -136,9 +134,7 @@ export async function serve(config: Config): Promise<void> {
     })
     const runtime = await database
     if (stopping) return
-    const recordedKeyId = await recordedSecretKeyId(runtime.db)
-    const secrets = createSecretBox(await resolveSecretKey(config, { recordedKeyId, warn: (message) => logger.warn(message) }))
-    await checkSecretKey(runtime.db, secrets, secretKeySource(config))
+    const secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
     if (config.runner.inServe) runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog())
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake() })
     if (stopping) return

@@ -14,10 +14,22 @@ export interface DemoHelmRepository {
   description: string
 }
 
+/**
+ * A variable of a project, environment or service: a value (a secret, a file at `file`), an
+ * override of the parent scope's variable of that key, or an alias of the variable `aliases` names.
+ */
+export type DemoVariable =
+  | { key: string; value: string; secret?: boolean; file?: string }
+  | { key: string; overrides: string }
+  | { key: string; aliases: string }
+
 export interface DemoEnvironment {
   name: string
   mode: 'DEVELOPMENT' | 'STAGING' | 'PRODUCTION'
   services: DemoService[]
+  variables: DemoVariable[]
+  /** Each service's own variables, by service name. */
+  serviceVariables: Record<string, DemoVariable[]>
   /** What happens to it, one step a round (see DEMO_ROUNDS); undefined: nothing that round. */
   history: (DemoAction | undefined)[]
 }
@@ -25,6 +37,7 @@ export interface DemoEnvironment {
 export interface DemoProject {
   name: string
   description: string
+  variables: DemoVariable[]
   environments: DemoEnvironment[]
 }
 
@@ -74,11 +87,26 @@ export const DEMO_PROJECTS: DemoProject[] = [
   {
     name: 'storefront',
     description: 'the shop: its web front, its API and their cache',
+    variables: [
+      { key: 'LOG_LEVEL', value: 'info' },
+      { key: 'SENTRY_DSN', value: 'https://demo-key@sentry.example.com/42', secret: true },
+    ],
     environments: [
       {
         name: 'production',
         mode: 'PRODUCTION',
         services: storefrontServices,
+        variables: [
+          { key: 'LOG_LEVEL', overrides: 'warn' },
+          { key: 'PUBLIC_URL', value: 'https://shop.example.com' },
+        ],
+        serviceVariables: {
+          api: [
+            { key: 'API_BASE_URL', aliases: 'PUBLIC_URL' },
+            { key: 'PODINFO_CONFIG', value: 'ui:\n  color: "#34577c"\n', file: '/etc/podinfo/config.yaml' },
+          ],
+          cache: [{ key: 'REDIS_PASSWORD', value: 'demo-redis-password', secret: true }],
+        },
         history: [
           { do: 'deploy', by: 'ci-pipeline' },
           { do: 'deploy', by: 'alice', service: 'web', version: '18.3.0' },
@@ -94,6 +122,8 @@ export const DEMO_PROJECTS: DemoProject[] = [
         name: 'staging',
         mode: 'STAGING',
         services: storefrontServices,
+        variables: [{ key: 'PUBLIC_URL', value: 'https://staging.shop.example.com' }],
+        serviceVariables: { api: [{ key: 'API_BASE_URL', aliases: 'PUBLIC_URL' }] },
         history: [
           { do: 'deploy', by: 'ci-pipeline' },
           { do: 'deploy', by: 'ci-pipeline' },
@@ -110,10 +140,13 @@ export const DEMO_PROJECTS: DemoProject[] = [
   {
     name: 'data-platform',
     description: 'the database and the dashboards the analysts use',
+    variables: [{ key: 'ANALYTICS_DB_PASSWORD', value: 'demo-analytics-password', secret: true }],
     environments: [
       {
         name: 'development',
         mode: 'DEVELOPMENT',
+        variables: [{ key: 'GRAFANA_ROOT_URL', value: 'http://grafana.dev.example.com' }],
+        serviceVariables: { grafana: [{ key: 'GF_DATABASE_PASSWORD', aliases: 'ANALYTICS_DB_PASSWORD' }] },
         services: [
           helm('postgres', 'bitnami', 'postgresql', '16.4.5', [['primary.persistence.size', '8Gi']]),
           helm('grafana', 'grafana', 'grafana', '8.8.2', [['adminUser', 'admin']]),

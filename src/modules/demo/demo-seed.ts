@@ -10,6 +10,7 @@ import {
   type DemoAction,
   type DemoActor,
   type DemoEnvironment,
+  type DemoVariable,
 } from './demo-plan.ts'
 import { type DemoReferences, kindOf } from './service-kinds.ts'
 
@@ -39,6 +40,7 @@ export interface Counts {
   projects: number
   environments: number
   services: number
+  variables: number
 }
 
 export interface DemoHistory {
@@ -66,6 +68,12 @@ export interface DemoReport {
 interface Named {
   id: string
   name: string
+}
+
+interface Variable {
+  id: string
+  key: string
+  scope: string
 }
 
 interface HistoryEntry {
@@ -116,8 +124,39 @@ function pseudoRandom(seed: number): () => number {
 export async function seedDemo(deps: DemoSeedDeps): Promise<DemoReport> {
   const { api, organizationId } = deps
   const now = deps.now ?? Date.now
-  const created: Counts = { helmRepositories: 0, projects: 0, environments: 0, services: 0 }
-  const existing: Counts = { helmRepositories: 0, projects: 0, environments: 0, services: 0 }
+  const created: Counts = { helmRepositories: 0, projects: 0, environments: 0, services: 0, variables: 0 }
+  const existing: Counts = { helmRepositories: 0, projects: 0, environments: 0, services: 0, variables: 0 }
+
+  /** The scope's variables, each found by key or created: a value, an override of a parent's, or an alias. */
+  async function ensureVariables(scope: string, parentId: string, variables: DemoVariable[]): Promise<void> {
+    const seen = (await api.get<{ results: Variable[] }>(`/variable?scope=${scope}&parent_id=${parentId}`)).results
+    for (const variable of variables) {
+      if (seen.some((v) => v.scope === scope && v.key === variable.key)) {
+        existing.variables++
+        continue
+      }
+      created.variables++
+      const target = (key: string) => {
+        const found = seen.find((v) => v.key === key)
+        if (!found) throw new Error(`the demo's ${scope} variable ${variable.key} points at ${key}, which it does not see`)
+        return found.id
+      }
+      if ('overrides' in variable) {
+        await api.call('POST', `/variable/${target(variable.key)}/override`, {
+          body: { value: variable.overrides, override_scope: scope, override_parent_id: parentId },
+        })
+      } else if ('aliases' in variable) {
+        await api.call('POST', `/variable/${target(variable.aliases)}/alias`, {
+          body: { key: variable.key, alias_scope: scope, alias_parent_id: parentId },
+        })
+      } else {
+        const { key, value, secret = false, file } = variable
+        await api.call('POST', '/variable', {
+          body: { key, value, is_secret: secret, mount_path: file ?? null, variable_scope: scope, variable_parent_id: parentId },
+        })
+      }
+    }
+  }
 
   /** The one of that name in `collection`, or a new one made with `body`. */
   async function ensure(what: keyof Counts, collection: string, name: string, body: object): Promise<string> {
@@ -151,12 +190,16 @@ export async function seedDemo(deps: DemoSeedDeps): Promise<DemoReport> {
       name: project.name,
       description: project.description,
     })
+    await ensureVariables('PROJECT', projectId, project.variables)
     for (const plan of project.environments) {
       const id = await ensure('environments', `/project/${projectId}/environment`, plan.name, { name: plan.name, mode: plan.mode })
+      await ensureVariables('ENVIRONMENT', id, plan.variables)
       const services = new Map<string, string>()
       for (const service of plan.services) {
         const kind = kindOf(service)
-        services.set(service.name, await ensure('services', kind.collection(id), service.name, kind.body(service, references, { failing: false })))
+        const serviceId = await ensure('services', kind.collection(id), service.name, kind.body(service, references, { failing: false }))
+        services.set(service.name, serviceId)
+        await ensureVariables(kind.variableScope, serviceId, plan.serviceVariables[service.name] ?? [])
       }
       environments.push({ plan, id, services })
     }

@@ -24,6 +24,8 @@ export interface DemoReferences {
 }
 
 export interface ServiceKind<S extends DemoService> {
+  /** The scope its variables are created in (`variable_scope`). */
+  variableScope: string
   /** Where the environment's services of this kind are listed (GET) and created (POST). */
   collection(environmentId: string): string
   /** The service itself: PUT replaces it; `/deploy`, `/redeploy`, `/stop` below it trigger. */
@@ -35,6 +37,7 @@ export interface ServiceKind<S extends DemoService> {
 }
 
 const helmKind: ServiceKind<DemoHelmService> = {
+  variableScope: 'HELM',
   collection: (environmentId) => `/environment/${environmentId}/helm`,
   resource: (serviceId) => `/helm/${serviceId}`,
   body(service, references, { failing }) {
