@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
+import { referencedVariables, resolvePlaceholders } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import { revealVariables, type SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import { testSecretBox } from './helpers/app.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
@@ -168,5 +169,29 @@ describe('variables in deployments', () => {
     const logs = await logText(succeeded.executionId)
     assert.match(logs, /variables the values name \(qovery\.env\.\*\): IMAGE_TAG/)
     assert.ok(!logs.includes('1.4.2'), 'the value itself is never logged')
+  })
+})
+
+describe('qovery.env placeholders', () => {
+  it('are replaced by the service’s values, and a name it has no value for is left as written', () => {
+    const values = new Map([
+      ['IMAGE_TAG', '1.4.2'],
+      ['HOST', 'db.internal'],
+    ])
+    assert.equal(
+      resolvePlaceholders('image:\n  tag: qovery.env.IMAGE_TAG\nurl: postgres://qovery.env.HOST:5432/qovery.env.MISSING', values),
+      'image:\n  tag: 1.4.2\nurl: postgres://db.internal:5432/qovery.env.MISSING',
+    )
+    assert.deepEqual(
+      referencedVariables({
+        valuesOverride: {
+          set: [['a', 'qovery.env.A and qovery.env.B']],
+          setString: [['b', 'qovery.env.A']],
+          setJson: [],
+          file: { raw: { values: [{ name: 'v', content: 'x: qovery.env.C' }] } },
+        },
+      }),
+      ['A', 'B', 'C'],
+    )
   })
 })

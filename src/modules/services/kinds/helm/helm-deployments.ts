@@ -116,6 +116,15 @@ export function referencedVariables(helm: Pick<HelmConfig, 'valuesOverride'>): s
   return [...new Set(texts.flatMap((text) => [...text.matchAll(PLACEHOLDER)].map((match) => match[1]!)))]
 }
 
+/**
+ * A values text with each `qovery.env.NAME` replaced by the service's value for NAME, for an
+ * executor that renders the chart; a name the service has no value for stays as written (the plan
+ * fails such a deployment before it gets here).
+ */
+export function resolvePlaceholders(text: string, values: ReadonlyMap<string, string>): string {
+  return text.replace(PLACEHOLDER, (whole, name: string) => values.get(name) ?? whole)
+}
+
 /** The values step: what the values are made of, the variables they name, and those the service does not see. */
 function valuesStep(snapshot: ServiceSnapshot<HelmConfig>): PlannedStep {
   const lines = valuesLines(snapshot)
