@@ -220,6 +220,75 @@ describe('credentials in the logs and error bodies of berth serve', () => {
       token: gitSecret('ghp_forbidden'),
     })
 
+    // Secret variables: created, refused, overwritten, imported, aliased, overridden and listed.
+    const project = await make.project(organization.id)
+    const environment = await make.environment(project.id)
+    const secretValue = (label: string) => {
+      const value = `var-secret-${label}-${randomUUID()}`
+      secrets.add(value)
+      return value
+    }
+    const variable = (scope: string, parentId: string, key: string, value: string) => ({
+      key,
+      value,
+      is_secret: true,
+      variable_scope: scope,
+      variable_parent_id: parentId,
+    })
+    const created = await send(
+      'a secret variable',
+      201,
+      'POST',
+      '/variable',
+      tokens.write.authorization,
+      variable('PROJECT', project.id, 'DB_PASSWORD', secretValue('created')),
+    )
+    const secretId = (created.body as { id: string }).id
+    await send(
+      'a secret variable with a bad key',
+      400,
+      'POST',
+      '/variable',
+      tokens.write.authorization,
+      variable('PROJECT', project.id, 'BAD-KEY', secretValue('bad-key')),
+    )
+    await send(
+      'a secret variable with a taken key',
+      409,
+      'POST',
+      '/variable',
+      tokens.write.authorization,
+      variable('PROJECT', project.id, 'DB_PASSWORD', secretValue('taken')),
+    )
+    await send(
+      'a secret variable by a READ token',
+      403,
+      'POST',
+      '/variable',
+      tokens.read.authorization,
+      variable('PROJECT', project.id, 'OTHER', secretValue('forbidden')),
+    )
+    await send('a secret overwritten', 200, 'PUT', `/variable/${secretId}`, tokens.write.authorization, {
+      key: 'DB_PASSWORD',
+      value: secretValue('overwritten'),
+    })
+    await send('a secret overridden', 201, 'POST', `/variable/${secretId}/override`, tokens.write.authorization, {
+      value: secretValue('override'),
+      override_scope: 'ENVIRONMENT',
+      override_parent_id: environment.id,
+    })
+    await send('a secret through a per-scope API', 201, 'POST', `/environment/${environment.id}/secret`, tokens.write.authorization, {
+      key: 'API_KEY',
+      value: secretValue('per-scope'),
+      mount_path: '/run/secrets/api-key',
+    })
+    await send('a secret value too large', 400, 'POST', `/environment/${environment.id}/secret`, tokens.write.authorization, {
+      key: 'HUGE',
+      value: secretValue('huge').padEnd(70_000, 'x'),
+    })
+    await send('secrets listed', 200, 'GET', `/variable?scope=ENVIRONMENT&parent_id=${environment.id}`, tokens.read.authorization)
+    await send('secrets listed per scope', 200, 'GET', `/environment/${environment.id}/secret`, tokens.read.authorization)
+
     // Branch listings the provider answers, refuses, fails, is too slow for, or never hears of.
     const branches = (provider: 'github' | 'bitbucket', gitTokenId: string) =>
       `${orgPath}/account/${provider}/repository/branch?${new URLSearchParams({ name: repository, gitTokenId })}`
