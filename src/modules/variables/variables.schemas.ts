@@ -184,51 +184,20 @@ export const ImportQuery = Type.Object({ service_id: Uuid, service_type: Service
 
 // --- per-scope APIs (Project Environment Variable, Application Secret…) -----------------------
 
-export const EnvironmentVariableRequest = Type.Object(
-  {
-    key: Key,
-    value: Type.Optional(Value),
-    mount_path: Type.Optional(Nullable(MountPath)),
-    description: Type.Optional(Nullable(Description)),
-    enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
-  },
-  { title: 'EnvironmentVariableRequest' },
-)
-export type EnvironmentVariableRequest = Static<typeof EnvironmentVariableRequest>
+/** The fields of the per-scope create and edit requests; a secret's edit has no mount path. */
+const scopedFields = {
+  key: Key,
+  value: Type.Optional(Value),
+  mount_path: Type.Optional(Nullable(MountPath)),
+  description: Type.Optional(Nullable(Description)),
+  enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
+}
 
-export const EnvironmentVariableEditRequest = Type.Object(
-  {
-    key: Key,
-    value: Type.Optional(Value),
-    mount_path: Type.Optional(Nullable(MountPath)),
-    description: Type.Optional(Nullable(Description)),
-    enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
-  },
-  { title: 'EnvironmentVariableEditRequest' },
-)
-export type EnvironmentVariableEditRequest = Static<typeof EnvironmentVariableEditRequest>
-
-export const SecretRequest = Type.Object(
-  {
-    key: Key,
-    value: Type.Optional(Value),
-    mount_path: Type.Optional(Nullable(MountPath)),
-    description: Type.Optional(Nullable(Description)),
-    enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
-  },
-  { title: 'SecretRequest' },
-)
-
-export const SecretEditRequest = Type.Object(
-  {
-    key: Key,
-    value: Type.Optional(Value),
-    description: Type.Optional(Nullable(Description)),
-    enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
-  },
-  { title: 'SecretEditRequest' },
-)
-export type SecretEditRequest = Static<typeof SecretEditRequest>
+export const EnvironmentVariableRequest = Type.Object(scopedFields, { title: 'EnvironmentVariableRequest' })
+export const EnvironmentVariableEditRequest = Type.Object(scopedFields, { title: 'EnvironmentVariableEditRequest' })
+export const SecretRequest = Type.Object(scopedFields, { title: 'SecretRequest' })
+const { mount_path: _, ...secretEditFields } = scopedFields
+export const SecretEditRequest = Type.Object(secretEditFields, { title: 'SecretEditRequest' })
 
 /** The per-scope alias request (reference `Key`, EnvironmentVariableAliasRequest). */
 export const AliasRequest = Type.Object(

@@ -94,6 +94,21 @@ const nounOf = (isSecret?: boolean) => (isSecret === undefined ? 'variable' : is
 const storedBytes = (variable: ResolvableVariable) =>
   variable.isSecret ? (variable.valueSealed?.length ?? 0) : Buffer.byteLength(variable.value ?? '')
 
+/** A row to insert: what `row` says, nothing for the rest. */
+const newRow = (row: Pick<NewVariable, 'variableType' | 'key' | 'isSecret'> & Partial<NewVariable>): NewVariable => ({
+  value: null,
+  valueSealed: null,
+  mountPath: null,
+  description: null,
+  enableInterpolationInFile: null,
+  aliasedVariableId: null,
+  overriddenVariableId: null,
+  ...row,
+})
+
+/** How a message names a variable of that type. */
+const TYPE_NOUN: Record<string, string> = { ALIAS: 'an alias', OVERRIDE: 'an override', BUILT_IN: 'a built-in variable' }
+
 const badRequest = (path: string, message: string) => validationFailed([{ path, message, location: 'body' }])
 
 /** A byte count for people. */
@@ -212,7 +227,7 @@ export function createVariablesService(deps: VariablesDeps) {
     if (errors.length > 0) throw validationFailed(errors)
     return insert(
       target,
-      {
+      newRow({
         variableType: input.mountPath === null ? 'VALUE' : 'FILE',
         key: input.key,
         ...stored(input.value, input.isSecret),
@@ -220,9 +235,7 @@ export function createVariablesService(deps: VariablesDeps) {
         mountPath: input.mountPath,
         description: input.description,
         enableInterpolationInFile: input.enableInterpolationInFile,
-        aliasedVariableId: null,
-        overriddenVariableId: null,
-      },
+      }),
       Buffer.byteLength(input.value),
     )
   }
@@ -264,7 +277,7 @@ export function createVariablesService(deps: VariablesDeps) {
       if (value !== undefined) errors.push(...valueErrors(value, '/value'))
       const mountPath = edit.mountPath ?? undefined
       if (mountPath !== undefined && variable.variableType !== 'FILE' && variable.variableType !== 'VALUE') {
-        errors.push({ path: '/mount_path', message: `cannot be set on an ${variable.variableType.toLowerCase()}`, location: 'body' })
+        errors.push({ path: '/mount_path', message: `cannot be set on ${TYPE_NOUN[variable.variableType]}`, location: 'body' })
       } else if (mountPath !== undefined) errors.push(...mountPathErrors(mountPath, '/mount_path'))
       if (errors.length > 0) throw validationFailed(errors)
 
@@ -326,18 +339,14 @@ export function createVariablesService(deps: VariablesDeps) {
       if (errors.length > 0) throw validationFailed(errors)
       return insert(
         target,
-        {
+        newRow({
           variableType: 'ALIAS',
           key,
-          value: null,
-          valueSealed: null,
           isSecret: aliased.isSecret,
-          mountPath: null,
           description: link.description,
           enableInterpolationInFile: link.enableInterpolationInFile,
           aliasedVariableId: aliased.id,
-          overriddenVariableId: null,
-        },
+        }),
         0,
       )
     },
@@ -358,7 +367,7 @@ export function createVariablesService(deps: VariablesDeps) {
       const target = await locate(principal, scope, parentId, 'WRITE')
       const overridden = await requireLinkTarget(principal, variableId, isSecret)
       if (overridden.variableType !== 'VALUE' && overridden.variableType !== 'FILE') {
-        throw badRequest('', `only a variable's own value can be overridden, not an ${overridden.variableType.toLowerCase()}'s`)
+        throw badRequest('', `only a variable's own value can be overridden, not ${TYPE_NOUN[overridden.variableType]}'s`)
       }
       if (!isVisibleFrom(overridden, target) || levelOf(overridden) >= levelOf(target)) {
         throw badRequest('', 'an override is created in a scope below the variable it overrides (project > environment > service)')
@@ -367,7 +376,7 @@ export function createVariablesService(deps: VariablesDeps) {
       if (errors.length > 0) throw validationFailed(errors)
       return insert(
         target,
-        {
+        newRow({
           variableType: 'OVERRIDE',
           key: overridden.key,
           ...stored(value, overridden.isSecret),
@@ -375,9 +384,8 @@ export function createVariablesService(deps: VariablesDeps) {
           mountPath: overridden.mountPath,
           description: link.description,
           enableInterpolationInFile: link.enableInterpolationInFile,
-          aliasedVariableId: null,
           overriddenVariableId: overridden.id,
-        },
+        }),
         Buffer.byteLength(value),
       )
     },
@@ -440,17 +448,11 @@ export function createVariablesService(deps: VariablesDeps) {
                 usage.bytes += bytes - before
                 if (existing) await repo.update(trx, existing.id, stored(entry.value, entry.isSecret))
                 else
-                  await repo.insert(trx, target, {
-                    variableType: 'VALUE',
-                    key: entry.name,
-                    ...stored(entry.value, entry.isSecret),
-                    isSecret: entry.isSecret,
-                    mountPath: null,
-                    description: null,
-                    enableInterpolationInFile: null,
-                    aliasedVariableId: null,
-                    overriddenVariableId: null,
-                  })
+                  await repo.insert(
+                    trx,
+                    target,
+                    newRow({ variableType: 'VALUE', key: entry.name, ...stored(entry.value, entry.isSecret), isSecret: entry.isSecret }),
+                  )
                 imported.push({ name: entry.name, value: entry.isSecret ? null : entry.value, scope, isSecret: entry.isSecret })
               }
             }),
