@@ -178,7 +178,7 @@ describe('deployment logs of a finished deployment', () => {
     assert.ok(said.some((message) => /deploy succeeded/.test(message)))
     assert.deepEqual(
       ofService.map((line) => line.details.stage.step).filter((step, i, all) => all.indexOf(step) === i),
-      ['start', 'chart', 'values', 'install', 'end'],
+      ['start', 'variables', 'chart', 'values', 'install', 'end'],
       'the steps of a helm deploy, in order',
     )
     assert.match(text(ofEnvironment)[0]!, /^deploy of 1 stage\(s\) triggered by API token /)
