@@ -41,7 +41,8 @@ export function Field({ path, label, value, editable, error, multiline, secret, 
     <span class={`field${error ? ' invalid' : ''}`}>
       <span class="label">{label}</span>
       {multiline ? (
-        <textarea rows={6} spellcheck={false} {...props} />
+        // A secret file's content is masked where the browser can (autocomplete does not apply to a textarea).
+        <textarea rows={6} spellcheck={false} class={secret ? 'secret' : undefined} {...props} />
       ) : secret ? (
         <input type="password" autocomplete="new-password" spellcheck={false} {...props} />
       ) : (

@@ -5,6 +5,7 @@ import { environmentCrumbs, loadEnvironmentContext } from './environment.tsx'
 import { bodyErrors, Field, FieldErrorText, OtherFieldErrors } from './fields.tsx'
 import { Breadcrumbs, ErrorMessage, Show, useLoad } from './pages.tsx'
 import { type GitRepository, type HelmService, hasRole, type KeyValues, type RawValuesFile } from './types.ts'
+import { VariablesPanel } from './variables.tsx'
 
 type PairField = 'set' | 'set_string' | 'set_json'
 const PAIR_FIELDS: { field: PairField; title: string; hint: string }[] = [
@@ -107,6 +108,7 @@ export function HelmPage({ helmId }: { helmId: string }) {
             </span>
           </header>
           <HelmEditor key={helm.id} initial={helm} initialTag={etag} editable={hasRole(context.role, 'WRITE')} />
+          <VariablesPanel scope="HELM" parentId={helm.id} role={context.role} />
         </>
       )}
     </Show>
