@@ -858,4 +858,197 @@ describe('web console', () => {
       assertNoProblems(session)
     })
   })
+
+  it('shows the variables an environment and a helm service see, by scope, secrets masked; WRITE adds, edits, overrides, aliases and deletes them, READ only looks', async () => {
+    const { environment, project, tokens } = await make.environmentWithTokens()
+    const helm = await make.helmService(environment.id, { name: 'api' })
+    const write = tokens.write.authorization
+    const listed = async (scope: string, parentId: string) => {
+      const res = await calls.inject('GET', `/variable?scope=${scope}&parent_id=${parentId}`, tokens.read.authorization)
+      assert.equal(res.statusCode, 200, res.body)
+      return (
+        res.json() as {
+          results: { key: string; scope: string; variable_type: string; value: string | null; mount_path: string | null; is_secret: boolean }[]
+        }
+      ).results
+    }
+    const region = await calls.inject('POST', '/variable', write, {
+      key: 'REGION',
+      value: 'eu-west-3',
+      is_secret: false,
+      variable_scope: 'PROJECT',
+      variable_parent_id: project.id,
+    })
+    assert.equal(region.statusCode, 201, region.body)
+
+    const row = (page: Page, group: string, key: string) =>
+      page.locator(`section.variables .variable-group[data-group="${group}"] li.variable[data-key="${key}"]`)
+    const shownValue = async (page: Page, group: string, key: string) =>
+      (await row(page, group, key).locator('[data-testid=variable-value]').textContent())?.trim()
+    const actionsOf = (page: Page, group: string, key: string) =>
+      row(page, group, key)
+        .locator('.variable-actions button')
+        .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-action')))
+    const controls = 'section.variables button, section.variables input, section.variables textarea, section.variables form'
+
+    const writer = await environmentPage(tokens.write.token, environment.id)
+    const { page } = writer
+    await row(page, 'PROJECT', 'REGION').waitFor(WAIT)
+    assert.equal(await page.locator('section.variables').getAttribute('data-editable'), 'true')
+    assert.equal(await shownValue(page, 'PROJECT', 'REGION'), 'eu-west-3')
+    assert.equal(await row(page, 'PROJECT', 'REGION').locator('[data-testid=variable-type]').textContent(), 'value')
+    assert.deepEqual(
+      await actionsOf(page, 'PROJECT', 'REGION'),
+      ['override-variable', 'alias-variable'],
+      'an inherited variable is overridden or aliased here, not edited',
+    )
+    assert.equal(await shownValue(page, 'BUILT_IN', 'QOVERY_ENVIRONMENT_ID'), environment.id)
+    assert.deepEqual(await actionsOf(page, 'BUILT_IN', 'QOVERY_ENVIRONMENT_ID'), ['alias-variable'], 'a built-in is read-only')
+    assert.equal(await page.locator('.variable-group[data-group="ENVIRONMENT"] .empty').textContent(), 'None.')
+
+    // A key the API refuses: its message next to the key field, nothing created.
+    const add = page.locator('form[data-form=add]')
+    const refusedKey = await calls.inject('POST', '/variable', write, {
+      key: '1BAD',
+      value: 'x',
+      is_secret: false,
+      variable_scope: 'ENVIRONMENT',
+      variable_parent_id: environment.id,
+    })
+    assert.equal(refusedKey.statusCode, 400, refusedKey.body)
+    await add.locator('[data-field="/key"]').fill('1BAD')
+    await add.locator('[data-field="/value"]').fill('x')
+    await add.locator('[data-action=add-variable]').click()
+    await add.locator('[data-error-for="/key"]').waitFor(WAIT)
+    assert.equal(
+      await add.locator('[data-error-for="/key"]').textContent(),
+      (refusedKey.json() as { errors: { path: string; message: string }[] }).errors.find((e) => e.path === '/key')?.message,
+    )
+    assert.equal(await add.locator('[data-field="/key"]').getAttribute('aria-invalid'), 'true')
+
+    // A variable and a secret.
+    await add.locator('[data-field="/key"]').fill('LOG_LEVEL')
+    await add.locator('[data-field="/value"]').fill('debug')
+    await add.locator('[data-action=add-variable]').click()
+    await row(page, 'ENVIRONMENT', 'LOG_LEVEL').waitFor(WAIT)
+    assert.equal(await shownValue(page, 'ENVIRONMENT', 'LOG_LEVEL'), 'debug')
+    assert.equal(await add.locator('[data-field="/key"]').inputValue(), '', 'the form is emptied once the variable is added')
+    assert.equal(await add.locator('.field-error, .error').count(), 0)
+
+    await add.locator('[data-field="/key"]').fill('DB_PASSWORD')
+    await add.locator('[data-field="/is_secret"]').check()
+    assert.equal(await add.locator('[data-field="/value"]').getAttribute('type'), 'password')
+    await add.locator('[data-field="/value"]').fill('hunter2-very-secret')
+    await add.locator('[data-action=add-variable]').click()
+    await row(page, 'ENVIRONMENT', 'DB_PASSWORD').waitFor(WAIT)
+    assert.equal(await shownValue(page, 'ENVIRONMENT', 'DB_PASSWORD'), '••••••••')
+    assert.equal(await row(page, 'ENVIRONMENT', 'DB_PASSWORD').getAttribute('data-secret'), 'true')
+    assert.ok(!(await page.content()).includes('hunter2'), 'the secret value is nowhere in the page')
+    await add.locator('[data-field="/key"]').fill('APP_CONFIG')
+    await add.locator('[data-field="/mount_path"]').fill('/etc/app/config.toml')
+    assert.equal(await add.locator('[data-field="/value"]').evaluate((node) => node.tagName), 'TEXTAREA', 'a file is given its content')
+    await add.locator('[data-field="/value"]').fill('debug = true\n')
+    await add.locator('[data-action=add-variable]').click()
+    await row(page, 'ENVIRONMENT', 'APP_CONFIG').waitFor(WAIT)
+    assert.equal(await row(page, 'ENVIRONMENT', 'APP_CONFIG').locator('[data-testid=variable-type]').textContent(), 'file')
+    assert.equal(await row(page, 'ENVIRONMENT', 'APP_CONFIG').locator('[data-testid=variable-note]').textContent(), 'file at /etc/app/config.toml')
+    const atEnvironment = await listed('ENVIRONMENT', environment.id)
+    assert.deepEqual(
+      atEnvironment.filter((v) => v.scope === 'ENVIRONMENT').map((v) => [v.key, v.value, v.mount_path, v.is_secret]),
+      [
+        ['APP_CONFIG', 'debug = true\n', '/etc/app/config.toml', false],
+        ['DB_PASSWORD', null, null, true],
+        ['LOG_LEVEL', 'debug', null, false],
+      ],
+    )
+
+    // A key taken in the scope: the API's 409 message under the form.
+    const taken = await calls.inject('POST', '/variable', write, {
+      key: 'LOG_LEVEL',
+      value: 'x',
+      is_secret: false,
+      variable_scope: 'ENVIRONMENT',
+      variable_parent_id: environment.id,
+    })
+    assert.equal(taken.statusCode, 409, taken.body)
+    await add.locator('[data-field="/key"]').fill('LOG_LEVEL')
+    await add.locator('[data-field="/value"]').fill('x')
+    await add.locator('[data-action=add-variable]').click()
+    await add.locator('.error').waitFor(WAIT)
+    assert.equal(await add.locator('.error').textContent(), (taken.json() as { message: string }).message)
+
+    // Edits: a value in place; a secret's blank value keeps it, a new one replaces it, neither shown.
+    const edits: unknown[] = []
+    page.on('request', (request) => request.method() === 'PUT' && request.url().includes('/variable/') && edits.push(request.postDataJSON()))
+    await row(page, 'ENVIRONMENT', 'LOG_LEVEL').locator('[data-action=edit-variable]').click()
+    const edit = page.locator('form[data-form=edit]')
+    assert.equal(await edit.locator('[data-field="/value"]').inputValue(), 'debug')
+    await edit.locator('[data-field="/value"]').fill('info')
+    await edit.locator('[data-action=save-variable]').click()
+    await edit.waitFor({ state: 'detached', ...WAIT })
+    assert.equal(await shownValue(page, 'ENVIRONMENT', 'LOG_LEVEL'), 'info')
+    for (const value of ['', 's3cond-secret']) {
+      await row(page, 'ENVIRONMENT', 'DB_PASSWORD').locator('[data-action=edit-variable]').click()
+      assert.equal(await edit.locator('[data-field="/value"]').inputValue(), '', 'a secret is edited without its value')
+      assert.equal(await edit.locator('[data-field="/value"]').getAttribute('type'), 'password')
+      await edit.locator('[data-field="/value"]').fill(value)
+      await edit.locator('[data-action=save-variable]').click()
+      await edit.waitFor({ state: 'detached', ...WAIT })
+    }
+    assert.deepEqual(edits, [{ key: 'LOG_LEVEL', value: 'info' }, { key: 'DB_PASSWORD' }, { key: 'DB_PASSWORD', value: 's3cond-secret' }])
+    assert.equal(await shownValue(page, 'ENVIRONMENT', 'DB_PASSWORD'), '••••••••')
+    assert.equal((await listed('ENVIRONMENT', environment.id)).find((v) => v.key === 'LOG_LEVEL')?.value, 'info')
+
+    // The helm service: the environment's variables inherited; one overridden, one of the project's aliased here.
+    await page.locator('section.helms').getByRole('link', { name: helm.name, exact: true }).click()
+    await row(page, 'ENVIRONMENT', 'LOG_LEVEL').waitFor(WAIT)
+    assert.equal(await page.locator('section.variables').getAttribute('data-scope'), 'HELM')
+    assert.equal(await shownValue(page, 'ENVIRONMENT', 'DB_PASSWORD'), '••••••••')
+    assert.equal(await shownValue(page, 'BUILT_IN', 'QOVERY_SERVICE_ID'), helm.id)
+    assert.deepEqual(await actionsOf(page, 'ENVIRONMENT', 'LOG_LEVEL'), ['override-variable', 'alias-variable'])
+    await row(page, 'ENVIRONMENT', 'LOG_LEVEL').locator('[data-action=override-variable]').click()
+    const override = page.locator('form[data-form=override]')
+    await override.locator('[data-field="/value"]').fill('trace')
+    await override.locator('[data-action=save-override]').click()
+    await row(page, 'HELM', 'LOG_LEVEL').waitFor(WAIT)
+    assert.equal(await shownValue(page, 'HELM', 'LOG_LEVEL'), 'trace')
+    assert.equal(await row(page, 'HELM', 'LOG_LEVEL').locator('[data-testid=variable-type]').textContent(), 'override')
+    assert.equal(await row(page, 'HELM', 'LOG_LEVEL').locator('[data-testid=variable-note]').textContent(), "overrides the environment's value")
+    assert.equal(await row(page, 'ENVIRONMENT', 'LOG_LEVEL').locator('[data-testid=variable-note]').textContent(), 'overridden in this service')
+    assert.deepEqual(await actionsOf(page, 'ENVIRONMENT', 'LOG_LEVEL'), ['alias-variable'], 'overridden once here, not twice')
+
+    await row(page, 'PROJECT', 'REGION').locator('[data-action=alias-variable]').click()
+    const alias = page.locator('form[data-form=alias]')
+    await alias.locator('[data-field="/key"]').fill('AWS_REGION')
+    await alias.locator('[data-action=save-alias]').click()
+    await row(page, 'HELM', 'AWS_REGION').waitFor(WAIT)
+    assert.equal(await shownValue(page, 'HELM', 'AWS_REGION'), '→ REGION')
+    assert.deepEqual(await actionsOf(page, 'HELM', 'AWS_REGION'), ['edit-variable', 'delete-variable'], 'an alias is not aliased')
+    assert.deepEqual(
+      (await listed('HELM', helm.id)).filter((v) => v.scope === 'HELM').map((v) => [v.key, v.variable_type, v.value]),
+      [
+        ['AWS_REGION', 'ALIAS', 'REGION'],
+        ['LOG_LEVEL', 'OVERRIDE', 'trace'],
+      ],
+    )
+    await row(page, 'HELM', 'AWS_REGION').locator('[data-action=delete-variable]').click()
+    await page.locator('form[data-form=delete] [data-action=confirm-delete]').click()
+    await row(page, 'HELM', 'AWS_REGION').waitFor({ state: 'detached', ...WAIT })
+    assert.ok(!(await listed('HELM', helm.id)).some((v) => v.key === 'AWS_REGION'), 'deleted')
+
+    // READ sees the same lists, secrets masked, and nothing to change them with.
+    const reader = await environmentPage(tokens.read.token, environment.id)
+    await reader.page.locator('section.variables[data-editable="false"]').waitFor(WAIT)
+    await row(reader.page, 'ENVIRONMENT', 'LOG_LEVEL').waitFor(WAIT)
+    assert.equal(await shownValue(reader.page, 'ENVIRONMENT', 'LOG_LEVEL'), 'info')
+    assert.equal(await shownValue(reader.page, 'ENVIRONMENT', 'DB_PASSWORD'), '••••••••')
+    assert.equal(await reader.page.locator(controls).count(), 0)
+    await reader.page.getByText('Adding or changing variables needs the WRITE role.').waitFor(WAIT)
+    await reader.page.goto(`${base}/console/#/helm/${helm.id}`)
+    await row(reader.page, 'HELM', 'LOG_LEVEL').waitFor(WAIT)
+    assert.equal(await shownValue(reader.page, 'HELM', 'LOG_LEVEL'), 'trace')
+    assert.equal(await reader.page.locator(controls).count(), 0)
+    assertNoProblems(writer)
+    assertNoProblems(reader)
+  })
 })

@@ -32,7 +32,7 @@ async function errorOf(response: Response): Promise<ApiError> {
 }
 
 interface Sent {
-  method?: 'GET' | 'POST' | 'PUT'
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE'
   body?: unknown
   headers?: Record<string, string>
   /** Token to use instead of the session's (signing in checks one before keeping it). */
@@ -89,6 +89,10 @@ export const api = {
    */
   stream: (path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response> =>
     call(path, { headers: { accept: 'text/event-stream', ...headers }, signal }),
+
+  async delete(path: string): Promise<void> {
+    await call(path, { method: 'DELETE' })
+  },
 
   async put<T>(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ data: T; etag: string | null }> {
     const response = await call(path, { method: 'PUT', body, headers })

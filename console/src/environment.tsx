@@ -4,6 +4,7 @@ import { History } from './history.tsx'
 import { Breadcrumbs, type Crumb, ErrorMessage, LinkList, Show, useLoad } from './pages.tsx'
 import { DeploymentStages } from './stages.tsx'
 import { type CurrentRole, type Environment, type HelmService, hasRole, type List, type Organization, type Project, type Role } from './types.ts'
+import { VariablesPanel } from './variables.tsx'
 
 export interface EnvironmentContext {
   environment: Environment
@@ -68,6 +69,7 @@ export function EnvironmentPage({ environmentId }: { environmentId: string }) {
             </Show>
           </section>
           <DeploymentStages environmentId={environmentId} role={loaded.role} />
+          <VariablesPanel scope="ENVIRONMENT" parentId={environmentId} role={loaded.role} />
           <History environmentId={environmentId} pokes={pokes} />
         </>
       )}

@@ -2,8 +2,10 @@ import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { ApiError, api, type FieldError, getWithTag, messageOf } from './api.ts'
 import { environmentCrumbs, loadEnvironmentContext } from './environment.tsx'
+import { bodyErrors, Field, FieldErrorText, OtherFieldErrors } from './fields.tsx'
 import { Breadcrumbs, ErrorMessage, Show, useLoad } from './pages.tsx'
 import { type GitRepository, type HelmService, hasRole, type KeyValues, type RawValuesFile } from './types.ts'
+import { VariablesPanel } from './variables.tsx'
 
 type PairField = 'set' | 'set_string' | 'set_json'
 const PAIR_FIELDS: { field: PairField; title: string; hint: string }[] = [
@@ -106,6 +108,7 @@ export function HelmPage({ helmId }: { helmId: string }) {
             </span>
           </header>
           <HelmEditor key={helm.id} initial={helm} initialTag={etag} editable={hasRole(context.role, 'WRITE')} />
+          <VariablesPanel scope="HELM" parentId={helm.id} role={context.role} />
         </>
       )}
     </Show>
@@ -150,10 +153,8 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
       setSaved(true)
     } catch (failure) {
       setError(messageOf(failure))
-      if (failure instanceof ApiError) {
-        setErrors(failure.errors.filter((e) => e.location === undefined || e.location === 'body'))
-        setStale(failure.status === 412)
-      }
+      setErrors(bodyErrors(failure))
+      setStale(failure instanceof ApiError && failure.status === 412)
     } finally {
       setBusy(false)
     }
@@ -264,15 +265,7 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
             </>
           )}
         </fieldset>
-        {elsewhere.length > 0 ? (
-          <ul class="field-errors" role="alert">
-            {elsewhere.map((e) => (
-              <li key={e.path}>
-                <code>{e.path || '/'}</code> {e.message}
-              </li>
-            ))}
-          </ul>
-        ) : null}
+        <OtherFieldErrors errors={elsewhere} />
         <ErrorMessage message={error} />
         {stale ? (
           <button type="button" class="secondary" data-action="reload" onClick={() => void reload().catch((e: unknown) => setError(messageOf(e)))}>
@@ -296,42 +289,6 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
   )
 }
 
-interface FieldProps {
-  path: string
-  label: string
-  value: string
-  editable: boolean
-  error: string | undefined
-  multiline?: boolean
-  onInput: (value: string) => void
-}
-
-/** One input, with the API's error for its JSON pointer right after it. */
-function Field({ path, label, value, editable, error, multiline, onInput }: FieldProps) {
-  if (!editable) {
-    return (
-      <span class="field">
-        <span class="label">{label}</span>
-        {multiline ? <pre data-field={path}>{value}</pre> : <code data-field={path}>{value}</code>}
-      </span>
-    )
-  }
-  const props = {
-    'data-field': path,
-    'aria-label': label,
-    'aria-invalid': error ? ('true' as const) : undefined,
-    value,
-    onInput: (event: Event) => onInput((event.currentTarget as HTMLInputElement | HTMLTextAreaElement).value),
-  }
-  return (
-    <span class={`field${error ? ' invalid' : ''}`}>
-      <span class="label">{label}</span>
-      {multiline ? <textarea rows={6} spellcheck={false} {...props} /> : <input type="text" spellcheck={false} {...props} />}
-      <FieldErrorText path={path} message={error} />
-    </span>
-  )
-}
-
 /** A button that adds or removes a row of the values override; there is none for a user who may not edit. */
 function EditButton({
   editable,
@@ -349,15 +306,6 @@ function EditButton({
       {children}
     </button>
   ) : null
-}
-
-function FieldErrorText({ path, message }: { path: string; message: string | undefined }) {
-  if (!message) return null
-  return (
-    <span class="field-error" data-error-for={path}>
-      {message}
-    </span>
-  )
 }
 
 function Configuration({ helm }: { helm: HelmService }) {

@@ -173,3 +173,35 @@ export interface LogLine {
   error: { tag: string; user_log_message: string } | null
   message: { safe_message: string } | null
 }
+
+/** A variable another one aliases or overrides, as a variable response names it. */
+export interface LinkedVariable {
+  id: string
+  key: string
+  /** Null for a secret. */
+  value: string | null
+  mount_path: string | null
+  scope: string
+  variable_type: string
+}
+
+/**
+ * A variable or secret as `GET /variable?scope=&parent_id=` lists it: what a scope sees, its own and
+ * its parents', built-ins included.
+ */
+export interface Variable {
+  id: string
+  key: string
+  /** Null for a secret: its value is never returned. An alias's value is the key of the variable it aliases. */
+  value: string | null
+  /** Set for a file variable: where its value is delivered. */
+  mount_path: string | null
+  /** PROJECT, ENVIRONMENT, a service's kind (HELM…) or BUILT_IN. */
+  scope: string
+  variable_type: 'VALUE' | 'FILE' | 'ALIAS' | 'OVERRIDE' | 'BUILT_IN'
+  is_secret: boolean
+  description: string
+  aliased_variable?: LinkedVariable
+  overridden_variable?: LinkedVariable
+  service_id?: string
+}

@@ -46,7 +46,7 @@ export function resolveServiceVariables(rows: ResolvableVariable[], serviceId: s
     if (!current || levelOf(row) > levelOf(current)) winners.set(row.key, row)
   }
   const byId = new Map(seen.map((row) => [row.id, row]))
-  const valueOf = (row: ResolvableVariable): Pick<SnapshotVariable, 'value' | 'sealed'> =>
+  const deliveredValue = (row: ResolvableVariable): Pick<SnapshotVariable, 'value' | 'sealed'> =>
     row.isSecret ? { sealed: row.valueSealed?.toString('base64') ?? '' } : { value: row.value ?? '' }
 
   const variables = [...winners.values()]
@@ -60,7 +60,7 @@ export function resolveServiceVariables(rows: ResolvableVariable[], serviceId: s
       }
       return {
         key: row.key,
-        ...valueOf(source),
+        ...deliveredValue(source),
         isSecret: source.isSecret,
         mountPath: row.variableType === 'ALIAS' ? null : row.mountPath,
         variableId: row.id,
