@@ -228,15 +228,6 @@ export function createVariablesRepository(db: Db) {
       const result = await db.deleteFrom('variables').where('id', '=', variableId).where('variableType', '<>', 'BUILT_IN').executeTakeFirst()
       return result.numDeletedRows > 0n
     },
-
-    /** The variables whose alias or override points at one, for a delete to say what goes with it. */
-    async dependents(variableId: string): Promise<{ key: string; scope: string; variableType: string }[]> {
-      return db
-        .selectFrom('variables')
-        .select(['key', 'scope', 'variableType'])
-        .where((eb) => eb.or([eb('aliasedVariableId', '=', variableId), eb('overriddenVariableId', '=', variableId)]))
-        .execute()
-    },
   }
 }
 
