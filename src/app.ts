@@ -142,6 +142,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     onDeploymentQueued,
     historyCacheBytes: config.http.historyCacheBytes,
     listLimit: config.http.listLimit,
+    listMaxBytes: config.http.listMaxBytes,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()

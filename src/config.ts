@@ -13,8 +13,10 @@ export interface Config {
     readonly shutdownGraceMs: number
     /** How much rendered deployment history (bytes of JSON text) a process keeps to serve again while unchanged. */
     readonly historyCacheBytes: number
-    /** BERTH_LIST_LIMIT: the most items a list of organizations, projects, environments, tokens, members or repositories answers with. */
+    /** BERTH_LIST_LIMIT: the most items a list (organizations, projects, environments, tokens, members, repositories, services, stages, queues) answers with. */
     readonly listLimit: number
+    /** BERTH_LIST_MAX_BYTES: the most bytes of stored service configurations one page of a list of services carries (at least one service). */
+    readonly listMaxBytes: number
     /** BERTH_TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
     readonly trustProxy: boolean | number | string
     /** BERTH_CORS_ORIGINS: the browser origins allowed to call the API; none: no CORS headers at all. */
@@ -207,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownGraceMs: integer(env, 'BERTH_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       historyCacheBytes: integer(env, 'BERTH_HISTORY_CACHE_MB', 32, 0, 100_000) * 1024 * 1024,
       listLimit: integer(env, 'BERTH_LIST_LIMIT', 1000, 1, 100_000),
+      listMaxBytes: integer(env, 'BERTH_LIST_MAX_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       trustProxy: trustProxy(env),
       corsOrigins: Object.freeze(corsOrigins(env)),
       rateLimits: Object.freeze({

@@ -55,8 +55,10 @@ export interface ServiceOptions {
   onDeploymentQueued?: () => void
   /** Bytes of rendered environment history pages kept per process. */
   historyCacheBytes?: number
-  /** The most items the lists of organizations, projects, environments, tokens, members and repositories answer with. */
+  /** The most items a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
+  /** The most bytes of stored service configurations a list of services answers with (BERTH_LIST_MAX_BYTES). */
+  listMaxBytes?: number
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -118,6 +120,8 @@ export function createServices(db: Db, options: ServiceOptions) {
     lookups: { findGitToken: gitTokens.findGitToken, findHelmRepository: helmRepositories.findHelmRepository },
     requireOrganizationRole: organizations.requireRole,
     requireEnvironment: environments.requireEnvironment,
+    listLimit,
+    listMaxBytes: options.listMaxBytes,
   })
   const deploymentStages = createDeploymentStagesService({
     repo: stagesRepo,

@@ -4,6 +4,7 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { type CappedList, DEFAULT_LIST_LIMIT, DEFAULT_LIST_MAX_BYTES } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { AnyServiceKind, PreparedService, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
 import type { ServicesRepository } from './services.repository.ts'
@@ -23,6 +24,10 @@ export interface ServicesDeps {
     environmentId: string,
     needed: Role,
   ): Promise<{ environment: { id: string; organizationId: string; autoPreview: boolean }; role: Role }>
+  /** BERTH_LIST_LIMIT: the most services a list answers with. */
+  listLimit?: number
+  /** BERTH_LIST_MAX_BYTES: the most bytes of stored configurations a list answers with (at least one service). */
+  listMaxBytes?: number
 }
 
 const nameTaken = (name: string) => new AppError('conflict', `a service named "${name}" already exists in this environment`)
@@ -68,7 +73,7 @@ export function serviceEntityTag(service: Pick<ServiceRecord, 'version' | 'refer
 }
 
 export function createServicesService(deps: ServicesDeps) {
-  const { repo, stages, kinds } = deps
+  const { repo, stages, kinds, listLimit = DEFAULT_LIST_LIMIT, listMaxBytes = DEFAULT_LIST_MAX_BYTES } = deps
 
   const kindOf = (type: ServiceType): AnyServiceKind => {
     const kind = kinds.get(type)
@@ -91,10 +96,26 @@ export function createServicesService(deps: ServicesDeps) {
   return {
     requireService,
 
-    /** The environment's services, of one kind or all. */
-    async list(principal: Principal, environmentId: string, type?: ServiceType): Promise<ServiceRecord[]> {
+    /**
+     * A page of the environment's services, of one kind or all, by name: at most BERTH_LIST_LIMIT
+     * of them and BERTH_LIST_MAX_BYTES of their configurations (at least one service); `startId`
+     * (a service of the list) continues after it. 400 when it is not one.
+     */
+    async list(
+      principal: Principal,
+      environmentId: string,
+      options: { type?: ServiceType; startId?: string } = {},
+    ): Promise<CappedList<ServiceRecord>> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      return repo.listByEnvironment(environment.organizationId, environment.id, type)
+      const { type, startId } = options
+      const page = await repo.listPage(environment.organizationId, environment.id, {
+        kind: type,
+        limit: listLimit,
+        maxBytes: listMaxBytes,
+        after: startId,
+      })
+      if (!page) throw validationFailed([{ path: '/startId', message: 'is not the id of a service of this list', location: 'query' }])
+      return page
     },
 
     async get(principal: Principal, type: ServiceType, serviceId: string): Promise<ServiceRecord> {

@@ -9,6 +9,7 @@ import * as historyVersions from './migrations/0006-history-versions.ts'
 import * as organizationChanges from './migrations/0007-organization-changes.ts'
 import * as serviceCore from './migrations/0008-service-core.ts'
 import * as tokenLineage from './migrations/0009-token-lineage.ts'
+import * as serviceConfigurationBytes from './migrations/0010-service-configuration-bytes.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0007-organization-changes': organizationChanges,
   '0008-service-core': serviceCore,
   '0009-token-lineage': tokenLineage,
+  '0010-service-configuration-bytes': serviceConfigurationBytes,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

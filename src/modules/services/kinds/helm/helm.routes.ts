@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { SERVICE_LIST_DESCRIPTION, ServiceListQuery } from '#src/modules/services/service-lists.ts'
 import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
+import { listBody } from '#src/platform/http/lists.ts'
 import type { HelmWrite } from './helm.kind.ts'
 import { DeleteHelmQuery, HelmParams, HelmRequest, HelmResponse, HelmResponseList } from './helm.schemas.ts'
 import type { HelmServices } from './helm.service.ts'
@@ -31,12 +33,14 @@ export function helmServicesRoutes(helms: HelmServices): FastifyPluginAsyncTypeb
         schema: {
           operationId: 'listHelms',
           summary: 'List helms',
+          description: SERVICE_LIST_DESCRIPTION,
           tags: ['Helms'],
           params: EnvironmentParams,
+          querystring: ServiceListQuery,
           response: { 200: HelmResponseList },
         },
       },
-      async (req) => ({ results: (await helms.list(req.principal, req.params.environmentId)).map(toHelmResponse) }),
+      async (req) => listBody(await helms.list(req.principal, req.params.environmentId, req.query.startId), toHelmResponse),
     )
 
     app.post(
