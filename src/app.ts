@@ -143,6 +143,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     historyCacheBytes: config.http.historyCacheBytes,
     listLimit: config.http.listLimit,
     listMaxBytes: config.http.listMaxBytes,
+    serviceLimits: config.services,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()

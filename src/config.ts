@@ -63,6 +63,11 @@ export interface Config {
     /** How long deployment log lines are kept (BERTH_LOG_RETENTION_DAYS); runners delete older ones. */
     readonly logRetentionMs: number
   }
+  /** What one service may hold (README, "Limits"). */
+  readonly services: {
+    /** BERTH_SERVICE_CONFIG_MAX_BYTES: the largest configuration a service may store, in bytes of compact JSON. */
+    readonly configurationMaxBytes: number
+  }
   /** BERTH_GIT_*: timeouts, caching and address rules for calls to git providers. */
   readonly git: {
     /** How long one branch listing may take at the provider, every page and connection included, before it fails with 504. */
@@ -242,6 +247,9 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: integer(env, 'BERTH_RUNNER_POLL_MS', 500, 10, 60_000),
       simulatedStepMs: integer(env, 'BERTH_SIMULATED_STEP_MS', 1_000, 0, 3_600_000),
       logRetentionMs: integer(env, 'BERTH_LOG_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
+    }),
+    services: Object.freeze({
+      configurationMaxBytes: integer(env, 'BERTH_SERVICE_CONFIG_MAX_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     }),
     git: Object.freeze({
       timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),

@@ -31,7 +31,7 @@ import { createProjectsService } from './modules/projects/projects.service.ts'
 import { createHelmServices } from './modules/services/kinds/helm/helm.service.ts'
 import { KINDS } from './modules/services/kinds/registry.ts'
 import { createServicesRepository } from './modules/services/services.repository.ts'
-import { createServicesService } from './modules/services/services.service.ts'
+import { createServicesService, type ServiceLimits } from './modules/services/services.service.ts'
 import { createDeploymentStagesRepository } from './modules/services/stages/deployment-stages.repository.ts'
 import { createDeploymentStagesService } from './modules/services/stages/deployment-stages.service.ts'
 import { createUsersRepository } from './modules/users/users.repository.ts'
@@ -59,6 +59,8 @@ export interface ServiceOptions {
   listLimit?: number
   /** The most bytes of stored service configurations a list of services answers with (BERTH_LIST_MAX_BYTES). */
   listMaxBytes?: number
+  /** What a service may hold (BERTH_SERVICE_CONFIG_MAX_BYTES). */
+  serviceLimits?: ServiceLimits
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -122,6 +124,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireEnvironment: environments.requireEnvironment,
     listLimit,
     listMaxBytes: options.listMaxBytes,
+    limits: options.serviceLimits,
   })
   const deploymentStages = createDeploymentStagesService({
     repo: stagesRepo,

@@ -28,9 +28,31 @@ export interface ServicesDeps {
   listLimit?: number
   /** BERTH_LIST_MAX_BYTES: the most bytes of stored configurations a list answers with (at least one service). */
   listMaxBytes?: number
+  /** BERTH_SERVICE_CONFIG_MAX_BYTES. */
+  limits?: ServiceLimits
 }
 
+/** What one service may hold (Config['services']). */
+export interface ServiceLimits {
+  /** The largest configuration a service may store, in bytes of compact JSON (UTF-8). */
+  configurationMaxBytes: number
+}
+
+/** The default of BERTH_SERVICE_CONFIG_MAX_BYTES. */
+export const DEFAULT_SERVICE_LIMITS: ServiceLimits = { configurationMaxBytes: 256 * 1024 }
+
 const nameTaken = (name: string) => new AppError('conflict', `a service named "${name}" already exists in this environment`)
+
+/**
+ * 400 when the configuration a create or an edit would store is over the limit, measured as the
+ * compact JSON the service core stores. Every kind's configuration goes through here.
+ */
+function checkConfigurationSize(configuration: unknown, maxBytes: number): void {
+  const bytes = Buffer.byteLength(JSON.stringify(configuration))
+  if (bytes <= maxBytes) return
+  const message = `the service's configuration would be ${bytes} bytes of JSON, over the limit of ${maxBytes} bytes (BERTH_SERVICE_CONFIG_MAX_BYTES)`
+  throw new AppError('validation_failed', message, { errors: [{ path: '', message, location: 'body' }] })
+}
 
 const stale = (kind: AnyServiceKind) =>
   new AppError('precondition_failed', `the ${kind.noun} service changed since you read it (If-Match); read it again and retry`)
@@ -73,7 +95,7 @@ export function serviceEntityTag(service: Pick<ServiceRecord, 'version' | 'refer
 }
 
 export function createServicesService(deps: ServicesDeps) {
-  const { repo, stages, kinds, listLimit = DEFAULT_LIST_LIMIT, listMaxBytes = DEFAULT_LIST_MAX_BYTES } = deps
+  const { repo, stages, kinds, listLimit = DEFAULT_LIST_LIMIT, listMaxBytes = DEFAULT_LIST_MAX_BYTES, limits = DEFAULT_SERVICE_LIMITS } = deps
 
   const kindOf = (type: ServiceType): AnyServiceKind => {
     const kind = kinds.get(type)
@@ -122,13 +144,17 @@ export function createServicesService(deps: ServicesDeps) {
       return (await requireService(principal, serviceId, 'READ', type)).service
     },
 
-    /** Creates a service in its kind's default stage of the environment (made when missing). */
+    /**
+     * Creates a service in its kind's default stage of the environment (made when missing): 400
+     * when its configuration is over BERTH_SERVICE_CONFIG_MAX_BYTES.
+     */
     async create(principal: Principal, type: ServiceType, environmentId: string, input: unknown): Promise<ServiceRecord> {
       const kind = kindOf(type)
       const { environment, role } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
       kind.authorize(context, input)
       const prepared = await kind.prepare(context, input)
+      checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const id = await withUniqueName(
         'services_name_key',
         () => nameTaken(prepared.name),
@@ -151,7 +177,8 @@ export function createServicesService(deps: ServicesDeps) {
     /**
      * A full replacement (PUT). `ifMatch` (the ETags If-Match accepts) is checked against the
      * service as read; the update then applies only to that version, so that a concurrent edit
-     * cannot slip in. Without it the last writer wins, as PUT usually does.
+     * cannot slip in. Without it the last writer wins, as PUT usually does. 400 when the new
+     * configuration is over BERTH_SERVICE_CONFIG_MAX_BYTES.
      */
     async update(principal: Principal, type: ServiceType, serviceId: string, input: unknown, ifMatch?: string[]): Promise<ServiceRecord> {
       const kind = kindOf(type)
@@ -161,6 +188,7 @@ export function createServicesService(deps: ServicesDeps) {
       kind.authorize(context, input)
       if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)
       const prepared = await kind.prepare(context, input)
+      checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const updated = await withUniqueName(
         'services_name_key',
         () => nameTaken(prepared.name),

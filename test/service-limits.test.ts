@@ -1,0 +1,90 @@
+/**
+ * Issue 23: what one service may hold. A service's configuration is at most
+ * BERTH_SERVICE_CONFIG_MAX_BYTES of compact JSON, on create and on edit (400, naming the limit,
+ * nothing changed). Over real HTTP, on loopback.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { assertErrorAnswer } from './helpers/assertions.ts'
+import { type Body, call } from './helpers/berth-processes.ts'
+import { factories, uniqueName } from './helpers/factories.ts'
+
+const CONFIG_MAX_BYTES = 8 * 1024
+
+/** A helm request whose one raw values file holds `content`. */
+const helmRequest = (content: string, name = uniqueName('chart')): Body => ({
+  name,
+  auto_deploy: false,
+  source: { git_repository: { url: 'https://github.com/acme/charts.git', branch: 'main', root_path: '/charts/api' } },
+  arguments: [],
+  values_override: { file: { raw: { values: [{ name: 'values.yaml', content }] } } },
+})
+
+describe('service limits', () => {
+  let t: TestApp
+  let baseUrl: string
+  let f: ReturnType<typeof factories>
+  before(async () => {
+    t = await createTestApp({ BERTH_SERVICE_CONFIG_MAX_BYTES: String(CONFIG_MAX_BYTES) })
+    baseUrl = await t.listen()
+    f = factories(t.db)
+  })
+  after(async () => t?.close())
+
+  /** The service's configuration as the core stores it: compact JSON, in UTF-8 bytes. */
+  async function storedBytes(serviceId: string): Promise<number> {
+    const row = await t.db.selectFrom('services').select('configuration').where('id', '=', serviceId).executeTakeFirstOrThrow()
+    return Buffer.byteLength(JSON.stringify(row.configuration))
+  }
+
+  describe('BERTH_SERVICE_CONFIG_MAX_BYTES', () => {
+    it('takes a configuration of exactly the limit and refuses one byte more with 400 naming the limit, on create and on edit', async () => {
+      const { environment, tokens } = await f.environmentWithTokens()
+      const write = tokens.write.authorization
+      const created = await call(baseUrl, 'POST', `/environment/${environment.id}/helm`, write, { body: helmRequest('') })
+      assert.equal(created.status, 201, created.text)
+      // Each ASCII character of the values file is one byte of the configuration.
+      const room = CONFIG_MAX_BYTES - (await storedBytes(created.body.id))
+      assert.ok(room > 1000, `the empty service leaves ${room} bytes`)
+
+      const atLimit = await call(baseUrl, 'POST', `/environment/${environment.id}/helm`, write, { body: helmRequest('x'.repeat(room)) })
+      assert.equal(atLimit.status, 201, atLimit.text)
+      assert.equal(await storedBytes(atLimit.body.id), CONFIG_MAX_BYTES)
+
+      const count = async () =>
+        Number(
+          (
+            await t.db
+              .selectFrom('services')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('environmentId', '=', environment.id)
+              .executeTakeFirstOrThrow()
+          ).n,
+        )
+      const over = await call(baseUrl, 'POST', `/environment/${environment.id}/helm`, write, { body: helmRequest('x'.repeat(room + 1)) })
+      const body = assertErrorAnswer(over, 400, 'validation_failed')
+      const message = `the service's configuration would be ${CONFIG_MAX_BYTES + 1} bytes of JSON, over the limit of ${CONFIG_MAX_BYTES} bytes (BERTH_SERVICE_CONFIG_MAX_BYTES)`
+      assert.equal(body.message, message)
+      assert.deepEqual(body.errors, [{ path: '', message, location: 'body' }])
+      assert.equal(await count(), 2, 'nothing was created')
+
+      // Bytes, not characters: a two-byte character counts twice.
+      const wide = await call(baseUrl, 'POST', `/environment/${environment.id}/helm`, write, {
+        body: helmRequest('é'.repeat(Math.floor(room / 2) + 1)),
+      })
+      assert.match(assertErrorAnswer(wide, 400, 'validation_failed').message, /over the limit of 8192 bytes/)
+
+      // An edit over the limit changes nothing; one at the limit goes through.
+      const before = await call(baseUrl, 'GET', `/helm/${created.body.id}`, write)
+      const edit = await call(baseUrl, 'PUT', `/helm/${created.body.id}`, write, { body: helmRequest('x'.repeat(room + 1), created.body.name) })
+      assert.equal(assertErrorAnswer(edit, 400, 'validation_failed').message, message)
+      const after = await call(baseUrl, 'GET', `/helm/${created.body.id}`, write)
+      assert.deepEqual(after.body, before.body)
+      assert.equal(after.headers.get('etag'), before.headers.get('etag'))
+      const edited = await call(baseUrl, 'PUT', `/helm/${created.body.id}`, write, { body: helmRequest('x'.repeat(room), created.body.name) })
+      assert.equal(edited.status, 200, edited.text)
+      assert.equal(await storedBytes(created.body.id), CONFIG_MAX_BYTES)
+    })
+  })
+})
