@@ -63,10 +63,12 @@ export interface Config {
     /** How long deployment log lines are kept (BERTH_LOG_RETENTION_DAYS); runners delete older ones. */
     readonly logRetentionMs: number
   }
-  /** What one service may hold (README, "Limits"). */
+  /** What one service and one environment may hold (README, "Limits"). */
   readonly services: {
     /** BERTH_SERVICE_CONFIG_MAX_BYTES: the largest configuration a service may store, in bytes of compact JSON. */
     readonly configurationMaxBytes: number
+    /** BERTH_SERVICES_PER_ENVIRONMENT: how many services (of every kind) an environment may hold. */
+    readonly perEnvironment: number
   }
   /** BERTH_GIT_*: timeouts, caching and address rules for calls to git providers. */
   readonly git: {
@@ -250,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     services: Object.freeze({
       configurationMaxBytes: integer(env, 'BERTH_SERVICE_CONFIG_MAX_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+      perEnvironment: integer(env, 'BERTH_SERVICES_PER_ENVIRONMENT', 200, 1, 100_000),
     }),
     git: Object.freeze({
       timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),

@@ -59,7 +59,7 @@ export interface ServiceOptions {
   listLimit?: number
   /** The most bytes of stored service configurations a list of services answers with (BERTH_LIST_MAX_BYTES). */
   listMaxBytes?: number
-  /** What a service may hold (BERTH_SERVICE_CONFIG_MAX_BYTES). */
+  /** What a service and an environment may hold (BERTH_SERVICE_CONFIG_MAX_BYTES, BERTH_SERVICES_PER_ENVIRONMENT). */
   serviceLimits?: ServiceLimits
 }
 

@@ -17,6 +17,9 @@ const referencesOf = sql<ResolvedReference[]>`coalesce((
   left join helm_repositories h on h.id = r.helm_repository_id
   where r.service_id = s.id), '[]')`
 
+/** Thrown inside a create's transaction to roll it back when the environment is full. */
+const ENVIRONMENT_FULL = new Error('the environment holds the most services it may')
+
 type ServiceRow = Selectable<ServicesTable> & { references: ResolvedReference[] }
 
 const toRecord = (row: ServiceRow): ServiceRecord => ({ ...row, kind: row.kind as ServiceType })
@@ -117,21 +120,40 @@ export function createServicesRepository(db: Db) {
       return rows.map(toRecord)
     },
 
-    /** Inserts the service and its references in one transaction; `stageId` gives the stage, made when missing, inside it. */
+    /**
+     * Inserts the service and its references in one transaction; `stageId` gives the stage, made
+     * when missing, inside it. Undefined, and nothing written, when the environment holds
+     * `perEnvironment` services already: `stageId` locks the environment's stages, so creates in
+     * one environment count and insert one at a time.
+     */
     async insert(
       service: Omit<NewService, 'deploymentStageId'>,
       references: ServiceReference[],
       stageId: (trx: Transaction<Database>) => Promise<string>,
-    ) {
-      return db.transaction().execute(async (trx) => {
-        const { id } = await trx
-          .insertInto('services')
-          .values({ ...service, deploymentStageId: await stageId(trx), configuration: JSON.stringify(service.configuration) })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-        await writeReferences(trx, id, references)
-        return id
-      })
+      perEnvironment: number,
+    ): Promise<string | undefined> {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const deploymentStageId = await stageId(trx)
+          const { count } = await trx
+            .selectFrom('services')
+            .select((eb) => eb.fn.countAll<string>().as('count'))
+            .where('environmentId', '=', service.environmentId)
+            .executeTakeFirstOrThrow()
+          // Thrown to roll back a default stage `stageId` may have made.
+          if (Number(count) >= perEnvironment) throw ENVIRONMENT_FULL
+          const { id } = await trx
+            .insertInto('services')
+            .values({ ...service, deploymentStageId, configuration: JSON.stringify(service.configuration) })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+          await writeReferences(trx, id, references)
+          return id
+        })
+      } catch (error) {
+        if (error === ENVIRONMENT_FULL) return undefined
+        throw error
+      }
     },
 
     /**

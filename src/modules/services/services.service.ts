@@ -28,20 +28,25 @@ export interface ServicesDeps {
   listLimit?: number
   /** BERTH_LIST_MAX_BYTES: the most bytes of stored configurations a list answers with (at least one service). */
   listMaxBytes?: number
-  /** BERTH_SERVICE_CONFIG_MAX_BYTES. */
+  /** BERTH_SERVICE_CONFIG_MAX_BYTES and BERTH_SERVICES_PER_ENVIRONMENT. */
   limits?: ServiceLimits
 }
 
-/** What one service may hold (Config['services']). */
+/** What one service and one environment may hold (Config['services']). */
 export interface ServiceLimits {
   /** The largest configuration a service may store, in bytes of compact JSON (UTF-8). */
   configurationMaxBytes: number
+  /** How many services, of every kind, an environment may hold. */
+  perEnvironment: number
 }
 
-/** The default of BERTH_SERVICE_CONFIG_MAX_BYTES. */
-export const DEFAULT_SERVICE_LIMITS: ServiceLimits = { configurationMaxBytes: 256 * 1024 }
+/** The defaults of BERTH_SERVICE_CONFIG_MAX_BYTES and BERTH_SERVICES_PER_ENVIRONMENT. */
+export const DEFAULT_SERVICE_LIMITS: ServiceLimits = { configurationMaxBytes: 256 * 1024, perEnvironment: 200 }
 
 const nameTaken = (name: string) => new AppError('conflict', `a service named "${name}" already exists in this environment`)
+
+const environmentFull = (limit: number) =>
+  new AppError('conflict', `the environment already holds ${limit} services, the most an environment may (BERTH_SERVICES_PER_ENVIRONMENT)`)
 
 /**
  * 400 when the configuration a create or an edit would store is over the limit, measured as the
@@ -146,7 +151,8 @@ export function createServicesService(deps: ServicesDeps) {
 
     /**
      * Creates a service in its kind's default stage of the environment (made when missing): 400
-     * when its configuration is over BERTH_SERVICE_CONFIG_MAX_BYTES.
+     * when its configuration is over BERTH_SERVICE_CONFIG_MAX_BYTES, 409 when the environment
+     * holds BERTH_SERVICES_PER_ENVIRONMENT services already.
      */
     async create(principal: Principal, type: ServiceType, environmentId: string, input: unknown): Promise<ServiceRecord> {
       const kind = kindOf(type)
@@ -169,8 +175,10 @@ export function createServicesService(deps: ServicesDeps) {
             },
             prepared.references,
             (trx) => stages.defaultStageId(trx, environment.organizationId, environment.id, type),
+            limits.perEnvironment,
           ),
       ).catch(referenceGone(kind.referencePaths, prepared))
+      if (id === undefined) throw environmentFull(limits.perEnvironment)
       return (await repo.findById(id))!
     },
 
