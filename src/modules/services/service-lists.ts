@@ -3,6 +3,12 @@ import { Type } from 'typebox'
 // What the lists of an environment's services (of one kind, or all) share on the wire: their
 // page's bounds, said in their OpenAPI description, and the extension that continues them.
 
+/**
+ * How long a page of services may take to be written out to its client; past it the connection is
+ * closed. Until then the organization's next list waits (services.service.ts, `list`).
+ */
+export const LIST_WRITE_TIMEOUT_MS = 60_000
+
 /** The OpenAPI description of a list of services: what a page holds and how to read the next. */
 export const SERVICE_LIST_DESCRIPTION =
   'By name, then id. Berth extensions: a page holds at most BERTH_LIST_LIMIT services (1000 by default) and stops before ' +

@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import { responseWritten } from '#src/platform/http/response-written.ts'
 import type { KindRoutes } from './kind-routes.ts'
-import { SERVICE_LIST_DESCRIPTION, SERVICE_LIST_HAS_MORE, ServiceListQuery } from './service-lists.ts'
+import { LIST_WRITE_TIMEOUT_MS, SERVICE_LIST_DESCRIPTION, SERVICE_LIST_HAS_MORE, ServiceListQuery } from './service-lists.ts'
 import type { ServicesService } from './services.service.ts'
 
 /** What every kind's services share on the wire: the environment's list of all of them. */
@@ -23,8 +24,9 @@ export function servicesRoutes(services: ServicesService, kinds: readonly KindRo
           response: { 200: ListResponse(Type.Union(kinds.map((kind) => kind.response.schema)), 'ServiceResponseList', SERVICE_LIST_HAS_MORE) },
         },
       },
-      async (req) => {
-        const page = await services.list(req.principal, req.params.environmentId, { startId: req.query.startId })
+      async (req, reply) => {
+        const heldUntil = () => responseWritten(reply, LIST_WRITE_TIMEOUT_MS)
+        const page = await services.list(req.principal, req.params.environmentId, { startId: req.query.startId, heldUntil })
         return {
           results: page.rows.flatMap((service) => {
             const kind = byType.get(service.kind)

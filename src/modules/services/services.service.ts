@@ -6,6 +6,7 @@ import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, DEFAULT_LIST_LIMIT, DEFAULT_LIST_MAX_BYTES } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
+import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import type { AnyServiceKind, PreparedService, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
 import type { ServicesRepository } from './services.repository.ts'
 import type { DeploymentStagesRepository } from './stages/deployment-stages.repository.ts'
@@ -102,6 +103,12 @@ export function serviceEntityTag(service: Pick<ServiceRecord, 'version' | 'refer
 export function createServicesService(deps: ServicesDeps) {
   const { repo, stages, kinds, listLimit = DEFAULT_LIST_LIMIT, listMaxBytes = DEFAULT_LIST_MAX_BYTES, limits = DEFAULT_SERVICE_LIMITS } = deps
 
+  // An organization's lists of services are read one at a time in this process, each until its
+  // caller is done with the page (`heldUntil`: its response written out): a burst of them (one
+  // token asking for 20 pages at once) waits here, holding neither a pooled connection nor more
+  // than one page of configurations, and other organizations' requests find connections free.
+  const listTurns = createKeyedTurns()
+
   const kindOf = (type: ServiceType): AnyServiceKind => {
     const kind = kinds.get(type)
     if (!kind) throw new Error(`no service kind ${type} is registered`)
@@ -126,21 +133,21 @@ export function createServicesService(deps: ServicesDeps) {
     /**
      * A page of the environment's services, of one kind or all, by name: at most BERTH_LIST_LIMIT
      * of them and BERTH_LIST_MAX_BYTES of their configurations (at least one service); `startId`
-     * (a service of the list) continues after it. 400 when it is not one.
+     * (a service of the list) continues after it. 400 when it is not one. The organization's next
+     * list waits until the promise `heldUntil` returns (called once the page is read) settles.
      */
     async list(
       principal: Principal,
       environmentId: string,
-      options: { type?: ServiceType; startId?: string } = {},
+      options: { type?: ServiceType; startId?: string; heldUntil?: () => Promise<unknown> } = {},
     ): Promise<CappedList<ServiceRecord>> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      const { type, startId } = options
-      const page = await repo.listPage(environment.organizationId, environment.id, {
-        kind: type,
-        limit: listLimit,
-        maxBytes: listMaxBytes,
-        after: startId,
-      })
+      const { type, startId, heldUntil } = options
+      const page = await listTurns.run(
+        environment.organizationId,
+        () => repo.listPage(environment.organizationId, environment.id, { kind: type, limit: listLimit, maxBytes: listMaxBytes, after: startId }),
+        heldUntil,
+      )
       if (!page) throw validationFailed([{ path: '/startId', message: 'is not the id of a service of this list', location: 'query' }])
       return page
     },

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
-import { SERVICE_LIST_DESCRIPTION, ServiceListQuery } from '#src/modules/services/service-lists.ts'
+import { LIST_WRITE_TIMEOUT_MS, SERVICE_LIST_DESCRIPTION, ServiceListQuery } from '#src/modules/services/service-lists.ts'
 import { conflictResponse } from '#src/platform/http/common-schemas.ts'
 import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 import { listBody } from '#src/platform/http/lists.ts'
+import { responseWritten } from '#src/platform/http/response-written.ts'
 import type { HelmWrite } from './helm.kind.ts'
 import { DeleteHelmQuery, HelmParams, HelmRequest, HelmResponse, HelmResponseList } from './helm.schemas.ts'
 import type { HelmServices } from './helm.service.ts'
@@ -41,7 +42,10 @@ export function helmServicesRoutes(helms: HelmServices): FastifyPluginAsyncTypeb
           response: { 200: HelmResponseList },
         },
       },
-      async (req) => listBody(await helms.list(req.principal, req.params.environmentId, req.query.startId), toHelmResponse),
+      async (req, reply) => {
+        const heldUntil = () => responseWritten(reply, LIST_WRITE_TIMEOUT_MS)
+        return listBody(await helms.list(req.principal, req.params.environmentId, { startId: req.query.startId, heldUntil }), toHelmResponse)
+      },
     )
 
     app.post(

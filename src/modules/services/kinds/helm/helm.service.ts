@@ -9,9 +9,13 @@ import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
 export function createHelmServices(core: ServicesService) {
   const helm = (service: ServiceRecord) => toHelmRecord(service as ServiceRecord<HelmConfig>)
   return {
-    /** A page of the environment's helm services; `startId` continues after that one. */
-    list: async (principal: Principal, environmentId: string, startId?: string): Promise<CappedList<HelmServiceRecord>> => {
-      const page = await core.list(principal, environmentId, { type: 'HELM', startId })
+    /** A page of the environment's helm services; `startId` continues after that one; `heldUntil` as the core's. */
+    list: async (
+      principal: Principal,
+      environmentId: string,
+      options: { startId?: string; heldUntil?: () => Promise<unknown> },
+    ): Promise<CappedList<HelmServiceRecord>> => {
+      const page = await core.list(principal, environmentId, { type: 'HELM', ...options })
       return { rows: page.rows.map(helm), hasMore: page.hasMore }
     },
     get: async (principal: Principal, helmId: string): Promise<HelmServiceRecord> => helm(await core.get(principal, 'HELM', helmId)),
