@@ -148,6 +148,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireService: services.requireService,
     requireOrganizationRole: organizations.requireAccess,
     listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
+    listServiceSummaries: servicesRepo.listSummaries,
     listStages: (environmentId) => stagesRepo.list(environmentId),
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
     onQueued: () => options.onDeploymentQueued?.(),

@@ -3,7 +3,8 @@
  * process, on its default limits, holds an environment full of services (BERTH_SERVICES_PER_ENVIRONMENT,
  * 200) at the largest configuration (BERTH_SERVICE_CONFIG_MAX_BYTES, 256 KiB): 50 MiB, six pages
  * of BERTH_LIST_MAX_BYTES (8 MiB). One READ token lists it with 20 requests at once, round after
- * round, over the helm list and the list of all services. The server's resident memory (VmRSS,
+ * round, over the helm list and the list of all services, and asks for the environment's statuses
+ * (which name every service) meanwhile. The server's resident memory (VmRSS,
  * sampled all along) stays within RSS_BOUND_MIB of what it was before, every request is answered
  * 200 with a page, and so are another organization's requests made meanwhile. No timing is asserted.
  */
@@ -21,6 +22,8 @@ const CONFIG_MAX_BYTES = 256 * 1024
 const SERVICES = 200
 const CONCURRENT = 20
 const ROUNDS = 3
+/** Requests for the environment's statuses beside each round's lists. */
+const STATUSES = 5
 
 /** The process's resident set size in MiB, from /proc/<pid>/status. */
 function rssMib(pid: number): number {
@@ -84,6 +87,7 @@ describe('20 concurrent lists of an environment full of the largest services', (
     const theirs: Answer[] = []
     // What each storm request answered, without its body: 60 pages of 8 MiB would weigh on this process.
     const storms: { status: number; results: number; hasMore: boolean; text: string }[] = []
+    const statusAnswers: { status: number; helms: number; text: string }[] = []
     try {
       for (let round = 0; round < ROUNDS; round++) {
         const storm = Array.from({ length: CONCURRENT }, (_, i) => {
@@ -97,9 +101,14 @@ describe('20 concurrent lists of an environment full of the largest services', (
             text: answer.status === 200 ? '' : answer.text.slice(0, 500),
           }))
         })
+        // Statuses list every service of the environment too, without reading their configurations.
+        const statuses = Array.from({ length: STATUSES }, () => list(`/environment/${environment.id}/statuses`)).map((answer) =>
+          answer.then(({ status, body, text }) => ({ status, helms: body.helms?.length ?? 0, text: status === 200 ? '' : text.slice(0, 500) })),
+        )
         // Made while the storm's requests are in flight.
         const others = theirRequests()
         storms.push(...(await Promise.all(storm)))
+        statusAnswers.push(...(await Promise.all(statuses)))
         theirs.push(...(await Promise.all(others)))
       }
     } finally {
@@ -114,6 +123,7 @@ describe('20 concurrent lists of an environment full of the largest services', (
       assert.equal(answer.status, 200, answer.text)
       assert.ok(answer.results > 0 && answer.results < 50 && answer.hasMore, `a page of the services, not all of them: ${answer.results}`)
     }
+    for (const answer of statusAnswers) assert.deepEqual([answer.status, answer.helms], [200, SERVICES], answer.text)
     for (const answer of theirs) assert.equal(answer.status, 200, answer.text)
     assert.deepEqual(
       theirs.filter((_, i) => i % 2 === 0).map((answer) => answer.body.results.map((helm: { name: string }) => helm.name)),

@@ -3,7 +3,7 @@ import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database, ServicesTable } from '#src/platform/db/schema.ts'
 import type { CappedList } from '#src/platform/http/lists.ts'
-import type { ResolvedReference, ServiceRecord, ServiceReference } from './service-kinds.ts'
+import type { ResolvedReference, ServiceRecord, ServiceReference, ServiceSummary } from './service-kinds.ts'
 
 type Queries = Db | Transaction<Database>
 
@@ -107,6 +107,30 @@ export function createServicesRepository(db: Db) {
         .orderBy('o.n')
         .execute()
       return { rows: rows.map(({ total: _, ...row }) => toRecord(row)), hasMore: (rows[0]?.total ?? 0) > rows.length }
+    },
+
+    /** Every service of the environment by name, without configurations: for statuses, which need no more. */
+    async listSummaries(organizationId: string, environmentId: string): Promise<ServiceSummary[]> {
+      const rows = await db
+        .selectFrom('services')
+        .select([
+          'id',
+          'organizationId',
+          'environmentId',
+          'kind',
+          'name',
+          'deploymentStageId',
+          'deploymentSkipped',
+          'version',
+          'createdAt',
+          'updatedAt',
+        ])
+        .where('organizationId', '=', organizationId)
+        .where('environmentId', '=', environmentId)
+        .orderBy((eb) => eb.fn('lower', ['name']))
+        .orderBy('id')
+        .execute()
+      return rows.map((row) => ({ ...row, kind: row.kind as ServiceType }))
     },
 
     /** Every service of the environment, of one kind or all, by name: for deployments, which need them all. */

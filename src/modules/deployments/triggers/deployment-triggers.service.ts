@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { ServiceKinds, ServiceRecord, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { ServiceKinds, ServiceRecord, ServiceSnapshot, ServiceSummary } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
@@ -32,7 +32,10 @@ export interface DeploymentTriggersDeps {
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
   requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: ServiceRecord }>
   requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  /** The environment's services with their configurations: for triggers, which snapshot them. */
   listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
+  /** The environment's services without their configurations: for statuses. */
+  listServiceSummaries(organizationId: string, environmentId: string): Promise<ServiceSummary[]>
   /** The environment's deployment stages, in deploy order. */
   listStages(environmentId: string): Promise<{ id: string; name: string; description: string | null; position: number }[]>
   /** How history names who triggered (`triggered_by`). */
@@ -144,7 +147,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
   }
 
   async function environmentStatusOf(environment: Target): Promise<EnvironmentStatusRecord> {
-    return statuses.environmentStatus(environment.id, await deps.listServices(environment.organizationId, environment.id))
+    return statuses.environmentStatus(environment.id, await deps.listServiceSummaries(environment.organizationId, environment.id))
   }
 
   async function triggerEnvironment(principal: Principal, environmentId: string, trigger: 'DEPLOY' | 'RESTART' | 'STOP') {
@@ -261,12 +264,12 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
   }
 
   /** The environment's status and each of its services'. */
-  async function statusesOf(environmentId: string, services: ServiceRecord[]) {
+  async function statusesOf(environmentId: string, services: ServiceSummary[]) {
     const [environment, serviceStatuses] = await Promise.all([
       statuses.environmentStatus(environmentId, services),
-      Promise.all(services.map(async (service) => ({ service, status: await statuses.serviceStatus(service) }))),
+      statuses.serviceStatuses(environmentId, services),
     ])
-    return { environment, services: serviceStatuses }
+    return { environment, services: services.map((service, i) => ({ service, status: serviceStatuses[i]! })) }
   }
 
   return {
@@ -322,7 +325,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     /** The environment's status and each service's, with the services' kinds and stages. */
     async getEnvironmentStatuses(principal: Principal, environmentId: string) {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      return statusesOf(environment.id, await deps.listServices(environment.organizationId, environment.id))
+      return statusesOf(environment.id, await deps.listServiceSummaries(environment.organizationId, environment.id))
     },
 
     /**
@@ -332,7 +335,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     async getEnvironmentStatusesWithStages(principal: Principal, environmentId: string) {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
       const [services, stages, { latest, current }] = await Promise.all([
-        deps.listServices(environment.organizationId, environment.id),
+        deps.listServiceSummaries(environment.organizationId, environment.id),
         deps.listStages(environment.id),
         deps.history.environmentRuns(environment.id),
       ])
@@ -369,7 +372,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     /** rebootServices: restarts the selection; answers the environment's Status as of the trigger. */
     async restartSelected(principal: Principal, environmentId: string, items: SelectionItem[]): Promise<StatusRecord> {
       const { environment, run, unfinished } = await triggerSelection(principal, environmentId, 'RESTART', items)
-      const services = await deps.listServices(environment.organizationId, environment.id)
+      const services = await deps.listServiceSummaries(environment.organizationId, environment.id)
       return statuses.queuedStatus(environment.id, run, unfinished.length, await statuses.deploymentStatus(services, environment.id))
     },
 
