@@ -131,6 +131,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireEnvironment: environments.requireEnvironment,
     requireOrganizationRole: organizations.requireRole,
     requireService: services.requireService,
+    maxStages: options.serviceLimits?.perEnvironment,
   })
   const historyRepo = createDeploymentHistoryRepository(db)
   const deploymentHistory = createDeploymentHistoryService({

@@ -2,7 +2,7 @@
  * Issue 23: what one service and one environment may hold. A service's configuration is at most
  * BERTH_SERVICE_CONFIG_MAX_BYTES of compact JSON, on create and on edit (400, naming the limit,
  * nothing changed); an environment holds at most BERTH_SERVICES_PER_ENVIRONMENT services (409
- * past it, also when creates race). Over real HTTP, on loopback.
+ * past it, also when creates race), and as many deployment stages. Over real HTTP, on loopback.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -132,6 +132,24 @@ describe('service limits', () => {
         for (const answer of mine.filter((a) => a.status === 409)) assert.equal(assertErrorAnswer(answer, 409, 'conflict').message, FULL)
         assert.equal(await count(environment.id), PER_ENVIRONMENT)
       }
+    })
+
+    it("bounds the deployment stages people create the same way; a kind's default stage is made with its first service whatever their number", async () => {
+      const { environment, tokens } = await f.environmentWithTokens()
+      const write = tokens.write.authorization
+      const stage = (name: string) => call(baseUrl, 'POST', `/environment/${environment.id}/deploymentStage`, write, { body: { name } })
+      for (let i = 0; i < PER_ENVIRONMENT; i++) assert.equal((await stage(`stage ${i}`)).status, 200)
+      const full = assertErrorAnswer(await stage('one too many'), 409, 'conflict')
+      assert.equal(
+        full.message,
+        `the environment already holds ${PER_ENVIRONMENT} deployment stages, the most an environment may (BERTH_SERVICES_PER_ENVIRONMENT)`,
+      )
+      assert.equal((await create(environment.id, write)).status, 201)
+      const stages = await call(baseUrl, 'GET', `/environment/${environment.id}/deploymentStage`, write)
+      assert.deepEqual(
+        stages.body.results.map((s: { name: string }) => s.name),
+        ['stage 0', 'stage 1', 'stage 2', 'HELM DEFAULT'],
+      )
     })
   })
 })
