@@ -153,6 +153,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listStages: (environmentId) => stagesRepo.list(environmentId),
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
     onQueued: () => options.onDeploymentQueued?.(),
+    listLimit,
   })
   return {
     organizations,

@@ -161,6 +161,28 @@ describe('lists of services', () => {
     }
   })
 
+  it('cuts the deployment queues of an environment and of a service at BERTH_LIST_LIMIT, oldest first', async () => {
+    const f = factories(counted.db)
+    const { environment, tokens } = await f.environmentWithTokens()
+    const helm = await f.helmService(environment.id)
+    // No runner here: what is queued stays queued.
+    const queued: string[] = []
+    for (let i = 0; i < SERVICE_LIMIT + 1; i++) {
+      const { status, body, text } = await call(countedUrl, 'POST', `/helm/${helm.id}/deploy`, tokens.deploy.authorization, { body: {} })
+      assert.equal(status, 202, text)
+      queued.push(body.execution_id)
+    }
+    for (const path of [`/environment/${environment.id}/deploymentQueue`, `/service/${helm.id}/deploymentQueue`]) {
+      const { status, body, text } = await call(countedUrl, 'GET', path, tokens.read.authorization)
+      assert.equal(status, 200, text)
+      assert.deepEqual(
+        [body.results.map((request: { identifier: { deployment_request_id: string } }) => request.identifier.deployment_request_id), body.has_more],
+        [queued.slice(0, SERVICE_LIMIT), true],
+        path,
+      )
+    }
+  })
+
   it('cuts a page before its stored configurations pass BERTH_LIST_MAX_BYTES, always holding one service', async () => {
     const f = factories(sized.db)
     const { environment, tokens } = await f.environmentWithTokens()

@@ -191,15 +191,21 @@ export function createDeploymentHistoryRepository(db: Db) {
       return byService
     },
 
-    /** The environment's runs queued or running, oldest first. */
-    async unfinishedRuns(environmentId: string): Promise<DeploymentRun[]> {
-      const rows = await db
-        .selectFrom('deploymentRequests')
-        .selectAll()
-        .where('environmentId', '=', environmentId)
-        .where('actionStatus', 'in', UNFINISHED)
-        .orderBy('seq')
-        .execute()
+    /** The environment's first `limit` runs queued or running, oldest first; with `serviceId`, only those that include that service. */
+    async unfinishedRuns(environmentId: string, limit: number, serviceId?: string): Promise<DeploymentRun[]> {
+      let query = db
+        .selectFrom('deploymentRequests as r')
+        .selectAll('r')
+        .where('r.environmentId', '=', environmentId)
+        .where('r.actionStatus', 'in', UNFINISHED)
+      if (serviceId !== undefined) {
+        query = query.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('serviceDeployments as s').select('s.serviceId').whereRef('s.executionId', '=', 'r.id').where('s.serviceId', '=', serviceId),
+          ),
+        )
+      }
+      const rows = await query.orderBy('r.seq').limit(limit).execute()
       return rows.map(toRun)
     },
 

@@ -3,6 +3,7 @@ import type { ServiceKinds, ServiceRecord, ServiceSnapshot, ServiceSummary } fro
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import { FAMILIES, NEVER_DEPLOYED_STATE, type RunnableTrigger, type ServiceType } from '../deployment-states.ts'
 import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
@@ -42,6 +43,8 @@ export interface DeploymentTriggersDeps {
   actorName(principal: Principal): Promise<string>
   /** Told when a run was queued, so that a runner of this process looks at once. */
   onQueued(): void
+  /** BERTH_LIST_LIMIT: the most runs a deployment queue lists. */
+  listLimit?: number
 }
 
 /** A service a trigger deploys, with what its request asks beyond its configuration. */
@@ -81,7 +84,7 @@ async function isStopped(queue: LockedQueue, services: { id: string }[]): Promis
 }
 
 export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
-  const { runs, statuses, kinds } = deps
+  const { runs, statuses, kinds, listLimit = DEFAULT_LIST_LIMIT } = deps
 
   const kindOf = (type: ServiceType) => {
     const kind = kinds.get(type)
@@ -387,20 +390,21 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       return environmentStatusOf(environment)
     },
 
-    /** The environment's deployment queue: its runs queued or running, oldest first. */
-    async environmentQueue(principal: Principal, environmentId: string): Promise<DeploymentRun[]> {
+    /** The environment's deployment queue: its runs queued or running, oldest first, the first BERTH_LIST_LIMIT of them. */
+    async environmentQueue(principal: Principal, environmentId: string): Promise<CappedList<DeploymentRun>> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      return deps.history.unfinishedRuns(environment.id)
+      return capped(listLimit, (limit) => deps.history.unfinishedRuns(environment.id, limit))
     },
 
-    /** A service's part of its environment's queue. */
-    async serviceQueue(principal: Principal, serviceId: string): Promise<{ run: DeploymentRun; service: ServiceProgress }[]> {
+    /** A service's part of its environment's queue, the first BERTH_LIST_LIMIT runs of it. */
+    async serviceQueue(principal: Principal, serviceId: string): Promise<CappedList<{ run: DeploymentRun; service: ServiceProgress }>> {
       const { service } = await deps.requireService(principal, serviceId, 'READ')
-      const unfinished = await deps.history.unfinishedRuns(service.environmentId)
-      return unfinished.flatMap((run) => {
+      const unfinished = await capped(listLimit, (limit) => deps.history.unfinishedRuns(service.environmentId, limit, service.id))
+      const rows = unfinished.rows.flatMap((run) => {
         const progress = run.progress.stages.flatMap((stage) => stage.services).find((candidate) => candidate.id === service.id)
         return progress ? [{ run, service: progress }] : []
       })
+      return { rows, hasMore: unfinished.hasMore }
     },
   }
 }
