@@ -3,7 +3,7 @@ import { api, messageOf } from './api.ts'
 import { History } from './history.tsx'
 import { Breadcrumbs, type Crumb, ErrorMessage, LinkList, Show, useLoad } from './pages.tsx'
 import { DeploymentStages } from './stages.tsx'
-import { type CurrentRole, type Environment, type HelmService, hasRole, type List, type Organization, type Project, type Role } from './types.ts'
+import { type CurrentRole, type Environment, type HelmService, hasRole, type Organization, type Project, type Role } from './types.ts'
 
 export interface EnvironmentContext {
   environment: Environment
@@ -34,7 +34,7 @@ export const environmentCrumbs = ({ organization, project, environment }: Enviro
 
 export function EnvironmentPage({ environmentId }: { environmentId: string }) {
   const context = useLoad(() => loadEnvironmentContext(environmentId), environmentId)
-  const helms = useLoad(() => api.get<List<HelmService>>(`/environment/${environmentId}/helm`), environmentId)
+  const helms = useLoad(() => api.allPages<HelmService>(`/environment/${environmentId}/helm`), environmentId)
   // Bumped after a trigger, so that the history asks for its first page at once.
   const [pokes, setPokes] = useState(0)
 
