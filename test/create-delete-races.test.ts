@@ -167,3 +167,56 @@ describe('an organization delete that PostgreSQL aborts as a deadlock victim', (
     assert.equal(rows[0]!.n, 0)
   })
 })
+
+describe('a deployment trigger racing the delete of its organization', () => {
+  let t: TestApp
+  before(async () => {
+    t = await createTestApp()
+  })
+  after(async () => t?.close())
+
+  it('waits for the delete, taking the organization before the environment as deletes do, and answers 404 instead of deadlocking', async () => {
+    const f = factories(t.db)
+    const { organization, environment, tokens } = await f.environmentWithTokens()
+    await f.helmService(environment.id)
+    // The delete's first lock (organization, then projects, then environments), held here.
+    const trx = await t.db.startTransaction().execute()
+    try {
+      // Were there a deadlock, this transaction would wait a minute before looking: the trigger would be the one aborted.
+      await sql`set local deadlock_timeout = '60s'`.execute(trx)
+      await trx.selectFrom('organizations').select('id').where('id', '=', organization.id).forUpdate().execute()
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
+      const holder = rows[0]!.pid
+      const triggering = t.app.inject({
+        method: 'POST',
+        url: `/environment/${environment.id}/deploy`,
+        headers: { authorization: tokens.deploy.authorization },
+      })
+      for (;;) {
+        const blocked = await sql<{
+          n: number
+        }>`select count(*)::int as n from pg_stat_activity where ${holder} = any(pg_blocking_pids(pid))`.execute(t.db)
+        if (blocked.rows[0]!.n > 0) break
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      // The delete's next locks: the trigger holds none of them while it waits.
+      await trx.selectFrom('projects').select('id').where('organizationId', '=', organization.id).forUpdate().execute()
+      await trx.selectFrom('environments').select('id').where('organizationId', '=', organization.id).forUpdate().execute()
+      await trx.deleteFrom('organizations').where('id', '=', organization.id).execute()
+      await trx.commit().execute()
+      const res = await triggering
+      assert.equal(res.statusCode, 404, res.body)
+      assert.equal(res.json().code, 'not_found')
+    } catch (error) {
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {})
+      throw error
+    }
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from deployment_requests where environment_id = ${environment.id}`.execute(
+      t.db,
+    )
+    assert.equal(rows[0]!.n, 0, 'nothing queued')
+  })
+})
