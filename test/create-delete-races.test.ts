@@ -20,13 +20,13 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
 /**
  * Holds locks in a transaction of the test's (`hold`), sends `request`, waits until the request is
- * blocked by that transaction, then takes more in it (`then`) and commits. The transaction looks
+ * blocked by that transaction, then takes more in it (`next`) and commits. The transaction looks
  * for deadlocks only after a minute: were there one, the request's would be the transaction
  * aborted. Rolled back on failure. Resolves with the request's answer.
  */
 async function whileHeld<T>(
   db: Db,
-  steps: { hold(trx: Transaction<Database>): Promise<unknown>; request(): Promise<T>; then(trx: Transaction<Database>): Promise<unknown> },
+  steps: { hold(trx: Transaction<Database>): Promise<unknown>; request(): Promise<T>; next(trx: Transaction<Database>): Promise<unknown> },
 ): Promise<T> {
   const trx = await db.startTransaction().execute()
   try {
@@ -42,7 +42,7 @@ async function whileHeld<T>(
       if (blocked.rows[0]!.n > 0) break
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
-    await steps.then(trx)
+    await steps.next(trx)
     await trx.commit().execute()
     return await answer
   } catch (error) {
@@ -175,7 +175,7 @@ describe('an organization delete that PostgreSQL aborts as a deadlock victim', (
         t.app.inject({ method: 'DELETE', url: `/organization/${organization.id}`, headers: { authorization: tokens.admin.authorization } }),
       // ...and then wants the organization the delete holds: the delete finds the deadlock and is
       // aborted; this writer gets its lock and commits.
-      then: (trx) => trx.selectFrom('organizations').select('id').where('id', '=', organization.id).forKeyShare().execute(),
+      next: (trx) => trx.selectFrom('organizations').select('id').where('id', '=', organization.id).forKeyShare().execute(),
     })
     assert.equal(res.statusCode, 204, res.body)
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from organizations where id = ${organization.id}`.execute(t.db)
@@ -200,7 +200,7 @@ describe('a deployment trigger racing the delete of its organization', () => {
       request: () =>
         t.app.inject({ method: 'POST', url: `/environment/${environment.id}/deploy`, headers: { authorization: tokens.deploy.authorization } }),
       // ...and its next ones, then the delete: the waiting trigger holds none of them.
-      then: async (trx) => {
+      next: async (trx) => {
         await trx.selectFrom('projects').select('id').where('organizationId', '=', organization.id).forUpdate().execute()
         await trx.selectFrom('environments').select('id').where('organizationId', '=', organization.id).forUpdate().execute()
         await trx.deleteFrom('organizations').where('id', '=', organization.id).execute()
