@@ -145,6 +145,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     historyCacheBytes: config.http.historyCacheBytes,
     listLimit: config.http.listLimit,
     variableLimits: config.variables,
+    listMaxBytes: config.http.listMaxBytes,
+    serviceLimits: config.services,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()

@@ -14,8 +14,10 @@ export interface Config {
     readonly shutdownGraceMs: number
     /** How much rendered deployment history (bytes of JSON text) a process keeps to serve again while unchanged. */
     readonly historyCacheBytes: number
-    /** BERTH_LIST_LIMIT: the most items a list of organizations, projects, environments, tokens, members or repositories answers with. */
+    /** BERTH_LIST_LIMIT: the most items a list (organizations, projects, environments, tokens, members, repositories, services, stages, queues) answers with. */
     readonly listLimit: number
+    /** BERTH_LIST_MAX_BYTES: the most bytes of stored service configurations one page of a list of services carries (at least one service). */
+    readonly listMaxBytes: number
     /** BERTH_TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
     readonly trustProxy: boolean | number | string
     /** BERTH_CORS_ORIGINS: the browser origins allowed to call the API; none: no CORS headers at all. */
@@ -66,6 +68,13 @@ export interface Config {
     readonly simulatedStepMs: number
     /** How long deployment log lines are kept (BERTH_LOG_RETENTION_DAYS); runners delete older ones. */
     readonly logRetentionMs: number
+  }
+  /** What one service and one environment may hold (README, "Limits"). */
+  readonly services: {
+    /** BERTH_SERVICE_CONFIG_MAX_BYTES: the largest configuration a service may store, in bytes of compact JSON. */
+    readonly configurationMaxBytes: number
+    /** BERTH_SERVICES_PER_ENVIRONMENT: how many services (of every kind) an environment may hold. */
+    readonly perEnvironment: number
   }
   /** BERTH_GIT_*: timeouts, caching and address rules for calls to git providers. */
   readonly git: {
@@ -213,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownGraceMs: integer(env, 'BERTH_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       historyCacheBytes: integer(env, 'BERTH_HISTORY_CACHE_MB', 32, 0, 100_000) * 1024 * 1024,
       listLimit: integer(env, 'BERTH_LIST_LIMIT', 1000, 1, 100_000),
+      listMaxBytes: integer(env, 'BERTH_LIST_MAX_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       trustProxy: trustProxy(env),
       corsOrigins: Object.freeze(corsOrigins(env)),
       rateLimits: Object.freeze({
@@ -249,6 +259,10 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: integer(env, 'BERTH_RUNNER_POLL_MS', 500, 10, 60_000),
       simulatedStepMs: integer(env, 'BERTH_SIMULATED_STEP_MS', 1_000, 0, 3_600_000),
       logRetentionMs: integer(env, 'BERTH_LOG_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
+    }),
+    services: Object.freeze({
+      configurationMaxBytes: integer(env, 'BERTH_SERVICE_CONFIG_MAX_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+      perEnvironment: integer(env, 'BERTH_SERVICES_PER_ENVIRONMENT', 200, 1, 100_000),
     }),
     git: Object.freeze({
       timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),

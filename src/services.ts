@@ -31,7 +31,7 @@ import { createProjectsService } from './modules/projects/projects.service.ts'
 import { createHelmServices } from './modules/services/kinds/helm/helm.service.ts'
 import { KINDS } from './modules/services/kinds/registry.ts'
 import { createServicesRepository } from './modules/services/services.repository.ts'
-import { createServicesService } from './modules/services/services.service.ts'
+import { createServicesService, type ServiceLimits } from './modules/services/services.service.ts'
 import { createDeploymentStagesRepository } from './modules/services/stages/deployment-stages.repository.ts'
 import { createDeploymentStagesService } from './modules/services/stages/deployment-stages.service.ts'
 import { createUsersRepository } from './modules/users/users.repository.ts'
@@ -60,8 +60,12 @@ export interface ServiceOptions {
   historyCacheBytes?: number
   /** What one project, environment or service may hold of variables. */
   variableLimits?: VariableLimits
-  /** The most items the lists of organizations, projects, environments, tokens, members and repositories answer with. */
+  /** The most items a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
+  /** The most bytes of stored service configurations a list of services answers with (BERTH_LIST_MAX_BYTES). */
+  listMaxBytes?: number
+  /** What a service and an environment may hold (BERTH_SERVICE_CONFIG_MAX_BYTES, BERTH_SERVICES_PER_ENVIRONMENT). */
+  serviceLimits?: ServiceLimits
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -123,12 +127,16 @@ export function createServices(db: Db, options: ServiceOptions) {
     lookups: { findGitToken: gitTokens.findGitToken, findHelmRepository: helmRepositories.findHelmRepository },
     requireOrganizationRole: organizations.requireRole,
     requireEnvironment: environments.requireEnvironment,
+    listLimit,
+    listMaxBytes: options.listMaxBytes,
+    limits: options.serviceLimits,
   })
   const deploymentStages = createDeploymentStagesService({
     repo: stagesRepo,
     requireEnvironment: environments.requireEnvironment,
     requireOrganizationRole: organizations.requireRole,
     requireService: services.requireService,
+    maxStages: options.serviceLimits?.perEnvironment,
   })
   const historyRepo = createDeploymentHistoryRepository(db)
   const deploymentHistory = createDeploymentHistoryService({
@@ -156,10 +164,12 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireService: services.requireService,
     requireOrganizationRole: organizations.requireAccess,
     listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
+    listServiceSummaries: servicesRepo.listSummaries,
     listStages: (environmentId) => stagesRepo.list(environmentId),
     resolveVariables: variables.resolveForDeployment,
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
     onQueued: () => options.onDeploymentQueued?.(),
+    listLimit,
   })
   return {
     organizations,

@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { sql } from 'kysely'
-import { openDatabase } from '#src/platform/db/database.ts'
+import { sql, type Transaction } from 'kysely'
+import { type Db, openDatabase } from '#src/platform/db/database.ts'
+import type { Database } from '#src/platform/db/schema.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { factories, uniqueName } from './helpers/factories.ts'
 import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
@@ -16,6 +17,42 @@ import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolate
 const ROUNDS = 10
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+/**
+ * Holds locks in a transaction of the test's (`hold`), sends `request`, waits until the request is
+ * blocked by that transaction, then takes more in it (`next`) and commits. The transaction looks
+ * for deadlocks only after a minute: were there one, the request's would be the transaction
+ * aborted. Rolled back on failure. Resolves with the request's answer.
+ */
+async function whileHeld<T>(
+  db: Db,
+  steps: { hold(trx: Transaction<Database>): Promise<unknown>; request(): Promise<T>; next(trx: Transaction<Database>): Promise<unknown> },
+): Promise<T> {
+  const trx = await db.startTransaction().execute()
+  try {
+    await sql`set local deadlock_timeout = '60s'`.execute(trx)
+    await steps.hold(trx)
+    const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
+    const holder = rows[0]!.pid
+    const answer = steps.request()
+    for (;;) {
+      const blocked = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where ${holder} = any(pg_blocking_pids(pid))`.execute(
+        db,
+      )
+      if (blocked.rows[0]!.n > 0) break
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    await steps.next(trx)
+    await trx.commit().execute()
+    return await answer
+  } catch (error) {
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => {})
+    throw error
+  }
+}
 
 describe('creates and deletes racing each other', () => {
   let t: TestApp
@@ -131,39 +168,49 @@ describe('an organization delete that PostgreSQL aborts as a deadlock victim', (
 
   it('runs it again, and finishes it', async () => {
     const { organization, tokens } = await factories(t.db).organizationWithTokens()
-    const trx = await t.db.startTransaction().execute()
-    try {
-      await sql`set local deadlock_timeout = '60s'`.execute(trx)
+    const res = await whileHeld(t.db, {
       // Another writer holds a row the delete's cascade must delete...
-      await trx.selectFrom('apiTokens').select('id').where('id', '=', tokens.read.id).forUpdate().execute()
-      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
-      const holder = rows[0]!.pid
-      const deleting = t.app.inject({
-        method: 'DELETE',
-        url: `/organization/${organization.id}`,
-        headers: { authorization: tokens.admin.authorization },
-      })
-      for (;;) {
-        const blocked = await sql<{
-          n: number
-        }>`select count(*)::int as n from pg_stat_activity where ${holder} = any(pg_blocking_pids(pid))`.execute(t.db)
-        if (blocked.rows[0]!.n > 0) break
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      }
+      hold: (trx) => trx.selectFrom('apiTokens').select('id').where('id', '=', tokens.read.id).forUpdate().execute(),
+      request: () =>
+        t.app.inject({ method: 'DELETE', url: `/organization/${organization.id}`, headers: { authorization: tokens.admin.authorization } }),
       // ...and then wants the organization the delete holds: the delete finds the deadlock and is
       // aborted; this writer gets its lock and commits.
-      await trx.selectFrom('organizations').select('id').where('id', '=', organization.id).forKeyShare().execute()
-      await trx.commit().execute()
-      const res = await deleting
-      assert.equal(res.statusCode, 204, res.body)
-    } catch (error) {
-      await trx
-        .rollback()
-        .execute()
-        .catch(() => {})
-      throw error
-    }
+      next: (trx) => trx.selectFrom('organizations').select('id').where('id', '=', organization.id).forKeyShare().execute(),
+    })
+    assert.equal(res.statusCode, 204, res.body)
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from organizations where id = ${organization.id}`.execute(t.db)
     assert.equal(rows[0]!.n, 0)
+  })
+})
+
+describe('a deployment trigger racing the delete of its organization', () => {
+  let t: TestApp
+  before(async () => {
+    t = await createTestApp()
+  })
+  after(async () => t?.close())
+
+  it('waits for the delete, taking the organization before the environment as deletes do, and answers 404 instead of deadlocking', async () => {
+    const f = factories(t.db)
+    const { organization, environment, tokens } = await f.environmentWithTokens()
+    await f.helmService(environment.id)
+    const res = await whileHeld(t.db, {
+      // An organization delete's first lock (organization, then projects, then environments)...
+      hold: (trx) => trx.selectFrom('organizations').select('id').where('id', '=', organization.id).forUpdate().execute(),
+      request: () =>
+        t.app.inject({ method: 'POST', url: `/environment/${environment.id}/deploy`, headers: { authorization: tokens.deploy.authorization } }),
+      // ...and its next ones, then the delete: the waiting trigger holds none of them.
+      next: async (trx) => {
+        await trx.selectFrom('projects').select('id').where('organizationId', '=', organization.id).forUpdate().execute()
+        await trx.selectFrom('environments').select('id').where('organizationId', '=', organization.id).forUpdate().execute()
+        await trx.deleteFrom('organizations').where('id', '=', organization.id).execute()
+      },
+    })
+    assert.equal(res.statusCode, 404, res.body)
+    assert.equal(res.json().code, 'not_found')
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from deployment_requests where environment_id = ${environment.id}`.execute(
+      t.db,
+    )
+    assert.equal(rows[0]!.n, 0, 'nothing queued')
   })
 })

@@ -363,7 +363,7 @@ describe("an environment's services and their statuses", () => {
   it('lists every service of the environment in its kind’s shape, helm services as GET /helm answers them', async () => {
     const { environment, project, tokens } = await make.environmentWithTokens()
     const auth = tokens.read.authorization
-    assert.deepEqual((await calls.inject('GET', `/environment/${environment.id}/services`, auth)).json(), { results: [] })
+    assert.deepEqual((await calls.inject('GET', `/environment/${environment.id}/services`, auth)).json(), { results: [], has_more: false })
     const helms = [await make.helmService(environment.id, { name: 'b-service' }), await make.helmService(environment.id, { name: 'A-service' })]
     await make.helmService((await make.environment(project.id)).id)
 

@@ -48,4 +48,42 @@ describe('keyed turns', () => {
     await assert.rejects(failed, /boom/)
     assert.equal(await next, 'next')
   })
+
+  it('holds a turn until the promise holdUntil returns settles, and not after a failed work', async () => {
+    const turns = createKeyedTurns()
+    const log: string[] = []
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const first = turns.run(
+      'a',
+      async () => 'page',
+      async (result) => {
+        log.push(`holding ${result}`)
+        await held
+      },
+    )
+    const second = turns.run('a', async () => log.push('second'))
+    assert.equal(await first, 'page', 'the caller has its result while the turn is held')
+    await tick()
+    assert.deepEqual(log, ['holding page'], 'the next turn waits for the hold')
+    release()
+    await second
+    assert.deepEqual(log, ['holding page', 'second'])
+
+    const failed = turns.run(
+      'a',
+      async () => {
+        throw new Error('boom')
+      },
+      async () => {
+        log.push('never')
+        await new Promise(() => {})
+      },
+    )
+    await assert.rejects(failed, /boom/)
+    assert.equal(await turns.run('a', async () => 'after'), 'after')
+    assert.ok(!log.includes('never'))
+  })
 })

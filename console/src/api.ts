@@ -71,6 +71,20 @@ export async function getWithTag<T>(path: string): Promise<{ data: T; etag: stri
 export const api = {
   get: async <T>(path: string, token?: string): Promise<T> => (await (await call(path, token === undefined ? {} : { token })).json()) as T,
 
+  /**
+   * A list of an environment's services read to its end: its pages are bounded in items and in
+   * bytes of configurations (`has_more`), and each next one starts after the last service read (`startId`).
+   */
+  async allPages<T extends { id: string }>(path: string): Promise<{ results: T[] }> {
+    const results: T[] = []
+    for (let startId: string | undefined; ; ) {
+      const page = await api.get<{ results: T[]; has_more?: boolean }>(startId ? `${path}?startId=${startId}` : path)
+      results.push(...page.results)
+      startId = page.results.at(-1)?.id
+      if (!page.has_more || startId === undefined) return { results }
+    }
+  },
+
   /** A conditional read for pollers: undefined while what `etag` names is current. */
   async poll<T>(path: string, etag: string | null): Promise<{ data: T; etag: string | null } | undefined> {
     const response = await call(path, etag ? { headers: { 'if-none-match': etag } } : {})

@@ -35,7 +35,7 @@ export const environmentCrumbs = ({ organization, project, environment }: Enviro
 
 export function EnvironmentPage({ environmentId }: { environmentId: string }) {
   const context = useLoad(() => loadEnvironmentContext(environmentId), environmentId)
-  const helms = useLoad(() => api.get<List<HelmService>>(`/environment/${environmentId}/helm`), environmentId)
+  const helms = useLoad(() => api.allPages<HelmService>(`/environment/${environmentId}/helm`), environmentId)
   // Bumped after a trigger, so that the history asks for its first page at once.
   const [pokes, setPokes] = useState(0)
 

@@ -11,7 +11,7 @@ export function DeploymentStages({ environmentId, role }: { environmentId: strin
     () =>
       Promise.all([
         api.get<List<DeploymentStage>>(`/environment/${environmentId}/deploymentStage`),
-        api.get<List<ServiceSummary>>(`/environment/${environmentId}/services`),
+        api.allPages<ServiceSummary>(`/environment/${environmentId}/services`),
       ]),
     environmentId,
   )

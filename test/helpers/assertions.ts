@@ -76,3 +76,13 @@ export async function assertRoutesNeedCredentials(app: FastifyInstance, routes: 
     assertError(await app.inject({ method, url, headers: { authorization: 'Token berth_nope' } }), 401, 'unauthenticated')
   }
 }
+
+/** `assertError` for an answer read over real HTTP (`call` of berth-processes.ts) rather than injected. */
+export function assertErrorAnswer(
+  answer: { status: number; text: string; body: unknown; headers: Headers },
+  status: number,
+  code: string,
+): ErrorBody {
+  const res = { statusCode: answer.status, headers: Object.fromEntries(answer.headers), body: answer.text, json: () => answer.body }
+  return assertError(res as unknown as LightMyRequestResponse, status, code)
+}

@@ -36,6 +36,9 @@ export interface ServiceRecord<Config = unknown> {
   references: ResolvedReference[]
 }
 
+/** A service without its configuration and references: what statuses need, whatever a configuration weighs. */
+export type ServiceSummary = Omit<ServiceRecord, 'configuration' | 'references'>
+
 /** What a create or an edit stores, as the kind made it from the request. */
 export interface PreparedService<Config> {
   name: string

@@ -2,7 +2,8 @@ import { type Selectable, sql, type Transaction } from 'kysely'
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database, ServicesTable } from '#src/platform/db/schema.ts'
-import type { ResolvedReference, ServiceRecord, ServiceReference } from './service-kinds.ts'
+import type { CappedList } from '#src/platform/http/lists.ts'
+import type { ResolvedReference, ServiceRecord, ServiceReference, ServiceSummary } from './service-kinds.ts'
 
 type Queries = Db | Transaction<Database>
 
@@ -16,9 +17,24 @@ const referencesOf = sql<ResolvedReference[]>`coalesce((
   left join helm_repositories h on h.id = r.helm_repository_id
   where r.service_id = s.id), '[]')`
 
+/** Thrown inside a create's transaction to roll it back when the environment is full. */
+const ENVIRONMENT_FULL = new Error('the environment holds the most services it may')
+
 type ServiceRow = Selectable<ServicesTable> & { references: ResolvedReference[] }
 
 const toRecord = (row: ServiceRow): ServiceRecord => ({ ...row, kind: row.kind as ServiceType })
+
+/** Which page of an environment's services to read (see `listPage`). */
+export interface ServicePage {
+  /** Of one kind only; all kinds when absent. */
+  kind?: ServiceType
+  /** At most this many services. */
+  limit: number
+  /** At most this many bytes of stored configurations (`configuration_bytes`), counting the first service whatever its size. */
+  maxBytes: number
+  /** The services after this one in the list's order; it must be a service of the environment (and of `kind`). */
+  after?: string
+}
 
 /** The core columns a create sets. */
 export interface NewService {
@@ -56,7 +72,68 @@ export function createServicesRepository(db: Db) {
       return row && toRecord(row)
     },
 
-    /** The environment's services, of one kind or all, by name. */
+    /**
+     * One page of the environment's services, of one kind or all, by name (then id): the first
+     * ones after `page.after` while they are at most `page.limit` and their configurations add up
+     * to at most `page.maxBytes`, always at least one. The cut is made in the database from the
+     * sizes it keeps, so the services past it are never read. Undefined when `page.after` is not a
+     * service of the list.
+     */
+    async listPage(organizationId: string, environmentId: string, page: ServicePage): Promise<CappedList<ServiceRecord> | undefined> {
+      if (page.after !== undefined) {
+        let cursor = db.selectFrom('services').select('id').where('id', '=', page.after).where('environmentId', '=', environmentId)
+        if (page.kind) cursor = cursor.where('kind', '=', page.kind)
+        if (!(await cursor.executeTakeFirst())) return undefined
+      }
+      const order = sql`order by lower(s.name), s.id`
+      let sized = db
+        .selectFrom('services as s')
+        .select([
+          's.id',
+          sql<number>`(row_number() over (${order}))::int`.as('n'),
+          sql<number>`sum(s.configuration_bytes) over (${order})`.as('running'),
+          sql<number>`(count(*) over ())::int`.as('total'),
+        ])
+        .where('s.organizationId', '=', organizationId)
+        .where('s.environmentId', '=', environmentId)
+      if (page.kind) sized = sized.where('s.kind', '=', page.kind)
+      if (page.after !== undefined)
+        sized = sized.where(sql<boolean>`(lower(s.name), s.id) > (select lower(c.name), c.id from services c where c.id = ${page.after})`)
+      const rows = await selectRecords()
+        .innerJoin(sized.as('o'), 'o.id', 's.id')
+        .select('o.total')
+        .where('o.n', '<=', page.limit)
+        .where((eb) => eb.or([eb('o.n', '=', 1), eb('o.running', '<=', page.maxBytes)]))
+        .orderBy('o.n')
+        .execute()
+      return { rows: rows.map(({ total: _, ...row }) => toRecord(row)), hasMore: (rows[0]?.total ?? 0) > rows.length }
+    },
+
+    /** Every service of the environment by name, without configurations: for statuses, which need no more. */
+    async listSummaries(organizationId: string, environmentId: string): Promise<ServiceSummary[]> {
+      const rows = await db
+        .selectFrom('services')
+        .select([
+          'id',
+          'organizationId',
+          'environmentId',
+          'kind',
+          'name',
+          'deploymentStageId',
+          'deploymentSkipped',
+          'version',
+          'createdAt',
+          'updatedAt',
+        ])
+        .where('organizationId', '=', organizationId)
+        .where('environmentId', '=', environmentId)
+        .orderBy((eb) => eb.fn('lower', ['name']))
+        .orderBy('id')
+        .execute()
+      return rows.map((row) => ({ ...row, kind: row.kind as ServiceType }))
+    },
+
+    /** Every service of the environment, of one kind or all, by name: for deployments, which need them all. */
     async listByEnvironment(organizationId: string, environmentId: string, kind?: ServiceType): Promise<ServiceRecord[]> {
       let query = selectRecords().where('s.organizationId', '=', organizationId).where('s.environmentId', '=', environmentId)
       if (kind) query = query.where('s.kind', '=', kind)
@@ -67,21 +144,40 @@ export function createServicesRepository(db: Db) {
       return rows.map(toRecord)
     },
 
-    /** Inserts the service and its references in one transaction; `stageId` gives the stage, made when missing, inside it. */
+    /**
+     * Inserts the service and its references in one transaction; `stageId` gives the stage, made
+     * when missing, inside it. Undefined, and nothing written, when the environment holds
+     * `perEnvironment` services already: `stageId` locks the environment's stages, so creates in
+     * one environment count and insert one at a time.
+     */
     async insert(
       service: Omit<NewService, 'deploymentStageId'>,
       references: ServiceReference[],
       stageId: (trx: Transaction<Database>) => Promise<string>,
-    ) {
-      return db.transaction().execute(async (trx) => {
-        const { id } = await trx
-          .insertInto('services')
-          .values({ ...service, deploymentStageId: await stageId(trx), configuration: JSON.stringify(service.configuration) })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-        await writeReferences(trx, id, references)
-        return id
-      })
+      perEnvironment: number,
+    ): Promise<string | undefined> {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const deploymentStageId = await stageId(trx)
+          const { count } = await trx
+            .selectFrom('services')
+            .select((eb) => eb.fn.countAll<string>().as('count'))
+            .where('environmentId', '=', service.environmentId)
+            .executeTakeFirstOrThrow()
+          // Thrown to roll back a default stage `stageId` may have made.
+          if (Number(count) >= perEnvironment) throw ENVIRONMENT_FULL
+          const { id } = await trx
+            .insertInto('services')
+            .values({ ...service, deploymentStageId, configuration: JSON.stringify(service.configuration) })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+          await writeReferences(trx, id, references)
+          return id
+        })
+      } catch (error) {
+        if (error === ENVIRONMENT_FULL) return undefined
+        throw error
+      }
     },
 
     /**

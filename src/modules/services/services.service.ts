@@ -4,7 +4,9 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { type CappedList, DEFAULT_LIST_LIMIT, DEFAULT_LIST_MAX_BYTES } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
+import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import type { AnyServiceKind, PreparedService, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
 import type { ServicesRepository } from './services.repository.ts'
 import type { DeploymentStagesRepository } from './stages/deployment-stages.repository.ts'
@@ -23,9 +25,40 @@ export interface ServicesDeps {
     environmentId: string,
     needed: Role,
   ): Promise<{ environment: { id: string; organizationId: string; autoPreview: boolean }; role: Role }>
+  /** BERTH_LIST_LIMIT: the most services a list answers with. */
+  listLimit?: number
+  /** BERTH_LIST_MAX_BYTES: the most bytes of stored configurations a list answers with (at least one service). */
+  listMaxBytes?: number
+  /** BERTH_SERVICE_CONFIG_MAX_BYTES and BERTH_SERVICES_PER_ENVIRONMENT. */
+  limits?: ServiceLimits
 }
 
+/** What one service and one environment may hold (Config['services']). */
+export interface ServiceLimits {
+  /** The largest configuration a service may store, in bytes of compact JSON (UTF-8). */
+  configurationMaxBytes: number
+  /** How many services, of every kind, an environment may hold. */
+  perEnvironment: number
+}
+
+/** The defaults of BERTH_SERVICE_CONFIG_MAX_BYTES and BERTH_SERVICES_PER_ENVIRONMENT. */
+export const DEFAULT_SERVICE_LIMITS: ServiceLimits = { configurationMaxBytes: 256 * 1024, perEnvironment: 200 }
+
 const nameTaken = (name: string) => new AppError('conflict', `a service named "${name}" already exists in this environment`)
+
+const environmentFull = (limit: number) =>
+  new AppError('conflict', `the environment already holds ${limit} services, the most an environment may (BERTH_SERVICES_PER_ENVIRONMENT)`)
+
+/**
+ * 400 when the configuration a create or an edit would store is over the limit, measured as the
+ * compact JSON the service core stores. Every kind's configuration goes through here.
+ */
+function checkConfigurationSize(configuration: unknown, maxBytes: number): void {
+  const bytes = Buffer.byteLength(JSON.stringify(configuration))
+  if (bytes <= maxBytes) return
+  const message = `the service's configuration would be ${bytes} bytes of JSON, over the limit of ${maxBytes} bytes (BERTH_SERVICE_CONFIG_MAX_BYTES)`
+  throw new AppError('validation_failed', message, { errors: [{ path: '', message, location: 'body' }] })
+}
 
 const stale = (kind: AnyServiceKind) =>
   new AppError('precondition_failed', `the ${kind.noun} service changed since you read it (If-Match); read it again and retry`)
@@ -68,7 +101,13 @@ export function serviceEntityTag(service: Pick<ServiceRecord, 'version' | 'refer
 }
 
 export function createServicesService(deps: ServicesDeps) {
-  const { repo, stages, kinds } = deps
+  const { repo, stages, kinds, listLimit = DEFAULT_LIST_LIMIT, listMaxBytes = DEFAULT_LIST_MAX_BYTES, limits = DEFAULT_SERVICE_LIMITS } = deps
+
+  // An organization's lists of services are read one at a time in this process, each until its
+  // caller is done with the page (`heldUntil`: its response written out): a burst of them (one
+  // token asking for 20 pages at once) waits here, holding neither a pooled connection nor more
+  // than one page of configurations, and other organizations' requests find connections free.
+  const listTurns = createKeyedTurns()
 
   const kindOf = (type: ServiceType): AnyServiceKind => {
     const kind = kinds.get(type)
@@ -92,23 +131,44 @@ export function createServicesService(deps: ServicesDeps) {
   return {
     requireService,
 
-    /** The environment's services, of one kind or all. */
-    async list(principal: Principal, environmentId: string, type?: ServiceType): Promise<ServiceRecord[]> {
+    /**
+     * A page of the environment's services, of one kind or all, by name: at most BERTH_LIST_LIMIT
+     * of them and BERTH_LIST_MAX_BYTES of their configurations (at least one service); `startId`
+     * (a service of the list) continues after it. 400 when it is not one. The organization's next
+     * list waits until the promise `heldUntil` returns (called once the page is read) settles.
+     */
+    async list(
+      principal: Principal,
+      environmentId: string,
+      options: { type?: ServiceType; startId?: string; heldUntil?: () => Promise<unknown> } = {},
+    ): Promise<CappedList<ServiceRecord>> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      return repo.listByEnvironment(environment.organizationId, environment.id, type)
+      const { type, startId, heldUntil } = options
+      const page = await listTurns.run(
+        environment.organizationId,
+        () => repo.listPage(environment.organizationId, environment.id, { kind: type, limit: listLimit, maxBytes: listMaxBytes, after: startId }),
+        heldUntil,
+      )
+      if (!page) throw validationFailed([{ path: '/startId', message: 'is not the id of a service of this list', location: 'query' }])
+      return page
     },
 
     async get(principal: Principal, type: ServiceType, serviceId: string): Promise<ServiceRecord> {
       return (await requireService(principal, serviceId, 'READ', type)).service
     },
 
-    /** Creates a service in its kind's default stage of the environment (made when missing). */
+    /**
+     * Creates a service in its kind's default stage of the environment (made when missing): 400
+     * when its configuration is over BERTH_SERVICE_CONFIG_MAX_BYTES, 409 when the environment
+     * holds BERTH_SERVICES_PER_ENVIRONMENT services already.
+     */
     async create(principal: Principal, type: ServiceType, environmentId: string, input: unknown): Promise<ServiceRecord> {
       const kind = kindOf(type)
       const { environment, role } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
       kind.authorize(context, input)
       const prepared = await kind.prepare(context, input)
+      checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const id = await withUniqueName(
         'services_name_key',
         () => nameTaken(prepared.name),
@@ -123,15 +183,18 @@ export function createServicesService(deps: ServicesDeps) {
             },
             prepared.references,
             (trx) => stages.defaultStageId(trx, environment.organizationId, environment.id, type),
+            limits.perEnvironment,
           ),
       ).catch(referenceGone(kind.referencePaths, prepared))
+      if (id === undefined) throw environmentFull(limits.perEnvironment)
       return (await repo.findById(id))!
     },
 
     /**
      * A full replacement (PUT). `ifMatch` (the ETags If-Match accepts) is checked against the
      * service as read; the update then applies only to that version, so that a concurrent edit
-     * cannot slip in. Without it the last writer wins, as PUT usually does.
+     * cannot slip in. Without it the last writer wins, as PUT usually does. 400 when the new
+     * configuration is over BERTH_SERVICE_CONFIG_MAX_BYTES.
      */
     async update(principal: Principal, type: ServiceType, serviceId: string, input: unknown, ifMatch?: string[]): Promise<ServiceRecord> {
       const kind = kindOf(type)
@@ -141,6 +204,7 @@ export function createServicesService(deps: ServicesDeps) {
       kind.authorize(context, input)
       if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)
       const prepared = await kind.prepare(context, input)
+      checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const updated = await withUniqueName(
         'services_name_key',
         () => nameTaken(prepared.name),

@@ -10,6 +10,7 @@ import * as organizationChanges from './migrations/0007-organization-changes.ts'
 import * as serviceCore from './migrations/0008-service-core.ts'
 import * as tokenLineage from './migrations/0009-token-lineage.ts'
 import * as variables from './migrations/0010-variables.ts'
+import * as serviceConfigurationBytes from './migrations/0012-service-configuration-bytes.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0008-service-core': serviceCore,
   '0009-token-lineage': tokenLineage,
   '0010-variables': variables,
+  '0012-service-configuration-bytes': serviceConfigurationBytes,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

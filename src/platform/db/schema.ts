@@ -183,6 +183,8 @@ export interface ServicesTable {
   /** Left out of environment-level deployments. */
   deploymentSkipped: Generated<boolean>
   configuration: Json<unknown>
+  /** Bytes of `configuration` as PostgreSQL renders it, kept by the database (migration 0012). */
+  configurationBytes: ColumnType<number, never, never>
   /** Bumped on every change; the service's ETag. */
   version: Generated<number>
   createdAt: CreatedAt

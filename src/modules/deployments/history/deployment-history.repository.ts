@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { UNFINISHED } from '../deployment-states.ts'
 import type { DeploymentRun } from '../queue/deployment-progress.ts'
-import { finishedStates, latestServiceEntry, toRun } from '../queue/deployment-rows.ts'
+import { finishedStates, latestServiceEntries, toRun } from '../queue/deployment-rows.ts'
 
 // Reading what deployments did: history pages, made of the stored entries, and statuses.
 
@@ -149,8 +149,8 @@ export function createDeploymentHistoryRepository(db: Db) {
     /** Each service's state, from the finished deployments that reached it (services none reached are absent). */
     serviceStates: (serviceIds: string[]) => finishedStates(db, serviceIds),
 
-    /** A service's latest entry that tells its state, with the run it belongs to. */
-    latestServiceEntry: (serviceId: string) => latestServiceEntry(db, serviceId),
+    /** Each service's latest entry that tells its state, with the run it belongs to (services with none are absent). */
+    latestServiceEntries: (serviceIds: string[]) => latestServiceEntries(db, serviceIds),
 
     /**
      * For each service, whether what its last successful deploy (or redeploy) deployed is what it
@@ -175,29 +175,38 @@ export function createDeploymentHistoryRepository(db: Db) {
       return new Map(rows.map((row) => [row.serviceId, row.current]))
     },
 
-    /** The unfinished runs of the environment that include the service, oldest first. */
-    async unfinishedWithService(environmentId: string, serviceId: string): Promise<string[]> {
+    /** For each service, the unfinished runs of the environment that include it, oldest first (services with none are absent). */
+    async unfinishedWithServices(environmentId: string, serviceIds: string[]): Promise<Map<string, string[]>> {
+      const byService = new Map<string, string[]>()
+      if (serviceIds.length === 0) return byService
       const rows = await db
         .selectFrom('serviceDeployments as s')
         .innerJoin('deploymentRequests as r', 'r.id', 's.executionId')
-        .select('r.id')
+        .select(['s.serviceId', 'r.id'])
         .where('r.environmentId', '=', environmentId)
         .where('r.actionStatus', 'in', UNFINISHED)
-        .where('s.serviceId', '=', serviceId)
+        .where('s.serviceId', 'in', serviceIds)
         .orderBy('r.seq')
         .execute()
-      return rows.map((row) => row.id)
+      for (const row of rows) byService.set(row.serviceId, [...(byService.get(row.serviceId) ?? []), row.id])
+      return byService
     },
 
-    /** The environment's runs queued or running, oldest first. */
-    async unfinishedRuns(environmentId: string): Promise<DeploymentRun[]> {
-      const rows = await db
-        .selectFrom('deploymentRequests')
-        .selectAll()
-        .where('environmentId', '=', environmentId)
-        .where('actionStatus', 'in', UNFINISHED)
-        .orderBy('seq')
-        .execute()
+    /** The environment's first `limit` runs queued or running, oldest first; with `serviceId`, only those that include that service. */
+    async unfinishedRuns(environmentId: string, limit: number, serviceId?: string): Promise<DeploymentRun[]> {
+      let query = db
+        .selectFrom('deploymentRequests as r')
+        .selectAll('r')
+        .where('r.environmentId', '=', environmentId)
+        .where('r.actionStatus', 'in', UNFINISHED)
+      if (serviceId !== undefined) {
+        query = query.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('serviceDeployments as s').select('s.serviceId').whereRef('s.executionId', '=', 'r.id').where('s.serviceId', '=', serviceId),
+          ),
+        )
+      }
+      const rows = await query.orderBy('r.seq').limit(limit).execute()
       return rows.map(toRun)
     },
 

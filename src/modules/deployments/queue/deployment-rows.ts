@@ -108,25 +108,35 @@ export async function databaseNow(db: Queries): Promise<string> {
 const reachedOrPending = (eb: ExpressionBuilder<Database, 'serviceDeployments'>) =>
   eb.or([eb('reached', '=', true), eb('actionStatus', 'in', UNFINISHED)])
 
-/** A service's latest entry that tells its state (it reached the service, or still may); undefined when it has none. */
-export async function latestServiceEntry(db: Queries, serviceId: string) {
-  const row = await db
+/** Each service's latest entry that tells its state (it reached the service, or still may); services with none are absent. */
+export async function latestServiceEntries(db: Queries, serviceIds: string[]) {
+  if (serviceIds.length === 0) return new Map<string, never>()
+  const rows = await db
     .selectFrom('serviceDeployments')
-    .select(['status', 'actionStatus', 'triggerAction', 'executionId', 'createdAt'])
-    .where('serviceId', '=', serviceId)
+    .distinctOn('serviceId')
+    .select(['serviceId', 'status', 'actionStatus', 'triggerAction', 'executionId', 'createdAt'])
+    .where('serviceId', 'in', serviceIds)
     .where(reachedOrPending)
+    .orderBy('serviceId')
     .orderBy('createdAt', 'desc')
     .orderBy('executionId', 'desc')
-    .limit(1)
-    .executeTakeFirst()
-  return (
-    row && {
-      ...row,
-      status: row.status as State,
-      actionStatus: row.actionStatus as ServiceActionStatus,
-      triggerAction: row.triggerAction as RunnableTrigger,
-    }
+    .execute()
+  return new Map(
+    rows.map(({ serviceId, ...row }) => [
+      serviceId,
+      {
+        ...row,
+        status: row.status as State,
+        actionStatus: row.actionStatus as ServiceActionStatus,
+        triggerAction: row.triggerAction as RunnableTrigger,
+      },
+    ]),
   )
+}
+
+/** A service's latest entry that tells its state (it reached the service, or still may); undefined when it has none. */
+export async function latestServiceEntry(db: Queries, serviceId: string) {
+  return (await latestServiceEntries(db, [serviceId])).get(serviceId)
 }
 
 /**

@@ -170,10 +170,11 @@ export function createDeploymentRunsRepository(db: Db) {
 
   return {
     /**
-     * Runs `work` with the environment's row locked, so that its triggers and cancels happen one at
-     * a time. `next` is the seq and the creation time the environment's next run gets: the
-     * database's clock, and strictly later than the previous run's, so that history order (by
-     * creation time) is queue order. Resolves undefined when the environment is gone.
+     * Runs `work` with the environment's row locked (after a key share lock on its organization,
+     * in the order deletes take them), so that its triggers and cancels happen one at a time.
+     * `next` is the seq and the creation time the environment's next run gets: the database's
+     * clock, and strictly later than the previous run's, so that history order (by creation time)
+     * is queue order. Resolves undefined when the environment is gone.
      */
     withEnvironmentLocked<T>(
       environmentId: string,
@@ -183,6 +184,16 @@ export function createDeploymentRunsRepository(db: Db) {
       // waiting on its row lock, starving requests for other environments.
       return environmentTurns.run(environmentId, () =>
         db.transaction().execute(async (trx) => {
+          // Its organization first, as deletes lock an organization before its projects and
+          // environments: a trigger waits for a delete under way rather than holding the
+          // environment that delete wants next (the run's rows lock the organization too).
+          const organization = await trx
+            .selectFrom('organizations')
+            .select('id')
+            .where(sql<boolean>`id = (select organization_id from environments where id = ${environmentId})`)
+            .forKeyShare()
+            .executeTakeFirst()
+          if (!organization) return undefined
           const locked = await trx
             .selectFrom('environments')
             .select('deploymentSeq')

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse, listBody } from '#src/platform/http/lists.ts'
 import { SERVICE_TYPES, STAGE_STATUSES, TRIGGER_ACTIONS } from '../deployment-states.ts'
 import { Enum, Origin, StatusDetails } from '../deployments.schemas.ts'
 import type { DeploymentRun, ServiceProgress } from '../queue/deployment-progress.ts'
@@ -86,13 +87,15 @@ export function deploymentQueueRoutes(deployments: DeploymentTriggersService): F
         schema: {
           operationId: 'listDeploymentRequestByEnvironmentId',
           summary: 'List Deployment Queue Request By EnvironmentId',
-          description: "The environment's deployments queued or running, oldest first: the first runs now, the others after it in order.",
+          description:
+            "The environment's deployments queued or running, oldest first: the first runs now, the others after it in order. " +
+            'Berth extension: at most BERTH_LIST_LIMIT of them (1000 by default), `has_more` saying whether more wait.',
           tags: ['Environment Main Calls'],
           params: EnvironmentParams,
-          response: { 200: Type.Object({ results: Type.Array(QueuedDeploymentRequestWithStages) }) },
+          response: { 200: ListResponse(QueuedDeploymentRequestWithStages, 'DeploymentQueueResponseList') },
         },
       },
-      async (req) => ({ results: (await deployments.environmentQueue(req.principal, req.params.environmentId)).map(toQueuedRequest) }),
+      async (req) => listBody(await deployments.environmentQueue(req.principal, req.params.environmentId), toQueuedRequest),
     )
 
     app.get(
@@ -101,20 +104,21 @@ export function deploymentQueueRoutes(deployments: DeploymentTriggersService): F
         schema: {
           operationId: 'listDeploymentRequestByServiceId',
           summary: 'List Deployment Queue Request By ServiceId',
-          description: "The deployments of the service's environment queued or running that include the service, oldest first.",
+          description:
+            "The deployments of the service's environment queued or running that include the service, oldest first. " +
+            'Berth extension: at most BERTH_LIST_LIMIT of them (1000 by default), `has_more` saying whether more wait.',
           tags: ['Environment Main Calls'],
           params: Type.Object({ serviceId: Uuid }),
-          response: { 200: Type.Object({ results: Type.Array(QueuedDeploymentRequestForService) }) },
+          response: { 200: ListResponse(QueuedDeploymentRequestForService, 'ServiceDeploymentQueueResponseList') },
         },
       },
-      async (req) => ({
-        results: (await deployments.serviceQueue(req.principal, req.params.serviceId)).map(({ run, service }) => ({
+      async (req) =>
+        listBody(await deployments.serviceQueue(req.principal, req.params.serviceId), ({ run, service }) => ({
           identifier: { deployment_request_id: run.id, service_id: service.id, service_type: service.type, name: service.name },
           auditing_data: auditing(run),
           status_details: { action: familyOf(run).action, status: serviceStatus(run, service).actionStatus, sub_action: 'NONE' as const },
           icon_uri: service.iconUri,
         })),
-      }),
     )
 
     app.post(

@@ -78,6 +78,40 @@ export function createDeploymentStatuses(history: DeploymentHistoryRepository) {
     return states.some((state) => state === 'DEPLOYED' || state === 'RESTARTED') ? 'DEPLOYED' : latest.status
   }
 
+  /**
+   * The Status of each service of one environment, in the order given, in four queries whatever
+   * their number (an environment may hold hundreds).
+   */
+  async function serviceStatuses(environmentId: string, services: StatusTarget[]): Promise<StatusRecord[]> {
+    const ids = services.map((service) => service.id)
+    const [latestEntries, { latest: latestRun }, unfinishedRuns, deployed] = await Promise.all([
+      history.latestServiceEntries(ids),
+      history.environmentRuns(environmentId),
+      history.unfinishedWithServices(environmentId, ids),
+      history.deployedAsConfigured(ids),
+    ])
+    return services.map((service) => {
+      const latest = latestEntries.get(service.id)
+      const unfinished = unfinishedRuns.get(service.id) ?? []
+      const current = deployed.get(service.id)
+      return {
+        id: service.id,
+        state: latest?.status ?? NEVER_DEPLOYED_STATE,
+        serviceDeploymentStatus: current === undefined ? 'NEVER_DEPLOYED' : current ? 'UP_TO_DATE' : 'OUT_OF_DATE',
+        lastDeploymentDate: latest?.createdAt.toISOString(),
+        isPartLastDeployment: latestRun !== undefined && includes(latestRun, service.id),
+        executionId: latest?.executionId,
+        statusDetails: {
+          action: latest ? FAMILIES[latest.triggerAction].action : 'DEPLOY',
+          status: latest?.actionStatus ?? 'NEVER',
+          subAction: 'NONE',
+        },
+        deploymentRequestId: unfinished[0] ?? null,
+        deploymentRequestsCount: unfinished.length,
+      }
+    })
+  }
+
   return {
     deploymentStatus,
 
@@ -97,28 +131,10 @@ export function createDeploymentStatuses(history: DeploymentHistoryRepository) {
       }
     },
 
+    serviceStatuses,
+
     async serviceStatus(service: StatusTarget): Promise<StatusRecord> {
-      const [latest, { latest: latestRun }, unfinished, deployment] = await Promise.all([
-        history.latestServiceEntry(service.id),
-        history.environmentRuns(service.environmentId),
-        history.unfinishedWithService(service.environmentId, service.id),
-        deploymentStatus([service], undefined),
-      ])
-      return {
-        id: service.id,
-        state: latest?.status ?? NEVER_DEPLOYED_STATE,
-        serviceDeploymentStatus: deployment,
-        lastDeploymentDate: latest?.createdAt.toISOString(),
-        isPartLastDeployment: latestRun !== undefined && includes(latestRun, service.id),
-        executionId: latest?.executionId,
-        statusDetails: {
-          action: latest ? FAMILIES[latest.triggerAction].action : 'DEPLOY',
-          status: latest?.actionStatus ?? 'NEVER',
-          subAction: 'NONE',
-        },
-        deploymentRequestId: unfinished[0] ?? null,
-        deploymentRequestsCount: unfinished.length,
-      }
+      return (await serviceStatuses(service.environmentId, [service]))[0]!
     },
 
     /** The Status a trigger answers with: what it queued; `unfinished` counts the runs queued or running for the same target. */

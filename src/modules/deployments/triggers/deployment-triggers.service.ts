@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { ServiceKinds, ServiceRecord, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { ServiceKinds, ServiceRecord, ServiceSnapshot, ServiceSummary } from '#src/modules/services/service-kinds.ts'
 import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import { FAMILIES, NEVER_DEPLOYED_STATE, type RunnableTrigger, type ServiceType } from '../deployment-states.ts'
 import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
@@ -33,7 +34,10 @@ export interface DeploymentTriggersDeps {
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
   requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: ServiceRecord }>
   requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  /** The environment's services with their configurations: for triggers, which snapshot them. */
   listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
+  /** The environment's services without their configurations: for statuses. */
+  listServiceSummaries(organizationId: string, environmentId: string): Promise<ServiceSummary[]>
   /** The environment's deployment stages, in deploy order. */
   listStages(environmentId: string): Promise<{ id: string; name: string; description: string | null; position: number }[]>
   /** What each service deploys with, resolved now: the variables it sees. */
@@ -42,6 +46,8 @@ export interface DeploymentTriggersDeps {
   actorName(principal: Principal): Promise<string>
   /** Told when a run was queued, so that a runner of this process looks at once. */
   onQueued(): void
+  /** BERTH_LIST_LIMIT: the most runs a deployment queue lists. */
+  listLimit?: number
 }
 
 /** A service a trigger deploys, with what its request asks beyond its configuration. */
@@ -81,7 +87,7 @@ async function isStopped(queue: LockedQueue, services: { id: string }[]): Promis
 }
 
 export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
-  const { runs, statuses, kinds } = deps
+  const { runs, statuses, kinds, listLimit = DEFAULT_LIST_LIMIT } = deps
 
   const kindOf = (type: ServiceType) => {
     const kind = kinds.get(type)
@@ -153,7 +159,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
   }
 
   async function environmentStatusOf(environment: Target): Promise<EnvironmentStatusRecord> {
-    return statuses.environmentStatus(environment.id, await deps.listServices(environment.organizationId, environment.id))
+    return statuses.environmentStatus(environment.id, await deps.listServiceSummaries(environment.organizationId, environment.id))
   }
 
   async function triggerEnvironment(principal: Principal, environmentId: string, trigger: 'DEPLOY' | 'RESTART' | 'STOP') {
@@ -270,12 +276,12 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
   }
 
   /** The environment's status and each of its services'. */
-  async function statusesOf(environmentId: string, services: ServiceRecord[]) {
+  async function statusesOf(environmentId: string, services: ServiceSummary[]) {
     const [environment, serviceStatuses] = await Promise.all([
       statuses.environmentStatus(environmentId, services),
-      Promise.all(services.map(async (service) => ({ service, status: await statuses.serviceStatus(service) }))),
+      statuses.serviceStatuses(environmentId, services),
     ])
-    return { environment, services: serviceStatuses }
+    return { environment, services: services.map((service, i) => ({ service, status: serviceStatuses[i]! })) }
   }
 
   return {
@@ -331,7 +337,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     /** The environment's status and each service's, with the services' kinds and stages. */
     async getEnvironmentStatuses(principal: Principal, environmentId: string) {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      return statusesOf(environment.id, await deps.listServices(environment.organizationId, environment.id))
+      return statusesOf(environment.id, await deps.listServiceSummaries(environment.organizationId, environment.id))
     },
 
     /**
@@ -341,7 +347,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     async getEnvironmentStatusesWithStages(principal: Principal, environmentId: string) {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
       const [services, stages, { latest, current }] = await Promise.all([
-        deps.listServices(environment.organizationId, environment.id),
+        deps.listServiceSummaries(environment.organizationId, environment.id),
         deps.listStages(environment.id),
         deps.history.environmentRuns(environment.id),
       ])
@@ -378,7 +384,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     /** rebootServices: restarts the selection; answers the environment's Status as of the trigger. */
     async restartSelected(principal: Principal, environmentId: string, items: SelectionItem[]): Promise<StatusRecord> {
       const { environment, run, unfinished } = await triggerSelection(principal, environmentId, 'RESTART', items)
-      const services = await deps.listServices(environment.organizationId, environment.id)
+      const services = await deps.listServiceSummaries(environment.organizationId, environment.id)
       return statuses.queuedStatus(environment.id, run, unfinished.length, await statuses.deploymentStatus(services, environment.id))
     },
 
@@ -393,20 +399,21 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       return environmentStatusOf(environment)
     },
 
-    /** The environment's deployment queue: its runs queued or running, oldest first. */
-    async environmentQueue(principal: Principal, environmentId: string): Promise<DeploymentRun[]> {
+    /** The environment's deployment queue: its runs queued or running, oldest first, the first BERTH_LIST_LIMIT of them. */
+    async environmentQueue(principal: Principal, environmentId: string): Promise<CappedList<DeploymentRun>> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
-      return deps.history.unfinishedRuns(environment.id)
+      return capped(listLimit, (limit) => deps.history.unfinishedRuns(environment.id, limit))
     },
 
-    /** A service's part of its environment's queue. */
-    async serviceQueue(principal: Principal, serviceId: string): Promise<{ run: DeploymentRun; service: ServiceProgress }[]> {
+    /** A service's part of its environment's queue, the first BERTH_LIST_LIMIT runs of it. */
+    async serviceQueue(principal: Principal, serviceId: string): Promise<CappedList<{ run: DeploymentRun; service: ServiceProgress }>> {
       const { service } = await deps.requireService(principal, serviceId, 'READ')
-      const unfinished = await deps.history.unfinishedRuns(service.environmentId)
-      return unfinished.flatMap((run) => {
+      const unfinished = await capped(listLimit, (limit) => deps.history.unfinishedRuns(service.environmentId, limit, service.id))
+      const rows = unfinished.rows.flatMap((run) => {
         const progress = run.progress.stages.flatMap((stage) => stage.services).find((candidate) => candidate.id === service.id)
         return progress ? [{ run, service: progress }] : []
       })
+      return { rows, hasMore: unfinished.hasMore }
     },
   }
 }

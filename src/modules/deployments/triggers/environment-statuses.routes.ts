@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import type { KindRoutes } from '#src/modules/services/kind-routes.ts'
-import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import type { ServiceSummary } from '#src/modules/services/service-kinds.ts'
 import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { type ServiceType, STAGE_STATUSES } from '../deployment-states.ts'
 import { Enum, EnvironmentStatus, Status } from '../deployments.schemas.ts'
@@ -42,7 +42,7 @@ const EnvironmentStatusesWithStages = Type.Object(
 )
 
 /** Statuses grouped in the reference's members by kind (`helms`, …). */
-function grouped(kinds: readonly KindRoutes[], statuses: { service: ServiceRecord; status: StatusRecord }[]) {
+function grouped(kinds: readonly KindRoutes[], statuses: { service: ServiceSummary; status: StatusRecord }[]) {
   const memberOf = new Map<ServiceType, string>(kinds.map((kind) => [kind.type, kind.bulk.statuses]))
   const groups: Record<string, ReturnType<typeof toStatusResponse>[]> = Object.fromEntries(REQUIRED_MEMBERS.map((member) => [member, []]))
   for (const { service, status } of statuses) {

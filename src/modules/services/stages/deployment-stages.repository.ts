@@ -88,9 +88,13 @@ export function createDeploymentStagesRepository(db: Db) {
       return row && (await listWithServices(db, { stageId: row.deploymentStageId }))[0]
     },
 
-    /** Adds a stage after the others; undefined when its name is taken (unique index). */
-    async create(stage: { organizationId: string; environmentId: string; name: string; description: string | null }): Promise<string> {
+    /** Adds a stage after the others, under the environment's lock; undefined, and nothing added, when the environment holds `maxStages` already. */
+    async create(
+      stage: { organizationId: string; environmentId: string; name: string; description: string | null },
+      maxStages: number,
+    ): Promise<string | undefined> {
       return withStagesLocked(stage.environmentId, async (trx, stages) => {
+        if (stages.length >= maxStages) return undefined
         const { id } = await trx
           .insertInto('deploymentStages')
           .values({ ...stage, position: stages.length + 1 })

@@ -40,11 +40,16 @@ export function deploymentStagesRoutes(stages: DeploymentStagesService): Fastify
         schema: {
           operationId: 'CreateEnvironmentDeploymentStage',
           summary: 'Create environment deployment stage',
-          description: 'Needs the WRITE role. The new stage deploys after the others.',
+          description:
+            'Needs the WRITE role. The new stage deploys after the others. Berth limit: an environment holds at most ' +
+            "BERTH_SERVICES_PER_ENVIRONMENT stages (200 by default), a 409 past it; a kind's default stage is made with its first service whatever their number.",
           tags,
           params: EnvironmentParams,
           body: DeploymentStageRequest,
-          response: { 200: DeploymentStageResponse, ...conflictResponse('the name is taken in the environment') },
+          response: {
+            200: DeploymentStageResponse,
+            ...conflictResponse('the name is taken in the environment, or the environment holds BERTH_SERVICES_PER_ENVIRONMENT stages already'),
+          },
         },
       },
       async (req) => toStageResponse(await stages.create(req.principal, req.params.environmentId, stageInput(req.body))),

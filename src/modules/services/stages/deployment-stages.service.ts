@@ -3,6 +3,7 @@ import type { Role } from '#src/platform/auth/roles.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
+import { DEFAULT_SERVICE_LIMITS } from '../services.service.ts'
 import type { DeploymentStagesRepository, StageWithServices } from './deployment-stages.repository.ts'
 
 // Deployment stages: an environment's deployment runs them in order, the services of a stage in
@@ -14,6 +15,8 @@ export interface DeploymentStagesDeps {
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
   requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
   requireService(principal: Principal, serviceId: string, needed: Role): Promise<{ service: { id: string; environmentId: string } }>
+  /** BERTH_SERVICES_PER_ENVIRONMENT: how many stages a create may bring an environment to. */
+  maxStages?: number
 }
 
 export interface StageInput {
@@ -21,11 +24,14 @@ export interface StageInput {
   description: string | null
 }
 
+const environmentFull = (limit: number) =>
+  new AppError('conflict', `the environment already holds ${limit} deployment stages, the most an environment may (BERTH_SERVICES_PER_ENVIRONMENT)`)
+
 const nameTaken = (name: string) => new AppError('conflict', `a deployment stage named "${name}" already exists in this environment`)
 const guardName = <T>(name: string, write: () => Promise<T>) => withUniqueName('deployment_stages_name_key', () => nameTaken(name), write)
 
 export function createDeploymentStagesService(deps: DeploymentStagesDeps) {
-  const { repo } = deps
+  const { repo, maxStages = DEFAULT_SERVICE_LIMITS.perEnvironment } = deps
 
   /** The stage if the principal holds `needed` in its organization; 404 for no access at all. */
   async function requireStage(principal: Principal, stageId: string, needed: Role): Promise<StageWithServices> {
@@ -57,16 +63,21 @@ export function createDeploymentStagesService(deps: DeploymentStagesDeps) {
       return stage
     },
 
-    /** Adds a stage after the environment's others. */
+    /**
+     * Adds a stage after the environment's others: 409 when the environment holds
+     * BERTH_SERVICES_PER_ENVIRONMENT stages already (a kind's default stage, made with its first
+     * service, is made whatever their number).
+     */
     async create(principal: Principal, environmentId: string, input: StageInput): Promise<StageWithServices> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
       const id = await guardName(input.name, () =>
-        repo.create({ organizationId: environment.organizationId, environmentId: environment.id, ...input }),
+        repo.create({ organizationId: environment.organizationId, environmentId: environment.id, ...input }, maxStages),
       ).catch((error: unknown) => {
         // The environment went while the stage was added.
         if ((error as { code?: string }).code === '23503') throw notFound('environment')
         throw error
       })
+      if (id === undefined) throw environmentFull(maxStages)
       return reread(id)
     },
 

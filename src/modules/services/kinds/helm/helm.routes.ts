@@ -1,8 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { LIST_WRITE_TIMEOUT_MS, SERVICE_LIST_DESCRIPTION, ServiceListQuery } from '#src/modules/services/service-lists.ts'
+import { conflictResponse } from '#src/platform/http/common-schemas.ts'
 import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
+import { listBody } from '#src/platform/http/lists.ts'
+import { responseWritten } from '#src/platform/http/response-written.ts'
 import type { HelmWrite } from './helm.kind.ts'
 import { DeleteHelmQuery, HelmParams, HelmRequest, HelmResponse, HelmResponseList } from './helm.schemas.ts'
 import type { HelmServices } from './helm.service.ts'
@@ -31,12 +35,17 @@ export function helmServicesRoutes(helms: HelmServices): FastifyPluginAsyncTypeb
         schema: {
           operationId: 'listHelms',
           summary: 'List helms',
+          description: SERVICE_LIST_DESCRIPTION,
           tags: ['Helms'],
           params: EnvironmentParams,
+          querystring: ServiceListQuery,
           response: { 200: HelmResponseList },
         },
       },
-      async (req) => ({ results: (await helms.list(req.principal, req.params.environmentId)).map(toHelmResponse) }),
+      async (req, reply) => {
+        const heldUntil = () => responseWritten(reply, LIST_WRITE_TIMEOUT_MS)
+        return listBody(await helms.list(req.principal, req.params.environmentId, { startId: req.query.startId, heldUntil }), toHelmResponse)
+      },
     )
 
     app.post(
@@ -45,11 +54,17 @@ export function helmServicesRoutes(helms: HelmServices): FastifyPluginAsyncTypeb
         schema: {
           operationId: 'createHelm',
           summary: 'Create a helm',
-          description: 'Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN.',
+          description:
+            'Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN. Berth limits: a configuration over ' +
+            'BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400; an environment holds at most ' +
+            'BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
           tags: ['Helms'],
           params: EnvironmentParams,
           body: HelmRequest,
-          response: { 201: { ...HelmResponse, headers: ETAG_HEADER } },
+          response: {
+            201: { ...HelmResponse, headers: ETAG_HEADER },
+            ...conflictResponse('the name is taken in the environment, or the environment holds BERTH_SERVICES_PER_ENVIRONMENT services already'),
+          },
         },
       },
       async (req, reply) => {
@@ -87,13 +102,14 @@ export function helmServicesRoutes(helms: HelmServices): FastifyPluginAsyncTypeb
           summary: 'Edit helm',
           description:
             'A full replacement. Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN. ' +
-            'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the service since, else 412.',
+            'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the service since, else 412. ' +
+            'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
           tags: ['Helm Main Calls'],
           params: HelmParams,
           body: HelmRequest,
           response: {
             200: { ...HelmResponse, headers: ETAG_HEADER },
-            409: Type.Ref('ErrorResponse', { description: 'the name is taken in the environment (`conflict`)' }),
+            ...conflictResponse('the name is taken in the environment'),
             412: Type.Ref('ErrorResponse', { description: 'If-Match names a version that is no longer current (`precondition_failed`)' }),
           },
         },

@@ -1,7 +1,9 @@
 import { type Static, Type } from 'typebox'
 import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
 import { GitProviderEnum } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf: Ajv's removeAdditional
 // would strip members while trying alternatives. "Exactly one of" is checked in helm-request-rules.ts.
@@ -213,7 +215,7 @@ export const HelmResponse = Type.Object(
 )
 export type HelmResponse = Static<typeof HelmResponse>
 
-export const HelmResponseList = Type.Object({ results: Type.Array(HelmResponse) }, { title: 'HelmResponseList' })
+export const HelmResponseList = ListResponse(HelmResponse, 'HelmResponseList', SERVICE_LIST_HAS_MORE)
 
 export const HelmParams = Type.Object({ helmId: Uuid })
 export const DeleteHelmQuery = Type.Object({

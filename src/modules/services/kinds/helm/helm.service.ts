@@ -1,6 +1,7 @@
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { ServicesService } from '#src/modules/services/services.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
+import type { CappedList } from '#src/platform/http/lists.ts'
 import { type HelmWrite, toHelmRecord } from './helm.kind.ts'
 import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
 
@@ -8,8 +9,15 @@ import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
 export function createHelmServices(core: ServicesService) {
   const helm = (service: ServiceRecord) => toHelmRecord(service as ServiceRecord<HelmConfig>)
   return {
-    list: async (principal: Principal, environmentId: string): Promise<HelmServiceRecord[]> =>
-      (await core.list(principal, environmentId, 'HELM')).map(helm),
+    /** A page of the environment's helm services; `startId` continues after that one; `heldUntil` as the core's. */
+    list: async (
+      principal: Principal,
+      environmentId: string,
+      options: { startId?: string; heldUntil?: () => Promise<unknown> },
+    ): Promise<CappedList<HelmServiceRecord>> => {
+      const page = await core.list(principal, environmentId, { type: 'HELM', ...options })
+      return { rows: page.rows.map(helm), hasMore: page.hasMore }
+    },
     get: async (principal: Principal, helmId: string): Promise<HelmServiceRecord> => helm(await core.get(principal, 'HELM', helmId)),
     create: async (principal: Principal, environmentId: string, write: HelmWrite): Promise<HelmServiceRecord> =>
       helm(await core.create(principal, 'HELM', environmentId, write)),
