@@ -3,7 +3,7 @@ import { api, messageOf } from './api.ts'
 import { History } from './history.tsx'
 import { Breadcrumbs, type Crumb, ErrorMessage, LinkList, Show, useLoad } from './pages.tsx'
 import { DeploymentStages } from './stages.tsx'
-import { type CurrentRole, type Environment, type HelmService, hasRole, type List, type Organization, type Project, type Role } from './types.ts'
+import { type CurrentRole, type Environment, type HelmService, hasRole, type Organization, type Project, type Role } from './types.ts'
 import { VariablesPanel } from './variables.tsx'
 
 export interface EnvironmentContext {
