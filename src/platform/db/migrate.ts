@@ -9,6 +9,7 @@ import * as historyVersions from './migrations/0006-history-versions.ts'
 import * as organizationChanges from './migrations/0007-organization-changes.ts'
 import * as serviceCore from './migrations/0008-service-core.ts'
 import * as tokenLineage from './migrations/0009-token-lineage.ts'
+import * as historyChanges from './migrations/0011-history-changes.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,8 @@ const migrations: Record<string, Migration> = {
   '0007-organization-changes': organizationChanges,
   '0008-service-core': serviceCore,
   '0009-token-lineage': tokenLineage,
+  // 0010 is being written on another branch.
+  '0011-history-changes': historyChanges,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
