@@ -10,6 +10,7 @@ import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/history/deployment-history.routes.ts'
+import { createHistoryVersionCache, HISTORY_CHANNEL } from './modules/deployments/history/history-versions.ts'
 import { deploymentLogsRoutes } from './modules/deployments/logs/deployment-logs.routes.ts'
 import { deploymentQueueRoutes } from './modules/deployments/triggers/deployment-queue.routes.ts'
 import { environmentActionsRoutes } from './modules/deployments/triggers/environment-actions.routes.ts'
@@ -58,6 +59,12 @@ export interface AppDeps {
   /** Tests only: a Bearer key-fetch cooldown below the 1 s that BERTH_OIDC_COOLDOWN_MS allows, so key reloads need no waiting. */
   oidcCooldownMs?: number
 }
+
+/** Where PostgreSQL announces changes to API tokens (migration 0005) and to organizations (0007). */
+const API_TOKENS_CHANNEL = 'berth_api_tokens'
+const ORGANIZATIONS_CHANNEL = 'berth_organizations'
+/** Environments whose history version a process remembers at most (a few hundred bytes each). */
+const HISTORY_VERSIONS_KEPT = 20_000
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -114,21 +121,40 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   }
   const rateLimits = await registerRateLimits(app, config.http.rateLimits)
 
-  // API tokens, and the organizations each may act in, are remembered only while this process
-  // hears of their changes (migrations 0005 and 0007).
+  // API tokens, the organizations each may act in, and environments' history versions are
+  // remembered only while this process hears of their changes (migrations 0005, 0007 and 0011).
   const cacheLimits = { ttlMs: config.auth.tokenCacheTtlMs, maxEntries: config.auth.tokenCacheMaxEntries }
   const tokenCache = createTokenCache(cacheLimits)
   const organizationListCache = createAnnouncedCache<CappedList<OrganizationRow>>(cacheLimits)
+  const historyVersions = createHistoryVersionCache({
+    // A version is worth remembering only for the pages kept at it.
+    ttlMs: config.http.historyCacheBytes > 0 ? config.http.historyVersionTtlMs : 0,
+    maxEntries: HISTORY_VERSIONS_KEPT,
+  })
+  const channels = [
+    ...(config.auth.tokenCacheTtlMs > 0 ? [API_TOKENS_CHANNEL, ORGANIZATIONS_CHANNEL] : []),
+    ...(config.http.historyCacheBytes > 0 && config.http.historyVersionTtlMs > 0 ? [HISTORY_CHANNEL] : []),
+  ]
   const changes =
-    config.auth.tokenCacheTtlMs > 0
-      ? listen(db, ['berth_api_tokens', 'berth_organizations'], {
-          onNotify: (channel, payload) => (channel === 'berth_api_tokens' ? tokenCache.forget(payload) : organizationListCache.forgetAll()),
+    channels.length > 0
+      ? listen(db, channels, {
+          onNotify(channel, payload) {
+            if (channel === API_TOKENS_CHANNEL) tokenCache.forget(payload)
+            else if (channel === ORGANIZATIONS_CHANNEL) organizationListCache.forgetAll()
+            else if (channel === HISTORY_CHANNEL) historyVersions.forget(payload)
+          },
+          // This process's own changes to a history are read through from before their commit.
+          onLocalChange: (channel, payload) => (channel === HISTORY_CHANNEL ? historyVersions.hold(payload) : () => {}),
           onListening: (listening) => {
             tokenCache.setListening(listening)
             organizationListCache.setListening(listening)
+            historyVersions.setListening(listening)
           },
           onError: (error) =>
-            app.log.warn({ err: error }, 'lost the API token and organization change notifications; not remembering them until they are back'),
+            app.log.warn(
+              { err: error },
+              'lost the notifications of API token, organization and history changes; not remembering them until they are back',
+            ),
         })
       : undefined
   app.addHook('onClose', async () => changes?.close())
@@ -141,6 +167,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     git: config.git,
     onDeploymentQueued,
     historyCacheBytes: config.http.historyCacheBytes,
+    historyVersions,
     listLimit: config.http.listLimit,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services

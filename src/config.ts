@@ -13,6 +13,13 @@ export interface Config {
     readonly shutdownGraceMs: number
     /** How much rendered deployment history (bytes of JSON text) a process keeps to serve again while unchanged. */
     readonly historyCacheBytes: number
+    /**
+     * BERTH_HISTORY_VERSION_TTL_MS: how long an environment's history version (and organization) is
+     * remembered, so that a kept page is served without a database round trip (0: read at every
+     * request). Changes are announced and forget it sooner; this bounds how long another process's
+     * change can go unseen, should its announcement be late.
+     */
+    readonly historyVersionTtlMs: number
     /** BERTH_LIST_LIMIT: the most items a list of organizations, projects, environments, tokens, members or repositories answers with. */
     readonly listLimit: number
     /** BERTH_TRUST_PROXY: which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
@@ -206,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
       bodyLimit: 1024 * 1024,
       shutdownGraceMs: integer(env, 'BERTH_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       historyCacheBytes: integer(env, 'BERTH_HISTORY_CACHE_MB', 32, 0, 100_000) * 1024 * 1024,
+      historyVersionTtlMs: integer(env, 'BERTH_HISTORY_VERSION_TTL_MS', 1_000, 0, 3_600_000),
       listLimit: integer(env, 'BERTH_LIST_LIMIT', 1000, 1, 100_000),
       trustProxy: trustProxy(env),
       corsOrigins: Object.freeze(corsOrigins(env)),

@@ -5,6 +5,7 @@ import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createDeploymentHistoryRepository } from './modules/deployments/history/deployment-history.repository.ts'
 import { createDeploymentHistoryService } from './modules/deployments/history/deployment-history.service.ts'
+import type { HistoryVersionCache } from './modules/deployments/history/history-versions.ts'
 import { createDeploymentLogsRepository } from './modules/deployments/logs/deployment-logs.repository.ts'
 import { createDeploymentLogsService } from './modules/deployments/logs/deployment-logs.service.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/queue/deployment-runs.repository.ts'
@@ -55,6 +56,8 @@ export interface ServiceOptions {
   onDeploymentQueued?: () => void
   /** Bytes of rendered environment history pages kept per process. */
   historyCacheBytes?: number
+  /** Environments' organizations and history versions, remembered while changes are announced; absent: read at every request. */
+  historyVersions?: HistoryVersionCache
   /** The most items the lists of organizations, projects, environments, tokens, members and repositories answer with. */
   listLimit?: number
 }
@@ -66,8 +69,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     listLimit,
     repo: createOrganizationsRepository(db),
     listCache: options.organizationListCache,
-    // Its tokens went with it; other processes hear of it at commit (migration 0005).
-    onDeleted: (organizationId) => options.tokenCache?.forgetMatching((row) => row.organizationId === organizationId),
+    // Its tokens and environments went with it; other processes hear of it at commit (migrations 0005 and 0011).
+    onDeleted: (organizationId) => {
+      options.tokenCache?.forgetMatching((row) => row.organizationId === organizationId)
+      options.historyVersions?.forgetOrganization(organizationId)
+    },
   })
   const users = createUsersService({ repo: createUsersRepository(db) })
   const apiTokensRepo = createApiTokensRepository(db)
@@ -76,13 +82,20 @@ export function createServices(db: Db, options: ServiceOptions) {
   )
   const apiTokens = createApiTokensService({ repo: apiTokensRepo, organizations, usage: tokenUsage, cache: options.tokenCache, listLimit })
   const members = createMembersService({ repo: createMembersRepository(db), organizations, users, apiTokens, listLimit })
-  const projects = createProjectsService({ repo: createProjectsRepository(db), organizations, listLimit })
+  // A delete's environments are gone at once for this process; others hear of it at commit (migration 0011).
+  const projects = createProjectsService({
+    repo: createProjectsRepository(db),
+    organizations,
+    onDeleted: (projectId) => options.historyVersions?.forgetProject(projectId),
+    listLimit,
+  })
   const environments = createEnvironmentsService({
     listLimit,
     repo: createEnvironmentsRepository(db),
     clusters: createClustersRepository(db),
     organizations,
     projects,
+    onDeleted: (environmentId) => options.historyVersions?.forget(environmentId),
   })
   const { git } = options
   const branchCache = createBranchCache<GitBranch[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
@@ -131,6 +144,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireOrganizationRole: organizations.requireAccess,
     requireService: services.requireService,
     pageCacheBytes: options.historyCacheBytes ?? 0,
+    versions: options.historyVersions,
   })
   const deployments = createDeploymentTriggersService({
     runs: createDeploymentRunsRepository(db),
