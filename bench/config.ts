@@ -22,6 +22,8 @@ export interface BenchConfig {
   readonly logLevels: readonly string[]
   /** Requests of the one-connection latency probe (after a tenth as many to warm up). */
   readonly probeRequests: number
+  /** Changes made on one of two servers to check that remembered pages stay fresh (bench/freshness.ts). */
+  readonly freshnessChanges: number
   /** When set, every `berth serve` writes a CPU profile (node --cpu-prof) into this directory. */
   readonly cpuProfileDir: string | undefined
 }
@@ -46,6 +48,7 @@ const DEFAULTS = {
     branches: 5_000,
     logLevels: 'warn,info',
     probeRequests: 5_000,
+    freshnessChanges: 20,
   },
   quick: {
     warmupS: 0.3,
@@ -57,6 +60,7 @@ const DEFAULTS = {
     branches: 200,
     logLevels: 'warn',
     probeRequests: 50,
+    freshnessChanges: 3,
   },
 }
 
@@ -80,6 +84,7 @@ export function loadBenchConfig(): BenchConfig {
     branches: Math.round(positive('BENCH_BRANCHES', defaults.branches)),
     logLevels,
     probeRequests: Math.round(positive('BENCH_PROBE_REQUESTS', defaults.probeRequests)),
+    freshnessChanges: Math.round(positive('BENCH_FRESHNESS_CHANGES', defaults.freshnessChanges)),
     cpuProfileDir: process.env.BENCH_CPU_PROF_DIR ? path.resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   })
 }

@@ -12,9 +12,10 @@ import { createThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
 import { createCleanup } from './cleanup.ts'
 import { loadBenchConfig } from './config.ts'
 import { ID_PLACEHOLDER } from './deployment-template.ts'
+import { measureFreshness } from './freshness.ts'
 import { fetchOnce, type LoadResult, measure, probe, type Target } from './load.ts'
-import { describeMachine, describeSource } from './machine.ts'
-import { type BenchResults, type BerthRun, type ScenarioResult, writeResults } from './report.ts'
+import { describeMachine, describeSource, loadAverage } from './machine.ts'
+import { type BenchResults, type BerthRun, type ScenarioResult, targetSummary, targetsOf, writeResults } from './report.ts'
 import {
   authOnlyTargets,
   type BerthScenario,
@@ -26,7 +27,7 @@ import {
   SCENARIO_TITLES,
 } from './scenarios.ts'
 import { type Seeded, seed } from './seed.ts'
-import { type RunningServer, repoRoot, startBerth, startCeiling, startFakeGithub, startPrism } from './servers.ts'
+import { HISTORY_VERSION_TTL_MS, type RunningServer, repoRoot, startBerth, startCeiling, startFakeGithub, startPrism } from './servers.ts'
 
 const config = loadBenchConfig()
 const startedAt = new Date()
@@ -208,13 +209,32 @@ async function main(): Promise<void> {
   }
   await coldServer.process.stop()
 
+  // Last, as it adds to the 1k environment's history: a change on one of two servers.
+  const changer = await berthServer('berth-changer', coldLevel)
+  const replica = await berthServer('berth-replica', coldLevel)
+  const freshness = {
+    ...(await measureFreshness(
+      { changer, replica },
+      { page: historyPath(seeded.smallEnvironmentId), deploy: `/environment/${seeded.smallEnvironmentId}/deploy` },
+      seeded.authorization,
+      config.freshnessChanges,
+    )),
+    logLevel: coldLevel,
+    versionTtlMs: HISTORY_VERSION_TTL_MS,
+  }
+  log(
+    `${SCENARIO_TITLES.freshness}: ${freshness.staleFromChanger} stale of ${freshness.changes} from the changer; ` +
+      `the other server p50 ${freshness.replicaDelayMs.p50} ms, max ${freshness.replicaDelayMs.max} ms`,
+  )
+  await Promise.all([changer.process.stop(), replica.process.stop()])
+
   const { authorization: _secret, ...seedFacts } = seeded
   const finishedAt = new Date()
   const results: BenchResults = {
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     totalSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
-    machine,
+    machine: { ...machine, loadAverage: { ...machine.loadAverage, atEnd: loadAverage() } },
     source,
     settings: { ...loadOptions, probeRequests: config.probeRequests, pageSize: PAGE_SIZE },
     seed: {
@@ -225,6 +245,8 @@ async function main(): Promise<void> {
     branchesCold,
     ceiling: ceiling!,
     prism: prism!,
+    freshness,
+    enforced: !config.quick,
     notes: [
       ...(config.quick
         ? ['Quick trial (BERTH_BENCH_QUICK=1): tiny seeds and sub-second loads, to check that the benchmark runs. Its numbers measure nothing.']
@@ -238,6 +260,15 @@ async function main(): Promise<void> {
   // A trial's numbers mean nothing: they are printed, never written over the measured results.
   const table = writeResults(config.quick ? path.join(workDir, 'results') : path.join(repoRoot, 'bench', 'results'), results)
   process.stdout.write(`\n${table}\n`)
+
+  const targets = targetsOf(results)
+  log(`targets:\n${targetSummary(targets)}`)
+  const unevaluated = targets.filter((t) => typeof t.pass !== 'boolean' || t.measured.includes('NaN'))
+  if (unevaluated.length > 0) throw new Error(`targets not evaluated: ${unevaluated.map((t) => t.target).join('; ')}`)
+  const missed = targets.filter((t) => !t.pass)
+  if (config.quick) log(`quick trial: ${targets.length} targets evaluated, ${missed.length} missed; a trial measures nothing, so none is enforced`)
+  else if (missed.length > 0) throw new Error(`${missed.length} of ${targets.length} targets missed (results written to bench/results/)`)
+  else log(`all ${targets.length} targets hold`)
 }
 
 let failed = false
