@@ -121,11 +121,13 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   }
   const rateLimits = await registerRateLimits(app, config.http.rateLimits)
 
-  // API tokens, the organizations each may act in, and environments' history versions are
-  // remembered only while this process hears of their changes (migrations 0005, 0007 and 0011).
+  // API tokens, the organizations each may act in, organizations' ancestries and environments'
+  // history versions are remembered only while this process hears of their changes (migrations
+  // 0005, 0007 and 0011).
   const cacheLimits = { ttlMs: config.auth.tokenCacheTtlMs, maxEntries: config.auth.tokenCacheMaxEntries }
   const tokenCache = createTokenCache(cacheLimits)
   const organizationListCache = createAnnouncedCache<CappedList<OrganizationRow>>(cacheLimits)
+  const organizationAncestryCache = createAnnouncedCache<string[]>(cacheLimits)
   const historyVersions = createHistoryVersionCache({
     // A version is worth remembering only for the pages kept at it.
     ttlMs: config.http.historyCacheBytes > 0 ? config.http.historyVersionTtlMs : 0,
@@ -140,14 +142,17 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
       ? listen(db, channels, {
           onNotify(channel, payload) {
             if (channel === API_TOKENS_CHANNEL) tokenCache.forget(payload)
-            else if (channel === ORGANIZATIONS_CHANNEL) organizationListCache.forgetAll()
-            else if (channel === HISTORY_CHANNEL) historyVersions.forget(payload)
+            else if (channel === ORGANIZATIONS_CHANNEL) {
+              organizationListCache.forgetAll()
+              organizationAncestryCache.forgetAll()
+            } else if (channel === HISTORY_CHANNEL) historyVersions.forget(payload)
           },
           // This process's own changes to a history are read through from before their commit.
           onLocalChange: (channel, payload) => (channel === HISTORY_CHANNEL ? historyVersions.hold(payload) : () => {}),
           onListening: (listening) => {
             tokenCache.setListening(listening)
             organizationListCache.setListening(listening)
+            organizationAncestryCache.setListening(listening)
             historyVersions.setListening(listening)
           },
           onError: (error) =>
@@ -161,6 +166,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   const services = createServices(db, {
     tokenCache,
     organizationListCache,
+    organizationAncestryCache,
     tokenUsageFlushMs: config.auth.tokenUsageFlushMs,
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
     secrets,

@@ -26,7 +26,11 @@ import { createHelmRepositoriesService } from './modules/helm-repositories/helm-
 import { createMembersRepository } from './modules/members/members.repository.ts'
 import { createMembersService } from './modules/members/members.service.ts'
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository.ts'
-import { createOrganizationsService, type OrganizationListCache } from './modules/organizations/organizations.service.ts'
+import {
+  createOrganizationsService,
+  type OrganizationAncestryCache,
+  type OrganizationListCache,
+} from './modules/organizations/organizations.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
 import { createHelmServices } from './modules/services/kinds/helm/helm.service.ts'
@@ -52,6 +56,8 @@ export interface ServiceOptions {
   tokenCache?: TokenCache
   /** The organizations each API token may act in, recently listed; absent: none are remembered. */
   organizationListCache?: OrganizationListCache
+  /** Each organization's ancestors, for API tokens acting outside their own organization; absent: read at every check. */
+  organizationAncestryCache?: OrganizationAncestryCache
   /** Told when a deployment was queued: a runner in this process may start it at once. */
   onDeploymentQueued?: () => void
   /** Bytes of rendered environment history pages kept per process. */
@@ -69,6 +75,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listLimit,
     repo: createOrganizationsRepository(db),
     listCache: options.organizationListCache,
+    ancestryCache: options.organizationAncestryCache,
     // Its tokens and environments went with it; other processes hear of it at commit (migrations 0005 and 0011).
     onDeleted: (organizationId) => {
       options.tokenCache?.forgetMatching((row) => row.organizationId === organizationId)

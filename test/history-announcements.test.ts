@@ -229,6 +229,31 @@ describe('history pages remembered per process', () => {
       assert.equal(stale.status, 404, 'an ETag of the page does not get a 304 either')
     }
     assert.equal((await rememberedByB(environment.id, tokens.read.authorization)).text, kept.text)
+    // The refusal itself needs no database round trip once the organizations' ancestries are remembered.
+    await until(
+      async () => {
+        const before = trips.get(b)!
+        const refused = await call(bUrl, 'GET', historyPath(environment.id), other.tokens.admin.authorization)
+        return { status: refused.status, trips: trips.get(b)! - before }
+      },
+      (answer) => answer.status === 404 && answer.trips === 0,
+      { what: 'a refusal without a database round trip' },
+    )
+  })
+
+  it("lets an ADMIN token of a parent organization read a managed organization's remembered page, and no other of its tokens", async () => {
+    const parent = await make.organizationWithTokens()
+    const created = await call(aUrl, 'POST', '/organization', parent.tokens.admin.authorization, {
+      body: { name: `managed ${randomUUID()}`, plan: 'FREE' },
+    })
+    assert.equal(created.status, 201, JSON.stringify(created.body))
+    const managed = created.body.id as string
+    const environment = await make.environment((await make.project(managed)).id)
+    const kept = await rememberedByB(environment.id, parent.tokens.admin.authorization)
+    assert.equal(kept.status, 200)
+    const refused = await call(bUrl, 'GET', historyPath(environment.id), parent.tokens.read.authorization)
+    assert.equal(refused.status, 404)
+    assert.deepEqual(errorBody(refused.body), errorBody((await call(bUrl, 'GET', historyPath(randomUUID()), parent.tokens.read.authorization)).body))
   })
 
   it('refuses a revoked token on a remembered page: at once where it was revoked, within the delay elsewhere', async () => {
