@@ -151,6 +151,7 @@ describe('history pages remembered per process', () => {
     await make.helmService(environment.id)
     const read = tokens.read.authorization
     assert.deepEqual((await rememberedByB(environment.id, read)).body.results, [])
+    assert.deepEqual((await rememberedByB(environment.id.toUpperCase(), read)).body.results, [])
 
     // A queues and runs it; B hears of each change (its versions are remembered for ten minutes).
     const executionId = await deploy(aUrl, environment.id, tokens.deploy.authorization)
@@ -160,6 +161,7 @@ describe('history pages remembered per process', () => {
       { what: 'B serving the finished deployment', timeoutMs: ANNOUNCEMENT_DEADLINE_MS },
     )
     assert.equal(seen.results[0]!.status, 'DEPLOYED')
+    assert.equal((await page(bUrl, environment.id.toUpperCase(), read)).results[0]!.status, 'DEPLOYED', 'the same environment in capitals')
     assert.deepEqual(seen.results[0], await storedEntry(executionId), 'B serves the entry as stored at the end')
     // And it remembers the new version.
     assert.equal((await rememberedByB(environment.id, read)).text, JSON.stringify(seen))

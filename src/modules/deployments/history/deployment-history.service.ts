@@ -61,7 +61,9 @@ export function createDeploymentHistoryService(deps: DeploymentHistoryDeps) {
      * history's current version when there is one. The caller's access is checked every time,
      * before anything of the page is looked at.
      */
-    async environmentPage(principal: Principal, environmentId: string, query: HistoryPageQuery): Promise<RenderedPage> {
+    async environmentPage(principal: Principal, id: string, query: HistoryPageQuery): Promise<RenderedPage> {
+      // As PostgreSQL writes it, and announces it: a UUID in capitals names the same environment.
+      const environmentId = id.toLowerCase()
       const found = await environmentVersion(environmentId)
       if (!found) throw notFound('environment')
       await deps.requireOrganizationRole(principal, found.organizationId, 'READ').catch(asNotFound('environment'))
