@@ -289,7 +289,7 @@ describe('history pages remembered per process', () => {
 
     // An environment with history, and one without (it has no version yet).
     await deafened(b, async () => {
-      assert.equal((await call(bUrl, 'DELETE', `/environment/${environment.id}`, tokens.admin.authorization)).status, 204)
+      assert.equal((await call(bUrl, 'DELETE', `/environment/${environment.id.toUpperCase()}`, tokens.admin.authorization)).status, 204)
       assert.equal((await call(bUrl, 'GET', historyPath(environment.id), tokens.read.authorization)).status, 404)
     })
     assert.equal((await call(aUrl, 'DELETE', `/environment/${second.id}`, tokens.admin.authorization)).status, 204)
@@ -305,6 +305,19 @@ describe('history pages remembered per process', () => {
       (answer) => answer.status === 404,
       { what: 'B answering 404 for the environment of the project A deleted', timeoutMs: ANNOUNCEMENT_DEADLINE_MS },
     )
+  })
+  it('answers 404 at once, where it was deleted, for the environments of a project or an organization named in capitals', async () => {
+    const { organization, project, environment, tokens } = await make.environmentWithTokens()
+    const otherProject = await make.project(organization.id)
+    const inOtherProject = await make.environment(otherProject.id)
+    for (const id of [environment.id, inOtherProject.id]) await rememberedByB(id, tokens.read.authorization)
+    await deafened(b, async () => {
+      assert.equal((await call(bUrl, 'DELETE', `/project/${project.id.toUpperCase()}`, tokens.admin.authorization)).status, 204)
+      assert.equal((await call(bUrl, 'GET', historyPath(environment.id), tokens.read.authorization)).status, 404)
+      assert.equal((await call(bUrl, 'DELETE', `/organization/${organization.id.toUpperCase()}`, tokens.admin.authorization)).status, 204)
+      // Its tokens went with it: the reader is refused before anything else.
+      assert.equal((await call(bUrl, 'GET', historyPath(inOtherProject.id), tokens.read.authorization)).status, 401)
+    })
   })
 })
 

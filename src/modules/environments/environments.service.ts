@@ -128,7 +128,7 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
 
     async delete(principal: Principal, environmentId: string): Promise<void> {
       const { environment } = await requireEnvironment(principal, environmentId, 'WRITE')
-      const deleted = await repo.delete(environment.organizationId, environment.projectId, environmentId).finally(() => onDeleted?.(environmentId))
+      const deleted = await repo.delete(environment.organizationId, environment.projectId, environmentId).finally(() => onDeleted?.(environment.id))
       if (!deleted) throw notFound('environment')
     },
   }

@@ -235,7 +235,7 @@ export function createOrganizationsService({
 
     /** Refused with 409 while the organization manages others: they would be left without ADMINs. */
     async delete(principal: Principal, organizationId: string): Promise<void> {
-      await requireRole(principal, organizationId, 'ADMIN')
+      const { organization } = await requireRole(principal, organizationId, 'ADMIN')
       const managed = await repo.countManaged(organizationId)
       if (managed > 0) throw managesOthers(managed)
       let deleted: boolean
@@ -247,7 +247,8 @@ export function createOrganizationsService({
         throw error
       }
       if (!deleted) throw notFound('organization')
-      onDeleted?.(organizationId)
+      // Its id as stored: the one its tokens and environments are remembered with.
+      onDeleted?.(organization.id)
     },
 
     /** The topmost organization of the tree this one belongs to: what minting limits count by. */

@@ -70,7 +70,7 @@ export function createProjectsService({ repo, organizations, onDeleted, listLimi
     /** Environments and their services go with the project (foreign keys cascade). */
     async delete(principal: Principal, projectId: string): Promise<void> {
       const { project } = await requireProject(principal, projectId, 'WRITE')
-      const deleted = await repo.delete(project.organizationId, projectId).finally(() => onDeleted?.(projectId))
+      const deleted = await repo.delete(project.organizationId, projectId).finally(() => onDeleted?.(project.id))
       if (!deleted) throw notFound('project')
     },
   }

@@ -14,10 +14,11 @@ export interface EnvironmentVersion {
 /**
  * Environments' organizations and history versions, remembered by environment id while this
  * process hears every change to them (HISTORY_CHANNEL), for at most `ttlMs`: a history page kept
- * for that version is then served without a database round trip. A change made by this process is
- * forgotten as soon as it commits (`announceLocally`), before its own announcement comes back; one
- * made by another process when its announcement arrives, and never later than `ttlMs` after the
- * version was read, however late that is.
+ * for that version is then served without a database round trip. An environment whose history
+ * this process is changing is held (read through) from before the commit until after it
+ * (`localChange`), whenever its own announcement comes back; a change made by another process is
+ * forgotten when its announcement arrives, and never later than `ttlMs` after the version was read,
+ * however late that is. Keys are environment ids as PostgreSQL writes them (lower case).
  */
 export function createHistoryVersionCache(options: { ttlMs: number; maxEntries: number }) {
   const cache = createAnnouncedCache<EnvironmentVersion>(options)
