@@ -11,6 +11,8 @@ export interface BenchConfig {
   /** The PostgreSQL server the throw-away database is created on. */
   readonly serverUrl: string
   readonly warmupS: number
+  /** Load on each of a fresh server's routes before any is measured (each scenario still has its own `warmupS`). */
+  readonly serverWarmupS: number
   readonly durationS: number
   readonly connections: number
   /** Deployments of the big environment and of the small one. */
@@ -40,6 +42,7 @@ function positive(name: string, fallback: number): number {
 const DEFAULTS = {
   full: {
     warmupS: 3,
+    serverWarmupS: 3,
     durationS: 10,
     connections: 50,
     bigHistory: 100_000,
@@ -52,6 +55,7 @@ const DEFAULTS = {
   },
   quick: {
     warmupS: 0.3,
+    serverWarmupS: 0.3,
     durationS: 0.5,
     connections: 4,
     bigHistory: 200,
@@ -76,6 +80,7 @@ export function loadBenchConfig(): BenchConfig {
     quick,
     serverUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     warmupS: positive('BENCH_WARMUP_S', defaults.warmupS),
+    serverWarmupS: positive('BENCH_SERVER_WARMUP_S', defaults.serverWarmupS),
     durationS: positive('BENCH_DURATION_S', defaults.durationS),
     connections: Math.round(positive('BENCH_CONNECTIONS', defaults.connections)),
     bigHistory: Math.round(positive('BENCH_BIG_HISTORY', defaults.bigHistory)),

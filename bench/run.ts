@@ -13,7 +13,7 @@ import { createCleanup } from './cleanup.ts'
 import { loadBenchConfig } from './config.ts'
 import { ID_PLACEHOLDER } from './deployment-template.ts'
 import { measureFreshness } from './freshness.ts'
-import { fetchOnce, type LoadResult, measure, probe, type Target } from './load.ts'
+import { fetchOnce, type LoadResult, measure, probe, type Target, warm } from './load.ts'
 import { describeMachine, describeSource, loadAverage } from './machine.ts'
 import { type BenchResults, type BerthRun, type ScenarioResult, targetSummary, targetsOf, writeResults } from './report.ts'
 import {
@@ -90,7 +90,11 @@ async function measureAuthOnly(targets: { withToken: Target; withoutToken: Targe
 /** Berth's scenarios, each under load then one request at a time, on a server at one log level. */
 async function measureBerth(server: RunningServer, logLevel: string, seeded: Seeded): Promise<BerthRun> {
   const scenarios = {} as Record<BerthScenario, ScenarioResult>
-  for (const [key, target] of Object.entries(berthTargets(server.baseUrl, seeded)) as [BerthScenario, Target][]) {
+  const targets = Object.entries(berthTargets(server.baseUrl, seeded)) as [BerthScenario, Target][]
+  // A server just started compiles its code as it runs: every route is loaded once before any is
+  // measured, so that the first scenario does not pay for what the later ones get for free.
+  for (const [, target] of targets) await warm(target, config.connections, config.serverWarmupS)
+  for (const [key, target] of targets) {
     const load = await measure(target, loadOptions)
     const probed = await probe(target, config.probeRequests)
     scenarios[key] = { load, probe: probed, peakRssAfterBytes: server.process.peakRss() ?? null }
