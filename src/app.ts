@@ -94,8 +94,10 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   registerValidation(app)
   registerErrorHandling(app)
   app.addSchema(ErrorResponse)
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks that do not wait on anything take Fastify's callback: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 
   registerBodyParsing(app)
