@@ -24,6 +24,9 @@ export interface BenchConfig {
   readonly logLevels: readonly string[]
   /** Requests of the one-connection latency probe (after a tenth as many to warm up). */
   readonly probeRequests: number
+  /** Rounds of the ceiling alternating with Berth's first page, and the measured seconds of each load in them. */
+  readonly pairedRounds: number
+  readonly pairedDurationS: number
   /** Changes made on one of two servers to check that remembered pages stay fresh (bench/freshness.ts). */
   readonly freshnessChanges: number
   /** When set, every `berth serve` writes a CPU profile (node --cpu-prof) into this directory. */
@@ -52,6 +55,8 @@ const DEFAULTS = {
     logLevels: 'warn,info',
     probeRequests: 5_000,
     freshnessChanges: 20,
+    pairedRounds: 5,
+    pairedDurationS: 4,
   },
   quick: {
     warmupS: 0.3,
@@ -65,6 +70,8 @@ const DEFAULTS = {
     logLevels: 'warn',
     probeRequests: 50,
     freshnessChanges: 3,
+    pairedRounds: 2,
+    pairedDurationS: 0.5,
   },
 }
 
@@ -90,6 +97,8 @@ export function loadBenchConfig(): BenchConfig {
     logLevels,
     probeRequests: Math.round(positive('BENCH_PROBE_REQUESTS', defaults.probeRequests)),
     freshnessChanges: Math.round(positive('BENCH_FRESHNESS_CHANGES', defaults.freshnessChanges)),
+    pairedRounds: Math.round(positive('BENCH_PAIRED_ROUNDS', defaults.pairedRounds)),
+    pairedDurationS: positive('BENCH_PAIRED_DURATION_S', defaults.pairedDurationS),
     cpuProfileDir: process.env.BENCH_CPU_PROF_DIR ? path.resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   })
 }

@@ -105,16 +105,42 @@ async function measureBerth(server: RunningServer, logLevel: string, seeded: See
   return { logLevel, scenarios, authOnly, peakRssBytes: server.process.peakRss() ?? null, logBytes: server.process.logBytes() }
 }
 
-/** The bare node:http server sending the bytes Berth sent for the first page, on the same path. */
-async function measureCeiling(bodyFile: string, seeded: Seeded): Promise<BenchResults['ceiling']> {
+/**
+ * The bare node:http server sending the bytes Berth sent for the first page, on the same path,
+ * measured in rounds alternating with Berth's first page (`berthFirst`, on the server still
+ * running): the machine's speed drifts (other work, a shared host), and the ratio of two loads
+ * run side by side in time drifts far less than that of two loads minutes apart. The target is
+ * judged on the median round; the ceiling's row is its median round.
+ */
+async function measureCeiling(bodyFile: string, seeded: Seeded, berthFirst: Target, logLevel: string): Promise<BenchResults['ceiling']> {
   const bare = await startCeiling(bodyFile, workDir)
   cleanup.push('stop the ceiling server', () => bare.process.stop())
   const target = { url: `${bare.baseUrl}${historyPath(seeded.bigEnvironmentId)}` }
   const body = await expectOk('ceiling', target)
-  const result = { load: await measure(target, loadOptions), bodyBytes: body.length }
-  log(`${SCENARIO_TITLES.ceiling}: ${summary(result.load)}`)
+  const options = { ...loadOptions, warmupS: 1, durationS: config.pairedDurationS }
+  const rounds: { ceiling: LoadResult; berth: LoadResult; ratio: number }[] = []
+  for (let i = 0; i < config.pairedRounds; i++) {
+    const ceilingLoad = await measure(target, options)
+    const berthLoad = await measure(berthFirst, options)
+    rounds.push({ ceiling: ceilingLoad, berth: berthLoad, ratio: berthLoad.requestsPerSec / ceilingLoad.requestsPerSec })
+    log(`${SCENARIO_TITLES.ceiling}, round ${i + 1}: ${ceilingLoad.requestsPerSec} req/s; Berth's first page ${berthLoad.requestsPerSec} req/s`)
+  }
+  // The lower of the two middle rounds when there is an even number of them.
+  const median = <T>(items: T[], by: (item: T) => number) => [...items].sort((a, b) => by(a) - by(b))[Math.floor((items.length - 1) / 2)]!
   await bare.process.stop()
-  return result
+  return {
+    load: median(rounds, (round) => round.ceiling.requestsPerSec).ceiling,
+    bodyBytes: body.length,
+    paired: {
+      logLevel,
+      rounds: rounds.map((round) => ({
+        ceilingRps: round.ceiling.requestsPerSec,
+        berthRps: round.berth.requestsPerSec,
+        ratio: Math.round(round.ratio * 1000) / 1000,
+      })),
+      medianRatio: Math.round(median(rounds, (round) => round.ratio).ratio * 1000) / 1000,
+    },
+  }
 }
 
 /**
@@ -190,11 +216,9 @@ async function main(): Promise<void> {
     }
 
     berth.push(await measureBerth(server, logLevel, seeded))
+    if (!ceiling) ceiling = await measureCeiling(ceilingBody, seeded, targets.historyFirst, logLevel)
     await server.process.stop()
-    if (!ceiling) {
-      ceiling = await measureCeiling(ceilingBody, seeded)
-      prism = await measurePrism(openApiDocument, seeded)
-    }
+    prism ??= await measurePrism(openApiDocument, seeded)
   }
 
   // Cold: a server that keeps no listing (BERTH_GIT_CACHE_TTL_MS=0), one request at a time, so that
@@ -240,7 +264,7 @@ async function main(): Promise<void> {
     totalSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
     machine: { ...machine, loadAverage: { ...machine.loadAverage, atEnd: loadAverage() } },
     source,
-    settings: { ...loadOptions, probeRequests: config.probeRequests, pageSize: PAGE_SIZE },
+    settings: { ...loadOptions, probeRequests: config.probeRequests, pageSize: PAGE_SIZE, pairedDurationS: config.pairedDurationS },
     seed: {
       ...seedFacts,
       note: 'service_deployments (the helm services’ own histories) is not seeded: helm history is not measured.',
