@@ -11,6 +11,8 @@ export interface BenchConfig {
   /** The PostgreSQL server the throw-away database is created on. */
   readonly serverUrl: string
   readonly warmupS: number
+  /** Load on each of a fresh server's routes before any is measured (each scenario still has its own `warmupS`). */
+  readonly serverWarmupS: number
   readonly durationS: number
   readonly connections: number
   /** Deployments of the big environment and of the small one. */
@@ -22,6 +24,11 @@ export interface BenchConfig {
   readonly logLevels: readonly string[]
   /** Requests of the one-connection latency probe (after a tenth as many to warm up). */
   readonly probeRequests: number
+  /** Rounds of the ceiling alternating with Berth's first page, and the measured seconds of each load in them. */
+  readonly pairedRounds: number
+  readonly pairedDurationS: number
+  /** Changes made on one of two servers to check that remembered pages stay fresh (bench/freshness.ts). */
+  readonly freshnessChanges: number
   /** When set, every `berth serve` writes a CPU profile (node --cpu-prof) into this directory. */
   readonly cpuProfileDir: string | undefined
 }
@@ -38,6 +45,7 @@ function positive(name: string, fallback: number): number {
 const DEFAULTS = {
   full: {
     warmupS: 3,
+    serverWarmupS: 3,
     durationS: 10,
     connections: 50,
     bigHistory: 100_000,
@@ -46,9 +54,13 @@ const DEFAULTS = {
     branches: 5_000,
     logLevels: 'warn,info',
     probeRequests: 5_000,
+    freshnessChanges: 20,
+    pairedRounds: 5,
+    pairedDurationS: 4,
   },
   quick: {
     warmupS: 0.3,
+    serverWarmupS: 0.3,
     durationS: 0.5,
     connections: 4,
     bigHistory: 200,
@@ -57,6 +69,9 @@ const DEFAULTS = {
     branches: 200,
     logLevels: 'warn',
     probeRequests: 50,
+    freshnessChanges: 3,
+    pairedRounds: 2,
+    pairedDurationS: 0.5,
   },
 }
 
@@ -72,6 +87,7 @@ export function loadBenchConfig(): BenchConfig {
     quick,
     serverUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     warmupS: positive('BENCH_WARMUP_S', defaults.warmupS),
+    serverWarmupS: positive('BENCH_SERVER_WARMUP_S', defaults.serverWarmupS),
     durationS: positive('BENCH_DURATION_S', defaults.durationS),
     connections: Math.round(positive('BENCH_CONNECTIONS', defaults.connections)),
     bigHistory: Math.round(positive('BENCH_BIG_HISTORY', defaults.bigHistory)),
@@ -80,6 +96,9 @@ export function loadBenchConfig(): BenchConfig {
     branches: Math.round(positive('BENCH_BRANCHES', defaults.branches)),
     logLevels,
     probeRequests: Math.round(positive('BENCH_PROBE_REQUESTS', defaults.probeRequests)),
+    freshnessChanges: Math.round(positive('BENCH_FRESHNESS_CHANGES', defaults.freshnessChanges)),
+    pairedRounds: Math.round(positive('BENCH_PAIRED_ROUNDS', defaults.pairedRounds)),
+    pairedDurationS: positive('BENCH_PAIRED_DURATION_S', defaults.pairedDurationS),
     cpuProfileDir: process.env.BENCH_CPU_PROF_DIR ? path.resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   })
 }

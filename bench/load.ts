@@ -34,6 +34,11 @@ function run(target: Target, connections: number, durationS: number): Promise<au
   })
 }
 
+/** Load whose results are dropped: a server's warm-up. */
+export async function warm(target: Target, connections: number, seconds: number): Promise<void> {
+  await run(target, connections, seconds)
+}
+
 /** Warm-up (results dropped), then the measured run. */
 export async function measure(target: Target, options: { connections: number; warmupS: number; durationS: number }): Promise<LoadResult> {
   await run(target, options.connections, options.warmupS)

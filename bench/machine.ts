@@ -10,7 +10,11 @@ export interface Machine {
   os: string
   node: string
   postgres: string
+  /** os.loadavg() when the run started and when it ended: how busy the machine was with anything else. */
+  loadAverage: { atStart: number[]; atEnd?: number[] }
 }
+
+export const loadAverage = () => os.loadavg().map((value) => Math.round(value * 100) / 100)
 
 export async function describeMachine(serverUrl: string): Promise<Machine> {
   const cpus = os.cpus()
@@ -21,6 +25,7 @@ export async function describeMachine(serverUrl: string): Promise<Machine> {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     postgres: await serverVersion(serverUrl),
+    loadAverage: { atStart: loadAverage() },
   }
 }
 

@@ -2,6 +2,7 @@
 // bench/results/latest.json and a Markdown table (bench/results/latest.md).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import type { FreshnessResult } from './freshness.ts'
 import type { LoadResult, ProbeResult } from './load.ts'
 import type { Machine } from './machine.ts'
 import { type BerthScenario, SCENARIO_TITLES } from './scenarios.ts'
@@ -32,13 +33,22 @@ export interface BenchResults {
   totalSeconds: number
   machine: Machine
   source: { commit: string; srcChanged: boolean }
-  settings: { connections: number; warmupS: number; durationS: number; probeRequests: number; pageSize: number }
+  settings: { connections: number; warmupS: number; durationS: number; probeRequests: number; pageSize: number; pairedDurationS: number }
   seed: Omit<Seeded, 'authorization'> & { note: string }
   berth: BerthRun[]
   branchesCold: { method: string; logLevel: string; load: LoadResult; peakRssBytes: number | null }
-  ceiling: { load: LoadResult; bodyBytes: number }
+  /** `load`: its median round; `paired`: the rounds alternating with Berth's first page at the first log level. */
+  ceiling: {
+    load: LoadResult
+    bodyBytes: number
+    paired: { logLevel: string; rounds: { ceilingRps: number; berthRps: number; ratio: number }[]; medianRatio: number }
+  }
   /** `spec`: what Prism mocked, and how it differs from the spec as it is. */
   prism: { load: LoadResult; bodyBytes: number; spec: string }
+  /** Two servers on one database: the one that made a change, and another (bench/freshness.ts). */
+  freshness: FreshnessResult & { logLevel: string; versionTtlMs: number }
+  /** Whether targets that miss fail the run (not in a quick trial, which measures nothing). */
+  enforced: boolean
   notes: string[]
 }
 
@@ -72,24 +82,38 @@ export function ratiosOf(results: BenchResults): Ratios[] {
   }))
 }
 
+/**
+ * The issue's targets, each with what was measured and whether it holds; the run fails when one
+ * does not (bench/run.ts). They are judged on the run at the first log level (`warn` by default,
+ * the level of the issue's baseline); a run at another level (`info`: two log lines written
+ * synchronously per request) shows what it costs, in the ratios, without being judged.
+ */
 export function targetsOf(results: BenchResults): TargetCheck[] {
   const checks: TargetCheck[] = []
-  for (const run of results.berth) {
+  for (const run of results.berth.slice(0, 1)) {
     const s = run.scenarios
     const check = (target: string, measured: string, pass: boolean) => checks.push({ logLevel: run.logLevel, target, measured, pass })
-    const ceiling = s.historyFirst.load.requestsPerSec / results.ceiling.load.requestsPerSec
-    check('1. throughput ≥ 30% of the node:http ceiling', `${round(ceiling * 100, 1)}%`, ceiling >= 0.3)
-    const small = s.historySmall.load.latencyMs.p50
-    const deep = p50Ratio(s.historyDeep.load, s.historySmall.load)
-    check('2. deep page p50 ≤ 1.3 × p50 of 3. (50 connections)', `${deep}× (${s.historyDeep.load.latencyMs.p50} vs ${small} ms)`, deep <= 1.3)
-    const first = p50Ratio(s.historyFirst.load, s.historySmall.load)
+    const paired = results.ceiling.paired
     check(
-      '1. 100k first page p50 ≤ 1.3 × p50 of 3. (50 connections)',
-      `${first}× (${s.historyFirst.load.latencyMs.p50} vs ${small} ms)`,
-      first <= 1.3,
+      '1. throughput ≥ 60% of the node:http ceiling (median of rounds alternating the two)',
+      `${round(paired.medianRatio * 100, 1)}% (rounds: ${paired.rounds.map((r) => `${r.berthRps}/${r.ceilingRps}`).join(', ')} req/s)`,
+      paired.medianRatio >= 0.6,
     )
     const prism = s.historyFirst.load.requestsPerSec / results.prism.load.requestsPerSec
-    check('1. throughput ≥ 2× Prism on the same route', `${round(prism)}×`, prism >= 2)
+    check('1. throughput ≥ 3× Prism on the same route', `${round(prism)}×`, prism >= 3)
+    const small = s.historySmall.load
+    for (const [title, load] of [
+      ['2. deep page', s.historyDeep.load],
+      ['1. 100k first page', s.historyFirst.load],
+    ] as const) {
+      const throughput = load.requestsPerSec / small.requestsPerSec
+      const p50 = p50Ratio(load, small)
+      check(
+        `${title} as fast as 3.: req/s ≥ 0.85 × and p50 ≤ 1.3 × those of 3. (50 connections)`,
+        `${round(throughput)}× req/s (${load.requestsPerSec} vs ${small.requestsPerSec}), ${p50}× p50 (${load.latencyMs.p50} vs ${small.latencyMs.p50} ms)`,
+        throughput >= 0.85 && p50 <= 1.3,
+      )
+    }
     const branches = s.branchesCached.probe!.latencyMs.p50
     check('5. cached branch listing p50 < 5 ms (one connection)', `${branches} ms`, branches < 5)
     const auth = s.organization.probe!.latencyMs.p50 - s.healthz.probe!.latencyMs.p50
@@ -100,7 +124,25 @@ export function targetsOf(results: BenchResults): TargetCheck[] {
     )
     check('server peak RSS < 300 MB', mb(run.peakRssBytes), run.peakRssBytes !== null && run.peakRssBytes < 300 * 2 ** 20)
   }
+  const f = results.freshness
+  const fresh = (target: string, measured: string, pass: boolean) => checks.push({ logLevel: f.logLevel, target, measured, pass })
+  fresh(
+    '7. no stale page from the process that made the change (asked at once after its 202)',
+    `${f.staleFromChanger} stale of ${f.changes}`,
+    f.changes > 0 && f.staleFromChanger === 0,
+  )
+  fresh(
+    `7. another process serves the new page within the announcement's delay, at most BERTH_HISTORY_VERSION_TTL_MS (${f.versionTtlMs} ms)`,
+    `p50 ${f.replicaDelayMs.p50} ms, max ${f.replicaDelayMs.max} ms after the 202 (${f.replicaStaleAnswers} earlier answers without it)`,
+    f.replicaDelayMs.max <= f.versionTtlMs,
+  )
   return checks
+}
+
+/** The targets as lines of text, failures first, for the end of a run. */
+export function targetSummary(checks: TargetCheck[]): string {
+  const line = (t: TargetCheck) => `${t.pass ? 'PASS' : 'FAIL'} [log ${t.logLevel}] ${t.target}: ${t.measured}`
+  return [...checks.filter((t) => !t.pass), ...checks.filter((t) => t.pass)].map(line).join('\n')
 }
 
 function loadRow(title: string, load: LoadResult, probe?: ProbeResult, peakRssAfterBytes?: number | null) {
@@ -116,7 +158,8 @@ export function markdown(results: BenchResults): string {
   lines.push(`# Berth benchmark (${results.finishedAt})`, '')
   lines.push(
     `Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; Node ${m.node}; ${m.postgres.split(' on ')[0]} (the system server, ` +
-      'on the same machine). The load generator (autocannon) runs on the same machine as the servers and PostgreSQL.',
+      'on the same machine). The load generator (autocannon) runs on the same machine as the servers and PostgreSQL. ' +
+      `Load average (1, 5, 15 min) at the start: ${m.loadAverage.atStart.join(', ')}; at the end: ${m.loadAverage.atEnd?.join(', ') ?? 'n/a'}.`,
     '',
   )
   lines.push(`Source: commit ${results.source.commit.slice(0, 12)}${results.source.srcChanged ? ' with uncommitted changes in src/' : ''}.`, '')
@@ -142,8 +185,21 @@ export function markdown(results: BenchResults): string {
   }
   const cold = results.branchesCold
   lines.push(loadRow(`${SCENARIO_TITLES.branchesCold} [log ${cold.logLevel}]`, cold.load, undefined, cold.peakRssBytes))
-  lines.push(loadRow(SCENARIO_TITLES.ceiling, results.ceiling.load))
+  lines.push(loadRow(`${SCENARIO_TITLES.ceiling} (median of ${results.ceiling.paired.rounds.length} rounds)`, results.ceiling.load))
   lines.push(loadRow(SCENARIO_TITLES.prism, results.prism.load), '')
+  const paired = results.ceiling.paired
+  lines.push(
+    `Ceiling rounds, each ${results.settings.pairedDurationS} s after 1 s of warm-up, alternating with 1. [log ${paired.logLevel}] ` +
+      `(Berth / node:http req/s): ${paired.rounds.map((r) => `${r.berthRps} / ${r.ceilingRps} (${round(r.ratio * 100, 1)}%)`).join('; ')}; ` +
+      `median ${round(paired.medianRatio * 100, 1)}%.`,
+    '',
+  )
+  const f = results.freshness
+  lines.push(
+    `${SCENARIO_TITLES.freshness} [log ${f.logLevel}]: ${f.changes} changes; the changer served ${f.staleFromChanger} stale pages right after ` +
+      `its 202; the other process showed the change p50 ${f.replicaDelayMs.p50} ms, at most ${f.replicaDelayMs.max} ms after it.`,
+    '',
+  )
 
   lines.push(
     '| log level | 1./ceiling (req/s) | 1./Prism (req/s) | 2./1. (p50) | 3./1. (p50) | peak RSS | log written |',
@@ -157,7 +213,20 @@ export function markdown(results: BenchResults): string {
         `${mb(run.peakRssBytes)} | ${mb(run.logBytes)} |`,
     )
   }
-  lines.push('', '| log level | target | measured | result |', '|---|---|---|---|')
+  lines.push(
+    '',
+    `${results.enforced ? 'Targets (a run fails when one does not hold)' : 'Targets, evaluated but not enforced: a quick trial measures nothing'}, ` +
+      `judged on the run at log level ${results.berth[0]!.logLevel}` +
+      (results.berth.length > 1
+        ? `; the run at ${results.berth
+            .slice(1)
+            .map((run) => run.logLevel)
+            .join(', ')} shows what its logging costs (the ratios above) and is not judged.`
+        : '.'),
+    '',
+    '| log level | target | measured | result |',
+    '|---|---|---|---|',
+  )
   for (const t of targetsOf(results)) lines.push(`| ${t.logLevel} | ${t.target} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`)
   lines.push('', ...results.notes.map((note) => `- ${note}`), '')
   return lines.join('\n')

@@ -6,6 +6,9 @@ import { type BenchProcess, freePort, startProcess } from './processes.ts'
 
 export const repoRoot = fileURLToPath(new URL('../', import.meta.url))
 
+/** BERTH_HISTORY_VERSION_TTL_MS of every server (its default, set so that a shell's own cannot change what is measured). */
+export const HISTORY_VERSION_TTL_MS = 1_000
+
 export interface RunningServer {
   readonly process: BenchProcess
   /** `http://127.0.0.1:PORT`, without a trailing slash. */
@@ -62,6 +65,7 @@ export async function startBerth(options: BerthOptions): Promise<RunningServer> 
       BERTH_RATE_LIMIT_PER_CREDENTIAL: '100000000',
       BERTH_RATE_LIMIT_PER_ADDRESS: '100000000',
       BERTH_RATE_LIMIT_FAILED_AUTH: '100000000',
+      BERTH_HISTORY_VERSION_TTL_MS: String(HISTORY_VERSION_TTL_MS),
       // Never the embedded database's data dir of a developer's checkout.
       BERTH_DATA_DIR: path.join(options.logDir, `${options.name}-data`),
       ...options.env,

@@ -10,6 +10,7 @@ import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/history/deployment-history.routes.ts'
+import { createHistoryVersionCache, HISTORY_CHANNEL } from './modules/deployments/history/history-versions.ts'
 import { deploymentLogsRoutes } from './modules/deployments/logs/deployment-logs.routes.ts'
 import { deploymentQueueRoutes } from './modules/deployments/triggers/deployment-queue.routes.ts'
 import { environmentActionsRoutes } from './modules/deployments/triggers/environment-actions.routes.ts'
@@ -61,6 +62,12 @@ export interface AppDeps {
   oidcCooldownMs?: number
 }
 
+/** Where PostgreSQL announces changes to API tokens (migration 0005) and to organizations (0007). */
+const API_TOKENS_CHANNEL = 'berth_api_tokens'
+const ORGANIZATIONS_CHANNEL = 'berth_organizations'
+/** Environments whose history version a process remembers at most (a few hundred bytes each). */
+const HISTORY_VERSIONS_KEPT = 20_000
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** Keeps a caller's request id when it is harmless to log and echo; otherwise makes one. */
@@ -89,8 +96,10 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   registerValidation(app)
   registerErrorHandling(app)
   app.addSchema(ErrorResponse)
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks that do not wait on anything take Fastify's callback: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 
   registerBodyParsing(app)
@@ -116,33 +125,59 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   }
   const rateLimits = await registerRateLimits(app, config.http.rateLimits)
 
-  // API tokens, and the organizations each may act in, are remembered only while this process
-  // hears of their changes (migrations 0005 and 0007).
+  // API tokens, the organizations each may act in, organizations' ancestries and environments'
+  // history versions are remembered only while this process hears of their changes (migrations
+  // 0005, 0007 and 0011).
   const cacheLimits = { ttlMs: config.auth.tokenCacheTtlMs, maxEntries: config.auth.tokenCacheMaxEntries }
   const tokenCache = createTokenCache(cacheLimits)
   const organizationListCache = createAnnouncedCache<CappedList<OrganizationRow>>(cacheLimits)
+  const organizationAncestryCache = createAnnouncedCache<string[]>(cacheLimits)
+  const historyVersions = createHistoryVersionCache({
+    // A version is worth remembering only for the pages kept at it.
+    ttlMs: config.http.historyCacheBytes > 0 ? config.http.historyVersionTtlMs : 0,
+    maxEntries: HISTORY_VERSIONS_KEPT,
+  })
+  const channels = [
+    ...(config.auth.tokenCacheTtlMs > 0 ? [API_TOKENS_CHANNEL, ORGANIZATIONS_CHANNEL] : []),
+    ...(config.http.historyCacheBytes > 0 && config.http.historyVersionTtlMs > 0 ? [HISTORY_CHANNEL] : []),
+  ]
   const changes =
-    config.auth.tokenCacheTtlMs > 0
-      ? listen(db, ['berth_api_tokens', 'berth_organizations'], {
-          onNotify: (channel, payload) => (channel === 'berth_api_tokens' ? tokenCache.forget(payload) : organizationListCache.forgetAll()),
+    channels.length > 0
+      ? listen(db, channels, {
+          onNotify(channel, payload) {
+            if (channel === API_TOKENS_CHANNEL) tokenCache.forget(payload)
+            else if (channel === ORGANIZATIONS_CHANNEL) {
+              organizationListCache.forgetAll()
+              organizationAncestryCache.forgetAll()
+            } else if (channel === HISTORY_CHANNEL) historyVersions.forget(payload)
+          },
+          // This process's own changes to a history are read through from before their commit.
+          onLocalChange: (channel, payload) => (channel === HISTORY_CHANNEL ? historyVersions.hold(payload) : () => {}),
           onListening: (listening) => {
             tokenCache.setListening(listening)
             organizationListCache.setListening(listening)
+            organizationAncestryCache.setListening(listening)
+            historyVersions.setListening(listening)
           },
           onError: (error) =>
-            app.log.warn({ err: error }, 'lost the API token and organization change notifications; not remembering them until they are back'),
+            app.log.warn(
+              { err: error },
+              'lost the notifications of API token, organization and history changes; not remembering them until they are back',
+            ),
         })
       : undefined
   app.addHook('onClose', async () => changes?.close())
   const services = createServices(db, {
     tokenCache,
     organizationListCache,
+    organizationAncestryCache,
     tokenUsageFlushMs: config.auth.tokenUsageFlushMs,
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
     secrets,
     git: config.git,
     onDeploymentQueued,
     historyCacheBytes: config.http.historyCacheBytes,
+    historyVersions,
     listLimit: config.http.listLimit,
     variableLimits: config.variables,
     listMaxBytes: config.http.listMaxBytes,

@@ -14,6 +14,13 @@ export interface Config {
     readonly shutdownGraceMs: number
     /** How much rendered deployment history (bytes of JSON text) a process keeps to serve again while unchanged. */
     readonly historyCacheBytes: number
+    /**
+     * BERTH_HISTORY_VERSION_TTL_MS: how long an environment's history version (and organization) is
+     * remembered, so that a kept page is served without a database round trip (0: read at every
+     * request). Changes are announced and forget it sooner; this bounds how long another process's
+     * change can go unseen, should its announcement be late.
+     */
+    readonly historyVersionTtlMs: number
     /** BERTH_LIST_LIMIT: the most items a list (organizations, projects, environments, tokens, members, repositories, services, stages, queues) answers with. */
     readonly listLimit: number
     /** BERTH_LIST_MAX_BYTES: the most bytes of stored service configurations one page of a list of services carries (at least one service). */
@@ -221,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
       bodyLimit: 1024 * 1024,
       shutdownGraceMs: integer(env, 'BERTH_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       historyCacheBytes: integer(env, 'BERTH_HISTORY_CACHE_MB', 32, 0, 100_000) * 1024 * 1024,
+      historyVersionTtlMs: integer(env, 'BERTH_HISTORY_VERSION_TTL_MS', 1_000, 0, 3_600_000),
       listLimit: integer(env, 'BERTH_LIST_LIMIT', 1000, 1, 100_000),
       listMaxBytes: integer(env, 'BERTH_LIST_MAX_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       trustProxy: trustProxy(env),

@@ -5,6 +5,7 @@ import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createDeploymentHistoryRepository } from './modules/deployments/history/deployment-history.repository.ts'
 import { createDeploymentHistoryService } from './modules/deployments/history/deployment-history.service.ts'
+import type { HistoryVersionCache } from './modules/deployments/history/history-versions.ts'
 import { createDeploymentLogsRepository } from './modules/deployments/logs/deployment-logs.repository.ts'
 import { createDeploymentLogsService } from './modules/deployments/logs/deployment-logs.service.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/queue/deployment-runs.repository.ts'
@@ -25,7 +26,11 @@ import { createHelmRepositoriesService } from './modules/helm-repositories/helm-
 import { createMembersRepository } from './modules/members/members.repository.ts'
 import { createMembersService } from './modules/members/members.service.ts'
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository.ts'
-import { createOrganizationsService, type OrganizationListCache } from './modules/organizations/organizations.service.ts'
+import {
+  createOrganizationsService,
+  type OrganizationAncestryCache,
+  type OrganizationListCache,
+} from './modules/organizations/organizations.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
 import { createHelmServices } from './modules/services/kinds/helm/helm.service.ts'
@@ -54,12 +59,16 @@ export interface ServiceOptions {
   tokenCache?: TokenCache
   /** The organizations each API token may act in, recently listed; absent: none are remembered. */
   organizationListCache?: OrganizationListCache
+  /** Each organization's ancestors, for API tokens acting outside their own organization; absent: read at every check. */
+  organizationAncestryCache?: OrganizationAncestryCache
   /** Told when a deployment was queued: a runner in this process may start it at once. */
   onDeploymentQueued?: () => void
   /** Bytes of rendered environment history pages kept per process. */
   historyCacheBytes?: number
   /** What one project, environment or service may hold of variables. */
   variableLimits?: VariableLimits
+  /** Environments' organizations and history versions, remembered while changes are announced; absent: read at every request. */
+  historyVersions?: HistoryVersionCache
   /** The most items a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
   /** The most bytes of stored service configurations a list of services answers with (BERTH_LIST_MAX_BYTES). */
@@ -75,8 +84,12 @@ export function createServices(db: Db, options: ServiceOptions) {
     listLimit,
     repo: createOrganizationsRepository(db),
     listCache: options.organizationListCache,
-    // Its tokens went with it; other processes hear of it at commit (migration 0005).
-    onDeleted: (organizationId) => options.tokenCache?.forgetMatching((row) => row.organizationId === organizationId),
+    ancestryCache: options.organizationAncestryCache,
+    // Its tokens and environments went with it; other processes hear of it at commit (migrations 0005 and 0011).
+    onDeleted: (organizationId) => {
+      options.tokenCache?.forgetMatching((row) => row.organizationId === organizationId)
+      options.historyVersions?.forgetOrganization(organizationId)
+    },
   })
   const users = createUsersService({ repo: createUsersRepository(db) })
   const apiTokensRepo = createApiTokensRepository(db)
@@ -85,13 +98,20 @@ export function createServices(db: Db, options: ServiceOptions) {
   )
   const apiTokens = createApiTokensService({ repo: apiTokensRepo, organizations, usage: tokenUsage, cache: options.tokenCache, listLimit })
   const members = createMembersService({ repo: createMembersRepository(db), organizations, users, apiTokens, listLimit })
-  const projects = createProjectsService({ repo: createProjectsRepository(db), organizations, listLimit })
+  // A delete's environments are gone at once for this process; others hear of it at commit (migration 0011).
+  const projects = createProjectsService({
+    repo: createProjectsRepository(db),
+    organizations,
+    onDeleted: (projectId) => options.historyVersions?.forgetProject(projectId),
+    listLimit,
+  })
   const environments = createEnvironmentsService({
     listLimit,
     repo: createEnvironmentsRepository(db),
     clusters: createClustersRepository(db),
     organizations,
     projects,
+    onDeleted: (environmentId) => options.historyVersions?.forget(environmentId),
   })
   const { git } = options
   const branchCache = createBranchCache<GitBranch[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
@@ -144,6 +164,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireOrganizationRole: organizations.requireAccess,
     requireService: services.requireService,
     pageCacheBytes: options.historyCacheBytes ?? 0,
+    versions: options.historyVersions,
   })
   const variablesRepo = createVariablesRepository(db)
   const variables = createVariablesService({

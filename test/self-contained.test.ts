@@ -94,7 +94,7 @@ describe('a copy of the repository with nothing beside it', () => {
     assert.match(result.stdout, /^. fail 0$/m)
   })
 
-  it('runs its benchmark in quick mode (BERTH_BENCH_QUICK=1), Prism included, and prints its report without writing over bench/results', async () => {
+  it('runs its benchmark in quick mode (BERTH_BENCH_QUICK=1), Prism included, and prints its report and targets without writing over bench/results', async () => {
     const measured = readFileSync(path.join(copy, 'bench', 'results', 'latest.md'), 'utf8')
     const result = await runNode(['--import', 'tsx', 'bench/run.ts'], copy, { BERTH_BENCH_QUICK: '1', BENCH_DATABASE_URL: serverUrl }, 150_000)
     assert.equal(result.code, 0, `the benchmark failed in the copy\nstdout: ${result.stdout}\nstderr: ${result.stderr}`)
@@ -102,6 +102,14 @@ describe('a copy of the repository with nothing beside it', () => {
     assert.match(result.stdout, /^\| 6\. same route, Prism mock \| /m)
     assert.match(result.stdout, /Quick trial \(BERTH_BENCH_QUICK=1\)/)
     assert.match(result.stdout, /Prism mocked Berth's own OpenAPI document/)
+    // Its targets are evaluated, each with a result, but a trial's misses do not fail it.
+    assert.match(result.stdout, /^Targets, evaluated but not enforced: a quick trial measures nothing, judged on the run at log level warn\.$/m)
+    assert.match(
+      result.stdout,
+      /^\| warn \| 1\. throughput ≥ 60% of the node:http ceiling \(median of rounds alternating the two\) \| [\d.]+% \(rounds: .*\) \| (PASS|FAIL) \|$/m,
+    )
+    assert.match(result.stdout, /^\| warn \| 7\. no stale page from the process that made the change .* \| (PASS|FAIL) \|$/m)
+    assert.match(result.stderr, /quick trial: \d+ targets evaluated/)
     assert.equal(readFileSync(path.join(copy, 'bench', 'results', 'latest.md'), 'utf8'), measured, 'the quick run replaced the measured results')
   })
 })

@@ -26,7 +26,8 @@ export interface Backdating {
 
 /**
  * Moves finished deployments into the past, in one transaction, and bumps their environments'
- * history versions so that no process serves a page rendered before.
+ * history versions so that no process serves a page rendered before (every process hears of it at
+ * commit, migration 0011).
  */
 export async function backdateDeployments(db: Db, backdatings: readonly Backdating[]): Promise<void> {
   if (backdatings.length === 0) return

@@ -30,6 +30,8 @@ interface Deps {
   clusters: ClustersRepository
   organizations: OrganizationsService
   projects: ProjectsService
+  /** Told once an environment's delete has ended (whether or not it went): what this process remembers of it is stale. */
+  onDeleted?: (environmentId: string) => void
   /** The most environments a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
 }
@@ -44,7 +46,7 @@ const unknownCluster = (clusterId: string) =>
     errors: [{ path: '/cluster', message: 'is not a cluster of this organization', location: 'body' }],
   })
 
-export function createEnvironmentsService({ repo, clusters, organizations, projects, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
+export function createEnvironmentsService({ repo, clusters, organizations, projects, onDeleted, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   /**
    * Loads an environment the principal may act on with at least `needed`: 404 when it does not
    * exist or lies in an organization the principal cannot access, 403 when the role is too low.
@@ -126,7 +128,8 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
 
     async delete(principal: Principal, environmentId: string): Promise<void> {
       const { environment } = await requireEnvironment(principal, environmentId, 'WRITE')
-      if (!(await repo.delete(environment.organizationId, environment.projectId, environmentId))) throw notFound('environment')
+      const deleted = await repo.delete(environment.organizationId, environment.projectId, environmentId).finally(() => onDeleted?.(environment.id))
+      if (!deleted) throw notFound('environment')
     },
   }
 }

@@ -44,10 +44,18 @@ export interface OrganizationAccess {
  */
 export type OrganizationListCache = AnnouncedCache<CappedList<OrganizationRow>>
 
+/**
+ * Each organization's ancestors, nearest first (none for a root organization or an unknown id), by
+ * organization id: what `requireAccess` needs for an API token acting outside its own
+ * organization, without a database round trip. Every change to organizations is announced (migration 0007).
+ */
+export type OrganizationAncestryCache = AnnouncedCache<string[]>
+
 export function createOrganizationsService({
   repo,
   onDeleted,
   listCache,
+  ancestryCache,
   clock = () => Date.now(),
   listLimit = DEFAULT_LIST_LIMIT,
 }: {
@@ -55,6 +63,7 @@ export function createOrganizationsService({
   /** Told after an organization is deleted (its tokens went with it). */
   onDeleted?: (organizationId: string) => void
   listCache?: OrganizationListCache
+  ancestryCache?: OrganizationAncestryCache
   clock?: () => number
   /** The most organizations a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
@@ -95,8 +104,22 @@ export function createOrganizationsService({
     return { organization, role: (await tokenRole()) === 'ADMIN' ? 'ADMIN' : undefined }
   }
 
-  /** This process forgets every remembered list at once after its own change; others when they hear of it. */
-  const forgetLists = () => listCache?.forgetAll()
+  /** This process forgets every remembered list and ancestry at once after its own change; others when they hear of it. */
+  const forgetLists = () => {
+    listCache?.forgetAll()
+    ancestryCache?.forgetAll()
+  }
+
+  /** The organization's ancestors, nearest first: remembered, or read (and remembered unless organizations changed meanwhile). */
+  async function ancestorsOf(organizationId: string): Promise<string[]> {
+    const now = clock()
+    const remembered = ancestryCache?.get(organizationId, now)
+    if (remembered) return remembered
+    const generation = ancestryCache?.generation ?? 0
+    const ancestors = await repo.ancestorIds(organizationId)
+    ancestryCache?.set(organizationId, ancestors, generation, now)
+    return ancestors
+  }
 
   /** No access at all is reported as not found, so callers cannot probe for other organizations (README, "Authentication and roles"). */
   function check({ organization, role }: { organization?: OrganizationRow; role?: Role }, needed: Role): OrganizationAccess {
@@ -132,11 +155,19 @@ export function createOrganizationsService({
   /**
    * `requireRole` for callers that need only the check. An API token in its own organization holds
    * the role it was authenticated with, without reading the organization: its tokens go with it.
+   * Anywhere else it holds ADMIN where it is an ADMIN token of an ancestor (as `withRole` says), and
+   * nothing otherwise (an unknown organization has no ancestors): the ancestries are remembered,
+   * so neither answer reads the database while organizations are unchanged.
    */
   async function requireAccess(principal: Principal, organizationId: string, needed: Role): Promise<Role> {
-    if (principal.kind === 'api_token' && principal.organizationId === organizationId) {
-      if (!hasRole(principal.role, needed)) throw roleTooLow(needed, principal.role)
-      return principal.role
+    if (principal.kind === 'api_token') {
+      const role = principal.organizationId === organizationId ? principal.role : undefined
+      if (role) {
+        if (!hasRole(role, needed)) throw roleTooLow(needed, role)
+        return role
+      }
+      if (principal.role !== 'ADMIN' || !(await ancestorsOf(organizationId)).includes(principal.organizationId)) throw notFound('organization')
+      return 'ADMIN'
     }
     return (await requireRole(principal, organizationId, needed)).role
   }
@@ -204,7 +235,7 @@ export function createOrganizationsService({
 
     /** Refused with 409 while the organization manages others: they would be left without ADMINs. */
     async delete(principal: Principal, organizationId: string): Promise<void> {
-      await requireRole(principal, organizationId, 'ADMIN')
+      const { organization } = await requireRole(principal, organizationId, 'ADMIN')
       const managed = await repo.countManaged(organizationId)
       if (managed > 0) throw managesOthers(managed)
       let deleted: boolean
@@ -216,7 +247,8 @@ export function createOrganizationsService({
         throw error
       }
       if (!deleted) throw notFound('organization')
-      onDeleted?.(organizationId)
+      // Its id as stored: the one its tokens and environments are remembered with.
+      onDeleted?.(organization.id)
     },
 
     /** The topmost organization of the tree this one belongs to: what minting limits count by. */

@@ -16,13 +16,15 @@ export interface ProjectInput {
 interface Deps {
   repo: ProjectsRepository
   organizations: OrganizationsService
+  /** Told once a project's delete has ended (whether or not it went): what this process remembers of its environments is stale. */
+  onDeleted?: (projectId: string) => void
   /** The most projects a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
 }
 
 const nameTaken = (name: string) => new AppError('conflict', `a project named "${name}" already exists in this organization`)
 
-export function createProjectsService({ repo, organizations, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
+export function createProjectsService({ repo, organizations, onDeleted, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   /**
    * Loads a project the principal may act on with at least `needed`: 404 when it does not exist
    * or lies in an organization the principal cannot access, 403 when the role is too low.
@@ -68,7 +70,8 @@ export function createProjectsService({ repo, organizations, listLimit = DEFAULT
     /** Environments and their services go with the project (foreign keys cascade). */
     async delete(principal: Principal, projectId: string): Promise<void> {
       const { project } = await requireProject(principal, projectId, 'WRITE')
-      if (!(await repo.delete(project.organizationId, projectId))) throw notFound('project')
+      const deleted = await repo.delete(project.organizationId, projectId).finally(() => onDeleted?.(project.id))
+      if (!deleted) throw notFound('project')
     },
   }
 }

@@ -10,6 +10,7 @@ import * as organizationChanges from './migrations/0007-organization-changes.ts'
 import * as serviceCore from './migrations/0008-service-core.ts'
 import * as tokenLineage from './migrations/0009-token-lineage.ts'
 import * as variables from './migrations/0010-variables.ts'
+import * as historyChanges from './migrations/0011-history-changes.ts'
 import * as serviceConfigurationBytes from './migrations/0012-service-configuration-bytes.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0008-service-core': serviceCore,
   '0009-token-lineage': tokenLineage,
   '0010-variables': variables,
+  '0011-history-changes': historyChanges,
   '0012-service-configuration-bytes': serviceConfigurationBytes,
 }
 

@@ -9,6 +9,11 @@ export interface Listener {
 export interface ListenHandlers {
   /** A notification on one of the channels, with its payload. */
   onNotify(channel: string, payload: string): void
+  /**
+   * A change this process is making will announce `payload` on `channel` (`localChange`); the
+   * function returned is called once its transaction has ended. Absent: `onNotify` then.
+   */
+  onLocalChange?(channel: string, payload: string): () => void
   /** Listening started (true) or stopped (false): while it is not, notifications may be missed. */
   onListening(listening: boolean): void
   /** Listening failed; told once per outage (the first failure after listening, or at start), not at every retry. */
@@ -17,6 +22,31 @@ export interface ListenHandlers {
 
 const RETRY_MS = 1_000
 
+/** The handlers listening through each pool: what `localChange` tells. */
+const localListeners = new WeakMap<pg.Pool, Set<{ channels: readonly string[]; handlers: ListenHandlers }>>()
+
+/**
+ * A change this process is making through `db`'s pool, which PostgreSQL will announce on `channel`
+ * at commit. Its announcement comes back to this process's listeners a moment after the commit,
+ * perhaps after the response to the request that made the change; so they are told themselves:
+ * `touch(payload)` before the commit (in the transaction, before the write), `end()` once the
+ * transaction has ended, committed or not (a needless announcement only costs a read).
+ */
+export function localChange(db: Db, channel: string): { touch(payload: string): void; end(): void } {
+  const ends: (() => void)[] = []
+  return {
+    touch(payload) {
+      for (const { channels, handlers } of localListeners.get(poolOf(db)) ?? []) {
+        if (!channels.includes(channel)) continue
+        ends.push(handlers.onLocalChange?.(channel, payload) ?? (() => handlers.onNotify(channel, payload)))
+      }
+    },
+    end() {
+      for (const end of ends.splice(0)) end()
+    },
+  }
+}
+
 /**
  * LISTENs on PostgreSQL channels over one connection of the pool kept for them, and listens again
  * after the connection is lost, telling `onListening` in between so callers can stop relying on
@@ -24,6 +54,9 @@ const RETRY_MS = 1_000
  */
 export function listen(db: Db, channels: readonly string[], handlers: ListenHandlers): Listener {
   const pool = poolOf(db)
+  const local = { channels, handlers }
+  const listeners = localListeners.get(pool) ?? new Set()
+  localListeners.set(pool, listeners.add(local))
   let closed = false
   let client: pg.PoolClient | undefined
   let lost: (() => void) | undefined
@@ -72,6 +105,7 @@ export function listen(db: Db, channels: readonly string[], handlers: ListenHand
   return {
     async close() {
       closed = true
+      listeners.delete(local)
       lost?.()
       await running
     },

@@ -89,8 +89,10 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
     }
   })
   if (failedAuths) {
-    app.addHook('onResponse', async (request, reply) => {
-      if (reply.statusCode === 401) await failedAuths(request)
+    // Fastify's callback form: no promise for the responses that are not 401s.
+    app.addHook('onResponse', (request, reply, done) => {
+      if (reply.statusCode !== 401) return done()
+      failedAuths(request).then(() => done(), done)
     })
   }
 

@@ -21,8 +21,10 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
  * nothing configures otherwise.
  */
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (_request, reply) => {
+  // Fastify's callback form: no promise per response.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.headers(SECURITY_HEADERS)
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CONTENT_SECURITY_POLICY)
+    done(null, payload)
   })
 }

@@ -3,6 +3,7 @@ import type { Db } from '#src/platform/db/database.ts'
 import { UNFINISHED } from '../deployment-states.ts'
 import type { DeploymentRun } from '../queue/deployment-progress.ts'
 import { finishedStates, latestServiceEntries, toRun } from '../queue/deployment-rows.ts'
+import type { EnvironmentVersion } from './history-versions.ts'
 
 // Reading what deployments did: history pages, made of the stored entries, and statuses.
 
@@ -121,14 +122,15 @@ export function createDeploymentHistoryRepository(db: Db) {
     environmentPage: (environmentId: string, query: HistoryPageQuery) => keysetPage(db, ENVIRONMENT_HISTORY, environmentId, query),
 
     /**
-     * The environment's organization and the version of its history, which changes whenever
-     * anything in it does ('0' before its first run): one lookup for a poller's request.
+     * The environment's organization and project, and the version of its history, which changes
+     * whenever anything in it does ('0' before its first run): one lookup, which a process
+     * remembers while it hears of changes (history-versions.ts).
      */
-    async environmentVersion(environmentId: string): Promise<{ organizationId: string; version: string } | undefined> {
+    async environmentVersion(environmentId: string): Promise<EnvironmentVersion | undefined> {
       return db
         .selectFrom('environments as e')
         .leftJoin('environmentHistoryVersions as v', 'v.environmentId', 'e.id')
-        .select(['e.organizationId', (eb) => eb.fn.coalesce('v.version', sql<string>`0`).as('version')])
+        .select(['e.organizationId', 'e.projectId', (eb) => eb.fn.coalesce('v.version', sql<string>`0`).as('version')])
         .where('e.id', '=', environmentId)
         .executeTakeFirst()
     },

@@ -6,6 +6,7 @@ import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { DeploymentHistoryRepository, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'
 import { createHistoryPageCache, type RenderedPage } from './history-page-cache.ts'
 import { bodyTag, historyPageJson } from './history-pages.ts'
+import type { EnvironmentVersion, HistoryVersionCache } from './history-versions.ts'
 
 // The history read model: pages of an environment's or a service's deployment history, rendered
 // from the stored entries, kept by the history's version, and named by ETags. A request flows down
@@ -22,6 +23,9 @@ export interface DeploymentHistoryDeps {
   requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: { id: string } }>
   /** Bytes of rendered environment pages kept per process. */
   pageCacheBytes: number
+  /** Environments' organizations and history versions, remembered while changes are announced; absent: read at every request. */
+  versions?: HistoryVersionCache
+  clock?: () => number
 }
 
 const unknownStartId = () =>
@@ -35,14 +39,32 @@ function render(stored: StoredPage, query: HistoryPageQuery): RenderedPage {
 }
 
 export function createDeploymentHistoryService(deps: DeploymentHistoryDeps) {
-  const { history } = deps
+  const { history, versions, clock = Date.now } = deps
   // Pollers and busy consoles ask for the same pages over and over; the history's version says when one changed.
   const pages = createHistoryPageCache({ maxBytes: deps.pageCacheBytes })
 
+  /** The environment's organization and current history version: remembered, or read (and remembered unless a change was announced meanwhile). */
+  async function environmentVersion(environmentId: string): Promise<EnvironmentVersion | undefined> {
+    const now = clock()
+    const known = versions?.get(environmentId, now)
+    if (known) return known
+    const generation = versions?.generation ?? 0
+    const found = await history.environmentVersion(environmentId)
+    // An unknown id is not remembered: creating an environment is not announced.
+    if (found) versions?.set(environmentId, found, generation, now)
+    return found
+  }
+
   return {
-    /** A page of the environment's history, newest first; served from the page kept for the history's current version when there is one. */
-    async environmentPage(principal: Principal, environmentId: string, query: HistoryPageQuery): Promise<RenderedPage> {
-      const found = await history.environmentVersion(environmentId)
+    /**
+     * A page of the environment's history, newest first; served from the page kept for the
+     * history's current version when there is one. The caller's access is checked every time,
+     * before anything of the page is looked at.
+     */
+    async environmentPage(principal: Principal, id: string, query: HistoryPageQuery): Promise<RenderedPage> {
+      // As PostgreSQL writes it, and announces it: a UUID in capitals names the same environment.
+      const environmentId = id.toLowerCase()
+      const found = await environmentVersion(environmentId)
       if (!found) throw notFound('environment')
       await deps.requireOrganizationRole(principal, found.organizationId, 'READ').catch(asNotFound('environment'))
       const key = JSON.stringify([environmentId, query])

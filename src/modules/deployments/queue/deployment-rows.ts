@@ -89,8 +89,9 @@ async function writeServiceEntries(db: Queries, run: DeploymentRun): Promise<voi
 }
 
 /**
- * Marks the environment's history as changed, in the transaction that changes it. Taken after the
- * runs' rows, everywhere, so that it never waits in a cycle with them.
+ * Marks the environment's history as changed, in the transaction that changes it; PostgreSQL
+ * announces the new version to every process at commit (migration 0011). Taken after the runs'
+ * rows, everywhere, so that it never waits in a cycle with them.
  */
 async function touchHistory(db: Queries, environmentId: string): Promise<void> {
   await sql`

@@ -2,9 +2,11 @@ import { sql, type Transaction } from 'kysely'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import { localChange } from '#src/platform/db/notifications.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import { type ServiceType, type State, UNFINISHED } from '../deployment-states.ts'
+import { HISTORY_CHANNEL } from '../history/history-versions.ts'
 import { type DeploymentRun, isFinished, SERVICE_GONE, skipServices, withPreviousStates } from './deployment-progress.ts'
 import { databaseNow, finishedStates, latestServiceEntry, runColumns, serviceIdsOf, toRun, writeEntries } from './deployment-rows.ts'
 
@@ -155,6 +157,19 @@ export interface NewLogLine {
 
 export function createDeploymentRunsRepository(db: Db) {
   const environmentTurns = createKeyedTurns()
+  /**
+   * A transaction that may write histories: `changes(environmentId)` before writing one (see
+   * `localChange`), so that this process never serves a page its commit made stale.
+   */
+  async function historyTransaction<T>(work: (trx: Transaction<Database>, changes: (environmentId: string) => void) => Promise<T>): Promise<T> {
+    const change = localChange(db, HISTORY_CHANNEL)
+    try {
+      return await db.transaction().execute((trx) => work(trx, change.touch))
+    } finally {
+      change.end()
+    }
+  }
+
   /** Extends the lease of a run `runnerId` holds; as `save`, without changing the run. */
   async function renew(runId: string, runnerId: string, leaseMs: number): Promise<'lost' | { cancelRequested: boolean }> {
     const updated = await db
@@ -183,7 +198,8 @@ export function createDeploymentRunsRepository(db: Db) {
       // A burst of triggers on one environment would otherwise fill the pool with transactions
       // waiting on its row lock, starving requests for other environments.
       return environmentTurns.run(environmentId, () =>
-        db.transaction().execute(async (trx) => {
+        historyTransaction(async (trx, changes) => {
+          changes(environmentId)
           // Its organization first, as deletes lock an organization before its projects and
           // environments: a trigger waits for a delete under way rather than holding the
           // environment that delete wants next (the run's rows lock the organization too).
@@ -229,7 +245,7 @@ export function createDeploymentRunsRepository(db: Db) {
      * it into the terminal run that is written instead. Concurrent runners skip each other's rows.
      */
     async claim(runnerId: string, leaseMs: number, interrupt: (stored: StoredRun, now: string) => DeploymentRun): Promise<ClaimOutcome> {
-      return db.transaction().execute(async (trx): Promise<ClaimOutcome> => {
+      return historyTransaction(async (trx, changes): Promise<ClaimOutcome> => {
         const row = await trx
           .selectFrom('deploymentRequests as r')
           .selectAll('r')
@@ -252,6 +268,7 @@ export function createDeploymentRunsRepository(db: Db) {
           .skipLocked()
           .executeTakeFirst()
         if (!row) return { kind: 'none' }
+        changes(row.environmentId)
         const stored: StoredRun = { run: toRun(row), cancelRequested: row.cancelRequested, leaseOwner: row.leaseOwner, leased: false }
         if (row.leaseOwner !== null) {
           const run = interrupt(stored, await databaseNow(trx))
@@ -290,7 +307,8 @@ export function createDeploymentRunsRepository(db: Db) {
      */
     async save(run: DeploymentRun, runnerId: string, leaseMs: number): Promise<'saved' | 'canceled' | 'lost'> {
       const canceling = run.actionStatus === 'CANCELING' || run.actionStatus === 'CANCELED'
-      const saved = await db.transaction().execute(async (trx) => {
+      const saved = await historyTransaction(async (trx, changes) => {
+        changes(run.environmentId)
         let update = trx
           .updateTable('deploymentRequests')
           .set({ ...runColumns(run), leaseExpiresAt: isFinished(run) ? null : leaseInterval(leaseMs) })
