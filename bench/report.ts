@@ -236,7 +236,12 @@ export function markdown(results: BenchResults): string {
 export function writeResults(dir: string, results: BenchResults): string {
   mkdirSync(dir, { recursive: true })
   const text = markdown(results)
-  writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify({ ...results, ratios: ratiosOf(results), targets: targetsOf(results) }, null, 2)}\n`)
+  const json = JSON.stringify({ ...results, ratios: ratiosOf(results), targets: targetsOf(results) }, null, 2)
+  // Short lists of numbers on one line, as the repository's formatter (biome) writes them.
+  writeFileSync(
+    path.join(dir, 'latest.json'),
+    `${json.replace(/\[\n\s+(-?[\d.]+(?:,\n\s+-?[\d.]+)*)\n\s+\]/g, (_m, list: string) => `[${list.split(/,\n\s+/).join(', ')}]`)}\n`,
+  )
   writeFileSync(path.join(dir, 'latest.md'), text)
   return text
 }
