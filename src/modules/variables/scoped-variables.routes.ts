@@ -16,7 +16,7 @@ import {
 } from './variables.schemas.ts'
 import type { VariablesService } from './variables.service.ts'
 import type { ParentScope, ServiceScope } from './variables.types.ts'
-import { linkInput, toEnvironmentVariable, toSecret, toVariableImport } from './variables.wire.ts'
+import { importInput, linkInput, toEnvironmentVariable, toSecret, toVariableImport } from './variables.wire.ts'
 
 // The per-scope variables APIs (reference tags "Project Environment Variable", "Application
 // Secret"…): the same store as `/variable`, reached through the project, environment, application,
@@ -262,10 +262,7 @@ export function scopedVariablesRoutes(variables: VariablesService): FastifyPlugi
           },
           async (req, reply) => {
             const { body } = req
-            const result = await variables.import(req.principal, scope as ServiceScope, parentOf(req.params), {
-              overwrite: body.overwrite,
-              vars: body.vars.map((entry) => ({ name: entry.name, value: entry.value, scope: entry.scope, isSecret: entry.is_secret })),
-            })
+            const result = await variables.import(req.principal, scope as ServiceScope, parentOf(req.params), importInput(body))
             return reply.code(201).send(toVariableImport(result))
           },
         )

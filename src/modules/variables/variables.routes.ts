@@ -17,7 +17,7 @@ import {
 } from './variables.schemas.ts'
 import type { VariablesService } from './variables.service.ts'
 import { isServiceScope, type ParentScope } from './variables.types.ts'
-import { asParentScope, linkInput, toVariableImport, toVariableResponse } from './variables.wire.ts'
+import { asParentScope, importInput, linkInput, toVariableImport, toVariableResponse } from './variables.wire.ts'
 
 // The generic variables API (reference tag "Variable Main Calls"): what the CLI and the Terraform
 // provider call for every scope.
@@ -204,10 +204,7 @@ export function variablesRoutes(variables: VariablesService): FastifyPluginAsync
         if (!isServiceScope(type)) {
           throw validationFailed([{ path: '/service_type', message: 'must be APPLICATION, CONTAINER, JOB or HELM', location: 'query' }])
         }
-        const result = await variables.import(req.principal, type, req.query.service_id, {
-          overwrite: req.body.overwrite,
-          vars: req.body.vars.map((entry) => ({ name: entry.name, value: entry.value, scope: entry.scope, isSecret: entry.is_secret })),
-        })
+        const result = await variables.import(req.principal, type, req.query.service_id, importInput(req.body))
         return reply.code(201).send(toVariableImport(result))
       },
     )

@@ -146,28 +146,29 @@ export function createVariablesService(deps: VariablesDeps) {
     }
   }
 
-  /** A variable the principal holds `needed` for; 404 as for a variable that does not exist otherwise. */
-  async function requireVariable(principal: Principal, variableId: string, needed: Role, expected?: Expectation): Promise<ResolvableVariable> {
-    const noun = nounOf(expected?.isSecret)
-    const variable = await repo.findById(variableId)
-    if (!variable) throw notFound(noun)
-    await deps.requireOrganizationRole(principal, variable.organizationId, needed).catch(asNotFound(noun))
-    if (expected) {
-      const { target, isSecret } = expected
-      const inTarget =
-        variable.projectId === target.projectId && variable.environmentId === target.environmentId && variable.serviceId === target.serviceId
-      if (!inTarget || variable.isSecret !== isSecret) throw notFound(noun)
-    }
-    return variable
-  }
-
-  /** A variable seen from `target` that an alias or override may point at. */
-  async function requireLinkTarget(principal: Principal, variableId: string, isSecret: boolean | undefined): Promise<ResolvableVariable> {
+  /**
+   * A variable the principal holds `needed` for, a secret or not as `isSecret` asks when it does;
+   * 404 as for a variable that does not exist otherwise.
+   */
+  async function accessibleVariable(principal: Principal, variableId: string, needed: Role, isSecret?: boolean): Promise<ResolvableVariable> {
     const noun = nounOf(isSecret)
     const variable = await repo.findById(variableId)
     if (!variable) throw notFound(noun)
-    await deps.requireOrganizationRole(principal, variable.organizationId, 'READ').catch(asNotFound(noun))
+    await deps.requireOrganizationRole(principal, variable.organizationId, needed).catch(asNotFound(noun))
     if (isSecret !== undefined && variable.isSecret !== isSecret) throw notFound(noun)
+    return variable
+  }
+
+  /** A variable to change: accessible, and in the scope a per-scope route names. */
+  async function requireVariable(principal: Principal, variableId: string, needed: Role, expected?: Expectation): Promise<ResolvableVariable> {
+    const variable = await accessibleVariable(principal, variableId, needed, expected?.isSecret)
+    const target = expected?.target
+    if (
+      target &&
+      !(variable.projectId === target.projectId && variable.environmentId === target.environmentId && variable.serviceId === target.serviceId)
+    ) {
+      throw notFound(nounOf(expected.isSecret))
+    }
     return variable
   }
 
@@ -330,7 +331,7 @@ export function createVariablesService(deps: VariablesDeps) {
       isSecret?: boolean,
     ): Promise<VariableRecord> {
       const target = await locate(principal, scope, parentId, 'WRITE')
-      const aliased = await requireLinkTarget(principal, variableId, isSecret)
+      const aliased = await accessibleVariable(principal, variableId, 'READ', isSecret)
       if (aliased.variableType === 'ALIAS') throw badRequest('', 'an alias cannot be aliased; alias the variable it aliases')
       if (!isVisibleFrom(aliased, target)) {
         throw badRequest('', 'an alias is created in the scope of the variable it aliases or in a scope below it (project > environment > service)')
@@ -365,7 +366,7 @@ export function createVariablesService(deps: VariablesDeps) {
       isSecret?: boolean,
     ): Promise<VariableRecord> {
       const target = await locate(principal, scope, parentId, 'WRITE')
-      const overridden = await requireLinkTarget(principal, variableId, isSecret)
+      const overridden = await accessibleVariable(principal, variableId, 'READ', isSecret)
       if (overridden.variableType !== 'VALUE' && overridden.variableType !== 'FILE') {
         throw badRequest('', `only a variable's own value can be overridden, not ${TYPE_NOUN[overridden.variableType]}'s`)
       }

@@ -1,4 +1,4 @@
-import type { EnvironmentVariable, Secret, VariableImport, VariableResponse, VariableScopeWord } from './variables.schemas.ts'
+import type { EnvironmentVariable, Secret, VariableImport, VariableImportRequest, VariableResponse, VariableScopeWord } from './variables.schemas.ts'
 import type { ImportResult, LinkInput } from './variables.service.ts'
 import type { LinkedVariable, ParentScope, VariableRecord } from './variables.types.ts'
 
@@ -83,6 +83,12 @@ export const linkInput = (body: {
 }): LinkInput => ({
   description: body.description ?? null,
   enableInterpolationInFile: body.enable_interpolation_in_file ?? null,
+})
+
+/** An import request as the service takes it (the generic and the per-scope imports share the body). */
+export const importInput = (body: VariableImportRequest) => ({
+  overwrite: body.overwrite,
+  vars: body.vars.map((entry) => ({ name: entry.name, value: entry.value, scope: entry.scope, isSecret: entry.is_secret })),
 })
 
 export function toVariableImport(result: ImportResult): VariableImport {
