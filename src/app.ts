@@ -8,6 +8,7 @@ import type { Config } from './config.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
+import { containerRegistriesRoutes } from './modules/container-registries/container-registries.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/history/deployment-history.routes.ts'
 import { createHistoryVersionCache, HISTORY_CHANNEL } from './modules/deployments/history/history-versions.ts'
@@ -20,12 +21,18 @@ import { serviceActionsRoutes } from './modules/deployments/triggers/service-act
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
+import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
 import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { applicationServicesRoutes } from './modules/services/kinds/application/application.routes.ts'
+import { containerServicesRoutes } from './modules/services/kinds/container/container.routes.ts'
+import { databaseServicesRoutes } from './modules/services/kinds/database/database.routes.ts'
 import { helmServicesRoutes } from './modules/services/kinds/helm/helm.routes.ts'
+import { jobServicesRoutes } from './modules/services/kinds/job/job.routes.ts'
+import { jobConfigurationRoutes } from './modules/services/kinds/job/job-configuration.routes.ts'
 import { KIND_ROUTES } from './modules/services/kinds/registry.ts'
 import { servicesRoutes } from './modules/services/services.routes.ts'
 import { deploymentStagesRoutes } from './modules/services/stages/deployment-stages.routes.ts'
@@ -187,6 +194,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   tokenUsage.start()
   app.addHook('onClose', async () => tokenUsage.stop())
   app.addHook('onClose', async () => services.closeGitProviders())
+  app.addHook('onClose', async () => services.closeContainerRegistries())
 
   // Bearer JWTs are accepted once an OpenID Connect issuer is configured; its subjects are users.
   const oidc =
@@ -225,6 +233,12 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(gitProvidersRoutes(gitProviders))
     await api.register(helmRepositoriesRoutes(helmRepositories))
     await api.register(helmServicesRoutes(helmServices))
+    await api.register(databaseServicesRoutes(services.databaseServices, services.deployments))
+    await api.register(containerRegistriesRoutes(services.containerRegistries))
+    await api.register(containerServicesRoutes(services.containerServices, services.deployments, services.containerRegistries))
+    await api.register(applicationServicesRoutes(services.applicationServices))
+    await api.register(jobServicesRoutes(services.jobServices))
+    await api.register(jobConfigurationRoutes(services.services, db))
     await api.register(servicesRoutes(services.services, KIND_ROUTES))
     await api.register(deploymentStagesRoutes(services.deploymentStages))
     await api.register(variablesRoutes(services.variables))
@@ -236,7 +250,10 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(deploymentLogsRoutes(services.deploymentLogs))
     for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
     await api.register(deploymentHistoryRoutes(services.deploymentHistory))
+    await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
   })
+  // Git providers' deliveries carry a signature, not an API credential.
+  await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))
 
   return app
 }

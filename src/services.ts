@@ -3,12 +3,16 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
+import { createContainerRegistriesRepository } from './modules/container-registries/container-registries.repository.ts'
+import { createContainerRegistriesService } from './modules/container-registries/container-registries.service.ts'
+import { createRegistryHttpApi } from './modules/container-registries/registry-http-api.ts'
 import { createDeploymentHistoryRepository } from './modules/deployments/history/deployment-history.repository.ts'
 import { createDeploymentHistoryService } from './modules/deployments/history/deployment-history.service.ts'
 import type { HistoryVersionCache } from './modules/deployments/history/history-versions.ts'
 import { createDeploymentLogsRepository } from './modules/deployments/logs/deployment-logs.repository.ts'
 import { createDeploymentLogsService } from './modules/deployments/logs/deployment-logs.service.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/queue/deployment-runs.repository.ts'
+import { createCronSchedulesRepository } from './modules/deployments/schedules/cron-schedules.repository.ts'
 import { createDeploymentStatuses } from './modules/deployments/triggers/deployment-statuses.ts'
 import { createDeploymentTriggersService } from './modules/deployments/triggers/deployment-triggers.service.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
@@ -16,11 +20,14 @@ import { createEnvironmentsRepository } from './modules/environments/environment
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
 import { gitApiUrlProblem } from './modules/git-providers/address-guard.ts'
 import { createBranchCache } from './modules/git-providers/branch-cache.ts'
-import type { GitBranch } from './modules/git-providers/git-provider-adapter.ts'
+import { createGitCommitsService } from './modules/git-providers/git-commits.service.ts'
+import type { GitBranch, GitCommit } from './modules/git-providers/git-provider-adapter.ts'
 import { createGitProvidersService } from './modules/git-providers/git-providers.service.ts'
 import { createProviderHttp } from './modules/git-providers/provider-http.ts'
 import { createGitTokensRepository } from './modules/git-tokens/git-tokens.repository.ts'
 import { createGitTokensService } from './modules/git-tokens/git-tokens.service.ts'
+import { createGitWebhooksRepository } from './modules/git-webhooks/git-webhooks.repository.ts'
+import { createGitWebhooksService } from './modules/git-webhooks/git-webhooks.service.ts'
 import { createHelmRepositoriesRepository } from './modules/helm-repositories/helm-repositories.repository.ts'
 import { createHelmRepositoriesService } from './modules/helm-repositories/helm-repositories.service.ts'
 import { createMembersRepository } from './modules/members/members.repository.ts'
@@ -33,8 +40,12 @@ import {
 } from './modules/organizations/organizations.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
+import { createApplicationServices } from './modules/services/kinds/application/application.service.ts'
+import { createContainerServices } from './modules/services/kinds/container/container.service.ts'
+import { createDatabaseServices } from './modules/services/kinds/database/database.service.ts'
 import { createHelmServices } from './modules/services/kinds/helm/helm.service.ts'
-import { KINDS } from './modules/services/kinds/registry.ts'
+import { createJobServices } from './modules/services/kinds/job/job.service.ts'
+import { KIND_ROUTES, KINDS } from './modules/services/kinds/registry.ts'
 import { createServicesRepository } from './modules/services/services.repository.ts'
 import { createServicesService, type ServiceLimits } from './modules/services/services.service.ts'
 import { createDeploymentStagesRepository } from './modules/services/stages/deployment-stages.repository.ts'
@@ -115,12 +126,17 @@ export function createServices(db: Db, options: ServiceOptions) {
   })
   const { git } = options
   const branchCache = createBranchCache<GitBranch[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
+  // Commits services build (applications): look-ups of full commit ids and listings, dropped with their token as listings are.
+  const commitCache = createBranchCache<GitCommit | GitCommit[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
   const gitTokens = createGitTokensService({
     repo: createGitTokensRepository(db),
     organizations,
     secrets: options.secrets,
     gitApiUrlProblem: git.allowPrivateUrls ? undefined : gitApiUrlProblem,
-    onGitTokenChanged: branchCache.dropGitToken,
+    onGitTokenChanged: (gitTokenId) => {
+      branchCache.dropGitToken(gitTokenId)
+      commitCache.dropGitToken(gitTokenId)
+    },
     listLimit,
   })
   const gitProviderHttp = createProviderHttp(git)
@@ -132,10 +148,27 @@ export function createServices(db: Db, options: ServiceOptions) {
     http: gitProviderHttp,
     timeoutMs: git.timeoutMs,
   })
+  const gitCommits = createGitCommitsService({
+    listGitTokens: gitTokens.listGitTokens,
+    openGitToken: gitTokens.openGitToken,
+    cache: commitCache,
+    http: gitProviderHttp,
+    timeoutMs: git.timeoutMs,
+  })
   const helmRepositories = createHelmRepositoriesService({
     repo: createHelmRepositoriesRepository(db),
     organizations,
     secrets: options.secrets,
+    listLimit,
+  })
+  // Registry URLs follow git tokens' address rules, under the same setting (BERTH_GIT_*).
+  const registryHttp = createRegistryHttpApi({ allowPrivateUrls: git.allowPrivateUrls, timeoutMs: git.timeoutMs })
+  const containerRegistries = createContainerRegistriesService({
+    repo: createContainerRegistriesRepository(db),
+    organizations,
+    secrets: options.secrets,
+    http: registryHttp,
+    allowPrivateUrls: git.allowPrivateUrls,
     listLimit,
   })
   const servicesRepo = createServicesRepository(db)
@@ -144,7 +177,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: servicesRepo,
     stages: stagesRepo,
     kinds: KINDS,
-    lookups: { findGitToken: gitTokens.findGitToken, findHelmRepository: helmRepositories.findHelmRepository },
+    lookups: {
+      findGitToken: gitTokens.findGitToken,
+      findHelmRepository: helmRepositories.findHelmRepository,
+      findContainerRegistry: containerRegistries.findContainerRegistry,
+    },
     requireOrganizationRole: organizations.requireRole,
     requireEnvironment: environments.requireEnvironment,
     listLimit,
@@ -191,10 +228,24 @@ export function createServices(db: Db, options: ServiceOptions) {
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
     onQueued: () => options.onDeploymentQueued?.(),
     listLimit,
+    deploymentLookups: {
+      gitCommit: gitCommits.getCommit,
+      deployedOverrides: async (serviceId) => (await historyRepo.deployedOverrides([serviceId])).get(serviceId),
+    },
+  })
+  // Git pushes deploy (issue 19): a deploy of the pushed commit is what each kind's deploy request makes of `git_commit_id`.
+  const gitWebhooks = createGitWebhooksService({
+    repo: createGitWebhooksRepository(db),
+    secrets: options.secrets,
+    requireOrganizationRole: organizations.requireRole,
+    listPushTargets: servicesRepo.listPushTargets,
+    commitOverrides: (type, commit) => KIND_ROUTES.find((kind) => kind.type === type)?.deploy.overrides({ git_commit_id: commit }) ?? {},
+    deployPushed: deployments.deployPushed,
   })
   return {
     organizations,
     users,
+    gitWebhooks,
     members,
     apiTokens,
     tokenUsage,
@@ -205,8 +256,15 @@ export function createServices(db: Db, options: ServiceOptions) {
     /** Closes the connections kept open to git providers. */
     closeGitProviders: () => gitProviderHttp.close(),
     helmRepositories,
+    containerRegistries,
+    /** Closes the connections kept open to container registries. */
+    closeContainerRegistries: () => registryHttp.close(),
     services,
     helmServices: createHelmServices(services),
+    databaseServices: createDatabaseServices({ core: services, secrets: options.secrets, requireEnvironment: environments.requireEnvironment }),
+    containerServices: createContainerServices(services),
+    applicationServices: createApplicationServices({ core: services, deployedOverrides: historyRepo.deployedOverrides, commits: gitCommits }),
+    jobServices: createJobServices(services, createCronSchedulesRepository(db)),
     deploymentStages,
     variables,
     deploymentHistory,

@@ -93,6 +93,14 @@ const ServiceDetails = Type.Union(
     ),
     Type.Object(
       {
+        database_type: Type.String({ description: 'POSTGRESQL, MYSQL, MONGODB or REDIS' }),
+        version: Type.String(),
+        mode: Type.String({ description: 'CONTAINER or MANAGED' }),
+      },
+      { description: 'Berth extension: DatabaseDeploymentHistoryDetails (the contract shows no database shape)' },
+    ),
+    Type.Object(
+      {
         commit: Type.Optional(Commit),
         repository: Type.Optional(Type.Object({ chart_name: Type.String(), chart_version: Type.String() })),
         git_commit_id: Type.Optional(

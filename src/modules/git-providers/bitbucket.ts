@@ -1,5 +1,7 @@
-import type { GitBranch, GitProviderAdapter } from './git-provider-adapter.ts'
+import { commitNotFound, isoDate, MAX_COMMITS, optionalText, TAGS_PAGE, tagsByCommit, text, withTags } from './commits.ts'
+import type { CommitsRequest, GitBranch, GitCommit, GitProviderAdapter } from './git-provider-adapter.ts'
 import { followPages, nextPageUrl, runTogether } from './pagination.ts'
+import type { ProviderHttp } from './provider-http.ts'
 import { namedItems, type ProviderAnswer, unexpectedAnswer } from './provider-http.ts'
 import { apiRootOf, apiUrl, encodeSegments, isPathSegment, repositorySegments, withQuery } from './provider-urls.ts'
 
@@ -14,6 +16,60 @@ function pageOf(answer: ProviderAnswer): { values: BitbucketBranch[]; next?: unk
   const body = answer.body as { values?: unknown; next?: unknown } | null
   if (typeof body !== 'object' || body === null) throw unexpectedAnswer(label)
   return { values: namedItems<BitbucketBranch>(body.values, label), next: body.next }
+}
+
+interface BitbucketCommit {
+  hash?: unknown
+  date?: unknown
+  message?: unknown
+  author?: { raw?: unknown; user?: { display_name?: unknown; links?: { avatar?: { href?: unknown } } } } | null
+  links?: { html?: { href?: unknown } }
+}
+
+/** A commit of Bitbucket's commits API (https://developer.atlassian.com/cloud/bitbucket/rest/api-group-commits/). */
+function toCommit(item: BitbucketCommit): Omit<GitCommit, 'tag'> {
+  const avatar = optionalText(item.author?.user?.links?.avatar?.href)
+  const page = optionalText(item.links?.html?.href)
+  // `raw` is "Name <email>": the name only, never the address.
+  const rawName = optionalText(item.author?.raw)?.replace(/\s*<[^>]*>\s*$/, '')
+  return {
+    id: text(item.hash, label),
+    authorName: optionalText(item.author?.user?.display_name) ?? rawName ?? '',
+    ...(avatar ? { authorAvatarUrl: avatar } : {}),
+    message: text(item.message, label),
+    createdAt: isoDate(item.date, label),
+    ...(page ? { pageUrl: page } : {}),
+  }
+}
+
+/** The values of one of Bitbucket's paged answers, else 502. */
+function valuesOf(answer: ProviderAnswer): Record<string, unknown>[] {
+  const values = (answer.body as { values?: unknown } | null)?.values
+  if (!Array.isArray(values) || values.some((value) => value === null || typeof value !== 'object')) throw unexpectedAnswer(label)
+  return values
+}
+
+const repositoryPath = (repository: string) => `repositories/${encodeSegments(repository.split('/'))}`
+
+/** The repository's first page of tags (GET …/refs/tags), by the commit each points at. */
+async function tags(http: ProviderHttp, { apiRoot, token, repository, signal }: CommitsRequest): Promise<Map<string, string>> {
+  const url = withQuery(apiUrl(apiRoot, `${repositoryPath(repository)}/refs/tags`), { pagelen: TAGS_PAGE })
+  const answer = await http.getJson({ provider: label, repository, url, headers: { authorization: bitbucketAuthorization(token) }, signal })
+  const items = valuesOf(answer) as { name?: unknown; target?: { hash?: unknown } }[]
+  return tagsByCommit(items.map((item) => [text(item.target?.hash, label), text(item.name, label)]))
+}
+
+/** The ref as given, or the repository's main branch (Bitbucket's commit listing without one lists every branch). */
+async function refOrMainBranch(http: ProviderHttp, { apiRoot, token, repository, signal, ref }: CommitsRequest): Promise<string> {
+  if (ref !== null) return ref
+  const answer = await http.getJson({
+    provider: label,
+    repository,
+    url: apiUrl(apiRoot, repositoryPath(repository)),
+    headers: { authorization: bitbucketAuthorization(token) },
+    signal,
+  })
+  return text((answer.body as { mainbranch?: { name?: unknown } } | null)?.mainbranch?.name, label)
 }
 
 /**
@@ -75,5 +131,48 @@ export const bitbucket: GitProviderAdapter = {
           ...(typeof branch.target?.hash === 'string' ? { commitId: branch.target.hash } : {}),
         }),
       )
+  },
+
+  // Tags first: a repository Bitbucket does not know is a 404 there, so that a missing commit is told apart.
+  async getCommit(http, request) {
+    const { apiRoot, token, repository, signal } = request
+    const tagged = await tags(http, request)
+    const ref = await refOrMainBranch(http, request)
+    // GET …/commit/{commit} takes a commit id or a branch name.
+    const url = apiUrl(apiRoot, `${repositoryPath(repository)}/commit/${encodeURIComponent(ref)}`)
+    const missing = () => commitNotFound(label, repository, ref)
+    const answer = await http.getJson({
+      provider: label,
+      repository,
+      url,
+      headers: { authorization: bitbucketAuthorization(token) },
+      signal,
+      missing,
+    })
+    if (answer.body === null || typeof answer.body !== 'object') throw missing()
+    return withTags([toCommit(answer.body as BitbucketCommit)], tagged)[0]!
+  },
+
+  // GET …/commits/{revision}?pagelen=: the commits reachable from the revision, newest first.
+  async listCommits(http, request) {
+    const { apiRoot, token, repository, signal, limit } = request
+    const tagged = await tags(http, request)
+    const ref = await refOrMainBranch(http, request)
+    const url = withQuery(apiUrl(apiRoot, `${repositoryPath(repository)}/commits/${encodeURIComponent(ref)}`), {
+      pagelen: Math.min(limit, MAX_COMMITS),
+    })
+    const missing = () => commitNotFound(label, repository, ref)
+    const answer = await http.getJson({
+      provider: label,
+      repository,
+      url,
+      headers: { authorization: bitbucketAuthorization(token) },
+      signal,
+      missing,
+    })
+    return withTags(
+      valuesOf(answer).map((item) => toCommit(item as BitbucketCommit)),
+      tagged,
+    )
   },
 }

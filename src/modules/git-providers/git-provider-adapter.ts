@@ -19,7 +19,25 @@ export interface ListBranchesRequest {
   signal: AbortSignal
 }
 
-/** One git provider's REST API, as far as branch listing needs it. */
+/** A commit as a provider describes it (contract 2.9), with the tag that points at it ('' when none is known). */
+export interface GitCommit {
+  id: string
+  authorName: string
+  authorAvatarUrl?: string
+  message: string
+  /** ISO 8601, as the provider dates the commit. */
+  createdAt: string
+  tag: string
+  pageUrl?: string
+}
+
+/** What a commit look-up or listing asks for, beside the repository and credentials of a branch listing. */
+export interface CommitsRequest extends ListBranchesRequest {
+  /** A commit id or a branch name; null: the repository's default branch. */
+  ref: string | null
+}
+
+/** One git provider's REST API, as far as branch listing and commits need it. */
 export interface GitProviderAdapter {
   /** The provider's name for people, used in messages. */
   readonly label: string
@@ -29,4 +47,8 @@ export interface GitProviderAdapter {
   repository(name: string, workspace: string | null): { path: string } | { problem: string }
   /** Every branch of the repository, following the provider's pagination to the end. */
   listBranches(http: ProviderHttp, request: ListBranchesRequest): Promise<GitBranch[]>
+  /** The commit `ref` names (a branch: its head), with its tag; 400 at `/git_commit_id` when the provider knows no such commit. */
+  getCommit(http: ProviderHttp, request: CommitsRequest): Promise<GitCommit>
+  /** The newest `limit` commits reachable from `ref` (at most 100, one page), newest first, with their tags. */
+  listCommits(http: ProviderHttp, request: CommitsRequest & { limit: number }): Promise<GitCommit[]>
 }

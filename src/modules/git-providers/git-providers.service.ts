@@ -37,7 +37,7 @@ export interface BranchListingInput {
   gitTokenId: string | null
 }
 
-const ADAPTERS: Record<GitProvider, GitProviderAdapter> = { GITHUB: github, GITLAB: gitlab, BITBUCKET: bitbucket }
+export const ADAPTERS: Record<GitProvider, GitProviderAdapter> = { GITHUB: github, GITLAB: gitlab, BITBUCKET: bitbucket }
 
 const tokenQueryError = (message: string) => validationFailed([{ path: '/gitTokenId', message, location: 'query' }])
 
@@ -73,7 +73,7 @@ function uniqueByName(branches: GitBranch[]): GitBranch[] {
  * promise fails with 504 then at the latest, whatever is still running, so that requests sharing
  * the listing never wait longer.
  */
-async function withDeadline<T>(timeoutMs: number, timedOut: () => AppError, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withDeadline<T>(timeoutMs: number, timedOut: () => AppError, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const deadline = AbortSignal.timeout(timeoutMs)
   let onAbort = () => {}
   const expired = new Promise<never>((_, reject) => {

@@ -1,6 +1,8 @@
 import { AppError } from '#src/platform/http/errors.ts'
-import type { GitBranch, GitProviderAdapter } from './git-provider-adapter.ts'
+import { commitNotFound, isoDate, MAX_COMMITS, objects, optionalText, TAGS_PAGE, tagsByCommit, text, withTags } from './commits.ts'
+import type { CommitsRequest, GitBranch, GitCommit, GitProviderAdapter } from './git-provider-adapter.ts'
 import { followPages, MAX_PAGES, mapConcurrently, nextPageUrl } from './pagination.ts'
+import type { ProviderHttp } from './provider-http.ts'
 import { namedItems, type ProviderAnswer } from './provider-http.ts'
 import { apiRootOf, apiUrl, repositorySegments, withQuery } from './provider-urls.ts'
 
@@ -13,6 +15,47 @@ interface GitLabBranch {
   default?: boolean
   protected?: boolean
   commit?: { id?: string }
+}
+
+interface GitLabCommit {
+  id?: unknown
+  message?: unknown
+  author_name?: unknown
+  authored_date?: unknown
+  created_at?: unknown
+  web_url?: unknown
+}
+
+/** A commit of GitLab's commits API (https://docs.gitlab.com/api/commits/). */
+function toCommit(item: GitLabCommit): Omit<GitCommit, 'tag'> {
+  const page = optionalText(item.web_url)
+  return {
+    id: text(item.id, label),
+    authorName: optionalText(item.author_name) ?? '',
+    message: text(item.message, label),
+    createdAt: isoDate(item.authored_date ?? item.created_at, label),
+    ...(page ? { pageUrl: page } : {}),
+  }
+}
+
+const projectPath = (repository: string) => `projects/${encodeURIComponent(repository)}/repository`
+
+/** The project's first page of tags (GET /projects/:id/repository/tags), by the commit each points at. */
+async function tags(http: ProviderHttp, { apiRoot, token, repository, signal }: CommitsRequest): Promise<Map<string, string>> {
+  const url = withQuery(apiUrl(apiRoot, `${projectPath(repository)}/tags`), { per_page: TAGS_PAGE })
+  const answer = await http.getJson({ provider: label, repository, url, headers: { authorization: `Bearer ${token}` }, signal })
+  const items = objects(answer.body, label) as { name?: unknown; commit?: { id?: unknown } }[]
+  return tagsByCommit(items.map((item) => [text(item.commit?.id, label), text(item.name, label)]))
+}
+
+/** GET /projects/:id/repository/commits?ref_name=: newest first, from the default branch without a ref. */
+async function commits(http: ProviderHttp, request: CommitsRequest & { limit: number }): Promise<Omit<GitCommit, 'tag'>[]> {
+  const { apiRoot, token, repository, signal, ref, limit } = request
+  const query = { per_page: Math.min(limit, MAX_COMMITS), ...(ref === null ? {} : { ref_name: ref }) }
+  const url = withQuery(apiUrl(apiRoot, `${projectPath(repository)}/commits`), query)
+  const missing = () => commitNotFound(label, repository, ref ?? 'HEAD')
+  const answer = await http.getJson({ provider: label, repository, url, headers: { authorization: `Bearer ${token}` }, signal, missing })
+  return objects(answer.body, label).map((item) => toCommit(item as GitLabCommit))
 }
 
 const pageNumber = (text: string | null): number | undefined => (text && /^\d+$/.test(text.trim()) ? Number(text) : undefined)
@@ -69,5 +112,28 @@ export const gitlab: GitProviderAdapter = {
           ...(typeof branch.protected === 'boolean' ? { protected: branch.protected } : {}),
         }),
       )
+  },
+
+  // Tags first: a project GitLab does not know is a 404 there, so that a missing commit is told apart.
+  async getCommit(http, request) {
+    const { apiRoot, token, repository, signal, ref } = request
+    const tagged = await tags(http, request)
+    const missing = () => commitNotFound(label, repository, ref ?? 'HEAD')
+    // Without a ref, the default branch's head: the first of its commits.
+    if (ref === null) {
+      const [head] = await commits(http, { ...request, limit: 1 })
+      if (!head) throw missing()
+      return withTags([head], tagged)[0]!
+    }
+    // GET /projects/:id/repository/commits/:sha takes a commit id, a branch or a tag.
+    const url = apiUrl(apiRoot, `${projectPath(repository)}/commits/${encodeURIComponent(ref)}`)
+    const answer = await http.getJson({ provider: label, repository, url, headers: { authorization: `Bearer ${token}` }, signal, missing })
+    if (answer.body === null || typeof answer.body !== 'object') throw missing()
+    return withTags([toCommit(answer.body as GitLabCommit)], tagged)[0]!
+  },
+
+  async listCommits(http, request) {
+    const tagged = await tags(http, request)
+    return withTags(await commits(http, request), tagged)
   },
 }

@@ -11,6 +11,8 @@ export interface ProviderCall {
   headers: Record<string, string>
   /** The listing's deadline (and its abort when a sibling call fails): every call has one. */
   signal: AbortSignal
+  /** The error for a 404, 410 or 422 when the call names something inside the repository (a commit), rather than the repository's. */
+  missing?: () => AppError
 }
 
 export interface ProviderAnswer {
@@ -119,6 +121,10 @@ export function createProviderHttp(settings: { allowPrivateUrls: boolean }, cloc
       try {
         const { response, url } = await fetchFollowingSameOrigin(call, context)
         if (!response.ok) {
+          if (call.missing && [404, 410, 422].includes(response.status)) {
+            await response.body?.cancel()
+            throw call.missing()
+          }
           // GitHub's secondary rate limits are 403s that only the message tells apart.
           let message: string | undefined
           if (response.status === 403) message = await errorMessage(response)

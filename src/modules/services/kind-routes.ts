@@ -19,8 +19,12 @@ export interface KindRoutes {
   deploy: { body: TSchema; description: string; overrides(body: unknown): object }
   /** The query the platform's deploy and redeploy take (accepted for compatibility). */
   actionQuery?: TSchema
+  /** What the deploy and redeploy query asks beyond the configuration (a job's `forceEvent`); nothing when absent. */
+  queryOverrides?(query: unknown): object
   /** Whether the kind has an uninstall action (`/helm/{id}/uninstall`). */
   uninstall: boolean
+  /** Whether the kind has the reference's reboot action (`/application/{id}/restart-service`, trigger RESTART as a redeploy). */
+  reboot?: boolean
   /** The reference's response shape of one service of the kind, and the mapping to it. */
   response: { schema: TSchema; of(service: ServiceRecord): object }
   /** The member of the reference's bulk requests and status lists that names the kind's services. */

@@ -1,4 +1,6 @@
 import type { RunnableTrigger, ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { CommitSource } from '#src/modules/git-providers/git-commits.service.ts'
+import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
@@ -8,15 +10,18 @@ import type { FieldError } from '#src/platform/http/errors.ts'
 // statuses and history; a kind owns its configuration and what deploying it means.
 
 /** Something a configuration points at, kept as a foreign key so that it is counted and cannot vanish under the service. */
-export type ServiceReference = { field: string } & ({ gitTokenId: string } | { helmRepositoryId: string })
+export type ServiceReference = { field: string } & ({ gitTokenId: string } | { helmRepositoryId: string } | { containerRegistryId: string })
 
 /** A reference as reads return it, with the name (and address) of what it points at. */
 export interface ResolvedReference {
   field: string
   gitTokenId: string | null
   helmRepositoryId: string | null
+  containerRegistryId: string | null
   name: string
   url: string | null
+  /** A container registry's kind (ContainerRegistryKindEnum); null for other references. */
+  registryKind?: string | null
 }
 
 /** A stored service: the core columns and its kind's configuration. */
@@ -41,6 +46,8 @@ export type ServiceSummary = Omit<ServiceRecord, 'configuration' | 'references'>
 
 /** What a create or an edit stores, as the kind made it from the request. */
 export interface PreparedService<Config> {
+  /** The id a create gives the service, when the kind needs to know it beforehand (a database's host names it). */
+  id?: string
   name: string
   configuration: Config
   references: ServiceReference[]
@@ -50,6 +57,7 @@ export interface PreparedService<Config> {
 export interface ServiceLookups {
   findGitToken(organizationId: string, gitTokenId: string): Promise<{ type: string } | undefined>
   findHelmRepository(organizationId: string, helmRepositoryId: string): Promise<object | undefined>
+  findContainerRegistry(organizationId: string, containerRegistryId: string): Promise<{ kind: string; url: string } | undefined>
 }
 
 /** What a kind may look at while it checks a write. */
@@ -76,6 +84,40 @@ export interface ServiceSnapshot<Config = unknown> {
   variables: SnapshotVariable[]
   /** Names the variable rows they came from (berth_service_variables_fingerprint). */
   variablesFingerprint: string
+}
+
+/** A git branch a service deploys from: a push to it deploys the service when the service has `auto_deploy` on. */
+export interface FollowedBranch {
+  provider: 'GITHUB' | 'GITLAB' | 'BITBUCKET'
+  /** The repository's owner (a GitLab group path may hold slashes) and name, as its URL gives them. */
+  owner: string
+  name: string
+  /** Null: the repository's default branch, as the push event names it (README, "Deploying on git push"). */
+  branch: string | null
+  /** Whether pushes deploy the service (the configuration's `auto_deploy`). */
+  autoDeploy: boolean
+}
+
+/** What a kind may consult while it resolves what a deployment builds (`resolveOverrides`). */
+export interface DeploymentLookups {
+  /** The commit `ref` names at the repository's provider (a commit id or a branch; null: the default branch). */
+  gitCommit(source: CommitSource, ref: string | null): Promise<GitCommit>
+  /** What the service's last successful deploy or redeploy added to its configuration (its snapshot's overrides), if any. */
+  deployedOverrides(serviceId: string): Promise<Record<string, unknown> | undefined>
+}
+
+/** The deployment a kind resolves overrides for. */
+export interface ResolveContext {
+  organizationId: string
+  serviceId: string
+  trigger: RunnableTrigger
+  lookups: DeploymentLookups
+}
+
+/** The deployment a history entry's `details` describe. */
+export interface DetailsContext {
+  /** The deployment's id (`execution_id`), fixed before the services are planned. */
+  executionId: string
 }
 
 /** A step of what an executor does to a service, with the lines it reports. */
@@ -105,11 +147,20 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   prepare(context: PrepareContext<Config>, input: Input): Promise<PreparedService<Config>>
   /** What a deploy request asks that this configuration cannot give. */
   overrideErrors(configuration: Config, overrides: Overrides): FieldError[]
+  /**
+   * Resolves what a trigger asked (a commit id, nothing for a branch's head) into what the
+   * deployment builds (the commit as the provider describes it), before the snapshot and the
+   * history entry are written: they keep what this returns. Runs outside any lock, and may call
+   * out (a git provider); what it throws is the trigger's answer, and nothing is queued.
+   */
+  resolveOverrides?(configuration: Config, overrides: Overrides, context: ResolveContext): Promise<Overrides>
   /** The history entry's `details` (contract 2.7) of a deployment of this configuration. */
-  details(configuration: Config, overrides: Overrides): Record<string, unknown>
+  details(configuration: Config, overrides: Overrides, deployment?: DetailsContext): Record<string, unknown>
   iconUri(configuration: Config): string
   /** Whether the simulated executor fails this action (README, "Simulated deployments"). */
   simulatesFailure(configuration: Config, trigger: RunnableTrigger): boolean
+  /** The git branch this configuration builds or takes its chart from; undefined when none (an image, a chart repository). */
+  followedBranch?(configuration: Config): FollowedBranch | undefined
   /** What an executor does for `action`, step by step, as it reports it; never a secret value. */
   plan(snapshot: ServiceSnapshot<Config>, action: RunnableTrigger): PlannedStep[]
 }

@@ -11,10 +11,12 @@ type Queries = Db | Transaction<Database>
 const referencesOf = sql<ResolvedReference[]>`coalesce((
   select json_agg(json_build_object(
     'field', r.field, 'gitTokenId', r.git_token_id, 'helmRepositoryId', r.helm_repository_id,
-    'name', coalesce(g.name, h.name), 'url', h.url) order by r.field)
+    'containerRegistryId', r.container_registry_id,
+    'name', coalesce(g.name, h.name, c.name), 'url', coalesce(h.url, c.url), 'registryKind', c.kind) order by r.field)
   from service_references r
   left join git_tokens g on g.id = r.git_token_id
   left join helm_repositories h on h.id = r.helm_repository_id
+  left join container_registries c on c.id = r.container_registry_id
   where r.service_id = s.id), '[]')`
 
 /** Thrown inside a create's transaction to roll it back when the environment is full. */
@@ -38,12 +40,17 @@ export interface ServicePage {
 
 /** The core columns a create sets. */
 export interface NewService {
+  /** Made by the database when absent. */
+  id?: string
   organizationId: string
   environmentId: string
   kind: ServiceType
   name: string
   deploymentStageId: string
   configuration: unknown
+  /** Where a push deploys it (push-targets.ts). */
+  pushRepository: string | null
+  pushBranch: string | null
 }
 
 async function writeReferences(trx: Queries, serviceId: string, references: ServiceReference[]): Promise<void> {
@@ -57,6 +64,7 @@ async function writeReferences(trx: Queries, serviceId: string, references: Serv
         field: reference.field,
         gitTokenId: 'gitTokenId' in reference ? reference.gitTokenId : null,
         helmRepositoryId: 'helmRepositoryId' in reference ? reference.helmRepositoryId : null,
+        containerRegistryId: 'containerRegistryId' in reference ? reference.containerRegistryId : null,
       })),
     )
     .execute()
@@ -187,7 +195,7 @@ export function createServicesRepository(db: Db) {
     async update(
       organizationId: string,
       serviceId: string,
-      changes: { name: string; configuration: unknown; references: ServiceReference[] },
+      changes: { name: string; configuration: unknown; references: ServiceReference[]; pushRepository: string | null; pushBranch: string | null },
       expectedVersion?: number,
     ): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
@@ -196,6 +204,8 @@ export function createServicesRepository(db: Db) {
           .set((eb) => ({
             name: changes.name,
             configuration: JSON.stringify(changes.configuration),
+            pushRepository: changes.pushRepository,
+            pushBranch: changes.pushBranch,
             version: eb('version', '+', 1),
             updatedAt: new Date(),
           }))
@@ -207,6 +217,25 @@ export function createServicesRepository(db: Db) {
         await writeReferences(trx, serviceId, changes.references)
         return true
       })
+    },
+
+    /**
+     * The organization's services a push to `branch` of `repository` (a `repositoryKey`) deploys:
+     * those following that branch, and those following the default branch when `branch` is it.
+     * Found by index; only their configurations are read.
+     */
+    async listPushTargets(organizationId: string, repository: string, branch: string, defaultBranch: string | undefined): Promise<ServiceRecord[]> {
+      const rows = await selectRecords()
+        .where('s.organizationId', '=', organizationId)
+        .where('s.pushRepository', '=', repository)
+        .where((eb) =>
+          defaultBranch === branch ? eb.or([eb('s.pushBranch', '=', branch), eb('s.pushBranch', 'is', null)]) : eb('s.pushBranch', '=', branch),
+        )
+        .orderBy('s.environmentId')
+        .orderBy((eb) => eb.fn('lower', ['s.name']))
+        .orderBy('s.id')
+        .execute()
+      return rows.map(toRecord)
     },
 
     async delete(organizationId: string, serviceId: string): Promise<boolean> {

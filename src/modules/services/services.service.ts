@@ -7,6 +7,7 @@ import { AppError, notFound, validationFailed } from '#src/platform/http/errors.
 import { type CappedList, DEFAULT_LIST_LIMIT, DEFAULT_LIST_MAX_BYTES } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
+import { pushTargetOf } from './push-targets.ts'
 import type { AnyServiceKind, PreparedService, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
 import type { ServicesRepository } from './services.repository.ts'
 import type { DeploymentStagesRepository } from './stages/deployment-stages.repository.ts'
@@ -63,6 +64,13 @@ function checkConfigurationSize(configuration: unknown, maxBytes: number): void 
 const stale = (kind: AnyServiceKind) =>
   new AppError('precondition_failed', `the ${kind.noun} service changed since you read it (If-Match); read it again and retry`)
 
+/** The reference each foreign key of `service_references` guards. */
+const REFERENCE_COLUMNS = new Map([
+  ['service_references_git_token_id_fkey', 'gitTokenId'],
+  ['service_references_helm_repository_id_fkey', 'helmRepositoryId'],
+  ['service_references_container_registry_id_fkey', 'containerRegistryId'],
+])
+
 /**
  * A write that lost a race with a delete: the environment is gone (404), or something the
  * configuration references was deleted after it was checked (400 at the fields that name it).
@@ -73,12 +81,7 @@ function referenceGone(kindPaths: Record<string, string>, prepared: PreparedServ
     // The environment (or its organization) was deleted under the write, the service's default stage with it.
     if (constraint !== undefined && /^(services|deployment_stages)_(environment|organization)_id_fkey$/.test(constraint))
       throw notFound('environment')
-    const column =
-      constraint === 'service_references_git_token_id_fkey'
-        ? 'gitTokenId'
-        : constraint === 'service_references_helm_repository_id_fkey'
-          ? 'helmRepositoryId'
-          : undefined
+    const column = constraint === undefined ? undefined : REFERENCE_COLUMNS.get(constraint)
     if (column === undefined) throw error
     const errors = prepared.references
       .filter((reference) => column in reference)
@@ -175,11 +178,13 @@ export function createServicesService(deps: ServicesDeps) {
         () =>
           repo.insert(
             {
+              ...(prepared.id === undefined ? {} : { id: prepared.id }),
               organizationId: environment.organizationId,
               environmentId: environment.id,
               kind: type,
               name: prepared.name,
               configuration: prepared.configuration,
+              ...pushTargetOf(kind, prepared.configuration),
             },
             prepared.references,
             (trx) => stages.defaultStageId(trx, environment.organizationId, environment.id, type),
@@ -208,7 +213,13 @@ export function createServicesService(deps: ServicesDeps) {
       const updated = await withUniqueName(
         'services_name_key',
         () => nameTaken(prepared.name),
-        () => repo.update(service.organizationId, service.id, prepared, ifMatch ? service.version : undefined),
+        () =>
+          repo.update(
+            service.organizationId,
+            service.id,
+            { ...prepared, ...pushTargetOf(kind, prepared.configuration) },
+            ifMatch ? service.version : undefined,
+          ),
       ).catch(referenceGone(kind.referencePaths, prepared))
       if (!updated) {
         if (!(await repo.findById(service.id))) throw notFound(kind.noun)

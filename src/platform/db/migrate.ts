@@ -12,6 +12,10 @@ import * as tokenLineage from './migrations/0009-token-lineage.ts'
 import * as variables from './migrations/0010-variables.ts'
 import * as historyChanges from './migrations/0011-history-changes.ts'
 import * as serviceConfigurationBytes from './migrations/0012-service-configuration-bytes.ts'
+import * as containerRegistries from './migrations/0013-container-registries.ts'
+import * as cronJobSchedules from './migrations/0015-cron-job-schedules.ts'
+import * as databaseBuiltIns from './migrations/0017-database-built-ins.ts'
+import * as gitWebhooks from './migrations/0018-git-webhooks.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -27,6 +31,10 @@ const migrations: Record<string, Migration> = {
   '0010-variables': variables,
   '0011-history-changes': historyChanges,
   '0012-service-configuration-bytes': serviceConfigurationBytes,
+  '0013-container-registries': containerRegistries,
+  '0017-database-built-ins': databaseBuiltIns,
+  '0018-git-webhooks': gitWebhooks,
+  '0015-cron-job-schedules': cronJobSchedules,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -11,6 +11,7 @@ export interface Database {
   environments: EnvironmentsTable
   gitTokens: GitTokensTable
   helmRepositories: HelmRepositoriesTable
+  containerRegistries: ContainerRegistriesTable
   deploymentStages: DeploymentStagesTable
   services: ServicesTable
   serviceReferences: ServiceReferencesTable
@@ -20,6 +21,10 @@ export interface Database {
   deploymentRequests: DeploymentRequestsTable
   serviceDeployments: ServiceDeploymentsTable
   environmentHistoryVersions: EnvironmentHistoryVersionsTable
+  gitWebhookSecrets: GitWebhookSecretsTable
+  gitWebhookDeliveries: GitWebhookDeliveriesTable
+  cronJobSchedules: CronJobSchedulesTable
+  jobAdvancedSettings: JobAdvancedSettingsTable
 }
 
 /** Set by the database on insert. */
@@ -157,6 +162,21 @@ export interface HelmRepositoriesTable {
   updatedAt: UpdatedAt
 }
 
+export interface ContainerRegistriesTable {
+  id: Generated<string>
+  organizationId: string
+  name: string
+  kind: string
+  description: string | null
+  url: string
+  /** The config fields safe to return. */
+  config: ColumnType<Record<string, string>, string | undefined, string>
+  /** The secret config fields as sealed JSON; never returned. */
+  secretsSealed: Buffer | null
+  createdAt: CreatedAt
+  updatedAt: UpdatedAt
+}
+
 /** JSON columns are written as JSON text and read back parsed. */
 type Json<T> = ColumnType<T, string, string>
 
@@ -189,6 +209,10 @@ export interface ServicesTable {
   version: Generated<number>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
+  /** The repository a push to which deploys the service, `github:owner/name` in lower case; null: none (migration 0018). */
+  pushRepository: Generated<string | null>
+  /** The branch of `pushRepository` that deploys it; null: the repository's default branch. */
+  pushBranch: Generated<string | null>
 }
 
 /** What a service's configuration references, as real foreign keys: counted, and protected from deletion. */
@@ -197,6 +221,7 @@ export interface ServiceReferencesTable {
   field: string
   gitTokenId: string | null
   helmRepositoryId: string | null
+  containerRegistryId: string | null
 }
 
 /** A service as a deployment deploys it, fixed at the trigger. */
@@ -303,4 +328,40 @@ export interface ServiceDeploymentsTable {
 export interface EnvironmentHistoryVersionsTable {
   environmentId: string
   version: ColumnType<string, string, string>
+}
+
+/** Each organization's secret that git providers sign webhook deliveries with (migration 0018). */
+export interface GitWebhookSecretsTable {
+  organizationId: string
+  /** Sealed with the server's secret key; shown only to ADMINs. */
+  secretSealed: Buffer
+  createdAt: CreatedAt
+  rotatedAt: Date
+}
+
+/** Webhook deliveries acted on, remembered for a while so that a replay does nothing (migration 0018). */
+export interface GitWebhookDeliveriesTable {
+  organizationId: string
+  provider: string
+  deliveryId: string
+  receivedAt: CreatedAt
+}
+
+/** A deployed cron job's schedule and the next time it fires (migration 0015). */
+export interface CronJobSchedulesTable {
+  serviceId: string
+  environmentId: string
+  scheduledAt: string
+  timezone: string
+  nextFireAt: Date
+  fired: Generated<number>
+  lastFiredAt: Date | null
+  updatedAt: UpdatedAt
+}
+
+/** A job's advanced settings as last written (migration 0015). */
+export interface JobAdvancedSettingsTable {
+  serviceId: string
+  settings: ColumnType<Record<string, unknown>, string, string>
+  updatedAt: UpdatedAt
 }

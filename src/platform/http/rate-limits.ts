@@ -18,6 +18,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Health probes: load balancers call them often, and must not be refused for it. */
     unlimited?: boolean
+    /**
+     * Git webhooks: the credential is a provider's signature, and one provider address delivers for
+     * every organization, so that one organization's wrong secret must not lock the others out.
+     * Their 401s are neither counted nor refused as failed authentications of the address.
+     */
+    providerSigned?: boolean
   }
 }
 
@@ -82,7 +88,7 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
       setRateLimitHeaders(reply, 'address', windowS, state)
       if (state.isExceeded) throw tooMany('requests from this address', state)
     }
-    if (failedAuths && !request.routeOptions.config.public) {
+    if (failedAuths && !request.routeOptions.config.public && !request.routeOptions.config.providerSigned) {
       // A peek counts nothing: the limit is reached once the failures already counted fill it.
       const state = await failedAuths(request, { increment: false })
       if (state.remaining === 0) throw tooMany('failed authentications from this address', state)
@@ -91,7 +97,7 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
   if (failedAuths) {
     // Fastify's callback form: no promise for the responses that are not 401s.
     app.addHook('onResponse', (request, reply, done) => {
-      if (reply.statusCode !== 401) return done()
+      if (reply.statusCode !== 401 || request.routeOptions.config.providerSigned) return done()
       failedAuths(request).then(() => done(), done)
     })
   }

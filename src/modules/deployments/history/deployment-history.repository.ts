@@ -177,6 +177,24 @@ export function createDeploymentHistoryRepository(db: Db) {
       return new Map(rows.map((row) => [row.serviceId, row.current]))
     },
 
+    /**
+     * For each service, what its last successful deploy or redeploy added to its configuration (its
+     * snapshot's overrides, such as the commit it built); services never deployed are absent.
+     */
+    async deployedOverrides(serviceIds: string[]): Promise<Map<string, Record<string, unknown>>> {
+      if (serviceIds.length === 0) return new Map()
+      const { rows } = await sql<{ serviceId: string; overrides: Record<string, unknown> }>`
+        select ids.id as "serviceId", snap.overrides
+        from unnest(${serviceIds}::uuid[]) as ids(id)
+        join lateral (
+          select d.execution_id from service_deployments d
+          where d.service_id = ids.id and d.action_status = 'SUCCESS' and d.trigger_action in ('DEPLOY', 'RESTART')
+          order by d.created_at desc, d.execution_id desc limit 1
+        ) last on true
+        join deployment_snapshots snap on snap.execution_id = last.execution_id and snap.service_id = ids.id`.execute(db)
+      return new Map(rows.map((row) => [row.serviceId, row.overrides]))
+    },
+
     /** For each service, the unfinished runs of the environment that include it, oldest first (services with none are absent). */
     async unfinishedWithServices(environmentId: string, serviceIds: string[]): Promise<Map<string, string[]>> {
       const byService = new Map<string, string[]>()

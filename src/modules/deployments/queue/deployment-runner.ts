@@ -58,6 +58,11 @@ const CLOCK_MAX_ROUND_TRIP_MS = 100
 /** The longest wait between two attempts to save a step while the database is unreachable. */
 const SAVE_RETRY_MS = 500
 
+/** The longest a runner waits between two looks for cron ticks that came (it looks at every poll when polls are closer). */
+const SCHEDULE_CHECK_MS = 1_000
+/** The most cron ticks one look fires, in one transaction. */
+const SCHEDULE_BATCH = 20
+
 /** How often a runner deletes the log lines past their retention. */
 const LOG_PRUNE_EVERY_MS = 3_600_000
 
@@ -332,13 +337,43 @@ export function createDeploymentRunner(deps: {
     if (pruned > 0) log.info({ pruned }, 'deleted deployment log lines past their retention')
   }
 
+  /**
+   * Queues the runs of cron jobs whose tick came (schedules/cron-firing.ts), whether or not this
+   * runner has room to run them: any runner may. True when it queued some.
+   */
+  let lastScheduleCheckAt = Number.NEGATIVE_INFINITY
+  // A database outage fails both polls until it ends: told once for the runner, not at every retry.
+  let pollFailing = false
+  function pollFailed(error: unknown): void {
+    if (!pollFailing) log.warn({ err: error }, 'could not look for deployments or cron jobs to run; will retry')
+    pollFailing = true
+  }
+
+  async function fireSchedules(): Promise<boolean> {
+    // A stand-in repository without schedules (some tests') leaves them out.
+    if (typeof runs.fireDueSchedules !== 'function') return false
+    if (Date.now() - lastScheduleCheckAt < Math.min(options.pollMs, SCHEDULE_CHECK_MS)) return false
+    lastScheduleCheckAt = Date.now()
+    try {
+      const fired = await runs.fireDueSchedules(SCHEDULE_BATCH, log)
+      pollFailing = false
+      if (fired > 0) log.info({ fired }, 'queued the runs of cron jobs whose tick came')
+      return fired > 0
+    } catch (error) {
+      pollFailed(error)
+      return false
+    }
+  }
+
   async function work(): Promise<void> {
     while (!stopping) {
+      await fireSchedules()
       if (working.size < options.concurrency) {
         try {
           await checkClock()
           await pruneLogs()
           const claimed = await runs.claim(runnerId, options.leaseMs, interrupt)
+          pollFailing = false
           if (claimed.kind === 'interrupted') {
             log.warn(
               { executionId: claimed.run.id, environmentId: claimed.run.environmentId, lostRunner: claimed.lostRunner },
@@ -351,7 +386,7 @@ export function createDeploymentRunner(deps: {
             continue
           }
         } catch (error) {
-          log.warn({ err: error }, 'could not look for deployments to run; will retry')
+          pollFailed(error)
         }
       }
       await idle()

@@ -7,6 +7,8 @@ import type { Database } from '#src/platform/db/schema.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import { type ServiceType, type State, UNFINISHED } from '../deployment-states.ts'
 import { HISTORY_CHANNEL } from '../history/history-versions.ts'
+import { type FiringLog, fireDueSchedules } from '../schedules/cron-firing.ts'
+import { recordFinishedRun } from '../schedules/cron-schedules.repository.ts'
 import { type DeploymentRun, isFinished, SERVICE_GONE, skipServices, withPreviousStates } from './deployment-progress.ts'
 import { databaseNow, finishedStates, latestServiceEntry, runColumns, serviceIdsOf, toRun, writeEntries } from './deployment-rows.ts'
 
@@ -131,6 +133,47 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
 
 export type LockedQueue = ReturnType<typeof lockedQueue>
 
+/**
+ * Runs `work` in `trx` with the environment's row locked (after a key share lock on its
+ * organization, in the order deletes take them). Resolves undefined when the environment is gone.
+ */
+export async function lockEnvironmentIn<T>(
+  trx: Transaction<Database>,
+  environmentId: string,
+  work: (queue: LockedQueue, next: () => Promise<{ seq: string; createdAt: string }>) => Promise<T>,
+): Promise<T | undefined> {
+  // Its organization first, as deletes lock an organization before its projects and
+  // environments: a trigger waits for a delete under way rather than holding the
+  // environment that delete wants next (the run's rows lock the organization too).
+  const organization = await trx
+    .selectFrom('organizations')
+    .select('id')
+    .where(sql<boolean>`id = (select organization_id from environments where id = ${environmentId})`)
+    .forKeyShare()
+    .executeTakeFirst()
+  if (!organization) return undefined
+  const locked = await trx.selectFrom('environments').select('deploymentSeq').where('id', '=', environmentId).forNoKeyUpdate().executeTakeFirst()
+  if (!locked) return undefined
+  const next = async () => {
+    const { seq, createdAt } = await trx
+      .updateTable('environments')
+      .set((eb) => ({ deploymentSeq: sql<string>`${eb.ref('deploymentSeq')} + 1` }))
+      .where('id', '=', environmentId)
+      .returning((eb) => [
+        'deploymentSeq as seq',
+        sql<Date>`greatest(clock_timestamp(), (${eb
+          .selectFrom('deploymentRequests')
+          .select(sql`created_at + interval '1 millisecond'`.as('after'))
+          .where('environmentId', '=', environmentId)
+          // RETURNING sees the row as updated: the previous run is the one numbered one less.
+          .where('seq', '=', sql<string>`environments.deployment_seq - 1`)}))`.as('createdAt'),
+      ])
+      .executeTakeFirstOrThrow()
+    return { seq, createdAt: createdAt.toISOString() }
+  }
+  return work(lockedQueue(trx, environmentId), next)
+}
+
 export type ClaimOutcome =
   | { kind: 'none' }
   | { kind: 'claimed'; stored: StoredRun }
@@ -200,44 +243,17 @@ export function createDeploymentRunsRepository(db: Db) {
       return environmentTurns.run(environmentId, () =>
         historyTransaction(async (trx, changes) => {
           changes(environmentId)
-          // Its organization first, as deletes lock an organization before its projects and
-          // environments: a trigger waits for a delete under way rather than holding the
-          // environment that delete wants next (the run's rows lock the organization too).
-          const organization = await trx
-            .selectFrom('organizations')
-            .select('id')
-            .where(sql<boolean>`id = (select organization_id from environments where id = ${environmentId})`)
-            .forKeyShare()
-            .executeTakeFirst()
-          if (!organization) return undefined
-          const locked = await trx
-            .selectFrom('environments')
-            .select('deploymentSeq')
-            .where('id', '=', environmentId)
-            .forNoKeyUpdate()
-            .executeTakeFirst()
-          if (!locked) return undefined
-          const next = async () => {
-            const { seq, createdAt } = await trx
-              .updateTable('environments')
-              .set((eb) => ({ deploymentSeq: sql<string>`${eb.ref('deploymentSeq')} + 1` }))
-              .where('id', '=', environmentId)
-              .returning((eb) => [
-                'deploymentSeq as seq',
-                sql<Date>`greatest(clock_timestamp(), (${eb
-                  .selectFrom('deploymentRequests')
-                  .select(sql`created_at + interval '1 millisecond'`.as('after'))
-                  .where('environmentId', '=', environmentId)
-                  // RETURNING sees the row as updated: the previous run is the one numbered one less.
-                  .where('seq', '=', sql<string>`environments.deployment_seq - 1`)}))`.as('createdAt'),
-              ])
-              .executeTakeFirstOrThrow()
-            return { seq, createdAt: createdAt.toISOString() }
-          }
-          return work(lockedQueue(trx, environmentId), next)
+          return lockEnvironmentIn(trx, environmentId, work)
         }),
       )
     },
+
+    /**
+     * Fires the cron schedules that are due, each tick once across every runner (cron-firing.ts):
+     * how many ticks it fired.
+     */
+    fireDueSchedules: (limit: number, log?: FiringLog): Promise<number> =>
+      historyTransaction((trx, changes) => fireDueSchedules(trx, changes, lockEnvironmentIn, limit, log)),
 
     /**
      * Takes the oldest run that may run now: the first unfinished run of its environment, that no
@@ -319,6 +335,7 @@ export function createDeploymentRunsRepository(db: Db) {
         const updated = await update.returning('id').executeTakeFirst()
         if (!updated) return false
         await writeEntries(trx, run)
+        if (isFinished(run)) await recordFinishedRun(trx, run)
         if (run.triggerAction === 'DELETE' && isFinished(run)) await deleteRemovedServices(trx, run)
         return true
       })

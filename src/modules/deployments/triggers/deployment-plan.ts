@@ -61,13 +61,14 @@ export function plannedService<Config, Overrides>(
   service: { id: string; name: string; version: number; configuration: Config },
   trigger: RunnableTrigger,
   overrides: Overrides,
+  executionId?: string,
 ): PlannedService {
   return {
     id: service.id,
     name: service.name,
     type: kind.type,
     iconUri: kind.iconUri(service.configuration),
-    details: kind.details(service.configuration, overrides as Overrides & object),
+    details: kind.details(service.configuration, overrides as Overrides & object, executionId === undefined ? undefined : { executionId }),
     version: service.version,
     simulateFailure: kind.simulatesFailure(service.configuration, trigger),
   }

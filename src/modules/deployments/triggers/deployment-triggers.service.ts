@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import type { ServiceKinds, ServiceRecord, ServiceSnapshot, ServiceSummary } from '#src/modules/services/service-kinds.ts'
+import type { DeploymentLookups, ServiceKinds, ServiceRecord, ServiceSummary } from '#src/modules/services/service-kinds.ts'
 import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
-import { FAMILIES, NEVER_DEPLOYED_STATE, type RunnableTrigger, type ServiceType } from '../deployment-states.ts'
+import { NEVER_DEPLOYED_STATE, type Origin, type RunnableTrigger, type ServiceType } from '../deployment-states.ts'
 import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
 import {
   cancelingRun,
@@ -19,8 +19,9 @@ import {
 } from '../queue/deployment-progress.ts'
 import { serviceIdsOf } from '../queue/deployment-rows.ts'
 import type { DeploymentRunsRepository, LockedQueue, StoredRun } from '../queue/deployment-runs.repository.ts'
-import { plannedService, planStages } from './deployment-plan.ts'
+import { plannedService } from './deployment-plan.ts'
 import { type DeploymentStatuses, type EnvironmentStatusRecord, includes, type StatusRecord } from './deployment-statuses.ts'
+import { queuedRun, snapshotOf, stageOfService } from './queued-runs.ts'
 
 // Triggers: what queues a deployment of an environment, of one service, or of a selection of
 // services, with a snapshot of each service as of the trigger; and cancels. Nothing here names a
@@ -48,12 +49,19 @@ export interface DeploymentTriggersDeps {
   onQueued(): void
   /** BERTH_LIST_LIMIT: the most runs a deployment queue lists. */
   listLimit?: number
+  /** What kinds consult to resolve what a deployment builds (a commit at a git provider). */
+  deploymentLookups?: DeploymentLookups
 }
 
 /** A service a trigger deploys, with what its request asks beyond its configuration. */
 export interface Selected {
   service: ServiceRecord
   overrides: object
+  /**
+   * Where a bulk request named it, for errors about its overrides (`/helms/0`); absent for the one
+   * service of a service action; null when the request did not name it (an environment's deployment).
+   */
+  path?: string | null
 }
 
 /** A service a bulk request names: its kind, its id, and where the request named it (for errors). */
@@ -66,8 +74,11 @@ export interface SelectionItem {
 
 /** The environment a run is queued in. */
 type Target = { id: string; organizationId: string }
-/** What a run will do: to the whole environment or a selection (serviceId: the one service it names, else null). */
-type RunTarget = { serviceId: string | null; trigger: RunnableTrigger; selected: Selected[] }
+/**
+ * What a run will do: to the whole environment or a selection (serviceId: the one service it names,
+ * else null); `origin` says what started it (API when absent).
+ */
+type RunTarget = { serviceId: string | null; trigger: RunnableTrigger; selected: Selected[]; origin?: Origin }
 /** Why a trigger cannot queue (a 409), or that it has nothing to do; undefined to queue. */
 type Refusal<Nothing> = (queue: LockedQueue, unfinished: DeploymentRun[]) => Promise<AppError | Nothing | undefined>
 type Queued = { run: DeploymentRun; unfinished: DeploymentRun[] }
@@ -77,7 +88,7 @@ const alreadyStopped = () => new AppError('conflict', 'the environment is alread
 /** "a helm", "an application". */
 const article = (noun: string) => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
 
-const whole = (services: ServiceRecord[]): Selected[] => services.map((service) => ({ service, overrides: {} }))
+const whole = (services: ServiceRecord[]): Selected[] => services.map((service) => ({ service, overrides: {}, path: null }))
 
 /** Whether every service is stopped; an environment without services, whether its newest deployment stopped it. */
 async function isStopped(queue: LockedQueue, services: { id: string }[]): Promise<boolean> {
@@ -96,30 +107,56 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
   }
 
   /**
+   * Each selected service's overrides as its kind resolves them for this trigger (a commit looked
+   * up at its git provider), all at once; an error about a bulk item's field names it at its path.
+   */
+  async function resolveOverrides(environment: Target, trigger: RunnableTrigger, selected: Selected[]): Promise<Selected[]> {
+    const lookups = deps.deploymentLookups
+    return Promise.all(
+      selected.map(async (item) => {
+        const kind = kindOf(item.service.kind)
+        if (!kind.resolveOverrides || !lookups) return item
+        try {
+          const context = { organizationId: environment.organizationId, serviceId: item.service.id, trigger, lookups }
+          return { ...item, overrides: await kind.resolveOverrides(item.service.configuration, item.overrides, context) }
+        } catch (error) {
+          if (error instanceof AppError && error.errors && item.path !== undefined) {
+            // A service the request did not name: no field of the request is wrong; say which service failed.
+            if (item.path === null) {
+              throw new AppError(
+                'bad_request',
+                `${kind.noun} "${item.service.name}": ${error.errors.map((fieldError) => fieldError.message).join('; ')}`,
+              )
+            }
+            throw validationFailed(error.errors.map((fieldError) => ({ ...fieldError, path: `${item.path}${fieldError.path}` })))
+          }
+          throw error
+        }
+      }),
+    )
+  }
+
+  /**
    * Queues a run at the end of the environment's queue. `refuse` looks at the locked queue and
    * says why the trigger cannot queue (a 409), or that it has 'nothing' to do, or nothing.
    * `unfinished` lists the environment's runs not finished, the new one last.
    */
   function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<never>): Promise<Queued>
   function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<'nothing'>): Promise<Queued | 'nothing'>
-  async function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<'nothing'>): Promise<Queued | 'nothing'> {
-    const stages = new Map((await deps.listStages(environment.id)).map((stage) => [stage.id, stage]))
-    const stageOfService = new Map(target.selected.map(({ service }) => [service.id, stages.get(service.deploymentStageId)]))
-    const planned = target.selected.map(({ service, overrides }) => plannedService(kindOf(service.kind), service, target.trigger, overrides))
+  async function enqueue(environment: Target, unresolved: RunTarget, triggeredBy: string, refuse: Refusal<'nothing'>): Promise<Queued | 'nothing'> {
+    // The id is fixed first: a kind's history details may name it (an application's build pod).
+    const id = randomUUID()
+    const target = { ...unresolved, selected: await resolveOverrides(environment, unresolved.trigger, unresolved.selected) }
+    const stageOf = stageOfService(
+      target.selected.map(({ service }) => service),
+      await deps.listStages(environment.id),
+    )
+    const planned = target.selected.map(({ service, overrides }) => plannedService(kindOf(service.kind), service, target.trigger, overrides, id))
     const resolved = await deps.resolveVariables(
       environment.id,
       target.selected.map(({ service }) => service.id),
     )
-    const snapshots: ServiceSnapshot[] = target.selected.map(({ service, overrides }) => ({
-      serviceId: service.id,
-      kind: service.kind,
-      name: service.name,
-      version: service.version,
-      configuration: service.configuration,
-      overrides: { ...overrides },
-      variables: resolved.get(service.id)?.variables ?? [],
-      variablesFingerprint: resolved.get(service.id)?.fingerprint ?? '',
-    }))
+    const snapshots = target.selected.map(({ service, overrides }) => snapshotOf(service, overrides, resolved.get(service.id)))
     const queued = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)
       const refusal = await refuse(queue, unfinished)
@@ -127,29 +164,18 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       if (refusal === 'nothing') return refusal
       const { seq, createdAt } = await next()
       const states = await queue.finishedStates(planned.map((service) => service.id))
-      const run: DeploymentRun = {
-        id: randomUUID(),
-        organizationId: environment.organizationId,
-        environmentId: environment.id,
+      const run = queuedRun({
+        id,
+        environment,
         serviceId: target.serviceId,
-        triggerAction: target.trigger,
-        origin: 'API',
+        trigger: target.trigger,
+        origin: target.origin ?? 'API',
         triggeredBy,
-        status: FAMILIES[target.trigger].queued,
-        actionStatus: 'QUEUED',
-        message: null,
+        planned,
+        states,
         createdAt,
-        updatedAt: createdAt,
-        startedAt: null,
-        endedAt: null,
-        progress: {
-          stages: planStages(target.trigger, planned, states, createdAt, (service) => {
-            const stage = stageOfService.get(service.id)
-            // A stage deleted between reading the services and now: its services run last.
-            return stage ? { name: stage.name, position: stage.position } : { name: 'DEFAULT', position: Number.MAX_SAFE_INTEGER }
-          }),
-        },
-      }
+        stageOf,
+      })
       await queue.insert(run, seq, snapshots)
       return { run, unfinished: [...unfinished, run] }
     })
@@ -234,8 +260,9 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
         continue
       }
       const overrideErrors = kindOf(service.kind).overrideErrors(service.configuration, item.overrides)
-      errors.push(...overrideErrors.map((error) => ({ ...error, path: `${item.path.replace(/\/id$/, '')}${error.path}` })))
-      selected.set(service.id, { service, overrides: item.overrides })
+      const itemPath = item.path.replace(/\/(id|application_id)$/, '')
+      errors.push(...overrideErrors.map((error) => ({ ...error, path: `${itemPath}${error.path}` })))
+      selected.set(service.id, { service, overrides: item.overrides, path: itemPath })
     }
     if (errors.length > 0) throw validationFailed(errors)
     return [...selected.values()]
@@ -363,9 +390,34 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       }
     },
 
+    /**
+     * Queues, in each environment, one deployment of the services a git push deploys, with origin
+     * GIT and `pusher` as `triggered_by`. Each service gets its overrides (the pushed commit) when
+     * its kind accepts them, else deploys as configured. An environment deleted meanwhile is skipped.
+     */
+    async deployPushed(organizationId: string, selected: Selected[], pusher: string): Promise<DeploymentRun[]> {
+      const byEnvironment = new Map<string, Selected[]>()
+      for (const { service, overrides } of selected) {
+        const accepted = kindOf(service.kind).overrideErrors(service.configuration, overrides).length === 0 ? overrides : {}
+        byEnvironment.set(service.environmentId, [...(byEnvironment.get(service.environmentId) ?? []), { service, overrides: accepted }])
+      }
+      const runs: DeploymentRun[] = []
+      for (const [environmentId, services] of byEnvironment) {
+        const serviceId = services.length === 1 ? services[0]!.service.id : null
+        const target: RunTarget = { serviceId, trigger: 'DEPLOY', selected: services, origin: 'GIT' }
+        try {
+          runs.push((await enqueue({ id: environmentId, organizationId }, target, pusher, async () => undefined)).run)
+        } catch (error) {
+          if (!(error instanceof AppError && error.code === 'not_found')) throw error
+        }
+      }
+      return runs
+    },
+
     deployService: (principal: Principal, type: ServiceType, serviceId: string, overrides: object) =>
       queuedService(principal, type, serviceId, 'DEPLOY', overrides),
-    redeployService: (principal: Principal, type: ServiceType, serviceId: string) => queuedService(principal, type, serviceId, 'RESTART'),
+    redeployService: (principal: Principal, type: ServiceType, serviceId: string, overrides?: object) =>
+      queuedService(principal, type, serviceId, 'RESTART', overrides),
     stopService: (principal: Principal, type: ServiceType, serviceId: string) => queuedService(principal, type, serviceId, 'STOP'),
     /** 'nothing' when the service is not installed and nothing queued would install it. */
     uninstallService: (principal: Principal, type: ServiceType, serviceId: string) => triggerService(principal, type, serviceId, 'UNINSTALL'),

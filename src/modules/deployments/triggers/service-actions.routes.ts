@@ -40,7 +40,8 @@ export function serviceActionsRoutes(
         },
       },
       async (req, reply) => {
-        const queued = await triggers.deployService(req.principal, kind.type, idOf(req.params), kind.deploy.overrides(req.body))
+        const overrides = { ...kind.deploy.overrides(req.body), ...kind.queryOverrides?.(req.query) }
+        const queued = await triggers.deployService(req.principal, kind.type, idOf(req.params), overrides)
         return reply.code(202).send(toStatusResponse(queued))
       },
     )
@@ -58,8 +59,28 @@ export function serviceActionsRoutes(
           response: { 202: Status },
         },
       },
-      async (req, reply) => reply.code(202).send(toStatusResponse(await triggers.redeployService(req.principal, kind.type, idOf(req.params)))),
+      async (req, reply) =>
+        reply
+          .code(202)
+          .send(toStatusResponse(await triggers.redeployService(req.principal, kind.type, idOf(req.params), kind.queryOverrides?.(req.query)))),
     )
+
+    if (kind.reboot) {
+      app.post(
+        path('restart-service'),
+        {
+          schema: {
+            operationId: `reboot${kind.name}`,
+            summary: `Reboot ${lower}`,
+            description: `Restarts the ${lower} service's instances (trigger RESTART, as a redeploy). ${QUEUES}`,
+            tags: [kind.tags.actions],
+            params: Params,
+            response: { 202: Status },
+          },
+        },
+        async (req, reply) => reply.code(202).send(toStatusResponse(await triggers.redeployService(req.principal, kind.type, idOf(req.params)))),
+      )
+    }
 
     app.post(
       path('stop'),

@@ -1,27 +1,12 @@
+import { checkGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
-import { parseGitUrl } from './git-repository-url.ts'
 import type { HelmRequest } from './helm.schemas.ts'
 import { refusedHelmArgument } from './helm-arguments.ts'
 
 // The rules of a helm request that its JSON schema cannot say. Each broken rule names the
 // request's field by JSON pointer, so that one answer lists every mistake.
 
-type GitRepositoryRequest = NonNullable<HelmRequest['source']['git_repository']>
-
 const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
-
-function checkGitRepository(repository: GitRepositoryRequest, path: string, errors: FieldError[]): void {
-  const parsed = parseGitUrl(repository.url.trim())
-  if (!parsed) {
-    errors.push(bodyError(`${path}/url`, 'must be an http(s) URL of a repository, like https://github.com/owner/repo'))
-  } else if (!parsed.secure && repository.git_token_id) {
-    errors.push(bodyError(`${path}/url`, 'must be https when a git token is used: the token would travel in clear text'))
-  }
-  const rootPath = repository.root_path
-  if (rootPath != null && rootPath !== '' && (!rootPath.startsWith('/') || rootPath.split('/').includes('..'))) {
-    errors.push(bodyError(`${path}/root_path`, 'must start with / and must not contain ..'))
-  }
-}
 
 function checkSource(source: HelmRequest['source'], errors: FieldError[]): void {
   const given = [source.git_repository, source.helm_repository].filter((option) => option != null).length

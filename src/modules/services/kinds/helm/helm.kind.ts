@@ -1,19 +1,9 @@
-import type { GitProvider } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import { resolveGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { ServiceKind, ServiceLookups, ServiceRecord, ServiceReference } from '#src/modules/services/service-kinds.ts'
 import { serviceEntityTag } from '#src/modules/services/services.service.ts'
 import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import { AppError, type FieldError, validationFailed } from '#src/platform/http/errors.ts'
-import { parseGitUrl } from './git-repository-url.ts'
-import type {
-  GitRepositoryInput,
-  GitRepositoryRef,
-  HelmConfig,
-  HelmPort,
-  HelmServiceInput,
-  HelmServiceRecord,
-  HelmSource,
-  ValuesOverride,
-} from './helm.types.ts'
+import type { HelmConfig, HelmPort, HelmServiceInput, HelmServiceRecord, HelmSource, ValuesOverride } from './helm.types.ts'
 import { type HelmDeployOverrides, helmOverrideErrors, helmPlan, helmPlanning } from './helm-deployments.ts'
 
 /**
@@ -78,39 +68,12 @@ export function toHelmRecord(service: ServiceRecord<HelmConfig>): HelmServiceRec
   }
 }
 
-/** Checks a repository's git token and derives its provider; owner and name come from the URL. */
-async function resolveRepository(
-  deps: ServiceLookups,
-  organizationId: string,
-  repository: GitRepositoryInput,
-  path: string,
-  errors: FieldError[],
-): Promise<GitRepositoryRef> {
-  const parsed = parseGitUrl(repository.url)
-  const token = repository.gitTokenId === null ? undefined : await deps.findGitToken(organizationId, repository.gitTokenId)
-  if (repository.gitTokenId !== null && !token) {
-    errors.push({ path: `${path}/git_token_id`, message: 'no git token with this id in the organization', location: 'body' })
-  }
-  const tokenProvider = token?.type as GitProvider | undefined
-  const provider = repository.provider ?? tokenProvider ?? parsed?.hostProvider
-  // An unreadable URL is already reported by the request's rules.
-  if (parsed && !provider) {
-    errors.push({ path: `${path}/url`, message: 'cannot tell the git provider of this host: give provider or a git_token_id', location: 'body' })
-  } else if (parsed?.hostProvider && provider !== parsed.hostProvider) {
-    const field = repository.provider ? 'provider' : 'git_token_id'
-    errors.push({ path: `${path}/${field}`, message: `is ${provider}, but the repository is on ${parsed.hostProvider}`, location: 'body' })
-  } else if (tokenProvider && tokenProvider !== provider) {
-    errors.push({ path: `${path}/git_token_id`, message: `is a ${tokenProvider} token; the repository is on ${provider}`, location: 'body' })
-  }
-  return { ...repository, provider: provider ?? 'GITHUB', owner: parsed?.owner ?? '', name: parsed?.name ?? '' }
-}
-
 /** The request's references, checked; every error of the request is reported at once. */
 async function resolveReferences(deps: ServiceLookups, organizationId: string, { input, ruleErrors }: HelmWrite) {
   const errors = [...ruleErrors]
   let source: HelmSource
   if ('git' in input.source) {
-    source = { git: await resolveRepository(deps, organizationId, input.source.git, '/source/git_repository', errors) }
+    source = { git: await resolveGitRepository(deps, organizationId, input.source.git, '/source/git_repository', errors) }
   } else {
     source = input.source
     if (!(await deps.findHelmRepository(organizationId, input.source.helmRepository.repositoryId))) {
@@ -124,7 +87,7 @@ async function resolveReferences(deps: ServiceLookups, organizationId: string, {
           ...input.valuesOverride,
           file: {
             git: {
-              repository: await resolveRepository(deps, organizationId, file.git.repository, '/values_override/file/git/git_repository', errors),
+              repository: await resolveGitRepository(deps, organizationId, file.git.repository, '/values_override/file/git/git_repository', errors),
               paths: file.git.paths,
             },
           },
@@ -159,4 +122,11 @@ export const helmKind: ServiceKind<HelmWrite, HelmConfig, HelmDeployOverrides> =
 
   overrideErrors: helmOverrideErrors,
   plan: helmPlan,
+
+  /** A chart in git follows its repository's branch (null: the default branch); a chart of a helm repository follows none. */
+  followedBranch({ source, autoDeploy }) {
+    if (!('git' in source)) return undefined
+    const { provider, owner, name, branch } = source.git
+    return { provider, owner, name, branch, autoDeploy }
+  },
 }

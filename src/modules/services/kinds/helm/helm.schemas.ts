@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
-import { GitProviderEnum } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
 import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
@@ -13,23 +13,14 @@ export type PortProtocol = (typeof PORT_PROTOCOLS)[number]
 const PortProtocol = Type.Unsafe<PortProtocol>({ type: 'string', enum: [...PORT_PROTOCOLS], title: 'HelmPortProtocolEnum' })
 
 const MAX_INT = 2_147_483_647
-const ShortText = (options = {}) => Type.String({ maxLength: 255, ...options })
+const _ShortText = (options = {}) => Type.String({ maxLength: 255, ...options })
 
 const KeyValues = Type.Array(Type.Array(Type.String({ maxLength: 100_000 }), { minItems: 2, maxItems: 2, description: 'a [key, value] pair' }), {
   maxItems: 1000,
   description: 'The input is in json array format: [ [$KEY,$VALUE], [...] ]',
 })
 
-const GitRepositoryRequest = Type.Object(
-  {
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of the repository' }),
-    branch: Type.Optional(Nullable(ShortText({ minLength: 1 }))),
-    root_path: Type.Optional(Nullable(Type.String({ maxLength: 1024, default: '/' }))),
-    git_token_id: Type.Optional(Nullable(Uuid)),
-    provider: Type.Optional(GitProviderEnum),
-  },
-  { additionalProperties: false, title: 'HelmGitRepositoryRequest' },
-)
+const GitRepositoryRequest = gitRepositoryRequest('HelmGitRepositoryRequest')
 
 const KubernetesSelector = Type.Object(
   { key: Type.String({ minLength: 1, maxLength: 317 }), value: Type.String({ maxLength: 63 }) },
@@ -130,26 +121,6 @@ export const HelmRequest = Type.Object(
   { additionalProperties: false, title: 'HelmRequest' },
 )
 export type HelmRequest = Static<typeof HelmRequest>
-
-export const ApplicationGitRepository = Type.Object(
-  {
-    has_access: Type.Boolean(),
-    provider: GitProviderEnum,
-    owner: Type.String(),
-    url: Type.String(),
-    name: Type.String({ description: 'repository name' }),
-    branch: Type.Optional(Type.String()),
-    root_path: Type.String(),
-    deployed_commit_id: Type.Optional(Type.String()),
-    deployed_commit_date: Type.Optional(DateTime),
-    deployed_commit_contributor: Type.Optional(Type.String()),
-    deployed_commit_tag: Type.Optional(Type.String()),
-    git_token_id: Nullable(Uuid),
-    git_token_name: Nullable(Type.String()),
-  },
-  { title: 'ApplicationGitRepository' },
-)
-export type ApplicationGitRepository = Static<typeof ApplicationGitRepository>
 
 const HelmPortResponse = Type.Object(
   {

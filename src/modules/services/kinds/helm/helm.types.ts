@@ -1,26 +1,10 @@
-import type { GitProvider } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import type { GitRepositoryInput, GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { PortProtocol } from './helm.schemas.ts'
 
 // The helm service as the service layer and the database see it: camelCase records, stored as
 // JSON in the columns of the same names.
 
 /** A git repository as a request names it. */
-export interface GitRepositoryInput {
-  url: string
-  /** Null: the repository's default branch. */
-  branch: string | null
-  rootPath: string
-  gitTokenId: string | null
-  /** Null: from the git token's type, else from the URL's host. */
-  provider: GitProvider | null
-}
-
-/** A git repository a service reads from, with what Berth derived from its URL and token. */
-export interface GitRepositoryRef extends Omit<GitRepositoryInput, 'provider'> {
-  provider: GitProvider
-  owner: string
-  name: string
-}
 
 export type HelmSource<Repository = GitRepositoryRef> =
   | { git: Repository }

@@ -1,23 +1,12 @@
-import type { ApplicationGitRepository, HelmRequest, HelmResponse } from './helm.schemas.ts'
-import type { GitRepositoryInput, GitRepositoryRef, HelmServiceInput, HelmServiceRecord, KeyValue } from './helm.types.ts'
+import { gitRepositoryInput, toGitRepositoryResponse } from '#src/modules/services/git-repositories/git-repositories.ts'
+import type { HelmRequest, HelmResponse } from './helm.schemas.ts'
+import type { HelmServiceInput, HelmServiceRecord, KeyValue } from './helm.types.ts'
 
 /** What a helm service shows when the request gives no icon. */
 export const DEFAULT_HELM_ICON_URI = 'app://berth/helm'
 const DEFAULT_TIMEOUT_SEC = 600
 /** The reference: "If not set a default port will be used". */
 const DEFAULT_EXTERNAL_PORT = 443
-
-type GitRepositoryRequest = NonNullable<HelmRequest['source']['git_repository']>
-
-function gitRepositoryInput(repository: GitRepositoryRequest): GitRepositoryInput {
-  return {
-    url: repository.url.trim(),
-    branch: repository.branch ?? null,
-    rootPath: repository.root_path || '/',
-    gitTokenId: repository.git_token_id ?? null,
-    provider: repository.provider ?? null,
-  }
-}
 
 const pairs = (values: string[][] | undefined): KeyValue[] => (values ?? []).map(([key, value]) => [key!, value!])
 
@@ -64,21 +53,6 @@ export function helmInput(body: HelmRequest): HelmServiceInput {
     })),
     iconUri: body.icon_uri ?? DEFAULT_HELM_ICON_URI,
     blueprintId: body.blueprint_id ?? null,
-  }
-}
-
-function toGitRepositoryResponse(repository: GitRepositoryRef, tokenNames: Record<string, string>): ApplicationGitRepository {
-  return {
-    // Access is checked when the repository is read (branch listing, deployment), not on write.
-    has_access: true,
-    provider: repository.provider,
-    owner: repository.owner,
-    url: repository.url,
-    name: repository.name,
-    ...(repository.branch === null ? {} : { branch: repository.branch }),
-    root_path: repository.rootPath,
-    git_token_id: repository.gitTokenId,
-    git_token_name: repository.gitTokenId === null ? null : (tokenNames[repository.gitTokenId] ?? null),
   }
 }
 

@@ -1,0 +1,161 @@
+import { type Static, Type } from 'typebox'
+import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ListResponse } from '#src/platform/http/lists.ts'
+
+export const CONTAINER_REGISTRY_KINDS = [
+  'ECR',
+  'SCALEWAY_CR',
+  'DOCKER_HUB',
+  'GITHUB_CR',
+  'GITHUB_ENTERPRISE_CR',
+  'GITLAB_CR',
+  'PUBLIC_ECR',
+  'DOCR',
+  'GENERIC_CR',
+  'GCP_ARTIFACT_REGISTRY',
+  'AZURE_CR',
+] as const
+export type ContainerRegistryKind = (typeof CONTAINER_REGISTRY_KINDS)[number]
+export const ContainerRegistryKind = Type.Unsafe<ContainerRegistryKind>({
+  type: 'string',
+  enum: [...CONTAINER_REGISTRY_KINDS],
+  title: 'ContainerRegistryKindEnum',
+})
+
+// null is accepted as "not given" for clients that send every key (the Terraform provider does).
+const ConfigValue = (description?: string) => Type.Optional(Nullable(Type.String({ maxLength: 16_384, ...(description ? { description } : {}) })))
+const SECRET = 'write-only: never returned; omitted on an edit keeps the stored value, "" clears it'
+
+export const ContainerRegistryRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'case insensitive; unique in the organization' }),
+    kind: ContainerRegistryKind,
+    description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    url: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 2048,
+          description:
+            'https:// URL of the registry. DOCKER_HUB, GITHUB_CR and GITLAB_CR default to https://docker.io, https://ghcr.io and ' +
+            'https://registry.gitlab.com; required for the other kinds. Loopback, private, link-local and metadata addresses, and ' +
+            'plain http, only with BERTH_GIT_ALLOW_PRIVATE_URLS=true.',
+        }),
+      ),
+    ),
+    config: Type.Object(
+      {
+        username: ConfigValue('goes with password'),
+        password: ConfigValue(SECRET),
+        access_key_id: ConfigValue('ECR: with secret_access_key, unless role_arn is set'),
+        secret_access_key: ConfigValue(SECRET),
+        region: ConfigValue('required for ECR, SCALEWAY_CR and GCP_ARTIFACT_REGISTRY'),
+        role_arn: ConfigValue('ECR: a role to assume instead of static keys'),
+        scaleway_access_key: ConfigValue('required for SCALEWAY_CR'),
+        scaleway_secret_key: ConfigValue(`required for SCALEWAY_CR; ${SECRET}`),
+        scaleway_project_id: ConfigValue(),
+        json_credentials: ConfigValue(`GCP_ARTIFACT_REGISTRY: a service account JSON key, unless workload identity federation is used; ${SECRET}`),
+        gcp_credentials_type: Type.Optional(
+          Nullable(Type.Unsafe<'workload_identity_federation'>({ type: 'string', enum: ['workload_identity_federation'] })),
+        ),
+        project_id: ConfigValue('GCP_ARTIFACT_REGISTRY with workload identity federation'),
+        service_account_email: ConfigValue('GCP_ARTIFACT_REGISTRY with workload identity federation'),
+        workload_identity_provider_resource: ConfigValue('GCP_ARTIFACT_REGISTRY with workload identity federation'),
+        token_lifetime_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }))),
+        azure_tenant_id: ConfigValue('required for AZURE_CR'),
+        azure_subscription_id: ConfigValue('required for AZURE_CR'),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, title: 'ContainerRegistryRequest' },
+)
+export type ContainerRegistryRequest = Static<typeof ContainerRegistryRequest>
+
+// Only the fields safe to return: the serializer drops anything else, a secret included.
+const ResponseConfig = Type.Object({
+  username: Type.Optional(Type.String()),
+  region: Type.Optional(Type.String()),
+  access_key_id: Type.Optional(Type.String()),
+  role_arn: Type.Optional(Type.String()),
+  scaleway_access_key: Type.Optional(Type.String()),
+  scaleway_project_id: Type.Optional(Type.String()),
+  gcp_credentials_type: Type.Optional(Type.String()),
+  project_id: Type.Optional(Type.String()),
+  service_account_email: Type.Optional(Type.String()),
+  workload_identity_provider_resource: Type.Optional(Type.String()),
+  token_lifetime_seconds: Type.Optional(Type.Integer()),
+  azure_tenant_id: Type.Optional(Type.String()),
+  azure_subscription_id: Type.Optional(Type.String()),
+})
+
+export const ContainerRegistryResponse = Type.Object(
+  {
+    id: Uuid,
+    created_at: DateTime,
+    updated_at: DateTime,
+    name: Type.String(),
+    kind: ContainerRegistryKind,
+    description: Type.Optional(Type.String()),
+    url: Type.String(),
+    associated_services_count: Type.Integer({ description: 'The number of services using this container registry' }),
+    config: ResponseConfig,
+  },
+  { title: 'ContainerRegistryResponse' },
+)
+export type ContainerRegistryResponse = Static<typeof ContainerRegistryResponse>
+
+export const ContainerRegistryResponseList = ListResponse(ContainerRegistryResponse, 'ContainerRegistryResponseList')
+
+export const ContainerRegistryParams = Type.Object({ organizationId: Uuid, containerRegistryId: Uuid })
+
+export const ContainerVersionsQuery = Type.Object({
+  imageName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'the image whose tags are listed' })),
+  search: Type.Optional(Type.String({ maxLength: 255, description: "without imageName: part of the names of the registry's images to list" })),
+})
+
+export const ContainerVersionResponseList = Type.Object(
+  {
+    results: Type.Array(Type.Object({ image_name: Type.String(), versions: Type.Array(Type.String()) }, { title: 'ContainerVersionResponse' })),
+  },
+  { title: 'ContainerVersionResponseList' },
+)
+
+export const AvailableContainerRegistryResponseList = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object(
+        {
+          kind: ContainerRegistryKind,
+          required_config: Type.Record(Type.String(), Type.String(), { description: 'each config field the kind needs, with its type' }),
+          is_mandatory: Type.Boolean({ description: 'whether the kind needs any config field' }),
+        },
+        { title: 'AvailableContainerRegistryResponse' },
+      ),
+    ),
+  },
+  { title: 'AvailableContainerRegistryResponseList' },
+)
+
+export const ContainerRegistryAssociatedServicesResponseList = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object(
+        {
+          project_id: Uuid,
+          project_name: Type.String(),
+          environment_id: Uuid,
+          environment_name: Type.String(),
+          service_id: Uuid,
+          service_name: Type.String(),
+          service_type: Type.Unsafe<string>({
+            type: 'string',
+            enum: ['CONTAINER', 'LIFECYCLE', 'CRON'],
+            title: 'ContainerRegistryAssociatedServiceType',
+          }),
+        },
+        { title: 'ContainerRegistryAssociatedServicesResponse' },
+      ),
+    ),
+  },
+  { title: 'ContainerRegistryAssociatedServicesResponseList' },
+)

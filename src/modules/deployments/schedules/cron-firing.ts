@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto'
+import type { Transaction } from 'kysely'
+import { nextFireAfter } from '#src/modules/services/kinds/job/cron-expressions.ts'
+import type { JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
+import type { JobDeployOverrides } from '#src/modules/services/kinds/job/job-deployments.ts'
+import { KINDS } from '#src/modules/services/kinds/registry.ts'
+import { createServicesRepository } from '#src/modules/services/services.repository.ts'
+import { createDeploymentStagesRepository } from '#src/modules/services/stages/deployment-stages.repository.ts'
+import { resolveServiceVariables } from '#src/modules/variables/resolved-variables.ts'
+import { createVariablesRepository } from '#src/modules/variables/variables.repository.ts'
+import type { Database } from '#src/platform/db/schema.ts'
+import { databaseNow } from '../queue/deployment-rows.ts'
+import type { LockedQueue } from '../queue/deployment-runs.repository.ts'
+import { plannedService } from '../triggers/deployment-plan.ts'
+import { includes } from '../triggers/deployment-statuses.ts'
+import { queuedRun, snapshotOf, stageOfService } from '../triggers/queued-runs.ts'
+
+// The cron scheduler's tick (docs/architecture.md, "Cron jobs"): in one transaction, claim the due
+// schedules with FOR UPDATE SKIP LOCKED, queue one run of each job (origin PLATFORM_INTERNAL) and
+// advance its next fire time. A tick is queued exactly once however many runners look: a runner
+// skips the rows another holds, and the row's next fire time moves in the transaction that queues
+// the run, so a crash before the commit leaves both undone, for the next runner to do.
+
+/**
+ * How late a tick may still be fired on its own. A tick later than this was missed while no
+ * runner ran (every runner down): the run fired for the oldest missed tick stands for all of them
+ * (one catch-up run), and the schedule goes on from now (README, "Jobs").
+ */
+export const MISSED_TICK_GRACE_MS = 10_000
+
+/** Who a scheduled run is triggered by, as history shows it. */
+export const SCHEDULER_ACTOR = 'cron schedule'
+
+export interface FiringLog {
+  warn(fields: object, message: string): void
+}
+
+type LockIn = <T>(
+  trx: Transaction<Database>,
+  environmentId: string,
+  work: (queue: LockedQueue, next: () => Promise<{ seq: string; createdAt: string }>) => Promise<T>,
+) => Promise<T | undefined>
+
+/** The runs that take the job down: a tick that would queue behind one of them is not run. */
+const TAKES_DOWN = new Set(['STOP', 'UNINSTALL', 'DELETE'])
+
+/** The next fire time after the tick `firedFor`, skipping past ticks missed for longer than the grace. */
+export function nextFireTime(expression: string, timezone: string, firedFor: Date, now: Date): Date | null {
+  const next = nextFireAfter(expression, timezone, firedFor)
+  if (next && next.getTime() <= now.getTime() - MISSED_TICK_GRACE_MS) return nextFireAfter(expression, timezone, now)
+  return next
+}
+
+/**
+ * Fires the schedules due now, at most `limit` of them, in `trx`: how many runs it queued.
+ * `changes` is told of each environment whose history it writes.
+ */
+export async function fireDueSchedules(
+  trx: Transaction<Database>,
+  changes: (environmentId: string) => void,
+  lockIn: LockIn,
+  limit: number,
+  log?: FiringLog,
+): Promise<number> {
+  const due = await trx
+    .selectFrom('cronJobSchedules')
+    .selectAll()
+    .where('nextFireAt', '<=', new Date(await databaseNow(trx)))
+    .orderBy('nextFireAt')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute()
+  if (due.length === 0) return 0
+  const services = createServicesRepository(trx)
+  const stages = createDeploymentStagesRepository(trx)
+  const variables = createVariablesRepository(trx)
+  const kind = KINDS.get('JOB')!
+  let fired = 0
+  for (const schedule of due) {
+    const now = new Date(await databaseNow(trx))
+    const service = await services.findById(schedule.serviceId)
+    const configuration = service?.configuration as JobConfig | undefined
+    if (service?.kind !== 'JOB' || !configuration || !('cronjob' in configuration.schedule)) {
+      await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', schedule.serviceId).execute()
+      continue
+    }
+    const next = nextFireTime(schedule.scheduledAt, schedule.timezone, schedule.nextFireAt, now)
+    const catchUp = next !== null && nextFireAfter(schedule.scheduledAt, schedule.timezone, schedule.nextFireAt)!.getTime() < next.getTime()
+    const overrides: JobDeployOverrides = { forceEvent: 'CRON', scheduledFor: schedule.nextFireAt.toISOString(), ...(catchUp ? { catchUp } : {}) }
+    const id = randomUUID()
+    changes(service.environmentId)
+    const queued = await lockIn(trx, service.environmentId, async (queue, nextSeq) => {
+      const unfinished = (await queue.unfinished()).map((stored) => stored.run)
+      if (unfinished.some((run) => TAKES_DOWN.has(run.triggerAction) && includes(run, service.id))) return false
+      const stageOf = stageOfService([service], await stages.list(service.environmentId))
+      const planned = [plannedService(kind, service, 'DEPLOY', overrides, id)]
+      const resolved = resolveServiceVariables(await variables.resolvableInEnvironment(service.environmentId), service.id)
+      const { seq, createdAt } = await nextSeq()
+      const states = await queue.finishedStates([service.id])
+      const environment = { id: service.environmentId, organizationId: service.organizationId }
+      const run = queuedRun({
+        id,
+        environment,
+        serviceId: service.id,
+        trigger: 'DEPLOY',
+        origin: 'PLATFORM_INTERNAL',
+        triggeredBy: SCHEDULER_ACTOR,
+        planned,
+        states,
+        createdAt,
+        stageOf,
+      })
+      await queue.insert(run, seq, [snapshotOf(service, overrides, resolved)])
+      return true
+    })
+    if (queued === undefined) {
+      // The environment is going: its schedules go with it.
+      await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', schedule.serviceId).execute()
+      continue
+    }
+    if (!queued)
+      log?.warn({ serviceId: service.id, tick: overrides.scheduledFor }, 'a cron tick was not run: a stop or a deletion of the job is queued')
+    if (next === null) await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', schedule.serviceId).execute()
+    else {
+      await trx
+        .updateTable('cronJobSchedules')
+        .set((eb) => ({ nextFireAt: next, fired: eb('fired', '+', queued ? 1 : 0), lastFiredAt: queued ? now : schedule.lastFiredAt }))
+        .where('serviceId', '=', schedule.serviceId)
+        .execute()
+    }
+    if (queued) fired++
+  }
+  return fired
+}

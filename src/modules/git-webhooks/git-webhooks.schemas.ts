@@ -1,0 +1,32 @@
+import { Type } from 'typebox'
+import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+
+export const GitWebhookSecretResponse = Type.Object(
+  {
+    organization_id: Uuid,
+    secret: Nullable(Type.String({ description: 'the secret git providers sign deliveries with; null until an ADMIN makes one (POST)' })),
+    created_at: Nullable(DateTime),
+    rotated_at: Nullable(DateTime),
+    webhook_paths: Type.Object(
+      { github: Type.String(), gitlab: Type.String(), bitbucket: Type.String() },
+      { description: "where each provider delivers: the path under Berth's public address" },
+    ),
+  },
+  { $id: 'GitWebhookSecretResponse', title: 'GitWebhookSecretResponse' },
+)
+
+export const GitWebhookDeliveryResponse = Type.Object(
+  {
+    delivery_id: Type.String({ description: "the provider's delivery id" }),
+    outcome: Type.Union([Type.Literal('DEPLOYED'), Type.Literal('IGNORED'), Type.Literal('REPLAYED')]),
+    reason: Nullable(Type.String({ description: 'why nothing was deployed' })),
+    deployments: Type.Array(
+      Type.Object({
+        execution_id: Type.String({ description: 'the deployment request queued, one per environment' }),
+        environment_id: Uuid,
+        service_ids: Type.Array(Uuid),
+      }),
+    ),
+  },
+  { $id: 'GitWebhookDeliveryResponse', title: 'GitWebhookDeliveryResponse' },
+)

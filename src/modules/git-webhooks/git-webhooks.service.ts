@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto'
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
+import type { Selected } from '#src/modules/deployments/triggers/deployment-triggers.service.ts'
+import { repositoryKey } from '#src/modules/services/push-targets.ts'
+import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
+import { AppError, validationFailed } from '#src/platform/http/errors.ts'
+import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { GitWebhooksRepository } from './git-webhooks.repository.ts'
+import { type BranchPush, DELIVERY_HEADER, deliveryId, eventName, readDelivery } from './push-events.ts'
+import { verifySignature, type WebhookProvider } from './webhook-signatures.ts'
+
+// Git pushes deploy (issue 19): each organization's webhook secret, which only ADMINs see and
+// rotate, and the deliveries of git providers, verified with it, turned into deployments of the
+// services that follow the pushed branch with `auto_deploy` on.
+
+export interface GitWebhooksDeps {
+  repo: GitWebhooksRepository
+  secrets: SecretBox
+  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  /** The organization's services a push to `branch` of `repository` deploys (services.repository `listPushTargets`). */
+  listPushTargets(organizationId: string, repository: string, branch: string, defaultBranch: string | undefined): Promise<ServiceRecord[]>
+  /** What a deploy of `commit` asks of a service of `type` (its deploy request's `git_commit_id`). */
+  commitOverrides(type: ServiceType, commit: string): object
+  /** Queues the deployments of a push (deployment triggers' `deployPushed`). */
+  deployPushed(organizationId: string, selected: Selected[], pusher: string): Promise<DeploymentRun[]>
+  /** How long delivery ids are remembered, in days. */
+  deliveryRetentionDays?: number
+}
+
+/** The secret as ADMINs see it; null before one is made. */
+export interface WebhookSecretRecord {
+  organizationId: string
+  secret: string | null
+  createdAt: Date | null
+  rotatedAt: Date | null
+}
+
+/** What Berth made of a delivery, as the answer tells the provider (its delivery log shows it). */
+export interface DeliveryOutcome {
+  deliveryId: string
+  outcome: 'DEPLOYED' | 'IGNORED' | 'REPLAYED'
+  reason: string | null
+  deployments: { executionId: string; environmentId: string; serviceIds: string[] }[]
+}
+
+/** Delivery ids are kept 30 days: longer than any provider offers to redeliver. */
+export const DELIVERY_RETENTION_DAYS = 30
+const DELIVERY_ID_MAX = 200
+
+// One answer for every delivery that does not prove itself, whatever the reason (no secret yet, an
+// unknown organization, a wrong signature): nothing tells an organization that exists from one that does not.
+const unverified = () =>
+  new AppError('unauthenticated', 'the delivery\'s signature does not match the organization\'s git webhook secret (README, "Deploying on git push")')
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export function createGitWebhooksService(deps: GitWebhooksDeps) {
+  const { repo, secrets, deliveryRetentionDays = DELIVERY_RETENTION_DAYS } = deps
+
+  const toRecord = (organizationId: string, stored: Awaited<ReturnType<GitWebhooksRepository['findSecret']>>): WebhookSecretRecord => ({
+    organizationId,
+    secret: stored ? secrets.open(stored.secretSealed) : null,
+    createdAt: stored?.createdAt ?? null,
+    rotatedAt: stored?.rotatedAt ?? null,
+  })
+
+  /** The services the delivery's pushes deploy, each with the commit of the last push that names it. */
+  async function targetsOf(organizationId: string, pushes: BranchPush[]): Promise<Selected[]> {
+    const selected = new Map<string, Selected>()
+    for (const push of pushes) {
+      const services = await deps.listPushTargets(
+        organizationId,
+        repositoryKey(push.provider, push.owner, push.name),
+        push.branch,
+        push.defaultBranch,
+      )
+      for (const service of services) selected.set(service.id, { service, overrides: deps.commitOverrides(service.kind, push.commit) })
+    }
+    return [...selected.values()]
+  }
+
+  return {
+    /** The organization's webhook secret: ADMIN only. */
+    async getSecret(principal: Principal, organizationId: string): Promise<WebhookSecretRecord> {
+      await deps.requireOrganizationRole(principal, organizationId, 'ADMIN')
+      return toRecord(organizationId, await repo.findSecret(organizationId))
+    },
+
+    /** Makes the organization a new secret; the old one verifies nothing from now on. ADMIN only. */
+    async rotateSecret(principal: Principal, organizationId: string): Promise<WebhookSecretRecord> {
+      await deps.requireOrganizationRole(principal, organizationId, 'ADMIN')
+      const stored = await repo.putSecret(organizationId, secrets.seal(newSecret()))
+      if (!stored) throw new AppError('not_found', 'organization not found')
+      return toRecord(organizationId, stored)
+    },
+
+    /** Removes the secret: every delivery is refused until an ADMIN makes a new one. */
+    async deleteSecret(principal: Principal, organizationId: string): Promise<void> {
+      await deps.requireOrganizationRole(principal, organizationId, 'ADMIN')
+      if (!(await repo.deleteSecret(organizationId))) throw new AppError('not_found', 'git webhook secret not found')
+    },
+
+    /**
+     * A provider's delivery: verified with the organization's secret over the body's bytes (401,
+     * changing nothing, when it does not verify), then read with `parse`. A push to a branch queues
+     * a deployment of the services following it with `auto_deploy` on, once per delivery id.
+     */
+    async receive(
+      organizationId: string,
+      provider: WebhookProvider,
+      headers: Record<string, string | string[] | undefined>,
+      body: Buffer,
+      parse: (body: Buffer) => Promise<unknown>,
+    ): Promise<DeliveryOutcome> {
+      const stored = UUID.test(organizationId) ? await repo.findSecret(organizationId) : undefined
+      if (!stored || !verifySignature(provider, headers, body, secrets.open(stored.secretSealed))) throw unverified()
+      const id = deliveryId(provider, headers)
+      if (id === undefined || id.length > DELIVERY_ID_MAX) {
+        const header = DELIVERY_HEADER[provider]
+        throw validationFailed([
+          { path: `/${header}`, message: `must name the delivery, in at most ${DELIVERY_ID_MAX} characters`, location: 'header' },
+        ])
+      }
+      const reading = readDelivery(provider, eventName(provider, headers), await parse(body))
+      if ('invalid' in reading) throw validationFailed(reading.invalid)
+      if ('ignored' in reading) return { deliveryId: id, outcome: 'IGNORED', reason: reading.ignored, deployments: [] }
+      if (!(await repo.rememberDelivery(organizationId, provider, id, deliveryRetentionDays))) {
+        return { deliveryId: id, outcome: 'REPLAYED', reason: 'this delivery was already received: a replay deploys nothing', deployments: [] }
+      }
+      try {
+        const selected = await targetsOf(organizationId, reading.pushes)
+        // One delivery is one person's push, whatever branches it moved.
+        const runs = selected.length === 0 ? [] : await deps.deployPushed(organizationId, selected, reading.pushes[0]!.pusher)
+        const deployments = runs.map((run) => ({
+          executionId: run.id,
+          environmentId: run.environmentId,
+          serviceIds: selected.filter(({ service }) => service.environmentId === run.environmentId).map(({ service }) => service.id),
+        }))
+        const reason = deployments.length === 0 ? 'no service with auto_deploy on follows the pushed branch' : null
+        return { deliveryId: id, outcome: deployments.length === 0 ? 'IGNORED' : 'DEPLOYED', reason, deployments }
+      } catch (error) {
+        await repo.forgetDelivery(organizationId, provider, id)
+        throw error
+      }
+    },
+  }
+}
+
+export type GitWebhooksService = ReturnType<typeof createGitWebhooksService>

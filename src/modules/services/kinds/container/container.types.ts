@@ -1,0 +1,91 @@
+import type { ContainerPortProtocol, CpuArchitecture } from './container.schemas.ts'
+
+// The container service as the service layer and the database see it: camelCase records, stored as
+// JSON in the service core's configuration column.
+
+export interface ContainerPort {
+  /** Kept across edits: the id the request names when it is one of the service's, else the id of the port of the same name. */
+  id: string
+  name: string
+  internalPort: number
+  /** Null for a port that is not public and names none. */
+  externalPort: number | null
+  publiclyAccessible: boolean
+  isDefault: boolean
+  protocol: ContainerPortProtocol
+  publicPath: string | null
+  publicPathRewrite: string | null
+}
+
+export type ContainerPortInput = Omit<ContainerPort, 'id'> & { id: string | null }
+
+export interface ContainerStorage {
+  id: string
+  type: 'FAST_SSD'
+  sizeGb: number
+  mountPoint: string
+}
+
+export type ContainerStorageInput = Omit<ContainerStorage, 'id'> & { id: string | null }
+
+export interface Probe {
+  type:
+    | { tcp: { port: number | null; host: string | null } }
+    | { http: { path: string; scheme: string; port: number | null } }
+    | { exec: { command: string[] } }
+    | { grpc: { service: string | null; port: number | null } }
+  initialDelaySeconds: number
+  periodSeconds: number
+  timeoutSeconds: number
+  successThreshold: number
+  failureThreshold: number
+}
+
+export interface Healthchecks {
+  readinessProbe: Probe | null
+  livenessProbe: Probe | null
+}
+
+/** Everything a create or a full edit sets. */
+export interface ContainerServiceInput<Port = ContainerPortInput, Storage = ContainerStorageInput> {
+  name: string
+  description: string | null
+  registryId: string
+  imageName: string
+  tag: string
+  arguments: string[]
+  entrypoint: string | null
+  cpu: number
+  memory: number
+  gpu: number
+  ephemeralStorageInGib: number | null
+  cpuArchitecture: CpuArchitecture | null
+  minRunningInstances: number
+  maxRunningInstances: number
+  healthchecks: Healthchecks
+  /** Null: take the environment's value. */
+  autoPreview: boolean | null
+  autoDeploy: boolean
+  ports: Port[]
+  storage: Storage[]
+  iconUri: string
+}
+
+/** A container service's stored configuration: everything but its name, which the service core keeps. */
+export interface ContainerConfig extends Omit<ContainerServiceInput<ContainerPort, ContainerStorage>, 'autoPreview' | 'name'> {
+  autoPreview: boolean
+}
+
+/** A stored container service with its registry, as reads return it. */
+export interface ContainerServiceRecord extends ContainerConfig {
+  id: string
+  name: string
+  organizationId: string
+  environmentId: string
+  version: number
+  createdAt: Date
+  updatedAt: Date
+  registry: { id: string; name: string; url: string; kind: string }
+  /** Names this representation (ETag): its version and the names of what it references. */
+  entityTag: string
+}

@@ -1,0 +1,99 @@
+import { resolveGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
+import type { ServiceKind, ServiceLookups, ServiceRecord, ServiceReference } from '#src/modules/services/service-kinds.ts'
+import { serviceEntityTag } from '#src/modules/services/services.service.ts'
+import { type FieldError, validationFailed } from '#src/platform/http/errors.ts'
+import type { JobConfig, JobServiceInput, JobServiceRecord, JobSource } from './job.types.ts'
+import { type JobDeployOverrides, jobOverrideErrors, jobPlan, jobPlanning } from './job-deployments.ts'
+
+/**
+ * A write as the route validated it: the job's input plus the field errors of the request's own
+ * rules, reported together with the errors only the database can find, after access checks.
+ */
+export interface JobWrite {
+  input: JobServiceInput
+  ruleErrors: FieldError[]
+}
+
+/** The request fields that hold each reference. */
+const REFERENCE_PATHS = {
+  source: '/source/docker/git_repository/git_token_id',
+  image: '/source/image/registry_id',
+}
+
+/** What a job configuration references, as the core keeps it. */
+function jobReferences(configuration: JobConfig): ServiceReference[] {
+  const { source } = configuration
+  if ('image' in source) return [{ field: 'image', containerRegistryId: source.image.registryId }]
+  return source.docker.git.gitTokenId ? [{ field: 'source', gitTokenId: source.docker.git.gitTokenId }] : []
+}
+
+/** A job as its wire mapping reads it: the core's record with the configuration spread and the names of what it references. */
+export function toJobRecord(service: ServiceRecord<JobConfig>): JobServiceRecord {
+  const gitTokenNames: Record<string, string> = {}
+  let registry: JobServiceRecord['registry'] = null
+  for (const reference of service.references) {
+    if (reference.gitTokenId) gitTokenNames[reference.gitTokenId] = reference.name
+    if (reference.containerRegistryId) registry = { id: reference.containerRegistryId, name: reference.name, url: reference.url }
+  }
+  return {
+    ...service.configuration,
+    id: service.id,
+    organizationId: service.organizationId,
+    environmentId: service.environmentId,
+    name: service.name,
+    version: service.version,
+    createdAt: service.createdAt,
+    updatedAt: service.updatedAt,
+    gitTokenNames,
+    registry,
+    entityTag: serviceEntityTag(service),
+  }
+}
+
+/** The request's references, checked; every error of the request is reported at once. */
+async function resolveSource(lookups: ServiceLookups, organizationId: string, { input, ruleErrors }: JobWrite): Promise<JobSource> {
+  const errors = [...ruleErrors]
+  let source: JobSource
+  if ('docker' in input.source) {
+    const { git, ...rest } = input.source.docker
+    source = { docker: { ...rest, git: await resolveGitRepository(lookups, organizationId, git, '/source/docker/git_repository', errors) } }
+  } else {
+    const registry = await lookups.findContainerRegistry(organizationId, input.source.image.registryId)
+    if (!registry)
+      errors.push({ path: '/source/image/registry_id', message: 'no container registry with this id in the organization', location: 'body' })
+    source = { image: { ...input.source.image, ...(registry ? { registryKind: registry.kind } : {}) } }
+  }
+  if (errors.length > 0) throw validationFailed(errors)
+  return source
+}
+
+/** The job kind of service (reference tags Jobs, Job Main Calls, Job Actions, Job Deployment History). */
+export const jobKind: ServiceKind<JobWrite, JobConfig, JobDeployOverrides> = {
+  ...jobPlanning,
+  noun: 'job',
+  referencePaths: REFERENCE_PATHS,
+
+  // A job needs no right beyond the WRITE role every service write needs.
+  authorize() {},
+
+  async prepare({ organizationId, lookups, environment }, write) {
+    const { name, autoPreview, ...rest } = write.input
+    const configuration: JobConfig = {
+      ...rest,
+      source: await resolveSource(lookups, organizationId, write),
+      autoPreview: autoPreview ?? environment.autoPreview,
+    }
+    return { name, configuration, references: jobReferences(configuration) }
+  },
+
+  overrideErrors: jobOverrideErrors,
+  plan: jobPlan,
+
+  followedBranch(configuration) {
+    const { source } = configuration
+    if (!('docker' in source)) return undefined
+    const { git } = source.docker
+    if (!git.branch) return undefined
+    return { provider: git.provider, owner: git.owner, name: git.name, branch: git.branch, autoDeploy: configuration.autoDeploy }
+  },
+}

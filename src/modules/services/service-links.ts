@@ -1,0 +1,57 @@
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+
+// The addresses a service's public ports are reached at. Berth runs no ingress yet: the simulator
+// (and any executor without domains of its own) answers addresses derived from the service's id and
+// ports alone, so that they are stable across deploys, edits and replicas (README, "Links"):
+//   - `https://z{first 8 hex of the id}.{SIMULATED_LINK_DOMAIN}` for the default port (the port marked
+//     is_default, else the first public one), with `is_default: true`;
+//   - `https://p{internal port}-z{first 8 hex of the id}.{SIMULATED_LINK_DOMAIN}` for every public port
+//     (`tcp://…:{external port}` and `udp://…` for TCP and UDP ports), with `is_default: false`.
+
+/** Names under `.localhost` never leave the machine (RFC 6761): they cannot be mistaken for real addresses. */
+export const SIMULATED_LINK_DOMAIN = 'berth.localhost'
+
+/** A port of a service as links need it. */
+export interface LinkedPort {
+  internalPort: number
+  externalPort: number | null
+  publiclyAccessible: boolean
+  isDefault: boolean
+  protocol: 'HTTP' | 'GRPC' | 'TCP' | 'UDP'
+}
+
+/** The reference's `Link`. */
+export interface ServiceLink {
+  service_id: string
+  service_type: ServiceType
+  url: string
+  internal_port: number
+  external_port: number
+  is_qovery_domain: boolean
+  is_default: boolean
+}
+
+const SCHEMES = { HTTP: 'https', GRPC: 'https', TCP: 'tcp', UDP: 'udp' } as const
+const WEB_PORT = 443
+
+/** The service's links: the default port's first, then one per public port in the service's order. */
+export function serviceLinks(service: { id: string; kind: ServiceType }, ports: readonly LinkedPort[]): ServiceLink[] {
+  const label = `z${service.id.replaceAll('-', '').slice(0, 8).toLowerCase()}`
+  const publicPorts = ports.filter((port) => port.publiclyAccessible)
+  const link = (port: LinkedPort, host: string, isDefault: boolean): ServiceLink => {
+    const scheme = SCHEMES[port.protocol]
+    const externalPort = port.externalPort ?? (scheme === 'https' ? WEB_PORT : port.internalPort)
+    const suffix = scheme === 'https' && externalPort === WEB_PORT ? '' : `:${externalPort}`
+    return {
+      service_id: service.id,
+      service_type: service.kind,
+      url: `${scheme}://${host}.${SIMULATED_LINK_DOMAIN}${suffix}`,
+      internal_port: port.internalPort,
+      external_port: externalPort,
+      is_qovery_domain: true,
+      is_default: isDefault,
+    }
+  }
+  const defaultPort = publicPorts.find((port) => port.isDefault) ?? publicPorts[0]
+  return [...(defaultPort ? [link(defaultPort, label, true)] : []), ...publicPorts.map((port) => link(port, `p${port.internalPort}-${label}`, false))]
+}
