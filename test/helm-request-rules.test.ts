@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseGitUrl } from '#src/modules/services/kinds/helm/git-repository-url.ts'
+import { parseGitUrl } from '#src/modules/services/git-repositories/git-repository-url.ts'
 import { refusedHelmArgument } from '#src/modules/services/kinds/helm/helm-arguments.ts'
 import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
 

@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import { loadConfig } from '#src/config.ts'
+import type { ContainerRegistryInput } from '#src/modules/container-registries/container-registries.service.ts'
 import type { NewEnvironmentInput } from '#src/modules/environments/environments.service.ts'
 import type { GitTokenInput } from '#src/modules/git-tokens/git-tokens.service.ts'
 import type { HelmRepositoryInput } from '#src/modules/helm-repositories/helm-repositories.service.ts'
+import type { ContainerRequest } from '#src/modules/services/kinds/container/container.schemas.ts'
+import { containerInput } from '#src/modules/services/kinds/container/container.wire.ts'
+import type { DatabaseRequest } from '#src/modules/services/kinds/database/database.schemas.ts'
+import { databaseInput } from '#src/modules/services/kinds/database/database.wire.ts'
 import type { HelmRequest } from '#src/modules/services/kinds/helm/helm.schemas.ts'
 import { helmInput } from '#src/modules/services/kinds/helm/helm.wire.ts'
+import type { JobRequest } from '#src/modules/services/kinds/job/job.schemas.ts'
+import { jobInput } from '#src/modules/services/kinds/job/job.wire.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
@@ -26,7 +33,19 @@ const adminOf = (organizationId: string): Principal => ({
 
 /** Factories that go through the real services and repositories; every test makes its own data. */
 export function factories(db: Db) {
-  const { organizations, apiTokens, projects, environments, gitTokens, helmRepositories, helmServices } = createServices(db, {
+  const {
+    organizations,
+    apiTokens,
+    projects,
+    environments,
+    gitTokens,
+    helmRepositories,
+    helmServices,
+    containerRegistries,
+    containerServices,
+    databaseServices,
+    jobServices,
+  } = createServices(db, {
     tokenUsageFlushMs: 60_000,
     onBackgroundError: () => {},
     secrets: testSecretBox(),
@@ -77,6 +96,58 @@ export function factories(db: Db) {
       })
     },
 
+    /** A public GENERIC_CR container registry unless `options` say otherwise. */
+    async containerRegistry(organizationId: string, options: Partial<ContainerRegistryInput> = {}) {
+      return containerRegistries.create(adminOf(organizationId), organizationId, {
+        name: uniqueName('registry'),
+        kind: 'GENERIC_CR',
+        description: null,
+        url: 'https://registry.example.com',
+        config: {},
+        secrets: {},
+        ...options,
+      })
+    },
+
+    /** A container created as through the API: an image of a new registry of the organization unless `request` says otherwise. */
+    async containerService(environmentId: string, request: Partial<ContainerRequest> = {}) {
+      const { organizationId } = await db
+        .selectFrom('environments')
+        .select('organizationId')
+        .where('id', '=', environmentId)
+        .executeTakeFirstOrThrow()
+      const registryId = request.registry_id ?? (await this.containerRegistry(organizationId)).id
+      const body: ContainerRequest = {
+        name: uniqueName('container'),
+        image_name: 'acme/web',
+        tag: '1.0.0',
+        healthchecks: {},
+        ...request,
+        registry_id: registryId,
+      }
+      return containerServices.create(adminOf(organizationId), environmentId, { input: containerInput(body), ruleErrors: [] })
+    },
+
+    /** A job created as through the API: a lifecycle job (on_start) of an image unless `request` says otherwise. */
+    async job(environmentId: string, request: Partial<JobRequest> = {}) {
+      const { organizationId } = await db
+        .selectFrom('environments')
+        .select('organizationId')
+        .where('id', '=', environmentId)
+        .executeTakeFirstOrThrow()
+      const source = request.source ?? {
+        image: { image_name: 'busybox', tag: '1.36', registry_id: (await this.containerRegistry(organizationId)).id },
+      }
+      const body: JobRequest = {
+        name: uniqueName('job'),
+        healthchecks: {},
+        schedule: { on_start: { arguments: ['echo', 'hi'] } },
+        ...request,
+        source,
+      }
+      return jobServices.create(adminOf(organizationId), environmentId, { input: jobInput(body), ruleErrors: [] })
+    },
+
     /** An organization with one token per role. */
     async organizationWithTokens(name = uniqueName('org')) {
       const organization = await this.organization(name)
@@ -108,6 +179,17 @@ export function factories(db: Db) {
       }
       const body: HelmRequest = { name: uniqueName('helm'), auto_deploy: false, arguments: [], values_override: {}, ...request, source }
       return helmServices.create(adminOf(organizationId), environmentId, { input: helmInput(body), ruleErrors: [] })
+    },
+
+    /** A database created as through the API: a POSTGRESQL 16 container unless `request` says otherwise. */
+    async database(environmentId: string, request: Partial<DatabaseRequest> = {}) {
+      const { organizationId } = await db
+        .selectFrom('environments')
+        .select('organizationId')
+        .where('id', '=', environmentId)
+        .executeTakeFirstOrThrow()
+      const body: DatabaseRequest = { name: uniqueName('database'), type: 'POSTGRESQL', version: '16', mode: 'CONTAINER', ...request }
+      return databaseServices.create(adminOf(organizationId), environmentId, databaseInput(body), [])
     },
 
     /** An organization with one token per role, a project and an environment in it. */

@@ -11,9 +11,20 @@ export interface FakeBranch {
   protected?: boolean
 }
 
+export interface FakeCommit {
+  sha: string
+  message: string
+  authorName: string
+  /** ISO 8601. */
+  date: string
+}
+
 export interface FakeRepository {
   defaultBranch: string
   branches: FakeBranch[]
+  /** The history, newest first, one line: the commits reachable from a commit are those after it here. */
+  commits?: FakeCommit[]
+  tags?: { name: string; sha: string }[]
 }
 
 export interface SeenRequest {
@@ -97,6 +108,72 @@ function movedAway(fake: FakeProvider, res: ServerResponse, segments: string[], 
   return true
 }
 
+/** The commit a ref names: HEAD, a branch, a tag, or a commit id (7 characters at least); undefined when none. */
+function resolveRef(repository: FakeRepository, ref: string): FakeCommit | undefined {
+  const sha =
+    ref === 'HEAD'
+      ? repository.branches.find((branch) => branch.name === repository.defaultBranch)?.sha
+      : (repository.branches.find((branch) => branch.name === ref)?.sha ?? repository.tags?.find((tag) => tag.name === ref)?.sha ?? ref)
+  if (sha === undefined) return undefined
+  const found = repository.commits?.find((commit) => commit.sha === sha || (sha.length >= 7 && commit.sha.startsWith(sha)))
+  if (found) return found
+  // A branch head the test gave no commit for: a plain commit of its own.
+  return repository.branches.some((branch) => branch.sha === sha)
+    ? { sha, message: 'a commit', authorName: 'Fake Author', date: '2024-01-01T00:00:00Z' }
+    : undefined
+}
+
+/** The commits reachable from a ref, newest first, at most `count`. */
+function historyFrom(repository: FakeRepository, ref: string, count: number): FakeCommit[] | undefined {
+  const head = resolveRef(repository, ref)
+  if (!head) return undefined
+  const commits = repository.commits ?? []
+  const index = commits.findIndex((commit) => commit.sha === head.sha)
+  return (index === -1 ? [head] : commits.slice(index)).slice(0, count)
+}
+
+const pageSize = (query: URLSearchParams, name: string) => Math.min(100, Math.max(1, Number(query.get(name) ?? 30) || 30))
+
+function githubCommit(fake: FakeProvider, owner: string, repo: string, commit: FakeCommit) {
+  return {
+    sha: commit.sha,
+    html_url: `${fake.url}/${owner}/${repo}/commit/${commit.sha}`,
+    commit: {
+      message: commit.message,
+      author: { name: commit.authorName, email: 'author@example.com', date: commit.date },
+      committer: { date: commit.date },
+    },
+    author: { login: commit.authorName.toLowerCase().replace(/\s+/g, '-'), avatar_url: `${fake.url}/avatars/${commit.sha.slice(0, 7)}` },
+  }
+}
+
+/** GitHub's commits and tags: GET /repos/{owner}/{repo}/tags, …/commits, …/commits/{ref}. */
+function githubCommits(fake: FakeProvider, res: ServerResponse, segments: string[], query: URLSearchParams, repository: FakeRepository) {
+  const [, owner, repo, what, ref] = segments as [string, string, string, string, string | undefined]
+  if (what === 'tags' && segments.length === 4) {
+    return json(
+      res,
+      200,
+      (repository.tags ?? []).map((tag) => ({ name: tag.name, commit: { sha: tag.sha } })),
+    )
+  }
+  if (what === 'commits' && segments.length === 5) {
+    const commit = resolveRef(repository, ref!)
+    if (!commit) return json(res, 422, { message: `No commit found for SHA: ${ref}` })
+    return json(res, 200, githubCommit(fake, owner, repo, commit))
+  }
+  if (what === 'commits' && segments.length === 4) {
+    const history = historyFrom(repository, query.get('sha') ?? 'HEAD', pageSize(query, 'per_page'))
+    if (!history) return json(res, 404, { message: 'Not Found' })
+    return json(
+      res,
+      200,
+      history.map((commit) => githubCommit(fake, owner, repo, commit)),
+    )
+  }
+  return json(res, 404, { message: 'Not Found' })
+}
+
 function github(fake: FakeProvider, res: ServerResponse, segments: string[], query: URLSearchParams, path: string) {
   // GET /repos/{owner}/{repo} and GET /repos/{owner}/{repo}/branches
   if (segments[0] !== 'repos' || segments.length < 3) return json(res, 404, { message: 'Not Found' })
@@ -104,6 +181,7 @@ function github(fake: FakeProvider, res: ServerResponse, segments: string[], que
   const repository = fake.repositories.get(`${segments[1]}/${segments[2]}`)
   if (!repository) return json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' })
   if (segments.length === 3) return json(res, 200, { full_name: `${segments[1]}/${segments[2]}`, default_branch: repository.defaultBranch })
+  if (segments[3] === 'tags' || segments[3] === 'commits') return githubCommits(fake, res, segments, query, repository)
   if (segments.length !== 4 || segments[3] !== 'branches') return json(res, 404, { message: 'Not Found' })
   const { items, number, pages } = page(sorted(repository), query, 'per_page', 100)
   const links: string[] = []
@@ -122,7 +200,46 @@ function github(fake: FakeProvider, res: ServerResponse, segments: string[], que
   )
 }
 
+const gitlabCommit = (fake: FakeProvider, project: string, commit: FakeCommit) => ({
+  id: commit.sha,
+  short_id: commit.sha.slice(0, 8),
+  title: commit.message.split('\n', 1)[0],
+  message: commit.message,
+  author_name: commit.authorName,
+  author_email: 'author@example.com',
+  authored_date: commit.date,
+  created_at: commit.date,
+  web_url: `${fake.url}/${project}/-/commit/${commit.sha}`,
+})
+
+/** GitLab's commits and tags: GET /projects/:id/repository/tags, …/commits, …/commits/:sha. */
+function gitlabCommits(fake: FakeProvider, res: ServerResponse, segments: string[], query: URLSearchParams) {
+  const repository = fake.repositories.get(segments[1]!)
+  if (!repository) return json(res, 404, { message: '404 Project Not Found' })
+  if (segments[3] === 'tags' && segments.length === 4) {
+    return json(
+      res,
+      200,
+      (repository.tags ?? []).map((tag) => ({ name: tag.name, target: tag.sha, commit: { id: tag.sha } })),
+    )
+  }
+  if (segments.length === 5) {
+    const commit = resolveRef(repository, segments[4]!)
+    return commit ? json(res, 200, gitlabCommit(fake, segments[1]!, commit)) : json(res, 404, { message: '404 Commit Not Found' })
+  }
+  const history = historyFrom(repository, query.get('ref_name') ?? 'HEAD', pageSize(query, 'per_page'))
+  if (!history) return json(res, 404, { message: '404 Not Found' })
+  return json(
+    res,
+    200,
+    history.map((commit) => gitlabCommit(fake, segments[1]!, commit)),
+  )
+}
+
 function gitlab(fake: FakeProvider, res: ServerResponse, segments: string[], query: URLSearchParams, path: string) {
+  if (segments[0] === 'projects' && segments[2] === 'repository' && (segments[3] === 'tags' || segments[3] === 'commits')) {
+    return gitlabCommits(fake, res, segments, query)
+  }
   // GET /projects/{url-encoded path}/repository/branches
   if (segments[0] !== 'projects' || segments[2] !== 'repository' || segments[3] !== 'branches' || segments.length !== 4) {
     return json(res, 404, { error: '404 Not Found' })
@@ -169,6 +286,9 @@ function bitbucket(fake: FakeProvider, res: ServerResponse, segments: string[], 
   if (segments.length === 3) {
     return json(res, 200, { type: 'repository', full_name: fullName, mainbranch: { type: 'branch', name: repository.defaultBranch } })
   }
+  if (segments[3] === 'commit' || segments[3] === 'commits' || (segments[3] === 'refs' && segments[4] === 'tags')) {
+    return bitbucketCommits(fake, res, segments, query, repository)
+  }
   if (segments.length !== 5 || segments[3] !== 'refs' || segments[4] !== 'branches') return notFound()
   const { items, number, pages, size } = page(sorted(repository), query, 'pagelen', 100)
   json(res, 200, {
@@ -183,6 +303,41 @@ function bitbucket(fake: FakeProvider, res: ServerResponse, segments: string[], 
       links: { self: { href: `${fake.url}/branches/${encodeURIComponent(branch.name)}` } },
     })),
   })
+}
+
+const bitbucketCommit = (fake: FakeProvider, fullName: string, commit: FakeCommit) => ({
+  type: 'commit',
+  hash: commit.sha,
+  date: commit.date,
+  message: commit.message,
+  author: {
+    type: 'author',
+    raw: `${commit.authorName} <author@example.com>`,
+    user: { display_name: commit.authorName, links: { avatar: { href: `${fake.url}/avatars/${commit.sha.slice(0, 7)}` } } },
+  },
+  links: { html: { href: `${fake.url}/${fullName}/commits/${commit.sha}` } },
+})
+
+/** Bitbucket's commits and tags: GET /repositories/{workspace}/{repo}/refs/tags, …/commit/{commit}, …/commits/{revision}. */
+function bitbucketCommits(fake: FakeProvider, res: ServerResponse, segments: string[], query: URLSearchParams, repository: FakeRepository) {
+  const fullName = `${segments[1]}/${segments[2]}`
+  const missing = () => json(res, 404, { type: 'error', error: { message: 'Commit not found' } })
+  if (segments[3] === 'refs') {
+    return json(res, 200, {
+      pagelen: 100,
+      page: 1,
+      values: (repository.tags ?? []).map((tag) => ({ type: 'tag', name: tag.name, target: { type: 'commit', hash: tag.sha } })),
+    })
+  }
+  if (segments[3] === 'commit' && segments.length === 5) {
+    const commit = resolveRef(repository, segments[4]!)
+    return commit ? json(res, 200, bitbucketCommit(fake, fullName, commit)) : missing()
+  }
+  if (segments[3] === 'commits' && segments.length === 5) {
+    const history = historyFrom(repository, segments[4]!, pageSize(query, 'pagelen'))
+    return history ? json(res, 200, { pagelen: history.length, values: history.map((commit) => bitbucketCommit(fake, fullName, commit)) }) : missing()
+  }
+  return missing()
 }
 
 const HANDLERS = { github, gitlab, bitbucket }

@@ -8,7 +8,7 @@
  * counterexample fast-check prints stays short and replays against whatever world exists then.
  */
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
+import { createHmac, randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
@@ -103,7 +103,12 @@ export type Kind =
   | 'project'
   | 'environment'
   | 'helm'
+  | 'database'
+  | 'application'
   | 'helmRepository'
+  | 'container'
+  | 'job'
+  | 'containerRegistry'
   | 'gitToken'
   | 'apiToken'
   | 'user'
@@ -113,13 +118,24 @@ export type Kind =
   | 'secret'
   | 'environmentVariable'
   | 'environmentSecret'
+  | 'containerVariable'
+  | 'containerSecret'
+  | 'applicationVariable'
+  | 'applicationSecret'
+  | 'jobVariable'
+  | 'jobSecret'
 
 export const KINDS: Kind[] = [
   'organization',
   'project',
   'environment',
   'helm',
+  'database',
+  'application',
   'helmRepository',
+  'container',
+  'job',
+  'containerRegistry',
   'gitToken',
   'apiToken',
   'user',
@@ -129,6 +145,12 @@ export const KINDS: Kind[] = [
   'secret',
   'environmentVariable',
   'environmentSecret',
+  'containerVariable',
+  'containerSecret',
+  'applicationVariable',
+  'applicationSecret',
+  'jobVariable',
+  'jobSecret',
 ]
 
 /**
@@ -141,23 +163,42 @@ export const ALWAYS_REFUSED = new Set([
 ])
 
 /** Variables and secrets: a route that takes one may take another (the generic API takes both). */
-const VARIABLE_KINDS: Kind[] = ['variable', 'secret', 'environmentVariable', 'environmentSecret']
+const VARIABLE_KINDS: Kind[] = [
+  'variable',
+  'secret',
+  'environmentVariable',
+  'environmentSecret',
+  'containerVariable',
+  'containerSecret',
+  'applicationVariable',
+  'applicationSecret',
+  'jobVariable',
+  'jobSecret',
+]
 
-/** Whether an id of kind `b` may name what a parameter of kind `a` names, so that it is not "another kind". */
-export const sameFamily = (a: Kind | undefined, b: Kind) => a === b || (a !== undefined && VARIABLE_KINDS.includes(a) && VARIABLE_KINDS.includes(b))
+/** Services of every kind: a parameter that takes any service (`serviceId`) takes each. */
+const SERVICE_KINDS: Kind[] = ['helm', 'database', 'container', 'application', 'job']
+const ANY_SERVICE_PARAMS = new Set(['serviceId'])
+
+/** Whether an id of kind `b` may name what a parameter (`param`) of kind `a` names, so that it is not "another kind". */
+export const sameFamily = (a: Kind | undefined, b: Kind, param?: string) =>
+  a === b ||
+  (a !== undefined && VARIABLE_KINDS.includes(a) && VARIABLE_KINDS.includes(b)) ||
+  (param !== undefined && ANY_SERVICE_PARAMS.has(param) && SERVICE_KINDS.includes(b))
 
 /**
  * Path parameters of service kinds Berth does not serve yet (the per-scope variables APIs of
- * applications, containers and jobs): no resource of theirs can exist, so they are given the
- * world's helm service, which such a route answers 404 for, as for any service of another kind.
+ * applications and jobs): no resource of theirs can exist, so they are given the world's helm
+ * service, which such a route answers 404 for, as for any service of another kind.
  */
-export const UNSERVED_PARAMS = new Set(['applicationId', 'containerId', 'jobId'])
+export const UNSERVED_PARAMS = new Set<string>()
 
 export const PARAM_KIND: Record<string, Kind> = {
   organizationId: 'organization',
   projectId: 'project',
   environmentId: 'environment',
   helmId: 'helm',
+  databaseId: 'database',
   helmRepositoryId: 'helmRepository',
   gitTokenId: 'gitToken',
   apiTokenId: 'apiToken',
@@ -171,9 +212,10 @@ export const PARAM_KIND: Record<string, Kind> = {
   variableId: 'variable',
   environmentVariableId: 'variable',
   secretId: 'secret',
-  applicationId: 'helm',
-  containerId: 'helm',
-  jobId: 'helm',
+  applicationId: 'application',
+  containerId: 'container',
+  containerRegistryId: 'containerRegistry',
+  jobId: 'job',
 }
 
 /**
@@ -186,6 +228,15 @@ export function paramKind(template: string, name: string): Kind | undefined {
   if ((name === 'environmentVariableId' || name === 'secretId') && template.startsWith('/environment/') && !pointsAbove) {
     return name === 'secretId' ? 'environmentSecret' : 'environmentVariable'
   }
+  if ((name === 'environmentVariableId' || name === 'secretId') && template.startsWith('/container/') && !pointsAbove) {
+    return name === 'secretId' ? 'containerSecret' : 'containerVariable'
+  }
+  if ((name === 'environmentVariableId' || name === 'secretId') && template.startsWith('/application/') && !pointsAbove) {
+    return name === 'secretId' ? 'applicationSecret' : 'applicationVariable'
+  }
+  if ((name === 'environmentVariableId' || name === 'secretId') && template.startsWith('/job/') && !pointsAbove) {
+    return name === 'secretId' ? 'jobSecret' : 'jobVariable'
+  }
   return PARAM_KIND[name]
 }
 
@@ -194,7 +245,8 @@ export interface World {
    * One resource of each kind, all in one organization; `apiToken` is a spare READ token, not the
    * caller's; `deploymentStage` is the helm service's stage, `deploymentRequest` a deployment of
    * the environment, queued (the harness runs no runner); `variable` and `secret` are the
-   * project's, `environmentVariable` and `environmentSecret` the environment's.
+   * project's, `environmentVariable` and `environmentSecret` the environment's, `containerVariable`
+   * and `containerSecret` the container's.
    */
   ids: Record<Kind, string>
   adminTokenId: string
@@ -208,6 +260,62 @@ export interface World {
   /** The OpenID Connect issuer and the JWT subject of `ids.user`, a WRITE member of the organization. */
   issuer: string
   userSubject: string
+  /** The organization's git webhook secret, which signs deliveries to the webhook routes (`webhookProviderOf`). */
+  webhookSecret: string
+}
+
+// ---------------------------------------------------------------------------------------------
+// Git webhooks: routes a git provider calls, signed with the organization's webhook secret
+
+export type WebhookProvider = 'github' | 'gitlab' | 'bitbucket'
+
+/** The provider a route receives deliveries from, or undefined for a route API clients call. */
+export const webhookProviderOf = (template: string): WebhookProvider | undefined =>
+  /\/gitWebhook\/(github|gitlab|bitbucket)$/.exec(template)?.[1] as WebhookProvider | undefined
+
+/** Where each provider puts its proof, its event and its delivery id. */
+const WEBHOOK_HEADERS: Record<WebhookProvider, { signature: string; event: [string, string]; delivery: string }> = {
+  github: { signature: 'x-hub-signature-256', event: ['x-github-event', 'push'], delivery: 'x-github-delivery' },
+  gitlab: { signature: 'x-gitlab-token', event: ['x-gitlab-event', 'Push Hook'], delivery: 'x-gitlab-event-uuid' },
+  bitbucket: { signature: 'x-hub-signature', event: ['x-event-key', 'repo:push'], delivery: 'x-request-uuid' },
+}
+
+/** The proof a provider sends with `payload`, made with `secret`. */
+export function webhookSignature(provider: WebhookProvider, secret: string, payload: string | Buffer | undefined): string {
+  if (provider === 'gitlab') return secret
+  return `sha256=${createHmac('sha256', secret)
+    .update(payload ?? '')
+    .digest('hex')}`
+}
+
+/**
+ * A webhook route's credential is the provider's signature, not an Authorization header: the
+ * caller's `auth` becomes the signature (a valid one for the ADMIN token, the header's text for a
+ * raw header, a spoiled one for a mangled token, none for none), with an event and a fresh delivery id.
+ */
+function signDelivery(provider: WebhookProvider, headers: Record<string, string>, payload: string | Buffer | undefined, world: World): void {
+  const { signature, event, delivery } = WEBHOOK_HEADERS[provider]
+  const authorization = headers.authorization
+  delete headers.authorization
+  headers[event[0]] ??= event[1]
+  headers[delivery] ??= randomUUID()
+  if (authorization === undefined) return
+  const valid = webhookSignature(provider, world.webhookSecret, payload)
+  if (authorization === world.authorization) headers[signature] = valid
+  else if (authorization.startsWith('Token ') && authorization.length === world.authorization.length) headers[signature] = mangle(valid, 'flip')
+  else headers[signature] = authorization
+}
+
+/** The organization's webhook secret now, made when it has none (a request of the sweep may have rotated or removed it). */
+export async function currentWebhookSecret(app: FastifyInstance, world: World): Promise<string> {
+  const url = `/organization/${world.ids.organization}/gitWebhookSecret`
+  const headers = { authorization: world.authorization }
+  const shown = await app.inject({ method: 'GET', url, headers })
+  assert.equal(shown.statusCode, 200, shown.body)
+  if (shown.json().secret) return shown.json().secret
+  const made = await app.inject({ method: 'POST', url, headers })
+  assert.equal(made.statusCode, 201, made.body)
+  return made.json().secret
 }
 
 /** A repository the fake GitHub serves, for branch listings that go all the way. */
@@ -224,9 +332,31 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
   const helm = await f.helmService(environment.id, {
     source: { helm_repository: { repository: helmRepository.id, chart_name: 'app', chart_version: '1.0.0' } },
   })
+  const database = await f.database(environment.id)
+  // An ECR registry: its image listing needs AWS's API, so getContainerVersions answers 400 at once, calling nothing.
+  const containerRegistry = await f.containerRegistry(organization.id, {
+    kind: 'ECR',
+    url: 'https://123456789012.dkr.ecr.eu-west-3.amazonaws.com',
+    config: { region: 'eu-west-3', accessKeyId: 'AKIAWORLD' },
+    secrets: { secretAccessKey: `aws-${randomUUID()}` },
+  })
+  const container = await f.containerService(environment.id, { registry_id: containerRegistry.id })
+  const job = await f.job(environment.id, {
+    source: { image: { image_name: 'busybox', tag: '1.36', registry_id: containerRegistry.id } },
+  })
   const gitSecret = `ghp_${randomUUID().replaceAll('-', '')}`
   github.tokens.add(gitSecret)
   const gitToken = await f.gitToken(organization.id, { type: 'GITHUB', token: gitSecret, gitApiUrl: github.url })
+  const application = await app.inject({
+    method: 'POST',
+    url: `/environment/${environment.id}/application`,
+    headers: { authorization: admin.authorization },
+    payload: {
+      ...applicationBody(gitToken.id),
+      name: uniqueName('app'),
+    },
+  })
+  assert.equal(application.statusCode, 201, application.body)
   const userSubject = `member-${randomUUID()}`
   const user = await db
     .insertInto('users')
@@ -237,7 +367,11 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
   const { deploymentStageId } = await db.selectFrom('services').select('deploymentStageId').where('id', '=', helm.id).executeTakeFirstOrThrow()
   const queued = await app.inject({ method: 'POST', url: `/environment/${environment.id}/deploy`, headers: { authorization: admin.authorization } })
   assert.equal(queued.statusCode, 202, queued.body)
-  const variable = async (scope: 'PROJECT' | 'ENVIRONMENT', parentId: string, isSecret: boolean): Promise<string> => {
+  const variable = async (
+    scope: 'PROJECT' | 'ENVIRONMENT' | 'CONTAINER' | 'APPLICATION' | 'JOB',
+    parentId: string,
+    isSecret: boolean,
+  ): Promise<string> => {
     const res = await app.inject({
       method: 'POST',
       url: '/variable',
@@ -259,7 +393,12 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       project: project.id,
       environment: environment.id,
       helm: helm.id,
+      database: database.id,
+      application: application.json().id,
       helmRepository: helmRepository.id,
+      container: container.id,
+      job: job.id,
+      containerRegistry: containerRegistry.id,
       gitToken: gitToken.id,
       apiToken: spare.id,
       user: user.id,
@@ -269,6 +408,12 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       secret: await variable('PROJECT', project.id, true),
       environmentVariable: await variable('ENVIRONMENT', environment.id, false),
       environmentSecret: await variable('ENVIRONMENT', environment.id, true),
+      containerVariable: await variable('CONTAINER', container.id, false),
+      containerSecret: await variable('CONTAINER', container.id, true),
+      applicationVariable: await variable('APPLICATION', application.json().id, false),
+      applicationSecret: await variable('APPLICATION', application.json().id, true),
+      jobVariable: await variable('JOB', job.id, false),
+      jobSecret: await variable('JOB', job.id, true),
     },
     adminTokenId: admin.id,
     authorization: admin.authorization,
@@ -277,6 +422,15 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
     gitSecret,
     issuer,
     userSubject,
+    webhookSecret: await (async () => {
+      const made = await app.inject({
+        method: 'POST',
+        url: `/organization/${organization.id}/gitWebhookSecret`,
+        headers: { authorization: admin.authorization },
+      })
+      assert.equal(made.statusCode, 201, made.body)
+      return made.json().secret as string
+    })(),
   }
 }
 
@@ -288,12 +442,19 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and exists (select 1 from projects where id = ${ids.project})
       and exists (select 1 from environments where id = ${ids.environment})
       and exists (select 1 from services where id = ${ids.helm})
+      and exists (select 1 from services where id = ${ids.database})
+      and exists (select 1 from services where id = ${ids.application})
       and exists (select 1 from helm_repositories where id = ${ids.helmRepository})
+      and exists (select 1 from services where id = ${ids.container})
+      and exists (select 1 from services where id = ${ids.job})
+      and exists (select 1 from container_registries where id = ${ids.containerRegistry})
       and exists (select 1 from git_tokens where id = ${ids.gitToken})
       and exists (select 1 from organization_members where organization_id = ${ids.organization} and user_id = ${ids.user})
       and exists (select 1 from deployment_stages where id = ${ids.deploymentStage})
       and exists (select 1 from deployment_requests where id = ${ids.deploymentRequest})
-      and (select count(*) from variables where id in (${ids.variable}, ${ids.secret}, ${ids.environmentVariable}, ${ids.environmentSecret})) = 4
+      and (select count(*) from variables where id in (${ids.variable}, ${ids.secret}, ${ids.environmentVariable}, ${ids.environmentSecret}, ${ids.containerVariable}, ${ids.containerSecret})) = 6
+      and (select count(*) from variables where id in (${ids.applicationVariable}, ${ids.applicationSecret})) = 2
+      and (select count(*) from variables where id in (${ids.jobVariable}, ${ids.jobSecret})) = 2
       as intact`.execute(db)
   return rows[0]?.intact === true
 }
@@ -516,11 +677,31 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   }),
   'POST /organization/{organizationId}/helmRepository': () => helmRepositoryBody(),
   'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}': () => helmRepositoryBody(),
+  'POST /organization/{organizationId}/containerRegistry': () => containerRegistryBody(),
+  'PUT /organization/{organizationId}/containerRegistry/{containerRegistryId}': () => containerRegistryBody(),
+  'POST /environment/{environmentId}/container': (w) => containerBody(w),
+  'PUT /container/{containerId}': (w) => containerBody(w),
+  'POST /container/{containerId}/deploy': () => ({ image_tag: '1.0.1' }),
+  'POST /container/{containerId}/uninstall': () => ({}),
   'POST /environment/{environmentId}/helm': (w) => helmBody(w),
   'PUT /helm/{helmId}': (w) => helmBody(w),
   'POST /environment/{environmentId}/cancelDeployment': () => ({ force_cancel: false }),
   'POST /helm/{helmId}/deploy': () => ({ chart_version: '1.0.1' }),
   'POST /helm/{helmId}/uninstall': () => ({}),
+  'POST /environment/{environmentId}/database': () => ({ name: uniqueName('database'), type: 'POSTGRESQL', version: '16', mode: 'CONTAINER' }),
+  // A partial edit: it leaves the version and the storage alone, which may only go up.
+  'PUT /database/{databaseId}': () => ({ name: uniqueName('database'), cpu: 500 }),
+  'POST /database/{databaseId}/deploy': () => ({}),
+  'POST /database/{databaseId}/uninstall': () => ({}),
+  'POST /environment/{environmentId}/application': (w) => ({ ...applicationBody(w.ids.gitToken), name: uniqueName('app') }),
+  'PUT /application/{applicationId}': (w) => ({ ...applicationBody(w.ids.gitToken), name: uniqueName('app') }),
+  'POST /application/{applicationId}/deploy': () => ({ git_commit_id: 'a'.repeat(40) }),
+  'POST /application/{applicationId}/uninstall': () => ({}),
+  'POST /environment/{environmentId}/job': (w) => jobBody(w),
+  'PUT /job/{jobId}': (w) => jobBody(w),
+  'POST /job/{jobId}/deploy': () => ({ image_tag: '1.37' }),
+  'POST /job/{jobId}/uninstall': () => ({}),
+  'PUT /job/{jobId}/advancedSettings': () => ({ 'job.delete_ttl_seconds_after_finished': 60, 'cronjob.concurrency_policy': 'Forbid' }),
   'POST /environment/{environmentId}/deploymentStage': () => ({ name: uniqueName('stage'), description: 'made by the sweep' }),
   'PUT /deploymentStage/{deploymentStageId}': () => ({ name: uniqueName('stage'), description: null }),
   'PUT /deploymentStage/{deploymentStageId}/service/{serviceId}': () => ({ is_skipped: false }),
@@ -601,6 +782,33 @@ const helmRepositoryBody = () => ({
   config: { username: 'u', password: 'p' },
 })
 
+// A kind whose images Berth does not list: getContainerVersions never calls out, whatever a sweep edited.
+const containerRegistryBody = () => ({
+  name: uniqueName('registry'),
+  kind: 'ECR',
+  url: 'https://123456789012.dkr.ecr.eu-west-3.amazonaws.com',
+  config: { region: 'eu-west-3', access_key_id: 'AKIAWORLD', secret_access_key: 's' },
+})
+
+const containerBody = (w: World) => ({
+  name: uniqueName('container'),
+  registry_id: w.ids.containerRegistry,
+  image_name: 'acme/web',
+  tag: '1.0.0',
+  arguments: ['--port', '8080'],
+  ports: [{ internal_port: 8080, publicly_accessible: true }],
+  healthchecks: {},
+})
+
+/** An application of the fake GitHub's repository, read with the world's git token. */
+const applicationBody = (gitTokenId: string) => ({
+  git_repository: { url: `https://github.com/${FAKE_REPOSITORY}`, branch: 'main', git_token_id: gitTokenId },
+  healthchecks: { readiness_probe: { type: { http: { path: '/', port: 8080 } } } },
+  ports: [{ internal_port: 8080, publicly_accessible: true }],
+  cpu: 250,
+  memory: 256,
+})
+
 const helmBody = (w: World) => ({
   name: uniqueName('helm'),
   auto_deploy: false,
@@ -608,6 +816,13 @@ const helmBody = (w: World) => ({
   source: { helm_repository: { repository: w.ids.helmRepository, chart_name: 'app', chart_version: '1.0.0' } },
   arguments: [],
   values_override: { set: [['replicas', '2']] },
+})
+
+const jobBody = (w: World) => ({
+  name: uniqueName('job'),
+  healthchecks: {},
+  source: { image: { image_name: 'busybox', tag: '1.36', registry_id: w.ids.containerRegistry } },
+  schedule: { cronjob: { scheduled_at: '0 3 * * *', timezone: 'Europe/Paris', arguments: ['backup'] } },
 })
 
 /** Percent-encodes every byte of the UTF-8 of `text` but unreserved ones (lone surrogates become U+FFFD). */
@@ -670,6 +885,8 @@ export function render(request: HostileRequest, world: World, routes: Map<string
     if (contentType !== '') headers['content-type'] = contentType
     invalidUtf8 = Buffer.isBuffer(payload) && /json/i.test(contentType) && !isUtf8(payload)
   }
+  const provider = route && webhookProviderOf(route.template)
+  if (provider) signDelivery(provider, headers, payload, world)
   return { method: request.method, url, headers, ...(payload === undefined ? {} : { payload }), route, invalidUtf8 }
 }
 
@@ -879,6 +1096,8 @@ export async function startHarness(): Promise<Harness> {
         const signIn = await app.app.inject({ method: 'GET', url: '/account', headers: { authorization: `Bearer ${jwt}` } })
         checkAnswer(signIn, { method: 'GET', url: '/account', headers: { authorization: `Bearer ${jwt}` }, route: undefined, invalidUtf8: false }, w)
       }
+      const route = routeMap.get(request.route)
+      if (route && webhookProviderOf(route.template)) w.webhookSecret = await currentWebhookSecret(app.app, w)
       const sent = render(request, w, routeMap)
       const write = WRITE_METHODS.has(sent.method)
       // Right after a refused write, the database is as its snapshot after it showed.
