@@ -79,16 +79,21 @@ function StageView({ stage }: { stage: Stage }) {
   )
 }
 
+/** The console's page of a service, for the kinds it has one for. */
+const SERVICE_PAGES: Record<string, string> = { HELM: 'helm', DATABASE: 'database', CONTAINER: 'container', JOB: 'job' }
+export const servicePage = (type: string, id: string): string | undefined => (SERVICE_PAGES[type] ? `#/${SERVICE_PAGES[type]}/${id}` : undefined)
+
 function ServiceView({ service }: { service: ServiceEntry }) {
   const tone = toneOf(service.status)
   const chart = service.details.repository
+  const commit = service.details.commit
   return (
     <li
       class={`service tone-${tone}${isFailed(service.status) ? ' failed' : ''}`}
       data-service-id={service.identifier.service_id}
       data-status={service.status}
     >
-      <a class="service-name" href={service.identifier.service_type === 'HELM' ? `#/helm/${service.identifier.service_id}` : undefined}>
+      <a class="service-name" href={servicePage(service.identifier.service_type, service.identifier.service_id)}>
         {service.identifier.name}
       </a>
       <span class={`badge tone-${tone}`} title={`${service.status_details.action} ${service.status_details.status}`}>
@@ -96,6 +101,13 @@ function ServiceView({ service }: { service: ServiceEntry }) {
       </span>
       <span class="duration">{formatDuration(service.total_duration)}</span>
       {chart ? <span class="detail">{`${chart.chart_name} ${chart.chart_version}`}</span> : null}
+      {service.details.database_type ? <span class="detail">{`${service.details.database_type} ${service.details.version}`}</span> : null}
+      {service.details.image_name ? <span class="detail">{`${service.details.image_name}:${service.details.tag ?? ''}`}</span> : null}
+      {commit ? (
+        <span class="detail commit" data-commit={commit.git_commit_id} title={commit.message}>
+          {`${commit.git_commit_id.slice(0, 7)} ${commit.message.split('\n', 1)[0]} (${commit.author_name})`}
+        </span>
+      ) : null}
       {service.message ? <p class="message">{service.message}</p> : null}
     </li>
   )

@@ -1,8 +1,11 @@
 import { type JSX, render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { session } from './api.ts'
+import { ContainerPage } from './container.tsx'
+import { DatabasePage } from './database.tsx'
 import { EnvironmentPage } from './environment.tsx'
 import { HelmPage } from './helm.tsx'
+import { JobPage } from './job.tsx'
 import { EnvironmentsPage, OrganizationsPage, ProjectsPage, SignIn } from './pages.tsx'
 import './console.css'
 
@@ -12,6 +15,9 @@ const ROUTES: [RegExp, (id: string) => JSX.Element][] = [
   [/^#\/project\/([\w-]+)$/, (id) => <EnvironmentsPage projectId={id} />],
   [/^#\/environment\/([\w-]+)$/, (id) => <EnvironmentPage environmentId={id} />],
   [/^#\/helm\/([\w-]+)$/, (id) => <HelmPage helmId={id} />],
+  [/^#\/database\/([\w-]+)$/, (id) => <DatabasePage databaseId={id} />],
+  [/^#\/container\/([\w-]+)$/, (id) => <ContainerPage containerId={id} />],
+  [/^#\/job\/([\w-]+)$/, (id) => <JobPage jobId={id} />],
 ]
 
 function useHash(): string {

@@ -3,6 +3,7 @@
 // the stages only (the API refuses them the move in any case).
 import { useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
+import { servicePage } from './deployment-card.tsx'
 import { ErrorMessage, Show, useLoad } from './pages.tsx'
 import { type DeploymentStage, hasRole, type List, type Role, type ServiceSummary, type StageService } from './types.ts'
 
@@ -105,7 +106,7 @@ function PlannedService({ service, summary, stage, stages, editable, busy, onMov
   const kind = service.service_type
   return (
     <li class="plan-service" data-service-id={service.service_id} data-skipped={String(service.is_skipped)}>
-      <a class="service-name" href={kind === 'HELM' ? `#/helm/${service.service_id}` : undefined}>
+      <a class="service-name" href={servicePage(kind, service.service_id)}>
         {name}
       </a>
       <span class="badge tone-neutral" title="kind">

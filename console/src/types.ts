@@ -50,7 +50,20 @@ export interface ServiceEntry {
   identifier: { name: string; service_id: string; service_type: string; execution_id?: string }
   status: string
   auditing_data: AuditingData
-  details: { repository?: { chart_name: string; chart_version: string }; git_commit_id?: string; image_name?: string; tag?: string }
+  details: {
+    repository?: { chart_name: string; chart_version: string }
+    git_commit_id?: string
+    image_name?: string
+    tag?: string
+    /** A database's (a Berth extension). */
+    database_type?: string
+    version?: string
+    mode?: string
+    arguments?: string[]
+    entrypoint?: string
+    /** An application's (and a git chart's): the commit the deployment built, as its git provider described it. */
+    commit?: Commit | null
+  }
   status_details: { action: string; status: string; sub_action: string }
   total_duration?: string
   message?: string | null
@@ -84,6 +97,21 @@ export interface HistoryPage {
 
 export type KeyValues = string[][]
 
+export interface Commit {
+  git_commit_id: string
+  created_at: string
+  author_name: string
+  message: string
+  tag: string
+}
+
+/** An application, as far as the console shows it. */
+export interface ApplicationService {
+  id: string
+  name: string
+  git_repository: GitRepository & { deployed_commit_id?: string }
+}
+
 export interface GitRepository {
   provider: string
   url: string
@@ -104,6 +132,24 @@ export interface HelmPort {
   is_default: boolean
   service_name?: string
   service_selectors?: { key: string; value: string }[]
+}
+
+export interface ContainerService {
+  id: string
+  name: string
+  description?: string
+  environment: { id: string }
+  image_name: string
+  tag: string
+  registry: { id: string; name: string; url: string; kind: string }
+  arguments: string[]
+  entrypoint?: string
+  cpu: number
+  memory: number
+  min_running_instances: number
+  max_running_instances: number
+  auto_deploy: boolean
+  ports: { id: string; name: string; internal_port: number; external_port?: number; publicly_accessible: boolean; protocol: string }[]
 }
 
 export interface RawValuesFile {
@@ -133,6 +179,24 @@ export interface HelmService {
   }
   icon_uri: string
   blueprint_id: string | null
+}
+
+/** A database: `GET /database/{id}`. */
+export interface DatabaseService {
+  id: string
+  name: string
+  description?: string
+  environment: { id: string }
+  type: string
+  version: string
+  mode: string
+  accessibility: string
+  cpu: number
+  memory: number
+  storage: number
+  host: string
+  port: number
+  instance_type: string | null
 }
 
 /** A service of a deployment stage: `GET /environment/{id}/deploymentStage`. */
@@ -204,4 +268,26 @@ export interface Variable {
   aliased_variable?: LinkedVariable
   overridden_variable?: LinkedVariable
   service_id?: string
+}
+
+/** A job as `GET /job/{id}` and `GET /environment/{id}/job` answer it (the fields the console shows). */
+export interface JobService {
+  id: string
+  name: string
+  environment: { id: string }
+  job_type: 'CRON' | 'LIFECYCLE'
+  schedule: {
+    cronjob?: { scheduled_at: string; timezone: string; arguments: string[]; entrypoint?: string }
+    on_start?: { arguments: string[]; entrypoint?: string }
+    on_stop?: { arguments: string[]; entrypoint?: string }
+    on_delete?: { arguments: string[]; entrypoint?: string }
+  }
+  source:
+    | { image: { image_name: string; tag: string; registry: { name: string } } }
+    | { docker: { git_repository: GitRepository; dockerfile_path: string | null } }
+}
+
+/** One page of a service's own history: `GET /job/{id}/deploymentHistoryV2`. */
+export interface ServiceHistoryPage {
+  results: ServiceEntry[]
 }

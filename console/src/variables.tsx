@@ -10,7 +10,7 @@ import { ErrorMessage, Show, useLoad } from './pages.tsx'
 import { hasRole, type List, type Role, type Variable } from './types.ts'
 
 /** The scopes whose pages show this panel, as the API names them. */
-export type PanelScope = 'ENVIRONMENT' | 'HELM'
+export type PanelScope = 'ENVIRONMENT' | 'HELM' | 'CONTAINER'
 
 /** What stands in for a secret's value: the same whatever its length. */
 const SECRET_MASK = '••••••••'
@@ -24,6 +24,12 @@ const GROUPS: Record<PanelScope, { scope: string; title: string }[]> = {
   ],
   HELM: [
     { scope: 'HELM', title: 'This service' },
+    { scope: 'ENVIRONMENT', title: 'From the environment' },
+    { scope: 'PROJECT', title: 'From the project' },
+    { scope: 'BUILT_IN', title: 'Built-in' },
+  ],
+  CONTAINER: [
+    { scope: 'CONTAINER', title: 'This service' },
     { scope: 'ENVIRONMENT', title: 'From the environment' },
     { scope: 'PROJECT', title: 'From the project' },
     { scope: 'BUILT_IN', title: 'Built-in' },
