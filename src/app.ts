@@ -228,7 +228,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(usersRoutes(services.users))
     await api.register(apiTokensRoutes(apiTokens, rateLimits.mintAdmission))
     await api.register(projectsRoutes(projects))
-    await api.register(environmentsRoutes(environments))
+    await api.register(environmentsRoutes(environments, services.deployments.deleteEnvironment))
     await api.register(gitTokensRoutes(gitTokens))
     await api.register(gitProvidersRoutes(gitProviders))
     await api.register(helmRepositoriesRoutes(helmRepositories))

@@ -226,6 +226,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listStages: (environmentId) => stagesRepo.list(environmentId),
     resolveVariables: variables.resolveForDeployment,
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
+    deleteEmptyEnvironment: environments.delete,
     onQueued: () => options.onDeploymentQueued?.(),
     listLimit,
     deploymentLookups: {

@@ -638,11 +638,13 @@ describe('helm services', () => {
       assert.equal(freed.statusCode, 204, freed.body)
     })
 
-    it('goes with its environment', async () => {
+    it("is queued for deletion by its environment's delete (the deployment that ends it: test/jobs.test.ts)", async () => {
       const w = await world()
       const helm = (await createHelm(w.environment.id, w.tokens.write.authorization)).json()
       assert.equal((await call('DELETE', `/environment/${w.environment.id}`, w.tokens.admin.authorization)).statusCode, 204)
-      assertError(await call('GET', `/helm/${helm.id}`, w.tokens.read.authorization), 404, 'not_found')
+      // No runner here: the deletion stays queued.
+      assert.equal((await call('GET', `/environment/${w.environment.id}/status`, w.tokens.read.authorization)).json().state, 'DELETE_QUEUED')
+      assert.equal((await call('GET', `/helm/${helm.id}/status`, w.tokens.read.authorization)).json().state, 'DELETE_QUEUED')
     })
   })
 

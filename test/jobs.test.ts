@@ -242,3 +242,71 @@ describe('job deployments', () => {
     assert.equal(stopEntry!.status, 'STOPPED')
   })
 })
+
+describe('environment deletion', () => {
+  const environmentAnswer = async (environmentId: string, authorization: string) =>
+    (await calls.inject('GET', `/environment/${environmentId}`, authorization)).statusCode
+
+  it("runs each lifecycle job's on_delete: a failing one fails the deletion and keeps the environment with that job", async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    const job = await make.job(environment.id, {
+      schedule: { on_start: { arguments: ['seed'] }, on_delete: { arguments: ['drop', SIMULATE_FAILURE_ARGUMENT] } },
+    })
+    const helm = await make.helmService(environment.id)
+    // The deletion queues behind a deployment under way, and is under way while the next requests come.
+    const deployed = await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    assert.equal((await calls.inject('DELETE', `/environment/${environment.id}`, tokens.write.authorization)).statusCode, 204)
+    assert.equal(await environmentAnswer(environment.id, tokens.read.authorization), 200)
+    // Another delete meanwhile queues nothing more; a deployment behind the deletion is refused.
+    assert.equal((await calls.inject('DELETE', `/environment/${environment.id}`, tokens.write.authorization)).statusCode, 204)
+    const refused = await calls.inject('POST', `/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    assert.equal(refused.statusCode, 409, refused.body)
+    assert.match(refused.json().message, /being deleted/)
+
+    const entries = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.deepEqual(
+      entries.map((entry) => [entry.trigger_action, entry.status]),
+      [
+        ['DELETE', 'DELETE_ERROR'],
+        ['DEPLOY', 'DEPLOYED'],
+      ],
+    )
+    assert.notEqual(entries[0]!.identifier.execution_id, deployed.execution_id)
+    const jobPart = entries[0]!.stages.flatMap((stage) => stage.services).find((service) => service.identifier.service_id === job.id)
+    assert.equal(jobPart?.status, 'DELETE_ERROR')
+    assert.match(jobPart?.message ?? '', /on_delete event of the job failed/)
+    // What went is gone; the environment stays with the job whose deletion failed.
+    assert.equal(await environmentAnswer(environment.id, tokens.read.authorization), 200)
+    assert.equal((await calls.inject('GET', `/helm/${helm.id}`, tokens.read.authorization)).statusCode, 404)
+    assert.equal((await calls.inject('GET', `/job/${job.id}`, tokens.read.authorization)).statusCode, 200)
+  })
+
+  it("goes once its services went, each lifecycle job's on_delete run; one without services goes at once", async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    const job = await make.job(environment.id, { schedule: { on_start: { arguments: ['seed'] }, on_delete: { arguments: ['drop'] } } })
+    const helm = await make.helmService(environment.id)
+    await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal((await calls.inject('DELETE', `/environment/${environment.id}`, tokens.write.authorization)).statusCode, 204)
+    const logs: string[] = []
+    for (let waited = 0; (await environmentAnswer(environment.id, tokens.read.authorization)) === 200; waited += 20) {
+      assert.ok(waited < 30_000, 'the environment is still there after 30 s')
+      const entries = await calls.inject('GET', `/environment/${environment.id}/deploymentHistoryV2`, tokens.read.authorization)
+      if (entries.statusCode === 200)
+        logs.push(...entries.json().results.map((entry: { trigger_action: string; status: string }) => `${entry.trigger_action} ${entry.status}`))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    assert.equal(await environmentAnswer(environment.id, tokens.read.authorization), 404)
+    assert.ok(
+      logs.some((line) => /^DELETE (DELETE_QUEUED|DELETING)$/.test(line)),
+      `the deletion was seen under way: ${logs.join(', ')}`,
+    )
+    for (const path of [`/job/${job.id}`, `/helm/${helm.id}`]) {
+      assert.equal((await calls.inject('GET', path, tokens.read.authorization)).statusCode, 404, path)
+    }
+
+    const empty = await make.environment(environment.projectId)
+    assert.equal((await calls.inject('DELETE', `/environment/${empty.id}`, tokens.write.authorization)).statusCode, 204)
+    assert.equal(await environmentAnswer(empty.id, tokens.read.authorization), 404)
+  })
+})

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ProjectParams } from '#src/modules/projects/projects.schemas.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
 import { listBody } from '#src/platform/http/lists.ts'
 import {
   CreateEnvironmentRequest,
@@ -15,7 +16,14 @@ import { environmentEdit, newEnvironmentInput, toEnvironmentResponse } from './e
 const listTags = ['Environments']
 const mainTags = ['Environment Main Calls']
 
-export function environmentsRoutes(environments: EnvironmentsService): FastifyPluginAsyncTypebox {
+/**
+ * `deleteEnvironment` is the deployment triggers' (an environment with services is deleted by a
+ * deployment); the other routes are the environments service's.
+ */
+export function environmentsRoutes(
+  environments: EnvironmentsService,
+  deleteEnvironment: (principal: Principal, environmentId: string) => Promise<void>,
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/project/:projectId/environment',
@@ -87,14 +95,15 @@ export function environmentsRoutes(environments: EnvironmentsService): FastifyPl
         schema: {
           operationId: 'deleteEnvironment',
           summary: 'Delete an environment',
-          description: 'Needs the WRITE role. Deletes its services too.',
+          description:
+            'Needs the WRITE role. An environment without services goes at once; otherwise a deployment (trigger DELETE) uninstalls its services, running the on_delete of its lifecycle jobs, and the environment goes when every service went: until then it reads as DELETE_QUEUED or DELETING, and a failed deletion leaves it (DELETE_ERROR) with the services that failed. Another delete meanwhile changes nothing; other deployments are refused (409).',
           tags: mainTags,
           params: EnvironmentParams,
           querystring: DeleteEnvironmentQuery,
         },
       },
       async (req, reply) => {
-        await environments.delete(req.principal, req.params.environmentId)
+        await deleteEnvironment(req.principal, req.params.environmentId)
         return reply.code(204).send()
       },
     )

@@ -16,6 +16,7 @@ import * as containerRegistries from './migrations/0013-container-registries.ts'
 import * as cronJobSchedules from './migrations/0015-cron-job-schedules.ts'
 import * as databaseBuiltIns from './migrations/0017-database-built-ins.ts'
 import * as gitWebhooks from './migrations/0018-git-webhooks.ts'
+import * as environmentDeletions from './migrations/0019-environment-deletions.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -32,9 +33,10 @@ const migrations: Record<string, Migration> = {
   '0011-history-changes': historyChanges,
   '0012-service-configuration-bytes': serviceConfigurationBytes,
   '0013-container-registries': containerRegistries,
+  '0015-cron-job-schedules': cronJobSchedules,
   '0017-database-built-ins': databaseBuiltIns,
   '0018-git-webhooks': gitWebhooks,
-  '0015-cron-job-schedules': cronJobSchedules,
+  '0019-environment-deletions': environmentDeletions,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -25,6 +25,7 @@ export interface Database {
   gitWebhookDeliveries: GitWebhookDeliveriesTable
   cronJobSchedules: CronJobSchedulesTable
   jobAdvancedSettings: JobAdvancedSettingsTable
+  environmentDeletions: EnvironmentDeletionsTable
 }
 
 /** Set by the database on insert. */
@@ -364,4 +365,10 @@ export interface JobAdvancedSettingsTable {
   serviceId: string
   settings: ColumnType<Record<string, unknown>, string, string>
   updatedAt: UpdatedAt
+}
+
+/** The run that deletes an environment, once its services are gone (migration 0019). */
+export interface EnvironmentDeletionsTable {
+  environmentId: string
+  executionId: string
 }

@@ -5,7 +5,7 @@ import type { Db } from '#src/platform/db/database.ts'
 import { localChange } from '#src/platform/db/notifications.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
-import { type ServiceType, type State, UNFINISHED } from '../deployment-states.ts'
+import { FAMILIES, type ServiceType, type State, UNFINISHED } from '../deployment-states.ts'
 import { HISTORY_CHANNEL } from '../history/history-versions.ts'
 import { type FiringLog, fireDueSchedules } from '../schedules/cron-firing.ts'
 import { recordFinishedRun } from '../schedules/cron-schedules.repository.ts'
@@ -86,6 +86,21 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
           .execute()
       }
       await writeEntries(trx, run)
+    },
+
+    /** The run that is to delete the environment once its services are gone (see `save`). */
+    async markDeletion(executionId: string): Promise<void> {
+      await trx
+        .insertInto('environmentDeletions')
+        .values({ environmentId, executionId })
+        .onConflict((oc) => oc.column('environmentId').doUpdateSet({ executionId }))
+        .execute()
+    },
+
+    /** The run marked to delete the environment, if any: it deletes it only while unfinished. */
+    async deletionRun(): Promise<string | undefined> {
+      const row = await trx.selectFrom('environmentDeletions').select('executionId').where('environmentId', '=', environmentId).executeTakeFirst()
+      return row?.executionId
     },
 
     /** The status of the environment's newest run; undefined before its first. */
@@ -179,6 +194,32 @@ export type ClaimOutcome =
   | { kind: 'claimed'; stored: StoredRun }
   /** A run whose runner was lost, ended instead of run; `lostRunner` is the id it was held by. */
   | { kind: 'interrupted'; run: DeploymentRun; lostRunner: string }
+
+/**
+ * Before the last save of a run that deletes its environment, when every service went: the locks an
+ * environment delete takes, in its order (organization and project key shares, then the
+ * environment), so that the save cannot deadlock with another delete. True when the environment is
+ * to go with this save.
+ */
+async function lockForEnvironmentDeletion(trx: Transaction<Database>, run: DeploymentRun): Promise<boolean> {
+  if (run.triggerAction !== 'DELETE' || run.status !== FAMILIES.DELETE.done) return false
+  const marked = await trx
+    .selectFrom('environmentDeletions')
+    .select('environmentId')
+    .where('environmentId', '=', run.environmentId)
+    .where('executionId', '=', run.id)
+    .executeTakeFirst()
+  if (!marked) return false
+  await trx.selectFrom('organizations').select('id').where('id', '=', run.organizationId).forKeyShare().execute()
+  await trx
+    .selectFrom('projects')
+    .select('id')
+    .where(sql<boolean>`id = (select project_id from environments where id = ${run.environmentId})`)
+    .forKeyShare()
+    .execute()
+  const environment = await trx.selectFrom('environments').select('id').where('id', '=', run.environmentId).forUpdate().executeTakeFirst()
+  return environment !== undefined
+}
 
 /** A deletion that succeeded for a service takes the service away; its history stays. */
 async function deleteRemovedServices(trx: Transaction<Database>, run: DeploymentRun): Promise<void> {
@@ -325,6 +366,7 @@ export function createDeploymentRunsRepository(db: Db) {
       const canceling = run.actionStatus === 'CANCELING' || run.actionStatus === 'CANCELED'
       const saved = await historyTransaction(async (trx, changes) => {
         changes(run.environmentId)
+        const deletesEnvironment = isFinished(run) && (await lockForEnvironmentDeletion(trx, run))
         let update = trx
           .updateTable('deploymentRequests')
           .set({ ...runColumns(run), leaseExpiresAt: isFinished(run) ? null : leaseInterval(leaseMs) })
@@ -337,6 +379,8 @@ export function createDeploymentRunsRepository(db: Db) {
         await writeEntries(trx, run)
         if (isFinished(run)) await recordFinishedRun(trx, run)
         if (run.triggerAction === 'DELETE' && isFinished(run)) await deleteRemovedServices(trx, run)
+        // Its history goes with it, as with an environment deleted at once.
+        if (deletesEnvironment) await trx.deleteFrom('environments').where('id', '=', run.environmentId).execute()
         return true
       })
       if (saved) return 'saved'

@@ -45,6 +45,8 @@ export interface DeploymentTriggersDeps {
   resolveVariables(environmentId: string, serviceIds: string[]): Promise<Map<string, ResolvedVariables>>
   /** How history names who triggered (`triggered_by`). */
   actorName(principal: Principal): Promise<string>
+  /** Deletes an environment without services at once (`environments.delete`). */
+  deleteEmptyEnvironment(principal: Principal, environmentId: string): Promise<void>
   /** Told when a run was queued, so that a runner of this process looks at once. */
   onQueued(): void
   /** BERTH_LIST_LIMIT: the most runs a deployment queue lists. */
@@ -78,12 +80,18 @@ type Target = { id: string; organizationId: string }
  * What a run will do: to the whole environment or a selection (serviceId: the one service it names,
  * else null); `origin` says what started it (API when absent).
  */
-type RunTarget = { serviceId: string | null; trigger: RunnableTrigger; selected: Selected[]; origin?: Origin }
+type RunTarget = { serviceId: string | null; trigger: RunnableTrigger; selected: Selected[]; origin?: Origin; deletesEnvironment?: boolean }
 /** Why a trigger cannot queue (a 409), or that it has nothing to do; undefined to queue. */
 type Refusal<Nothing> = (queue: LockedQueue, unfinished: DeploymentRun[]) => Promise<AppError | Nothing | undefined>
 type Queued = { run: DeploymentRun; unfinished: DeploymentRun[] }
 
 const alreadyStopped = () => new AppError('conflict', 'the environment is already stopped')
+
+/** Whether a run queued or running is to delete the environment. */
+async function beingDeleted(queue: LockedQueue, unfinished: DeploymentRun[]): Promise<boolean> {
+  const deletion = await queue.deletionRun()
+  return deletion !== undefined && unfinished.some((run) => run.id === deletion)
+}
 
 /** "a helm", "an application". */
 const article = (noun: string) => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
@@ -159,6 +167,8 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     const snapshots = target.selected.map(({ service, overrides }) => snapshotOf(service, overrides, resolved.get(service.id)))
     const queued = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)
+      // Nothing queues behind the run that deletes the environment: it would have nothing left to act on.
+      if (!target.deletesEnvironment && (await beingDeleted(queue, unfinished))) throw new AppError('conflict', 'the environment is being deleted')
       const refusal = await refuse(queue, unfinished)
       if (refusal instanceof AppError) throw refusal
       if (refusal === 'nothing') return refusal
@@ -177,6 +187,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
         stageOf,
       })
       await queue.insert(run, seq, snapshots)
+      if (target.deletesEnvironment) await queue.markDeletion(run.id)
       return { run, unfinished: [...unfinished, run] }
     })
     if (queued === undefined) throw notFound('environment')
@@ -408,10 +419,25 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
         try {
           runs.push((await enqueue({ id: environmentId, organizationId }, target, pusher, async () => undefined)).run)
         } catch (error) {
-          if (!(error instanceof AppError && error.code === 'not_found')) throw error
+          // An environment deleted, or being deleted, since the push's services were found.
+          if (!(error instanceof AppError && (error.code === 'not_found' || error.code === 'conflict'))) throw error
         }
       }
       return runs
+    },
+
+    /**
+     * deleteEnvironment: at once when it has no service; else a run that deletes its services (their
+     * uninstall, a lifecycle job's on_delete), whose end deletes the environment when every service
+     * went (the runs repository's `save`). A delete while one is under way does nothing more.
+     */
+    async deleteEnvironment(principal: Principal, environmentId: string): Promise<void> {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
+      const services = await deps.listServices(environment.organizationId, environment.id)
+      if (services.length === 0) return deps.deleteEmptyEnvironment(principal, environmentId)
+      const triggeredBy = await deps.actorName(principal)
+      const target: RunTarget = { serviceId: null, trigger: 'DELETE', selected: whole(services), deletesEnvironment: true }
+      await enqueue(environment, target, triggeredBy, async (queue, unfinished) => ((await beingDeleted(queue, unfinished)) ? 'nothing' : undefined))
     },
 
     deployService: (principal: Principal, type: ServiceType, serviceId: string, overrides: object) =>
