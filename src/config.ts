@@ -75,6 +75,12 @@ export interface Config {
     readonly simulatedStepMs: number
     /** How long deployment log lines are kept (BERTH_LOG_RETENTION_DAYS); runners delete older ones. */
     readonly logRetentionMs: number
+    /** BERTH_EXECUTOR: the engine the organizations' default clusters deploy to. */
+    readonly executor: 'simulated' | 'docker'
+    /** BERTH_DOCKER_PUBLISH_HOST: the host address the Docker executor publishes public ports on. */
+    readonly dockerPublishHost: string
+    /** BERTH_DOCKER_DATABASE_IMAGES: where the Docker executor takes databases' official images from. */
+    readonly dockerDatabaseImages: string
   }
   /** What one service and one environment may hold (README, "Limits"). */
   readonly services: {
@@ -214,6 +220,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const level = text(env, 'BERTH_LOG_LEVEL', 'info')
   if (!LOG_LEVELS.has(level)) throw new ConfigError(`BERTH_LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}`)
+  const executor = text(env, 'BERTH_EXECUTOR', 'simulated')
+  if (executor !== 'simulated' && executor !== 'docker') throw new ConfigError(`BERTH_EXECUTOR must be simulated or docker, got "${executor}"`)
   const logFormat = text(env, 'BERTH_LOG_FORMAT', 'auto') as LogFormatSetting
   if (!LOG_FORMATS.includes(logFormat)) throw new ConfigError(`BERTH_LOG_FORMAT must be auto, json or pretty, got "${logFormat}"`)
   const secretKeyText = text(env, 'BERTH_SECRET_KEY', '')
@@ -267,6 +275,9 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: integer(env, 'BERTH_RUNNER_POLL_MS', 500, 10, 60_000),
       simulatedStepMs: integer(env, 'BERTH_SIMULATED_STEP_MS', 1_000, 0, 3_600_000),
       logRetentionMs: integer(env, 'BERTH_LOG_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
+      executor,
+      dockerPublishHost: text(env, 'BERTH_DOCKER_PUBLISH_HOST', '0.0.0.0'),
+      dockerDatabaseImages: text(env, 'BERTH_DOCKER_DATABASE_IMAGES', 'docker.io/library').replace(/\/+$/, ''),
     }),
     services: Object.freeze({
       configurationMaxBytes: integer(env, 'BERTH_SERVICE_CONFIG_MAX_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),

@@ -174,6 +174,8 @@ export function createServices(db: Db, options: ServiceOptions) {
   const servicesRepo = createServicesRepository(db)
   const stagesRepo = createDeploymentStagesRepository(db)
   const services = createServicesService({
+    // Late-bound: the triggers need the services core first.
+    deleteInstalled: (principal, type, serviceId) => deployments.deleteInstalledService(principal, type, serviceId),
     repo: servicesRepo,
     stages: stagesRepo,
     kinds: KINDS,

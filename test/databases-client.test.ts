@@ -102,8 +102,9 @@ describe('databases through the official client and deployments', () => {
     assert.equal(logs.statusCode, 200)
     assert.ok(!logs.body.includes(credentials.password))
 
+    // A deployed database is deleted by a deployment, then it is gone.
     assert.equal((await main.deleteDatabase(created.id)).status, 204)
-    assert.equal(await rejectedStatus(main.getDatabase(created.id)), 404)
+    await until(() => main.getDatabase(created.id).then((res) => res.status, (error) => error.response?.status), (status) => status === 404, { what: 'the database deleted' })
     const reader = new DatabaseMainCallsApi(new Configuration({ basePath, apiKey: tokens.read.authorization }))
     assert.equal(await rejectedStatus(reader.getDatabaseMasterCredentials(created.id)), 404)
   })

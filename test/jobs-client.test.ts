@@ -106,8 +106,9 @@ describe('jobs through the official client', () => {
     const readOnly = new JobConfigurationApi(new Configuration({ basePath, apiKey: tokens.read.authorization }))
     assert.equal(await rejectedStatus(readOnly.editJobAdvancedSettings(created.id, {})), 403)
 
-    await main.deleteJob(created.id)
-    assert.equal(await rejectedStatus(main.getJob(created.id)), 404)
+    // A deployed job is deleted by a deployment (its on_delete runs), then it is gone.
+    assert.equal((await main.deleteJob(created.id)).status, 204)
+    await until(() => main.getJob(created.id).then((res) => res.status, (error) => error.response?.status), (status) => status === 404, { what: 'the job deleted' })
   })
 
   it('runs the lifecycle of a cron job built from a Dockerfile in git', async () => {

@@ -10,6 +10,7 @@ import { isDatabaseUnavailable } from '#src/platform/db/errors.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
+import { deploymentEngine } from './deployment-engine.ts'
 import { GRACE_EXCEEDED, graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
 const CLOSE_HOOKS_MS = 2_000
@@ -135,7 +136,10 @@ export async function serve(config: Config): Promise<void> {
     const runtime = await database
     if (stopping) return
     const secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
-    if (config.runner.inServe) runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog())
+    if (config.runner.inServe) {
+      const docker = await deploymentEngine(config, runtime.db, secrets, logger)
+      runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog(), docker)
+    }
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake() })
     if (stopping) return
     await listenQuietly(app, logger, { host: config.http.host, port: config.http.port })

@@ -2,7 +2,9 @@ import type { Config } from '#src/config.ts'
 import { createConfiguredRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
+import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
+import { deploymentEngine } from './deployment-engine.ts'
 import { graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
 /**
@@ -13,7 +15,15 @@ import { graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 export async function worker(config: Config): Promise<void> {
   const logger = createLogger(config.log.level, { format: chooseLogFormat(config.log.format, process.stdout.isTTY === true) })
   const runtime = await openDatabaseRuntime(config, { use: 'command', log: (message) => logger.debug({ component: 'postgres' }, message) })
-  const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }))
+  let docker: Awaited<ReturnType<typeof deploymentEngine>>
+  try {
+    const secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
+    docker = await deploymentEngine(config, runtime.db, secrets, logger)
+  } catch (error) {
+    await runtime.close()
+    throw error
+  }
+  const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }), docker)
   let stopping: Promise<boolean> | undefined
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '#src/app.ts'
+import { deploymentEngine } from '#src/cli/deployment-engine.ts'
 import { type Config, loadConfig } from '#src/config.ts'
 import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
@@ -39,7 +40,9 @@ export interface TestApp {
 export async function createTestApp(env: Record<string, string> = {}, options: { oidcCooldownMs?: number; runner?: boolean } = {}): Promise<TestApp> {
   const config = loadConfig({ DATABASE_URL: testDatabaseUrl(), BERTH_LOG_LEVEL: 'silent', ...env })
   const db = openDatabase(config.database.url!, 5)
-  const runner = options.runner ? createConfiguredRunner(createDeploymentRunsRepository(db), config.runner, { info() {}, warn() {} }) : undefined
+  const quiet = { info() {}, warn() {} }
+  const docker = options.runner ? await deploymentEngine(config, db, testSecretBox(), quiet) : undefined
+  const runner = options.runner ? createConfiguredRunner(createDeploymentRunsRepository(db), config.runner, quiet, docker) : undefined
   const app = await buildApp({
     config,
     db,

@@ -29,7 +29,7 @@ const USER_AGENT = 'berth (container registry listing)'
 const API_ROOTS: Partial<Record<ContainerRegistryKind, string>> = { DOCKER_HUB: 'https://registry-1.docker.io' }
 
 /** The user name and password the kind logs in with; undefined for an anonymous call. */
-function basicCredentials(registry: RegistryToList): [string, string] | undefined {
+export function basicCredentials(registry: RegistryToList): [string, string] | undefined {
   const { kind, secrets, username } = registry
   if (kind === 'SCALEWAY_CR') return secrets.scalewaySecretKey ? ['nologin', secrets.scalewaySecretKey] : undefined
   if (kind === 'GCP_ARTIFACT_REGISTRY') return secrets.jsonCredentials ? ['_json_key', secrets.jsonCredentials] : undefined

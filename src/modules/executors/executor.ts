@@ -14,6 +14,8 @@ export interface ExecutionContext {
   snapshot: ServiceSnapshot | undefined
   /** What its kind says the action takes, step by step. */
   plan: PlannedStep[]
+  /** The deployment this is part of: what the objects an executor makes are labelled with. */
+  run?: { id: string; organizationId: string; environmentId: string }
   /** Reports a line of a step; never give it a secret value. */
   log(step: string, message: string, level?: 'INFO' | 'WARNING' | 'ERROR'): void
 }

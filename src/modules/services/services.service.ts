@@ -32,6 +32,12 @@ export interface ServicesDeps {
   listMaxBytes?: number
   /** BERTH_SERVICE_CONFIG_MAX_BYTES and BERTH_SERVICES_PER_ENVIRONMENT. */
   limits?: ServiceLimits
+  /**
+   * Queues the deployment that deletes an installed service (what it runs is uninstalled, a job's
+   * on_delete runs), which takes the service away when it succeeds; 'nothing' when nothing of it
+   * is installed: the service is then deleted at once.
+   */
+  deleteInstalled?(principal: Principal, type: ServiceType, serviceId: string): Promise<unknown>
 }
 
 /** What one service and one environment may hold (Config['services']). */
@@ -230,6 +236,7 @@ export function createServicesService(deps: ServicesDeps) {
 
     async delete(principal: Principal, type: ServiceType, serviceId: string): Promise<void> {
       const { service } = await requireService(principal, serviceId, 'WRITE', type)
+      if (deps.deleteInstalled && (await deps.deleteInstalled(principal, type, service.id)) !== 'nothing') return
       if (!(await repo.delete(service.organizationId, service.id))) throw notFound(kindOf(type).noun)
     },
   }

@@ -86,6 +86,8 @@ export function createDeploymentRunner(deps: {
   log: RunnerLog
   /** The kinds whose plans executors follow; Berth's own by default. */
   kinds?: ServiceKinds
+  /** The executor the organizations' default clusters deploy with (BERTH_EXECUTOR); SIMULATED by default. */
+  defaultExecutor?: string
 }) {
   const { runs, options, log } = deps
   const kinds = deps.kinds ?? KINDS
@@ -147,7 +149,7 @@ export function createDeploymentRunner(deps: {
   /** The executor of the run's environment, by its cluster; the one given when the runner has one. */
   async function executorFor(environmentId: string): Promise<DeploymentExecutor | string> {
     if (fixedExecutor) return fixedExecutor
-    const name = (await runs.executorOf(environmentId)) ?? 'SIMULATED'
+    const name = (await runs.executorOf(environmentId)) ?? deps.defaultExecutor ?? 'SIMULATED'
     return executors[name] ?? `no ${name} executor runs in this Berth process`
   }
 
@@ -245,7 +247,10 @@ export function createDeploymentRunner(deps: {
               const outcome =
                 typeof executor === 'string'
                   ? { ok: false as const, message: executor }
-                  : await executor.run(service, action, signal, context(snapshot, action, say))
+                  : await executor.run(service, action, signal, {
+                      ...context(snapshot, action, say),
+                      run: { id: run.id, organizationId: run.organizationId, environmentId: run.environmentId },
+                    })
               say(
                 'end',
                 outcome.ok ? `${service.name}: ${action.toLowerCase()} succeeded` : `${service.name}: ${outcome.message}`,
@@ -416,11 +421,21 @@ export function createDeploymentRunner(deps: {
 
 export type DeploymentRunner = ReturnType<typeof createDeploymentRunner>
 
-/** The runner Berth processes run: an executor per cluster kind, settings from BERTH_RUNNER_*, BERTH_SIMULATED_STEP_MS and BERTH_LOG_RETENTION_DAYS. */
-export function createConfiguredRunner(runs: DeploymentRunsRepository, settings: Config['runner'], log: RunnerLog): DeploymentRunner {
+/**
+ * The runner Berth processes run: an executor per cluster kind (the Docker one when `docker` is
+ * given: BERTH_EXECUTOR=docker), settings from BERTH_RUNNER_*, BERTH_SIMULATED_STEP_MS and
+ * BERTH_LOG_RETENTION_DAYS.
+ */
+export function createConfiguredRunner(
+  runs: DeploymentRunsRepository,
+  settings: Config['runner'],
+  log: RunnerLog,
+  docker?: DeploymentExecutor,
+): DeploymentRunner {
   return createDeploymentRunner({
     runs,
-    executor: { SIMULATED: createSimulatedExecutor({ stepMs: settings.simulatedStepMs }) },
+    executor: { SIMULATED: createSimulatedExecutor({ stepMs: settings.simulatedStepMs }), ...(docker ? { DOCKER: docker } : {}) },
+    defaultExecutor: settings.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     options: {
       logRetentionMs: settings.logRetentionMs,
       leaseMs: settings.leaseMs,

@@ -410,15 +410,16 @@ export function createDeploymentRunsRepository(db: Db) {
       )
     },
 
-    /** The executor the environment's cluster deploys with; undefined when the environment is gone. */
+    /** The executor of the environment's cluster; undefined for a default cluster (the runner's default) or an environment gone. */
     async executorOf(environmentId: string): Promise<string | undefined> {
       const row = await db
         .selectFrom('environments as e')
         .innerJoin('clusters as c', 'c.id', 'e.clusterId')
-        .select('c.executor')
+        .select(['c.executor', 'c.isDefault'])
         .where('e.id', '=', environmentId)
         .executeTakeFirst()
-      return row?.executor
+      // A default cluster deploys with the engine the runners were told to use (BERTH_EXECUTOR).
+      return row && !row.isDefault ? row.executor : undefined
     },
 
     /** Appends log lines, in the order given. */

@@ -226,7 +226,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       { serviceId: service.id, trigger, selected: [{ service, overrides }] },
       triggeredBy,
       async (queue, unfinished) => {
-        if (trigger !== 'STOP' && trigger !== 'UNINSTALL') return undefined
+        if (trigger !== 'STOP' && trigger !== 'UNINSTALL' && trigger !== 'DELETE') return undefined
         if (unfinished.some((run) => includes(run, service.id))) return undefined
         const state = await queue.latestServiceStatus(service.id)
         if (trigger === 'STOP') return state === 'STOPPED' ? new AppError('conflict', `the ${kind.noun} service is already stopped`) : undefined
@@ -445,6 +445,11 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     redeployService: (principal: Principal, type: ServiceType, serviceId: string, overrides?: object) =>
       queuedService(principal, type, serviceId, 'RESTART', overrides),
     stopService: (principal: Principal, type: ServiceType, serviceId: string) => queuedService(principal, type, serviceId, 'STOP'),
+    /**
+     * A service delete: a deployment that deletes it when it is installed (or a run queued would
+     * install it); 'nothing' when it is not, for the core to delete it at once.
+     */
+    deleteInstalledService: (principal: Principal, type: ServiceType, serviceId: string) => triggerService(principal, type, serviceId, 'DELETE'),
     /** 'nothing' when the service is not installed and nothing queued would install it. */
     uninstallService: (principal: Principal, type: ServiceType, serviceId: string) => triggerService(principal, type, serviceId, 'UNINSTALL'),
 

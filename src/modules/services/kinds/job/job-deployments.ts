@@ -143,7 +143,7 @@ function runStep(job: JobConfig, event: JobForceEvent, command: JobCommand, note
 }
 
 /** The event a lifecycle job runs for an action. */
-const LIFECYCLE_EVENT: Record<RunnableTrigger, JobForceEvent> = {
+export const LIFECYCLE_EVENT: Record<RunnableTrigger, JobForceEvent> = {
   DEPLOY: 'START',
   RESTART: 'START',
   STOP: 'STOP',

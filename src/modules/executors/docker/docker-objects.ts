@@ -1,0 +1,107 @@
+import type Docker from 'dockerode'
+
+// How Berth names and finds what it makes in a Docker engine: every object carries labels naming
+// its service, environment and execution (README, "Docker"), so that an operator, and the next
+// runner after a crash, finds them by label rather than by a name Berth remembers.
+
+export const LABELS = {
+  service: 'berth.service-id',
+  environment: 'berth.environment-id',
+  execution: 'berth.execution-id',
+  /** Which instance of the service a container is (0, 1, …); jobs' runs have none. */
+  instance: 'berth.instance',
+  /** CONTAINER, APPLICATION, DATABASE or JOB. */
+  kind: 'berth.kind',
+} as const
+
+/** Whose deployment made an object. */
+export interface Owner {
+  serviceId: string
+  environmentId: string
+  executionId: string
+  kind: string
+}
+
+export const ownerLabels = (owner: Owner): Record<string, string> => ({
+  [LABELS.service]: owner.serviceId,
+  [LABELS.environment]: owner.environmentId,
+  [LABELS.execution]: owner.executionId,
+  [LABELS.kind]: owner.kind,
+})
+
+/** The environment's own network: its services reach each other there by name, and nothing else is on it. */
+export const networkName = (environmentId: string) => `berth-env-${environmentId}`
+
+/** A name Docker and DNS accept, from a service's name: lower case letters, digits and dashes, at most 40. */
+export function dnsLabel(name: string): string {
+  const label = name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '')
+  return label === '' ? 'service' : label
+}
+
+/** A container's name: readable, unique per service, execution and instance. */
+export const containerName = (serviceName: string, owner: Owner, suffix: string) =>
+  `berth-${dnsLabel(serviceName)}-${owner.serviceId.slice(0, 8)}-${owner.executionId.slice(0, 8)}-${suffix}`
+
+/** Creates the environment's network unless it exists; its name. */
+export async function ensureNetwork(docker: Docker, environmentId: string): Promise<string> {
+  const name = networkName(environmentId)
+  const found = await docker.listNetworks({ filters: { name: [name] } })
+  if (found.some((network) => network.Name === name)) return name
+  try {
+    await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { [LABELS.environment]: environmentId } })
+  } catch (error) {
+    // Another runner made it meanwhile.
+    if ((error as { statusCode?: number }).statusCode !== 409) throw error
+  }
+  return name
+}
+
+/** The service's containers, running or not, by label. */
+export function serviceContainers(docker: Docker, serviceId: string): Promise<Docker.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [`${LABELS.service}=${serviceId}`] } })
+}
+
+/** Stops (with `graceSeconds`) and removes a container; one already gone is fine. */
+export async function removeContainer(docker: Docker, id: string, graceSeconds = 10): Promise<void> {
+  const container = docker.getContainer(id)
+  try {
+    await container.stop({ t: graceSeconds })
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode
+    if (status !== 304 && status !== 404) throw error
+  }
+  try {
+    await container.remove({ force: true })
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode
+    if (status !== 404 && status !== 409) throw error
+  }
+}
+
+/** The last `count` lines a container wrote (stdout and stderr), for a failure's message. */
+export async function lastLines(docker: Docker, id: string, count = 20): Promise<string[]> {
+  try {
+    const buffer = (await docker.getContainer(id).logs({ stdout: true, stderr: true, tail: count, follow: false })) as unknown as Buffer
+    return demultiplex(buffer)
+  } catch {
+    return []
+  }
+}
+
+/** Docker's multiplexed log stream (an 8-byte header per frame) as lines. */
+export function demultiplex(buffer: Buffer): string[] {
+  const chunks: Buffer[] = []
+  let offset = 0
+  while (offset + 8 <= buffer.length && (buffer[offset] === 1 || buffer[offset] === 2) && buffer[offset + 1] === 0) {
+    const size = buffer.readUInt32BE(offset + 4)
+    chunks.push(buffer.subarray(offset + 8, offset + 8 + size))
+    offset += 8 + size
+  }
+  const text = (offset === 0 ? buffer : Buffer.concat(chunks)).toString('utf8')
+  return text.split('\n').filter((line) => line.trim() !== '')
+}

@@ -1,0 +1,64 @@
+import type Docker from 'dockerode'
+
+// Images a deployment runs: used when the engine has them, pulled (with the registry's
+// credentials) when it does not.
+
+/** Credentials for a pull, in the engine's terms; never logged. */
+export interface PullAuth {
+  username: string
+  password: string
+  serveraddress: string
+}
+
+/** `registry/name:tag` as the engine names it: Docker Hub's images without a host. */
+export function imageReference(registryHost: string | undefined, imageName: string, tag: string): string {
+  const name = registryHost && !imageName.startsWith(`${registryHost}/`) ? `${registryHost}/${imageName}` : imageName
+  return `${name}:${tag}`
+}
+
+export async function hasImage(docker: Docker, reference: string): Promise<boolean> {
+  try {
+    await docker.getImage(reference).inspect()
+    return true
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return false
+    throw error
+  }
+}
+
+/** Pulls `reference` unless the engine has it, telling `say` what happens; rejects with the engine's reason. */
+export async function ensureImage(
+  docker: Docker,
+  reference: string,
+  auth: PullAuth | undefined,
+  say: (message: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  if (await hasImage(docker, reference)) {
+    say(`image ${reference} is present`)
+    return
+  }
+  say(`pulling image ${reference}${auth ? ` as ${auth.username}` : ''}`)
+  const stream = await docker.pull(reference, auth ? { authconfig: auth, abortSignal: signal } : { abortSignal: signal })
+  await new Promise<void>((resolve, reject) => {
+    let failure: string | undefined
+    const onAbort = () => {
+      ;(stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.()
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    docker.modem.followProgress(
+      stream,
+      (error) => {
+        signal.removeEventListener('abort', onAbort)
+        if (error || failure) reject(new Error(failure ?? error?.message ?? 'the pull failed'))
+        else resolve()
+      },
+      (event: { status?: string; error?: string; id?: string }) => {
+        if (event.error) failure = event.error
+        else if (event.status && !event.id) say(event.status)
+      },
+    )
+  })
+  say(`pulled image ${reference}`)
+}
