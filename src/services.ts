@@ -40,6 +40,8 @@ import {
 } from './modules/organizations/organizations.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
+import { createAdvancedSettingsRepository } from './modules/services/advanced-settings/advanced-settings.repository.ts'
+import { createAdvancedSettingsService } from './modules/services/advanced-settings/advanced-settings.service.ts'
 import { createApplicationServices } from './modules/services/kinds/application/application.service.ts'
 import { createContainerServices } from './modules/services/kinds/container/container.service.ts'
 import { createDatabaseServices } from './modules/services/kinds/database/database.service.ts'
@@ -271,6 +273,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     deploymentHistory,
     deployments,
     deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
+    advancedSettings: createAdvancedSettingsService({ repo: createAdvancedSettingsRepository(db), requireService: services.requireService }),
   }
 }
 

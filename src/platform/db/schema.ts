@@ -24,7 +24,7 @@ export interface Database {
   gitWebhookSecrets: GitWebhookSecretsTable
   gitWebhookDeliveries: GitWebhookDeliveriesTable
   cronJobSchedules: CronJobSchedulesTable
-  jobAdvancedSettings: JobAdvancedSettingsTable
+  serviceAdvancedSettings: ServiceAdvancedSettingsTable
   environmentDeletions: EnvironmentDeletionsTable
 }
 
@@ -360,8 +360,8 @@ export interface CronJobSchedulesTable {
   updatedAt: UpdatedAt
 }
 
-/** A job's advanced settings as last written (migration 0015). */
-export interface JobAdvancedSettingsTable {
+/** A service's advanced settings that differ from its kind's defaults (migrations 0015, 0020). */
+export interface ServiceAdvancedSettingsTable {
   serviceId: string
   settings: ColumnType<Record<string, unknown>, string, string>
   updatedAt: UpdatedAt
