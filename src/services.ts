@@ -190,6 +190,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listMaxBytes: options.listMaxBytes,
     limits: options.serviceLimits,
   })
+  const advancedSettings = createAdvancedSettingsService({ repo: createAdvancedSettingsRepository(db), requireService: services.requireService })
   const deploymentStages = createDeploymentStagesService({
     repo: stagesRepo,
     requireEnvironment: environments.requireEnvironment,
@@ -227,6 +228,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listServiceSummaries: servicesRepo.listSummaries,
     listStages: (environmentId) => stagesRepo.list(environmentId),
     resolveVariables: variables.resolveForDeployment,
+    advancedSettings: advancedSettings.forDeployment,
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
     deleteEmptyEnvironment: environments.delete,
     onQueued: () => options.onDeploymentQueued?.(),
@@ -273,7 +275,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     deploymentHistory,
     deployments,
     deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
-    advancedSettings: createAdvancedSettingsService({ repo: createAdvancedSettingsRepository(db), requireService: services.requireService }),
+    advancedSettings,
   }
 }
 

@@ -223,6 +223,51 @@ describe('advanced settings', () => {
     assert.equal((await call('GET', `/job/${ids.job}/advancedSettings`, tokens.read.authorization)).status, 404)
   })
 
+  it('carries every setting of each deployed service, as of the trigger, into the deployment snapshot', async () => {
+    const { environment, tokens, ids } = await world()
+    await call('PUT', `/job/${ids.job}/advancedSettings`, tokens.write.authorization, { 'deployment.termination_grace_period_seconds': 7 })
+    const deployed = await t.app.inject({
+      method: 'POST',
+      url: `/job/${ids.job}/deploy`,
+      headers: { authorization: tokens.deploy.authorization },
+      payload: { image_tag: '1.37' },
+    })
+    assert.equal(deployed.statusCode, 202, deployed.body)
+    // A later edit does not change what was queued.
+    await call('PUT', `/job/${ids.job}/advancedSettings`, tokens.write.authorization, { 'deployment.termination_grace_period_seconds': 8 })
+    const defaults = (await call('GET', '/defaultJobAdvancedSettings', tokens.read.authorization)).body
+    const snapshot = await t.db
+      .selectFrom('deploymentSnapshots')
+      .select('advancedSettings')
+      .where('serviceId', '=', ids.job)
+      .executeTakeFirstOrThrow()
+    assert.deepEqual(snapshot.advancedSettings, { ...defaults, 'deployment.termination_grace_period_seconds': 7 })
+
+    // A whole environment's deployment snapshots each service with its kind's settings; a database has none.
+    const database = await factories(t.db).database(environment.id)
+    const all = await t.app.inject({
+      method: 'POST',
+      url: `/environment/${environment.id}/deploy`,
+      headers: { authorization: tokens.deploy.authorization },
+    })
+    assert.equal(all.statusCode, 202, all.body)
+    const rows = await t.db
+      .selectFrom('deploymentSnapshots')
+      .select(['serviceId', 'advancedSettings'])
+      .where(
+        'executionId',
+        '=',
+        (await t.db.selectFrom('deploymentSnapshots').select('executionId').where('serviceId', '=', database.id).executeTakeFirstOrThrow())
+          .executionId,
+      )
+      .execute()
+    const byService = new Map(rows.map((row) => [row.serviceId, row.advancedSettings]))
+    assert.deepEqual(byService.get(database.id), {})
+    assert.equal(byService.get(ids.job)?.['deployment.termination_grace_period_seconds'], 8)
+    assert.equal(byService.get(ids.helm)?.['network.ingress.proxy_body_size_mb'], 100)
+    assert.equal(Object.keys(byService.get(ids.application) ?? {}).length, 47)
+  })
+
   // internal/domain/advanced_settings/service_advanced_settings.go and normalize.go of the
   // Terraform provider, replayed: an apply GETs the service's settings, lays the configured ones
   // over them and PUTs the whole object; a refresh GETs the settings and the defaults and keeps the

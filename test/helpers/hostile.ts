@@ -705,7 +705,10 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /job/{jobId}/uninstall': () => ({}),
   'PUT /job/{jobId}/advancedSettings': () => ({ 'job.delete_ttl_seconds_after_finished': 60, 'cronjob.concurrency_policy': 'Forbid' }),
   'PUT /application/{applicationId}/advancedSettings': () => ({ 'build.timeout_max_sec': 600, 'network.ingress.enable_cors': true }),
-  'PUT /container/{containerId}/advancedSettings': () => ({ 'deployment.termination_grace_period_seconds': 30, 'hpa.memory.average_utilization_percent': null }),
+  'PUT /container/{containerId}/advancedSettings': () => ({
+    'deployment.termination_grace_period_seconds': 30,
+    'hpa.memory.average_utilization_percent': null,
+  }),
   'PUT /helm/{helmId}/advancedSettings': () => ({ 'network.ingress.proxy_body_size_mb': 200, 'network.gateway_api.retry.retry_on': 'reset' }),
   'POST /environment/{environmentId}/deploymentStage': () => ({ name: uniqueName('stage'), description: 'made by the sweep' }),
   'PUT /deploymentStage/{deploymentStageId}': () => ({ name: uniqueName('stage'), description: null }),

@@ -238,6 +238,8 @@ export interface DeploymentSnapshotsTable {
   variables: ColumnType<unknown[], string | undefined, string>
   /** The variable rows the service saw, by id and version (berth_service_variables_fingerprint). */
   variablesFingerprint: ColumnType<string, string | undefined, string>
+  /** Every advanced setting of the service as of the trigger; {} for a kind without them (migration 0020). */
+  advancedSettings: ColumnType<Record<string, unknown>, string | undefined, string>
 }
 
 /** A variable or secret of a project, an environment or a service, or a built-in one (migration 0010). */

@@ -12,6 +12,13 @@ export function createAdvancedSettingsRepository(db: Db) {
       return row?.settings ?? {}
     },
 
+    /** The stored keys of each of the services that has any. */
+    async findMany(serviceIds: string[]): Promise<Map<string, AdvancedSettings>> {
+      if (serviceIds.length === 0) return new Map()
+      const rows = await db.selectFrom('serviceAdvancedSettings').select(['serviceId', 'settings']).where('serviceId', 'in', serviceIds).execute()
+      return new Map(rows.map((row) => [row.serviceId, row.settings]))
+    },
+
     /**
      * Sets the keys of `set` and removes the keys of `reset`, in one statement, so that two edits
      * of different keys at once both hold.

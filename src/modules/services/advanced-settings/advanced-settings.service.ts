@@ -3,7 +3,7 @@ import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { AdvancedSettingsRepository } from './advanced-settings.repository.ts'
-import { type AdvancedSettings, defaultSettings, type SettingsKind } from './advanced-settings.schemas.ts'
+import { type AdvancedSettings, defaultSettings, SETTINGS_KINDS, type SettingsKind } from './advanced-settings.schemas.ts'
 
 // Advanced settings of every kind of service. A read is the kind's defaults overlaid with what the
 // service was given; an edit sets the keys it names and leaves the others as they were (the
@@ -21,13 +21,29 @@ function overridesOf(kind: SettingsKind, settings: AdvancedSettings): AdvancedSe
   return Object.fromEntries(Object.entries(settings).filter(([key, value]) => key in defaults && !isDeepStrictEqual(value, defaults[key])))
 }
 
+const hasSettings = (kind: string): kind is SettingsKind => Object.hasOwn(SETTINGS_KINDS, kind)
+
+/**
+ * Every setting of a service of `kind`, given what is stored for it: its kind's defaults overlaid
+ * with the stored keys the kind has. A kind without advanced settings (databases) has none.
+ */
+export function effectiveSettings(kind: string, stored: AdvancedSettings): AdvancedSettings {
+  return hasSettings(kind) ? { ...defaultSettings(kind), ...overridesOf(kind, stored) } : {}
+}
+
+/**
+ * The settings each service deploys with, for a deployment's snapshots: every key, as of the
+ * trigger, so that an executor honours what was set when the deployment was asked for.
+ */
+export async function settingsForDeployment(repo: Pick<AdvancedSettingsRepository, 'findMany'>, services: { id: string; kind: string }[]) {
+  const stored = await repo.findMany(services.filter((service) => hasSettings(service.kind)).map((service) => service.id))
+  return new Map(services.map((service) => [service.id, effectiveSettings(service.kind, stored.get(service.id) ?? {})]))
+}
+
 export function createAdvancedSettingsService(deps: AdvancedSettingsDeps) {
   const { repo } = deps
 
-  const effective = async (kind: SettingsKind, serviceId: string): Promise<AdvancedSettings> => ({
-    ...defaultSettings(kind),
-    ...overridesOf(kind, await repo.find(serviceId)),
-  })
+  const effective = async (kind: SettingsKind, serviceId: string): Promise<AdvancedSettings> => effectiveSettings(kind, await repo.find(serviceId))
 
   return {
     defaults: (kind: SettingsKind): AdvancedSettings => defaultSettings(kind),
@@ -48,8 +64,8 @@ export function createAdvancedSettingsService(deps: AdvancedSettingsDeps) {
       return effective(kind, serviceId)
     },
 
-    /** What a deployment of the service runs with: every key, as of now. */
-    ofService: (kind: SettingsKind, serviceId: string): Promise<AdvancedSettings> => effective(kind, serviceId),
+    /** What each service deploys with, for a deployment's snapshots. */
+    forDeployment: (services: { id: string; kind: string }[]) => settingsForDeployment(repo, services),
   }
 }
 
