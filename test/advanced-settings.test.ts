@@ -223,6 +223,23 @@ describe('advanced settings', () => {
     assert.equal((await call('GET', `/job/${ids.job}/advancedSettings`, tokens.read.authorization)).status, 404)
   })
 
+  it('reads a stored value it no longer takes, or a key the kind no longer has, as the default, so that sending back what was read works', async () => {
+    const { tokens, ids } = await world()
+    // As a job's settings were stored before migration 0020: every key, with any text as the policy.
+    await t.db
+      .insertInto('serviceAdvancedSettings')
+      .values({
+        serviceId: ids.job,
+        settings: JSON.stringify({ 'cronjob.concurrency_policy': 'forbid', 'cronjob.gone': 1, 'build.timeout_max_sec': 90 }),
+      })
+      .execute()
+    const read = await call('GET', `/job/${ids.job}/advancedSettings`, tokens.read.authorization)
+    assert.equal(read.body['cronjob.concurrency_policy'], 'Forbid')
+    assert.equal(read.body['build.timeout_max_sec'], 90)
+    assert.equal('cronjob.gone' in read.body, false)
+    assert.equal((await call('PUT', `/job/${ids.job}/advancedSettings`, tokens.write.authorization, read.body)).status, 201)
+  })
+
   it('carries every setting of each deployed service, as of the trigger, into the deployment snapshot', async () => {
     const { environment, tokens, ids } = await world()
     await call('PUT', `/job/${ids.job}/advancedSettings`, tokens.write.authorization, { 'deployment.termination_grace_period_seconds': 7 })

@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox'
+import { Value } from 'typebox/value'
 
 // The advanced settings of each kind of service, key by key as the public document names them
 // (ApplicationAdvancedSettings, ContainerAdvancedSettings, JobAdvancedSettings,
@@ -156,6 +157,16 @@ export type AdvancedSettings = Record<string, unknown>
 /** The values a service of the kind has before anything was set. */
 export function defaultSettings(kind: SettingsKind): AdvancedSettings {
   return Object.fromEntries(Object.entries(SETTINGS_KINDS[kind].settings).map(([key, setting]) => [key, structuredClone(setting.default)]))
+}
+
+/**
+ * Whether `value` is one the kind's `key` takes now: a stored value an earlier Berth took (jobs'
+ * `cronjob.concurrency_policy` was any text) reads as the default instead, so that a client that
+ * sends back what it read is not refused.
+ */
+export function isValidSetting(kind: SettingsKind, key: string, value: unknown): boolean {
+  const setting = (SETTINGS_KINDS[kind].settings as Settings)[key]
+  return setting !== undefined && Value.Check(setting.schema, value)
 }
 
 const properties = (kind: SettingsKind, optional: boolean) =>

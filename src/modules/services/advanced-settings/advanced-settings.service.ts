@@ -3,7 +3,7 @@ import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { AdvancedSettingsRepository } from './advanced-settings.repository.ts'
-import { type AdvancedSettings, defaultSettings, SETTINGS_KINDS, type SettingsKind } from './advanced-settings.schemas.ts'
+import { type AdvancedSettings, defaultSettings, isValidSetting, SETTINGS_KINDS, type SettingsKind } from './advanced-settings.schemas.ts'
 
 // Advanced settings of every kind of service. A read is the kind's defaults overlaid with what the
 // service was given; an edit sets the keys it names and leaves the others as they were (the
@@ -28,7 +28,9 @@ const hasSettings = (kind: string): kind is SettingsKind => Object.hasOwn(SETTIN
  * with the stored keys the kind has. A kind without advanced settings (databases) has none.
  */
 export function effectiveSettings(kind: string, stored: AdvancedSettings): AdvancedSettings {
-  return hasSettings(kind) ? { ...defaultSettings(kind), ...overridesOf(kind, stored) } : {}
+  if (!hasSettings(kind)) return {}
+  const valid = Object.entries(stored).filter(([key, value]) => isValidSetting(kind, key, value))
+  return { ...defaultSettings(kind), ...overridesOf(kind, Object.fromEntries(valid)) }
 }
 
 /**
