@@ -1105,7 +1105,11 @@ export async function startHarness(): Promise<Harness> {
         checkAnswer(signIn, { method: 'GET', url: '/account', headers: { authorization: `Bearer ${jwt}` }, route: undefined, invalidUtf8: false }, w)
       }
       const route = routeMap.get(request.route)
-      if (route && webhookProviderOf(route.template)) w.webhookSecret = await currentWebhookSecret(app.app, w)
+      if (route && webhookProviderOf(route.template)) {
+        w.webhookSecret = await currentWebhookSecret(app.app, w)
+        // Making the secret anew (after a request deleted it) is a write of the harness, not of the request.
+        unchangedSince = undefined
+      }
       const sent = render(request, w, routeMap)
       const write = WRITE_METHODS.has(sent.method)
       // Right after a refused write, the database is as its snapshot after it showed.
