@@ -302,7 +302,10 @@ function signDelivery(provider: WebhookProvider, headers: Record<string, string>
   if (authorization === undefined) return
   const valid = webhookSignature(provider, world.webhookSecret, payload)
   if (authorization === world.authorization) headers[signature] = valid
-  else if (authorization.startsWith('Token ') && authorization.length === world.authorization.length) headers[signature] = mangle(valid, 'flip')
+  // A near miss: the last digit changed. Not `mangle(…, 'flip')`, whose 'A' for a final 'a' is the
+  // same hex digit (signatures are compared ignoring case): one delivery in 16 verified.
+  else if (authorization.startsWith('Token ') && authorization.length === world.authorization.length)
+    headers[signature] = `${valid.slice(0, -1)}${valid.endsWith('0') ? '1' : '0'}`
   else headers[signature] = authorization
 }
 
