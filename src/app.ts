@@ -27,6 +27,7 @@ import { membersRoutes } from './modules/members/members.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { applicationServicesRoutes } from './modules/services/kinds/application/application.routes.ts'
 import { containerServicesRoutes } from './modules/services/kinds/container/container.routes.ts'
 import { databaseServicesRoutes } from './modules/services/kinds/database/database.routes.ts'
@@ -238,7 +239,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(containerServicesRoutes(services.containerServices, services.deployments, services.containerRegistries))
     await api.register(applicationServicesRoutes(services.applicationServices))
     await api.register(jobServicesRoutes(services.jobServices))
-    await api.register(jobConfigurationRoutes(services.services, db))
+    await api.register(jobConfigurationRoutes(services.services))
+    await api.register(advancedSettingsRoutes(services.advancedSettings))
     await api.register(servicesRoutes(services.services, KIND_ROUTES))
     await api.register(deploymentStagesRoutes(services.deploymentStages))
     await api.register(variablesRoutes(services.variables))

@@ -40,6 +40,8 @@ import {
 } from './modules/organizations/organizations.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
+import { createAdvancedSettingsRepository } from './modules/services/advanced-settings/advanced-settings.repository.ts'
+import { createAdvancedSettingsService } from './modules/services/advanced-settings/advanced-settings.service.ts'
 import { createApplicationServices } from './modules/services/kinds/application/application.service.ts'
 import { createContainerServices } from './modules/services/kinds/container/container.service.ts'
 import { createDatabaseServices } from './modules/services/kinds/database/database.service.ts'
@@ -190,6 +192,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listMaxBytes: options.listMaxBytes,
     limits: options.serviceLimits,
   })
+  const advancedSettings = createAdvancedSettingsService({ repo: createAdvancedSettingsRepository(db), requireService: services.requireService })
   const deploymentStages = createDeploymentStagesService({
     repo: stagesRepo,
     requireEnvironment: environments.requireEnvironment,
@@ -227,6 +230,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listServiceSummaries: servicesRepo.listSummaries,
     listStages: (environmentId) => stagesRepo.list(environmentId),
     resolveVariables: variables.resolveForDeployment,
+    advancedSettings: advancedSettings.forDeployment,
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
     deleteEmptyEnvironment: environments.delete,
     onQueued: () => options.onDeploymentQueued?.(),
@@ -273,6 +277,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     deploymentHistory,
     deployments,
     deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
+    advancedSettings,
   }
 }
 

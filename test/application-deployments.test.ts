@@ -77,6 +77,7 @@ describe('application deployments', () => {
       overrides: { commit },
       variables: [],
       variablesFingerprint: '',
+      advancedSettings: {},
     }
     const lines = applicationPlan(snapshot, 'DEPLOY').flatMap((step) => step.lines)
     assert.ok(lines.some((line) => line.includes(commit.id) && line.includes('Ship it') && !line.includes('body')))

@@ -66,6 +66,11 @@ const NO_ORGANIZATION = new Set([
   'GET /account',
   // The kinds of container registry the server takes: the same for every caller.
   'GET /availableContainerRegistry',
+  // The default advanced settings of each kind of service: the same for every caller.
+  'GET /defaultApplicationAdvancedSettings',
+  'GET /defaultContainerAdvancedSettings',
+  'GET /defaultJobAdvancedSettings',
+  'GET /defaultHelmAdvancedSettings',
 ])
 
 const DEPLOY_ACTION = /\/(deploy|redeploy|stop|cancelDeployment|uninstall|restart-service)$/

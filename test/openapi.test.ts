@@ -96,6 +96,13 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/job/{jobId}/status': { get: 'getJobStatus' },
   '/job/{jobId}/deploymentHistoryV2': { get: 'listJobDeploymentHistoryV2' },
   '/job/{jobId}/advancedSettings': { get: 'getJobAdvancedSettings', put: 'editJobAdvancedSettings' },
+  '/application/{applicationId}/advancedSettings': { get: 'getAdvancedSettings', put: 'editAdvancedSettings' },
+  '/container/{containerId}/advancedSettings': { get: 'getContainerAdvancedSettings', put: 'editContainerAdvancedSettings' },
+  '/helm/{helmId}/advancedSettings': { get: 'getHelmAdvancedSettings', put: 'editHelmAdvancedSettings' },
+  '/defaultApplicationAdvancedSettings': { get: 'getDefaultApplicationAdvancedSettings' },
+  '/defaultContainerAdvancedSettings': { get: 'getDefaultContainerAdvancedSettings' },
+  '/defaultJobAdvancedSettings': { get: 'getDefaultJobAdvancedSettings' },
+  '/defaultHelmAdvancedSettings': { get: 'getDefaultHelmAdvancedSettings' },
   '/job/{jobId}/deploymentRestriction': { get: 'getJobDeploymentRestrictions' },
   '/environment/{environmentId}/services': { get: 'listServicesByEnvironmentId' },
   // Applications (issue 19).

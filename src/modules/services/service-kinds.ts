@@ -84,6 +84,8 @@ export interface ServiceSnapshot<Config = unknown> {
   variables: SnapshotVariable[]
   /** Names the variable rows they came from (berth_service_variables_fingerprint). */
   variablesFingerprint: string
+  /** Every advanced setting of the service as of the trigger (keys as on the wire); {} for a kind without them. */
+  advancedSettings: Record<string, unknown>
 }
 
 /** A git branch a service deploys from: a push to it deploys the service when the service has `auto_deploy` on. */

@@ -24,7 +24,7 @@ export interface Database {
   gitWebhookSecrets: GitWebhookSecretsTable
   gitWebhookDeliveries: GitWebhookDeliveriesTable
   cronJobSchedules: CronJobSchedulesTable
-  jobAdvancedSettings: JobAdvancedSettingsTable
+  serviceAdvancedSettings: ServiceAdvancedSettingsTable
   environmentDeletions: EnvironmentDeletionsTable
 }
 
@@ -238,6 +238,8 @@ export interface DeploymentSnapshotsTable {
   variables: ColumnType<unknown[], string | undefined, string>
   /** The variable rows the service saw, by id and version (berth_service_variables_fingerprint). */
   variablesFingerprint: ColumnType<string, string | undefined, string>
+  /** Every advanced setting of the service as of the trigger; {} for a kind without them (migration 0020). */
+  advancedSettings: ColumnType<Record<string, unknown>, string | undefined, string>
 }
 
 /** A variable or secret of a project, an environment or a service, or a built-in one (migration 0010). */
@@ -360,8 +362,8 @@ export interface CronJobSchedulesTable {
   updatedAt: UpdatedAt
 }
 
-/** A job's advanced settings as last written (migration 0015). */
-export interface JobAdvancedSettingsTable {
+/** A service's advanced settings that differ from its kind's defaults (migrations 0015, 0020). */
+export interface ServiceAdvancedSettingsTable {
   serviceId: string
   settings: ColumnType<Record<string, unknown>, string, string>
   updatedAt: UpdatedAt

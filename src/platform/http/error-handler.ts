@@ -14,6 +14,7 @@ interface AjvIssue {
   keyword: string
   message?: string
   params: Record<string, unknown>
+  schemaPath?: string
 }
 
 const isAlternatives = (issue: AjvIssue) => issue.keyword === 'anyOf' || issue.keyword === 'oneOf'
@@ -48,6 +49,8 @@ function fieldErrors(issues: AjvIssue[], context: string | undefined): FieldErro
     let message = issue.message ?? 'is invalid'
     if (issue.keyword === 'required') message = 'is required'
     else if (issue.keyword === 'enum') message = `must be one of ${(issue.params.allowedValues as unknown[]).join(', ')}`
+    // An object that refuses other members (`additionalProperties: {not: {}}`) names each one.
+    else if (issue.keyword === 'not' && issue.schemaPath?.endsWith('/additionalProperties/not')) message = 'is not a known key'
     // One error per value: the first rule it breaks is enough to act on.
     const key = pointer
     if (seen.has(key)) continue

@@ -81,6 +81,7 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
               overrides: JSON.stringify(snapshot.overrides),
               variables: JSON.stringify(snapshot.variables),
               variablesFingerprint: snapshot.variablesFingerprint,
+              advancedSettings: JSON.stringify(snapshot.advancedSettings),
             })),
           )
           .execute()
@@ -405,6 +406,7 @@ export function createDeploymentRunsRepository(db: Db) {
             overrides: row.overrides,
             variables: row.variables as SnapshotVariable[],
             variablesFingerprint: row.variablesFingerprint,
+            advancedSettings: row.advancedSettings,
           },
         ]),
       )

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Transaction } from 'kysely'
+import { createAdvancedSettingsRepository } from '#src/modules/services/advanced-settings/advanced-settings.repository.ts'
+import { settingsForDeployment } from '#src/modules/services/advanced-settings/advanced-settings.service.ts'
 import { nextFireAfter } from '#src/modules/services/kinds/job/cron-expressions.ts'
 import type { JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import type { JobDeployOverrides } from '#src/modules/services/kinds/job/job-deployments.ts'
@@ -111,7 +113,8 @@ export async function fireDueSchedules(
         createdAt,
         stageOf,
       })
-      await queue.insert(run, seq, [snapshotOf(service, overrides, resolved)])
+      const settings = await settingsForDeployment(createAdvancedSettingsRepository(trx), [service])
+      await queue.insert(run, seq, [snapshotOf(service, overrides, resolved, settings.get(service.id))])
       return true
     })
     if (queued === undefined) {

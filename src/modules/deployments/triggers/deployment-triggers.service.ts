@@ -43,6 +43,8 @@ export interface DeploymentTriggersDeps {
   listStages(environmentId: string): Promise<{ id: string; name: string; description: string | null; position: number }[]>
   /** What each service deploys with, resolved now: the variables it sees. */
   resolveVariables(environmentId: string, serviceIds: string[]): Promise<Map<string, ResolvedVariables>>
+  /** What each service deploys with: every advanced setting, as of now. */
+  advancedSettings(services: { id: string; kind: string }[]): Promise<Map<string, Record<string, unknown>>>
   /** How history names who triggered (`triggered_by`). */
   actorName(principal: Principal): Promise<string>
   /** Deletes an environment without services at once (`environments.delete`). */
@@ -164,7 +166,10 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       environment.id,
       target.selected.map(({ service }) => service.id),
     )
-    const snapshots = target.selected.map(({ service, overrides }) => snapshotOf(service, overrides, resolved.get(service.id)))
+    const settings = await deps.advancedSettings(target.selected.map(({ service }) => service))
+    const snapshots = target.selected.map(({ service, overrides }) =>
+      snapshotOf(service, overrides, resolved.get(service.id), settings.get(service.id)),
+    )
     const queued = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)
       // Nothing queues behind the run that deletes the environment: it would have nothing left to act on.

@@ -22,7 +22,12 @@ export function stageOfService(
 }
 
 /** What a run deploys of a service: its configuration and variables as of the trigger. */
-export function snapshotOf(service: ServiceRecord, overrides: object, resolved: ResolvedVariables | undefined): ServiceSnapshot {
+export function snapshotOf(
+  service: ServiceRecord,
+  overrides: object,
+  resolved: ResolvedVariables | undefined,
+  advancedSettings: Record<string, unknown> | undefined,
+): ServiceSnapshot {
   return {
     serviceId: service.id,
     kind: service.kind,
@@ -32,6 +37,7 @@ export function snapshotOf(service: ServiceRecord, overrides: object, resolved: 
     overrides: { ...overrides },
     variables: resolved?.variables ?? [],
     variablesFingerprint: resolved?.fingerprint ?? '',
+    advancedSettings: advancedSettings ?? {},
   }
 }
 

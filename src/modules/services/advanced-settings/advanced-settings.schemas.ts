@@ -1,0 +1,184 @@
+import { type TSchema, Type } from 'typebox'
+import { Value } from 'typebox/value'
+
+// The advanced settings of each kind of service, key by key as the public document names them
+// (ApplicationAdvancedSettings, ContainerAdvancedSettings, JobAdvancedSettings,
+// HelmAdvancedSettings), with the values Berth answers before anything was set. The Terraform
+// provider takes the keys of the defaults as the set of valid keys: every key has a default, null
+// where the platform leaves a setting unset. Bodies refuse keys a kind does not have (a 400 naming
+// each), rather than dropping them: a setting that silently vanished would read back as the
+// default and show as a perpetual diff.
+
+const MAX_INT = 2_147_483_647
+const Count = (minimum = 0) => Type.Integer({ minimum, maximum: MAX_INT })
+const Percent = (minimum = 0) => Type.Integer({ minimum, maximum: 100 })
+const Text = (maxLength = 1024) => Type.String({ maxLength })
+const OrNull = (schema: TSchema) => Type.Union([schema, Type.Null()])
+const NodeLabels = Type.Record(Type.String({ maxLength: 317 }), Type.String({ maxLength: 63 }), { maxProperties: 50 })
+const Command = Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 100 })
+const OneOf = (...values: string[]) => Type.Unsafe<string>({ type: 'string', enum: values })
+
+interface Setting {
+  schema: TSchema
+  default: unknown
+}
+type Settings = Record<string, Setting>
+const s = (schema: TSchema, value: unknown): Setting => ({ schema, default: value })
+
+const build: Settings = {
+  'build.timeout_max_sec': s(Count(), 1800),
+  'build.cpu_max_in_milli': s(Count(), 4000),
+  'build.ram_max_in_gib': s(Count(), 8),
+  'build.disable_buildkit_cache': s(Type.Boolean(), false),
+  'build.skip_git_submodules': s(Type.Boolean(), false),
+}
+
+const customDomainCheck: Settings = { 'deployment.custom_domain_check_enabled': s(Type.Boolean(), true) }
+
+const placement: Settings = {
+  'deployment.termination_grace_period_seconds': s(Count(), 60),
+  'deployment.affinity.node.required': s(NodeLabels, {}),
+}
+
+const pods: Settings = {
+  // "Requirred" is the public document's spelling.
+  'deployment.antiaffinity.pod': s(OneOf('Preferred', 'Requirred'), 'Preferred'),
+  'deployment.topology_spread.zone': s(OneOf('Disabled', 'ScheduleAnyway', 'DoNotSchedule'), 'Disabled'),
+}
+
+const lifecycle: Settings = {
+  'deployment.lifecycle.post_start_exec_command': s(Command, []),
+  'deployment.lifecycle.pre_stop_exec_command': s(Command, []),
+}
+
+const updateStrategy: Settings = {
+  'deployment.update_strategy.type': s(OneOf('RollingUpdate', 'Recreate'), 'RollingUpdate'),
+  'deployment.update_strategy.rolling_update.max_unavailable_percent': s(Percent(), 25),
+  'deployment.update_strategy.rolling_update.max_surge_percent': s(Percent(), 25),
+}
+
+const ingress: Settings = {
+  'network.ingress.proxy_body_size_mb': s(Count(), 100),
+  'network.ingress.force_ssl_redirect': s(Type.Boolean(), true),
+  'network.ingress.enable_cors': s(Type.Boolean(), false),
+  'network.ingress.cors_allow_origin': s(Text(), '*'),
+  'network.ingress.cors_allow_methods': s(Text(), 'GET, PUT, POST, DELETE, PATCH, OPTIONS'),
+  'network.ingress.cors_allow_headers': s(
+    Text(),
+    'DNT,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range,Authorization',
+  ),
+  'network.ingress.proxy_buffer_size_kb': s(Count(), 4),
+  'network.ingress.keepalive_time_seconds': s(Count(), 3600),
+  'network.ingress.keepalive_timeout_seconds': s(Count(), 60),
+  'network.ingress.send_timeout_seconds': s(Count(), 60),
+  'network.ingress.proxy_connect_timeout_seconds': s(Count(), 60),
+  'network.ingress.proxy_send_timeout_seconds': s(Count(), 60),
+  'network.ingress.proxy_read_timeout_seconds': s(Count(), 60),
+  'network.ingress.proxy_buffering': s(OneOf('on', 'off'), 'on'),
+}
+const requestBuffering: Settings = { 'network.ingress.proxy_request_buffering': s(OneOf('on', 'off'), 'on') }
+const ingressAccess: Settings = {
+  'network.ingress.grpc_send_timeout_seconds': s(Count(), 60),
+  'network.ingress.grpc_read_timeout_seconds': s(Count(), 60),
+  'network.ingress.whitelist_source_range': s(Text(4096), '0.0.0.0/0'),
+  'network.ingress.denylist_source_range': s(Text(4096), ''),
+  'network.ingress.extra_headers': s(Text(4096), '{}'),
+  'network.ingress.basic_auth_env_var': s(Text(), ''),
+  'network.ingress.enable_sticky_session': s(Type.Boolean(), false),
+}
+
+const gateway: Settings = {
+  'network.gateway_api.http_request_timeout_seconds': s(OrNull(Count()), null),
+  'network.gateway_api.http_connection_idle_timeout_seconds': s(OrNull(Count()), null),
+  'network.gateway_api.retry.num_retries': s(OrNull(Count()), null),
+  'network.gateway_api.retry.retry_on': s(OrNull(Text()), null),
+  'network.gateway_api.retry.http_status_codes': s(OrNull(Text()), null),
+  'network.gateway_api.retry.per_try_timeout_seconds': s(OrNull(Count(1)), null),
+}
+
+const autoscaling: Settings = {
+  'hpa.cpu.average_utilization_percent': s(Percent(1), 60),
+  'hpa.memory.average_utilization_percent': s(OrNull(Percent(1)), null),
+}
+
+const security: Settings = {
+  'security.service_account_name': s(Text(253), ''),
+  'security.automount_service_account_token': s(Type.Boolean(), false),
+  'security.read_only_root_filesystem': s(Type.Boolean(), false),
+}
+
+const job: Settings = {
+  'job.delete_ttl_seconds_after_finished': s(OrNull(Count()), null),
+  'cronjob.concurrency_policy': s(OneOf('Allow', 'Forbid', 'Replace'), 'Forbid'),
+  'cronjob.failed_jobs_history_limit': s(Count(), 1),
+  'cronjob.success_jobs_history_limit': s(Count(), 1),
+}
+
+/** The kinds that have advanced settings, and the wire name of each kind's settings object. */
+export const SETTINGS_KINDS = {
+  APPLICATION: {
+    title: 'ApplicationAdvancedSettings',
+    settings: {
+      ...customDomainCheck,
+      ...placement,
+      ...pods,
+      ...lifecycle,
+      ...updateStrategy,
+      ...build,
+      ...ingress,
+      ...ingressAccess,
+      ...gateway,
+      ...autoscaling,
+      ...security,
+    },
+  },
+  CONTAINER: {
+    title: 'ContainerAdvancedSettings',
+    settings: {
+      ...customDomainCheck,
+      ...placement,
+      ...pods,
+      ...updateStrategy,
+      ...ingress,
+      ...requestBuffering,
+      ...ingressAccess,
+      ...gateway,
+      ...autoscaling,
+      ...security,
+    },
+  },
+  JOB: { title: 'JobAdvancedSettings', settings: { ...build, ...placement, ...job, ...security } },
+  HELM: { title: 'HelmAdvancedSettings', settings: { ...customDomainCheck, ...ingress, ...requestBuffering, ...ingressAccess, ...gateway } },
+} satisfies Record<string, { title: string; settings: Settings }>
+
+export type SettingsKind = keyof typeof SETTINGS_KINDS
+export type AdvancedSettings = Record<string, unknown>
+
+/** The values a service of the kind has before anything was set. */
+export function defaultSettings(kind: SettingsKind): AdvancedSettings {
+  return Object.fromEntries(Object.entries(SETTINGS_KINDS[kind].settings).map(([key, setting]) => [key, structuredClone(setting.default)]))
+}
+
+/**
+ * Whether `value` is one the kind's `key` takes now: a stored value an earlier Berth took (jobs'
+ * `cronjob.concurrency_policy` was any text) reads as the default instead, so that a client that
+ * sends back what it read is not refused.
+ */
+export function isValidSetting(kind: SettingsKind, key: string, value: unknown): boolean {
+  const setting = (SETTINGS_KINDS[kind].settings as Settings)[key]
+  return setting !== undefined && Value.Check(setting.schema, value)
+}
+
+const properties = (kind: SettingsKind, optional: boolean) =>
+  Object.fromEntries(Object.entries(SETTINGS_KINDS[kind].settings).map(([key, { schema }]) => [key, optional ? Type.Optional(schema) : schema]))
+
+/** What a read answers: every key of the kind. */
+export const settingsResponse = (kind: SettingsKind) => Type.Object(properties(kind, false), { title: SETTINGS_KINDS[kind].title })
+
+/**
+ * What an edit takes: any of the kind's keys. Another key is an error ("must NOT be valid" from
+ * Ajv, reworded by the error handler), not stripped: the validator drops only members an
+ * `additionalProperties: false` forbids.
+ */
+export const settingsRequest = (kind: SettingsKind) =>
+  Type.Object(properties(kind, true), { title: SETTINGS_KINDS[kind].title, additionalProperties: Type.Never() })
