@@ -10,6 +10,7 @@ import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
 import { containerRegistriesRoutes } from './modules/container-registries/container-registries.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
+import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/history/deployment-history.routes.ts'
 import { createHistoryVersionCache, HISTORY_CHANNEL } from './modules/deployments/history/history-versions.ts'
 import { deploymentLogsRoutes } from './modules/deployments/logs/deployment-logs.routes.ts'
@@ -251,6 +252,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
     await api.register(deploymentHistoryRoutes(services.deploymentHistory))
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
+    await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

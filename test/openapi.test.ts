@@ -96,7 +96,24 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/job/{jobId}/status': { get: 'getJobStatus' },
   '/job/{jobId}/deploymentHistoryV2': { get: 'listJobDeploymentHistoryV2' },
   '/job/{jobId}/advancedSettings': { get: 'getJobAdvancedSettings', put: 'editJobAdvancedSettings' },
-  '/job/{jobId}/deploymentRestriction': { get: 'getJobDeploymentRestrictions' },
+  '/job/{jobId}/deploymentRestriction': { get: 'getJobDeploymentRestrictions', post: 'createJobDeploymentRestriction' },
+  '/job/{jobId}/deploymentRestriction/{deploymentRestrictionId}': {
+    put: 'editJobDeploymentRestriction',
+    delete: 'deleteJobDeploymentRestriction',
+  },
+  '/application/{applicationId}/deploymentRestriction': {
+    get: 'getApplicationDeploymentRestrictions',
+    post: 'createApplicationDeploymentRestriction',
+  },
+  '/application/{applicationId}/deploymentRestriction/{deploymentRestrictionId}': {
+    put: 'editApplicationDeploymentRestriction',
+    delete: 'deleteApplicationDeploymentRestriction',
+  },
+  '/helm/{helmId}/deploymentRestriction': { get: 'getHelmDeploymentRestrictions', post: 'createHelmDeploymentRestriction' },
+  '/helm/{helmId}/deploymentRestriction/{deploymentRestrictionId}': {
+    put: 'editHelmDeploymentRestriction',
+    delete: 'deleteHelmDeploymentRestriction',
+  },
   '/environment/{environmentId}/services': { get: 'listServicesByEnvironmentId' },
   // Applications (issue 19).
   '/environment/{environmentId}/application': { get: 'listApplication', post: 'createApplication' },

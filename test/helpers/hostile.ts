@@ -124,6 +124,9 @@ export type Kind =
   | 'applicationSecret'
   | 'jobVariable'
   | 'jobSecret'
+  | 'applicationRestriction'
+  | 'jobRestriction'
+  | 'helmRestriction'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -151,6 +154,9 @@ export const KINDS: Kind[] = [
   'applicationSecret',
   'jobVariable',
   'jobSecret',
+  'applicationRestriction',
+  'jobRestriction',
+  'helmRestriction',
 ]
 
 /**
@@ -236,6 +242,9 @@ export function paramKind(template: string, name: string): Kind | undefined {
   }
   if ((name === 'environmentVariableId' || name === 'secretId') && template.startsWith('/job/') && !pointsAbove) {
     return name === 'secretId' ? 'jobSecret' : 'jobVariable'
+  }
+  if (name === 'deploymentRestrictionId') {
+    return template.startsWith('/application/') ? 'applicationRestriction' : template.startsWith('/job/') ? 'jobRestriction' : 'helmRestriction'
   }
   return PARAM_KIND[name]
 }
@@ -387,6 +396,16 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
     assert.equal(res.statusCode, 201, res.body)
     return res.json().id
   }
+  const restriction = async (segment: 'application' | 'job' | 'helm', serviceId: string): Promise<string> => {
+    const res = await app.inject({
+      method: 'POST',
+      url: `/${segment}/${serviceId}/deploymentRestriction`,
+      headers: { authorization: admin.authorization },
+      payload: { mode: 'EXCLUDE', type: 'PATH', value: 'docs/' },
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().id
+  }
   return {
     ids: {
       organization: organization.id,
@@ -414,6 +433,9 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       applicationSecret: await variable('APPLICATION', application.json().id, true),
       jobVariable: await variable('JOB', job.id, false),
       jobSecret: await variable('JOB', job.id, true),
+      applicationRestriction: await restriction('application', application.json().id),
+      jobRestriction: await restriction('job', job.id),
+      helmRestriction: await restriction('helm', helm.id),
     },
     adminTokenId: admin.id,
     authorization: admin.authorization,
@@ -455,6 +477,7 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and (select count(*) from variables where id in (${ids.variable}, ${ids.secret}, ${ids.environmentVariable}, ${ids.environmentSecret}, ${ids.containerVariable}, ${ids.containerSecret})) = 6
       and (select count(*) from variables where id in (${ids.applicationVariable}, ${ids.applicationSecret})) = 2
       and (select count(*) from variables where id in (${ids.jobVariable}, ${ids.jobSecret})) = 2
+      and (select count(*) from deployment_restrictions where id in (${ids.applicationRestriction}, ${ids.jobRestriction}, ${ids.helmRestriction})) = 3
       as intact`.execute(db)
   return rows[0]?.intact === true
 }
@@ -704,6 +727,7 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /job/{jobId}/deploy': () => ({ image_tag: '1.37' }),
   'POST /job/{jobId}/uninstall': () => ({}),
   'PUT /job/{jobId}/advancedSettings': () => ({ 'job.delete_ttl_seconds_after_finished': 60, 'cronjob.concurrency_policy': 'Forbid' }),
+  ...restrictionBodies(),
   'POST /environment/{environmentId}/deploymentStage': () => ({ name: uniqueName('stage'), description: 'made by the sweep' }),
   'PUT /deploymentStage/{deploymentStageId}': () => ({ name: uniqueName('stage'), description: null }),
   'PUT /deploymentStage/{deploymentStageId}/service/{serviceId}': () => ({ is_skipped: false }),
@@ -746,6 +770,21 @@ export const queryValue = (value: string, world: World) => (value.startsWith('@'
 const variableKey = () => `K_${randomUUID().replaceAll('-', '').slice(0, 12).toUpperCase()}`
 
 const importBody = (scope: string) => ({ overwrite: false, vars: [{ name: variableKey(), value: 'v', scope, is_secret: false }] })
+
+/** The bodies of the deployment restriction APIs of applications, jobs and helm services: a value no other restriction has. */
+function restrictionBodies(): Record<string, (world: World) => Record<string, unknown>> {
+  const bodies: Record<string, (world: World) => Record<string, unknown>> = {}
+  const body = () => ({ mode: 'MATCH', type: 'PATH', value: `src/${randomUUID().slice(0, 8)}/` })
+  for (const [segment, param] of [
+    ['application', 'applicationId'],
+    ['job', 'jobId'],
+    ['helm', 'helmId'],
+  ]) {
+    bodies[`POST /${segment}/{${param}}/deploymentRestriction`] = body
+    bodies[`PUT /${segment}/{${param}}/deploymentRestriction/{deploymentRestrictionId}`] = body
+  }
+  return bodies
+}
 
 /** The bodies of the per-scope variables APIs: project, environment, application, container, job; variables and secrets. */
 function scopedVariableBodies(): Record<string, (world: World) => Record<string, unknown>> {

@@ -26,6 +26,7 @@ export interface Database {
   cronJobSchedules: CronJobSchedulesTable
   jobAdvancedSettings: JobAdvancedSettingsTable
   environmentDeletions: EnvironmentDeletionsTable
+  deploymentRestrictions: DeploymentRestrictionsTable
 }
 
 /** Set by the database on insert. */
@@ -371,4 +372,15 @@ export interface JobAdvancedSettingsTable {
 export interface EnvironmentDeletionsTable {
   environmentId: string
   executionId: string
+}
+
+/** A service's deployment restriction (migration 0021): whether a push's changed paths deploy it. */
+export interface DeploymentRestrictionsTable {
+  id: Generated<string>
+  serviceId: string
+  mode: 'EXCLUDE' | 'MATCH'
+  type: 'PATH'
+  value: string
+  createdAt: CreatedAt
+  updatedAt: Date | null
 }

@@ -4,9 +4,9 @@ import type { ServicesService } from '#src/modules/services/services.service.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { JobParams } from './job.schemas.ts'
 
-// A job's advanced settings and deployment restrictions, as the Terraform provider's `qovery_job`
-// reads and writes them on every apply. Berth keeps the settings a job was given and applies none of
-// them (the simulator has no cluster); it has no deployment restrictions to list.
+// A job's advanced settings, as the Terraform provider's `qovery_job` reads and writes them on every
+// apply. Berth keeps the settings a job was given and applies none of them (the simulator has no
+// cluster). Its deployment restrictions are served by src/modules/deployment-restrictions/.
 
 const Integer = Type.Integer({ minimum: 0, maximum: 2_147_483_647 })
 
@@ -50,11 +50,6 @@ const DEFAULTS: JobAdvancedSettings = {
   'security.automount_service_account_token': false,
   'security.read_only_root_filesystem': false,
 }
-
-const JobDeploymentRestrictionResponseList = Type.Object(
-  { results: Type.Array(Type.Object({ id: Type.String(), mode: Type.String(), type: Type.String(), value: Type.String() })) },
-  { title: 'JobDeploymentRestrictionResponseList' },
-)
 
 export function jobConfigurationRoutes(core: ServicesService, db: Db): FastifyPluginAsyncTypebox {
   const stored = async (jobId: string): Promise<JobAdvancedSettings> => {
@@ -103,24 +98,6 @@ export function jobConfigurationRoutes(core: ServicesService, db: Db): FastifyPl
           .onConflict((conflict) => conflict.column('serviceId').doUpdateSet({ settings, updatedAt: new Date() }))
           .execute()
         return reply.code(201).send(await stored(jobId))
-      },
-    )
-
-    app.get(
-      '/job/:jobId/deploymentRestriction',
-      {
-        schema: {
-          operationId: 'getJobDeploymentRestrictions',
-          summary: 'Get job deployment restrictions',
-          description: 'Berth has no deployment restrictions: the list is empty.',
-          tags: ['Job Deployment Restriction'],
-          params: JobParams,
-          response: { 200: JobDeploymentRestrictionResponseList },
-        },
-      },
-      async (req) => {
-        await core.requireService(req.principal, req.params.jobId, 'READ', 'JOB')
-        return { results: [] }
       },
     )
   }
