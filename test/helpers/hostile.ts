@@ -222,6 +222,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   containerId: 'container',
   containerRegistryId: 'containerRegistry',
   jobId: 'job',
+  // A restriction of the route's kind (paramKind): the helm service's for helm routes.
+  deploymentRestrictionId: 'helmRestriction',
 }
 
 /**
