@@ -46,14 +46,13 @@ function kindRoutes(restrictions: DeploymentRestrictionsService, kind: Restricte
   const ItemParams = Type.Object({ [kind.param]: Uuid, deploymentRestrictionId: Uuid })
   const serviceOf = (params: Record<string, string>) => params[kind.param]!
   const base = `/${kind.segment}/:${kind.param}/deploymentRestriction`
-  const lower = kind.segment === 'application' ? 'application' : kind.segment
   return async (app) => {
     app.get(
       base,
       {
         schema: {
           operationId: `get${kind.prefix}DeploymentRestrictions`,
-          summary: `Get ${lower} deployment restrictions`,
+          summary: `Get ${kind.segment} deployment restrictions`,
           description: `Oldest first. ${SEMANTICS}`,
           tags,
           params: Params,
