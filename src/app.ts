@@ -10,6 +10,7 @@ import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
 import { containerRegistriesRoutes } from './modules/container-registries/container-registries.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
+import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/history/deployment-history.routes.ts'
 import { createHistoryVersionCache, HISTORY_CHANNEL } from './modules/deployments/history/history-versions.ts'
 import { deploymentLogsRoutes } from './modules/deployments/logs/deployment-logs.routes.ts'
@@ -33,7 +34,6 @@ import { containerServicesRoutes } from './modules/services/kinds/container/cont
 import { databaseServicesRoutes } from './modules/services/kinds/database/database.routes.ts'
 import { helmServicesRoutes } from './modules/services/kinds/helm/helm.routes.ts'
 import { jobServicesRoutes } from './modules/services/kinds/job/job.routes.ts'
-import { jobConfigurationRoutes } from './modules/services/kinds/job/job-configuration.routes.ts'
 import { KIND_ROUTES } from './modules/services/kinds/registry.ts'
 import { servicesRoutes } from './modules/services/services.routes.ts'
 import { deploymentStagesRoutes } from './modules/services/stages/deployment-stages.routes.ts'
@@ -239,7 +239,6 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(containerServicesRoutes(services.containerServices, services.deployments, services.containerRegistries))
     await api.register(applicationServicesRoutes(services.applicationServices))
     await api.register(jobServicesRoutes(services.jobServices))
-    await api.register(jobConfigurationRoutes(services.services))
     await api.register(advancedSettingsRoutes(services.advancedSettings))
     await api.register(servicesRoutes(services.services, KIND_ROUTES))
     await api.register(deploymentStagesRoutes(services.deploymentStages))
@@ -253,6 +252,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
     await api.register(deploymentHistoryRoutes(services.deploymentHistory))
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
+    await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

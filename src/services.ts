@@ -6,6 +6,8 @@ import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createContainerRegistriesRepository } from './modules/container-registries/container-registries.repository.ts'
 import { createContainerRegistriesService } from './modules/container-registries/container-registries.service.ts'
 import { createRegistryHttpApi } from './modules/container-registries/registry-http-api.ts'
+import { createDeploymentRestrictionsRepository } from './modules/deployment-restrictions/deployment-restrictions.repository.ts'
+import { createDeploymentRestrictionsService } from './modules/deployment-restrictions/deployment-restrictions.service.ts'
 import { createDeploymentHistoryRepository } from './modules/deployments/history/deployment-history.repository.ts'
 import { createDeploymentHistoryService } from './modules/deployments/history/deployment-history.service.ts'
 import type { HistoryVersionCache } from './modules/deployments/history/history-versions.ts'
@@ -240,6 +242,11 @@ export function createServices(db: Db, options: ServiceOptions) {
       deployedOverrides: async (serviceId) => (await historyRepo.deployedOverrides([serviceId])).get(serviceId),
     },
   })
+  // Deployment restrictions (issue 20): which pushes deploy a service, by the paths they changed.
+  const deploymentRestrictions = createDeploymentRestrictionsService({
+    repo: createDeploymentRestrictionsRepository(db),
+    requireService: services.requireService,
+  })
   // Git pushes deploy (issue 19): a deploy of the pushed commit is what each kind's deploy request makes of `git_commit_id`.
   const gitWebhooks = createGitWebhooksService({
     repo: createGitWebhooksRepository(db),
@@ -247,9 +254,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireOrganizationRole: organizations.requireRole,
     listPushTargets: servicesRepo.listPushTargets,
     commitOverrides: (type, commit) => KIND_ROUTES.find((kind) => kind.type === type)?.deploy.overrides({ git_commit_id: commit }) ?? {},
+    deployedBy: deploymentRestrictions.deployedBy,
     deployPushed: deployments.deployPushed,
   })
   return {
+    deploymentRestrictions,
     organizations,
     users,
     gitWebhooks,

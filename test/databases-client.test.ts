@@ -104,7 +104,15 @@ describe('databases through the official client and deployments', () => {
 
     // A deployed database is deleted by a deployment, then it is gone.
     assert.equal((await main.deleteDatabase(created.id)).status, 204)
-    await until(() => main.getDatabase(created.id).then((res) => res.status, (error) => error.response?.status), (status) => status === 404, { what: 'the database deleted' })
+    await until(
+      () =>
+        main.getDatabase(created.id).then(
+          (res) => res.status,
+          (error) => error.response?.status,
+        ),
+      (status) => status === 404,
+      { what: 'the database deleted' },
+    )
     const reader = new DatabaseMainCallsApi(new Configuration({ basePath, apiKey: tokens.read.authorization }))
     assert.equal(await rejectedStatus(reader.getDatabaseMasterCredentials(created.id)), 404)
   })

@@ -108,7 +108,15 @@ describe('jobs through the official client', () => {
 
     // A deployed job is deleted by a deployment (its on_delete runs), then it is gone.
     assert.equal((await main.deleteJob(created.id)).status, 204)
-    await until(() => main.getJob(created.id).then((res) => res.status, (error) => error.response?.status), (status) => status === 404, { what: 'the job deleted' })
+    await until(
+      () =>
+        main.getJob(created.id).then(
+          (res) => res.status,
+          (error) => error.response?.status,
+        ),
+      (status) => status === 404,
+      { what: 'the job deleted' },
+    )
   })
 
   it('runs the lifecycle of a cron job built from a Dockerfile in git', async () => {

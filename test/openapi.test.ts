@@ -103,7 +103,24 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/defaultContainerAdvancedSettings': { get: 'getDefaultContainerAdvancedSettings' },
   '/defaultJobAdvancedSettings': { get: 'getDefaultJobAdvancedSettings' },
   '/defaultHelmAdvancedSettings': { get: 'getDefaultHelmAdvancedSettings' },
-  '/job/{jobId}/deploymentRestriction': { get: 'getJobDeploymentRestrictions' },
+  '/job/{jobId}/deploymentRestriction': { get: 'getJobDeploymentRestrictions', post: 'createJobDeploymentRestriction' },
+  '/job/{jobId}/deploymentRestriction/{deploymentRestrictionId}': {
+    put: 'editJobDeploymentRestriction',
+    delete: 'deleteJobDeploymentRestriction',
+  },
+  '/application/{applicationId}/deploymentRestriction': {
+    get: 'getApplicationDeploymentRestrictions',
+    post: 'createApplicationDeploymentRestriction',
+  },
+  '/application/{applicationId}/deploymentRestriction/{deploymentRestrictionId}': {
+    put: 'editApplicationDeploymentRestriction',
+    delete: 'deleteApplicationDeploymentRestriction',
+  },
+  '/helm/{helmId}/deploymentRestriction': { get: 'getHelmDeploymentRestrictions', post: 'createHelmDeploymentRestriction' },
+  '/helm/{helmId}/deploymentRestriction/{deploymentRestrictionId}': {
+    put: 'editHelmDeploymentRestriction',
+    delete: 'deleteHelmDeploymentRestriction',
+  },
   '/environment/{environmentId}/services': { get: 'listServicesByEnvironmentId' },
   // Applications (issue 19).
   '/environment/{environmentId}/application': { get: 'listApplication', post: 'createApplication' },

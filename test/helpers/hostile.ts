@@ -124,6 +124,9 @@ export type Kind =
   | 'applicationSecret'
   | 'jobVariable'
   | 'jobSecret'
+  | 'applicationRestriction'
+  | 'jobRestriction'
+  | 'helmRestriction'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -151,6 +154,9 @@ export const KINDS: Kind[] = [
   'applicationSecret',
   'jobVariable',
   'jobSecret',
+  'applicationRestriction',
+  'jobRestriction',
+  'helmRestriction',
 ]
 
 /**
@@ -216,6 +222,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   containerId: 'container',
   containerRegistryId: 'containerRegistry',
   jobId: 'job',
+  // A restriction of the route's kind (paramKind): the helm service's for helm routes.
+  deploymentRestrictionId: 'helmRestriction',
 }
 
 /**
@@ -236,6 +244,9 @@ export function paramKind(template: string, name: string): Kind | undefined {
   }
   if ((name === 'environmentVariableId' || name === 'secretId') && template.startsWith('/job/') && !pointsAbove) {
     return name === 'secretId' ? 'jobSecret' : 'jobVariable'
+  }
+  if (name === 'deploymentRestrictionId') {
+    return template.startsWith('/application/') ? 'applicationRestriction' : template.startsWith('/job/') ? 'jobRestriction' : 'helmRestriction'
   }
   return PARAM_KIND[name]
 }
@@ -390,6 +401,16 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
     assert.equal(res.statusCode, 201, res.body)
     return res.json().id
   }
+  const restriction = async (segment: 'application' | 'job' | 'helm', serviceId: string): Promise<string> => {
+    const res = await app.inject({
+      method: 'POST',
+      url: `/${segment}/${serviceId}/deploymentRestriction`,
+      headers: { authorization: admin.authorization },
+      payload: { mode: 'EXCLUDE', type: 'PATH', value: 'docs/' },
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().id
+  }
   return {
     ids: {
       organization: organization.id,
@@ -417,6 +438,9 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       applicationSecret: await variable('APPLICATION', application.json().id, true),
       jobVariable: await variable('JOB', job.id, false),
       jobSecret: await variable('JOB', job.id, true),
+      applicationRestriction: await restriction('application', application.json().id),
+      jobRestriction: await restriction('job', job.id),
+      helmRestriction: await restriction('helm', helm.id),
     },
     adminTokenId: admin.id,
     authorization: admin.authorization,
@@ -458,6 +482,7 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and (select count(*) from variables where id in (${ids.variable}, ${ids.secret}, ${ids.environmentVariable}, ${ids.environmentSecret}, ${ids.containerVariable}, ${ids.containerSecret})) = 6
       and (select count(*) from variables where id in (${ids.applicationVariable}, ${ids.applicationSecret})) = 2
       and (select count(*) from variables where id in (${ids.jobVariable}, ${ids.jobSecret})) = 2
+      and (select count(*) from deployment_restrictions where id in (${ids.applicationRestriction}, ${ids.jobRestriction}, ${ids.helmRestriction})) = 3
       as intact`.execute(db)
   return rows[0]?.intact === true
 }
@@ -713,6 +738,7 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
     'hpa.memory.average_utilization_percent': null,
   }),
   'PUT /helm/{helmId}/advancedSettings': () => ({ 'network.ingress.proxy_body_size_mb': 200, 'network.gateway_api.retry.retry_on': 'reset' }),
+  ...restrictionBodies(),
   'POST /environment/{environmentId}/deploymentStage': () => ({ name: uniqueName('stage'), description: 'made by the sweep' }),
   'PUT /deploymentStage/{deploymentStageId}': () => ({ name: uniqueName('stage'), description: null }),
   'PUT /deploymentStage/{deploymentStageId}/service/{serviceId}': () => ({ is_skipped: false }),
@@ -755,6 +781,21 @@ export const queryValue = (value: string, world: World) => (value.startsWith('@'
 const variableKey = () => `K_${randomUUID().replaceAll('-', '').slice(0, 12).toUpperCase()}`
 
 const importBody = (scope: string) => ({ overwrite: false, vars: [{ name: variableKey(), value: 'v', scope, is_secret: false }] })
+
+/** The bodies of the deployment restriction APIs of applications, jobs and helm services: a value no other restriction has. */
+function restrictionBodies(): Record<string, (world: World) => Record<string, unknown>> {
+  const bodies: Record<string, (world: World) => Record<string, unknown>> = {}
+  const body = () => ({ mode: 'MATCH', type: 'PATH', value: `src/${randomUUID().slice(0, 8)}/` })
+  for (const [segment, param] of [
+    ['application', 'applicationId'],
+    ['job', 'jobId'],
+    ['helm', 'helmId'],
+  ]) {
+    bodies[`POST /${segment}/{${param}}/deploymentRestriction`] = body
+    bodies[`PUT /${segment}/{${param}}/deploymentRestriction/{deploymentRestrictionId}`] = body
+  }
+  return bodies
+}
 
 /** The bodies of the per-scope variables APIs: project, environment, application, container, job; variables and secrets. */
 function scopedVariableBodies(): Record<string, (world: World) => Record<string, unknown>> {

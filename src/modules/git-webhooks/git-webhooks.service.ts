@@ -24,6 +24,11 @@ export interface GitWebhooksDeps {
   listPushTargets(organizationId: string, repository: string, branch: string, defaultBranch: string | undefined): Promise<ServiceRecord[]>
   /** What a deploy of `commit` asks of a service of `type` (its deploy request's `git_commit_id`). */
   commitOverrides(type: ServiceType, commit: string): object
+  /**
+   * The services among `serviceIds` that a push which changed `changedPaths` (undefined: not
+   * known) deploys, by their deployment restrictions (deployment restrictions' `deployedBy`).
+   */
+  deployedBy(serviceIds: readonly string[], changedPaths: readonly string[] | undefined): Promise<Set<string>>
   /** Queues the deployments of a push (deployment triggers' `deployPushed`). */
   deployPushed(organizationId: string, selected: Selected[], pusher: string): Promise<DeploymentRun[]>
   /** How long delivery ids are remembered, in days. */
@@ -69,9 +74,13 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
     rotatedAt: stored?.rotatedAt ?? null,
   })
 
-  /** The services the delivery's pushes deploy, each with the commit of the last push that names it. */
-  async function targetsOf(organizationId: string, pushes: BranchPush[]): Promise<Selected[]> {
+  /**
+   * The services the delivery's pushes deploy, each with the commit of the last push that names
+   * it, and how many services followed a pushed branch but were held back by their restrictions.
+   */
+  async function targetsOf(organizationId: string, pushes: BranchPush[]): Promise<{ selected: Selected[]; restricted: number }> {
     const selected = new Map<string, Selected>()
+    const restricted = new Set<string>()
     for (const push of pushes) {
       const services = await deps.listPushTargets(
         organizationId,
@@ -79,9 +88,16 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
         push.branch,
         push.defaultBranch,
       )
-      for (const service of services) selected.set(service.id, { service, overrides: deps.commitOverrides(service.kind, push.commit) })
+      const deployed = await deps.deployedBy(
+        services.map((service) => service.id),
+        push.changedPaths,
+      )
+      for (const service of services) {
+        if (!deployed.has(service.id)) restricted.add(service.id)
+        else selected.set(service.id, { service, overrides: deps.commitOverrides(service.kind, push.commit) })
+      }
     }
-    return [...selected.values()]
+    return { selected: [...selected.values()], restricted: [...restricted].filter((id) => !selected.has(id)).length }
   }
 
   return {
@@ -133,7 +149,7 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
         return { deliveryId: id, outcome: 'REPLAYED', reason: 'this delivery was already received: a replay deploys nothing', deployments: [] }
       }
       try {
-        const selected = await targetsOf(organizationId, reading.pushes)
+        const { selected, restricted } = await targetsOf(organizationId, reading.pushes)
         // One delivery is one person's push, whatever branches it moved.
         const runs = selected.length === 0 ? [] : await deps.deployPushed(organizationId, selected, reading.pushes[0]!.pusher)
         const deployments = runs.map((run) => ({
@@ -141,7 +157,12 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
           environmentId: run.environmentId,
           serviceIds: selected.filter(({ service }) => service.environmentId === run.environmentId).map(({ service }) => service.id),
         }))
-        const reason = deployments.length === 0 ? 'no service with auto_deploy on follows the pushed branch' : null
+        const reason =
+          deployments.length > 0
+            ? null
+            : restricted > 0
+              ? 'the paths the push changed deploy none of the services following the pushed branch (their deployment restrictions)'
+              : 'no service with auto_deploy on follows the pushed branch'
         return { deliveryId: id, outcome: deployments.length === 0 ? 'IGNORED' : 'DEPLOYED', reason, deployments }
       } catch (error) {
         await repo.forgetDelivery(organizationId, provider, id)

@@ -19,6 +19,11 @@ export interface BranchPush {
   commit: string
   /** The provider's user name of who pushed. */
   pusher: string
+  /**
+   * The paths the push changed (added, modified or removed by any of its commits), or undefined
+   * when the event does not list them all: deployment restrictions are then not applied.
+   */
+  changedPaths: string[] | undefined
 }
 
 export type DeliveryReading = { pushes: BranchPush[] } | { ignored: string } | { invalid: FieldError[] }
@@ -73,6 +78,26 @@ function list(value: unknown, ...path: string[]): unknown[] {
   return Array.isArray(at) ? at : []
 }
 
+/**
+ * The paths GitHub's and GitLab's push events list per commit (`added`, `modified`, `removed`), or
+ * undefined when the list may be partial: no commit listed (a new branch at an existing commit, a
+ * forced push), or fewer commits listed than pushed (GitLab lists 20 and counts them all in
+ * `total_commits_count`; GitHub lists up to 2048 and counts them in `size` when it sends it).
+ */
+function changedPathsOf(payload: unknown, totalField: 'total_commits_count' | 'size'): string[] | undefined {
+  const commits = list(payload, 'commits')
+  if (commits.length === 0) return undefined
+  const total = (payload as Record<string, unknown>)[totalField]
+  if (typeof total === 'number' && total > commits.length) return undefined
+  const paths = new Set<string>()
+  for (const commit of commits) {
+    for (const field of ['added', 'modified', 'removed']) {
+      for (const path of list(commit, field)) if (typeof path === 'string' && path !== '') paths.add(path)
+    }
+  }
+  return [...paths]
+}
+
 const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
 
 /** `owner/name` split at its last slash (a GitLab group path may hold slashes). */
@@ -111,6 +136,7 @@ function readRefPush(provider: 'github' | 'gitlab', payload: unknown): DeliveryR
       provider === 'github'
         ? pusherName(text(payload, 'pusher', 'name'), text(payload, 'sender', 'login'))
         : pusherName(text(payload, 'user_username'), text(payload, 'user_name')),
+    changedPaths: changedPathsOf(payload, provider === 'github' ? 'size' : 'total_commits_count'),
   }
   return { pushes: [push] }
 }
@@ -136,6 +162,8 @@ function readBitbucketPush(payload: unknown): DeliveryReading {
       defaultBranch: text(payload, 'repository', 'mainbranch', 'name'),
       commit: commit.toLowerCase(),
       pusher,
+      // Bitbucket Cloud's push events list no files: restrictions cannot be applied (README, "Deployment restrictions").
+      changedPaths: undefined,
     })
   }
   return pushes.length > 0 ? { pushes } : { ignored: 'no branch was pushed to: tags and deletions deploy nothing' }

@@ -18,6 +18,7 @@ import * as databaseBuiltIns from './migrations/0017-database-built-ins.ts'
 import * as gitWebhooks from './migrations/0018-git-webhooks.ts'
 import * as environmentDeletions from './migrations/0019-environment-deletions.ts'
 import * as serviceAdvancedSettings from './migrations/0020-service-advanced-settings.ts'
+import * as deploymentRestrictions from './migrations/0021-deployment-restrictions.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0018-git-webhooks': gitWebhooks,
   '0019-environment-deletions': environmentDeletions,
   '0020-service-advanced-settings': serviceAdvancedSettings,
+  '0021-deployment-restrictions': deploymentRestrictions,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

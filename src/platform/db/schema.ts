@@ -26,6 +26,7 @@ export interface Database {
   cronJobSchedules: CronJobSchedulesTable
   serviceAdvancedSettings: ServiceAdvancedSettingsTable
   environmentDeletions: EnvironmentDeletionsTable
+  deploymentRestrictions: DeploymentRestrictionsTable
 }
 
 /** Set by the database on insert. */
@@ -373,4 +374,15 @@ export interface ServiceAdvancedSettingsTable {
 export interface EnvironmentDeletionsTable {
   environmentId: string
   executionId: string
+}
+
+/** A service's deployment restriction (migration 0021): whether a push's changed paths deploy it. */
+export interface DeploymentRestrictionsTable {
+  id: Generated<string>
+  serviceId: string
+  mode: 'EXCLUDE' | 'MATCH'
+  type: 'PATH'
+  value: string
+  createdAt: CreatedAt
+  updatedAt: Date | null
 }
