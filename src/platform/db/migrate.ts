@@ -17,6 +17,7 @@ import * as cronJobSchedules from './migrations/0015-cron-job-schedules.ts'
 import * as databaseBuiltIns from './migrations/0017-database-built-ins.ts'
 import * as gitWebhooks from './migrations/0018-git-webhooks.ts'
 import * as environmentDeletions from './migrations/0019-environment-deletions.ts'
+import * as customDomains from './migrations/0022-custom-domains.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0017-database-built-ins': databaseBuiltIns,
   '0018-git-webhooks': gitWebhooks,
   '0019-environment-deletions': environmentDeletions,
+  '0022-custom-domains': customDomains,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -26,6 +26,7 @@ export interface Database {
   cronJobSchedules: CronJobSchedulesTable
   jobAdvancedSettings: JobAdvancedSettingsTable
   environmentDeletions: EnvironmentDeletionsTable
+  customDomains: CustomDomainsTable
 }
 
 /** Set by the database on insert. */
@@ -371,4 +372,19 @@ export interface JobAdvancedSettingsTable {
 export interface EnvironmentDeletionsTable {
   environmentId: string
   executionId: string
+}
+
+/** A custom domain of a service (migration 0022). */
+export interface CustomDomainsTable {
+  id: Generated<string>
+  organizationId: string
+  serviceId: string
+  domain: string
+  generateCertificate: boolean
+  useCdn: Generated<boolean>
+  checkStatus: string | null
+  checkErrorDetails: string | null
+  checkedAt: Date | null
+  createdAt: CreatedAt
+  updatedAt: Date | null
 }
