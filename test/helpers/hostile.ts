@@ -222,6 +222,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   containerId: 'container',
   containerRegistryId: 'containerRegistry',
   jobId: 'job',
+  // Of the service the route names: paramKind picks the application's, container's or helm service's.
+  customDomainId: 'applicationCustomDomain',
 }
 
 /**
