@@ -214,7 +214,8 @@ export function containerServicesRoutes(
           description:
             'The URLs its publicly accessible ports are reached at. Under the simulator Berth derives stable addresses from the ids: ' +
             '`https://p<external port>-z<8 hex of the container id>-z<8 hex of the environment id>.berth.local` per HTTP or GRPC port ' +
-            '(`tcp://…:<port>`, `udp://…:<port>` otherwise), plus the same host without `p<port>-` for the default port (`is_default`).',
+            '(`tcp://…:<port>`, `udp://…:<port>` otherwise), plus the same host without `p<port>-` for the default port (`is_default`); ' +
+            'then `https://<domain>` for each custom domain, on the default port (`is_qovery_domain: false`).',
           tags: ['Container Main Calls'],
           params: ContainerParams,
           response: { 200: LinkResponseList },
