@@ -12,6 +12,7 @@ import {
   HelmCustomDomainApi,
   HelmMainCallsApi,
 } from 'qovery-typescript-axios'
+import { ConfigError, loadConfig } from '#src/config.ts'
 import { customDomainProblem } from '#src/modules/custom-domains/custom-domain-rules.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { assertValidationError, rejectedStatus } from './helpers/assertions.ts'
@@ -230,6 +231,31 @@ describe('custom domains', () => {
     ]) {
       assert.equal(customDomainProblem(good), undefined, good)
     }
+  })
+
+  it('reads BERTH_DOMAIN_CHECK_DNS_SERVERS as IP addresses with optional ports, and refuses names', () => {
+    const servers = (value: string) => loadConfig({ BERTH_DOMAIN_CHECK_DNS_SERVERS: value }).domainCheck.servers
+    assert.deepEqual(servers(''), [])
+    assert.deepEqual(servers('1.1.1.1, 127.0.0.1:5353,[::1]:53,2001:db8::1'), ['1.1.1.1', '127.0.0.1:5353', '[::1]:53', '2001:db8::1'])
+    for (const bad of ['dns.google', '1.1.1.1:0', '1.1.1.1:70000', 'http://1.1.1.1', '[dns]:53']) {
+      assert.throws(() => servers(bad), ConfigError, bad)
+    }
+    assert.equal(loadConfig({}).domainCheck.timeoutMs, 3000)
+    assert.throws(() => loadConfig({ BERTH_DOMAIN_CHECK_TIMEOUT_MS: '0' }), ConfigError)
+  })
+
+  it('holds at most 100 domains per service', async () => {
+    const w = await world()
+    const url = `/helm/${w.helm.id}/customDomain`
+    const headers = { authorization: w.tokens.write.authorization }
+    const suffix = unique('many')
+    for (let i = 0; i < 100; i++) {
+      const res = await t.app.inject({ method: 'POST', url, headers, payload: { domain: `d${i}.${suffix}`, generate_certificate: true } })
+      assert.equal(res.statusCode, 201, res.body)
+    }
+    const over = await t.app.inject({ method: 'POST', url, headers, payload: { domain: `d100.${suffix}`, generate_certificate: true } })
+    assert.equal(over.statusCode, 400)
+    assert.match(over.json().message, /100 custom domains/)
   })
 
   it('keeps a domain to one service of the organization, case aside; another organization may name it too', async () => {
