@@ -10,6 +10,7 @@ import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
 import { containerRegistriesRoutes } from './modules/container-registries/container-registries.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
+import { customDomainsRoutes } from './modules/custom-domains/custom-domains.routes.ts'
 import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/history/deployment-history.routes.ts'
 import { createHistoryVersionCache, HISTORY_CHANNEL } from './modules/deployments/history/history-versions.ts'
@@ -190,6 +191,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     variableLimits: config.variables,
     listMaxBytes: config.http.listMaxBytes,
     serviceLimits: config.services,
+    domainCheck: config.domainCheck,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()
@@ -236,10 +238,13 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(helmServicesRoutes(helmServices))
     await api.register(databaseServicesRoutes(services.databaseServices, services.deployments))
     await api.register(containerRegistriesRoutes(services.containerRegistries))
-    await api.register(containerServicesRoutes(services.containerServices, services.deployments, services.containerRegistries))
+    await api.register(
+      containerServicesRoutes(services.containerServices, services.deployments, services.containerRegistries, services.customDomains.withLinks),
+    )
     await api.register(applicationServicesRoutes(services.applicationServices))
     await api.register(jobServicesRoutes(services.jobServices))
     await api.register(advancedSettingsRoutes(services.advancedSettings))
+    await api.register(customDomainsRoutes(services.customDomains))
     await api.register(servicesRoutes(services.services, KIND_ROUTES))
     await api.register(deploymentStagesRoutes(services.deploymentStages))
     await api.register(variablesRoutes(services.variables))

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import path from 'node:path'
 import { DEFAULT_VARIABLE_LIMITS } from './modules/variables/variable-rules.ts'
 import type { LogFormatSetting } from './platform/logger.ts'
@@ -100,6 +101,13 @@ export interface Config {
     /** Whether git_api_url may be plain http, or lead to loopback, private, link-local or metadata addresses. */
     readonly allowPrivateUrls: boolean
   }
+  /** BERTH_DOMAIN_CHECK_*: the DNS look-ups of custom domains' checks. */
+  readonly domainCheck: {
+    /** BERTH_DOMAIN_CHECK_TIMEOUT_MS: the most the check of one domain waits for DNS. */
+    readonly timeoutMs: number
+    /** BERTH_DOMAIN_CHECK_DNS_SERVERS: comma-separated `ip` or `ip:port` of the DNS servers asked; the system's when empty. */
+    readonly servers: readonly string[]
+  }
 }
 
 /**
@@ -192,6 +200,25 @@ function trustProxy(env: Env): boolean | number | string {
   if (/^\d+$/.test(raw)) return Number(raw)
   if (/^[0-9A-Fa-f.:/]+(\s*,\s*[0-9A-Fa-f.:/]+)*$/.test(raw)) return raw
   throw new ConfigError(`BERTH_TRUST_PROXY must be true, false, a number of hops or a list of addresses, got "${raw}"`)
+}
+
+/** BERTH_DOMAIN_CHECK_DNS_SERVERS: `1.1.1.1`, `127.0.0.1:5353`, `[::1]:53`, comma-separated. */
+function dnsServers(env: Env): string[] {
+  const servers = text(env, 'BERTH_DOMAIN_CHECK_DNS_SERVERS', '')
+    .split(',')
+    .map((server) => server.trim())
+    .filter((server) => server !== '')
+  for (const server of servers) {
+    const match = /^(?:\[([0-9a-f:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$/i.exec(server) ?? /^([0-9a-f:]+)$/i.exec(server)
+    const address = match?.[1] ?? match?.[2]
+    const port = match?.[3] === undefined ? 53 : Number(match[3])
+    if (!address || isIP(address) === 0 || port < 1 || port > 65535) {
+      throw new ConfigError(
+        `BERTH_DOMAIN_CHECK_DNS_SERVERS must list IP addresses, optionally with a port (1.1.1.1, 127.0.0.1:5353, [::1]:53), got "${server}"`,
+      )
+    }
+  }
+  return servers
 }
 
 /** BERTH_CORS_ORIGINS: comma-separated origins such as `https://console.example.com`, each exactly scheme://host[:port]. */
@@ -288,6 +315,10 @@ export function loadConfig(env: Env = process.env): Config {
       cacheTtlMs: integer(env, 'BERTH_GIT_CACHE_TTL_MS', 30_000, 0, 3_600_000),
       cacheMaxEntries: integer(env, 'BERTH_GIT_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000),
       allowPrivateUrls: flag(env, 'BERTH_GIT_ALLOW_PRIVATE_URLS', false),
+    }),
+    domainCheck: Object.freeze({
+      timeoutMs: integer(env, 'BERTH_DOMAIN_CHECK_TIMEOUT_MS', 3_000, 10, 60_000),
+      servers: Object.freeze(dnsServers(env)),
     }),
   })
 }

@@ -6,6 +6,8 @@ import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createContainerRegistriesRepository } from './modules/container-registries/container-registries.repository.ts'
 import { createContainerRegistriesService } from './modules/container-registries/container-registries.service.ts'
 import { createRegistryHttpApi } from './modules/container-registries/registry-http-api.ts'
+import { createCustomDomainsRepository } from './modules/custom-domains/custom-domains.repository.ts'
+import { createCustomDomainsService } from './modules/custom-domains/custom-domains.service.ts'
 import { createDeploymentRestrictionsRepository } from './modules/deployment-restrictions/deployment-restrictions.repository.ts'
 import { createDeploymentRestrictionsService } from './modules/deployment-restrictions/deployment-restrictions.service.ts'
 import { createDeploymentHistoryRepository } from './modules/deployments/history/deployment-history.repository.ts'
@@ -90,6 +92,8 @@ export interface ServiceOptions {
   listMaxBytes?: number
   /** What a service and an environment may hold (BERTH_SERVICE_CONFIG_MAX_BYTES, BERTH_SERVICES_PER_ENVIRONMENT). */
   serviceLimits?: ServiceLimits
+  /** The DNS look-ups of custom domain checks (BERTH_DOMAIN_CHECK_*); the defaults when absent. */
+  domainCheck?: Config['domainCheck']
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -195,6 +199,12 @@ export function createServices(db: Db, options: ServiceOptions) {
     limits: options.serviceLimits,
   })
   const advancedSettings = createAdvancedSettingsService({ repo: createAdvancedSettingsRepository(db), requireService: services.requireService })
+  const customDomains = createCustomDomainsService({
+    repo: createCustomDomainsRepository(db),
+    requireService: services.requireService,
+    // Addresses of the server's own network count as configured under the setting that lets git providers live there.
+    dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: git.allowPrivateUrls },
+  })
   const deploymentStages = createDeploymentStagesService({
     repo: stagesRepo,
     requireEnvironment: environments.requireEnvironment,
@@ -279,7 +289,13 @@ export function createServices(db: Db, options: ServiceOptions) {
     helmServices: createHelmServices(services),
     databaseServices: createDatabaseServices({ core: services, secrets: options.secrets, requireEnvironment: environments.requireEnvironment }),
     containerServices: createContainerServices(services),
-    applicationServices: createApplicationServices({ core: services, deployedOverrides: historyRepo.deployedOverrides, commits: gitCommits }),
+    applicationServices: createApplicationServices({
+      core: services,
+      deployedOverrides: historyRepo.deployedOverrides,
+      commits: gitCommits,
+      withCustomDomains: customDomains.withLinks,
+    }),
+    customDomains,
     jobServices: createJobServices(services, createCronSchedulesRepository(db)),
     deploymentStages,
     variables,

@@ -222,6 +222,19 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/organization/{organizationId}/gitWebhook/github': { post: 'receiveGithubWebhook' },
   '/organization/{organizationId}/gitWebhook/gitlab': { post: 'receiveGitlabWebhook' },
   '/organization/{organizationId}/gitWebhook/bitbucket': { post: 'receiveBitbucketWebhook' },
+  // Custom domains (issue 20).
+  '/application/{applicationId}/customDomain': { get: 'listApplicationCustomDomain', post: 'createApplicationCustomDomain' },
+  '/application/{applicationId}/customDomain/{customDomainId}': { put: 'editCustomDomain', delete: 'deleteCustomDomain' },
+  '/application/{applicationId}/customDomain/{customDomainId}/status': { get: 'getCustomDomainStatus' },
+  '/application/{applicationId}/checkCustomDomain': { get: 'checkApplicationCustomDomain' },
+  '/container/{containerId}/customDomain': { get: 'listContainerCustomDomain', post: 'createContainerCustomDomain' },
+  '/container/{containerId}/customDomain/{customDomainId}': { put: 'editContainerCustomDomain', delete: 'deleteContainerCustomDomain' },
+  '/container/{containerId}/customDomain/{customDomainId}/status': { get: 'getContainerCustomDomainStatus' },
+  '/container/{containerId}/checkCustomDomain': { get: 'checkContainerCustomDomain' },
+  '/helm/{helmId}/customDomain': { get: 'listHelmCustomDomain', post: 'createHelmCustomDomain' },
+  '/helm/{helmId}/customDomain/{customDomainId}': { put: 'editHelmCustomDomain', delete: 'deleteHelmCustomDomain', get: 'getHelmCustomDomain' },
+  '/helm/{helmId}/checkCustomDomain': { get: 'checkHelmCustomDomain' },
+  '/helm/{helmId}/link': { get: 'listHelmLinks' },
 }
 
 /** Operations git providers call, signed with the organization's webhook secret: no Authorization scheme, and 200 with what was done. */

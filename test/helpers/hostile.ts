@@ -127,6 +127,9 @@ export type Kind =
   | 'applicationRestriction'
   | 'jobRestriction'
   | 'helmRestriction'
+  | 'applicationCustomDomain'
+  | 'containerCustomDomain'
+  | 'helmCustomDomain'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -157,6 +160,9 @@ export const KINDS: Kind[] = [
   'applicationRestriction',
   'jobRestriction',
   'helmRestriction',
+  'applicationCustomDomain',
+  'containerCustomDomain',
+  'helmCustomDomain',
 ]
 
 /**
@@ -224,6 +230,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   jobId: 'job',
   // A restriction of the route's kind (paramKind): the helm service's for helm routes.
   deploymentRestrictionId: 'helmRestriction',
+  // Of the service the route names: paramKind picks the application's, container's or helm service's.
+  customDomainId: 'applicationCustomDomain',
 }
 
 /**
@@ -248,6 +256,8 @@ export function paramKind(template: string, name: string): Kind | undefined {
   if (name === 'deploymentRestrictionId') {
     return template.startsWith('/application/') ? 'applicationRestriction' : template.startsWith('/job/') ? 'jobRestriction' : 'helmRestriction'
   }
+  // A custom domain of the service the route names (application, container or helm).
+  if (name === 'customDomainId') return `${template.split('/')[1]}CustomDomain` as Kind
   return PARAM_KIND[name]
 }
 
@@ -411,6 +421,16 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
     assert.equal(res.statusCode, 201, res.body)
     return res.json().id
   }
+  const customDomain = async (path: string): Promise<string> => {
+    const res = await app.inject({
+      method: 'POST',
+      url: `${path}/customDomain`,
+      headers: { authorization: admin.authorization },
+      payload: { domain: `${randomUUID().slice(0, 8)}.world.example.com`, generate_certificate: true },
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().id
+  }
   return {
     ids: {
       organization: organization.id,
@@ -441,6 +461,9 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       applicationRestriction: await restriction('application', application.json().id),
       jobRestriction: await restriction('job', job.id),
       helmRestriction: await restriction('helm', helm.id),
+      applicationCustomDomain: await customDomain(`/application/${application.json().id}`),
+      containerCustomDomain: await customDomain(`/container/${container.id}`),
+      helmCustomDomain: await customDomain(`/helm/${helm.id}`),
     },
     adminTokenId: admin.id,
     authorization: admin.authorization,
@@ -483,6 +506,7 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and (select count(*) from variables where id in (${ids.applicationVariable}, ${ids.applicationSecret})) = 2
       and (select count(*) from variables where id in (${ids.jobVariable}, ${ids.jobSecret})) = 2
       and (select count(*) from deployment_restrictions where id in (${ids.applicationRestriction}, ${ids.jobRestriction}, ${ids.helmRestriction})) = 3
+      and (select count(*) from custom_domains where id in (${ids.applicationCustomDomain}, ${ids.containerCustomDomain}, ${ids.helmCustomDomain})) = 3
       as intact`.execute(db)
   return rows[0]?.intact === true
 }
@@ -689,6 +713,24 @@ function mutate(body: Record<string, unknown>, mutation: Mutation): void {
 /** The valid body of each documented operation that takes one: one change away from being accepted. */
 export const BASE_BODIES: Record<string, (world: World) => Record<string, unknown>> = {
   'POST /organization': () => ({ name: uniqueName('org'), plan: 'FREE' }),
+  'POST /application/{applicationId}/customDomain': () => ({ domain: `${randomUUID().slice(0, 8)}.base.example.com`, generate_certificate: true }),
+  'PUT /application/{applicationId}/customDomain/{customDomainId}': () => ({
+    domain: `${randomUUID().slice(0, 8)}.base.example.com`,
+    generate_certificate: false,
+    use_cdn: true,
+  }),
+  'POST /container/{containerId}/customDomain': () => ({ domain: `${randomUUID().slice(0, 8)}.base.example.com`, generate_certificate: true }),
+  'PUT /container/{containerId}/customDomain/{customDomainId}': () => ({
+    domain: `${randomUUID().slice(0, 8)}.base.example.com`,
+    generate_certificate: false,
+    use_cdn: true,
+  }),
+  'POST /helm/{helmId}/customDomain': () => ({ domain: `${randomUUID().slice(0, 8)}.base.example.com`, generate_certificate: true }),
+  'PUT /helm/{helmId}/customDomain/{customDomainId}': () => ({
+    domain: `${randomUUID().slice(0, 8)}.base.example.com`,
+    generate_certificate: false,
+    use_cdn: true,
+  }),
   'PUT /organization/{organizationId}': () => ({ name: uniqueName('org'), description: 'renamed' }),
   'PUT /organization/{organizationId}/member': (w) => ({ user_id: w.ids.user, role: 'WRITE' }),
   'DELETE /organization/{organizationId}/member': (w) => ({ user_id: w.ids.user }),
@@ -1098,6 +1140,9 @@ export async function startHarness(): Promise<Harness> {
       BERTH_RATE_LIMIT_PER_ADDRESS: '0',
       BERTH_RATE_LIMIT_FAILED_AUTH: '0',
       BERTH_TOKEN_MINTS_PER_MINUTE: '0',
+      // Custom domain checks ask a closed loopback port: refused at once, never the internet.
+      BERTH_DOMAIN_CHECK_DNS_SERVERS: '127.0.0.1:9',
+      BERTH_DOMAIN_CHECK_TIMEOUT_MS: '200',
     })
   } catch (error) {
     await t?.close()

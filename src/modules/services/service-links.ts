@@ -31,6 +31,9 @@ export interface ServiceLink {
   is_default: boolean
 }
 
+/** The host of a service's default link: `z{first 8 hex of the id}.{SIMULATED_LINK_DOMAIN}`. */
+export const defaultLinkHost = (serviceId: string): string => `z${serviceId.replaceAll('-', '').slice(0, 8).toLowerCase()}.${SIMULATED_LINK_DOMAIN}`
+
 const SCHEMES = { HTTP: 'https', GRPC: 'https', TCP: 'tcp', UDP: 'udp' } as const
 const WEB_PORT = 443
 

@@ -19,6 +19,7 @@ import * as gitWebhooks from './migrations/0018-git-webhooks.ts'
 import * as environmentDeletions from './migrations/0019-environment-deletions.ts'
 import * as serviceAdvancedSettings from './migrations/0020-service-advanced-settings.ts'
 import * as deploymentRestrictions from './migrations/0021-deployment-restrictions.ts'
+import * as customDomains from './migrations/0022-custom-domains.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0019-environment-deletions': environmentDeletions,
   '0020-service-advanced-settings': serviceAdvancedSettings,
   '0021-deployment-restrictions': deploymentRestrictions,
+  '0022-custom-domains': customDomains,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

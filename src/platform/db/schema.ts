@@ -27,6 +27,7 @@ export interface Database {
   serviceAdvancedSettings: ServiceAdvancedSettingsTable
   environmentDeletions: EnvironmentDeletionsTable
   deploymentRestrictions: DeploymentRestrictionsTable
+  customDomains: CustomDomainsTable
 }
 
 /** Set by the database on insert. */
@@ -383,6 +384,21 @@ export interface DeploymentRestrictionsTable {
   mode: 'EXCLUDE' | 'MATCH'
   type: 'PATH'
   value: string
+  createdAt: CreatedAt
+  updatedAt: Date | null
+}
+
+/** A custom domain of a service (migration 0022). */
+export interface CustomDomainsTable {
+  id: Generated<string>
+  organizationId: string
+  serviceId: string
+  domain: string
+  generateCertificate: boolean
+  useCdn: Generated<boolean>
+  checkStatus: string | null
+  checkErrorDetails: string | null
+  checkedAt: Date | null
   createdAt: CreatedAt
   updatedAt: Date | null
 }

@@ -199,9 +199,10 @@ export function applicationServicesRoutes(applications: ApplicationServices): Fa
           operationId: 'listApplicationLinks',
           summary: 'List all URLs of the application',
           description:
-            `The addresses its publicly accessible ports are reached at. Berth has no custom domains yet: every link is derived from the application's id and ports, ` +
+            `The addresses its publicly accessible ports are reached at, derived from the application's id and ports, ` +
             `under ${SIMULATED_LINK_DOMAIN}: https://z<first 8 hex of the id>.${SIMULATED_LINK_DOMAIN} for the default port, ` +
-            `https://p<internal port>-z<first 8 hex of the id>.${SIMULATED_LINK_DOMAIN} for each public port (README, "Applications").`,
+            `https://p<internal port>-z<first 8 hex of the id>.${SIMULATED_LINK_DOMAIN} for each public port (README, "Applications"), ` +
+            'then `https://<domain>` for each custom domain, on the default port (`is_qovery_domain: false`).',
           tags: ['Application Main Calls'],
           params: ApplicationParams,
           response: { 200: LinkResponseList },

@@ -14,13 +14,15 @@ export interface ApplicationServicesDeps {
   /** What each service's last successful deploy or redeploy added to its configuration (the commit it built). */
   deployedOverrides(serviceIds: string[]): Promise<Map<string, Record<string, unknown>>>
   commits: Pick<GitCommitsService, 'listCommits'>
+  /** The service's links with its custom domains' added (custom-domains.service.ts); the built-in ones alone when absent. */
+  withCustomDomains?(service: { organizationId: string; id: string }, links: ServiceLink[]): Promise<ServiceLink[]>
 }
 
 /** How many commits `listApplicationCommit` answers: the reference's "last 100 commits". */
 const COMMITS_LISTED = 100
 
 /** The service core's operations on applications, answering application records (with their deployed commit) for the routes. */
-export function createApplicationServices({ core, deployedOverrides, commits }: ApplicationServicesDeps) {
+export function createApplicationServices({ core, deployedOverrides, commits, withCustomDomains }: ApplicationServicesDeps) {
   async function records(services: ServiceRecord[]): Promise<ApplicationRecord[]> {
     const deployed = await deployedOverrides(services.map((service) => service.id))
     return services.map((service) =>
@@ -51,7 +53,8 @@ export function createApplicationServices({ core, deployedOverrides, commits }: 
     /** The addresses its public ports are reached at (service-links.ts). */
     async links(principal: Principal, applicationId: string): Promise<ServiceLink[]> {
       const service = (await core.get(principal, 'APPLICATION', applicationId)) as ServiceRecord<ApplicationConfig>
-      return serviceLinks({ id: service.id, kind: 'APPLICATION' }, service.configuration.ports)
+      const links = serviceLinks({ id: service.id, kind: 'APPLICATION' }, service.configuration.ports)
+      return withCustomDomains ? withCustomDomains(service, links) : links
     },
 
     /** The newest commits of its branch (or from `gitCommitId`), newest first, as its git provider lists them. */

@@ -18,11 +18,15 @@ export interface ContainerLink {
 
 const shortId = (id: string) => `z${id.replaceAll('-', '').slice(0, 8)}`
 
+/** The host of a container's default link (the addresses above without `p<port>-`). */
+export const containerHost = (container: Pick<ContainerServiceRecord, 'id' | 'environmentId'>, domain = DEFAULT_SERVICE_DOMAIN): string =>
+  `${shortId(container.id)}-${shortId(container.environmentId)}.${domain}`
+
 export function containerLinks(
   container: Pick<ContainerServiceRecord, 'id' | 'environmentId' | 'ports'>,
   domain = DEFAULT_SERVICE_DOMAIN,
 ): ContainerLink[] {
-  const host = `${shortId(container.id)}-${shortId(container.environmentId)}.${domain}`
+  const host = containerHost(container, domain)
   const links: ContainerLink[] = []
   for (const port of container.ports) {
     if (!port.publiclyAccessible || port.externalPort === null) continue

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ContainerRegistryParams } from '#src/modules/container-registries/container-registries.schemas.ts'
 import type { ContainerRegistriesService } from '#src/modules/container-registries/container-registries.service.ts'
+import type { LinkLike } from '#src/modules/custom-domains/custom-domains.service.ts'
 import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import type { DeploymentTriggersService } from '#src/modules/deployments/triggers/deployment-triggers.service.ts'
 import { toStatusResponse } from '#src/modules/deployments/triggers/triggers.wire.ts'
@@ -41,6 +42,8 @@ export function containerServicesRoutes(
   containers: ContainerServices,
   deployments: DeploymentTriggersService,
   registries: Pick<ContainerRegistriesService, 'listAssociatedServices'>,
+  /** The container's links with its custom domains' added (custom-domains.service.ts). */
+  withCustomDomains: <L extends LinkLike>(container: { organizationId: string; id: string }, links: L[]) => Promise<L[]> = async (_, links) => links,
 ): FastifyPluginAsyncTypebox {
   /** The statuses of the environment's containers, or of those of them `only` names. */
   async function containerStatuses(
@@ -211,7 +214,8 @@ export function containerServicesRoutes(
           description:
             'The URLs its publicly accessible ports are reached at. Under the simulator Berth derives stable addresses from the ids: ' +
             '`https://p<external port>-z<8 hex of the container id>-z<8 hex of the environment id>.berth.local` per HTTP or GRPC port ' +
-            '(`tcp://…:<port>`, `udp://…:<port>` otherwise), plus the same host without `p<port>-` for the default port (`is_default`).',
+            '(`tcp://…:<port>`, `udp://…:<port>` otherwise), plus the same host without `p<port>-` for the default port (`is_default`); ' +
+            'then `https://<domain>` for each custom domain, on the default port (`is_qovery_domain: false`).',
           tags: ['Container Main Calls'],
           params: ContainerParams,
           response: { 200: LinkResponseList },
@@ -219,17 +223,16 @@ export function containerServicesRoutes(
       },
       async (req) => {
         const container = await containers.get(req.principal, req.params.containerId)
-        return {
-          results: containerLinks(container).map((link) => ({
-            service_id: container.id,
-            service_type: 'CONTAINER' as const,
-            url: link.url,
-            internal_port: link.internalPort,
-            external_port: link.externalPort,
-            is_qovery_domain: true,
-            is_default: link.isDefault,
-          })),
-        }
+        const links = containerLinks(container).map((link) => ({
+          service_id: container.id,
+          service_type: 'CONTAINER' as const,
+          url: link.url,
+          internal_port: link.internalPort,
+          external_port: link.externalPort,
+          is_qovery_domain: true,
+          is_default: link.isDefault,
+        }))
+        return { results: await withCustomDomains(container, links) }
       },
     )
 

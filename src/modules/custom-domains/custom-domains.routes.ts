@@ -1,0 +1,219 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { Uuid } from '#src/platform/http/common-schemas.ts'
+import {
+  CheckedCustomDomainsResponse,
+  CustomDomainRequest,
+  CustomDomainResponse,
+  CustomDomainResponseList,
+  LinkResponseList,
+} from './custom-domains.schemas.ts'
+import type { CustomDomainsService, DomainKind } from './custom-domains.service.ts'
+import { customDomainInput, toCheckedResponse, toCustomDomainResponse } from './custom-domains.wire.ts'
+
+// The reference's three sets of custom domain operations: the same six for each kind, under the
+// kind's path and operation ids (the application's edit, delete and status carry no kind in
+// their ids; helm reads a domain without `/status`).
+
+interface KindPaths {
+  type: DomainKind
+  prefix: string
+  param: string
+  tag: string
+  ids: { list: string; create: string; edit: string; delete: string; get: string; check: string }
+  /** The path of `ids.get` under the domain. */
+  getSuffix: string
+}
+
+const KINDS: KindPaths[] = [
+  {
+    type: 'APPLICATION',
+    prefix: '/application',
+    param: 'applicationId',
+    tag: 'Application Custom Domain',
+    ids: {
+      list: 'listApplicationCustomDomain',
+      create: 'createApplicationCustomDomain',
+      edit: 'editCustomDomain',
+      delete: 'deleteCustomDomain',
+      get: 'getCustomDomainStatus',
+      check: 'checkApplicationCustomDomain',
+    },
+    getSuffix: '/status',
+  },
+  {
+    type: 'CONTAINER',
+    prefix: '/container',
+    param: 'containerId',
+    tag: 'Container Custom Domain',
+    ids: {
+      list: 'listContainerCustomDomain',
+      create: 'createContainerCustomDomain',
+      edit: 'editContainerCustomDomain',
+      delete: 'deleteContainerCustomDomain',
+      get: 'getContainerCustomDomainStatus',
+      check: 'checkContainerCustomDomain',
+    },
+    getSuffix: '/status',
+  },
+  {
+    type: 'HELM',
+    prefix: '/helm',
+    param: 'helmId',
+    tag: 'Helm Custom Domain',
+    ids: {
+      list: 'listHelmCustomDomain',
+      create: 'createHelmCustomDomain',
+      edit: 'editHelmCustomDomain',
+      delete: 'deleteHelmCustomDomain',
+      get: 'getHelmCustomDomain',
+      check: 'checkHelmCustomDomain',
+    },
+    getSuffix: '',
+  },
+]
+
+const STATUS =
+  '`status` is always VALIDATION_PENDING, the one word of the reference; Berth extensions `check_status`, `check_error_details` and ' +
+  '`checked_at` hold the outcome of the last check (checkCustomDomain), null before any, and forgotten when the domain is renamed.'
+const VALIDATION =
+  '`validation_domain` is the host of the service\'s default link (derived from its id; README, "Custom domains"): point the domain at it with a CNAME.'
+const RULES =
+  'Needs the WRITE role. 400 when the domain is not a public DNS name (RFC 1123 labels, at most 253 characters, no IP address, a wildcard only as ' +
+  '`*.` in front), when it is already a domain of a service of the organization (case aside), or when the service has 100 domains.'
+
+export function customDomainsRoutes(customDomains: CustomDomainsService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    for (const kind of KINDS) {
+      const Params = Type.Object({ [kind.param]: Uuid })
+      const DomainParams = Type.Object({ [kind.param]: Uuid, customDomainId: Uuid })
+      const base = `${kind.prefix}/:${kind.param}`
+      const tags = [kind.tag]
+      const serviceId = (params: unknown) => (params as Record<string, string>)[kind.param]!
+      const domainId = (params: unknown) => (params as { customDomainId: string }).customDomainId
+
+      app.get(
+        `${base}/customDomain`,
+        {
+          schema: {
+            operationId: kind.ids.list,
+            summary: `List ${kind.type.toLowerCase()} custom domains`,
+            description: `Oldest first. ${VALIDATION} ${STATUS}`,
+            tags,
+            params: Params,
+            response: { 200: CustomDomainResponseList },
+          },
+        },
+        async (req) => ({ results: (await customDomains.list(req.principal, kind.type, serviceId(req.params))).map(toCustomDomainResponse) }),
+      )
+
+      app.post(
+        `${base}/customDomain`,
+        {
+          schema: {
+            operationId: kind.ids.create,
+            summary: `Add custom domain to the ${kind.type.toLowerCase()}`,
+            description: `${RULES} ${VALIDATION}`,
+            tags,
+            params: Params,
+            body: CustomDomainRequest,
+            response: { 201: CustomDomainResponse },
+          },
+        },
+        async (req, reply) => {
+          const created = await customDomains.create(req.principal, kind.type, serviceId(req.params), customDomainInput(req.body))
+          return reply.code(201).send(toCustomDomainResponse(created))
+        },
+      )
+
+      app.put(
+        `${base}/customDomain/:customDomainId`,
+        {
+          schema: {
+            operationId: kind.ids.edit,
+            summary: 'Edit a Custom Domain',
+            description: `A full replacement. ${RULES}`,
+            tags,
+            params: DomainParams,
+            body: CustomDomainRequest,
+            response: { 200: CustomDomainResponse },
+          },
+        },
+        async (req) =>
+          toCustomDomainResponse(
+            await customDomains.update(req.principal, kind.type, serviceId(req.params), domainId(req.params), customDomainInput(req.body)),
+          ),
+      )
+
+      app.delete(
+        `${base}/customDomain/:customDomainId`,
+        {
+          schema: {
+            operationId: kind.ids.delete,
+            summary: 'Delete a Custom Domain',
+            description: 'Needs the WRITE role.',
+            tags,
+            params: DomainParams,
+            response: { 204: Type.Null({ description: 'deleted' }) },
+          },
+        },
+        async (req, reply) => {
+          await customDomains.delete(req.principal, kind.type, serviceId(req.params), domainId(req.params))
+          return reply.code(204).send(null)
+        },
+      )
+
+      app.get(
+        `${base}/customDomain/:customDomainId${kind.getSuffix}`,
+        {
+          schema: {
+            operationId: kind.ids.get,
+            summary: kind.getSuffix ? 'Get Custom Domain status' : 'Get a Custom Domain',
+            description: `${STATUS} ${VALIDATION}`,
+            tags,
+            params: DomainParams,
+            response: { 200: CustomDomainResponse },
+          },
+        },
+        async (req) => toCustomDomainResponse(await customDomains.get(req.principal, kind.type, serviceId(req.params), domainId(req.params))),
+      )
+
+      app.get(
+        `${base}/checkCustomDomain`,
+        {
+          schema: {
+            operationId: kind.ids.check,
+            summary: `Check ${kind.type.toLowerCase()} custom domains`,
+            description:
+              'Looks every domain of the service up in DNS now, each within BERTH_DOMAIN_CHECK_TIMEOUT_MS, and records the outcome with the domain. ' +
+              'With `use_cdn` the domain must resolve to an IP address (RESOLVES_TO_IP), else it must be a CNAME of `validation_domain` ' +
+              '(MATCHES_LOAD_BALANCER_HOST); DOMAIN_NOT_CONFIGURED when it does not exist or has no such record, DOMAIN_LINKED_TO_WRONG_HOST ' +
+              "for another CNAME or an address of the server's own network (loopback, private, link-local, metadata; allowed with " +
+              'BERTH_GIT_ALLOW_PRIVATE_URLS=true), GENERIC_FAILURE when DNS fails or times out. A wildcard is checked through a name under it.',
+            tags,
+            params: Params,
+            response: { 200: CheckedCustomDomainsResponse },
+          },
+        },
+        async (req) => ({ results: (await customDomains.check(req.principal, kind.type, serviceId(req.params))).map(toCheckedResponse) }),
+      )
+    }
+
+    app.get(
+      '/helm/:helmId/link',
+      {
+        schema: {
+          operationId: 'listHelmLinks',
+          summary: 'List all URLs of the helm',
+          description:
+            "Every port of the chart at addresses Berth derives from the helm service's id (as for applications: `https://z<first 8 hex of the id>.berth.localhost` " +
+            'for the default port, `https://p<internal port>-z….berth.localhost` per port), then `https://<domain>` per custom domain.',
+          tags: ['Helm Main Calls'],
+          params: Type.Object({ helmId: Uuid }),
+          response: { 200: LinkResponseList },
+        },
+      },
+      async (req) => ({ results: await customDomains.helmLinks(req.principal, req.params.helmId) }),
+    )
+  }
+}

@@ -1,0 +1,94 @@
+import { type Static, Type } from 'typebox'
+import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { CHECKED_STATUSES } from './dns-check.ts'
+
+export const CustomDomainRequest = Type.Object(
+  {
+    domain: Type.String({
+      maxLength: 253,
+      description:
+        'your custom domain (`app.example.com`, or a wildcard `*.example.com`): RFC 1123 labels, at most 253 characters, no IP address; ' +
+        'unique (case aside) among the domains of the organization',
+      examples: ['my.domain.tld'],
+    }),
+    generate_certificate: Type.Boolean({ description: 'whether a certificate is to be made for the domain (recorded; Berth runs no ingress yet)' }),
+    use_cdn: Type.Optional(
+      Type.Boolean({
+        description:
+          'the domain is behind a CDN: the check then only asks that it resolves to an IP address, else that it is a CNAME of `validation_domain`',
+      }),
+    ),
+  },
+  { title: 'CustomDomainRequest' },
+)
+export type CustomDomainRequest = Static<typeof CustomDomainRequest>
+
+const CheckedStatus = (description?: string) =>
+  Type.Unsafe<(typeof CHECKED_STATUSES)[number]>({
+    type: 'string',
+    enum: [...CHECKED_STATUSES],
+    title: 'CheckedCustomDomainStatus',
+    ...(description ? { description } : {}),
+  })
+
+export const CustomDomainResponse = Type.Object(
+  {
+    id: Uuid,
+    created_at: DateTime,
+    updated_at: Type.Optional(DateTime),
+    domain: Type.String(),
+    generate_certificate: Type.Boolean(),
+    use_cdn: Type.Boolean(),
+    validation_domain: Type.String({ description: 'the host to point the domain at with a CNAME record' }),
+    status: Type.Unsafe<'VALIDATION_PENDING'>({
+      type: 'string',
+      enum: ['VALIDATION_PENDING'],
+      title: 'CustomDomainStatusEnum',
+      description: "the reference's only word; the last check's outcome is in `check_status`",
+    }),
+    check_status: Nullable(CheckedStatus('Berth extension: the outcome of the last check of the domain (checkCustomDomain); null before any')),
+    check_error_details: Nullable(Type.String({ description: "Berth extension: the last check's `error_details`" })),
+    checked_at: Nullable(Type.String({ format: 'date-time', description: 'Berth extension: when the domain was last checked' })),
+  },
+  { title: 'CustomDomain' },
+)
+export type CustomDomainResponse = Static<typeof CustomDomainResponse>
+
+export const CustomDomainResponseList = Type.Object({ results: Type.Array(CustomDomainResponse) }, { title: 'CustomDomainResponseList' })
+
+export const CheckedCustomDomainsResponse = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object(
+        {
+          domain_name: Type.String({ description: 'domain name checked' }),
+          status: CheckedStatus(),
+          error_details: Nullable(Type.String({ description: 'what failed, for a domain that is not configured as asked' })),
+        },
+        { title: 'CheckedCustomDomainResponse' },
+      ),
+    ),
+  },
+  { title: 'CheckedCustomDomainsResponse' },
+)
+
+/** The reference's LinkResponseList, for listHelmLinks. */
+export const LinkResponseList = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object(
+        {
+          service_id: Uuid,
+          service_type: Type.String(),
+          url: Type.String(),
+          internal_port: Type.Integer(),
+          external_port: Type.Integer(),
+          is_qovery_domain: Type.Boolean({ description: 'true: an address Berth derives; false: a custom domain' }),
+          is_default: Type.Boolean(),
+        },
+        { title: 'Link' },
+      ),
+    ),
+  },
+  { title: 'LinkResponseList' },
+)

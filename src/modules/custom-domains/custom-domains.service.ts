@@ -1,0 +1,170 @@
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import { containerHost, DEFAULT_SERVICE_DOMAIN } from '#src/modules/services/kinds/container/container-links.ts'
+import type { HelmPort } from '#src/modules/services/kinds/helm/helm.types.ts'
+import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import { defaultLinkHost, type ServiceLink, SIMULATED_LINK_DOMAIN, serviceLinks } from '#src/modules/services/service-links.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
+import { withUniqueName } from '#src/platform/db/errors.ts'
+import { notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { customDomainProblem } from './custom-domain-rules.ts'
+import { type CustomDomainInput, type CustomDomainRow, type CustomDomainsRepository, DOMAIN_KEY } from './custom-domains.repository.ts'
+import { checkDomain, type DnsCheckSettings, type DomainCheck, type DomainResolver, systemResolver } from './dns-check.ts'
+
+// Custom domains of applications, containers and helm services: one table, one set of rules, the
+// kind only choosing which services a route accepts (a container's id on a helm route is a 404).
+
+export type DomainKind = Extract<ServiceType, 'APPLICATION' | 'CONTAINER' | 'HELM'>
+
+/** A custom domain with the host its CNAME must point at. */
+export interface CustomDomainRecord extends CustomDomainRow {
+  validationDomain: string
+}
+
+export interface CheckedDomain extends DomainCheck {
+  domain: string
+}
+
+/** What withCustomDomainLinks needs of a link. */
+export interface LinkLike {
+  url: string
+  is_default: boolean
+  is_qovery_domain: boolean
+}
+
+/** The most domains one service holds: bounds what a check looks up. */
+export const MAX_DOMAINS_PER_SERVICE = 100
+
+export interface CustomDomainsDeps {
+  repo: CustomDomainsRepository
+  requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: ServiceRecord }>
+  dnsCheck: DnsCheckSettings
+  /** A resolver for one check; node's, asking dnsCheck.servers, when absent. */
+  resolver?: () => DomainResolver
+}
+
+/**
+ * The host a domain's CNAME must point at: the host of the service's default link (service-links.ts
+ * for applications and helm services, container-links.ts for containers), which Berth derives from
+ * the ids and which stays the same across deploys and edits.
+ */
+export function validationDomainOf(service: Pick<ServiceRecord, 'id' | 'environmentId' | 'kind'>): string {
+  return service.kind === 'CONTAINER' ? containerHost(service) : defaultLinkHost(service.id)
+}
+
+/** Names Berth gives services itself: no custom domain may be under them. */
+const RESERVED = [SIMULATED_LINK_DOMAIN, DEFAULT_SERVICE_DOMAIN]
+
+/**
+ * The service's links with one per custom domain added after them: `https://<domain>` to the port of
+ * the default link (`is_default: true`, `is_qovery_domain: false`), as the reference shows a domain
+ * of the user's. Without a public web port there is nothing a domain could lead to, and no link.
+ */
+export function withCustomDomainLinks<L extends LinkLike>(links: L[], domains: readonly string[]): L[] {
+  const target = links.find((link) => link.is_default && link.url.startsWith('https://'))
+  if (!target) return links
+  return [...links, ...domains.map((domain) => ({ ...target, url: `https://${domain}`, is_qovery_domain: false, is_default: true }))]
+}
+
+const domainTaken = (domain: string) =>
+  validationFailed([{ path: '/domain', message: `"${domain}" is already a custom domain of a service of this organization`, location: 'body' }])
+
+export function createCustomDomainsService(deps: CustomDomainsDeps) {
+  const { repo, dnsCheck } = deps
+  const newResolver = deps.resolver ?? (() => systemResolver(dnsCheck))
+
+  const requireKind = async (principal: Principal, type: DomainKind, serviceId: string, needed: Role) =>
+    (await deps.requireService(principal, serviceId, needed, type)).service
+
+  const record =
+    (service: ServiceRecord) =>
+    (row: CustomDomainRow): CustomDomainRecord => ({ ...row, validationDomain: validationDomainOf(service) })
+
+  const checkInput = (input: CustomDomainInput): CustomDomainInput => {
+    const problem = customDomainProblem(input.domain, RESERVED)
+    if (problem !== undefined) throw validationFailed([{ path: '/domain', message: problem, location: 'body' }])
+    return input
+  }
+
+  return {
+    async list(principal: Principal, type: DomainKind, serviceId: string): Promise<CustomDomainRecord[]> {
+      const service = await requireKind(principal, type, serviceId, 'READ')
+      return (await repo.list(service.organizationId, service.id)).map(record(service))
+    },
+
+    async get(principal: Principal, type: DomainKind, serviceId: string, customDomainId: string): Promise<CustomDomainRecord> {
+      const service = await requireKind(principal, type, serviceId, 'READ')
+      const row = await repo.find(service.organizationId, service.id, customDomainId)
+      if (!row) throw notFound('custom domain')
+      return record(service)(row)
+    },
+
+    /** 400 when the domain is invalid, already a domain of the organization, or the service holds MAX_DOMAINS_PER_SERVICE. */
+    async create(principal: Principal, type: DomainKind, serviceId: string, input: CustomDomainInput): Promise<CustomDomainRecord> {
+      const service = await requireKind(principal, type, serviceId, 'WRITE')
+      const row = await withUniqueName(
+        DOMAIN_KEY,
+        () => domainTaken(input.domain),
+        () => repo.insert(service.organizationId, service.id, checkInput(input), MAX_DOMAINS_PER_SERVICE),
+      )
+      if (row === 'gone') throw notFound(type.toLowerCase())
+      if (row === 'full') {
+        const message = `the service already has ${MAX_DOMAINS_PER_SERVICE} custom domains, the most it may`
+        throw validationFailed([{ path: '/domain', message, location: 'body' }])
+      }
+      return record(service)(row)
+    },
+
+    async update(
+      principal: Principal,
+      type: DomainKind,
+      serviceId: string,
+      customDomainId: string,
+      input: CustomDomainInput,
+    ): Promise<CustomDomainRecord> {
+      const service = await requireKind(principal, type, serviceId, 'WRITE')
+      const checked = checkInput(input)
+      const row = await withUniqueName(
+        DOMAIN_KEY,
+        () => domainTaken(input.domain),
+        () => repo.update(service.organizationId, service.id, customDomainId, checked),
+      )
+      if (!row) throw notFound('custom domain')
+      return record(service)(row)
+    },
+
+    async delete(principal: Principal, type: DomainKind, serviceId: string, customDomainId: string): Promise<void> {
+      const service = await requireKind(principal, type, serviceId, 'WRITE')
+      if (!(await repo.delete(service.organizationId, service.id, customDomainId))) throw notFound('custom domain')
+    },
+
+    /**
+     * Looks every domain of the service up in DNS (all at once, each within the timeout) and records
+     * each outcome with its domain; READ suffices, as for the reference's GET.
+     */
+    async check(principal: Principal, type: DomainKind, serviceId: string): Promise<CheckedDomain[]> {
+      const service = await requireKind(principal, type, serviceId, 'READ')
+      const domains = (await repo.list(service.organizationId, service.id)).map(record(service))
+      return Promise.all(
+        domains.map(async (domain) => {
+          const outcome = await checkDomain(domain, newResolver(), dnsCheck)
+          await repo.recordCheck(domain.id, domain.domain, outcome.status, outcome.errorDetails)
+          return { domain: domain.domain, ...outcome }
+        }),
+      )
+    },
+
+    /** A service's links (the caller read the service) with a link per custom domain added (withCustomDomainLinks). */
+    withLinks: async <L extends LinkLike>(service: { organizationId: string; id: string }, links: L[]): Promise<L[]> =>
+      withCustomDomainLinks(links, await repo.domainsOf(service.organizationId, service.id)),
+
+    /** The helm service's links (listHelmLinks): one per port (all of a chart's ports are public), then its custom domains. */
+    async helmLinks(principal: Principal, helmId: string): Promise<ServiceLink[]> {
+      const service = (await requireKind(principal, 'HELM', helmId, 'READ')) as ServiceRecord<{ ports: HelmPort[] }>
+      const ports = service.configuration.ports.map((port) => ({ ...port, publiclyAccessible: true }))
+      return withCustomDomainLinks(serviceLinks({ id: service.id, kind: 'HELM' }, ports), await repo.domainsOf(service.organizationId, service.id))
+    },
+  }
+}
+
+export type CustomDomainsService = ReturnType<typeof createCustomDomainsService>
