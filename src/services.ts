@@ -3,6 +3,8 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
+import { createClonesRepository } from './modules/clones/clones.repository.ts'
+import { createClonesService } from './modules/clones/clones.service.ts'
 import { createContainerRegistriesRepository } from './modules/container-registries/container-registries.repository.ts'
 import { createContainerRegistriesService } from './modules/container-registries/container-registries.service.ts'
 import { createRegistryHttpApi } from './modules/container-registries/registry-http-api.ts'
@@ -187,6 +189,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listLimit,
     listMaxBytes: options.listMaxBytes,
     limits: options.serviceLimits,
+    secrets: options.secrets,
   })
   const deploymentStages = createDeploymentStagesService({
     repo: stagesRepo,
@@ -271,6 +274,16 @@ export function createServices(db: Db, options: ServiceOptions) {
     deploymentHistory,
     deployments,
     deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
+    clones: createClonesService({
+      repo: createClonesRepository(db, stagesRepo),
+      core: services,
+      services: servicesRepo,
+      stages: stagesRepo,
+      environments,
+      environmentsRepo: createEnvironmentsRepository(db),
+      clusters: createClustersRepository(db),
+      projects,
+    }),
   }
 }
 

@@ -154,8 +154,13 @@ export async function createDeploymentsApp(stepMs: number, env: Record<string, s
 
 /** The deployment endpoints through `app.inject`, checked for the status codes that let a test go on. */
 export function deploymentCalls(app: FastifyInstance) {
-  const inject = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, authorization: string, payload?: object, headers: Record<string, string> = {}) =>
-    app.inject({ method, url, headers: { authorization, ...headers }, ...(payload === undefined ? {} : { payload }) })
+  const inject = (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    authorization: string,
+    payload?: object,
+    headers: Record<string, string> = {},
+  ) => app.inject({ method, url, headers: { authorization, ...headers }, ...(payload === undefined ? {} : { payload }) })
 
   const json = <T>(res: LightMyRequestResponse, status: number): T => {
     assert.equal(res.statusCode, status, `${res.statusCode}: ${res.body}`)
