@@ -9,8 +9,10 @@ import {
   DatabasesApi,
   DeploymentStageMainCallsApi,
   EnvironmentActionsApi,
+  EnvironmentDeploymentHistoryApi,
   EnvironmentMainCallsApi,
   EnvironmentsApi,
+  HelmActionsApi,
   HelmsApi,
   JobConfigurationApi,
   JobsApi,
@@ -104,6 +106,11 @@ describe('cloning through the official client', () => {
     assert.match(refused.data.errors[0].message, /API_URL/)
     assert.deepEqual((await environments.listEnvironment(lacking.id)).data.results, [], 'a refused clone leaves nothing')
 
+    // The source has a deployment (queued: this app runs no runner); the clone has none.
+    assert.equal((await new HelmActionsApi(configuration).deployHelm(source.helm.id)).status, 202)
+    const history = new EnvironmentDeploymentHistoryApi(configuration)
+    assert.equal((await history.listEnvironmentDeploymentHistoryV2(source.environment.id)).data.results?.length, 1)
+
     const targetVariable = (
       await variables.createVariable({
         key: 'API_URL',
@@ -178,6 +185,8 @@ describe('cloning through the official client', () => {
     // The job's advanced settings.
     const settings = (await new JobConfigurationApi(configuration).getJobAdvancedSettings(cloneOf('migrate'))).data
     assert.equal(settings['job.delete_ttl_seconds_after_finished'], 120)
+
+    assert.deepEqual((await history.listEnvironmentDeploymentHistoryV2(clone.id)).data.results, [], 'the history is not copied')
 
     // A name taken in the target project: 409, as a create.
     const clash = await new EnvironmentActionsApi(configuration)
