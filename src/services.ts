@@ -277,12 +277,14 @@ export function createServices(db: Db, options: ServiceOptions) {
     clones: createClonesService({
       repo: createClonesRepository(db, stagesRepo),
       core: services,
-      services: servicesRepo,
-      stages: stagesRepo,
       environments,
-      environmentsRepo: createEnvironmentsRepository(db),
-      clusters: createClustersRepository(db),
       projects,
+      listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
+      findService: servicesRepo.findById,
+      listStages: stagesRepo.list,
+      findStageOf: stagesRepo.findByService,
+      findEnvironment: createEnvironmentsRepository(db).findById,
+      findCluster: createClustersRepository(db).findById,
     }),
   }
 }

@@ -1,13 +1,10 @@
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
-import type { ClustersRepository } from '#src/modules/environments/clusters.repository.ts'
-import type { EnvironmentRecord, EnvironmentsRepository } from '#src/modules/environments/environments.repository.ts'
+import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
 import type { Mode } from '#src/modules/environments/environments.schemas.ts'
 import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { ProjectsService } from '#src/modules/projects/projects.service.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
-import type { ServicesRepository } from '#src/modules/services/services.repository.ts'
 import type { ServicesService } from '#src/modules/services/services.service.ts'
-import type { DeploymentStagesRepository } from '#src/modules/services/stages/deployment-stages.repository.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
@@ -20,12 +17,17 @@ import type { ClonesRepository, ServiceClone } from './clones.repository.ts'
 export interface ClonesDeps {
   repo: ClonesRepository
   core: ServicesService
-  services: ServicesRepository
-  stages: DeploymentStagesRepository
   environments: EnvironmentsService
-  environmentsRepo: EnvironmentsRepository
-  clusters: ClustersRepository
   projects: ProjectsService
+  /** Every service of the environment, configurations included. */
+  listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
+  findService(serviceId: string): Promise<ServiceRecord | undefined>
+  /** The environment's stages in deploy order. */
+  listStages(environmentId: string): Promise<{ id: string; name: string; description: string | null; position: number }[]>
+  /** The stage a service is in. */
+  findStageOf(serviceId: string): Promise<{ id: string; name: string } | undefined>
+  findEnvironment(environmentId: string): Promise<EnvironmentRecord | undefined>
+  findCluster(organizationId: string, clusterId: string): Promise<object | undefined>
 }
 
 /** A cloneEnvironment request, as the route read it. */
@@ -68,8 +70,8 @@ export function createClonesService(deps: ClonesDeps) {
       // Another organization's project is reported as one that does not exist.
       if (project.organizationId !== source.organizationId) throw notFound('project')
       const clusterId = input.clusterId ?? source.clusterId
-      if (!(await deps.clusters.findById(source.organizationId, clusterId))) throw unknownCluster()
-      const services = await deps.services.listByEnvironment(source.organizationId, source.id)
+      if (!(await deps.findCluster(source.organizationId, clusterId))) throw unknownCluster()
+      const services = await deps.listServices(source.organizationId, source.id)
       if (services.length > core.perEnvironment) throw core.environmentFull()
       const target = { environment: { id: source.id, organizationId: source.organizationId, autoPreview: source.autoPreview }, role }
       const clones: (ServiceClone & { sourceStageId: string })[] = []
@@ -83,7 +85,7 @@ export function createClonesService(deps: ClonesDeps) {
           deploymentSkipped: service.deploymentSkipped,
         })
       }
-      const stages = await deps.stages.list(source.id)
+      const stages = await deps.listStages(source.id)
       const variables = await repo.sourceVariables(
         source.id,
         services.map((service) => service.id),
@@ -107,7 +109,7 @@ export function createClonesService(deps: ClonesDeps) {
             variables,
           ),
       ).catch(goneMeanwhile('environment'))
-      return (await deps.environmentsRepo.findById(id))!
+      return (await deps.findEnvironment(id))!
     },
 
     /**
@@ -125,7 +127,7 @@ export function createClonesService(deps: ClonesDeps) {
       if (environment.organizationId !== service.organizationId) throw notFound('environment')
       const name = target.name.trim()
       const prepared = await core.prepareClone(service, { environment, role }, name)
-      const stage = (await deps.stages.findByService(service.id)) ?? { id: service.deploymentStageId, name: '' }
+      const stage = (await deps.findStageOf(service.id)) ?? { id: service.deploymentStageId, name: '' }
       const variables = await repo.sourceVariables(null, [service.id])
       const id = await withUniqueName(
         'services_name_key',
@@ -140,7 +142,7 @@ export function createClonesService(deps: ClonesDeps) {
           ),
       ).catch(goneMeanwhile('environment'))
       if (id === undefined) throw core.environmentFull()
-      return (await deps.services.findById(id))!
+      return (await deps.findService(id))!
     },
   }
 }
