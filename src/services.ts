@@ -3,6 +3,8 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
+import { createClonesRepository } from './modules/clones/clones.repository.ts'
+import { createClonesService } from './modules/clones/clones.service.ts'
 import { createContainerRegistriesRepository } from './modules/container-registries/container-registries.repository.ts'
 import { createContainerRegistriesService } from './modules/container-registries/container-registries.service.ts'
 import { createRegistryHttpApi } from './modules/container-registries/registry-http-api.ts'
@@ -197,6 +199,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listLimit,
     listMaxBytes: options.listMaxBytes,
     limits: options.serviceLimits,
+    secrets: options.secrets,
   })
   const advancedSettings = createAdvancedSettingsService({ repo: createAdvancedSettingsRepository(db), requireService: services.requireService })
   const customDomains = createCustomDomainsService({
@@ -303,6 +306,18 @@ export function createServices(db: Db, options: ServiceOptions) {
     deployments,
     deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
     advancedSettings,
+    clones: createClonesService({
+      repo: createClonesRepository(db, stagesRepo),
+      core: services,
+      environments,
+      projects,
+      listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
+      findService: servicesRepo.findById,
+      listStages: stagesRepo.list,
+      findStageOf: stagesRepo.findByService,
+      findEnvironment: createEnvironmentsRepository(db).findById,
+      findCluster: createClustersRepository(db).findById,
+    }),
   }
 }
 

@@ -121,6 +121,12 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
     put: 'editHelmDeploymentRestriction',
     delete: 'deleteHelmDeploymentRestriction',
   },
+  '/environment/{environmentId}/clone': { post: 'cloneEnvironment' },
+  '/application/{applicationId}/clone': { post: 'cloneApplication' },
+  '/container/{containerId}/clone': { post: 'cloneContainer' },
+  '/database/{databaseId}/clone': { post: 'cloneDatabase' },
+  '/helm/{helmId}/clone': { post: 'cloneHelm' },
+  '/job/{jobId}/clone': { post: 'cloneJob' },
   '/environment/{environmentId}/services': { get: 'listServicesByEnvironmentId' },
   // Applications (issue 19).
   '/environment/{environmentId}/application': { get: 'listApplication', post: 'createApplication' },
@@ -388,7 +394,7 @@ describe('OpenAPI document', () => {
       // The reference answers 200, not 201 or 202, to these.
       else if (ANSWER_200.has(op.operationId ?? '') || WEBHOOK_OPERATIONS.has(op.operationId ?? ''))
         assert.deepEqual(success, ['200'], `${method} ${path}`)
-      else if (method === 'post' && /\/(deploy|redeploy|stop|cancelDeployment|restart-service)$/.test(path))
+      else if (method === 'post' && /\/(deploy|redeploy|stop|cancelDeployment|restart-service|clone)$/.test(path))
         assert.deepEqual(success, ['202'], `${method} ${path}`)
       else if (method === 'post') assert.deepEqual(success, ['201'], `${method} ${path}`)
       else assert.equal(success.length, 1, `${method} ${path}`)

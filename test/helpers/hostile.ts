@@ -796,6 +796,12 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /variable/{variableId}/override': (w) => ({ value: 'o', override_scope: 'ENVIRONMENT', override_parent_id: w.ids.environment }),
   'POST /variable/import': () => importBody('HELM'),
   ...scopedVariableBodies(),
+  'POST /environment/{environmentId}/clone': () => ({ name: uniqueName('env'), apply_deployment_rule: false }),
+  'POST /application/{applicationId}/clone': (w) => ({ name: uniqueName('app'), environment_id: w.ids.environment }),
+  'POST /container/{containerId}/clone': (w) => ({ name: uniqueName('container'), environment_id: w.ids.environment }),
+  'POST /database/{databaseId}/clone': (w) => ({ name: uniqueName('database'), environment_id: w.ids.environment }),
+  'POST /helm/{helmId}/clone': (w) => ({ name: uniqueName('helm'), environment_id: w.ids.environment }),
+  'POST /job/{jobId}/clone': (w) => ({ name: uniqueName('job'), environment_id: w.ids.environment }),
 }
 
 /** The query of operations that need one; `@kind` stands for the world's resource of that kind (`@gitToken`: its git token). */
@@ -1001,7 +1007,8 @@ function mangle(authorization: string, how: 'suffix' | 'truncate' | 'flip' | 'up
       return authorization.slice(0, -1)
     case 'flip': {
       const last = authorization.at(-1)!
-      return `${authorization.slice(0, -1)}${last === 'A' ? 'B' : 'A'}`
+      // Different whatever the case: a hex signature compared without case must not match again.
+      return `${authorization.slice(0, -1)}${last.toUpperCase() === 'A' ? 'B' : 'A'}`
     }
     case 'upper':
       return authorization.toUpperCase()

@@ -4,6 +4,7 @@ import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.
 import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
+import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 
 // How a kind of service plugs into the one service core (docs/architecture.md, "Adding a kind").
 // The core owns names, access, organization scoping, stages, versions, references, triggers,
@@ -58,6 +59,12 @@ export interface ServiceLookups {
   findGitToken(organizationId: string, gitTokenId: string): Promise<{ type: string } | undefined>
   findHelmRepository(organizationId: string, helmRepositoryId: string): Promise<object | undefined>
   findContainerRegistry(organizationId: string, containerRegistryId: string): Promise<{ kind: string; url: string } | undefined>
+}
+
+/** What a kind may use to make a clone's create input (README, "Cloning"). */
+export interface CloneInputContext {
+  /** Seals what a clone makes afresh (a database's new master password). */
+  secrets: SecretBox
 }
 
 /** What a kind may look at while it checks a write. */
@@ -147,6 +154,13 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
    * returns what to store.
    */
   prepare(context: PrepareContext<Config>, input: Input): Promise<PreparedService<Config>>
+  /**
+   * The create input of a copy of `source` named `name`: its stored configuration as a request
+   * would give it, which `authorize` and `prepare` then check again as a create in the target
+   * environment. What identifies the source (port and storage ids, a database's id and
+   * credentials) is left out or made anew.
+   */
+  cloneInput(source: ServiceRecord<Config>, name: string, context: CloneInputContext): Input
   /** What a deploy request asks that this configuration cannot give. */
   overrideErrors(configuration: Config, overrides: Overrides): FieldError[]
   /**

@@ -7,6 +7,7 @@ import { AppError, notFound, validationFailed } from '#src/platform/http/errors.
 import { type CappedList, DEFAULT_LIST_LIMIT, DEFAULT_LIST_MAX_BYTES } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
+import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { pushTargetOf } from './push-targets.ts'
 import type { AnyServiceKind, PreparedService, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
 import type { ServicesRepository } from './services.repository.ts'
@@ -38,6 +39,18 @@ export interface ServicesDeps {
    * is installed: the service is then deleted at once.
    */
   deleteInstalled?(principal: Principal, type: ServiceType, serviceId: string): Promise<unknown>
+  /** Seals what a clone makes afresh (a database's master password). */
+  secrets: SecretBox
+}
+
+/** What a clone of a service stores, checked as a create in its target environment (`prepareClone`). */
+export interface PreparedClone {
+  id?: string
+  name: string
+  configuration: unknown
+  references: PreparedService<unknown>['references']
+  pushRepository: string | null
+  pushBranch: string | null
 }
 
 /** What one service and one environment may hold (Config['services']). */
@@ -139,6 +152,34 @@ export function createServicesService(deps: ServicesDeps) {
 
   return {
     requireService,
+
+    /** BERTH_SERVICES_PER_ENVIRONMENT, and the 409 a write that would go over it answers. */
+    perEnvironment: limits.perEnvironment,
+    environmentFull: () => environmentFull(limits.perEnvironment),
+
+    /**
+     * What a copy of `source` named `name` would store in `environment`, where the caller holds
+     * `role`: the kind's create input made from the stored configuration, authorized and prepared
+     * as a create there, so that every rule of a create holds again (references must be of the
+     * organization and still exist, a helm's cluster-wide right needs ADMIN, sizes). Writes nothing.
+     */
+    async prepareClone(
+      source: ServiceRecord,
+      target: { environment: { id: string; organizationId: string; autoPreview: boolean }; role: Role },
+      name: string,
+    ): Promise<PreparedClone> {
+      const kind = kindOf(source.kind)
+      const { environment, role } = target
+      const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
+      const input = kind.cloneInput(source, name, { secrets: deps.secrets })
+      kind.authorize(context, input)
+      const prepared = await kind.prepare(context, input)
+      checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
+      return { ...prepared, ...pushTargetOf(kind, prepared.configuration) }
+    },
+
+    /** The 409 a clone whose name is taken in its target environment answers, as a create's. */
+    nameTaken,
 
     /**
      * A page of the environment's services, of one kind or all, by name: at most BERTH_LIST_LIMIT

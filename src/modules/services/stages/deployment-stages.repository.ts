@@ -22,7 +22,7 @@ const DEFAULT_STAGE = /^([A-Z_]+) DEFAULT$/
  * environment comes before them: row locks alone cannot keep two first services of an environment from
  * both making its default stage.
  */
-async function lockStages(trx: Transaction<Database>, environmentId: string): Promise<StageRow[]> {
+export async function lockStages(trx: Transaction<Database>, environmentId: string): Promise<StageRow[]> {
   // The environment first, as its delete takes it before its stages and services: no cycle.
   await trx.selectFrom('environments').select('id').where('id', '=', environmentId).forKeyShare().execute()
   await sql`select pg_advisory_xact_lock(hashtextextended(${environmentId}::text, 8))`.execute(trx)

@@ -87,6 +87,12 @@ export const applicationKind: ServiceKind<ApplicationWrite, ApplicationConfig, A
     return { name: name ?? previous?.name ?? '', configuration, references }
   },
 
+  cloneInput({ configuration }, name) {
+    const ports = configuration.ports.map(({ id: _, ...port }) => ({ ...port, requestedId: null }))
+    const storage = configuration.storage.map(({ id: _, ...item }) => ({ ...item, requestedId: null }))
+    return { input: { ...configuration, name, ports, storage }, ruleErrors: [] }
+  },
+
   overrideErrors: () => [],
 
   followedBranch({ gitRepository, autoDeploy }) {

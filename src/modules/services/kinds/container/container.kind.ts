@@ -86,4 +86,10 @@ export const containerKind: ServiceKind<ContainerWrite, ContainerConfig, Contain
     }
     return { name, configuration, references: [{ field: 'registry', containerRegistryId: input.registryId }] }
   },
+
+  cloneInput({ configuration }, name) {
+    const ports = configuration.ports.map((port) => ({ ...port, id: null }))
+    const storage = configuration.storage.map((volume) => ({ ...volume, id: null }))
+    return { input: { ...configuration, name, ports, storage }, ruleErrors: [] }
+  },
 }

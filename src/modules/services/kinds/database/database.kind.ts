@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto'
 import type { ServiceKind, ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { serviceEntityTag } from '#src/modules/services/services.service.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 import type { DatabaseConfig, DatabaseRecord, DatabaseWrite } from './database.types.ts'
 import { DEFAULT_DATABASE_ICON_URI } from './database.wire.ts'
+import { newDatabaseCredentials } from './database-credentials.ts'
 import { databasePlanning } from './database-deployments.ts'
 import { databaseEditErrors } from './database-request-rules.ts'
 
@@ -66,6 +68,13 @@ export const databaseKind: ServiceKind<DatabaseWrite, DatabaseConfig> = {
     const errors = databaseEditErrors(write.edit, previous.configuration)
     if (errors.length > 0) throw validationFailed(errors)
     return { ...edited(previous, write.edit), references: [] }
+  },
+
+  /** A clone is a new database: a new id, and new master credentials (never the source's password). */
+  cloneInput({ configuration }, name, { secrets }) {
+    const { credentials: _, ...create } = configuration
+    const id = randomUUID()
+    return { create: { ...create, name }, id, credentials: newDatabaseCredentials(id, configuration.type, secrets), ruleErrors: [] }
   },
 
   overrideErrors: () => [],

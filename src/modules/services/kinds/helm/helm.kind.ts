@@ -120,6 +120,10 @@ export const helmKind: ServiceKind<HelmWrite, HelmConfig, HelmDeployOverrides> =
     return { name, configuration, references: helmReferences(configuration) }
   },
 
+  cloneInput({ configuration }, name) {
+    return { input: { ...configuration, name, ports: configuration.ports.map(({ id: _, ...port }) => port) }, ruleErrors: [] }
+  },
+
   overrideErrors: helmOverrideErrors,
   plan: helmPlan,
 

@@ -86,6 +86,10 @@ export const jobKind: ServiceKind<JobWrite, JobConfig, JobDeployOverrides> = {
     return { name, configuration, references: jobReferences(configuration) }
   },
 
+  cloneInput({ configuration }, name) {
+    return { input: { ...configuration, name }, ruleErrors: [] }
+  },
+
   overrideErrors: jobOverrideErrors,
   plan: jobPlan,
 
