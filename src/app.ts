@@ -22,6 +22,7 @@ import { environmentStatusesRoutes } from './modules/deployments/triggers/enviro
 import { selectedServicesRoutes } from './modules/deployments/triggers/selected-services.routes.ts'
 import { serviceActionsRoutes } from './modules/deployments/triggers/service-actions.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
+import { dockerServiceRuntime } from './modules/executors/docker/docker-engine.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
@@ -193,6 +194,14 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     listMaxBytes: config.http.listMaxBytes,
     serviceLimits: config.services,
     domainCheck: config.domainCheck,
+    serviceRuntime:
+      config.runner.executor === 'docker'
+        ? dockerServiceRuntime(db, {
+            publishHost: config.runner.dockerPublishHost,
+            publicHost: config.runner.dockerPublicHost,
+            timeoutMs: config.runner.dockerStatusTimeoutMs,
+          })
+        : undefined,
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories, helmServices } = services
   tokenUsage.start()
@@ -240,7 +249,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(databaseServicesRoutes(services.databaseServices, services.deployments))
     await api.register(containerRegistriesRoutes(services.containerRegistries))
     await api.register(
-      containerServicesRoutes(services.containerServices, services.deployments, services.containerRegistries, services.customDomains.withLinks),
+      containerServicesRoutes(services.containerServices, services.deployments, services.containerRegistries, services.containerLinks),
     )
     await api.register(applicationServicesRoutes(services.applicationServices))
     await api.register(jobServicesRoutes(services.jobServices))

@@ -82,6 +82,10 @@ export interface Config {
     readonly dockerPublishHost: string
     /** BERTH_DOCKER_DATABASE_IMAGES: where the Docker executor takes databases' official images from. */
     readonly dockerDatabaseImages: string
+    /** BERTH_DOCKER_PUBLIC_HOST: the host name links give when ports are published on every address (0.0.0.0). */
+    readonly dockerPublicHost: string
+    /** BERTH_DOCKER_STATUS_TIMEOUT_MS: how long a status or link read waits for the engine before answering the records. */
+    readonly dockerStatusTimeoutMs: number
   }
   /** What one service and one environment may hold (README, "Limits"). */
   readonly services: {
@@ -305,6 +309,8 @@ export function loadConfig(env: Env = process.env): Config {
       executor,
       dockerPublishHost: text(env, 'BERTH_DOCKER_PUBLISH_HOST', '0.0.0.0'),
       dockerDatabaseImages: text(env, 'BERTH_DOCKER_DATABASE_IMAGES', 'docker.io/library').replace(/\/+$/, ''),
+      dockerPublicHost: text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost'),
+      dockerStatusTimeoutMs: integer(env, 'BERTH_DOCKER_STATUS_TIMEOUT_MS', 1_000, 50, 60_000),
     }),
     services: Object.freeze({
       configurationMaxBytes: integer(env, 'BERTH_SERVICE_CONFIG_MAX_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),

@@ -54,6 +54,8 @@ import { createDatabaseServices } from './modules/services/kinds/database/databa
 import { createHelmServices } from './modules/services/kinds/helm/helm.service.ts'
 import { createJobServices } from './modules/services/kinds/job/job.service.ts'
 import { KIND_ROUTES, KINDS } from './modules/services/kinds/registry.ts'
+import { addressLinks, type LinkedPort, type ServiceLink } from './modules/services/service-links.ts'
+import type { ServiceRuntime } from './modules/services/service-runtime.ts'
 import { createServicesRepository } from './modules/services/services.repository.ts'
 import { createServicesService, type ServiceLimits } from './modules/services/services.service.ts'
 import { createDeploymentStagesRepository } from './modules/services/stages/deployment-stages.repository.ts'
@@ -96,6 +98,8 @@ export interface ServiceOptions {
   serviceLimits?: ServiceLimits
   /** The DNS look-ups of custom domain checks (BERTH_DOMAIN_CHECK_*); the defaults when absent. */
   domainCheck?: Config['domainCheck']
+  /** What a real engine says of running services (links, statuses); absent: the records alone (the simulator). */
+  serviceRuntime?: ServiceRuntime
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -236,7 +240,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   const deployments = createDeploymentTriggersService({
     runs: createDeploymentRunsRepository(db),
     history: historyRepo,
-    statuses: createDeploymentStatuses(historyRepo),
+    statuses: createDeploymentStatuses(historyRepo, options.serviceRuntime?.liveStates),
     kinds: KINDS,
     requireEnvironment: environments.requireEnvironment,
     requireService: services.requireService,
@@ -255,6 +259,16 @@ export function createServices(db: Db, options: ServiceOptions) {
       deployedOverrides: async (serviceId) => (await historyRepo.deployedOverrides([serviceId])).get(serviceId),
     },
   })
+  /** A service's links: the derived ones, those of its running instances' addresses (service-runtime.ts), then its custom domains. */
+  const withLiveLinks = async (
+    service: { organizationId: string; id: string; environmentId: string },
+    kind: 'CONTAINER' | 'APPLICATION',
+    ports: readonly LinkedPort[],
+    links: ServiceLink[],
+  ): Promise<ServiceLink[]> => {
+    const addresses = await options.serviceRuntime?.addresses(service)
+    return customDomains.withLinks(service, [...links, ...addressLinks({ id: service.id, kind }, ports, addresses ?? [])])
+  }
   // Deployment restrictions (issue 20): which pushes deploy a service, by the paths they changed.
   const deploymentRestrictions = createDeploymentRestrictionsService({
     repo: createDeploymentRestrictionsRepository(db),
@@ -289,6 +303,9 @@ export function createServices(db: Db, options: ServiceOptions) {
     /** Closes the connections kept open to container registries. */
     closeContainerRegistries: () => registryHttp.close(),
     services,
+    /** A container's links with its running instances' addresses and its custom domains. */
+    containerLinks: (container: { organizationId: string; id: string; environmentId: string; ports: readonly LinkedPort[] }, links: ServiceLink[]) =>
+      withLiveLinks(container, 'CONTAINER', container.ports, links),
     helmServices: createHelmServices(services),
     databaseServices: createDatabaseServices({ core: services, secrets: options.secrets, requireEnvironment: environments.requireEnvironment }),
     containerServices: createContainerServices(services),
@@ -296,7 +313,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       core: services,
       deployedOverrides: historyRepo.deployedOverrides,
       commits: gitCommits,
-      withCustomDomains: customDomains.withLinks,
+      withCustomDomains: (service, links) => withLiveLinks(service, 'APPLICATION', service.configuration.ports, links),
     }),
     customDomains,
     jobServices: createJobServices(services, createCronSchedulesRepository(db)),

@@ -23,4 +23,9 @@ export interface ExecutionContext {
 export interface DeploymentExecutor {
   /** Does `action` to the service; rejects once `signal` aborts (a cancel, a runner stopping). */
   run(service: ServiceProgress, action: RunnableTrigger, signal: AbortSignal, context: ExecutionContext): Promise<ServiceOutcome>
+  /**
+   * Tidies what a run whose runner was lost left half-made (the next runner calls it once it ended
+   * the run as interrupted); says what it did. Executors that make nothing lasting have none.
+   */
+  abandoned?(run: { id: string; environmentId: string }, say: (message: string) => void): Promise<void>
 }

@@ -1,4 +1,5 @@
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { ServiceAddress } from './service-runtime.ts'
 
 // The addresses a service's public ports are reached at. Berth runs no ingress yet: the simulator
 // (and any executor without domains of its own) answers addresses derived from the service's id and
@@ -7,6 +8,8 @@ import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 //     is_default, else the first public one), with `is_default: true`;
 //   - `https://p{internal port}-z{first 8 hex of the id}.{SIMULATED_LINK_DOMAIN}` for every public port
 //     (`tcp://…:{external port}` and `udp://…` for TCP and UDP ports), with `is_default: false`.
+// Where an engine really runs the service (Docker), the addresses its running instances are
+// published on follow (addressLinks).
 
 /** Names under `.localhost` never leave the machine (RFC 6761): they cannot be mistaken for real addresses. */
 export const SIMULATED_LINK_DOMAIN = 'berth.localhost'
@@ -57,4 +60,33 @@ export function serviceLinks(service: { id: string; kind: ServiceType }, ports: 
   }
   const defaultPort = publicPorts.find((port) => port.isDefault) ?? publicPorts[0]
   return [...(defaultPort ? [link(defaultPort, label, true)] : []), ...publicPorts.map((port) => link(port, `p${port.internalPort}-${label}`, false))]
+}
+
+/**
+ * The links of the addresses a real engine publishes the service's public ports on
+ * (service-runtime.ts): `http://host:port` for HTTP and GRPC ports (the engine serves no TLS),
+ * `tcp://` and `udp://` otherwise, after the derived ones, none of them the default.
+ */
+export function addressLinks(
+  service: { id: string; kind: ServiceType },
+  ports: readonly Pick<LinkedPort, 'internalPort' | 'publiclyAccessible' | 'protocol'>[],
+  addresses: readonly ServiceAddress[],
+): ServiceLink[] {
+  const links: ServiceLink[] = []
+  for (const address of addresses) {
+    const port = ports.find((candidate) => candidate.publiclyAccessible && candidate.internalPort === address.internalPort)
+    if (!port) continue
+    const scheme = port.protocol === 'HTTP' || port.protocol === 'GRPC' ? 'http' : address.protocol.toLowerCase()
+    const host = address.host.includes(':') ? `[${address.host}]` : address.host
+    links.push({
+      service_id: service.id,
+      service_type: service.kind,
+      url: `${scheme}://${host}:${address.hostPort}`,
+      internal_port: address.internalPort,
+      external_port: address.hostPort,
+      is_qovery_domain: true,
+      is_default: false,
+    })
+  }
+  return links
 }

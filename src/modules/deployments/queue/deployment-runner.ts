@@ -370,6 +370,20 @@ export function createDeploymentRunner(deps: {
     }
   }
 
+  /** Lets the executor of an interrupted run's environment clean up what the lost runner left half-made. */
+  async function tidyAbandoned(run: DeploymentRun): Promise<void> {
+    try {
+      const executor = await executorFor(run.environmentId)
+      if (typeof executor === 'string' || !executor.abandoned) return
+      await executor.abandoned({ id: run.id, environmentId: run.environmentId }, (message) =>
+        log.info({ executionId: run.id, environmentId: run.environmentId }, message),
+      )
+    } catch (error) {
+      // What is left is found by label by the service's next deployment.
+      log.warn({ err: error, executionId: run.id }, 'could not clean up after a deployment whose runner was lost')
+    }
+  }
+
   async function work(): Promise<void> {
     while (!stopping) {
       await fireSchedules()
@@ -384,6 +398,7 @@ export function createDeploymentRunner(deps: {
               { executionId: claimed.run.id, environmentId: claimed.run.environmentId, lostRunner: claimed.lostRunner },
               'ended a deployment whose runner was lost',
             )
+            await tidyAbandoned(claimed.run)
             continue
           }
           if (claimed.kind === 'claimed') {

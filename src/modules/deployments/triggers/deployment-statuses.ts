@@ -1,3 +1,4 @@
+import type { LiveState } from '#src/modules/services/service-runtime.ts'
 import {
   FAMILIES,
   NEVER_DEPLOYED_STATE,
@@ -53,7 +54,19 @@ export interface StatusTarget {
 
 export const includes = (run: DeploymentRun, serviceId: string) => serviceIdsOf(run).includes(serviceId)
 
-export function createDeploymentStatuses(history: DeploymentHistoryRepository) {
+/** The states a service's last deployment leaves it running in: what the engine may contradict. */
+const RUNNING_STATES: ReadonlySet<State> = new Set(['DEPLOYED', 'RESTARTED'])
+/** The kinds whose instances keep running after their deployment (jobs run to completion). */
+const LONG_RUNNING: ReadonlySet<ServiceType> = new Set(['CONTAINER', 'APPLICATION', 'DATABASE'])
+
+/**
+ * `liveStates`: what a real engine says of services recorded as running (service-runtime.ts); a
+ * service it says stopped or unavailable shows that state instead of its last deployment's.
+ */
+export function createDeploymentStatuses(
+  history: DeploymentHistoryRepository,
+  liveStates?: (environmentId: string, serviceIds: string[]) => Promise<Map<string, LiveState>>,
+) {
   /**
    * Compares what each service is configured as with what its last deploy deployed. An
    * environment without services is up to date once a deploy of it succeeded.
@@ -90,13 +103,25 @@ export function createDeploymentStatuses(history: DeploymentHistoryRepository) {
       history.unfinishedWithServices(environmentId, ids),
       history.deployedAsConfigured(ids),
     ])
+    // Only services left running with nothing queued are asked about, and only where an engine runs them.
+    const asked = services.filter((service) => {
+      const latest = latestEntries.get(service.id)
+      return LONG_RUNNING.has(service.kind) && latest && RUNNING_STATES.has(latest.status) && !unfinishedRuns.get(service.id)?.length
+    })
+    const live =
+      liveStates && asked.length > 0
+        ? await liveStates(
+            environmentId,
+            asked.map((service) => service.id),
+          )
+        : undefined
     return services.map((service) => {
       const latest = latestEntries.get(service.id)
       const unfinished = unfinishedRuns.get(service.id) ?? []
       const current = deployed.get(service.id)
       return {
         id: service.id,
-        state: latest?.status ?? NEVER_DEPLOYED_STATE,
+        state: live?.get(service.id)?.state ?? latest?.status ?? NEVER_DEPLOYED_STATE,
         serviceDeploymentStatus: current === undefined ? 'NEVER_DEPLOYED' : current ? 'UP_TO_DATE' : 'OUT_OF_DATE',
         lastDeploymentDate: latest?.createdAt.toISOString(),
         isPartLastDeployment: latestRun !== undefined && includes(latestRun, service.id),

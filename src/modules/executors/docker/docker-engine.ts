@@ -2,10 +2,13 @@ import Docker from 'dockerode'
 import type { SecretConfig } from '#src/modules/container-registries/container-registries.rules.ts'
 import type { ContainerRegistryKind } from '#src/modules/container-registries/container-registries.schemas.ts'
 import { basicCredentials } from '#src/modules/container-registries/registry-http-api.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { createDockerExecutor } from './docker-executor.ts'
+import { createDockerRuntime } from './docker-runtime.ts'
 
 // BERTH_EXECUTOR=docker: the engine at DOCKER_HOST (the local socket by default), checked before a
 // process that is to deploy there starts.
@@ -53,4 +56,19 @@ export async function connectDockerExecutor(
     },
   })
   return { executor, version }
+}
+
+/**
+ * What the engine at DOCKER_HOST says of running services, for links and statuses
+ * (docker-runtime.ts): only environments whose cluster deploys to Docker are asked about (those of
+ * the default clusters under BERTH_EXECUTOR=docker). Not checked at start: an engine that does not
+ * answer leaves links and statuses as the records say.
+ */
+export function dockerServiceRuntime(db: Db, settings: { publishHost: string; publicHost: string; timeoutMs: number }): ServiceRuntime {
+  const runs = createDeploymentRunsRepository(db)
+  return createDockerRuntime({
+    docker: new Docker(),
+    ...settings,
+    deploysToDocker: async (environmentId) => ((await runs.executorOf(environmentId)) ?? 'DOCKER') === 'DOCKER',
+  })
 }

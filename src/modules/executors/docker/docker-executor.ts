@@ -12,7 +12,7 @@ import { dnsLabel, ensureNetwork, type Owner } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
 import { ensureImage, imageReference, type PullAuth } from './images.ts'
 import { runToCompletion } from './job-runs.ts'
-import { type InstanceSpec, removeInstances, rollOut, type Say, stopInstances } from './service-instances.ts'
+import { type InstanceSpec, removeAbandoned, removeInstances, rollOut, type Say, stopInstances } from './service-instances.ts'
 
 // The Docker executor (README, "Deploying with Docker"): containers, container databases and jobs
 // from an image really run in the Docker engine of BERTH_EXECUTOR=docker. Helm services need
@@ -216,6 +216,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
   }
 
   return {
+    abandoned: (run, say) => removeAbandoned(docker, run.id, say),
     async run(service, action, signal, context: ExecutionContext): Promise<ServiceOutcome> {
       const { snapshot, run } = context
       if (!snapshot || !run) return { ok: false, message: 'the deployment has no snapshot of the service' }

@@ -164,3 +164,28 @@ export async function removeInstances(
   }
   return { ok: true }
 }
+
+/**
+ * What a run whose runner was lost left (found by its execution label): each of its instances goes
+ * when another version of the same instance still runs (the rollout never replaced it) or when it
+ * does not run; an instance that runs alone, having replaced its previous one, is kept, the
+ * service running as far as the run got. Jobs' runs go whatever their state.
+ */
+export async function removeAbandoned(docker: Docker, executionId: string, say: (message: string) => void): Promise<void> {
+  const made = await docker.listContainers({ all: true, filters: { label: [`${LABELS.execution}=${executionId}`] } })
+  for (const info of made) {
+    const serviceId = info.Labels[LABELS.service]
+    const instance = info.Labels[LABELS.instance]
+    if (serviceId !== undefined && instance !== undefined && info.State === 'running') {
+      const others = (await serviceContainers(docker, serviceId)).filter(
+        (other) => other.State === 'running' && other.Labels[LABELS.execution] !== executionId && other.Labels[LABELS.instance] === instance,
+      )
+      if (others.length === 0) {
+        say(`kept instance ${instance} (${info.Id.slice(0, 12)}) of the interrupted run: it replaced the previous one`)
+        continue
+      }
+    }
+    say(`removing ${info.Names[0]?.replace(/^\//, '') ?? info.Id.slice(0, 12)} (${info.State}), left half-made by the interrupted run`)
+    await removeContainer(docker, info.Id, 0)
+  }
+}

@@ -14,8 +14,8 @@ export interface ApplicationServicesDeps {
   /** What each service's last successful deploy or redeploy added to its configuration (the commit it built). */
   deployedOverrides(serviceIds: string[]): Promise<Map<string, Record<string, unknown>>>
   commits: Pick<GitCommitsService, 'listCommits'>
-  /** The service's links with its custom domains' added (custom-domains.service.ts); the built-in ones alone when absent. */
-  withCustomDomains?(service: { organizationId: string; id: string }, links: ServiceLink[]): Promise<ServiceLink[]>
+  /** The service's links with its running instances' addresses and its custom domains added (services.ts); the built-in ones alone when absent. */
+  withCustomDomains?(service: ServiceRecord<ApplicationConfig>, links: ServiceLink[]): Promise<ServiceLink[]>
 }
 
 /** How many commits `listApplicationCommit` answers: the reference's "last 100 commits". */

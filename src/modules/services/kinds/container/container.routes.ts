@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ContainerRegistryParams } from '#src/modules/container-registries/container-registries.schemas.ts'
 import type { ContainerRegistriesService } from '#src/modules/container-registries/container-registries.service.ts'
-import type { LinkLike } from '#src/modules/custom-domains/custom-domains.service.ts'
 import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import type { DeploymentTriggersService } from '#src/modules/deployments/triggers/deployment-triggers.service.ts'
 import { toStatusResponse } from '#src/modules/deployments/triggers/triggers.wire.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import type { ServiceLink } from '#src/modules/services/service-links.ts'
 import { LIST_WRITE_TIMEOUT_MS, SERVICE_LIST_DESCRIPTION, ServiceListQuery } from '#src/modules/services/service-lists.ts'
 import { conflictResponse } from '#src/platform/http/common-schemas.ts'
 import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
@@ -22,6 +22,7 @@ import {
   LinkResponseList,
 } from './container.schemas.ts'
 import type { ContainerServices } from './container.service.ts'
+import type { ContainerServiceRecord } from './container.types.ts'
 import { containerInput, toContainerResponse } from './container.wire.ts'
 import { containerLinks } from './container-links.ts'
 import { containerRequestErrors } from './container-request-rules.ts'
@@ -42,8 +43,8 @@ export function containerServicesRoutes(
   containers: ContainerServices,
   deployments: DeploymentTriggersService,
   registries: Pick<ContainerRegistriesService, 'listAssociatedServices'>,
-  /** The container's links with its custom domains' added (custom-domains.service.ts). */
-  withCustomDomains: <L extends LinkLike>(container: { organizationId: string; id: string }, links: L[]) => Promise<L[]> = async (_, links) => links,
+  /** The container's links with its running instances' addresses and its custom domains added (services.ts). */
+  withCustomDomains: (container: ContainerServiceRecord, links: ServiceLink[]) => Promise<ServiceLink[]> = async (_, links) => links,
 ): FastifyPluginAsyncTypebox {
   /** The statuses of the environment's containers, or of those of them `only` names. */
   async function containerStatuses(
@@ -223,16 +224,19 @@ export function containerServicesRoutes(
       },
       async (req) => {
         const container = await containers.get(req.principal, req.params.containerId)
-        const links = containerLinks(container).map((link) => ({
-          service_id: container.id,
-          service_type: 'CONTAINER' as const,
-          url: link.url,
-          internal_port: link.internalPort,
-          external_port: link.externalPort,
-          is_qovery_domain: true,
-          is_default: link.isDefault,
-        }))
-        return { results: await withCustomDomains(container, links) }
+        const links = containerLinks(container).map(
+          (link): ServiceLink => ({
+            service_id: container.id,
+            service_type: 'CONTAINER' as const,
+            url: link.url,
+            internal_port: link.internalPort,
+            external_port: link.externalPort,
+            is_qovery_domain: true,
+            is_default: link.isDefault,
+          }),
+        )
+        // Every link is the container's own (service_type CONTAINER).
+        return { results: (await withCustomDomains(container, links)) as (ServiceLink & { service_type: 'CONTAINER' })[] }
       },
     )
 

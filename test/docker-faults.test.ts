@@ -1,0 +1,293 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { baseEnv, processScenario } from './helpers/berth-processes.ts'
+import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
+import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { factories } from './helpers/factories.ts'
+import { startWorker } from './helpers/process.ts'
+
+// Issue 21, faults of the Docker executor: links answer the addresses the engine published,
+// statuses read the engine (a container that died shows, a Berth restarted finds its services
+// running), a cancel during a rollout keeps the previous version, and a runner killed in the middle
+// of one leaves nothing half-made once the next runner ended its run.
+
+const WEB_SCRIPT = `#!/bin/sh
+mkdir -p /tmp/www
+echo "$GREETING" > /tmp/www/index.html
+trap 'exit 0' TERM
+if [ -n "$BREAK_HTTP" ]; then sleep 3600 & wait; fi
+httpd -f -p 8080 -h /tmp/www &
+wait
+`
+
+let registry: LoopbackRegistry
+const environments: string[] = []
+
+before(async () => {
+  registry = await startRegistry()
+  await buildImage('berth-test/faults:build', 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n', {
+    'serve.sh': WEB_SCRIPT,
+  })
+  await registry.push('berth-test/faults:build', 'faults', '1')
+})
+
+after(async () => {
+  await removeEnvironments(environments).catch(() => undefined)
+  await registry?.close()
+})
+
+const APP_ENV = { BERTH_GIT_ALLOW_PRIVATE_URLS: 'true', BERTH_RATE_LIMIT_PER_CREDENTIAL: '0', BERTH_RATE_LIMIT_PER_ADDRESS: '0' }
+
+/** An environment with tokens, a loopback registry and a web container of it (readiness every 200 ms, up to 60 s). */
+async function world(t: TestApp, calls: DeploymentCalls) {
+  const w = await factories(t.db).environmentWithTokens()
+  environments.push(w.environment.id)
+  const registryRes = await calls.inject('POST', `/organization/${w.organization.id}/containerRegistry`, w.tokens.admin.authorization, {
+    name: 'loopback',
+    kind: 'GENERIC_CR',
+    url: `http://${registry.host}`,
+    config: { username: registry.username, password: registry.password },
+  })
+  assert.equal(registryRes.statusCode, 201, registryRes.body)
+  const created = await calls.inject('POST', `/environment/${w.environment.id}/container`, w.tokens.write.authorization, {
+    name: 'web',
+    registry_id: registryRes.json().id,
+    image_name: 'faults',
+    tag: '1',
+    arguments: [],
+    cpu: 250,
+    memory: 64,
+    min_running_instances: 1,
+    max_running_instances: 1,
+    ports: [{ name: 'http', internal_port: 8080, external_port: 443, publicly_accessible: true, protocol: 'HTTP' }],
+    healthchecks: {
+      readiness_probe: {
+        type: { tcp: { port: 8080 } },
+        initial_delay_seconds: 0,
+        period_seconds: 1,
+        timeout_seconds: 1,
+        failure_threshold: 60,
+      },
+    },
+  })
+  assert.equal(created.statusCode, 201, created.body)
+  const containerId = created.json().id as string
+  const variable = async (key: string, value: string) => {
+    const res = await calls.inject('POST', '/variable', w.tokens.write.authorization, {
+      key,
+      value,
+      is_secret: false,
+      variable_scope: 'CONTAINER',
+      variable_parent_id: containerId,
+    })
+    assert.equal(res.statusCode, 201, res.body)
+  }
+  await variable('GREETING', 'hello')
+  return { ...w, containerId, variable }
+}
+
+const instances = (serviceId: string) => docker.listContainers({ all: true, filters: { label: [`${LABELS.service}=${serviceId}`] } })
+const running = async (serviceId: string) => (await instances(serviceId)).filter((info) => info.State === 'running')
+
+async function fetchText(url: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2_000) })
+    return res.ok ? (await res.text()).trim() : undefined
+  } catch {
+    return undefined
+  }
+}
+
+describe('the Docker executor, seen from the API', () => {
+  let t: DeploymentsTestApp
+  let calls: DeploymentCalls
+
+  before(async () => {
+    t = await createDeploymentsApp(0, {
+      ...APP_ENV,
+      BERTH_EXECUTOR: 'docker',
+      // Published on every address: links name the public host instead.
+      BERTH_DOCKER_PUBLISH_HOST: '0.0.0.0',
+      BERTH_DOCKER_PUBLIC_HOST: '127.0.0.1',
+      BERTH_RUNNER_LEASE_MS: '30000',
+    })
+    calls = deploymentCalls(t.app)
+  })
+  after(async () => {
+    await t?.close()
+  })
+
+  it('links answer the published addresses; statuses show instances that died or went, and a restarted Berth finds them running; a cancel during the readiness wait keeps the previous version', async () => {
+    const { environment, tokens, containerId, variable } = await world(t, calls)
+    const read = tokens.read.authorization
+    const status = async (app = t.app) => {
+      const res = await app.inject({ method: 'GET', url: `/container/${containerId}/status`, headers: { authorization: read } })
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json().state as string
+    }
+    const environmentState = async () => {
+      const res = await calls.inject('GET', `/environment/${environment.id}/statuses`, read)
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json().containers.find((entry: { id: string }) => entry.id === containerId).state as string
+    }
+
+    // Before any deployment, the derived links alone.
+    const before = (await calls.inject('GET', `/container/${containerId}/link`, read)).json().results as { url: string }[]
+    assert.ok(before.length > 0)
+    assert.ok(before.every((link) => link.url.startsWith('https://')))
+
+    await calls.trigger(`/container/${containerId}/deploy`, tokens.deploy.authorization)
+    const [deployed] = await calls.waitUntilIdle(environment.id, read)
+    assert.equal(deployed!.status, 'DEPLOYED', JSON.stringify(deployed))
+    const links = (await calls.inject('GET', `/container/${containerId}/link`, read)).json().results as {
+      url: string
+      internal_port: number
+      external_port: number
+      is_default: boolean
+    }[]
+    const real = links.filter((link) => link.url.startsWith('http://'))
+    assert.equal(real.length, 1, JSON.stringify(links))
+    assert.match(real[0]!.url, /^http:\/\/127\.0\.0\.1:\d+$/)
+    assert.equal(real[0]!.internal_port, 8080)
+    assert.equal(real[0]!.external_port, Number(new URL(real[0]!.url).port))
+    assert.equal(real[0]!.is_default, false)
+    assert.deepEqual(
+      links.filter((link) => !link.url.startsWith('http://')),
+      before,
+      'the derived links are still served',
+    )
+    assert.equal(await fetchText(`${real[0]!.url}/`), 'hello')
+    assert.equal(await status(), 'DEPLOYED')
+
+    // Berth restarted: another process on the same database finds the service running.
+    const restarted = await createTestApp({ DATABASE_URL: t.config.database.url!, BERTH_EXECUTOR: 'docker', ...APP_ENV })
+    try {
+      assert.equal(await status(restarted.app), 'DEPLOYED')
+      // Stopped outside Berth: STOPPED, in the service's status and the environment's statuses, in every process.
+      const [instance] = await running(containerId)
+      await docker.getContainer(instance!.Id).stop({ t: 0 })
+      assert.equal(await status(), 'STOPPED')
+      assert.equal(await status(restarted.app), 'STOPPED')
+      assert.equal(await environmentState(), 'STOPPED')
+      assert.deepEqual(
+        ((await calls.inject('GET', `/container/${containerId}/link`, read)).json().results as { url: string }[]).filter((link) =>
+          link.url.startsWith('http://'),
+        ),
+        [],
+        'no address while nothing runs',
+      )
+      // Started again: as recorded.
+      await docker.getContainer(instance!.Id).start()
+      assert.equal(await status(), 'DEPLOYED')
+      // Removed outside Berth: STOPPED.
+      await docker.getContainer(instance!.Id).remove({ force: true })
+      assert.equal(await status(restarted.app), 'STOPPED')
+    } finally {
+      await restarted.close()
+    }
+
+    // Deployed again, then a version that never gets ready is canceled while the rollout waits for it.
+    await calls.trigger(`/container/${containerId}/deploy`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, read)
+    assert.equal(await status(), 'DEPLOYED')
+    const [previous] = await running(containerId)
+    await variable('BREAK_HTTP', '1')
+    await calls.trigger(`/container/${containerId}/redeploy`, tokens.deploy.authorization)
+    await until(
+      () => running(containerId),
+      (list) => list.length === 2,
+      { what: 'the new instance started and waited for', timeoutMs: 20_000 },
+    )
+    const canceled = await calls.inject('POST', `/environment/${environment.id}/cancelDeployment`, tokens.deploy.authorization)
+    assert.equal(canceled.statusCode, 202, canceled.body)
+    const [entry] = await calls.waitUntilIdle(environment.id, read)
+    assert.equal(entry!.status, 'CANCELED', JSON.stringify(entry))
+    const kept = await instances(containerId)
+    assert.deepEqual(
+      kept.map((info) => [info.Id, info.State]),
+      [[previous!.Id, 'running']],
+      'the new instance is gone, the previous one runs',
+    )
+    const address = (await calls.inject('GET', `/container/${containerId}/link`, read))
+      .json()
+      .results.find((link: { url: string }) => link.url.startsWith('http://'))
+    assert.equal(await fetchText(`${address.url}/`), 'hello')
+
+    // Nothing is left once the service is deleted.
+    assert.equal((await calls.inject('DELETE', `/container/${containerId}`, tokens.write.authorization)).statusCode, 204)
+    await calls.waitUntilIdle(environment.id, read)
+    assert.deepEqual(await instances(containerId), [])
+  })
+})
+
+describe('a berth worker killed while a rollout waits for readiness', () => {
+  const scenario = processScenario()
+  let t: TestApp
+
+  before(async () => {
+    t = await createTestApp({ DATABASE_URL: scenario.database.url, BERTH_EXECUTOR: 'docker', ...APP_ENV })
+  })
+  after(async () => {
+    await t?.close()
+  })
+
+  it('leaves the half-made instance to the next worker, which removes it once it ended the run; the previous version runs throughout', async () => {
+    const calls = deploymentCalls(t.app)
+    const { environment, tokens, containerId, variable } = await world(t, calls)
+    const read = tokens.read.authorization
+    const workerEnv = baseEnv(scenario.database, {
+      BERTH_EXECUTOR: 'docker',
+      BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
+      BERTH_RUNNER_LEASE_MS: '1500',
+      BERTH_LOG_LEVEL: 'info',
+    })
+    const doomed = await scenario.group.add(startWorker(workerEnv))
+    const first = await calls.trigger(`/container/${containerId}/deploy`, tokens.deploy.authorization)
+    await until(
+      () => calls.entries(environment.id, read),
+      (list) => list[0]?.status === 'DEPLOYED',
+      { what: 'the first version deployed', timeoutMs: 30_000, intervalMs: 100 },
+    )
+    const [previous] = await running(containerId)
+    assert.equal(previous!.Labels[LABELS.execution], first.execution_id)
+
+    await variable('BREAK_HTTP', '1')
+    await calls.trigger(`/container/${containerId}/redeploy`, tokens.deploy.authorization)
+    const [halfMade] = (
+      await until(
+        () => running(containerId),
+        (list) => list.length === 2,
+        { what: 'the new instance started and waited for', timeoutMs: 20_000 },
+      )
+    ).filter((info) => info.Id !== previous!.Id)
+    assert.equal(await doomed.stop('SIGKILL'), null)
+    assert.equal((await docker.getContainer(halfMade!.Id).inspect()).State.Running, true, 'the killed worker left it running')
+
+    const rescuer = await scenario.group.add(startWorker(workerEnv))
+    const [interrupted] = await until(
+      () => calls.entries(environment.id, read),
+      (list) => list[0]?.action_status === 'ERROR',
+      { what: 'the interrupted run ended by the next worker', timeoutMs: 20_000, intervalMs: 100 },
+    )
+    assert.match(interrupted!.message ?? '', /interrupted|lost/i, JSON.stringify(interrupted))
+    const left = await until(
+      () => instances(containerId),
+      (list) => list.length === 1,
+      { what: 'the half-made instance removed', timeoutMs: 10_000, intervalMs: 100 },
+    )
+    assert.deepEqual(
+      left.map((info) => [info.Id, info.State]),
+      [[previous!.Id, 'running']],
+    )
+    // The next deployment is the rescuer's, on a clean slate.
+    assert.equal((await calls.inject('DELETE', `/container/${containerId}`, tokens.write.authorization)).statusCode, 204)
+    await until(
+      () => instances(containerId),
+      (list) => list.length === 0,
+      { what: 'the service deleted by the next worker', timeoutMs: 20_000, intervalMs: 100 },
+    )
+    await rescuer.stop('SIGTERM')
+  })
+})
