@@ -202,6 +202,7 @@ export function applicationServicesRoutes(applications: ApplicationServices): Fa
             `The addresses its publicly accessible ports are reached at, derived from the application's id and ports, ` +
             `under ${SIMULATED_LINK_DOMAIN}: https://z<first 8 hex of the id>.${SIMULATED_LINK_DOMAIN} for the default port, ` +
             `https://p<internal port>-z<first 8 hex of the id>.${SIMULATED_LINK_DOMAIN} for each public port (README, "Applications"), ` +
+            'then, when its environment deploys to Docker, `http://<host>:<host port>` (`tcp://`, `udp://`) per public port of each running instance (README, "Deploying with Docker"); ' +
             'then `https://<domain>` for each custom domain, on the default port (`is_qovery_domain: false`).',
           tags: ['Application Main Calls'],
           params: ApplicationParams,

@@ -216,6 +216,7 @@ export function containerServicesRoutes(
             'The URLs its publicly accessible ports are reached at. Under the simulator Berth derives stable addresses from the ids: ' +
             '`https://p<external port>-z<8 hex of the container id>-z<8 hex of the environment id>.berth.local` per HTTP or GRPC port ' +
             '(`tcp://…:<port>`, `udp://…:<port>` otherwise), plus the same host without `p<port>-` for the default port (`is_default`); ' +
+            'then, when its environment deploys to Docker, `http://<host>:<host port>` (`tcp://`, `udp://`) per public port of each running instance (README, "Deploying with Docker"); ' +
             'then `https://<domain>` for each custom domain, on the default port (`is_qovery_domain: false`).',
           tags: ['Container Main Calls'],
           params: ContainerParams,
