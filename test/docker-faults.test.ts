@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import type Docker from 'dockerode'
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
+import { createDockerRuntime } from '#src/modules/executors/docker/docker-runtime.ts'
+import { addressLinks } from '#src/modules/services/service-links.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { baseEnv, processScenario } from './helpers/berth-processes.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
@@ -289,5 +292,95 @@ describe('a berth worker killed while a rollout waits for readiness', () => {
       { what: 'the service deleted by the next worker', timeoutMs: 20_000, intervalMs: 100 },
     )
     await rescuer.stop('SIGTERM')
+  })
+})
+
+describe('the Docker runtime port, without the engine', () => {
+  const info = (serviceId: string, instance: string, state: string, ports: object[] = []) =>
+    ({
+      Id: `${serviceId}-${instance}`,
+      State: state,
+      Status: state,
+      Labels: { [LABELS.service]: serviceId, [LABELS.instance]: instance },
+      Ports: ports,
+    }) as unknown as Docker.ContainerInfo
+  const runtime = (listContainers: () => Promise<Docker.ContainerInfo[]>, onDocker = true, publishHost = '0.0.0.0') => {
+    let asked = 0
+    const port = createDockerRuntime({
+      docker: { listContainers: () => (asked++, listContainers()) } as unknown as Docker,
+      deploysToDocker: async () => onDocker,
+      publishHost,
+      publicHost: 'berth.example',
+      timeoutMs: 100,
+    })
+    return { port, asked: () => asked }
+  }
+
+  it('says STOPPED when no instance runs, UNAVAILABLE when some do not, nothing when all run', async () => {
+    const { port } = runtime(async () => [
+      info('a', '0', 'running'),
+      info('b', '0', 'running'),
+      info('b', '1', 'exited'),
+      info('c', '0', 'exited'),
+      info('d', '0', 'restarting'),
+    ])
+    const states = await port.liveStates('env', ['a', 'b', 'c', 'd', 'gone'])
+    assert.deepEqual(Object.fromEntries([...states].map(([id, live]) => [id, live.state])), {
+      b: 'UNAVAILABLE',
+      c: 'STOPPED',
+      d: 'STOPPED',
+      gone: 'STOPPED',
+    })
+  })
+
+  it('leaves the recorded states when the engine fails or is slow, and never asks about environments that do not deploy to Docker', async () => {
+    const failing = runtime(async () => {
+      throw new Error('engine down')
+    })
+    assert.equal((await failing.port.liveStates('env', ['a'])).size, 0)
+    assert.equal(await failing.port.addresses({ id: 'a', environmentId: 'env' }), undefined)
+    const slow = runtime(() => new Promise(() => {}))
+    const started = Date.now()
+    assert.equal((await slow.port.liveStates('env', ['a'])).size, 0)
+    assert.ok(Date.now() - started < 2_000, 'answered within its timeout')
+    const simulated = runtime(async () => [], false)
+    assert.equal((await simulated.port.liveStates('env', ['a'])).size, 0)
+    assert.equal(await simulated.port.addresses({ id: 'a', environmentId: 'env' }), undefined)
+    assert.equal(simulated.asked(), 0)
+  })
+
+  it('answers each published port once, on the public host when published everywhere, as links of the public ports', async () => {
+    const published = [
+      { PrivatePort: 8080, PublicPort: 32768, Type: 'tcp', IP: '0.0.0.0' },
+      { PrivatePort: 8080, PublicPort: 32768, Type: 'tcp', IP: '::' },
+      { PrivatePort: 9000, PublicPort: 32769, Type: 'udp', IP: '0.0.0.0' },
+      { PrivatePort: 7000, Type: 'tcp' },
+    ]
+    const { port } = runtime(async () => [info('a', '0', 'running', published), info('a', '1', 'exited', published)])
+    const addresses = (await port.addresses({ id: 'a', environmentId: 'env' }))!
+    assert.deepEqual(addresses, [
+      { internalPort: 8080, protocol: 'TCP', host: 'berth.example', hostPort: 32768 },
+      { internalPort: 9000, protocol: 'UDP', host: 'berth.example', hostPort: 32769 },
+    ])
+    const ports = [
+      { internalPort: 8080, publiclyAccessible: true, protocol: 'HTTP' as const },
+      { internalPort: 9000, publiclyAccessible: true, protocol: 'UDP' as const },
+    ]
+    assert.deepEqual(
+      addressLinks({ id: 'a', kind: 'APPLICATION' }, ports, addresses).map((link) => [
+        link.url,
+        link.internal_port,
+        link.external_port,
+        link.is_default,
+      ]),
+      [
+        ['http://berth.example:32768', 8080, 32768, false],
+        ['udp://berth.example:32769', 9000, 32769, false],
+      ],
+    )
+    // A port no longer public gives no link; a host address of its own is named as is.
+    assert.deepEqual(addressLinks({ id: 'a', kind: 'CONTAINER' }, [{ ...ports[0]!, publiclyAccessible: false }], addresses), [])
+    const onLoopback = runtime(async () => [info('a', '0', 'running', published)], true, '127.0.0.1')
+    assert.equal((await onLoopback.port.addresses({ id: 'a', environmentId: 'env' }))![0]!.host, '127.0.0.1')
   })
 })

@@ -26,11 +26,21 @@ export function createDockerRuntime(deps: DockerRuntimeDeps): ServiceRuntime {
 
   /** The containers carrying `label`, running or not; undefined when the engine does not answer in time. */
   async function containers(label: string): Promise<Docker.ContainerInfo[] | undefined> {
-    const abortSignal = AbortSignal.timeout(deps.timeoutMs)
+    const abort = new AbortController()
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => {
+        abort.abort()
+        resolve(undefined)
+      }, deps.timeoutMs)
+    })
+    const listed = docker
+      .listContainers({ all: true, filters: { label: [label] }, abortSignal: abort.signal } as Docker.ContainerListOptions)
+      .catch(() => undefined)
     try {
-      return await docker.listContainers({ all: true, filters: { label: [label] }, abortSignal } as Docker.ContainerListOptions)
-    } catch {
-      return undefined
+      return await Promise.race([listed, late])
+    } finally {
+      clearTimeout(timer)
     }
   }
 
