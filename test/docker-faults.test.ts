@@ -307,7 +307,12 @@ describe('the Docker runtime port, without the engine', () => {
   const runtime = (listContainers: () => Promise<Docker.ContainerInfo[]>, onDocker = true, publishHost = '0.0.0.0') => {
     let asked = 0
     const port = createDockerRuntime({
-      docker: { listContainers: () => (asked++, listContainers()) } as unknown as Docker,
+      docker: {
+        listContainers: () => {
+          asked++
+          return listContainers()
+        },
+      } as unknown as Docker,
       deploysToDocker: async () => onDocker,
       publishHost,
       publicHost: 'berth.example',
