@@ -22,6 +22,7 @@ export async function deploymentEngine(
   const { executor, version } = await connectDockerExecutor(db, secrets, {
     publishHost: config.runner.dockerPublishHost,
     databaseImages: config.runner.dockerDatabaseImages,
+    allowPrivateUrls: config.git.allowPrivateUrls,
   })
   logger.info(
     { executor: 'docker', dockerHost: dockerAddress(), dockerVersion: version, publishHost: config.runner.dockerPublishHost },

@@ -9,6 +9,7 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { createDockerExecutor } from './docker-executor.ts'
 import { createDockerRuntime } from './docker-runtime.ts'
+import { GIT_USERNAMES } from './git-checkout.ts'
 
 // BERTH_EXECUTOR=docker: the engine at DOCKER_HOST (the local socket by default), checked before a
 // process that is to deploy there starts.
@@ -26,7 +27,7 @@ const DOCKER_HUB_HOSTS = new Set(['docker.io', 'index.docker.io', 'registry-1.do
 export async function connectDockerExecutor(
   db: Db,
   secrets: SecretBox,
-  settings: { publishHost: string; databaseImages: string },
+  settings: { publishHost: string; databaseImages: string; allowPrivateUrls: boolean },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
   const docker = new Docker()
   let version: string
@@ -39,6 +40,17 @@ export async function connectDockerExecutor(
     docker,
     ...settings,
     openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
+    async gitCredentials(organizationId, repository) {
+      // The repository's token, else the organization's only token of its provider (as commits are looked up).
+      let query = db.selectFrom('gitTokens').select(['type', 'tokenSealed']).where('organizationId', '=', organizationId)
+      query = repository.gitTokenId === null ? query.where('type', '=', repository.provider) : query.where('id', '=', repository.gitTokenId)
+      const rows = await query.limit(2).execute()
+      const row = rows.length === 1 ? rows[0]! : undefined
+      if (!row) return undefined
+      // A token travels only over https (the repository's rules refuse a token with plain http).
+      if (!repository.url.startsWith('https://')) return undefined
+      return { username: GIT_USERNAMES[row.type] ?? 'x-access-token', token: secrets.open(row.tokenSealed) }
+    },
     async registry(organizationId, registryId) {
       const row = await db
         .selectFrom('containerRegistries')

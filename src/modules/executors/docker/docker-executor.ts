@@ -1,22 +1,32 @@
 import type Docker from 'dockerode'
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
-import type { ContainerConfig } from '#src/modules/services/kinds/container/container.types.ts'
+import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
+import type {
+  ApplicationConfig,
+  ApplicationDeployOverrides,
+  Probe as ApplicationProbe,
+} from '#src/modules/services/kinds/application/application.types.ts'
+import type { ContainerConfig, Probe } from '#src/modules/services/kinds/container/container.types.ts'
 import type { ContainerDeployOverrides } from '#src/modules/services/kinds/container/container-deployments.ts'
 import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
 import { DATABASE_ENGINES, type DatabaseType } from '#src/modules/services/kinds/database/database-engines.ts'
-import type { JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
+import type { JobCommand, JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import { commandFor, type JobDeployOverrides, LIFECYCLE_EVENT } from '#src/modules/services/kinds/job/job-deployments.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
 import { dnsLabel, ensureNetwork, type Owner } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
-import { ensureImage, imageReference, type PullAuth } from './images.ts'
+import { CheckoutError, checkout, type GitCredentials } from './git-checkout.ts'
+import { buildImage, builtImageRepository, removeBuiltImages } from './image-builds.ts'
+import { ensureImage, hasImage, imageReference, type PullAuth } from './images.ts'
 import { runToCompletion } from './job-runs.ts'
 import { type InstanceSpec, removeAbandoned, removeInstances, rollOut, type Say, stopInstances } from './service-instances.ts'
 
 // The Docker executor (README, "Deploying with Docker"): containers, container databases and jobs
 // from an image really run in the Docker engine of BERTH_EXECUTOR=docker. Helm services need
-// Kubernetes; applications and jobs built from git need a build, which comes next.
+// Kubernetes. Applications and jobs built from git are built first: the deployment's commit fetched
+// from the repository with the git token, its Dockerfile built by the engine (README, "Deploying
+// with Docker").
 
 export interface DockerExecutorDeps {
   docker: Docker
@@ -28,6 +38,44 @@ export interface DockerExecutorDeps {
   publishHost: string
   /** Where databases' official images are (BERTH_DOCKER_DATABASE_IMAGES): `docker.io/library`, or a mirror. */
   databaseImages: string
+  /** The credentials a repository is fetched with: its git token's (else the organization's only one of its provider), unsealed; undefined without one. */
+  gitCredentials(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
+  /** BERTH_GIT_ALLOW_PRIVATE_URLS: whether repositories on loopback, private, link-local or metadata addresses (or plain http) may be fetched. */
+  allowPrivateUrls: boolean
+}
+
+/** An application's probe (stored as the wire gives it) as a container's, which readiness checks take. */
+function containerProbe(probe: ApplicationProbe | null): Probe | null {
+  if (!probe) return null
+  const { tcp, http, exec, grpc } = probe.type
+  let type: Probe['type']
+  if (http) type = { http: { path: http.path, scheme: http.scheme, port: http.port ?? null } }
+  else if (tcp) type = { tcp: { port: tcp.port ?? null, host: tcp.host ?? null } }
+  else if (exec) type = { exec: { command: exec.command } }
+  else if (grpc) type = { grpc: { service: grpc.service ?? null, port: grpc.port ?? null } }
+  else return null
+  return {
+    type,
+    initialDelaySeconds: probe.initial_delay_seconds,
+    periodSeconds: probe.period_seconds,
+    timeoutSeconds: probe.timeout_seconds,
+    successThreshold: probe.success_threshold,
+    failureThreshold: probe.failure_threshold,
+  }
+}
+
+/** build.timeout_max_sec when the snapshot carries none. */
+const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800
+
+/** What an image is built from: a repository at a commit (or a branch's head), a Dockerfile in it. */
+interface BuildSource {
+  repository: GitRepositoryRef
+  ref: { commit: string } | { branch: string | null }
+  dockerfilePath: string | null
+  dockerfileRaw: string | null
+  target: string | null
+  /** Whether an image already built for the commit is used as it is (a restart, a job's later event) rather than built again. */
+  reuse: boolean
 }
 
 /** How long a stopping instance gets before it is killed. */
@@ -66,6 +114,134 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       else env.push(`${variable.key}=${value}`)
     }
     return { env, files }
+  }
+
+  /**
+   * The image of `source` at its commit, `berth/{service id}:{commit}`: fetched and built, or used as
+   * it is when `reuse` allows and the engine has it. A repository that cannot be fetched and a failed
+   * build are outcomes; a cancel rejects (git is killed, the build request aborted).
+   */
+  async function builtImage(
+    snapshot: ServiceSnapshot,
+    organizationId: string,
+    source: BuildSource,
+    say: Say,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; image: string } | { ok: false; message: string }> {
+    const repository = builtImageRepository(snapshot.serviceId)
+    if (source.reuse && 'commit' in source.ref && (await hasImage(docker, `${repository}:${source.ref.commit}`))) {
+      say('build', `image ${repository}:${source.ref.commit} is present: nothing to build`)
+      return { ok: true, image: `${repository}:${source.ref.commit}` }
+    }
+    const credentials = await deps.gitCredentials(organizationId, source.repository)
+    let fetched: Awaited<ReturnType<typeof checkout>>
+    try {
+      fetched = await checkout({
+        url: source.repository.url,
+        ref: source.ref,
+        credentials,
+        allowPrivateUrls: deps.allowPrivateUrls,
+        say: (message) => say('build', message),
+        signal,
+      })
+    } catch (error) {
+      if (error instanceof CheckoutError) return { ok: false, message: `cannot fetch ${source.repository.url}: ${error.message}` }
+      throw error
+    }
+    try {
+      const image = `${repository}:${fetched.commit}`
+      if (source.reuse && (await hasImage(docker, image))) {
+        say('build', `image ${image} is present: nothing to build`)
+        return { ok: true, image }
+      }
+      const setting = snapshot.advancedSettings['build.timeout_max_sec']
+      const outcome = await buildImage(
+        docker,
+        {
+          serviceId: snapshot.serviceId,
+          checkout: fetched.dir,
+          rootPath: source.repository.rootPath,
+          dockerfilePath: source.dockerfilePath,
+          dockerfileRaw: source.dockerfileRaw,
+          target: source.target,
+          tag: image,
+          timeoutSeconds: typeof setting === 'number' && setting > 0 ? setting : DEFAULT_BUILD_TIMEOUT_SECONDS,
+        },
+        (message, level) => say('build', message, level),
+        signal,
+      )
+      return outcome.ok ? { ok: true, image } : outcome
+    } finally {
+      await fetched.remove()
+    }
+  }
+
+  async function application(
+    snapshot: ServiceSnapshot<ApplicationConfig>,
+    owner: Owner,
+    organizationId: string,
+    action: RunnableTrigger,
+    say: Say,
+    signal: AbortSignal,
+  ): Promise<ServiceOutcome> {
+    const config = snapshot.configuration
+    if (action === 'STOP') return stopInstances(docker, owner.serviceId, STOP_GRACE_SECONDS, say)
+    if (action === 'UNINSTALL' || action === 'DELETE') {
+      const removed = await removeInstances(docker, owner.serviceId, STOP_GRACE_SECONDS, say)
+      await removeBuiltImages(docker, owner.serviceId)
+      return removed
+    }
+    const overrides = snapshot.overrides as ApplicationDeployOverrides
+    const commit = overrides.commit?.id ?? overrides.gitCommitId
+    const built = await builtImage(
+      snapshot,
+      organizationId,
+      {
+        repository: config.gitRepository,
+        ref: commit ? { commit } : { branch: config.gitRepository.branch },
+        dockerfilePath: config.dockerfilePath,
+        dockerfileRaw: null,
+        target: config.dockerTargetBuildStage,
+        // A restart runs what the last deploy built.
+        reuse: action === 'RESTART',
+      },
+      say,
+      signal,
+    )
+    if (!built.ok) return built
+    const network = await ensureNetwork(docker, owner.environmentId)
+    const { env, files } = delivered(snapshot)
+    const outcome = await rollOut(
+      docker,
+      {
+        owner,
+        serviceName: snapshot.name,
+        networkAlias: dnsLabel(snapshot.name),
+        network,
+        image: built.image,
+        entrypoint: config.entrypoint ? [config.entrypoint] : null,
+        command: config.arguments.length > 0 ? config.arguments : null,
+        env,
+        files,
+        cpuMilli: config.cpu,
+        memoryMb: config.memory,
+        ports: config.ports.map((port) => ({
+          internal: port.internalPort,
+          protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
+          publish: port.publiclyAccessible,
+        })),
+        volumes: config.storage.map((volume) => ({ name: `berth-${owner.serviceId}-${volume.id}`, mountPoint: volume.mountPoint })),
+        readiness: containerProbe(config.healthchecks.readiness_probe),
+        instances: Math.max(config.minRunningInstances, 1),
+        stopGraceSeconds: STOP_GRACE_SECONDS,
+      },
+      deps.publishHost,
+      say,
+      signal,
+    )
+    // The images of earlier commits go once nothing runs them.
+    if (outcome.ok) await removeBuiltImages(docker, owner.serviceId, built.image)
+    return outcome
   }
 
   async function container(
@@ -176,17 +352,54 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
   ): Promise<ServiceOutcome> {
     const config = snapshot.configuration
     const overrides = snapshot.overrides as JobDeployOverrides
-    if (!('image' in config.source))
-      return { ok: false, message: 'the Docker executor runs jobs from an image; building a job from git on Docker is not done yet' }
     const delivers = action === 'DEPLOY' || action === 'RESTART'
     const event = delivers && overrides.forceEvent ? overrides.forceEvent : 'cronjob' in config.schedule ? undefined : LIFECYCLE_EVENT[action]
     // A cron job's deploy only readies its image: each tick is a run of its own (forceEvent CRON).
     const command = event ? commandFor(config, event) : undefined
-    const { imageName, tag, registryId } = config.source.image
-    const registry = await deps.registry(organizationId, registryId)
-    const image = imageReference(registry.host, imageName, overrides.imageTag || tag)
-    if (delivers || command) await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal)
-    if (!command) {
+    let image: string | undefined
+    if ('image' in config.source) {
+      const { imageName, tag, registryId } = config.source.image
+      const registry = await deps.registry(organizationId, registryId)
+      image = imageReference(registry.host, imageName, overrides.imageTag || tag)
+      if (delivers || command) await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal)
+    } else if (delivers || command) {
+      const { git, dockerfilePath, dockerfileRaw, dockerTargetBuildStage } = config.source.docker
+      const built = await builtImage(
+        snapshot,
+        organizationId,
+        {
+          repository: git,
+          ref: overrides.gitCommitId ? { commit: overrides.gitCommitId } : { branch: git.branch },
+          dockerfilePath,
+          dockerfileRaw,
+          target: dockerTargetBuildStage,
+          // A deploy builds; a cron tick, a forced event and a stop or delete event run the image built for the commit.
+          reuse: action !== 'DEPLOY' || overrides.forceEvent !== undefined,
+        },
+        say,
+        signal,
+      )
+      if (!built.ok) return built
+      image = built.image
+    }
+    // An uninstalled or deleted job built from git leaves no image once its on_delete ran.
+    const removesImages = 'docker' in config.source && (action === 'UNINSTALL' || action === 'DELETE')
+    const outcome = await runJobEvent(snapshot, owner, delivers, image, command, say, signal)
+    if (removesImages) await removeBuiltImages(docker, owner.serviceId)
+    return outcome
+  }
+
+  async function runJobEvent(
+    snapshot: ServiceSnapshot<JobConfig>,
+    owner: Owner,
+    delivers: boolean,
+    image: string | undefined,
+    command: JobCommand | undefined,
+    say: Say,
+    signal: AbortSignal,
+  ): Promise<ServiceOutcome> {
+    const config = snapshot.configuration
+    if (!command || !image) {
       if ('cronjob' in config.schedule)
         say('schedule', delivers ? 'the cron job runs a container at each tick of its schedule' : 'the cron job no longer runs')
       else say('run', 'no command for this event: nothing to run')
@@ -228,6 +441,8 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
             return await container(snapshot as ServiceSnapshot<ContainerConfig>, owner, run.organizationId, action, say, signal)
           case 'DATABASE':
             return await database(snapshot as ServiceSnapshot<DatabaseConfig>, owner, action, say, signal)
+          case 'APPLICATION':
+            return await application(snapshot as ServiceSnapshot<ApplicationConfig>, owner, run.organizationId, action, say, signal)
           case 'JOB':
             return await job(snapshot as ServiceSnapshot<JobConfig>, owner, run.organizationId, action, say, signal)
           case 'HELM':

@@ -1,0 +1,160 @@
+import { lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises'
+import path from 'node:path'
+import { Readable } from 'node:stream'
+import type Docker from 'dockerode'
+import { pack } from 'tar-stream'
+import { LABELS } from './docker-objects.ts'
+
+// Images built from a checkout (applications, jobs built from git): the checkout's root_path sent
+// to the engine as the build context, the Dockerfile named within it, the image tagged
+// `berth/{service id}:{commit}`; the build's output streams into the deployment's log lines.
+
+/** The repository Berth tags a service's built images in. */
+export const builtImageRepository = (serviceId: string) => `berth/${serviceId}`
+
+/** The inline Dockerfile of a job (dockerfile_raw), as it is added to the context. */
+const INLINE_DOCKERFILE = '.berth-inline.Dockerfile'
+
+export interface BuildSpec {
+  serviceId: string
+  /** The checkout's working tree and the directory in it the build starts from (root_path). */
+  checkout: string
+  rootPath: string
+  /** Relative to root_path; null: `Dockerfile` (or the inline one). */
+  dockerfilePath: string | null
+  dockerfileRaw?: string | null
+  target: string | null
+  tag: string
+  /** build.timeout_max_sec. */
+  timeoutSeconds: number
+}
+
+export type BuildOutcome = { ok: true } | { ok: false; message: string }
+
+/** A path inside a directory, or undefined when it would lead out of it. */
+function inside(base: string, relative: string): string | undefined {
+  const resolved = path.resolve(base, `.${path.posix.sep}${relative.replace(/^\/+/, '')}`)
+  return resolved === base || resolved.startsWith(`${base}${path.sep}`) ? resolved : undefined
+}
+
+/** A tar of the directory, symbolic links kept as links (never followed), git's own directory left out. */
+async function contextArchive(root: string, inline: string | null): Promise<Buffer> {
+  const tar = pack()
+  const chunks: Buffer[] = []
+  const done = new Promise<Buffer>((resolve, reject) => {
+    tar.on('data', (chunk) => chunks.push(chunk as Buffer))
+    tar.on('end', () => resolve(Buffer.concat(chunks)))
+    tar.on('error', reject)
+  })
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    for (const entry of (await readdir(dir)).sort()) {
+      if (entry === '.git') continue
+      const full = path.join(dir, entry)
+      const name = prefix + entry
+      const stat = await lstat(full)
+      if (stat.isSymbolicLink()) tar.entry({ name, type: 'symlink', linkname: await readlink(full) })
+      else if (stat.isDirectory()) {
+        tar.entry({ name, type: 'directory', mode: stat.mode & 0o7777 })
+        await walk(full, `${name}/`)
+      } else if (stat.isFile()) tar.entry({ name, mode: stat.mode & 0o7777 }, await readFile(full))
+    }
+  }
+  await walk(root, '')
+  if (inline !== null) tar.entry({ name: INLINE_DOCKERFILE, mode: 0o644 }, inline)
+  tar.finalize()
+  return done
+}
+
+/**
+ * Builds the image; its output goes to `say` line by line. A failed build is an outcome with its
+ * last lines; a build past `timeoutSeconds` is stopped and fails; aborting `signal` stops the
+ * build (the request to the engine is aborted) and rejects with its reason.
+ */
+export async function buildImage(
+  docker: Docker,
+  spec: BuildSpec,
+  say: (message: string, level?: 'INFO' | 'WARNING' | 'ERROR') => void,
+  signal: AbortSignal,
+): Promise<BuildOutcome> {
+  const checkout = await realpath(spec.checkout)
+  const rootGiven = inside(checkout, spec.rootPath)
+  // A root_path through a symbolic link must not lead out of the checkout.
+  const root = rootGiven ? await realpath(rootGiven).catch(() => undefined) : undefined
+  if (!root || !(root === checkout || root.startsWith(`${checkout}${path.sep}`)) || !(await lstat(root)).isDirectory()) {
+    return { ok: false, message: `the root_path ${spec.rootPath} is not a directory of the repository` }
+  }
+  const inline = spec.dockerfileRaw ?? null
+  const dockerfile = inline !== null && spec.dockerfilePath === null ? INLINE_DOCKERFILE : (spec.dockerfilePath ?? 'Dockerfile').replace(/^\/+/, '')
+  if (!inside(root, dockerfile)) return { ok: false, message: `the dockerfile_path ${spec.dockerfilePath} leads out of the root_path` }
+  const context = await contextArchive(root, inline)
+  say(`building ${dockerfile} in ${spec.rootPath} (${Math.ceil(context.length / 1024)} KiB of context) as ${spec.tag}`)
+
+  const timeout = AbortSignal.timeout(spec.timeoutSeconds * 1000)
+  const bounded = AbortSignal.any([signal, timeout])
+  const lastLines: string[] = []
+  const keep = (line: string) => {
+    lastLines.push(line)
+    if (lastLines.length > 20) lastLines.shift()
+  }
+  try {
+    const stream = await docker.buildImage(Readable.from(context) as unknown as NodeJS.ReadableStream, {
+      t: spec.tag,
+      dockerfile,
+      ...(spec.target ? { target: spec.target } : {}),
+      rm: true,
+      forcerm: true,
+      labels: { [LABELS.service]: spec.serviceId },
+      abortSignal: bounded,
+    })
+    const failure = await new Promise<string | undefined>((resolve, reject) => {
+      let error: string | undefined
+      const onAbort = () => {
+        ;(stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.()
+        reject(bounded.reason)
+      }
+      bounded.addEventListener('abort', onAbort, { once: true })
+      docker.modem.followProgress(
+        stream,
+        (streamError) => {
+          bounded.removeEventListener('abort', onAbort)
+          if (bounded.aborted) return reject(bounded.reason)
+          resolve(error ?? (streamError ? streamError.message : undefined))
+        },
+        (event: { stream?: string; error?: string; status?: string }) => {
+          if (event.error) {
+            error = event.error.trim()
+            keep(error)
+            say(error, 'ERROR')
+          }
+          for (const line of (event.stream ?? '').split('\n')) {
+            const text = line.trimEnd()
+            if (text.trim() === '') continue
+            keep(text)
+            say(text)
+          }
+        },
+      )
+    })
+    if (failure) return { ok: false, message: `the build failed: ${failure}; its last lines: ${lastLines.slice(-8).join(' | ')}` }
+    say(`built ${spec.tag}`)
+    return { ok: true }
+  } catch (error) {
+    if (signal.aborted) throw error
+    if (timeout.aborted) return { ok: false, message: `the build took longer than build.timeout_max_sec (${spec.timeoutSeconds} s) and was stopped` }
+    throw error
+  }
+}
+
+/** Removes the service's built images but `keep` (in use ones stay: the engine refuses them); every one without `keep`. */
+export async function removeBuiltImages(docker: Docker, serviceId: string, keep?: string): Promise<void> {
+  const images = await docker.listImages({ filters: { reference: [builtImageRepository(serviceId)] } })
+  for (const image of images) {
+    for (const tag of image.RepoTags ?? []) {
+      if (tag === keep || !tag.startsWith(`${builtImageRepository(serviceId)}:`)) continue
+      await docker
+        .getImage(tag)
+        .remove()
+        .catch(() => undefined)
+    }
+  }
+}

@@ -1,0 +1,271 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
+import { CheckoutError, checkout } from '#src/modules/executors/docker/git-checkout.ts'
+import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
+import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
+import { busyboxImage, docker, removeEnvironments } from './helpers/docker.ts'
+import { factories } from './helpers/factories.ts'
+import { type FakeProvider, type FakeRepository, startFakeProvider } from './helpers/fake-git-providers.ts'
+import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
+
+// Issue 21: applications, and jobs built from a Dockerfile in git, really built and run by the
+// Docker executor. The repository is served on loopback by git's own smart HTTP behind HTTPS (a
+// certificate made here, trusted through GIT_SSL_CAINFO), asking for the git token as GitHub does;
+// the commit a deploy builds is looked up at the fake GitHub the token's git_api_url names, which
+// answers with the loopback repository's commits. The application's URL is the loopback server's:
+// a self-hosted host, whose provider is the token's (GITHUB).
+
+const GIT_TOKEN = `ghp_${Math.random().toString(36).slice(2)}`
+const SERVE = "#!/bin/sh\ntrap 'exit 0' TERM\nhttpd -f -p 8080 -h /www &\nwait\n"
+const DOCKERFILE = 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nCOPY www /www\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n'
+
+let t: DeploymentsTestApp
+let calls: DeploymentCalls
+let git: LoopbackGitServer
+let github: FakeProvider
+const environments: string[] = []
+const services: string[] = []
+const fakeRepository: FakeRepository = { defaultBranch: 'main', branches: [], commits: [] }
+
+before(async () => {
+  await busyboxImage()
+  git = await startGitServer('x-access-token', GIT_TOKEN)
+  // The executor's git trusts the loopback server's certificate as an operator's would (README).
+  process.env.GIT_SSL_CAINFO = git.certificateFile
+  github = await startFakeProvider('github')
+  github.tokens.add(GIT_TOKEN)
+  github.repositories.set('acme/site', fakeRepository)
+  t = await createDeploymentsApp(0, {
+    BERTH_EXECUTOR: 'docker',
+    BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
+    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+    BERTH_RUNNER_LEASE_MS: '30000',
+    BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
+    BERTH_RATE_LIMIT_PER_ADDRESS: '0',
+  })
+  calls = deploymentCalls(t.app)
+})
+
+after(async () => {
+  await removeEnvironments(environments).catch(() => undefined)
+  for (const id of services) {
+    for (const image of await docker.listImages({ filters: { reference: [builtImageRepository(id)] } }))
+      await docker
+        .getImage(image.Id)
+        .remove({ force: true })
+        .catch(() => undefined)
+  }
+  await t?.close()
+  await github?.close()
+  await git?.close()
+})
+
+/** Commits to the served repository, and tells the fake GitHub about it (the new head of main). */
+async function commitTo(
+  repository: { commit(files: Record<string, string>, message: string): Promise<string> },
+  files: Record<string, string>,
+  message: string,
+) {
+  const sha = await repository.commit(files, message)
+  fakeRepository.commits!.unshift({ sha, message, authorName: 'Ada', date: new Date().toISOString() })
+  fakeRepository.branches = [{ name: 'main', sha }]
+  return sha
+}
+
+async function world() {
+  const f = factories(t.db)
+  const w = await f.environmentWithTokens()
+  environments.push(w.environment.id)
+  const gitToken = await f.gitToken(w.organization.id, { type: 'GITHUB', token: GIT_TOKEN, gitApiUrl: github.url })
+  return { ...w, gitTokenId: gitToken.id as string }
+}
+
+const running = async (serviceId: string) =>
+  (await docker.listContainers({ filters: { label: [`${LABELS.service}=${serviceId}`] } })).filter((info) => info.State === 'running')
+
+async function served(serviceId: string): Promise<string | undefined> {
+  const [instance] = await running(serviceId)
+  const binding = instance?.Ports.find((port) => port.PrivatePort === 8080 && port.PublicPort)
+  if (!binding) return undefined
+  try {
+    const res = await fetch(`http://127.0.0.1:${binding.PublicPort}/`, { signal: AbortSignal.timeout(2_000) })
+    return res.ok ? (await res.text()).trim() : undefined
+  } catch {
+    return undefined
+  }
+}
+
+async function logsOf(environmentId: string, executionId: string, authorization: string): Promise<string> {
+  const res = await calls.inject('GET', `/environment/${environmentId}/logs?version=${executionId}`, authorization)
+  assert.equal(res.statusCode, 200, res.body)
+  return res.body
+}
+
+const messageOf = (entry: { stages: { services: { message?: string | null }[] }[] }) =>
+  entry.stages.flatMap((stage) => stage.services)[0]?.message ?? ''
+
+const builtTags = async (serviceId: string) =>
+  (await docker.listImages({ filters: { reference: [builtImageRepository(serviceId)] } })).flatMap((image) => image.RepoTags ?? [])
+
+describe('applications and jobs built from git on the Docker executor', () => {
+  it('builds the commit with the git token, runs it, redeploys a new commit, keeps the previous version when a build fails or is canceled, and leaves nothing once deleted', async () => {
+    const { environment, tokens, gitTokenId } = await world()
+    const repository = await git.repository('acme/site')
+    const first = await commitTo(repository, { 'site/Dockerfile': DOCKERFILE, 'site/serve.sh': SERVE, 'site/www/index.html': 'version one\n' }, 'One')
+
+    const created = await calls.inject('POST', `/environment/${environment.id}/application`, tokens.write.authorization, {
+      name: 'site',
+      git_repository: { url: `${git.url}/acme/site.git`, branch: 'main', root_path: '/site', git_token_id: gitTokenId },
+      dockerfile_path: 'Dockerfile',
+      cpu: 250,
+      memory: 64,
+      min_running_instances: 1,
+      max_running_instances: 1,
+      ports: [{ internal_port: 8080, publicly_accessible: true, protocol: 'HTTP' }],
+      healthchecks: {
+        readiness_probe: {
+          type: { http: { path: '/', port: 8080 } },
+          initial_delay_seconds: 0,
+          period_seconds: 1,
+          timeout_seconds: 1,
+          failure_threshold: 10,
+        },
+        liveness_probe: null,
+      },
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const appId = created.json().id as string
+    services.push(appId)
+
+    // The branch head, resolved at the trigger, is built and runs.
+    const deployed = await calls.trigger(`/application/${appId}/deploy`, tokens.deploy.authorization, {})
+    const [entry] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal(entry!.status, 'DEPLOYED', JSON.stringify(entry))
+    assert.deepEqual(await builtTags(appId), [`${builtImageRepository(appId)}:${first}`])
+    assert.equal(await served(appId), 'version one')
+    const logs = await logsOf(environment.id, deployed.execution_id, tokens.read.authorization)
+    assert.ok(logs.includes(`checked out commit ${first}`), 'the commit checked out is logged')
+    assert.ok(/Step 1\/\d+ : FROM berth-test\/busybox:1/.test(logs), 'the build output is logged')
+    assert.ok(!logs.includes(GIT_TOKEN), 'the token is never logged')
+    assert.ok(!logs.includes(Buffer.from(`x-access-token:${GIT_TOKEN}`).toString('base64')), 'nor its header')
+    assert.ok(
+      git.authorizations.some((authorization) => authorization?.startsWith('Basic ')),
+      'git presented the token',
+    )
+
+    // A new commit, named by the deploy: new content; the previous image goes.
+    const second = await commitTo(repository, { 'site/www/index.html': 'version two\n' }, 'Two')
+    await commitTo(repository, { 'site/www/index.html': 'version three, not deployed\n' }, 'Three')
+    await calls.trigger(`/application/${appId}/deploy`, tokens.deploy.authorization, { git_commit_id: second })
+    const [again] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal(again!.status, 'DEPLOYED', JSON.stringify(again))
+    assert.equal(await served(appId), 'version two')
+    assert.deepEqual(await builtTags(appId), [`${builtImageRepository(appId)}:${second}`])
+
+    // A broken Dockerfile fails with the build's output; the previous version keeps running.
+    await commitTo(repository, { 'site/Dockerfile': `${DOCKERFILE}RUN echo "the broken step" && exit 3\n` }, 'Broken')
+    const broken = await calls.trigger(`/application/${appId}/deploy`, tokens.deploy.authorization, {})
+    const [failed] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal(failed!.status, 'DEPLOYMENT_ERROR', JSON.stringify(failed))
+    assert.match(messageOf(failed!), /the build failed: .*non-zero code: 3/)
+    assert.match(messageOf(failed!), /the broken step/)
+    assert.ok(
+      (await logsOf(environment.id, broken.execution_id, tokens.read.authorization)).includes('the broken step'),
+      'the build output is logged',
+    )
+    assert.equal(await served(appId), 'version two')
+
+    // A cancel mid-build stops the build: CANCELED, nothing of it left, the previous version running.
+    const slow = await commitTo(repository, { 'site/Dockerfile': `${DOCKERFILE}RUN echo "slow step" && sleep 60\n` }, 'Slow')
+    const canceled = await calls.trigger(`/application/${appId}/deploy`, tokens.deploy.authorization, {})
+    await until(
+      () => logsOf(environment.id, canceled.execution_id, tokens.read.authorization),
+      (text) => text.includes('slow step'),
+      { timeoutMs: 60_000, intervalMs: 100, what: 'the slow build step' },
+    )
+    const cancel = await calls.inject('POST', `/environment/${environment.id}/cancelDeployment`, tokens.deploy.authorization)
+    assert.ok(cancel.statusCode < 300, cancel.body)
+    const [stopped] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal(stopped!.action_status, 'CANCELED', JSON.stringify(stopped))
+    await until(
+      async () => (await docker.listContainers({ all: true })).filter((info) => info.Command.includes('slow step')).length,
+      (count) => count === 0,
+      { timeoutMs: 20_000, intervalMs: 200, what: 'the build container removed' },
+    )
+    assert.ok(!(await builtTags(appId)).includes(`${builtImageRepository(appId)}:${slow}`))
+    assert.equal(await served(appId), 'version two')
+
+    // Deleting the application removes its instances and its images.
+    assert.equal((await calls.inject('DELETE', `/application/${appId}`, tokens.write.authorization)).statusCode, 204)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.deepEqual(await docker.listContainers({ all: true, filters: { label: [`${LABELS.service}=${appId}`] } }), [])
+    assert.deepEqual(await builtTags(appId), [])
+  })
+
+  it('runs a job built from git to completion', async () => {
+    const { environment, tokens, gitTokenId } = await world()
+    const repository = await git.repository('acme/task')
+    await repository.commit(
+      { Dockerfile: 'FROM berth-test/busybox:1\nCOPY message.txt /message.txt\n', 'message.txt': 'hello from the repository\n' },
+      'Task',
+    )
+    const created = await calls.inject('POST', `/environment/${environment.id}/job`, tokens.write.authorization, {
+      name: 'task',
+      cpu: 250,
+      memory: 64,
+      max_nb_restart: 0,
+      max_duration_seconds: 60,
+      source: {
+        docker: {
+          git_repository: { url: `${git.url}/acme/task.git`, branch: 'main', git_token_id: gitTokenId },
+          dockerfile_path: 'Dockerfile',
+        },
+      },
+      schedule: { on_start: { entrypoint: '/bin/sh', arguments: ['-c', 'cat /message.txt'] } },
+      healthchecks: {},
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const jobId = created.json().id as string
+    services.push(jobId)
+    const queued = await calls.trigger(`/job/${jobId}/deploy`, tokens.deploy.authorization, {})
+    const [entry] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal(entry!.status, 'DEPLOYED', JSON.stringify(entry))
+    assert.ok(
+      (await logsOf(environment.id, queued.execution_id, tokens.read.authorization)).includes('hello from the repository'),
+      'the run output is logged',
+    )
+    assert.equal((await builtTags(jobId)).length, 1)
+
+    assert.equal((await calls.inject('DELETE', `/job/${jobId}`, tokens.write.authorization)).statusCode, 204)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.deepEqual(await builtTags(jobId), [])
+  })
+
+  it('fetches nothing from a loopback address unless BERTH_GIT_ALLOW_PRIVATE_URLS allows it', async () => {
+    const before = git.authorizations.length
+    await assert.rejects(
+      checkout({
+        url: `${git.url}/acme/site.git`,
+        ref: { branch: 'main' },
+        credentials: { username: 'x-access-token', token: GIT_TOKEN },
+        allowPrivateUrls: false,
+        say: () => undefined,
+        signal: new AbortController().signal,
+      }),
+      (error: Error) => error instanceof CheckoutError && /loopback, private, link-local or metadata address/.test(error.message),
+    )
+    await assert.rejects(
+      checkout({
+        url: 'http://example.com/acme/site.git',
+        ref: { branch: 'main' },
+        credentials: { username: 'x-access-token', token: GIT_TOKEN },
+        allowPrivateUrls: true,
+        say: () => undefined,
+        signal: new AbortController().signal,
+      }),
+      /would travel in clear/,
+    )
+    assert.equal(git.authorizations.length, before, 'git never reached the server')
+  })
+})
