@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
-import { CheckoutError, checkout } from '#src/modules/executors/docker/git-checkout.ts'
-import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
+import { CheckoutError, checkout, guardedAddresses } from '#src/modules/executors/docker/git-checkout.ts'
+import { buildImage, builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
 import { busyboxImage, docker, removeEnvironments } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
@@ -267,5 +270,59 @@ describe('applications and jobs built from git on the Docker executor', () => {
       /would travel in clear/,
     )
     assert.equal(git.authorizations.length, before, 'git never reached the server')
+    for (const refused of [
+      'https://10.1.2.3/a/b.git',
+      'https://[::ffff:127.0.0.1]/a/b.git',
+      'https://169.254.169.254/a/b.git',
+      'https://localhost/a/b.git',
+    ]) {
+      await assert.rejects(guardedAddresses(new URL(refused), false, true), CheckoutError, refused)
+    }
+    assert.equal(await guardedAddresses(new URL('https://8.8.8.8/a/b.git'), false, true), undefined)
+  })
+
+  it('stops a build past build.timeout_max_sec, and fails it saying so', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'berth-build-test-'))
+    const serviceId = `timeout-${Math.random().toString(36).slice(2)}`
+    try {
+      await writeFile(path.join(dir, 'Dockerfile'), 'FROM berth-test/busybox:1\nRUN echo "long step" && sleep 60\n')
+      const lines: string[] = []
+      const outcome = await buildImage(
+        docker,
+        {
+          serviceId,
+          checkout: dir,
+          rootPath: '/',
+          dockerfilePath: null,
+          target: null,
+          tag: `${builtImageRepository(serviceId)}:x`,
+          timeoutSeconds: 2,
+        },
+        (line) => lines.push(line),
+        new AbortController().signal,
+      )
+      assert.deepEqual(outcome, { ok: false, message: 'the build took longer than build.timeout_max_sec (2 s) and was stopped' })
+      assert.ok(
+        lines.some((line) => line.includes('long step')),
+        'the build had started its step',
+      )
+      await until(
+        async () => (await docker.listContainers({ all: true })).filter((info) => info.Command.includes('long step')).length,
+        (count) => count === 0,
+        { timeoutMs: 20_000, intervalMs: 200, what: 'the build container removed' },
+      )
+      // A root_path or Dockerfile leading out of the checkout builds nothing.
+      const escape = { serviceId, checkout: dir, target: null, tag: `${builtImageRepository(serviceId)}:y`, timeoutSeconds: 60 }
+      assert.equal(
+        (await buildImage(docker, { ...escape, rootPath: '/../..', dockerfilePath: null }, () => {}, new AbortController().signal)).ok,
+        false,
+      )
+      assert.equal(
+        (await buildImage(docker, { ...escape, rootPath: '/', dockerfilePath: '../../etc/passwd' }, () => {}, new AbortController().signal)).ok,
+        false,
+      )
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -84,8 +84,9 @@ export async function guardedAddresses(url: URL, allowPrivateUrls: boolean, with
       `the repository host ${host} leads to a loopback, private, link-local or metadata address; the server allows those only with BERTH_GIT_ALLOW_PRIVATE_URLS=true`,
     )
   }
-  const port = url.port || '443'
-  return `${host}:${port}:${addresses.map((address) => (isIP(address) === 6 ? `[${address}]` : address)).join(',')}`
+  // An IP literal needs no pinning: git connects to it as checked.
+  if (isIP(host) !== 0) return undefined
+  return `${host}:${url.port || '443'}:${addresses.map((address) => (isIP(address) === 6 ? `[${address}]` : address)).join(',')}`
 }
 
 /** git's configuration for one run, given through its environment (GIT_CONFIG_COUNT), so that nothing of it shows in `ps`. */
