@@ -312,13 +312,13 @@ describe('applications and jobs built from git on the Docker executor', () => {
         { timeoutMs: 20_000, intervalMs: 200, what: 'the build container removed' },
       )
       // A root_path or Dockerfile leading out of the checkout builds nothing.
-      const escape = { serviceId, checkout: dir, target: null, tag: `${builtImageRepository(serviceId)}:y`, timeoutSeconds: 60 }
+      const outside = { serviceId, checkout: dir, target: null, tag: `${builtImageRepository(serviceId)}:y`, timeoutSeconds: 60 }
       assert.equal(
-        (await buildImage(docker, { ...escape, rootPath: '/../..', dockerfilePath: null }, () => {}, new AbortController().signal)).ok,
+        (await buildImage(docker, { ...outside, rootPath: '/../..', dockerfilePath: null }, () => {}, new AbortController().signal)).ok,
         false,
       )
       assert.equal(
-        (await buildImage(docker, { ...escape, rootPath: '/', dockerfilePath: '../../etc/passwd' }, () => {}, new AbortController().signal)).ok,
+        (await buildImage(docker, { ...outside, rootPath: '/', dockerfilePath: '../../etc/passwd' }, () => {}, new AbortController().signal)).ok,
         false,
       )
     } finally {

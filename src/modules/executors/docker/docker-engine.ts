@@ -39,7 +39,7 @@ export async function connectDockerExecutor(
   const executor = createDockerExecutor({
     docker,
     ...settings,
-    openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
+    secrets,
     async gitCredentials(organizationId, repository) {
       // The repository's token, else the organization's only token of its provider (as commits are looked up).
       let query = db.selectFrom('gitTokens').select(['type', 'tokenSealed']).where('organizationId', '=', organizationId)

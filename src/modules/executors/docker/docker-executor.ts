@@ -9,10 +9,13 @@ import type {
 import type { ContainerConfig, Probe } from '#src/modules/services/kinds/container/container.types.ts'
 import type { ContainerDeployOverrides } from '#src/modules/services/kinds/container/container-deployments.ts'
 import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
+import { openPassword } from '#src/modules/services/kinds/database/database-credentials.ts'
 import { DATABASE_ENGINES, type DatabaseType } from '#src/modules/services/kinds/database/database-engines.ts'
 import type { JobCommand, JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import { commandFor, type JobDeployOverrides, LIFECYCLE_EVENT } from '#src/modules/services/kinds/job/job-deployments.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import { revealVariables } from '#src/modules/variables/resolved-variables.ts'
+import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
 import { dnsLabel, ensureNetwork, type Owner } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
@@ -30,8 +33,8 @@ import { type InstanceSpec, removeAbandoned, removeInstances, rollOut, type Say,
 
 export interface DockerExecutorDeps {
   docker: Docker
-  /** A sealed secret of a snapshot (base64) in the clear, to hand to the engine only. */
-  openSecret(sealed: string): string
+  /** Opens the snapshot's sealed secrets (variables, a database's password), to hand to the engine only. */
+  secrets: SecretBox
   /** Where a registry's images are and how to pull them; the registry's credentials unsealed. */
   registry(organizationId: string, registryId: string): Promise<{ host: string | undefined; auth: PullAuth | undefined }>
   /** The host address public ports are published on (BERTH_DOCKER_PUBLISH_HOST). */
@@ -106,14 +109,11 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
 
   /** The snapshot's variables as the engine takes them: KEY=value lines, and files for file variables. */
   function delivered(snapshot: ServiceSnapshot): { env: string[]; files: DeliveredFile[] } {
-    const env: string[] = []
-    const files: DeliveredFile[] = []
-    for (const variable of snapshot.variables) {
-      const value = variable.sealed !== undefined ? deps.openSecret(variable.sealed) : (variable.value ?? '')
-      if (variable.mountPath) files.push({ path: variable.mountPath, content: value })
-      else env.push(`${variable.key}=${value}`)
+    const revealed = revealVariables(snapshot.variables, deps.secrets)
+    return {
+      env: revealed.filter((variable) => !variable.mountPath).map((variable) => `${variable.key}=${variable.value}`),
+      files: revealed.flatMap((variable) => (variable.mountPath ? [{ path: variable.mountPath, content: variable.value }] : [])),
     }
-    return { env, files }
   }
 
   /**
@@ -307,7 +307,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     await ensureImage(docker, image, undefined, (message) => say('pull', message), signal)
     const network = await ensureNetwork(docker, owner.environmentId)
     const { credentials } = config
-    const password = deps.openSecret(credentials.passwordSealed)
+    const password = openPassword(credentials, deps.secrets)
     return rollOut(
       docker,
       {
