@@ -26,7 +26,9 @@ import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
 import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
+import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
+import { organizationGroupsRoutes } from './modules/organization-groups/organization-groups.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
@@ -260,6 +262,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
     await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions))
     await api.register(clonesRoutes(services.clones, KIND_ROUTES))
+    await api.register(invitationsRoutes(services.invitations))
+    await api.register(organizationGroupsRoutes(services.organizationGroups))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

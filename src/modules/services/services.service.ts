@@ -9,7 +9,8 @@ import { asNotFound } from '#src/platform/http/not-found.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { pushTargetOf } from './push-targets.ts'
-import type { AnyServiceKind, PreparedService, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
+import { groupIdsOf, groupReferences, type ServiceGroupIds } from './service-groups.ts'
+import type { AnyServiceKind, PreparedService, ResolvedReference, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
 import type { ServicesRepository } from './services.repository.ts'
 import type { DeploymentStagesRepository } from './stages/deployment-stages.repository.ts'
 
@@ -88,6 +89,7 @@ const REFERENCE_COLUMNS = new Map([
   ['service_references_git_token_id_fkey', 'gitTokenId'],
   ['service_references_helm_repository_id_fkey', 'helmRepositoryId'],
   ['service_references_container_registry_id_fkey', 'containerRegistryId'],
+  ['service_references_organization_group_id_fkey', 'organizationGroupId'],
 ])
 
 /**
@@ -150,6 +152,17 @@ export function createServicesService(deps: ServicesDeps) {
     return { service, role }
   }
 
+  /** The kind's prepared write with the references to the labels and annotations groups it attaches (service-groups.ts). */
+  async function withGroups<T extends PreparedService<unknown>>(
+    prepared: T,
+    organizationId: string,
+    ids: ServiceGroupIds | undefined,
+    previous?: ResolvedReference[],
+  ): Promise<T> {
+    const groups = await groupReferences(deps.lookups, organizationId, ids, previous)
+    return groups.length === 0 ? prepared : { ...prepared, references: [...prepared.references, ...groups] }
+  }
+
   return {
     requireService,
 
@@ -173,7 +186,7 @@ export function createServicesService(deps: ServicesDeps) {
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
       const input = kind.cloneInput(source, name, { secrets: deps.secrets })
       kind.authorize(context, input)
-      const prepared = await kind.prepare(context, input)
+      const prepared = await withGroups(await kind.prepare(context, input), context.organizationId, undefined, source.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       return { ...prepared, ...pushTargetOf(kind, prepared.configuration) }
     },
@@ -217,7 +230,7 @@ export function createServicesService(deps: ServicesDeps) {
       const { environment, role } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
       kind.authorize(context, input)
-      const prepared = await kind.prepare(context, input)
+      const prepared = await withGroups(await kind.prepare(context, input), context.organizationId, groupIdsOf(input))
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const id = await withUniqueName(
         'services_name_key',
@@ -255,7 +268,7 @@ export function createServicesService(deps: ServicesDeps) {
       const context = { organizationId: service.organizationId, lookups: deps.lookups, role, environment, previous: service }
       kind.authorize(context, input)
       if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)
-      const prepared = await kind.prepare(context, input)
+      const prepared = await withGroups(await kind.prepare(context, input), context.organizationId, groupIdsOf(input), service.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const updated = await withUniqueName(
         'services_name_key',

@@ -28,6 +28,8 @@ export interface Database {
   environmentDeletions: EnvironmentDeletionsTable
   deploymentRestrictions: DeploymentRestrictionsTable
   customDomains: CustomDomainsTable
+  organizationGroups: OrganizationGroupsTable
+  memberInvitations: MemberInvitationsTable
 }
 
 /** Set by the database on insert. */
@@ -225,6 +227,7 @@ export interface ServiceReferencesTable {
   gitTokenId: string | null
   helmRepositoryId: string | null
   containerRegistryId: string | null
+  organizationGroupId: string | null
 }
 
 /** A service as a deployment deploys it, fixed at the trigger. */
@@ -399,6 +402,29 @@ export interface CustomDomainsTable {
   checkStatus: string | null
   checkErrorDetails: string | null
   checkedAt: Date | null
+  createdAt: CreatedAt
+  updatedAt: Date | null
+}
+
+/** A labels group or an annotations group of an organization (migration 0023). */
+export interface OrganizationGroupsTable {
+  id: Generated<string>
+  organizationId: string
+  kind: 'LABELS' | 'ANNOTATIONS'
+  name: string
+  entries: ColumnType<unknown, string, string>
+  scopes: ColumnType<string[], string | undefined, string>
+  createdAt: CreatedAt
+  updatedAt: Date | null
+}
+
+/** An invitation to an organization (migration 0023); no email is sent. */
+export interface MemberInvitationsTable {
+  id: Generated<string>
+  organizationId: string
+  email: string
+  role: string
+  inviter: string
   createdAt: CreatedAt
   updatedAt: Date | null
 }
