@@ -12,6 +12,7 @@ import { consoleRoutes } from './modules/console/console.routes.ts'
 import { containerRegistriesRoutes } from './modules/container-registries/container-registries.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
 import { customDomainsRoutes } from './modules/custom-domains/custom-domains.routes.ts'
+import { customRolesRoutes } from './modules/custom-roles/custom-roles.routes.ts'
 import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/history/deployment-history.routes.ts'
 import { createHistoryVersionCache, HISTORY_CHANNEL } from './modules/deployments/history/history-versions.ts'
@@ -264,6 +265,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(clonesRoutes(services.clones, KIND_ROUTES))
     await api.register(invitationsRoutes(services.invitations))
     await api.register(organizationGroupsRoutes(services.organizationGroups))
+    await api.register(customRolesRoutes(services.customRoles))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

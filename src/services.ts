@@ -10,6 +10,8 @@ import { createContainerRegistriesService } from './modules/container-registries
 import { createRegistryHttpApi } from './modules/container-registries/registry-http-api.ts'
 import { createCustomDomainsRepository } from './modules/custom-domains/custom-domains.repository.ts'
 import { createCustomDomainsService } from './modules/custom-domains/custom-domains.service.ts'
+import { createCustomRolesRepository } from './modules/custom-roles/custom-roles.repository.ts'
+import { createCustomRolesService } from './modules/custom-roles/custom-roles.service.ts'
 import { createDeploymentRestrictionsRepository } from './modules/deployment-restrictions/deployment-restrictions.repository.ts'
 import { createDeploymentRestrictionsService } from './modules/deployment-restrictions/deployment-restrictions.service.ts'
 import { createDeploymentHistoryRepository } from './modules/deployments/history/deployment-history.repository.ts'
@@ -128,6 +130,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)
   // Issue 20: invitations (no email is sent) and the labels and annotations groups services attach.
   const invitations = createInvitationsService({ repo: createInvitationsRepository(db), organizations, actorName, listLimit })
+  const customRoles = createCustomRolesService({ repo: createCustomRolesRepository(db), organizations, listLimit })
   const organizationGroups = createOrganizationGroupsService({ repo: createOrganizationGroupsRepository(db), organizations, listLimit })
   // A delete's environments are gone at once for this process; others hear of it at commit (migration 0011).
   const projects = createProjectsService({
@@ -284,6 +287,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   return {
     invitations,
     organizationGroups,
+    customRoles,
     deploymentRestrictions,
     organizations,
     users,

@@ -60,6 +60,10 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'POST /organization/{organizationId}/inviteMember': 'ADMIN',
   'GET /organization/{organizationId}/inviteMember/{inviteId}': 'ADMIN',
   'DELETE /organization/{organizationId}/inviteMember/{inviteId}': 'ADMIN',
+  // Custom roles say who may do what: only ADMINs, who manage members, write them.
+  'POST /organization/{organizationId}/customRole': 'ADMIN',
+  'PUT /organization/{organizationId}/customRole/{customRoleId}': 'ADMIN',
+  'DELETE /organization/{organizationId}/customRole/{customRoleId}': 'ADMIN',
 }
 
 /**

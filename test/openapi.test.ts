@@ -258,6 +258,12 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/organization/{organizationId}/annotationsGroups/{annotationsGroupId}/associatedItems': { get: 'getOrganizationAnnotationsGroupAssociatedItems' },
   '/organization/{organizationId}/inviteMember': { get: 'getOrganizationInvitedMembers', post: 'postInviteMember' },
   '/organization/{organizationId}/inviteMember/{inviteId}': { get: 'getMemberInvitation', delete: 'deleteInviteMember' },
+  '/organization/{organizationId}/customRole': { get: 'listOrganizationCustomRoles', post: 'createOrganizationCustomRole' },
+  '/organization/{organizationId}/customRole/{customRoleId}': {
+    get: 'getOrganizationCustomRole',
+    put: 'editOrganizationCustomRole',
+    delete: 'deleteOrganizationCustomRole',
+  },
 }
 
 /** Operations git providers call, signed with the organization's webhook secret: no Authorization scheme, and 200 with what was done. */

@@ -133,6 +133,7 @@ export type Kind =
   | 'labelsGroup'
   | 'annotationsGroup'
   | 'invitation'
+  | 'customRole'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -169,6 +170,7 @@ export const KINDS: Kind[] = [
   'labelsGroup',
   'annotationsGroup',
   'invitation',
+  'customRole',
 ]
 
 /**
@@ -241,6 +243,7 @@ export const PARAM_KIND: Record<string, Kind> = {
   labelsGroupId: 'labelsGroup',
   annotationsGroupId: 'annotationsGroup',
   inviteId: 'invitation',
+  customRoleId: 'customRole',
 }
 
 /**
@@ -450,6 +453,7 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       labelsGroup: await created(`/organization/${organization.id}/labelsGroups`, labelsGroupBody()),
       annotationsGroup: await created(`/organization/${organization.id}/annotationsGroups`, annotationsGroupBody()),
       invitation: await created(`/organization/${organization.id}/inviteMember`, invitationBody()),
+      customRole: await created(`/organization/${organization.id}/customRole`, { name: uniqueName('role') }),
       organization: organization.id,
       project: project.id,
       environment: environment.id,
@@ -526,6 +530,7 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and (select count(*) from custom_domains where id in (${ids.applicationCustomDomain}, ${ids.containerCustomDomain}, ${ids.helmCustomDomain})) = 3
       and (select count(*) from organization_groups where id in (${ids.labelsGroup}, ${ids.annotationsGroup})) = 2
       and exists (select 1 from member_invitations where id = ${ids.invitation})
+      and exists (select 1 from custom_roles where id = ${ids.customRole})
       as intact`.execute(db)
   return rows[0]?.intact === true
 }
@@ -736,6 +741,12 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /organization/{organizationId}/annotationsGroups': () => annotationsGroupBody(),
   'PUT /organization/{organizationId}/annotationsGroups/{annotationsGroupId}': () => annotationsGroupBody(),
   'POST /organization/{organizationId}/inviteMember': () => invitationBody(),
+  'POST /organization/{organizationId}/customRole': () => ({ name: uniqueName('role'), description: 'base' }),
+  'PUT /organization/{organizationId}/customRole/{customRoleId}': (w) => ({
+    name: uniqueName('role'),
+    cluster_permissions: [],
+    project_permissions: [{ project_id: w.ids.project, permissions: [{ environment_type: 'DEVELOPMENT', permission: 'DEPLOYER' }] }],
+  }),
   'POST /organization': () => ({ name: uniqueName('org'), plan: 'FREE' }),
   'POST /application/{applicationId}/customDomain': () => ({ domain: `${randomUUID().slice(0, 8)}.base.example.com`, generate_certificate: true }),
   'PUT /application/{applicationId}/customDomain/{customDomainId}': () => ({

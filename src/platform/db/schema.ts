@@ -30,6 +30,7 @@ export interface Database {
   customDomains: CustomDomainsTable
   organizationGroups: OrganizationGroupsTable
   memberInvitations: MemberInvitationsTable
+  customRoles: CustomRolesTable
 }
 
 /** Set by the database on insert. */
@@ -425,6 +426,18 @@ export interface MemberInvitationsTable {
   email: string
   role: string
   inviter: string
+  createdAt: CreatedAt
+  updatedAt: Date | null
+}
+
+/** A custom role of an organization (migration 0023): only permissions that differ from the defaults. */
+export interface CustomRolesTable {
+  id: Generated<string>
+  organizationId: string
+  name: string
+  description: string | null
+  clusterPermissions: ColumnType<Record<string, string>, string | undefined, string>
+  projectPermissions: ColumnType<Record<string, { is_admin: boolean; permissions: Record<string, string> }>, string | undefined, string>
   createdAt: CreatedAt
   updatedAt: Date | null
 }

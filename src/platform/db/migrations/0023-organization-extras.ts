@@ -11,6 +11,10 @@ import { type Kysely, sql } from 'kysely'
 // repositories.
 //
 // An invitation records an email and the role the invited person is to get; Berth sends no email.
+//
+// A custom role is a name, a description and permissions per cluster and per project (and, in a
+// project, per environment mode); only the entries that differ from the defaults (cluster VIEWER,
+// project NO_ACCESS) are kept, so clusters and projects created later start at the defaults.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table organization_groups (
@@ -49,9 +53,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz
     )`.execute(db)
   await sql`create unique index member_invitations_email_key on member_invitations (organization_id, lower(email))`.execute(db)
+
+  await sql`
+    create table custom_roles (
+      id uuid primary key default gen_random_uuid(),
+      organization_id uuid not null references organizations (id) on delete cascade,
+      name text not null,
+      description text,
+      -- {cluster id: VIEWER | ENV_CREATOR | ADMIN}
+      cluster_permissions jsonb not null default '{}',
+      -- {project id: {is_admin, permissions: {mode: NO_ACCESS | VIEWER | DEPLOYER | MANAGER}}}
+      project_permissions jsonb not null default '{}',
+      created_at timestamptz not null default now(),
+      updated_at timestamptz
+    )`.execute(db)
+  await sql`create unique index custom_roles_name_key on custom_roles (organization_id, lower(name))`.execute(db)
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop table if exists custom_roles`.execute(db)
   await sql`drop table if exists member_invitations`.execute(db)
   await sql`delete from service_references where organization_group_id is not null`.execute(db)
   await sql`alter table service_references drop constraint service_references_one_target`.execute(db)
