@@ -237,6 +237,26 @@ describe('labels and annotations groups through the official client', () => {
     assert.equal((await annotations.deleteOrganizationAnnotationsGroup(organization.id, annotationsGroup.id)).status, 204)
   })
 
+  it("lists group errors with the kind's own errors in one answer, and clones keep their source's groups", async () => {
+    const f = factories(t.db)
+    const { organization, tokens, environment } = await f.environmentWithTokens()
+    const { labels, containers } = apis(tokens.write.authorization)
+    const { data: group } = await labels.createOrganizationLabelsGroup(organization.id, { name: 'g', labels: [] })
+    const registry = await f.containerRegistry(organization.id)
+    const body = { name: 'web', registry_id: registry.id, image_name: 'acme/web', tag: '1', healthchecks: {} }
+    const both = await t.app.inject({
+      method: 'POST',
+      url: `/environment/${environment.id}/container`,
+      headers: { authorization: tokens.write.authorization },
+      payload: { ...body, cpu: 10_000_000, labels_groups: [{ id: organization.id }] },
+    })
+    assert.deepEqual((assertError(both, 400, 'validation_failed').errors ?? []).map((error) => error.path).sort(), ['/cpu', '/labels_groups/0/id'])
+    const { data: source } = await containers.createContainer(environment.id, { ...body, labels_groups: [{ id: group.id }] })
+    const { data: clone, status } = await containers.cloneContainer(source.id, { name: 'web-copy', environment_id: environment.id })
+    assert.equal(status, 202)
+    assert.deepEqual(clone.labels_groups, [group])
+  })
+
   it("refuses a service's group ids that are not groups of its organization (or of that kind) with 400 at their index", async () => {
     const f = factories(t.db)
     const { organization, tokens, environment } = await f.environmentWithTokens()

@@ -3,7 +3,7 @@ import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
-import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, DEFAULT_LIST_LIMIT, DEFAULT_LIST_MAX_BYTES } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
@@ -152,15 +152,38 @@ export function createServicesService(deps: ServicesDeps) {
     return { service, role }
   }
 
-  /** The kind's prepared write with the references to the labels and annotations groups it attaches (service-groups.ts). */
-  async function withGroups<T extends PreparedService<unknown>>(
-    prepared: T,
-    organizationId: string,
+  /**
+   * The kind's prepared write with the references to the labels and annotations groups it attaches
+   * (service-groups.ts). The groups are checked alongside the kind's rules, so that one answer
+   * lists every mistake of the request.
+   */
+  async function prepareWithGroups(
+    kind: AnyServiceKind,
+    context: Parameters<AnyServiceKind['prepare']>[0],
+    input: unknown,
     ids: ServiceGroupIds | undefined,
     previous?: ResolvedReference[],
-  ): Promise<T> {
-    const groups = await groupReferences(deps.lookups, organizationId, ids, previous)
-    return groups.length === 0 ? prepared : { ...prepared, references: [...prepared.references, ...groups] }
+  ): Promise<PreparedService<unknown>> {
+    const groups = groupReferences(deps.lookups, context.organizationId, ids, previous).then(
+      (references) => ({ references, errors: [] as FieldError[] }),
+      (error: unknown) => {
+        if (error instanceof AppError && error.code === 'validation_failed' && error.errors) return { references: [], errors: error.errors }
+        throw error
+      },
+    )
+    let prepared: PreparedService<unknown>
+    try {
+      prepared = await kind.prepare(context, input)
+    } catch (error) {
+      const { errors } = await groups
+      if (errors.length > 0 && error instanceof AppError && error.code === 'validation_failed' && error.errors) {
+        throw validationFailed([...error.errors, ...errors])
+      }
+      throw error
+    }
+    const { references, errors } = await groups
+    if (errors.length > 0) throw validationFailed(errors)
+    return references.length === 0 ? prepared : { ...prepared, references: [...prepared.references, ...references] }
   }
 
   return {
@@ -186,7 +209,7 @@ export function createServicesService(deps: ServicesDeps) {
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
       const input = kind.cloneInput(source, name, { secrets: deps.secrets })
       kind.authorize(context, input)
-      const prepared = await withGroups(await kind.prepare(context, input), context.organizationId, undefined, source.references)
+      const prepared = await prepareWithGroups(kind, context, input, undefined, source.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       return { ...prepared, ...pushTargetOf(kind, prepared.configuration) }
     },
@@ -230,7 +253,7 @@ export function createServicesService(deps: ServicesDeps) {
       const { environment, role } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
       kind.authorize(context, input)
-      const prepared = await withGroups(await kind.prepare(context, input), context.organizationId, groupIdsOf(input))
+      const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input))
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const id = await withUniqueName(
         'services_name_key',
@@ -268,7 +291,7 @@ export function createServicesService(deps: ServicesDeps) {
       const context = { organizationId: service.organizationId, lookups: deps.lookups, role, environment, previous: service }
       kind.authorize(context, input)
       if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)
-      const prepared = await withGroups(await kind.prepare(context, input), context.organizationId, groupIdsOf(input), service.references)
+      const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input), service.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const updated = await withUniqueName(
         'services_name_key',
