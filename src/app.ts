@@ -12,6 +12,7 @@ import { consoleRoutes } from './modules/console/console.routes.ts'
 import { containerRegistriesRoutes } from './modules/container-registries/container-registries.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
 import { customDomainsRoutes } from './modules/custom-domains/custom-domains.routes.ts'
+import { customRolesRoutes } from './modules/custom-roles/custom-roles.routes.ts'
 import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/history/deployment-history.routes.ts'
 import { createHistoryVersionCache, HISTORY_CHANNEL } from './modules/deployments/history/history-versions.ts'
@@ -27,7 +28,9 @@ import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
 import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
+import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
+import { organizationGroupsRoutes } from './modules/organization-groups/organization-groups.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
@@ -269,6 +272,9 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
     await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions))
     await api.register(clonesRoutes(services.clones, KIND_ROUTES))
+    await api.register(invitationsRoutes(services.invitations))
+    await api.register(organizationGroupsRoutes(services.organizationGroups))
+    await api.register(customRolesRoutes(services.customRoles))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

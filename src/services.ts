@@ -10,6 +10,8 @@ import { createContainerRegistriesService } from './modules/container-registries
 import { createRegistryHttpApi } from './modules/container-registries/registry-http-api.ts'
 import { createCustomDomainsRepository } from './modules/custom-domains/custom-domains.repository.ts'
 import { createCustomDomainsService } from './modules/custom-domains/custom-domains.service.ts'
+import { createCustomRolesRepository } from './modules/custom-roles/custom-roles.repository.ts'
+import { createCustomRolesService } from './modules/custom-roles/custom-roles.service.ts'
 import { createDeploymentRestrictionsRepository } from './modules/deployment-restrictions/deployment-restrictions.repository.ts'
 import { createDeploymentRestrictionsService } from './modules/deployment-restrictions/deployment-restrictions.service.ts'
 import { createDeploymentHistoryRepository } from './modules/deployments/history/deployment-history.repository.ts'
@@ -36,8 +38,12 @@ import { createGitWebhooksRepository } from './modules/git-webhooks/git-webhooks
 import { createGitWebhooksService } from './modules/git-webhooks/git-webhooks.service.ts'
 import { createHelmRepositoriesRepository } from './modules/helm-repositories/helm-repositories.repository.ts'
 import { createHelmRepositoriesService } from './modules/helm-repositories/helm-repositories.service.ts'
+import { createInvitationsRepository } from './modules/invitations/invitations.repository.ts'
+import { createInvitationsService } from './modules/invitations/invitations.service.ts'
 import { createMembersRepository } from './modules/members/members.repository.ts'
 import { createMembersService } from './modules/members/members.service.ts'
+import { createOrganizationGroupsRepository } from './modules/organization-groups/organization-groups.repository.ts'
+import { createOrganizationGroupsService } from './modules/organization-groups/organization-groups.service.ts'
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository.ts'
 import {
   createOrganizationsService,
@@ -65,6 +71,7 @@ import { createUsersService } from './modules/users/users.service.ts'
 import { DEFAULT_VARIABLE_LIMITS, type VariableLimits } from './modules/variables/variable-rules.ts'
 import { createVariablesRepository } from './modules/variables/variables.repository.ts'
 import { createVariablesService } from './modules/variables/variables.service.ts'
+import type { Principal } from './platform/auth/principal.ts'
 import type { Db } from './platform/db/database.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
 
@@ -123,6 +130,12 @@ export function createServices(db: Db, options: ServiceOptions) {
   )
   const apiTokens = createApiTokensService({ repo: apiTokensRepo, organizations, usage: tokenUsage, cache: options.tokenCache, listLimit })
   const members = createMembersService({ repo: createMembersRepository(db), organizations, users, apiTokens, listLimit })
+  const actorName = async (principal: Principal) =>
+    principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)
+  // Issue 20: invitations (no email is sent) and the labels and annotations groups services attach.
+  const invitations = createInvitationsService({ repo: createInvitationsRepository(db), organizations, actorName, listLimit })
+  const customRoles = createCustomRolesService({ repo: createCustomRolesRepository(db), organizations, listLimit })
+  const organizationGroups = createOrganizationGroupsService({ repo: createOrganizationGroupsRepository(db), organizations, listLimit })
   // A delete's environments are gone at once for this process; others hear of it at commit (migration 0011).
   const projects = createProjectsService({
     repo: createProjectsRepository(db),
@@ -197,6 +210,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       findGitToken: gitTokens.findGitToken,
       findHelmRepository: helmRepositories.findHelmRepository,
       findContainerRegistry: containerRegistries.findContainerRegistry,
+      findGroups: organizationGroups.findGroups,
     },
     requireOrganizationRole: organizations.requireRole,
     requireEnvironment: environments.requireEnvironment,
@@ -285,6 +299,9 @@ export function createServices(db: Db, options: ServiceOptions) {
     deployPushed: deployments.deployPushed,
   })
   return {
+    invitations,
+    organizationGroups,
+    customRoles,
     deploymentRestrictions,
     organizations,
     users,

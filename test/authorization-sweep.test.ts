@@ -55,6 +55,15 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'GET /organization/{organizationId}/gitWebhookSecret': 'ADMIN',
   'POST /organization/{organizationId}/gitWebhookSecret': 'ADMIN',
   'DELETE /organization/{organizationId}/gitWebhookSecret': 'ADMIN',
+  // Invitations (emails of people not yet members) are for ADMINs only, as members are.
+  'GET /organization/{organizationId}/inviteMember': 'ADMIN',
+  'POST /organization/{organizationId}/inviteMember': 'ADMIN',
+  'GET /organization/{organizationId}/inviteMember/{inviteId}': 'ADMIN',
+  'DELETE /organization/{organizationId}/inviteMember/{inviteId}': 'ADMIN',
+  // Custom roles say who may do what: only ADMINs, who manage members, write them.
+  'POST /organization/{organizationId}/customRole': 'ADMIN',
+  'PUT /organization/{organizationId}/customRole/{customRoleId}': 'ADMIN',
+  'DELETE /organization/{organizationId}/customRole/{customRoleId}': 'ADMIN',
 }
 
 /**

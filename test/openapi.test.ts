@@ -241,6 +241,29 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/helm/{helmId}/customDomain/{customDomainId}': { put: 'editHelmCustomDomain', delete: 'deleteHelmCustomDomain', get: 'getHelmCustomDomain' },
   '/helm/{helmId}/checkCustomDomain': { get: 'checkHelmCustomDomain' },
   '/helm/{helmId}/link': { get: 'listHelmLinks' },
+  // Organization extras (issue 20): labels and annotations groups, invitations.
+  '/organization/{organizationId}/labelsGroups': { get: 'listOrganizationLabelsGroup', post: 'createOrganizationLabelsGroup' },
+  '/organization/{organizationId}/labelsGroups/{labelsGroupId}': {
+    get: 'getOrganizationLabelssGroup',
+    put: 'editOrganizationLabelsGroup',
+    delete: 'deleteOrganizationLabelsGroup',
+  },
+  '/organization/{organizationId}/labelsGroups/{labelsGroupId}/associatedItems': { get: 'getOrganizationLabelsGroupAssociatedItems' },
+  '/organization/{organizationId}/annotationsGroups': { get: 'listOrganizationAnnotationsGroup', post: 'createOrganizationAnnotationsGroup' },
+  '/organization/{organizationId}/annotationsGroups/{annotationsGroupId}': {
+    get: 'getOrganizationAnnotationsGroup',
+    put: 'editOrganizationAnnotationsGroup',
+    delete: 'deleteOrganizationAnnotationsGroup',
+  },
+  '/organization/{organizationId}/annotationsGroups/{annotationsGroupId}/associatedItems': { get: 'getOrganizationAnnotationsGroupAssociatedItems' },
+  '/organization/{organizationId}/inviteMember': { get: 'getOrganizationInvitedMembers', post: 'postInviteMember' },
+  '/organization/{organizationId}/inviteMember/{inviteId}': { get: 'getMemberInvitation', delete: 'deleteInviteMember' },
+  '/organization/{organizationId}/customRole': { get: 'listOrganizationCustomRoles', post: 'createOrganizationCustomRole' },
+  '/organization/{organizationId}/customRole/{customRoleId}': {
+    get: 'getOrganizationCustomRole',
+    put: 'editOrganizationCustomRole',
+    delete: 'deleteOrganizationCustomRole',
+  },
 }
 
 /** Operations git providers call, signed with the organization's webhook secret: no Authorization scheme, and 200 with what was done. */

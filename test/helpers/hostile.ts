@@ -130,6 +130,10 @@ export type Kind =
   | 'applicationCustomDomain'
   | 'containerCustomDomain'
   | 'helmCustomDomain'
+  | 'labelsGroup'
+  | 'annotationsGroup'
+  | 'invitation'
+  | 'customRole'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -163,6 +167,10 @@ export const KINDS: Kind[] = [
   'applicationCustomDomain',
   'containerCustomDomain',
   'helmCustomDomain',
+  'labelsGroup',
+  'annotationsGroup',
+  'invitation',
+  'customRole',
 ]
 
 /**
@@ -232,6 +240,10 @@ export const PARAM_KIND: Record<string, Kind> = {
   deploymentRestrictionId: 'helmRestriction',
   // Of the service the route names: paramKind picks the application's, container's or helm service's.
   customDomainId: 'applicationCustomDomain',
+  labelsGroupId: 'labelsGroup',
+  annotationsGroupId: 'annotationsGroup',
+  inviteId: 'invitation',
+  customRoleId: 'customRole',
 }
 
 /**
@@ -431,8 +443,17 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
     assert.equal(res.statusCode, 201, res.body)
     return res.json().id
   }
+  const created = async (url: string, payload: Record<string, unknown>): Promise<string> => {
+    const res = await app.inject({ method: 'POST', url, headers: { authorization: admin.authorization }, payload })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().id
+  }
   return {
     ids: {
+      labelsGroup: await created(`/organization/${organization.id}/labelsGroups`, labelsGroupBody()),
+      annotationsGroup: await created(`/organization/${organization.id}/annotationsGroups`, annotationsGroupBody()),
+      invitation: await created(`/organization/${organization.id}/inviteMember`, invitationBody()),
+      customRole: await created(`/organization/${organization.id}/customRole`, { name: uniqueName('role') }),
       organization: organization.id,
       project: project.id,
       environment: environment.id,
@@ -507,6 +528,9 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and (select count(*) from variables where id in (${ids.jobVariable}, ${ids.jobSecret})) = 2
       and (select count(*) from deployment_restrictions where id in (${ids.applicationRestriction}, ${ids.jobRestriction}, ${ids.helmRestriction})) = 3
       and (select count(*) from custom_domains where id in (${ids.applicationCustomDomain}, ${ids.containerCustomDomain}, ${ids.helmCustomDomain})) = 3
+      and (select count(*) from organization_groups where id in (${ids.labelsGroup}, ${ids.annotationsGroup})) = 2
+      and exists (select 1 from member_invitations where id = ${ids.invitation})
+      and exists (select 1 from custom_roles where id = ${ids.customRole})
       as intact`.execute(db)
   return rows[0]?.intact === true
 }
@@ -712,6 +736,17 @@ function mutate(body: Record<string, unknown>, mutation: Mutation): void {
 
 /** The valid body of each documented operation that takes one: one change away from being accepted. */
 export const BASE_BODIES: Record<string, (world: World) => Record<string, unknown>> = {
+  'POST /organization/{organizationId}/labelsGroups': () => labelsGroupBody(),
+  'PUT /organization/{organizationId}/labelsGroups/{labelsGroupId}': () => labelsGroupBody(),
+  'POST /organization/{organizationId}/annotationsGroups': () => annotationsGroupBody(),
+  'PUT /organization/{organizationId}/annotationsGroups/{annotationsGroupId}': () => annotationsGroupBody(),
+  'POST /organization/{organizationId}/inviteMember': () => invitationBody(),
+  'POST /organization/{organizationId}/customRole': () => ({ name: uniqueName('role'), description: 'base' }),
+  'PUT /organization/{organizationId}/customRole/{customRoleId}': (w) => ({
+    name: uniqueName('role'),
+    cluster_permissions: [],
+    project_permissions: [{ project_id: w.ids.project, permissions: [{ environment_type: 'DEVELOPMENT', permission: 'DEPLOYER' }] }],
+  }),
   'POST /organization': () => ({ name: uniqueName('org'), plan: 'FREE' }),
   'POST /application/{applicationId}/customDomain': () => ({ domain: `${randomUUID().slice(0, 8)}.base.example.com`, generate_certificate: true }),
   'PUT /application/{applicationId}/customDomain/{customDomainId}': () => ({
@@ -1784,3 +1819,7 @@ export function assertNoPollution(before: string): void {
   assert.equal(([] as unknown as Record<string, unknown>).polluted, undefined, 'Array.prototype.polluted is set')
   assert.equal(prototypeState(), before, 'a built-in prototype gained or lost a property')
 }
+
+const labelsGroupBody = () => ({ name: uniqueName('labels'), labels: [{ key: 'team', value: 'world', propagate_to_cloud_provider: false }] })
+const annotationsGroupBody = () => ({ name: uniqueName('annotations'), annotations: [{ key: 'a', value: 'b' }], scopes: ['PODS'] })
+const invitationBody = () => ({ email: `${randomUUID().slice(0, 8)}@invited.example.com`, role_id: '00000000-0000-4000-8000-0000000000a4' })

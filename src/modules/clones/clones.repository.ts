@@ -142,6 +142,7 @@ async function insertService(trx: Transaction<Database>, clone: ServiceClone, ta
           gitTokenId: 'gitTokenId' in reference ? reference.gitTokenId : null,
           helmRepositoryId: 'helmRepositoryId' in reference ? reference.helmRepositoryId : null,
           containerRegistryId: 'containerRegistryId' in reference ? reference.containerRegistryId : null,
+          organizationGroupId: 'organizationGroupId' in reference ? reference.organizationGroupId : null,
         })),
       )
       .execute()

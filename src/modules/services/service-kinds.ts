@@ -11,7 +11,12 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 // statuses and history; a kind owns its configuration and what deploying it means.
 
 /** Something a configuration points at, kept as a foreign key so that it is counted and cannot vanish under the service. */
-export type ServiceReference = { field: string } & ({ gitTokenId: string } | { helmRepositoryId: string } | { containerRegistryId: string })
+export type ServiceReference = { field: string } & (
+  | { gitTokenId: string }
+  | { helmRepositoryId: string }
+  | { containerRegistryId: string }
+  | { organizationGroupId: string }
+)
 
 /** A reference as reads return it, with the name (and address) of what it points at. */
 export interface ResolvedReference {
@@ -23,6 +28,15 @@ export interface ResolvedReference {
   url: string | null
   /** A container registry's kind (ContainerRegistryKindEnum); null for other references. */
   registryKind?: string | null
+  /** A labels or annotations group (service-groups.ts); absent or null for other references. */
+  organizationGroupId?: string | null
+  group?: {
+    kind: 'LABELS' | 'ANNOTATIONS'
+    entries: unknown
+    scopes: string[]
+    created_at: string
+    updated_at: string | null
+  } | null
 }
 
 /** A stored service: the core columns and its kind's configuration. */
@@ -59,6 +73,8 @@ export interface ServiceLookups {
   findGitToken(organizationId: string, gitTokenId: string): Promise<{ type: string } | undefined>
   findHelmRepository(organizationId: string, helmRepositoryId: string): Promise<object | undefined>
   findContainerRegistry(organizationId: string, containerRegistryId: string): Promise<{ kind: string; url: string } | undefined>
+  /** The organization's labels or annotations groups among `ids`. */
+  findGroups(organizationId: string, kind: 'LABELS' | 'ANNOTATIONS', ids: string[]): Promise<{ id: string }[]>
 }
 
 /** What a kind may use to make a clone's create input (README, "Cloning"). */

@@ -11,12 +11,15 @@ type Queries = Db | Transaction<Database>
 const referencesOf = sql<ResolvedReference[]>`coalesce((
   select json_agg(json_build_object(
     'field', r.field, 'gitTokenId', r.git_token_id, 'helmRepositoryId', r.helm_repository_id,
-    'containerRegistryId', r.container_registry_id,
-    'name', coalesce(g.name, h.name, c.name), 'url', coalesce(h.url, c.url), 'registryKind', c.kind) order by r.field)
+    'containerRegistryId', r.container_registry_id, 'organizationGroupId', r.organization_group_id,
+    'name', coalesce(g.name, h.name, c.name, o.name), 'url', coalesce(h.url, c.url), 'registryKind', c.kind,
+    'group', case when o.id is null then null else json_build_object(
+      'kind', o.kind, 'entries', o.entries, 'scopes', o.scopes, 'created_at', o.created_at, 'updated_at', o.updated_at) end) order by r.field)
   from service_references r
   left join git_tokens g on g.id = r.git_token_id
   left join helm_repositories h on h.id = r.helm_repository_id
   left join container_registries c on c.id = r.container_registry_id
+  left join organization_groups o on o.id = r.organization_group_id
   where r.service_id = s.id), '[]')`
 
 /** Thrown inside a create's transaction to roll it back when the environment is full. */
@@ -65,6 +68,7 @@ async function writeReferences(trx: Queries, serviceId: string, references: Serv
         gitTokenId: 'gitTokenId' in reference ? reference.gitTokenId : null,
         helmRepositoryId: 'helmRepositoryId' in reference ? reference.helmRepositoryId : null,
         containerRegistryId: 'containerRegistryId' in reference ? reference.containerRegistryId : null,
+        organizationGroupId: 'organizationGroupId' in reference ? reference.organizationGroupId : null,
       })),
     )
     .execute()

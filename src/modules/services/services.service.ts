@@ -3,13 +3,14 @@ import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
-import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, DEFAULT_LIST_LIMIT, DEFAULT_LIST_MAX_BYTES } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { pushTargetOf } from './push-targets.ts'
-import type { AnyServiceKind, PreparedService, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
+import { groupIdsOf, groupReferences, type ServiceGroupIds } from './service-groups.ts'
+import type { AnyServiceKind, PreparedService, ResolvedReference, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
 import type { ServicesRepository } from './services.repository.ts'
 import type { DeploymentStagesRepository } from './stages/deployment-stages.repository.ts'
 
@@ -88,6 +89,7 @@ const REFERENCE_COLUMNS = new Map([
   ['service_references_git_token_id_fkey', 'gitTokenId'],
   ['service_references_helm_repository_id_fkey', 'helmRepositoryId'],
   ['service_references_container_registry_id_fkey', 'containerRegistryId'],
+  ['service_references_organization_group_id_fkey', 'organizationGroupId'],
 ])
 
 /**
@@ -150,6 +152,40 @@ export function createServicesService(deps: ServicesDeps) {
     return { service, role }
   }
 
+  /**
+   * The kind's prepared write with the references to the labels and annotations groups it attaches
+   * (service-groups.ts). The groups are checked alongside the kind's rules, so that one answer
+   * lists every mistake of the request.
+   */
+  async function prepareWithGroups(
+    kind: AnyServiceKind,
+    context: Parameters<AnyServiceKind['prepare']>[0],
+    input: unknown,
+    ids: ServiceGroupIds | undefined,
+    previous?: ResolvedReference[],
+  ): Promise<PreparedService<unknown>> {
+    const groups = groupReferences(deps.lookups, context.organizationId, ids, previous).then(
+      (references) => ({ references, errors: [] as FieldError[] }),
+      (error: unknown) => {
+        if (error instanceof AppError && error.code === 'validation_failed' && error.errors) return { references: [], errors: error.errors }
+        throw error
+      },
+    )
+    let prepared: PreparedService<unknown>
+    try {
+      prepared = await kind.prepare(context, input)
+    } catch (error) {
+      const { errors } = await groups
+      if (errors.length > 0 && error instanceof AppError && error.code === 'validation_failed' && error.errors) {
+        throw validationFailed([...error.errors, ...errors])
+      }
+      throw error
+    }
+    const { references, errors } = await groups
+    if (errors.length > 0) throw validationFailed(errors)
+    return references.length === 0 ? prepared : { ...prepared, references: [...prepared.references, ...references] }
+  }
+
   return {
     requireService,
 
@@ -173,7 +209,7 @@ export function createServicesService(deps: ServicesDeps) {
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
       const input = kind.cloneInput(source, name, { secrets: deps.secrets })
       kind.authorize(context, input)
-      const prepared = await kind.prepare(context, input)
+      const prepared = await prepareWithGroups(kind, context, input, undefined, source.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       return { ...prepared, ...pushTargetOf(kind, prepared.configuration) }
     },
@@ -217,7 +253,7 @@ export function createServicesService(deps: ServicesDeps) {
       const { environment, role } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
       kind.authorize(context, input)
-      const prepared = await kind.prepare(context, input)
+      const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input))
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const id = await withUniqueName(
         'services_name_key',
@@ -255,7 +291,7 @@ export function createServicesService(deps: ServicesDeps) {
       const context = { organizationId: service.organizationId, lookups: deps.lookups, role, environment, previous: service }
       kind.authorize(context, input)
       if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)
-      const prepared = await kind.prepare(context, input)
+      const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input), service.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const updated = await withUniqueName(
         'services_name_key',

@@ -28,6 +28,9 @@ export interface Database {
   environmentDeletions: EnvironmentDeletionsTable
   deploymentRestrictions: DeploymentRestrictionsTable
   customDomains: CustomDomainsTable
+  organizationGroups: OrganizationGroupsTable
+  memberInvitations: MemberInvitationsTable
+  customRoles: CustomRolesTable
 }
 
 /** Set by the database on insert. */
@@ -225,6 +228,7 @@ export interface ServiceReferencesTable {
   gitTokenId: string | null
   helmRepositoryId: string | null
   containerRegistryId: string | null
+  organizationGroupId: string | null
 }
 
 /** A service as a deployment deploys it, fixed at the trigger. */
@@ -399,6 +403,41 @@ export interface CustomDomainsTable {
   checkStatus: string | null
   checkErrorDetails: string | null
   checkedAt: Date | null
+  createdAt: CreatedAt
+  updatedAt: Date | null
+}
+
+/** A labels group or an annotations group of an organization (migration 0023). */
+export interface OrganizationGroupsTable {
+  id: Generated<string>
+  organizationId: string
+  kind: 'LABELS' | 'ANNOTATIONS'
+  name: string
+  entries: ColumnType<unknown, string, string>
+  scopes: ColumnType<string[], string | undefined, string>
+  createdAt: CreatedAt
+  updatedAt: Date | null
+}
+
+/** An invitation to an organization (migration 0023); no email is sent. */
+export interface MemberInvitationsTable {
+  id: Generated<string>
+  organizationId: string
+  email: string
+  role: string
+  inviter: string
+  createdAt: CreatedAt
+  updatedAt: Date | null
+}
+
+/** A custom role of an organization (migration 0023): only permissions that differ from the defaults. */
+export interface CustomRolesTable {
+  id: Generated<string>
+  organizationId: string
+  name: string
+  description: string | null
+  clusterPermissions: ColumnType<Record<string, string>, string | undefined, string>
+  projectPermissions: ColumnType<Record<string, { is_admin: boolean; permissions: Record<string, string> }>, string | undefined, string>
   createdAt: CreatedAt
   updatedAt: Date | null
 }

@@ -1,5 +1,7 @@
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import { resolveGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
+import type { ServiceGroupIds } from '#src/modules/services/service-groups.ts'
+import { attachedGroups } from '#src/modules/services/service-groups.ts'
 import type { ServiceKind, ServiceRecord, ServiceReference } from '#src/modules/services/service-kinds.ts'
 import { serviceEntityTag } from '#src/modules/services/services.service.ts'
 import { type FieldError, validationFailed } from '#src/platform/http/errors.ts'
@@ -20,6 +22,8 @@ import { applicationPlanning } from './application-deployments.ts'
 export interface ApplicationWrite {
   input: ApplicationInput
   ruleErrors: FieldError[]
+  /** The labels and annotations groups the request attaches (service-groups.ts). */
+  groups?: ServiceGroupIds
 }
 
 const REFERENCE_PATHS = { source: '/git_repository/git_token_id' }
@@ -47,6 +51,7 @@ export function toApplicationRecord(service: ServiceRecord<ApplicationConfig>, d
   for (const reference of service.references) if (reference.gitTokenId) gitTokenNames[reference.gitTokenId] = reference.name
   return {
     ...service.configuration,
+    groups: attachedGroups(service.references),
     id: service.id,
     organizationId: service.organizationId,
     environmentId: service.environmentId,

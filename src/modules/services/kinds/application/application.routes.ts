@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import { SIMULATED_LINK_DOMAIN } from '#src/modules/services/service-links.ts'
 import { LIST_WRITE_TIMEOUT_MS, SERVICE_LIST_DESCRIPTION, ServiceListQuery } from '#src/modules/services/service-lists.ts'
 import { conflictResponse, Uuid } from '#src/platform/http/common-schemas.ts'
@@ -48,6 +49,7 @@ const LinkResponseList = Type.Object(
 const applicationWrite = (body: ApplicationRequest | ApplicationEditRequest): ApplicationWrite => ({
   input: applicationInput(body),
   ruleErrors: applicationRequestErrors(body),
+  groups: groupIdsOfBody(body),
 })
 
 const LIMITS =

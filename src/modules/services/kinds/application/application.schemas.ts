@@ -1,5 +1,10 @@
 import { type Static, Type } from 'typebox'
 import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
+import {
+  AnnotationsGroupResponse,
+  LabelsGroupResponse,
+  ServiceGroupIdsRequest,
+} from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
 import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
@@ -103,11 +108,6 @@ const Healthcheck = Type.Object(
   { additionalProperties: false, title: 'Healthcheck' },
 )
 
-const Groups = (what: string) =>
-  Type.Optional(
-    Type.Array(Type.Object({ id: Uuid }), { maxItems: 0, description: `Berth has no ${what} groups yet: only an empty list is accepted` }),
-  )
-
 const fields = {
   storage: Type.Optional(Type.Array(StorageRequest, { maxItems: 20 })),
   ports: Type.Optional(Type.Array(PortRequest, { maxItems: 50 })),
@@ -125,8 +125,8 @@ const fields = {
   arguments: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 200 }))),
   entrypoint: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
   auto_deploy: Type.Optional(Nullable(Type.Boolean({ description: 'absent or null: true' }))),
-  annotations_groups: Groups('annotation'),
-  labels_groups: Groups('label'),
+  annotations_groups: ServiceGroupIdsRequest('annotations'),
+  labels_groups: ServiceGroupIdsRequest('labels'),
   icon_uri: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
   docker_target_build_stage: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   cpu_architecture: Type.Optional(Nullable(Enum(['AMD64', 'ARM64'], 'CpuArchitectureEnum'))),
@@ -216,8 +216,8 @@ export const ApplicationResponse = Type.Object(
     arguments: Type.Array(Type.String()),
     entrypoint: Type.Optional(Type.String()),
     auto_deploy: Type.Boolean(),
-    annotations_groups: Type.Array(Type.Object({ id: Uuid })),
-    labels_groups: Type.Array(Type.Object({ id: Uuid })),
+    annotations_groups: Type.Array(AnnotationsGroupResponse),
+    labels_groups: Type.Array(LabelsGroupResponse),
     icon_uri: Type.String(),
     service_type: Type.Literal('APPLICATION'),
     docker_target_build_stage: Nullable(Type.String()),

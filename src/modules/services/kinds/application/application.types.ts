@@ -1,5 +1,6 @@
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import type { GitRepositoryInput, GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
+import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
 import type { ApplicationPortProtocol } from './application.schemas.ts'
 
 // The application as the service layer and the database see it: camelCase records, stored as JSON
@@ -93,6 +94,8 @@ export interface ApplicationDeployOverrides {
 
 /** A stored application with the names of what it references, as reads return it. */
 export interface ApplicationRecord extends ApplicationConfig {
+  /** The labels and annotations groups attached to it, in response shapes. */
+  groups: AttachedGroups
   id: string
   organizationId: string
   environmentId: string

@@ -94,10 +94,5 @@ export function containerRequestErrors(body: ContainerRequest): FieldError[] {
   checkProbe(body.healthchecks.liveness_probe, '/healthchecks/liveness_probe', errors)
   if (body.ports) checkPorts(body.ports, errors)
   if (body.storage) checkStorage(body.storage, errors)
-  for (const member of ['annotations_groups', 'labels_groups'] as const) {
-    body[member]?.forEach((_, index) => {
-      errors.push(bodyError(`/${member}/${index}/id`, 'no such group in the organization (Berth has no annotation or label groups yet)'))
-    })
-  }
   return errors
 }

@@ -1,3 +1,5 @@
+import type { ServiceGroupIds } from '#src/modules/services/service-groups.ts'
+import { attachedGroups } from '#src/modules/services/service-groups.ts'
 import type { ServiceKind, ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { serviceEntityTag } from '#src/modules/services/services.service.ts'
 import { type FieldError, validationFailed } from '#src/platform/http/errors.ts'
@@ -11,6 +13,8 @@ import { type ContainerDeployOverrides, containerPlanning } from './container-de
 export interface ContainerWrite {
   input: ContainerServiceInput
   ruleErrors: FieldError[]
+  /** The labels and annotations groups the request attaches (service-groups.ts). */
+  groups?: ServiceGroupIds
 }
 
 /** The request field that holds the registry reference. */
@@ -45,6 +49,7 @@ export function toContainerRecord(service: ServiceRecord<ContainerConfig>): Cont
   const reference = service.references.find((candidate) => candidate.containerRegistryId)
   return {
     ...service.configuration,
+    groups: attachedGroups(service.references),
     id: service.id,
     name: service.name,
     organizationId: service.organizationId,

@@ -6,6 +6,7 @@ import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import type { DeploymentTriggersService } from '#src/modules/deployments/triggers/deployment-triggers.service.ts'
 import { toStatusResponse } from '#src/modules/deployments/triggers/triggers.wire.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceLink } from '#src/modules/services/service-links.ts'
 import { LIST_WRITE_TIMEOUT_MS, SERVICE_LIST_DESCRIPTION, ServiceListQuery } from '#src/modules/services/service-lists.ts'
 import { conflictResponse } from '#src/platform/http/common-schemas.ts'
@@ -35,7 +36,11 @@ const LIMITS =
   'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400. An unknown `registry_id` is a 400 at /registry_id.'
 
 /** The validated body as the service's input, with what it breaks of the rules the schema cannot say. */
-const containerWrite = (body: ContainerRequest): ContainerWrite => ({ input: containerInput(body), ruleErrors: containerRequestErrors(body) })
+const containerWrite = (body: ContainerRequest): ContainerWrite => ({
+  input: containerInput(body),
+  ruleErrors: containerRequestErrors(body),
+  groups: groupIdsOfBody(body),
+})
 
 const StatusList = Type.Object({ results: Type.Array(Status) }, { title: 'ReferenceObjectStatusResponseList' })
 

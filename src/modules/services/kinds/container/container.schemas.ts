@@ -1,5 +1,10 @@
 import { type Static, Type } from 'typebox'
 import { ContainerRegistryKind } from '#src/modules/container-registries/container-registries.schemas.ts'
+import {
+  AnnotationsGroupResponse,
+  LabelsGroupResponse,
+  ServiceGroupIdsRequest,
+} from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
@@ -80,8 +85,6 @@ const StorageRequest = Type.Object(
   { title: 'ServiceStorageRequestStorageInner' },
 )
 
-const GroupIds = Type.Optional(Nullable(Type.Array(Type.Object({ id: Uuid }), { maxItems: 50 })))
-
 export const ContainerRequest = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'case insensitive; unique in the environment' }),
@@ -103,8 +106,8 @@ export const ContainerRequest = Type.Object(
     auto_deploy: Type.Optional(Nullable(Type.Boolean({ default: false }))),
     ports: Type.Optional(Nullable(Type.Array(ContainerPortRequest, { maxItems: 50 }))),
     storage: Type.Optional(Nullable(Type.Array(StorageRequest, { maxItems: 20 }))),
-    annotations_groups: GroupIds,
-    labels_groups: GroupIds,
+    annotations_groups: ServiceGroupIdsRequest('annotations'),
+    labels_groups: ServiceGroupIdsRequest('labels'),
     icon_uri: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 2048 }))),
   },
   { title: 'ContainerRequest' },
@@ -169,8 +172,8 @@ export const ContainerResponse = Type.Object(
       ),
     ),
     auto_deploy: Type.Boolean(),
-    annotations_groups: Type.Array(Type.Object({ id: Uuid })),
-    labels_groups: Type.Array(Type.Object({ id: Uuid })),
+    annotations_groups: Type.Array(AnnotationsGroupResponse),
+    labels_groups: Type.Array(LabelsGroupResponse),
     icon_uri: Type.String(),
     service_type: Type.Literal('CONTAINER'),
   },

@@ -1,3 +1,4 @@
+import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
 import type { ContainerPortProtocol, CpuArchitecture } from './container.schemas.ts'
 
 // The container service as the service layer and the database see it: camelCase records, stored as
@@ -78,6 +79,8 @@ export interface ContainerConfig extends Omit<ContainerServiceInput<ContainerPor
 
 /** A stored container service with its registry, as reads return it. */
 export interface ContainerServiceRecord extends ContainerConfig {
+  /** The labels and annotations groups attached to it, in response shapes. */
+  groups: AttachedGroups
   id: string
   name: string
   organizationId: string

@@ -144,8 +144,7 @@ export function toContainerResponse(record: ContainerServiceRecord): ContainerRe
       ...(port.publicPathRewrite === null ? {} : { public_path_rewrite: port.publicPathRewrite }),
     })),
     auto_deploy: record.autoDeploy,
-    annotations_groups: [],
-    labels_groups: [],
+    ...record.groups,
     icon_uri: record.iconUri,
     service_type: 'CONTAINER',
   }

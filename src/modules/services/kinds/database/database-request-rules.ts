@@ -8,15 +8,6 @@ import { DATABASE_ENGINES, type DatabaseMode, type DatabaseType, versionRank } f
 
 const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
 
-/** Berth has no annotations or labels groups: every id given names none. */
-function checkGroups(body: DatabaseRequest | DatabaseEditRequest, errors: FieldError[]): void {
-  for (const field of ['annotations_groups', 'labels_groups'] as const) {
-    body[field]?.forEach((_, index) => {
-      errors.push(bodyError(`/${field}/${index}/id`, `no ${field.replace('_groups', '')} group with this id in the organization`))
-    })
-  }
-}
-
 /** What the database becomes, checked as a whole: the version its type runs, and the fields its mode takes. */
 interface Shape {
   type: DatabaseType
@@ -43,7 +34,6 @@ export function databaseRequestErrors(body: DatabaseRequest): FieldError[] {
     { type: body.type, mode: body.mode, version: body.version, instanceType: body.instance_type ?? null, diskType: body.disk_type ?? null },
     errors,
   )
-  checkGroups(body, errors)
   return errors
 }
 
@@ -67,6 +57,5 @@ export function databaseEditErrors(body: DatabaseEditRequest, previous: Database
   if (body.storage !== undefined && body.storage < previous.storage) {
     errors.push(bodyError('/storage', `cannot shrink from ${previous.storage} GB to ${body.storage} GB`))
   }
-  checkGroups(body, errors)
   return errors
 }

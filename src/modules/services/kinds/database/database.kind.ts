@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { attachedGroups } from '#src/modules/services/service-groups.ts'
 import type { ServiceKind, ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { serviceEntityTag } from '#src/modules/services/services.service.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
@@ -12,6 +13,7 @@ import { databaseEditErrors } from './database-request-rules.ts'
 export function toDatabaseRecord(service: ServiceRecord<DatabaseConfig>): DatabaseRecord {
   return {
     ...service.configuration,
+    groups: attachedGroups(service.references),
     id: service.id,
     organizationId: service.organizationId,
     environmentId: service.environmentId,

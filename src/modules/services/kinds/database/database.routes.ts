@@ -4,6 +4,7 @@ import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import type { DeploymentTriggersService } from '#src/modules/deployments/triggers/deployment-triggers.service.ts'
 import { toStatusResponse } from '#src/modules/deployments/triggers/triggers.wire.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import { LIST_WRITE_TIMEOUT_MS, SERVICE_LIST_DESCRIPTION, ServiceListQuery } from '#src/modules/services/service-lists.ts'
 import { conflictResponse } from '#src/platform/http/common-schemas.ts'
 import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
@@ -70,7 +71,13 @@ export function databaseServicesRoutes(databases: DatabaseServices, triggers: De
         },
       },
       async (req, reply) => {
-        const created = await databases.create(req.principal, req.params.environmentId, databaseInput(req.body), databaseRequestErrors(req.body))
+        const created = await databases.create(
+          req.principal,
+          req.params.environmentId,
+          databaseInput(req.body),
+          databaseRequestErrors(req.body),
+          groupIdsOfBody(req.body),
+        )
         return reply.code(201).header('etag', entityTag(created.entityTag)).send(toDatabaseResponse(created))
       },
     )

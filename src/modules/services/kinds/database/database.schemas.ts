@@ -1,5 +1,10 @@
 import { type Static, Type } from 'typebox'
 import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
+import {
+  AnnotationsGroupResponse,
+  LabelsGroupResponse,
+  ServiceGroupIdsRequest,
+} from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
@@ -30,10 +35,6 @@ const InstanceType = Type.String({ minLength: 1, maxLength: 255, description: 'r
 const Description = Type.String({ maxLength: 10_000 })
 const IconUri = Type.String({ format: 'uri', maxLength: 2048 })
 /** The reference's annotations and labels groups: Berth has none, so only an empty list is accepted. */
-const Groups = Type.Array(Type.Object({ id: Uuid }, { additionalProperties: false }), {
-  maxItems: 50,
-  description: 'Berth has no annotations or labels groups yet: any id given is refused',
-})
 
 export const DatabaseRequest = Type.Object(
   {
@@ -48,8 +49,8 @@ export const DatabaseRequest = Type.Object(
     storage: Type.Optional(Storage),
     instance_type: Type.Optional(Nullable(InstanceType)),
     disk_type: Type.Optional(Nullable(DiskType)),
-    annotations_groups: Type.Optional(Groups),
-    labels_groups: Type.Optional(Groups),
+    annotations_groups: ServiceGroupIdsRequest('annotations'),
+    labels_groups: ServiceGroupIdsRequest('labels'),
     icon_uri: Type.Optional(Nullable(IconUri)),
   },
   { additionalProperties: false, title: 'DatabaseRequest' },
@@ -67,8 +68,8 @@ export const DatabaseEditRequest = Type.Object(
     storage: Type.Optional(Storage),
     instance_type: Type.Optional(Nullable(InstanceType)),
     disk_type: Type.Optional(Nullable(DiskType)),
-    annotations_groups: Type.Optional(Groups),
-    labels_groups: Type.Optional(Groups),
+    annotations_groups: ServiceGroupIdsRequest('annotations'),
+    labels_groups: ServiceGroupIdsRequest('labels'),
     icon_uri: Type.Optional(Nullable(IconUri)),
   },
   { additionalProperties: false, title: 'DatabaseEditRequest' },
@@ -97,8 +98,8 @@ export const DatabaseResponse = Type.Object(
     disk_encrypted: Type.Boolean(),
     instance_type: Nullable(Type.String()),
     disk_type: Nullable(Type.String()),
-    annotations_groups: Type.Array(Type.Object({ id: Uuid, name: Type.String() })),
-    labels_groups: Type.Array(Type.Object({ id: Uuid, name: Type.String() })),
+    annotations_groups: Type.Array(AnnotationsGroupResponse),
+    labels_groups: Type.Array(LabelsGroupResponse),
     icon_uri: Type.String(),
     service_type: Type.Literal('DATABASE'),
   },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { groupIdsOfBody, type ServiceGroupIds } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { ServicesService } from '#src/modules/services/services.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -50,14 +51,20 @@ export function createDatabaseServices({ core, secrets, requireEnvironment }: Da
       return { rows: page.rows.map(database), hasMore: page.hasMore }
     },
     get: async (principal: Principal, databaseId: string): Promise<DatabaseRecord> => database(await core.get(principal, 'DATABASE', databaseId)),
-    create: async (principal: Principal, environmentId: string, input: DatabaseInput, ruleErrors: FieldError[]): Promise<DatabaseRecord> => {
+    create: async (
+      principal: Principal,
+      environmentId: string,
+      input: DatabaseInput,
+      ruleErrors: FieldError[],
+      groups?: ServiceGroupIds,
+    ): Promise<DatabaseRecord> => {
       const id = randomUUID()
       const credentials = newDatabaseCredentials(id, input.type, secrets)
-      return database(await core.create(principal, 'DATABASE', environmentId, { create: input, id, credentials, ruleErrors }))
+      return database(await core.create(principal, 'DATABASE', environmentId, { create: input, id, credentials, ruleErrors, groups }))
     },
     /** A partial edit: what the request leaves out keeps its value; `ifMatch`: the ETags If-Match accepts. */
     update: async (principal: Principal, databaseId: string, edit: DatabaseEditRequest, ifMatch?: string[]): Promise<DatabaseRecord> =>
-      database(await core.update(principal, 'DATABASE', databaseId, { edit }, ifMatch)),
+      database(await core.update(principal, 'DATABASE', databaseId, { edit, groups: groupIdsOfBody(edit) }, ifMatch)),
     delete: (principal: Principal, databaseId: string): Promise<void> => core.delete(principal, 'DATABASE', databaseId),
     /** getDatabaseMasterCredentials: for WRITE and above only, the one answer that holds the password. */
     async masterCredentials(principal: Principal, databaseId: string): Promise<MasterCredentials> {

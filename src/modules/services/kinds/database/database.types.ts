@@ -1,3 +1,4 @@
+import type { AttachedGroups, ServiceGroupIds } from '#src/modules/services/service-groups.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { DatabaseEditRequest } from './database.schemas.ts'
 import type { DatabaseAccessibility, DatabaseMode, DatabaseType, DiskType } from './database-engines.ts'
@@ -41,9 +42,9 @@ export interface DatabaseInput {
  * the service will have and its credentials, made (and sealed) before the core stores it.
  */
 export type DatabaseWrite =
-  | { create: DatabaseInput; id: string; credentials: DatabaseCredentials; ruleErrors: FieldError[] }
+  | { create: DatabaseInput; id: string; credentials: DatabaseCredentials; ruleErrors: FieldError[]; groups?: ServiceGroupIds }
   /** An edit as the request gave it: a field left out keeps its value (the reference's DatabaseEditRequest). */
-  | { edit: DatabaseEditRequest }
+  | { edit: DatabaseEditRequest; groups?: ServiceGroupIds }
 
 /** A database's stored configuration: everything but its name, which the service core keeps. */
 export interface DatabaseConfig extends Omit<DatabaseInput, 'name' | 'iconUri'> {
@@ -53,6 +54,8 @@ export interface DatabaseConfig extends Omit<DatabaseInput, 'name' | 'iconUri'> 
 
 /** A stored database as reads return it. */
 export interface DatabaseRecord extends DatabaseConfig {
+  /** The labels and annotations groups attached to it, in response shapes. */
+  groups: AttachedGroups
   id: string
   organizationId: string
   environmentId: string

@@ -46,8 +46,7 @@ export function toDatabaseResponse(database: DatabaseRecord): DatabaseResponse {
     disk_encrypted: false,
     instance_type: database.instanceType,
     disk_type: database.diskType,
-    annotations_groups: [],
-    labels_groups: [],
+    ...database.groups,
     icon_uri: database.iconUri,
     service_type: 'DATABASE',
   }

@@ -1,4 +1,6 @@
 import { resolveGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
+import type { ServiceGroupIds } from '#src/modules/services/service-groups.ts'
+import { attachedGroups } from '#src/modules/services/service-groups.ts'
 import type { ServiceKind, ServiceLookups, ServiceRecord, ServiceReference } from '#src/modules/services/service-kinds.ts'
 import { serviceEntityTag } from '#src/modules/services/services.service.ts'
 import { type FieldError, validationFailed } from '#src/platform/http/errors.ts'
@@ -12,6 +14,8 @@ import { type JobDeployOverrides, jobOverrideErrors, jobPlan, jobPlanning } from
 export interface JobWrite {
   input: JobServiceInput
   ruleErrors: FieldError[]
+  /** The labels and annotations groups the request attaches (service-groups.ts). */
+  groups?: ServiceGroupIds
 }
 
 /** The request fields that hold each reference. */
@@ -37,6 +41,7 @@ export function toJobRecord(service: ServiceRecord<JobConfig>): JobServiceRecord
   }
   return {
     ...service.configuration,
+    groups: attachedGroups(service.references),
     id: service.id,
     organizationId: service.organizationId,
     environmentId: service.environmentId,

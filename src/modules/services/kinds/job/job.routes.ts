@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import { LIST_WRITE_TIMEOUT_MS, SERVICE_LIST_DESCRIPTION, ServiceListQuery } from '#src/modules/services/service-lists.ts'
 import { conflictResponse } from '#src/platform/http/common-schemas.ts'
 import { entityTag, ifMatchTags, ifNoneMatchHits } from '#src/platform/http/entity-tags.ts'
@@ -27,7 +28,7 @@ function jobWrite(body: JobRequest): JobWrite {
   const hasSource = source.image != null || source.docker != null
   const hasSchedule = schedule.cronjob != null || schedule.on_start != null || schedule.on_stop != null || schedule.on_delete != null
   if (!hasSource || !hasSchedule) throw validationFailed(ruleErrors)
-  return { input: jobInput(body), ruleErrors }
+  return { input: jobInput(body), ruleErrors, groups: groupIdsOfBody(body) }
 }
 
 export function jobServicesRoutes(jobs: JobServices): FastifyPluginAsyncTypebox {

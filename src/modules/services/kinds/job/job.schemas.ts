@@ -1,5 +1,10 @@
 import { type Static, Type } from 'typebox'
 import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
+import {
+  AnnotationsGroupResponse,
+  LabelsGroupResponse,
+  ServiceGroupIdsRequest,
+} from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
 import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
@@ -81,14 +86,6 @@ export const Healthcheck = Type.Object(
   { additionalProperties: false, title: 'Healthcheck' },
 )
 
-const GroupIds = (what: string) =>
-  Type.Optional(
-    Type.Array(Type.Object({ id: Uuid }, { additionalProperties: false }), {
-      maxItems: 0,
-      description: `Berth has no ${what} groups yet: only an empty list is accepted`,
-    }),
-  )
-
 const CpuArchitecture = Enum(['AMD64', 'ARM64'], 'CpuArchitectureEnum')
 const LifecycleType = Enum(LIFECYCLE_TYPES, 'JobLifecycleTypeEnum')
 
@@ -164,8 +161,8 @@ export const JobRequest = Type.Object(
       { additionalProperties: false, description: 'a cron job: only cronjob; a lifecycle job: at least one of on_start, on_stop, on_delete' },
     ),
     auto_deploy: Type.Optional(Nullable(Type.Boolean())),
-    annotations_groups: GroupIds('annotation'),
-    labels_groups: GroupIds('label'),
+    annotations_groups: ServiceGroupIdsRequest('annotations'),
+    labels_groups: ServiceGroupIdsRequest('labels'),
     icon_uri: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
   },
   { additionalProperties: false, title: 'JobRequest' },
@@ -221,8 +218,8 @@ const BaseJobResponse = {
   auto_deploy: Type.Boolean(),
   icon_uri: Type.String(),
   service_type: Type.Literal('JOB'),
-  annotations_groups: Type.Array(Type.Object({ id: Uuid })),
-  labels_groups: Type.Array(Type.Object({ id: Uuid })),
+  annotations_groups: Type.Array(AnnotationsGroupResponse),
+  labels_groups: Type.Array(LabelsGroupResponse),
 }
 
 export const CronJobResponse = Type.Object(

@@ -1,4 +1,5 @@
 import type { GitRepositoryInput, GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
+import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
 
 // The job service as the service layer and the database see it: camelCase records, stored as the
 // service's JSON configuration.
@@ -69,6 +70,8 @@ export interface JobConfig extends Omit<JobServiceInput<GitRepositoryRef>, 'auto
 
 /** A stored job with the names of what it references, as reads return it. */
 export interface JobServiceRecord extends JobConfig {
+  /** The labels and annotations groups attached to it, in response shapes. */
+  groups: AttachedGroups
   id: string
   organizationId: string
   environmentId: string

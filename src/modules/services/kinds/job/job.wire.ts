@@ -124,8 +124,7 @@ export function toJobResponse(record: JobServiceRecord): JobResponse {
     auto_deploy: record.autoDeploy,
     icon_uri: record.iconUri,
     service_type: 'JOB' as const,
-    annotations_groups: [],
-    labels_groups: [],
+    ...record.groups,
   }
   if ('cronjob' in schedule) {
     const cron = schedule.cronjob

@@ -1,0 +1,44 @@
+import type { Selectable } from 'kysely'
+import type { Db } from '#src/platform/db/database.ts'
+import type { MemberInvitationsTable } from '#src/platform/db/schema.ts'
+
+export type InvitationRow = Selectable<MemberInvitationsTable>
+
+export function createInvitationsRepository(db: Db) {
+  return {
+    list(organizationId: string, limit: number): Promise<InvitationRow[]> {
+      return db
+        .selectFrom('memberInvitations')
+        .selectAll()
+        .where('organizationId', '=', organizationId)
+        .orderBy('createdAt')
+        .orderBy('id')
+        .limit(limit)
+        .execute()
+    },
+
+    findById(organizationId: string, invitationId: string): Promise<InvitationRow | undefined> {
+      return db
+        .selectFrom('memberInvitations')
+        .selectAll()
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', invitationId)
+        .executeTakeFirst()
+    },
+
+    insert(values: { organizationId: string; email: string; role: string; inviter: string }): Promise<InvitationRow> {
+      return db.insertInto('memberInvitations').values(values).returningAll().executeTakeFirstOrThrow()
+    },
+
+    async delete(organizationId: string, invitationId: string): Promise<boolean> {
+      const deleted = await db
+        .deleteFrom('memberInvitations')
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', invitationId)
+        .executeTakeFirst()
+      return deleted.numDeletedRows > 0n
+    },
+  }
+}
+
+export type InvitationsRepository = ReturnType<typeof createInvitationsRepository>
