@@ -130,6 +130,7 @@ export type Kind =
   | 'applicationCustomDomain'
   | 'containerCustomDomain'
   | 'helmCustomDomain'
+  | 'cluster'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -163,6 +164,7 @@ export const KINDS: Kind[] = [
   'applicationCustomDomain',
   'containerCustomDomain',
   'helmCustomDomain',
+  'cluster',
 ]
 
 /**
@@ -232,6 +234,7 @@ export const PARAM_KIND: Record<string, Kind> = {
   deploymentRestrictionId: 'helmRestriction',
   // Of the service the route names: paramKind picks the application's, container's or helm service's.
   customDomainId: 'applicationCustomDomain',
+  clusterId: 'cluster',
 }
 
 /**
@@ -357,6 +360,8 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
     source: { helm_repository: { repository: helmRepository.id, chart_name: 'app', chart_version: '1.0.0' } },
   })
   const database = await f.database(environment.id)
+  // A cluster no environment uses, so that deleteCluster succeeds for the roles that may.
+  const cluster = await f.cluster(organization.id, { executor: 'KUBERNETES', kubernetes: 'SELF_MANAGED' }, 'apiVersion: v1\nkind: Config\n')
   // An ECR registry: its image listing needs AWS's API, so getContainerVersions answers 400 at once, calling nothing.
   const containerRegistry = await f.containerRegistry(organization.id, {
     kind: 'ECR',
@@ -443,6 +448,7 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       container: container.id,
       job: job.id,
       containerRegistry: containerRegistry.id,
+      cluster: cluster.id,
       gitToken: gitToken.id,
       apiToken: spare.id,
       user: user.id,
@@ -498,6 +504,7 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and exists (select 1 from services where id = ${ids.container})
       and exists (select 1 from services where id = ${ids.job})
       and exists (select 1 from container_registries where id = ${ids.containerRegistry})
+      and exists (select 1 from clusters where id = ${ids.cluster})
       and exists (select 1 from git_tokens where id = ${ids.gitToken})
       and exists (select 1 from organization_members where organization_id = ${ids.organization} and user_id = ${ids.user})
       and exists (select 1 from deployment_stages where id = ${ids.deploymentStage})
@@ -711,6 +718,11 @@ function mutate(body: Record<string, unknown>, mutation: Mutation): void {
 }
 
 /** The valid body of each documented operation that takes one: one change away from being accepted. */
+/** Valid bodies of the write routes that take no JSON, with their content type. */
+export const TEXT_BODIES: Record<string, { contentType: string; text: string }> = {
+  'PUT /organization/{organizationId}/cluster/{clusterId}/kubeconfig': { contentType: 'application/x-yaml', text: 'apiVersion: v1\nkind: Config\n' },
+}
+
 export const BASE_BODIES: Record<string, (world: World) => Record<string, unknown>> = {
   'POST /organization': () => ({ name: uniqueName('org'), plan: 'FREE' }),
   'POST /application/{applicationId}/customDomain': () => ({ domain: `${randomUUID().slice(0, 8)}.base.example.com`, generate_certificate: true }),
@@ -751,6 +763,8 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}': () => helmRepositoryBody(),
   'POST /organization/{organizationId}/containerRegistry': () => containerRegistryBody(),
   'PUT /organization/{organizationId}/containerRegistry/{containerRegistryId}': () => containerRegistryBody(),
+  'POST /organization/{organizationId}/cluster': () => clusterBody(),
+  'PUT /organization/{organizationId}/cluster/{clusterId}': () => clusterBody(),
   'POST /environment/{environmentId}/container': (w) => containerBody(w),
   'PUT /container/{containerId}': (w) => containerBody(w),
   'POST /container/{containerId}/deploy': () => ({ image_tag: '1.0.1' }),
@@ -881,6 +895,8 @@ const helmRepositoryBody = () => ({
   skip_tls_verification: false,
   config: { username: 'u', password: 'p' },
 })
+
+const clusterBody = () => ({ name: uniqueName('cluster'), region: 'lab', cloud_provider: 'ON_PREMISE', kubernetes: 'SELF_MANAGED' })
 
 // A kind whose images Berth does not list: getContainerVersions never calls out, whatever a sweep edited.
 const containerRegistryBody = () => ({

@@ -20,6 +20,7 @@ import * as environmentDeletions from './migrations/0019-environment-deletions.t
 import * as serviceAdvancedSettings from './migrations/0020-service-advanced-settings.ts'
 import * as deploymentRestrictions from './migrations/0021-deployment-restrictions.ts'
 import * as customDomains from './migrations/0022-custom-domains.ts'
+import * as clusters from './migrations/0024-clusters.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0020-service-advanced-settings': serviceAdvancedSettings,
   '0021-deployment-restrictions': deploymentRestrictions,
   '0022-custom-domains': customDomains,
+  '0024-clusters': clusters,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
