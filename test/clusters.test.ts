@@ -159,6 +159,20 @@ describe('clusters', () => {
       payload: KUBECONFIG,
     })
     assert.equal(put.statusCode, 204, put.body)
+    const asJson = await t.app.inject({
+      method: 'PUT',
+      url: `/organization/${organization.id}/cluster/${cluster.id}/kubeconfig`,
+      headers: { authorization: tokens.write.authorization },
+      payload: { kubeconfig: KUBECONFIG },
+    })
+    assertError(asJson, 415, 'unsupported_media_type')
+    const empty = await t.app.inject({
+      method: 'PUT',
+      url: `/organization/${organization.id}/cluster/${cluster.id}/kubeconfig`,
+      headers: { authorization: tokens.write.authorization, 'content-type': 'application/x-yaml' },
+      payload: '',
+    })
+    assert.equal(empty.statusCode, 400, empty.body)
 
     const stored = await t.db.selectFrom('clusters').select('kubeconfigSealed').where('id', '=', cluster.id).executeTakeFirstOrThrow()
     assert.ok(stored.kubeconfigSealed)

@@ -118,8 +118,12 @@ export function createClustersService({ repo, organizations, secrets, listLimit 
       return secrets.open(row.kubeconfigSealed)
     },
 
-    async setKubeconfig(principal: Principal, organizationId: string, clusterId: string, kubeconfig: string): Promise<void> {
+    /** `kubeconfig` is the body as the route's YAML schema checked it; anything else (a JSON body) is a 415. */
+    async setKubeconfig(principal: Principal, organizationId: string, clusterId: string, kubeconfig: unknown): Promise<void> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
+      if (!(await repo.findById(organizationId, clusterId))) throw notFound('cluster')
+      if (typeof kubeconfig !== 'string')
+        throw new AppError('unsupported_media_type', 'send the kubeconfig as YAML (Content-Type: application/x-yaml)')
       const row = await repo.update(organizationId, clusterId, { kubeconfigSealed: secrets.seal(kubeconfig) })
       if (!row) throw notFound('cluster')
     },
