@@ -82,6 +82,8 @@ export interface Config {
     readonly dockerPublishHost: string
     /** BERTH_DOCKER_DATABASE_IMAGES: where the Docker executor takes databases' official images from. */
     readonly dockerDatabaseImages: string
+    /** BERTH_HELM_PATH: the helm program KUBERNETES clusters deploy with. */
+    readonly helmPath: string
   }
   /** What one service and one environment may hold (README, "Limits"). */
   readonly services: {
@@ -305,6 +307,7 @@ export function loadConfig(env: Env = process.env): Config {
       executor,
       dockerPublishHost: text(env, 'BERTH_DOCKER_PUBLISH_HOST', '0.0.0.0'),
       dockerDatabaseImages: text(env, 'BERTH_DOCKER_DATABASE_IMAGES', 'docker.io/library').replace(/\/+$/, ''),
+      helmPath: text(env, 'BERTH_HELM_PATH', 'helm'),
     }),
     services: Object.freeze({
       configurationMaxBytes: integer(env, 'BERTH_SERVICE_CONFIG_MAX_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
