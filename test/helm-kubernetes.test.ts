@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -19,7 +20,8 @@ import {
 } from '#src/modules/executors/kubernetes/helm-executor.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
-import { testSecretBox } from './helpers/app.ts'
+import { createTestApp, testSecretBox } from './helpers/app.ts'
+import { factories } from './helpers/factories.ts'
 import { helmBinary } from './helpers/helm-binary.ts'
 
 // Helm services on Kubernetes with the real helm program (test/helpers/helm-binary.ts): a chart
@@ -80,6 +82,9 @@ describe('helm services on Kubernetes (real helm, no API server)', () => {
   let work: string
   let server: Server
   let repositoryUrl: string
+  /** The same repository over HTTPS, with a self-signed certificate (skip_tls_verification). */
+  let httpsServer: Server
+  let httpsUrl: string
   let wrapper: string
   let callsDir: string
 
@@ -99,7 +104,7 @@ describe('helm services on Kubernetes (real helm, no API server)', () => {
     run(['package', 'webapp', '--version', '1.2.3', '--destination', repo])
 
     const basic = `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')}`
-    server = createServer((req, res) => {
+    const serve = (req: IncomingMessage, res: ServerResponse) => {
       if (req.headers.authorization !== basic) {
         res.writeHead(401, { 'www-authenticate': 'Basic realm="charts"' })
         return res.end()
@@ -111,10 +116,37 @@ describe('helm services on Kubernetes (real helm, no API server)', () => {
       }
       res.writeHead(200)
       res.end(readFileSync(file))
-    })
+    }
+    server = createServer(serve)
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     repositoryUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    run(['repo', 'index', repo, '--url', repositoryUrl])
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-days',
+        '1',
+        '-keyout',
+        path.join(work, 'key.pem'),
+        '-out',
+        path.join(work, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    )
+    httpsServer = createHttpsServer(
+      { key: readFileSync(path.join(work, 'key.pem')), cert: readFileSync(path.join(work, 'cert.pem')) },
+      serve,
+    ) as unknown as Server
+    await new Promise<void>((resolve) => httpsServer.listen(0, '127.0.0.1', resolve))
+    httpsUrl = `https://127.0.0.1:${(httpsServer.address() as AddressInfo).port}`
+    // Relative chart URLs: each server's index points at its own address.
+    run(['repo', 'index', repo])
 
     callsDir = path.join(work, 'calls')
     mkdirSync(callsDir)
@@ -143,6 +175,7 @@ exec "${helm}" "$@"
   })
   after(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+    await new Promise<void>((resolve) => (httpsServer ? httpsServer.close(() => resolve()) : resolve()))
     if (work) rmSync(work, { recursive: true, force: true })
   })
 
@@ -320,8 +353,16 @@ exec "${helm}" "$@"
   it('fails the deployment with helm’s own error when the repository refuses the credentials', async () => {
     const { outcome, calls } = await run(snapshot(), 'DEPLOY', { repository: { password: 'wrong' } })
     assert.equal(outcome.ok, false)
-    assert.match((outcome as { message: string }).message, /401|Unauthorized|failed/i)
+    assert.match((outcome as { message: string }).message, /^helm repo failed .*401 Unauthorized/s)
     assert.ok(!calls.some((call) => call.argv[0] === 'upgrade'))
+  })
+
+  it('verifies the repository’s certificate unless skip_tls_verification', async () => {
+    const verified = await run(snapshot(), 'DEPLOY', { repository: { url: httpsUrl } })
+    assert.equal(verified.outcome.ok, false)
+    assert.match((verified.outcome as { message: string }).message, /certificate/)
+    const skipped = await run(snapshot(), 'DEPLOY', { repository: { url: httpsUrl, skipTlsVerification: true } })
+    assert.deepEqual(skipped.outcome, { ok: true }, skipped.logs.join('\n'))
   })
 
   it('refuses cluster-scoped objects and objects of another namespace unless allow_cluster_wide_resources', async () => {
@@ -379,5 +420,62 @@ exec "${helm}" "$@"
     await assert.rejects(running, /canceled/)
     assert.ok(Date.now() - started < 20_000, 'helm was killed, not waited for')
     takeCalls()
+  })
+  it('deploys a helm service of an environment on a KUBERNETES cluster through the API and the runner, with what the database holds', async () => {
+    const t = await createTestApp({ BERTH_HELM_PATH: wrapper, BERTH_RUNNER_POLL_MS: '50' }, { runner: true })
+    try {
+      takeCalls()
+      const f = factories(t.db)
+      const { organization, tokens } = await f.organizationWithTokens()
+      const write = { authorization: tokens.write.authorization }
+      const cluster = await t.app.inject({
+        method: 'POST',
+        url: `/organization/${organization.id}/cluster`,
+        headers: write,
+        payload: { name: 'lab', region: 'lab', cloud_provider: 'ON_PREMISE', kubernetes: 'SELF_MANAGED' },
+      })
+      const clusterId = cluster.json().id
+      const put = await t.app.inject({
+        method: 'PUT',
+        url: `/organization/${organization.id}/cluster/${clusterId}/kubeconfig`,
+        headers: { ...write, 'content-type': 'application/x-yaml' },
+        payload: KUBECONFIG,
+      })
+      assert.equal(put.statusCode, 204)
+      const project = await f.project(organization.id)
+      const environment = await t.app.inject({
+        method: 'POST',
+        url: `/project/${project.id}/environment`,
+        headers: write,
+        payload: { name: 'k8s', mode: 'DEVELOPMENT', cluster: clusterId },
+      })
+      const environmentId = environment.json().id
+      const repository = await f.helmRepository(organization.id, {
+        url: httpsUrl,
+        skipTlsVerification: true,
+        config: { username: CREDENTIALS.username },
+        secrets: { password: CREDENTIALS.password },
+      })
+      const helmService = await f.helmService(environmentId, {
+        name: 'web',
+        source: { helm_repository: { repository: repository.id, chart_name: 'webapp', chart_version: '1.2.3' } },
+        values_override: { set: [['berth.k1', 'from-api']] },
+      } as never)
+      const deploy = await t.app.inject({ method: 'POST', url: `/helm/${helmService.id}/deploy`, headers: write, payload: {} })
+      assert.ok(deploy.statusCode < 300, deploy.body)
+      let state = ''
+      for (let i = 0; i < 200 && !['DEPLOYED', 'DEPLOYMENT_ERROR'].includes(state); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        state = (await t.app.inject({ method: 'GET', url: `/helm/${helmService.id}/status`, headers: write })).json().state
+      }
+      const calls = takeCalls()
+      assert.equal(state, 'DEPLOYED', JSON.stringify(calls.map((call) => call.argv[0])))
+      const upgrade = calls.find((call) => call.argv[0] === 'upgrade')!
+      assert.equal(upgrade.kubeconfig, KUBECONFIG, 'the kubeconfig stored sealed reaches helm')
+      assert.ok(upgrade.argv.includes(namespaceOf(environmentId)))
+      assert.ok(upgrade.argv.includes('berth.k1=from-api'))
+    } finally {
+      await t.close()
+    }
   })
 })

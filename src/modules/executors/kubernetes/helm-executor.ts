@@ -110,7 +110,7 @@ async function pullChart(
       { mode: 0o600 },
     )
     const files = ['--repository-config', repositoryConfig, '--repository-cache', cache]
-    await run(['repo', 'update', 'berth', ...files])
+    await run(['repo', 'update', 'berth', '--fail-on-repo-update-fail', ...files])
     await run(['pull', `berth/${chart.name}`, '--version', chart.version, '--destination', destination, ...files, ...tls])
   } else {
     const url = new URL(repository.url.replace(/^(https?|oci):\/\//, 'oci://'))
@@ -205,6 +205,7 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
     const rendered = await runHelm(deps.helmPath, ['template', release, chartPath, '--namespace', namespace, ...values], {
       signal,
       env: { HOME: dir },
+      quietStdout: true,
     })
     if (!configuration.allowClusterWideResources) {
       const refused = clusterWideObjects(renderedObjects(rendered.stdout), namespace)

@@ -19,7 +19,13 @@ export class HelmFailed extends Error {}
 export function runHelm(
   helmPath: string,
   args: string[],
-  options: { signal: AbortSignal; env?: Record<string, string>; onLine?: (line: string, stream: 'stdout' | 'stderr') => void },
+  options: {
+    signal: AbortSignal
+    env?: Record<string, string>
+    onLine?: (line: string, stream: 'stdout' | 'stderr') => void
+    /** Keeps standard output out of the failure message (a rendered manifest). */
+    quietStdout?: boolean
+  },
 ): Promise<HelmRun> {
   return new Promise((resolve, reject) => {
     if (options.signal.aborted) return reject(options.signal.reason)
@@ -30,15 +36,22 @@ export function runHelm(
     })
     const out: Buffer[] = []
     const err: Buffer[] = []
+    // The last lines of both streams, in order: helm says why a repository failed on stdout.
+    const tail: string[] = []
     const lines = (stream: 'stdout' | 'stderr') => {
       let rest = ''
       return (chunk: Buffer) => {
         ;(stream === 'stdout' ? out : err).push(chunk)
-        if (!options.onLine) return
         const text = rest + chunk.toString('utf8')
         const parts = text.split('\n')
         rest = parts.pop() ?? ''
-        for (const line of parts) if (line.trim() !== '') options.onLine(line, stream)
+        for (const line of parts) {
+          if (line.trim() === '') continue
+          options.onLine?.(line, stream)
+          // A rendered manifest is no message (and may hold values): only stderr, and stdout of commands that print no manifest.
+          if (stream === 'stderr' || !options.quietStdout) tail.push(line.trim())
+          if (tail.length > 3) tail.shift()
+        }
       }
     }
     child.stdout.on('data', lines('stdout'))
@@ -54,7 +67,7 @@ export function runHelm(
       const run = { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code }
       if (options.signal.aborted) return reject(options.signal.reason)
       if (code === 0) return resolve(run)
-      const last = run.stderr.trim().split('\n').slice(-3).join(' ').trim()
+      const last = tail.join(' ')
       reject(new HelmFailed(`helm ${args[0]} failed (exit ${code ?? 'by signal'})${last ? `: ${last}` : ''}`))
     })
   })
