@@ -21,6 +21,7 @@ import {
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { createTestApp, testSecretBox } from './helpers/app.ts'
+import { startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
 import { helmBinary } from './helpers/helm-binary.ts'
 
@@ -363,6 +364,32 @@ exec "${helm}" "$@"
     assert.match((verified.outcome as { message: string }).message, /certificate/)
     const skipped = await run(snapshot(), 'DEPLOY', { repository: { url: httpsUrl, skipTlsVerification: true } })
     assert.deepEqual(skipped.outcome, { ok: true }, skipped.logs.join('\n'))
+  })
+
+  it('pulls a chart from an OCI registry with the registry’s credentials', async () => {
+    const registry = await startRegistry()
+    try {
+      const home = mkdtempSync(path.join(work, 'oci-'))
+      const registryConfig = path.join(home, 'registry.json')
+      const auth = Buffer.from(`${registry.username}:${registry.password}`).toString('base64')
+      writeFileSync(registryConfig, JSON.stringify({ auths: { [registry.host]: { auth } } }))
+      execFileSync(
+        helm,
+        ['push', path.join(work, 'repo', 'webapp-1.2.3.tgz'), `oci://${registry.host}/charts`, '--plain-http', '--registry-config', registryConfig],
+        { env: { PATH: process.env.PATH, HOME: home }, stdio: 'ignore' },
+      )
+      const oci = { kind: 'OCI_GENERIC_CR', url: `http://${registry.host}/charts`, username: registry.username, password: registry.password }
+      const pulled = await run(snapshot(), 'DEPLOY', { repository: oci })
+      assert.deepEqual(pulled.outcome, { ok: true }, pulled.logs.join('\n'))
+      const pull = pulled.calls.find((call) => call.argv[0] === 'pull')!
+      assert.equal(pull.argv[1], `oci://${registry.host}/charts/webapp`)
+      assert.ok(!pull.argv.join(' ').includes(registry.password), 'the password is never in argv')
+      const refused = await run(snapshot(), 'DEPLOY', { repository: { ...oci, password: 'wrong' } })
+      assert.equal(refused.outcome.ok, false)
+      assert.match((refused.outcome as { message: string }).message, /^helm pull failed .*(401|unauthorized)/is)
+    } finally {
+      await registry.close()
+    }
   })
 
   it('refuses cluster-scoped objects and objects of another namespace unless allow_cluster_wide_resources', async () => {
