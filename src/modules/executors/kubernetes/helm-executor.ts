@@ -154,7 +154,10 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
           await helm('uninstall')(['uninstall', release, ...cluster, '--ignore-not-found', '--wait'])
           return { ok: true }
         }
-        if (action === 'STOP') return { ok: false, message: 'stopping a helm release is not supported on Kubernetes clusters yet' }
+        // Both act on the release's workloads, which needs kubectl: a second `upgrade` would restart nothing.
+        if (action === 'STOP' || action === 'RESTART') {
+          return { ok: false, message: `${action === 'STOP' ? 'stopping' : 'restarting'} a helm release is not supported on Kubernetes clusters yet` }
+        }
         return await install({ snapshot, dir, namespace, release, cluster, helm, context, signal, organizationId })
       } catch (error) {
         if (signal.aborted) throw error
