@@ -8,6 +8,7 @@ import type { Config } from './config.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
+import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
 import { containerRegistriesRoutes } from './modules/container-registries/container-registries.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
@@ -275,6 +276,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(invitationsRoutes(services.invitations))
     await api.register(organizationGroupsRoutes(services.organizationGroups))
     await api.register(customRolesRoutes(services.customRoles))
+    await api.register(clustersRoutes(services.clusters))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

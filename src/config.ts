@@ -86,6 +86,8 @@ export interface Config {
     readonly dockerPublicHost: string
     /** BERTH_DOCKER_STATUS_TIMEOUT_MS: how long a status or link read waits for the engine before answering the records. */
     readonly dockerStatusTimeoutMs: number
+    /** BERTH_HELM_PATH: the helm program KUBERNETES clusters deploy with. */
+    readonly helmPath: string
   }
   /** What one service and one environment may hold (README, "Limits"). */
   readonly services: {
@@ -311,6 +313,7 @@ export function loadConfig(env: Env = process.env): Config {
       dockerDatabaseImages: text(env, 'BERTH_DOCKER_DATABASE_IMAGES', 'docker.io/library').replace(/\/+$/, ''),
       dockerPublicHost: text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost'),
       dockerStatusTimeoutMs: integer(env, 'BERTH_DOCKER_STATUS_TIMEOUT_MS', 1_000, 50, 60_000),
+      helmPath: text(env, 'BERTH_HELM_PATH', 'helm'),
     }),
     services: Object.freeze({
       configurationMaxBytes: integer(env, 'BERTH_SERVICE_CONFIG_MAX_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),

@@ -33,6 +33,7 @@ import {
   routeKey,
   routesOf,
   snapshotter,
+  TEXT_BODIES,
   UNSERVED_PARAMS,
   type World,
   webhookProviderOf,
@@ -64,6 +65,8 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'POST /organization/{organizationId}/customRole': 'ADMIN',
   'PUT /organization/{organizationId}/customRole/{customRoleId}': 'ADMIN',
   'DELETE /organization/{organizationId}/customRole/{customRoleId}': 'ADMIN',
+  // A kubeconfig is a credential to the cluster: only ADMINs read it back.
+  'GET /organization/{organizationId}/cluster/{clusterId}/kubeconfig': 'ADMIN',
 }
 
 /**
@@ -160,10 +163,11 @@ describe('authorization at every route of the OpenAPI document', () => {
     queryIds: Ids = {},
   ): Promise<LightMyRequestResponse> {
     const base = BASE_BODIES[routeKey(route)]
-    const payload = base ? JSON.stringify(base(world)) : undefined
+    const text = TEXT_BODIES[routeKey(route)]
+    const payload = base ? JSON.stringify(base(world)) : text?.text
     const headers: Record<string, string> = {
       ...(authorization ? { authorization } : {}),
-      ...(payload ? { 'content-type': 'application/json' } : {}),
+      ...(payload ? { 'content-type': text?.contentType ?? 'application/json' } : {}),
     }
     const sent: Rendered = { method: route.method, url: url(route, params, world, queryIds), headers, payload, route, invalidUtf8: false }
     // A stream of events may go on as long as the deployment it follows: read a moment, then hang up.

@@ -1,6 +1,7 @@
 import type { Config } from '#src/config.ts'
 import { createConfiguredRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import { connectKubernetesExecutor } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
@@ -16,14 +17,17 @@ export async function worker(config: Config): Promise<void> {
   const logger = createLogger(config.log.level, { format: chooseLogFormat(config.log.format, process.stdout.isTTY === true) })
   const runtime = await openDatabaseRuntime(config, { use: 'command', log: (message) => logger.debug({ component: 'postgres' }, message) })
   let docker: Awaited<ReturnType<typeof deploymentEngine>>
+  let secrets: Awaited<ReturnType<typeof serverSecretBox>>
   try {
-    const secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
+    secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
     docker = await deploymentEngine(config, runtime.db, secrets, logger)
   } catch (error) {
     await runtime.close()
     throw error
   }
-  const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }), docker)
+  const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }), docker, {
+    KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, config.runner.helmPath),
+  })
   let stopping: Promise<boolean> | undefined
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {

@@ -5,6 +5,7 @@ import { deploymentEngine } from '#src/cli/deployment-engine.ts'
 import { type Config, loadConfig } from '#src/config.ts'
 import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import { connectKubernetesExecutor } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
 import { createSecretBox, type SecretBox } from '#src/platform/secrets/secret-box.ts'
 
@@ -42,7 +43,11 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
   const db = openDatabase(config.database.url!, 5)
   const quiet = { info() {}, warn() {} }
   const docker = options.runner ? await deploymentEngine(config, db, testSecretBox(), quiet) : undefined
-  const runner = options.runner ? createConfiguredRunner(createDeploymentRunsRepository(db), config.runner, quiet, docker) : undefined
+  const runner = options.runner
+    ? createConfiguredRunner(createDeploymentRunsRepository(db), config.runner, quiet, docker, {
+        KUBERNETES: connectKubernetesExecutor(db, testSecretBox(), config.runner.helmPath),
+      })
+    : undefined
   const app = await buildApp({
     config,
     db,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { loadConfig } from '#src/config.ts'
+import type { ClusterInput } from '#src/modules/clusters/clusters.service.ts'
 import type { ContainerRegistryInput } from '#src/modules/container-registries/container-registries.service.ts'
 import type { NewEnvironmentInput } from '#src/modules/environments/environments.service.ts'
 import type { GitTokenInput } from '#src/modules/git-tokens/git-tokens.service.ts'
@@ -42,6 +43,7 @@ export function factories(db: Db) {
     helmRepositories,
     helmServices,
     containerRegistries,
+    clusters,
     containerServices,
     databaseServices,
     jobServices,
@@ -107,6 +109,22 @@ export function factories(db: Db) {
         secrets: {},
         ...options,
       })
+    },
+
+    /** A cluster of the organization that no environment uses: SIMULATED unless `options` say otherwise; with `kubeconfig` stored. */
+    async cluster(organizationId: string, options: Partial<ClusterInput> = {}, kubeconfig?: string) {
+      const cluster = await clusters.create(adminOf(organizationId), organizationId, {
+        name: uniqueName('cluster'),
+        description: null,
+        region: 'lab',
+        cloudProvider: 'ON_PREMISE',
+        kubernetes: 'MANAGED',
+        production: false,
+        executor: 'SIMULATED',
+        ...options,
+      })
+      if (kubeconfig !== undefined) await clusters.setKubeconfig(adminOf(organizationId), organizationId, cluster.id, kubeconfig)
+      return cluster
     },
 
     /** A container created as through the API: an image of a new registry of the organization unless `request` says otherwise. */

@@ -134,6 +134,7 @@ export type Kind =
   | 'annotationsGroup'
   | 'invitation'
   | 'customRole'
+  | 'cluster'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -171,6 +172,7 @@ export const KINDS: Kind[] = [
   'annotationsGroup',
   'invitation',
   'customRole',
+  'cluster',
 ]
 
 /**
@@ -244,6 +246,7 @@ export const PARAM_KIND: Record<string, Kind> = {
   annotationsGroupId: 'annotationsGroup',
   inviteId: 'invitation',
   customRoleId: 'customRole',
+  clusterId: 'cluster',
 }
 
 /**
@@ -369,6 +372,8 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
     source: { helm_repository: { repository: helmRepository.id, chart_name: 'app', chart_version: '1.0.0' } },
   })
   const database = await f.database(environment.id)
+  // A cluster no environment uses, so that deleteCluster succeeds for the roles that may.
+  const cluster = await f.cluster(organization.id, { executor: 'KUBERNETES', kubernetes: 'SELF_MANAGED' }, 'apiVersion: v1\nkind: Config\n')
   // An ECR registry: its image listing needs AWS's API, so getContainerVersions answers 400 at once, calling nothing.
   const containerRegistry = await f.containerRegistry(organization.id, {
     kind: 'ECR',
@@ -464,6 +469,7 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       container: container.id,
       job: job.id,
       containerRegistry: containerRegistry.id,
+      cluster: cluster.id,
       gitToken: gitToken.id,
       apiToken: spare.id,
       user: user.id,
@@ -519,6 +525,7 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and exists (select 1 from services where id = ${ids.container})
       and exists (select 1 from services where id = ${ids.job})
       and exists (select 1 from container_registries where id = ${ids.containerRegistry})
+      and exists (select 1 from clusters where id = ${ids.cluster})
       and exists (select 1 from git_tokens where id = ${ids.gitToken})
       and exists (select 1 from organization_members where organization_id = ${ids.organization} and user_id = ${ids.user})
       and exists (select 1 from deployment_stages where id = ${ids.deploymentStage})
@@ -735,6 +742,11 @@ function mutate(body: Record<string, unknown>, mutation: Mutation): void {
 }
 
 /** The valid body of each documented operation that takes one: one change away from being accepted. */
+/** Valid bodies of the write routes that take no JSON, with their content type. */
+export const TEXT_BODIES: Record<string, { contentType: string; text: string }> = {
+  'PUT /organization/{organizationId}/cluster/{clusterId}/kubeconfig': { contentType: 'application/x-yaml', text: 'apiVersion: v1\nkind: Config\n' },
+}
+
 export const BASE_BODIES: Record<string, (world: World) => Record<string, unknown>> = {
   'POST /organization/{organizationId}/labelsGroups': () => labelsGroupBody(),
   'PUT /organization/{organizationId}/labelsGroups/{labelsGroupId}': () => labelsGroupBody(),
@@ -786,6 +798,8 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}': () => helmRepositoryBody(),
   'POST /organization/{organizationId}/containerRegistry': () => containerRegistryBody(),
   'PUT /organization/{organizationId}/containerRegistry/{containerRegistryId}': () => containerRegistryBody(),
+  'POST /organization/{organizationId}/cluster': () => clusterBody(),
+  'PUT /organization/{organizationId}/cluster/{clusterId}': () => clusterBody(),
   'POST /environment/{environmentId}/container': (w) => containerBody(w),
   'PUT /container/{containerId}': (w) => containerBody(w),
   'POST /container/{containerId}/deploy': () => ({ image_tag: '1.0.1' }),
@@ -916,6 +930,8 @@ const helmRepositoryBody = () => ({
   skip_tls_verification: false,
   config: { username: 'u', password: 'p' },
 })
+
+const clusterBody = () => ({ name: uniqueName('cluster'), region: 'lab', cloud_provider: 'ON_PREMISE', kubernetes: 'SELF_MANAGED' })
 
 // A kind whose images Berth does not list: getContainerVersions never calls out, whatever a sweep edited.
 const containerRegistryBody = () => ({

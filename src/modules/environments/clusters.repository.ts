@@ -1,11 +1,11 @@
-import type { Insertable, Selectable } from 'kysely'
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { ClustersTable } from '#src/platform/db/schema.ts'
 
 export type ClusterRow = Selectable<ClustersTable>
 export type NewCluster = Omit<Insertable<ClustersTable>, 'organizationId' | 'isDefault'>
 
-/** Clusters have no API of their own: environments read them, and make each organization's default one. */
+/** Clusters: environments read them and make each organization's default one; src/modules/clusters serves them. */
 export function createClustersRepository(db: Db) {
   return {
     findById(organizationId: string, clusterId: string): Promise<ClusterRow | undefined> {
@@ -24,6 +24,57 @@ export function createClustersRepository(db: Db) {
         .onConflict((oc) => oc.column('organizationId').where('isDefault', '=', true).doNothing())
         .returningAll()
         .executeTakeFirst()
+    },
+
+    list(organizationId: string, limit: number): Promise<ClusterRow[]> {
+      return db
+        .selectFrom('clusters')
+        .selectAll()
+        .where('organizationId', '=', organizationId)
+        .orderBy('isDefault', 'desc')
+        .orderBy(sql`lower(name)`)
+        .orderBy('id')
+        .limit(limit)
+        .execute()
+    },
+
+    insert(organizationId: string, values: NewCluster): Promise<ClusterRow> {
+      return db
+        .insertInto('clusters')
+        .values({ ...values, organizationId })
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    },
+
+    update(organizationId: string, clusterId: string, values: Updateable<ClustersTable>): Promise<ClusterRow | undefined> {
+      return db
+        .updateTable('clusters')
+        .set({ ...values, updatedAt: new Date() })
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', clusterId)
+        .returningAll()
+        .executeTakeFirst()
+    },
+
+    /**
+     * Deletes the cluster unless environments use it, in one statement; undefined when there is no
+     * such cluster. An environment created on it at the same moment makes the delete fail on the
+     * foreign key, which the service reports as the same conflict.
+     */
+    async deleteUnlessUsed(organizationId: string, clusterId: string): Promise<{ usedBy: number } | undefined> {
+      const row = await db
+        .selectFrom('clusters as c')
+        .select((eb) =>
+          eb.selectFrom('environments as e').select(sql<number>`count(*)::int`.as('n')).whereRef('e.clusterId', '=', 'c.id').as('usedBy'),
+        )
+        .where('c.organizationId', '=', organizationId)
+        .where('c.id', '=', clusterId)
+        .executeTakeFirst()
+      if (!row) return undefined
+      const usedBy = row.usedBy ?? 0
+      if (usedBy > 0) return { usedBy }
+      await db.deleteFrom('clusters').where('organizationId', '=', organizationId).where('id', '=', clusterId).execute()
+      return { usedBy: 0 }
     },
   }
 }

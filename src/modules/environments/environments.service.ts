@@ -37,7 +37,7 @@ interface Deps {
 }
 
 /** Berth deploys onto the machine it runs on: the one cluster each organization gets. */
-const DEFAULT_CLUSTER: NewCluster = { name: 'default', cloudProvider: 'ON_PREMISE', region: 'on-premise' }
+export const DEFAULT_CLUSTER: NewCluster = { name: 'default', cloudProvider: 'ON_PREMISE', region: 'on-premise' }
 
 const nameTaken = (name: string) => new AppError('conflict', `an environment named "${name}" already exists in this project`)
 

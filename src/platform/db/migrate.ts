@@ -21,6 +21,7 @@ import * as serviceAdvancedSettings from './migrations/0020-service-advanced-set
 import * as deploymentRestrictions from './migrations/0021-deployment-restrictions.ts'
 import * as customDomains from './migrations/0022-custom-domains.ts'
 import * as organizationExtras from './migrations/0023-organization-extras.ts'
+import * as clusters from './migrations/0024-clusters.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0021-deployment-restrictions': deploymentRestrictions,
   '0022-custom-domains': customDomains,
   '0023-organization-extras': organizationExtras,
+  '0024-clusters': clusters,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -109,6 +109,12 @@ export interface ClustersTable {
   isDefault: Generated<boolean>
   /** Where the cluster's environments deploy: the executor that runs their deployments (migration 0008). */
   executor: Generated<string>
+  /** Issue 22 (migration 0024): what createCluster and editCluster take. */
+  description: string | null
+  kubernetes: Generated<string>
+  production: Generated<boolean>
+  /** The kubeconfig of a KUBERNETES cluster, sealed with the server's SecretBox. */
+  kubeconfigSealed: Buffer | null
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }

@@ -446,10 +446,12 @@ export function createConfiguredRunner(
   settings: Config['runner'],
   log: RunnerLog,
   docker?: DeploymentExecutor,
+  /** Executors of other clusters' kinds (KUBERNETES), by `clusters.executor`. */
+  others: Executors = {},
 ): DeploymentRunner {
   return createDeploymentRunner({
     runs,
-    executor: { SIMULATED: createSimulatedExecutor({ stepMs: settings.simulatedStepMs }), ...(docker ? { DOCKER: docker } : {}) },
+    executor: { ...others, SIMULATED: createSimulatedExecutor({ stepMs: settings.simulatedStepMs }), ...(docker ? { DOCKER: docker } : {}) },
     defaultExecutor: settings.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     options: {
       logRetentionMs: settings.logRetentionMs,

@@ -1,0 +1,139 @@
+import type { ClusterRow, ClustersRepository } from '#src/modules/environments/clusters.repository.ts'
+import { DEFAULT_CLUSTER } from '#src/modules/environments/environments.service.ts'
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import { violatedForeignKey, whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
+import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
+import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { ClusterExecutor } from './clusters.schemas.ts'
+
+interface Deps {
+  repo: ClustersRepository
+  organizations: OrganizationsService
+  secrets: SecretBox
+  /** The most clusters a list answers with (BERTH_LIST_LIMIT). */
+  listLimit?: number
+}
+
+/** A cluster as created or replaced. */
+export interface ClusterInput {
+  name: string
+  description: string | null
+  region: string
+  cloudProvider: string
+  kubernetes: string
+  production: boolean
+  executor: ClusterExecutor
+}
+
+const nameTaken = (name: string) => new AppError('conflict', `a cluster named "${name}" already exists in this organization`)
+const inUse = (count: number) =>
+  new AppError('conflict', `the cluster is used by ${count} environment(s); delete them or move them to another cluster first`)
+
+export function createClustersService({ repo, organizations, secrets, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
+  /**
+   * The default cluster exists before any other, and is never deleted: it is made on first use (by
+   * environments too), and a cluster of the user's must not hold its name first.
+   */
+  async function ensureDefault(organizationId: string): Promise<void> {
+    if (await repo.findDefault(organizationId)) return
+    await whenParentGone(
+      () => notFound('organization'),
+      () => repo.insertDefaultIfMissing(organizationId, DEFAULT_CLUSTER),
+    )
+  }
+
+  async function get(principal: Principal, organizationId: string, clusterId: string): Promise<ClusterRow> {
+    await organizations.requireRole(principal, organizationId, 'READ')
+    const row = await repo.findById(organizationId, clusterId)
+    if (!row) throw notFound('cluster')
+    return row
+  }
+
+  const columns = (input: ClusterInput) => ({
+    name: input.name,
+    description: input.description,
+    region: input.region,
+    cloudProvider: input.cloudProvider,
+    kubernetes: input.kubernetes,
+    production: input.production,
+    executor: input.executor,
+  })
+
+  return {
+    async list(principal: Principal, organizationId: string): Promise<CappedList<ClusterRow>> {
+      await organizations.requireRole(principal, organizationId, 'READ')
+      await ensureDefault(organizationId)
+      return capped(listLimit, (limit) => repo.list(organizationId, limit))
+    },
+
+    get,
+
+    async create(principal: Principal, organizationId: string, input: ClusterInput): Promise<ClusterRow> {
+      await organizations.requireRole(principal, organizationId, 'WRITE')
+      await ensureDefault(organizationId)
+      return whenParentGone(
+        () => notFound('organization'),
+        () =>
+          withUniqueName(
+            'clusters_name_key',
+            () => nameTaken(input.name),
+            () => repo.insert(organizationId, columns(input)),
+          ),
+      )
+    },
+
+    /** A full replacement of what the request holds; the kubeconfig is kept (editClusterKubeconfig changes it). */
+    async update(principal: Principal, organizationId: string, clusterId: string, input: ClusterInput): Promise<ClusterRow> {
+      await organizations.requireRole(principal, organizationId, 'WRITE')
+      const row = await withUniqueName(
+        'clusters_name_key',
+        () => nameTaken(input.name),
+        () => repo.update(organizationId, clusterId, columns(input)),
+      )
+      if (!row) throw notFound('cluster')
+      return row
+    },
+
+    async delete(principal: Principal, organizationId: string, clusterId: string): Promise<void> {
+      await organizations.requireRole(principal, organizationId, 'WRITE')
+      const cluster = await repo.findById(organizationId, clusterId)
+      if (!cluster) throw notFound('cluster')
+      if (cluster.isDefault) throw new AppError('conflict', "the organization's default cluster is not deleted")
+      const result = await repo.deleteUnlessUsed(organizationId, clusterId).catch((error: unknown) => {
+        if (violatedForeignKey(error)) return { usedBy: 1 }
+        throw error
+      })
+      if (!result) throw notFound('cluster')
+      if (result.usedBy > 0) throw inUse(result.usedBy)
+    },
+
+    /** The kubeconfig as stored, for ADMIN only: it is a credential to the cluster. */
+    async getKubeconfig(principal: Principal, organizationId: string, clusterId: string): Promise<string> {
+      await organizations.requireRole(principal, organizationId, 'ADMIN')
+      const row = await repo.findById(organizationId, clusterId)
+      if (!row) throw notFound('cluster')
+      if (!row.kubeconfigSealed) throw notFound('kubeconfig of the cluster')
+      return secrets.open(row.kubeconfigSealed)
+    },
+
+    /** `kubeconfig` is the body as the route's YAML schema checked it; anything else (a JSON body) is a 415. */
+    async setKubeconfig(principal: Principal, organizationId: string, clusterId: string, kubeconfig: unknown): Promise<void> {
+      await organizations.requireRole(principal, organizationId, 'WRITE')
+      if (!(await repo.findById(organizationId, clusterId))) throw notFound('cluster')
+      if (typeof kubeconfig !== 'string')
+        throw new AppError('unsupported_media_type', 'send the kubeconfig as YAML (Content-Type: application/x-yaml)')
+      const row = await repo.update(organizationId, clusterId, { kubeconfigSealed: secrets.seal(kubeconfig) })
+      if (!row) throw notFound('cluster')
+    },
+
+    /** For executors, which act for a deployment already allowed: the cluster's kubeconfig in clear, or undefined. */
+    async kubeconfigFor(organizationId: string, clusterId: string): Promise<string | undefined> {
+      const row = await repo.findById(organizationId, clusterId)
+      return row?.kubeconfigSealed ? secrets.open(row.kubeconfigSealed) : undefined
+    },
+  }
+}
+
+export type ClustersService = ReturnType<typeof createClustersService>

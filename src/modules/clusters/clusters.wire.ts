@@ -1,0 +1,59 @@
+import type { ClusterRow } from '#src/modules/environments/clusters.repository.ts'
+import type { ClusterExecutor, ClusterRequest, ClusterResponse, ClusterStatusResponse } from './clusters.schemas.ts'
+import type { ClusterInput } from './clusters.service.ts'
+
+/** A KUBERNETES cluster takes deployments once it has a kubeconfig; the others always do. */
+const state = (row: ClusterRow) => (row.executor === 'KUBERNETES' && !row.kubeconfigSealed ? 'INVALID_CREDENTIALS' : 'DEPLOYED')
+
+/** A cluster as the reference's `Cluster`; the kubeconfig is never in it. */
+export function toClusterResponse(row: ClusterRow): ClusterResponse {
+  return {
+    id: row.id,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    organization: { id: row.organizationId },
+    name: row.name,
+    ...(row.description === null ? {} : { description: row.description }),
+    region: row.region,
+    cloud_provider: row.cloudProvider as ClusterResponse['cloud_provider'],
+    kubernetes: row.kubernetes as ClusterResponse['kubernetes'],
+    min_running_nodes: 1,
+    max_running_nodes: 1,
+    status: state(row),
+    has_access: true,
+    is_default: row.isDefault,
+    is_demo: false,
+    production: row.production,
+    ssh_keys: [],
+    features: [],
+    executor: row.executor as ClusterExecutor,
+    has_kubeconfig: row.kubeconfigSealed !== null,
+  }
+}
+
+export function toClusterStatusResponse(row: ClusterRow): ClusterStatusResponse {
+  const status = state(row)
+  return {
+    cluster_id: row.id,
+    status,
+    is_deployed: status === 'DEPLOYED',
+    reason: 'UNSPECIFIED',
+    next_k8s_available_version: null,
+    last_execution_id: null,
+    cluster_lock: null,
+    last_deployment_date: null,
+  }
+}
+
+export function clusterInput(body: ClusterRequest): ClusterInput {
+  const kubernetes = body.kubernetes ?? 'MANAGED'
+  return {
+    name: body.name.trim(),
+    description: body.description ?? null,
+    region: body.region,
+    cloudProvider: body.cloud_provider,
+    kubernetes,
+    production: body.production ?? false,
+    executor: body.executor ?? (kubernetes === 'SELF_MANAGED' ? 'KUBERNETES' : 'SIMULATED'),
+  }
+}

@@ -1,0 +1,238 @@
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { stringify } from 'yaml'
+import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
+import type { HelmDeployOverrides } from '#src/modules/services/kinds/helm/helm-deployments.ts'
+import { resolvePlaceholders } from '#src/modules/services/kinds/helm/helm-deployments.ts'
+import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
+import { HelmFailed, runHelm } from './helm-program.ts'
+import { clusterWideObjects, renderedObjects } from './rendered-objects.ts'
+
+// Helm services on a Kubernetes cluster (README, "Deploying to Kubernetes"): the chart is fetched
+// from its source, rendered with `helm template`, checked (no cluster-wide object unless
+// allow_cluster_wide_resources), then installed with `helm upgrade --install` in the environment's
+// namespace with the cluster's kubeconfig, written to a private temporary file for that one call.
+
+/** A chart repository as the executor reaches it, its credentials in clear. */
+export interface ChartRepository {
+  /** HTTPS, or one of the OCI_* kinds. */
+  kind: string
+  url: string
+  skipTlsVerification: boolean
+  username?: string | undefined
+  password?: string | undefined
+}
+
+export interface KubernetesExecutorDeps {
+  /** BERTH_HELM_PATH: the helm program. */
+  helmPath: string
+  /** The kubeconfig of the environment's cluster, in clear; undefined when none is stored. */
+  kubeconfig(organizationId: string, environmentId: string): Promise<string | undefined>
+  /** A helm repository of the organization with its credentials. */
+  chartRepository(organizationId: string, repositoryId: string): Promise<ChartRepository>
+  /** Opens a sealed (base64) secret variable. */
+  openSecret(sealed: string): string
+  /** Where work directories are made; the system's temporary directory by default. */
+  workRoot?: string
+}
+
+/** The namespace an environment's services are installed in. */
+export const namespaceOf = (environmentId: string) => `berth-${environmentId}`
+
+/** A helm release name (at most 53 characters, a DNS label) for the service: its name made safe, and its id. */
+export function releaseName(snapshot: Pick<ServiceSnapshot, 'name' | 'serviceId'>): string {
+  const safe = snapshot.name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '')
+  return `${safe || 'helm'}-${snapshot.serviceId.slice(0, 8)}`
+}
+
+/**
+ * The values arguments, in helm's own order of precedence (lowest first): values files, then
+ * --set-json, --set, --set-string (helm applies them in that order whatever their place on the
+ * command line). Variables named as qovery.env.NAME are resolved in every value.
+ */
+export async function valuesArguments(dir: string, configuration: HelmConfig, variables: ReadonlyMap<string, string>): Promise<string[]> {
+  const { set, setString, setJson, file } = configuration.valuesOverride
+  const args: string[] = []
+  if (file && 'raw' in file) {
+    for (const [index, value] of file.raw.values.entries()) {
+      const target = path.join(dir, `values-${index}.yaml`)
+      await writeFile(target, resolvePlaceholders(value.content, variables), { mode: 0o600 })
+      args.push('--values', target)
+    }
+  }
+  for (const [key, value] of setJson) args.push('--set-json', `${key}=${resolvePlaceholders(value, variables)}`)
+  for (const [key, value] of set) args.push('--set', `${key}=${resolvePlaceholders(value, variables)}`)
+  for (const [key, value] of setString) args.push('--set-string', `${key}=${resolvePlaceholders(value, variables)}`)
+  return args
+}
+
+/** The service's extra arguments as argv words (a client may send a flag and its value as one string). */
+export const extraArguments = (configuration: Pick<HelmConfig, 'arguments'>) =>
+  configuration.arguments.flatMap((argument) => argument.trim().split(/\s+/)).filter((word) => word !== '')
+
+/** Pulls the chart into `dir` and returns its path (a .tgz), with the repository files helm needs written there. */
+async function pullChart(
+  dir: string,
+  repository: ChartRepository,
+  chart: { name: string; version: string },
+  run: (args: string[]) => Promise<unknown>,
+): Promise<string> {
+  const destination = path.join(dir, 'chart')
+  await mkdir(destination)
+  const tls = repository.skipTlsVerification ? ['--insecure-skip-tls-verify'] : []
+  if (repository.kind === 'HTTPS') {
+    // Credentials go in helm's repositories file (mode 0600), never in argv where `ps` shows them.
+    const repositoryConfig = path.join(dir, 'repositories.yaml')
+    const cache = path.join(dir, 'repository-cache')
+    await writeFile(
+      repositoryConfig,
+      stringify({
+        apiVersion: '',
+        generated: new Date(0).toISOString(),
+        repositories: [
+          {
+            name: 'berth',
+            url: repository.url,
+            username: repository.username ?? '',
+            password: repository.password ?? '',
+            insecure_skip_tls_verify: repository.skipTlsVerification,
+            pass_credentials_all: false,
+          },
+        ],
+      }),
+      { mode: 0o600 },
+    )
+    const files = ['--repository-config', repositoryConfig, '--repository-cache', cache]
+    await run(['repo', 'update', 'berth', '--fail-on-repo-update-fail', ...files])
+    await run(['pull', `berth/${chart.name}`, '--version', chart.version, '--destination', destination, ...files, ...tls])
+  } else {
+    const url = new URL(repository.url.replace(/^(https?|oci):\/\//, 'oci://'))
+    const registryConfig = path.join(dir, 'registry.json')
+    const auth = repository.username ? { auth: Buffer.from(`${repository.username}:${repository.password ?? ''}`).toString('base64') } : {}
+    await writeFile(registryConfig, JSON.stringify({ auths: { [url.host]: auth } }), { mode: 0o600 })
+    const plain = repository.url.startsWith('http://') ? ['--plain-http'] : []
+    const ref = `oci://${url.host}${url.pathname.replace(/\/+$/, '')}/${chart.name}`
+    await run(['pull', ref, '--version', chart.version, '--destination', destination, '--registry-config', registryConfig, ...tls, ...plain])
+  }
+  return path.join(destination, `${chart.name}-${chart.version}.tgz`)
+}
+
+export function createKubernetesExecutor(deps: KubernetesExecutorDeps): DeploymentExecutor {
+  return {
+    async run(service, action, signal, context): Promise<ServiceOutcome> {
+      const snapshot = context.snapshot as ServiceSnapshot<HelmConfig> | undefined
+      if (!snapshot || !context.run) return { ok: false, message: 'the deployment has no snapshot of the service' }
+      if (snapshot.kind !== 'HELM') {
+        return { ok: false, message: `${service.type} services are not deployed on Kubernetes clusters yet: only helm services are` }
+      }
+      const { organizationId, environmentId } = context.run
+      const kubeconfig = await deps.kubeconfig(organizationId, environmentId)
+      if (kubeconfig === undefined) return { ok: false, message: 'the cluster has no kubeconfig: store one with editClusterKubeconfig' }
+      const dir = await mkdtemp(path.join(deps.workRoot ?? os.tmpdir(), 'berth-helm-'))
+      try {
+        await chmod(dir, 0o700)
+        const kubeconfigPath = path.join(dir, 'kubeconfig')
+        await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 })
+        const helm = (step: string) => (args: string[]) =>
+          runHelm(deps.helmPath, args, {
+            signal,
+            env: { HOME: dir },
+            onLine: (line, stream) => context.log(step, line, stream === 'stderr' ? 'WARNING' : 'INFO'),
+          })
+        const namespace = namespaceOf(environmentId)
+        const release = releaseName(snapshot)
+        const cluster = ['--namespace', namespace, '--kubeconfig', kubeconfigPath]
+        if (action === 'UNINSTALL' || action === 'DELETE') {
+          context.log('uninstall', `helm uninstall ${release} --namespace ${namespace}`)
+          await helm('uninstall')(['uninstall', release, ...cluster, '--ignore-not-found', '--wait'])
+          return { ok: true }
+        }
+        // Both act on the release's workloads, which needs kubectl: a second `upgrade` would restart nothing.
+        if (action === 'STOP' || action === 'RESTART') {
+          return { ok: false, message: `${action === 'STOP' ? 'stopping' : 'restarting'} a helm release is not supported on Kubernetes clusters yet` }
+        }
+        return await install({ snapshot, dir, namespace, release, cluster, helm, context, signal, organizationId })
+      } catch (error) {
+        if (signal.aborted) throw error
+        if (error instanceof HelmFailed || error instanceof Error) return { ok: false, message: error.message }
+        throw error
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
+    },
+  }
+
+  async function install({
+    snapshot,
+    dir,
+    namespace,
+    release,
+    cluster,
+    helm,
+    context,
+    signal,
+    organizationId,
+  }: {
+    snapshot: ServiceSnapshot<HelmConfig>
+    dir: string
+    namespace: string
+    release: string
+    /** --namespace and --kubeconfig */
+    cluster: string[]
+    helm: (step: string) => (args: string[]) => ReturnType<typeof runHelm>
+    context: ExecutionContext
+    signal: AbortSignal
+    organizationId: string
+  }): Promise<ServiceOutcome> {
+    const { configuration } = snapshot
+    const { source } = configuration
+    if (!('helmRepository' in source)) return { ok: false, message: 'charts from git repositories are not deployed on Kubernetes clusters yet' }
+    const overrides = snapshot.overrides as HelmDeployOverrides
+    const chart = { name: source.helmRepository.chartName, version: overrides.chartVersion ?? source.helmRepository.chartVersion }
+    const repository = await deps.chartRepository(organizationId, source.helmRepository.repositoryId)
+    context.log('chart', `pulling ${chart.name} ${chart.version}`)
+    const chartPath = await pullChart(dir, repository, chart, helm('chart'))
+
+    const variables = new Map(
+      snapshot.variables.map((variable) => [variable.key, variable.isSecret ? deps.openSecret(variable.sealed ?? '') : (variable.value ?? '')]),
+    )
+    const values = await valuesArguments(dir, configuration, variables)
+    context.log('render', `helm template ${release} --namespace ${namespace}`)
+    const rendered = await runHelm(deps.helmPath, ['template', release, chartPath, '--namespace', namespace, ...values], {
+      signal,
+      env: { HOME: dir },
+      quietStdout: true,
+    })
+    if (!configuration.allowClusterWideResources) {
+      const refused = clusterWideObjects(renderedObjects(rendered.stdout), namespace)
+      if (refused.length > 0) {
+        for (const line of refused) context.log('render', line, 'ERROR')
+        return {
+          ok: false,
+          message: `the chart renders objects outside the environment's namespace, and allow_cluster_wide_resources is false: ${refused.join('; ')}`,
+        }
+      }
+    }
+    context.log('install', `helm upgrade --install ${release} --namespace ${namespace} --timeout ${configuration.timeoutSec}s`)
+    await helm('install')([
+      'upgrade',
+      '--install',
+      release,
+      chartPath,
+      ...cluster,
+      '--create-namespace',
+      '--timeout',
+      `${configuration.timeoutSec}s`,
+      ...values,
+      ...extraArguments(configuration),
+    ])
+    return { ok: true }
+  }
+}

@@ -1,0 +1,38 @@
+import type { SecretConfig } from '#src/modules/helm-repositories/helm-repositories.rules.ts'
+import type { Db } from '#src/platform/db/database.ts'
+import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { DeploymentExecutor } from '../executor.ts'
+import { createKubernetesExecutor } from './helm-executor.ts'
+
+/**
+ * The executor of KUBERNETES clusters, reading what it needs from the database: the environment's
+ * cluster's kubeconfig and the organization's helm repositories, their secrets opened with the
+ * server's SecretBox. It needs nothing to start: helm is run, and the cluster reached, per deployment.
+ */
+export function connectKubernetesExecutor(db: Db, secrets: SecretBox, helmPath: string): DeploymentExecutor {
+  return createKubernetesExecutor({
+    helmPath,
+    openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
+    async kubeconfig(organizationId, environmentId) {
+      const row = await db
+        .selectFrom('environments as e')
+        .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+        .select('c.kubeconfigSealed')
+        .where('e.organizationId', '=', organizationId)
+        .where('e.id', '=', environmentId)
+        .executeTakeFirst()
+      return row?.kubeconfigSealed ? secrets.open(row.kubeconfigSealed) : undefined
+    },
+    async chartRepository(organizationId, repositoryId) {
+      const row = await db
+        .selectFrom('helmRepositories')
+        .select(['kind', 'url', 'skipTlsVerification', 'config', 'secretsSealed'])
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', repositoryId)
+        .executeTakeFirst()
+      if (!row?.url) throw new Error('the helm repository of the service is gone, or has no URL')
+      const sealed = row.secretsSealed ? (JSON.parse(secrets.open(row.secretsSealed)) as SecretConfig) : {}
+      return { kind: row.kind, url: row.url, skipTlsVerification: row.skipTlsVerification, username: row.config.username, password: sealed.password }
+    },
+  })
+}
