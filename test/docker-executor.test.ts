@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { databaseVolume } from '#src/modules/executors/docker/docker-executor.ts'
 import { LABELS, networkName } from '#src/modules/executors/docker/docker-objects.ts'
+import { TEST_SECRET_KEY, testDatabaseUrl } from './helpers/app.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
 import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
@@ -303,7 +304,9 @@ describe('the Docker executor', () => {
   })
 
   it('keeps berth worker from starting when the Docker engine it was told to use does not answer', async () => {
-    const result = await runCli(['worker'], { BERTH_EXECUTOR: 'docker', DOCKER_HOST: 'tcp://127.0.0.1:9' }, { timeoutMs: 60_000 })
+    // The run's database, with the key every test process seals with: a worker records its key there.
+    const env = { BERTH_EXECUTOR: 'docker', DOCKER_HOST: 'tcp://127.0.0.1:9', DATABASE_URL: testDatabaseUrl(), BERTH_SECRET_KEY: TEST_SECRET_KEY }
+    const result = await runCli(['worker'], env, { timeoutMs: 60_000 })
     assert.notEqual(result.code, 0)
     assert.match(result.stderr + result.stdout, /BERTH_EXECUTOR=docker, but the Docker engine at tcp:\/\/127\.0\.0\.1:9 does not answer/)
   })
