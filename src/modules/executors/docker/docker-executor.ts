@@ -81,8 +81,14 @@ interface BuildSource {
   reuse: boolean
 }
 
-/** How long a stopping instance gets before it is killed. */
+/** How long a stopping instance gets before it is killed, when its settings do not say (databases have none). */
 const STOP_GRACE_SECONDS = 10
+
+/** The service's `deployment.termination_grace_period_seconds` (its advanced settings, as of the trigger). */
+function stopGrace(snapshot: ServiceSnapshot): number {
+  const seconds = snapshot.advancedSettings?.['deployment.termination_grace_period_seconds']
+  return typeof seconds === 'number' ? seconds : STOP_GRACE_SECONDS
+}
 
 /** Each database type's data directory, environment and command, as its official image takes them. */
 const DATABASE_RUNTIME: Record<
@@ -185,9 +191,9 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     signal: AbortSignal,
   ): Promise<ServiceOutcome> {
     const config = snapshot.configuration
-    if (action === 'STOP') return stopInstances(docker, owner.serviceId, STOP_GRACE_SECONDS, say)
+    if (action === 'STOP') return stopInstances(docker, owner.serviceId, stopGrace(snapshot), say)
     if (action === 'UNINSTALL' || action === 'DELETE') {
-      const removed = await removeInstances(docker, owner.serviceId, STOP_GRACE_SECONDS, say)
+      const removed = await removeInstances(docker, owner.serviceId, stopGrace(snapshot), say)
       await removeBuiltImages(docker, owner.serviceId)
       return removed
     }
@@ -233,7 +239,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         volumes: config.storage.map((volume) => ({ name: `berth-${owner.serviceId}-${volume.id}`, mountPoint: volume.mountPoint })),
         readiness: containerProbe(config.healthchecks.readiness_probe),
         instances: Math.max(config.minRunningInstances, 1),
-        stopGraceSeconds: STOP_GRACE_SECONDS,
+        stopGraceSeconds: stopGrace(snapshot),
       },
       deps.publishHost,
       say,
@@ -253,8 +259,8 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     signal: AbortSignal,
   ): Promise<ServiceOutcome> {
     const config = snapshot.configuration
-    if (action === 'STOP') return stopInstances(docker, owner.serviceId, STOP_GRACE_SECONDS, say)
-    if (action === 'UNINSTALL' || action === 'DELETE') return removeInstances(docker, owner.serviceId, STOP_GRACE_SECONDS, say)
+    if (action === 'STOP') return stopInstances(docker, owner.serviceId, stopGrace(snapshot), say)
+    if (action === 'UNINSTALL' || action === 'DELETE') return removeInstances(docker, owner.serviceId, stopGrace(snapshot), say)
     const registry = await deps.registry(organizationId, config.registryId)
     const tag = (snapshot.overrides as ContainerDeployOverrides).imageTag ?? config.tag
     const image = imageReference(registry.host, config.imageName, tag)
@@ -281,7 +287,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       volumes: config.storage.map((volume) => ({ name: `berth-${owner.serviceId}-${volume.id}`, mountPoint: volume.mountPoint })),
       readiness: config.healthchecks.readinessProbe,
       instances: Math.max(config.minRunningInstances, 1),
-      stopGraceSeconds: STOP_GRACE_SECONDS,
+      stopGraceSeconds: stopGrace(snapshot),
     }
     return rollOut(docker, spec, deps.publishHost, say, signal)
   }
@@ -295,9 +301,9 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
   ): Promise<ServiceOutcome> {
     const config = snapshot.configuration
     const volume = databaseVolume(owner.serviceId)
-    if (action === 'STOP') return stopInstances(docker, owner.serviceId, STOP_GRACE_SECONDS, say)
-    if (action === 'UNINSTALL') return removeInstances(docker, owner.serviceId, STOP_GRACE_SECONDS, say)
-    if (action === 'DELETE') return removeInstances(docker, owner.serviceId, STOP_GRACE_SECONDS, say, [volume])
+    if (action === 'STOP') return stopInstances(docker, owner.serviceId, stopGrace(snapshot), say)
+    if (action === 'UNINSTALL') return removeInstances(docker, owner.serviceId, stopGrace(snapshot), say)
+    if (action === 'DELETE') return removeInstances(docker, owner.serviceId, stopGrace(snapshot), say, [volume])
     if (config.mode !== 'CONTAINER')
       return { ok: false, message: `a ${config.mode} database needs a cloud provider; the Docker executor runs CONTAINER databases` }
     const type = config.type as DatabaseType
@@ -334,7 +340,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         },
         // One instance: two would share the volume.
         instances: 1,
-        stopGraceSeconds: STOP_GRACE_SECONDS,
+        stopGraceSeconds: stopGrace(snapshot),
       },
       deps.publishHost,
       say,
