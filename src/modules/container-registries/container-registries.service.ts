@@ -3,6 +3,7 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
+import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { ContainerRegistriesRepository, ContainerRegistryRow } from './container-registries.repository.ts'
 import { containerRegistryErrors, type PublicConfig, registryUrl, SECRET_CONFIG_FIELDS, type SecretConfig } from './container-registries.rules.ts'
@@ -47,23 +48,12 @@ export interface AssociatedService {
 
 const nameTaken = (name: string) => new AppError('conflict', `a container registry named "${name}" already exists in this organization`)
 
-/** Applies the request's secret changes to the stored secrets; cleared ones are dropped. */
-function mergeSecrets(stored: SecretConfig, changes: SecretConfig): SecretConfig {
-  const merged: SecretConfig = {}
-  for (const field of SECRET_CONFIG_FIELDS) {
-    const value = changes[field] ?? stored[field]
-    if (value) merged[field] = value
-  }
-  return merged
-}
-
 export function createContainerRegistriesService({ repo, organizations, secrets, http, allowPrivateUrls, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
-  const openSecrets = (sealed: Buffer | null): SecretConfig => (sealed ? (JSON.parse(secrets.open(sealed)) as SecretConfig) : {})
-  const sealSecrets = (values: SecretConfig): Buffer | null => (Object.keys(values).length > 0 ? secrets.seal(JSON.stringify(values)) : null)
+  const sealed = sealedFields(secrets, SECRET_CONFIG_FIELDS)
 
   /** Checks the registry as it will be stored and returns its columns, the secrets sealed. */
   function toColumns(input: ContainerRegistryInput, storedSecrets: SecretConfig) {
-    const merged = mergeSecrets(storedSecrets, input.secrets)
+    const merged = sealed.merge(storedSecrets, input.secrets)
     const errors = containerRegistryErrors({ kind: input.kind, url: input.url, config: input.config, secrets: merged, allowPrivateUrls })
     if (errors.length > 0) throw validationFailed(errors)
     return {
@@ -72,7 +62,7 @@ export function createContainerRegistriesService({ repo, organizations, secrets,
       description: input.description,
       url: registryUrl(input.kind, input.url)!,
       config: JSON.stringify(input.config),
-      secretsSealed: sealSecrets(merged),
+      secretsSealed: sealed.seal(merged),
     }
   }
 
@@ -119,7 +109,7 @@ export function createContainerRegistriesService({ repo, organizations, secrets,
       await organizations.requireRole(principal, organizationId, 'WRITE')
       const stored = await repo.findSealed(organizationId, containerRegistryId)
       if (!stored) throw notFound('container registry')
-      const columns = toColumns(input, openSecrets(stored.secretsSealed))
+      const columns = toColumns(input, sealed.open(stored.secretsSealed))
       const row = await withUniqueName(
         'container_registries_name_key',
         () => nameTaken(input.name),
@@ -166,7 +156,7 @@ export function createContainerRegistriesService({ repo, organizations, secrets,
           kind: stored.kind as ContainerRegistryKind,
           url: stored.url,
           username: typeof username === 'string' ? username : undefined,
-          secrets: openSecrets(stored.secretsSealed),
+          secrets: sealed.open(stored.secretsSealed),
         },
         query,
       )

@@ -3,6 +3,7 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
+import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { HelmRepositoriesRepository, HelmRepositoryRow } from './helm-repositories.repository.ts'
 import { helmRepositoryErrors, type PublicConfig, SECRET_CONFIG_FIELDS, type SecretConfig } from './helm-repositories.rules.ts'
@@ -31,23 +32,12 @@ export interface HelmRepositoryInput {
 
 const nameTaken = (name: string) => new AppError('conflict', `a helm repository named "${name}" already exists in this organization`)
 
-/** Applies the request's secret changes to the stored secrets; cleared ones are dropped. */
-function mergeSecrets(stored: SecretConfig, changes: SecretConfig): SecretConfig {
-  const merged: SecretConfig = {}
-  for (const field of SECRET_CONFIG_FIELDS) {
-    const value = changes[field] ?? stored[field]
-    if (value) merged[field] = value
-  }
-  return merged
-}
-
 export function createHelmRepositoriesService({ repo, organizations, secrets, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
-  const openSecrets = (sealed: Buffer | null): SecretConfig => (sealed ? (JSON.parse(secrets.open(sealed)) as SecretConfig) : {})
-  const sealSecrets = (values: SecretConfig): Buffer | null => (Object.keys(values).length > 0 ? secrets.seal(JSON.stringify(values)) : null)
+  const sealed = sealedFields(secrets, SECRET_CONFIG_FIELDS)
 
   /** Checks the repository as it will be stored and returns its columns, the secrets sealed. */
   function toColumns(input: HelmRepositoryInput, storedSecrets: SecretConfig) {
-    const merged = mergeSecrets(storedSecrets, input.secrets)
+    const merged = sealed.merge(storedSecrets, input.secrets)
     const errors = helmRepositoryErrors({ kind: input.kind, url: input.url, config: input.config, secrets: merged })
     if (errors.length > 0) throw validationFailed(errors)
     return {
@@ -57,7 +47,7 @@ export function createHelmRepositoriesService({ repo, organizations, secrets, li
       url: input.url,
       skipTlsVerification: input.skipTlsVerification,
       config: JSON.stringify(input.config),
-      secretsSealed: sealSecrets(merged),
+      secretsSealed: sealed.seal(merged),
     }
   }
 
@@ -97,7 +87,7 @@ export function createHelmRepositoriesService({ repo, organizations, secrets, li
       await organizations.requireRole(principal, organizationId, 'WRITE')
       const stored = await repo.findSealed(organizationId, helmRepositoryId)
       if (!stored) throw notFound('helm repository')
-      const columns = toColumns(input, openSecrets(stored.secretsSealed))
+      const columns = toColumns(input, sealed.open(stored.secretsSealed))
       const row = await withUniqueName(
         'helm_repositories_name_key',
         () => nameTaken(input.name),

@@ -1,10 +1,11 @@
 import Docker from 'dockerode'
-import type { SecretConfig } from '#src/modules/container-registries/container-registries.rules.ts'
+import { SECRET_CONFIG_FIELDS } from '#src/modules/container-registries/container-registries.rules.ts'
 import type { ContainerRegistryKind } from '#src/modules/container-registries/container-registries.schemas.ts'
 import { basicCredentials } from '#src/modules/container-registries/registry-http-api.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { createDockerExecutor } from './docker-executor.ts'
@@ -61,7 +62,7 @@ export async function connectDockerExecutor(
       if (!row) throw new Error('the container registry of the service is gone')
       const url = new URL(row.url)
       const host = DOCKER_HUB_HOSTS.has(url.host) ? undefined : url.host
-      const registrySecrets = row.secretsSealed ? (JSON.parse(secrets.open(row.secretsSealed)) as SecretConfig) : {}
+      const registrySecrets = sealedFields(secrets, SECRET_CONFIG_FIELDS).open(row.secretsSealed)
       const username = typeof row.config.username === 'string' ? row.config.username : undefined
       const basic = basicCredentials({ kind: row.kind as ContainerRegistryKind, url: row.url, username, secrets: registrySecrets })
       return { host, auth: basic ? { username: basic[0], password: basic[1], serveraddress: host ?? 'https://index.docker.io/v1/' } : undefined }

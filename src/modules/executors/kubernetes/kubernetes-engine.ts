@@ -1,5 +1,6 @@
-import type { SecretConfig } from '#src/modules/helm-repositories/helm-repositories.rules.ts'
+import { SECRET_CONFIG_FIELDS } from '#src/modules/helm-repositories/helm-repositories.rules.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { createKubernetesExecutor } from './helm-executor.ts'
@@ -31,7 +32,7 @@ export function connectKubernetesExecutor(db: Db, secrets: SecretBox, helmPath: 
         .where('id', '=', repositoryId)
         .executeTakeFirst()
       if (!row?.url) throw new Error('the helm repository of the service is gone, or has no URL')
-      const sealed = row.secretsSealed ? (JSON.parse(secrets.open(row.secretsSealed)) as SecretConfig) : {}
+      const sealed = sealedFields(secrets, SECRET_CONFIG_FIELDS).open(row.secretsSealed)
       return { kind: row.kind, url: row.url, skipTlsVerification: row.skipTlsVerification, username: row.config.username, password: sealed.password }
     },
   })

@@ -1,0 +1,24 @@
+import type { SecretBox } from './secret-box.ts'
+
+/**
+ * A resource's secret config fields (a registry's or a helm repository's password, keys), kept
+ * together as one sealed JSON object. A request's changes apply field by field: a value sets, ""
+ * clears, an absent field keeps the stored value.
+ */
+export function sealedFields<Field extends string>(secrets: SecretBox, fields: readonly Field[]) {
+  type Values = Partial<Record<Field, string>>
+  return {
+    open: (sealed: Buffer | null): Values => (sealed ? (JSON.parse(secrets.open(sealed)) as Values) : {}),
+    /** Null when no field is set. */
+    seal: (values: Values): Buffer | null => (Object.keys(values).length > 0 ? secrets.seal(JSON.stringify(values)) : null),
+    /** The stored values with the request's changes applied; cleared ones are dropped. */
+    merge(stored: Values, changes: Values): Values {
+      const merged: Values = {}
+      for (const field of fields) {
+        const value = changes[field] ?? stored[field]
+        if (value) merged[field] = value
+      }
+      return merged
+    },
+  }
+}
