@@ -2,8 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { databaseVolume } from '#src/modules/executors/docker/docker-executor.ts'
 import { LABELS, networkName } from '#src/modules/executors/docker/docker-objects.ts'
+import { RUN_OUTPUT_LINES } from '#src/modules/executors/docker/job-runs.ts'
 import { TEST_SECRET_KEY, testDatabaseUrl } from './helpers/app.ts'
-import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
+import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
 import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
 import { runCli } from './helpers/process.ts'
@@ -17,6 +18,7 @@ mkdir -p /tmp/www
 echo "$GREETING" > /tmp/www/index.html
 if [ -f /config/extra.txt ]; then cat /config/extra.txt > /tmp/www/extra.txt; fi
 echo "web starting: $GREETING"
+echo "using key $API_KEY"
 trap 'exit 0' TERM
 if [ -n "$BREAK_HTTP" ]; then echo "not serving today"; sleep 3600 & wait; fi
 httpd -f -p 8080 -h /tmp/www &
@@ -170,6 +172,9 @@ describe('the Docker executor', () => {
     const firstLogs = await logsOf(environment.id, first.execution_id, tokens.read.authorization)
     assert.match(firstLogs, /pulling image 127\.0\.0\.1:\d+\/web:1/)
     assert.doesNotMatch(firstLogs, /s3cret-value/)
+    // The instance's first lines, what it prints of its secret masked.
+    assert.match(firstLogs, /instance 0: web starting: hello/)
+    assert.match(firstLogs, /instance 0: using key \*\*\*/)
     assert.doesNotMatch(firstLogs, new RegExp(registry.password))
 
     // A redeploy with a new value: at every look, some instance answers.
@@ -205,6 +210,8 @@ describe('the Docker executor', () => {
     const message = broken!.stages.flatMap((stage) => stage.services)[0]!.message ?? ''
     assert.match(message, /is not ready: its readiness probe failed/)
     assert.match(message, /not serving today/)
+    assert.match(message, /using key \*\*\*/)
+    assert.doesNotMatch(message, /s3cret-value/)
     const kept = await running(containerId)
     assert.deepEqual(
       kept.map((info) => info.Id),
@@ -244,9 +251,33 @@ describe('the Docker executor', () => {
       return { entry: entry!, logs: await logsOf(environment.id, queued.execution_id, tokens.read.authorization) }
     }
 
-    const ok = await outcome(await job('migrate', 'echo "migrated $GREETING"; exit 0'))
+    await variable(tokens.write.authorization, 'ENVIRONMENT', environment.id, 'JOB_TOKEN', 'job-s3cret', { is_secret: true })
+    const ok = await outcome(await job('migrate', 'echo "migrated with $JOB_TOKEN"; exit 0'))
     assert.equal(ok.entry.status, 'DEPLOYED')
-    assert.match(ok.logs, /migrated/)
+    assert.match(ok.logs, /migrated with \*\*\*/)
+    assert.doesNotMatch(ok.logs, /job-s3cret/)
+
+    // A run's output reaches the logs while it runs.
+    const liveJob = await job('live', 'echo halfway there; sleep 6; echo finished')
+    const live = await calls.trigger(`/job/${liveJob}/deploy`, tokens.deploy.authorization)
+    await until(
+      () => logsOf(environment.id, live.execution_id, tokens.read.authorization),
+      (logs) => /halfway there/.test(logs),
+      { what: "the run's first line in the logs", timeoutMs: 20_000 },
+    )
+    const during = await logsOf(environment.id, live.execution_id, tokens.read.authorization)
+    assert.doesNotMatch(during, /finished/, 'the line came before the run ended')
+    const [liveEntry] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal(liveEntry!.status, 'DEPLOYED')
+    assert.match(await logsOf(environment.id, live.execution_id, tokens.read.authorization), /finished/)
+
+    // Past RUN_OUTPUT_LINES lines, the rest is dropped but for the run's last lines.
+    const chatty = await outcome(await job('chatty', `i=1; while [ $i -le ${RUN_OUTPUT_LINES + 100} ]; do echo "line-$i"; i=$((i+1)); done`))
+    assert.equal(chatty.entry.status, 'DEPLOYED')
+    assert.match(chatty.logs, new RegExp(`line-${RUN_OUTPUT_LINES}\\b`))
+    assert.match(chatty.logs, new RegExp(`printed more than ${RUN_OUTPUT_LINES} lines`))
+    assert.doesNotMatch(chatty.logs, new RegExp(`line-${RUN_OUTPUT_LINES + 20}\\b`))
+    assert.match(chatty.logs, new RegExp(`line-${RUN_OUTPUT_LINES + 100}\\b`))
 
     const failing = await job('flaky', 'echo trying; exit 3', { max_nb_restart: 1 })
     const failed = await outcome(failing)

@@ -16,6 +16,7 @@ import { commandFor, type JobDeployOverrides, LIFECYCLE_EVENT } from '#src/modul
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { revealVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import { secretMask } from '#src/platform/secrets/secret-masking.ts'
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
 import { dnsLabel, ensureNetwork, type Owner } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
@@ -120,6 +121,16 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       env: revealed.filter((variable) => !variable.mountPath).map((variable) => `${variable.key}=${variable.value}`),
       files: revealed.flatMap((variable) => (variable.mountPath ? [{ path: variable.mountPath, content: variable.value }] : [])),
     }
+  }
+
+  /** The values the logs must never show: the secret variables, and a database's password. */
+  function secretValues(snapshot: ServiceSnapshot): string[] {
+    const values = revealVariables(
+      snapshot.variables.filter((variable) => variable.isSecret),
+      deps.secrets,
+    ).map((variable) => variable.value)
+    if (snapshot.kind === 'DATABASE') values.push(openPassword((snapshot as ServiceSnapshot<DatabaseConfig>).configuration.credentials, deps.secrets))
+    return values
   }
 
   /**
@@ -434,32 +445,49 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     )
   }
 
+  /** Does `action` to the service, by its kind. */
+  function perform(
+    snapshot: ServiceSnapshot,
+    owner: Owner,
+    organizationId: string,
+    action: RunnableTrigger,
+    say: Say,
+    signal: AbortSignal,
+  ): Promise<ServiceOutcome> {
+    switch (snapshot.kind) {
+      case 'CONTAINER':
+        return container(snapshot as ServiceSnapshot<ContainerConfig>, owner, organizationId, action, say, signal)
+      case 'DATABASE':
+        return database(snapshot as ServiceSnapshot<DatabaseConfig>, owner, action, say, signal)
+      case 'APPLICATION':
+        return application(snapshot as ServiceSnapshot<ApplicationConfig>, owner, organizationId, action, say, signal)
+      case 'JOB':
+        return job(snapshot as ServiceSnapshot<JobConfig>, owner, organizationId, action, say, signal)
+      case 'HELM':
+        return Promise.resolve({ ok: false, message: "a helm service needs a Kubernetes cluster; this environment's cluster deploys to Docker" })
+      default:
+        return Promise.resolve({ ok: false, message: `the Docker executor does not deploy ${snapshot.kind.toLowerCase()} services yet` })
+    }
+  }
+
   return {
     abandoned: (run, say) => removeAbandoned(docker, run.id, say),
     async run(service, action, signal, context: ExecutionContext): Promise<ServiceOutcome> {
       const { snapshot, run } = context
       if (!snapshot || !run) return { ok: false, message: 'the deployment has no snapshot of the service' }
       const owner: Owner = { serviceId: service.id, environmentId: run.environmentId, executionId: run.id, kind: snapshot.kind }
-      const say: Say = (step, message, level) => context.log(step, message, level)
+      let mask = (text: string) => text
       try {
-        switch (snapshot.kind) {
-          case 'CONTAINER':
-            return await container(snapshot as ServiceSnapshot<ContainerConfig>, owner, run.organizationId, action, say, signal)
-          case 'DATABASE':
-            return await database(snapshot as ServiceSnapshot<DatabaseConfig>, owner, action, say, signal)
-          case 'APPLICATION':
-            return await application(snapshot as ServiceSnapshot<ApplicationConfig>, owner, run.organizationId, action, say, signal)
-          case 'JOB':
-            return await job(snapshot as ServiceSnapshot<JobConfig>, owner, run.organizationId, action, say, signal)
-          case 'HELM':
-            return { ok: false, message: "a helm service needs a Kubernetes cluster; this environment's cluster deploys to Docker" }
-          default:
-            return { ok: false, message: `the Docker executor does not deploy ${snapshot.kind.toLowerCase()} services yet` }
-        }
+        // What containers and builds print, in the logs and in a failure's message, may hold the
+        // service's secrets: none of them reaches either.
+        mask = secretMask(secretValues(snapshot))
+        const say: Say = (step, message, level) => context.log(step, mask(message), level)
+        const outcome = await perform(snapshot, owner, run.organizationId, action, say, signal)
+        return outcome.ok ? outcome : { ok: false, message: mask(outcome.message) }
       } catch (error) {
         if (signal.aborted) throw error
         const message = error instanceof Error ? error.message : String(error)
-        return { ok: false, message: `the Docker engine refused: ${message}` }
+        return { ok: false, message: mask(`the Docker engine refused: ${message}`) }
       }
     },
   }

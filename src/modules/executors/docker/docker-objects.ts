@@ -1,3 +1,5 @@
+import { createInterface } from 'node:readline'
+import { PassThrough } from 'node:stream'
 import type Docker from 'dockerode'
 
 // How Berth names and finds what it makes in a Docker engine: every object carries labels naming
@@ -104,4 +106,68 @@ export function demultiplex(buffer: Buffer): string[] {
   }
   const text = (offset === 0 ? buffer : Buffer.concat(chunks)).toString('utf8')
   return text.split('\n').filter((line) => line.trim() !== '')
+}
+
+/** A line of a container's output longer than this is cut: a deployment's log is not a file store. */
+const MAX_LINE_LENGTH = 4096
+
+/** Following a container's output: stop it, or wait until the container closed its streams. */
+export interface OutputFollower {
+  /** Stops passing lines on and lets the engine's stream go. */
+  stop(): void
+  /** Settles once the stream ended (the container exited) or `ms` passed, whichever comes first. */
+  ended(ms: number): Promise<void>
+  /** Whether lines were dropped, past the limit. */
+  readonly truncated: boolean
+}
+
+/**
+ * Follows what a container writes, stdout and stderr, line by line, from before it starts (the
+ * engine's attach, as `docker run` does): at most `limit` lines reach `onLine`, then `onLimit` is
+ * called once and the rest is dropped.
+ */
+export async function followOutput(
+  docker: Docker,
+  id: string,
+  onLine: (line: string) => void,
+  { limit, onLimit = () => {} }: { limit: number; onLimit?: () => void },
+): Promise<OutputFollower> {
+  const stream = (await docker
+    .getContainer(id)
+    .attach({ stream: true, stdout: true, stderr: true, logs: false })) as unknown as NodeJS.ReadableStream & {
+    destroy(): void
+  }
+  const merged = new PassThrough()
+  docker.modem.demuxStream(stream, merged, merged)
+  let lines = 0
+  let stopped = false
+  const reader = createInterface({ input: merged, crlfDelay: Number.POSITIVE_INFINITY })
+  reader.on('line', (line) => {
+    if (stopped || line.trim() === '') return
+    lines++
+    if (lines <= limit) onLine(line.length > MAX_LINE_LENGTH ? `${line.slice(0, MAX_LINE_LENGTH)} …` : line)
+    else if (lines === limit + 1) onLimit()
+  })
+  const ended = new Promise<void>((resolve) => {
+    stream.on('end', resolve)
+    stream.on('close', resolve)
+    stream.on('error', () => resolve())
+  }).then(() => merged.end())
+  return {
+    stop() {
+      stopped = true
+      stream.destroy()
+      merged.end()
+    },
+    async ended(ms) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))])
+      clearTimeout(timer)
+      // Lines already read are passed on before the caller goes on.
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    },
+    get truncated() {
+      return lines > limit
+    },
+  }
 }

@@ -1,11 +1,27 @@
 import type Docker from 'dockerode'
 import type { ServiceOutcome } from '../executor.ts'
-import { containerName, LABELS, lastLines, type Owner, ownerLabels, removeContainer, serviceContainers } from './docker-objects.ts'
+import {
+  containerName,
+  followOutput,
+  LABELS,
+  lastLines,
+  type OutputFollower,
+  type Owner,
+  ownerLabels,
+  removeContainer,
+  serviceContainers,
+} from './docker-objects.ts'
 import { archiveOf } from './file-archive.ts'
 import type { InstanceFile, Say } from './service-instances.ts'
 
 // A job's run: a container that runs to completion. Exit code 0 is success; a run longer than
-// max_duration_seconds is killed; a failed run is tried again up to max_nb_restart times.
+// max_duration_seconds is killed; a failed run is tried again up to max_nb_restart times. What a
+// run prints reaches the deployment's logs as it prints it, up to RUN_OUTPUT_LINES lines.
+
+/** How many lines of a run's output go to the logs live; past them, its last lines once it ended. */
+export const RUN_OUTPUT_LINES = 1000
+/** How many of a run's last lines are logged when its output went past RUN_OUTPUT_LINES. */
+const RUN_LAST_LINES = 50
 
 export interface JobRunSpec {
   owner: Owner
@@ -47,24 +63,33 @@ async function attempt(docker: Docker, spec: JobRunSpec, number: number, say: Sa
       SecurityOpt: ['no-new-privileges'],
     },
   })
+  let output: OutputFollower | undefined
   try {
     if (spec.files.length > 0) {
       await container.putArchive(await archiveOf(spec.files), { path: '/' })
     }
+    output = await followOutput(docker, container.id, (line) => say('run', line), {
+      limit: RUN_OUTPUT_LINES,
+      onLimit: () => say('run', `run ${number} printed more than ${RUN_OUTPUT_LINES} lines: its last ${RUN_LAST_LINES} follow once it ends`),
+    })
     const exited = container.wait({ condition: 'next-exit' })
+    say('run', `run ${number} starting (${container.id.slice(0, 12)})`)
     await container.start()
-    say('run', `run ${number} started (${container.id.slice(0, 12)})`)
     let timer: NodeJS.Timeout | undefined
     const outcome = await new Promise<{ code: number } | { timedOut: true }>((resolve, reject) => {
       timer = setTimeout(() => resolve({ timedOut: true }), spec.maxDurationSeconds * 1000)
       signal.addEventListener('abort', () => reject(signal.reason), { once: true })
       exited.then((result: { StatusCode: number }) => resolve({ code: result.StatusCode }), reject)
     }).finally(() => clearTimeout(timer))
-    for (const line of await lastLines(docker, container.id, 50)) say('run', line)
+    // The output of a run that exited is all read before its result is said.
+    if (!('timedOut' in outcome)) await output.ended(2000)
+    output.stop()
+    if (output.truncated) for (const line of await lastLines(docker, container.id, RUN_LAST_LINES)) say('run', line)
     if ('timedOut' in outcome) return { ok: false, message: `run ${number} was killed after max_duration_seconds (${spec.maxDurationSeconds} s)` }
     if (outcome.code === 0) return { ok: true }
     return { ok: false, message: `run ${number} exited with code ${outcome.code}` }
   } finally {
+    output?.stop()
     await removeContainer(docker, container.id, 0).catch(() => undefined)
   }
 }

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode'
 import type { Probe } from '#src/modules/services/kinds/container/container.types.ts'
 import type { ServiceOutcome } from '../executor.ts'
-import { containerName, LABELS, lastLines, type Owner, ownerLabels, removeContainer, serviceContainers } from './docker-objects.ts'
+import { containerName, followOutput, LABELS, lastLines, type Owner, ownerLabels, removeContainer, serviceContainers } from './docker-objects.ts'
 import { archiveOf, type DeliveredFile } from './file-archive.ts'
 import { waitReady } from './readiness.ts'
 
@@ -37,6 +37,9 @@ export interface InstanceSpec {
 }
 
 export type Say = (step: string, message: string, level?: 'INFO' | 'WARNING' | 'ERROR') => void
+
+/** How many of an instance's first lines go to the logs while the rollout waits for it to be ready. */
+export const INSTANCE_FIRST_LINES = 20
 
 const instanceOf = (info: Docker.ContainerInfo) => Number(info.Labels[LABELS.instance] ?? 0)
 
@@ -97,9 +100,15 @@ export async function rollOut(docker: Docker, spec: InstanceSpec, publishHost: s
     for (let index = 0; index < spec.instances; index++) {
       const container = await createInstance(docker, spec, index, publishHost)
       started.push(container.id)
-      await container.start()
-      say('start', `instance ${index} started (${container.id.slice(0, 12)}); waiting until it is ready`)
-      const readiness = await waitReady(docker, container.id, spec.readiness, defaultPort, signal)
+      // Its first lines, live; its last ones if it fails.
+      const output = await followOutput(docker, container.id, (line) => say('start', `instance ${index}: ${line}`), {
+        limit: INSTANCE_FIRST_LINES,
+      })
+      const readiness = await (async () => {
+        await container.start()
+        say('start', `instance ${index} started (${container.id.slice(0, 12)}); waiting until it is ready`)
+        return waitReady(docker, container.id, spec.readiness, defaultPort, signal)
+      })().finally(() => output.stop())
       if (!readiness.ready) {
         const lines = await lastLines(docker, container.id)
         for (const line of lines) say('start', `instance ${index}: ${line}`, 'WARNING')
