@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -322,6 +322,46 @@ describe('applications and jobs built from git on the Docker executor', () => {
         false,
       )
     } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("leaves out of the build context what the context's .dockerignore names, as the engine's rules read it", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'berth-build-test-'))
+    const serviceId = `ignore-${Math.random().toString(36).slice(2)}`
+    const tag = `${builtImageRepository(serviceId)}:x`
+    try {
+      const files: Record<string, string> = {
+        Dockerfile: 'FROM berth-test/busybox:1\nCOPY . /ctx\nRUN find /ctx | sort\n',
+        '.dockerignore': '# local only\nsecrets.txt\nlogs\n*.tmp\n!keep.tmp\nDockerfile\n',
+        'app.txt': `app ${serviceId}`,
+        'secrets.txt': 'not for the image',
+        'logs/today.log': 'noise',
+        'scratch.tmp': 'scratch',
+        'keep.tmp': 'kept by an exception',
+        'logs/keep.tmp': 'in an ignored directory: the exception names only the root-level one',
+        'src/deep.tmp': 'only root-level *.tmp is ignored',
+      }
+      for (const [name, content] of Object.entries(files)) {
+        await mkdir(path.dirname(path.join(dir, name)), { recursive: true })
+        await writeFile(path.join(dir, name), content)
+      }
+      const lines: string[] = []
+      const outcome = await buildImage(
+        docker,
+        { serviceId, checkout: dir, rootPath: '/', dockerfilePath: null, target: null, tag, timeoutSeconds: 120 },
+        (line) => lines.push(line),
+        new AbortController().signal,
+      )
+      assert.deepEqual(outcome, { ok: true }, lines.join('\n'))
+      const listed = lines.filter((line) => line.startsWith('/ctx')).sort()
+      // The Dockerfile is sent (the build needs it) but, being named, is not copied: the engine's rule.
+      assert.deepEqual(listed, ['/ctx', '/ctx/.dockerignore', '/ctx/app.txt', '/ctx/keep.tmp', '/ctx/src', '/ctx/src/deep.tmp'])
+    } finally {
+      await docker
+        .getImage(tag)
+        .remove({ force: true })
+        .catch(() => undefined)
       await rm(dir, { recursive: true, force: true })
     }
   })

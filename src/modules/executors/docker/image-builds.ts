@@ -1,6 +1,7 @@
 import { lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
+import dockerignore from '@balena/dockerignore'
 import type Docker from 'dockerode'
 import { pack } from 'tar-stream'
 import { LABELS } from './docker-objects.ts'
@@ -37,8 +38,30 @@ function inside(base: string, relative: string): string | undefined {
   return resolved === base || resolved.startsWith(`${base}${path.sep}`) ? resolved : undefined
 }
 
-/** A tar of the directory, symbolic links kept as links (never followed), git's own directory left out. */
-async function contextArchive(root: string, inline: string | null): Promise<Buffer> {
+/**
+ * What the context's `.dockerignore` leaves out, with the engine's own rules: its patterns (`!`
+ * exceptions included) match paths relative to the context; the Dockerfile and `.dockerignore`
+ * itself are sent whatever it says, as the Docker CLI sends them (the engine then leaves them out
+ * of COPY). An ignored directory is still searched when an exception may match inside it, as the
+ * CLI does, without being sent itself.
+ */
+async function contextRules(root: string, dockerfile: string): Promise<(relative: string, isDirectory: boolean) => 'send' | 'search' | 'skip'> {
+  const text = await readFile(path.join(root, '.dockerignore'), 'utf8').catch(() => undefined)
+  if (text === undefined) return () => 'send'
+  const patterns = text.split(/\r?\n/).filter((line) => line.trim() !== '' && !line.trimStart().startsWith('#'))
+  // The package is CommonJS with a `default` of itself, which is the one call TypeScript and Node agree on.
+  const rules = dockerignore.default({ ignorecase: false }).add(patterns)
+  const alwaysSent = new Set([path.posix.normalize(dockerfile), '.dockerignore'])
+  const hasExceptions = patterns.some((pattern) => pattern.trimStart().startsWith('!'))
+  return (relative, isDirectory) => {
+    if (alwaysSent.has(relative) || !rules.ignores(relative)) return 'send'
+    return isDirectory && hasExceptions ? 'search' : 'skip'
+  }
+}
+
+/** A tar of the directory, symbolic links kept as links (never followed), git's own directory and what .dockerignore names left out. */
+async function contextArchive(root: string, dockerfile: string, inline: string | null): Promise<Buffer> {
+  const rules = await contextRules(root, dockerfile)
   const tar = pack()
   const chunks: Buffer[] = []
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -52,9 +75,11 @@ async function contextArchive(root: string, inline: string | null): Promise<Buff
       const full = path.join(dir, entry)
       const name = prefix + entry
       const stat = await lstat(full)
+      const rule = rules(name, stat.isDirectory())
+      if (rule === 'skip') continue
       if (stat.isSymbolicLink()) tar.entry({ name, type: 'symlink', linkname: await readlink(full) })
       else if (stat.isDirectory()) {
-        tar.entry({ name, type: 'directory', mode: stat.mode & 0o7777 })
+        if (rule === 'send') tar.entry({ name, type: 'directory', mode: stat.mode & 0o7777 })
         await walk(full, `${name}/`)
       } else if (stat.isFile()) tar.entry({ name, mode: stat.mode & 0o7777 }, await readFile(full))
     }
@@ -86,7 +111,7 @@ export async function buildImage(
   const inline = spec.dockerfileRaw ?? null
   const dockerfile = inline !== null && spec.dockerfilePath === null ? INLINE_DOCKERFILE : (spec.dockerfilePath ?? 'Dockerfile').replace(/^\/+/, '')
   if (!inside(root, dockerfile)) return { ok: false, message: `the dockerfile_path ${spec.dockerfilePath} leads out of the root_path` }
-  const context = await contextArchive(root, inline)
+  const context = await contextArchive(root, dockerfile, inline)
   say(`building ${dockerfile} in ${spec.rootPath} (${Math.ceil(context.length / 1024)} KiB of context) as ${spec.tag}`)
 
   const timeout = AbortSignal.timeout(spec.timeoutSeconds * 1000)
