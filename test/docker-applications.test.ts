@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { createDockerExecutor, type DockerExecutorDeps } from '#src/modules/executors/docker/docker-executor.ts'
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
 import { CheckoutError, checkout, guardedAddresses } from '#src/modules/executors/docker/git-checkout.ts'
 import { buildImage, builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
@@ -243,6 +245,35 @@ describe('applications and jobs built from git on the Docker executor', () => {
     assert.equal((await calls.inject('DELETE', `/job/${jobId}`, tokens.write.authorization)).statusCode, 204)
     await calls.waitUntilIdle(environment.id, tokens.read.authorization)
     assert.deepEqual(await builtTags(jobId), [])
+  })
+
+  it("names a build's checkout after its run, so that the runner ending a run whose runner was killed removes what it left", async () => {
+    const repository = await git.repository('acme/left')
+    await repository.commit({ Dockerfile: 'FROM berth-test/busybox:1\n' }, 'Left')
+    const runId = randomUUID()
+    // A runner killed mid-build never removes its checkout.
+    const left = await checkout({
+      url: `${git.url}/acme/left.git`,
+      ref: { branch: 'main' },
+      credentials: { username: 'x-access-token', token: GIT_TOKEN },
+      allowPrivateUrls: true,
+      say: () => undefined,
+      signal: new AbortController().signal,
+      runId,
+    })
+    assert.ok(path.basename(path.dirname(left.dir)).startsWith(`berth-build-${runId}-`), left.dir)
+    const other = await mkdtemp(path.join(os.tmpdir(), `berth-build-${randomUUID()}-`))
+    try {
+      const executor = createDockerExecutor({ docker } as DockerExecutorDeps)
+      const said: string[] = []
+      await executor.abandoned!({ id: runId, environmentId: randomUUID() }, (message) => said.push(message))
+      await assert.rejects(stat(left.dir), /ENOENT/)
+      assert.ok((await stat(other)).isDirectory(), "another run's checkout stays")
+      assert.match(said.join('\n'), /removed the checkout berth-build-/)
+    } finally {
+      await rm(other, { recursive: true, force: true })
+      await left.remove()
+    }
   })
 
   it('fetches nothing from a loopback address unless BERTH_GIT_ALLOW_PRIVATE_URLS allows it', async () => {

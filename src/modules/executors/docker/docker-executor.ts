@@ -20,7 +20,7 @@ import { secretMask } from '#src/platform/secrets/secret-masking.ts'
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
 import { dnsLabel, ensureNetwork, type Owner } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
-import { CheckoutError, checkout, type GitCredentials } from './git-checkout.ts'
+import { CheckoutError, checkout, type GitCredentials, removeRunCheckouts } from './git-checkout.ts'
 import { buildImage, builtImageRepository, removeBuiltImages } from './image-builds.ts'
 import { ensureImage, hasImage, imageReference, type PullAuth } from './images.ts'
 import { runToCompletion } from './job-runs.ts'
@@ -141,6 +141,8 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
   async function builtImage(
     snapshot: ServiceSnapshot,
     organizationId: string,
+    /** The deployment's execution id, which its checkout is named after. */
+    runId: string,
     source: BuildSource,
     say: Say,
     signal: AbortSignal,
@@ -160,6 +162,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         allowPrivateUrls: deps.allowPrivateUrls,
         say: (message) => say('build', message),
         signal,
+        runId,
       })
     } catch (error) {
       if (error instanceof CheckoutError) return { ok: false, message: `cannot fetch ${source.repository.url}: ${error.message}` }
@@ -213,6 +216,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     const built = await builtImage(
       snapshot,
       organizationId,
+      owner.executionId,
       {
         repository: config.gitRepository,
         ref: commit ? { commit } : { branch: config.gitRepository.branch },
@@ -384,6 +388,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       const built = await builtImage(
         snapshot,
         organizationId,
+        owner.executionId,
         {
           repository: git,
           ref: overrides.gitCommitId ? { commit: overrides.gitCommitId } : { branch: git.branch },
@@ -471,7 +476,10 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
   }
 
   return {
-    abandoned: (run, say) => removeAbandoned(docker, run.id, say),
+    async abandoned(run, say) {
+      await removeAbandoned(docker, run.id, say)
+      await removeRunCheckouts(run.id, say)
+    },
     async run(service, action, signal, context: ExecutionContext): Promise<ServiceOutcome> {
       const { snapshot, run } = context
       if (!snapshot || !run) return { ok: false, message: 'the deployment has no snapshot of the service' }

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import dns from 'node:dns/promises'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { isIP } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -28,6 +28,11 @@ export interface CheckoutRequest {
   allowPrivateUrls: boolean
   say: (message: string) => void
   signal: AbortSignal
+  /**
+   * The deployment the checkout is for: its directory is named after it, so that a runner killed
+   * before it removed the directory leaves it to the runner that ends the run (removeRunCheckouts).
+   */
+  runId?: string
 }
 
 export interface Checkout {
@@ -122,6 +127,23 @@ function git(args: string[], cwd: string, env: NodeJS.ProcessEnv, signal: AbortS
   })
 }
 
+/** Where checkouts are made: the system's temporary directory, a name that says whose they are. */
+const checkoutPrefix = (runId: string | undefined) => path.join(os.tmpdir(), runId ? `berth-build-${runId}-` : 'berth-build-')
+
+/**
+ * Removes the checkouts a run left on this host (its runner was killed before it removed them);
+ * says what it removed. A run's checkouts are on the host of the runner that made them: another
+ * host's runner finds none, and they stay in that host's temporary directory.
+ */
+export async function removeRunCheckouts(runId: string, say: (message: string) => void): Promise<void> {
+  const prefix = path.basename(checkoutPrefix(runId))
+  for (const entry of await readdir(os.tmpdir()).catch(() => [] as string[])) {
+    if (!entry.startsWith(prefix)) continue
+    await rm(path.join(os.tmpdir(), entry), { recursive: true, force: true })
+    say(`removed the checkout ${entry}, left by the interrupted run`)
+  }
+}
+
 /** Fetches the commit the request names into a fresh temporary directory; the caller removes it. */
 export async function checkout(request: CheckoutRequest): Promise<Checkout> {
   let url: URL
@@ -140,7 +162,7 @@ export async function checkout(request: CheckoutRequest): Promise<Checkout> {
     if (!BRANCH.test(request.ref.branch)) throw new CheckoutError('the branch name cannot be fetched')
     ref = `refs/heads/${request.ref.branch}`
   }
-  const base = await mkdtemp(path.join(os.tmpdir(), 'berth-build-'))
+  const base = await mkdtemp(checkoutPrefix(request.runId))
   const remove = () => rm(base, { recursive: true, force: true })
   try {
     const dir = path.join(base, 'src')
