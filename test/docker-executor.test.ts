@@ -143,8 +143,21 @@ const webRequest = (registryId: string, extra: object = {}) => ({
 
 describe('the Docker executor', () => {
   it('runs a container of a registry image pulled with its credentials, with its variables, files, limits and published port; redeploys it with an instance answering throughout; a failed readiness keeps the previous version; stop and delete', async () => {
-    const { environment, tokens, registryId } = await world()
-    const created = await calls.inject('POST', `/environment/${environment.id}/container`, tokens.write.authorization, webRequest(registryId))
+    const { environment, organization, tokens, registryId } = await world()
+    const group = await calls.inject('POST', `/organization/${organization.id}/labelsGroups`, tokens.admin.authorization, {
+      name: 'team',
+      labels: [
+        { key: 'team', value: 'payments', propagate_to_cloud_provider: false },
+        { key: 'berth.service-id', value: 'not-this-one', propagate_to_cloud_provider: false },
+      ],
+    })
+    assert.equal(group.statusCode, 201, group.body)
+    const created = await calls.inject(
+      'POST',
+      `/environment/${environment.id}/container`,
+      tokens.write.authorization,
+      webRequest(registryId, { labels_groups: [{ id: group.json().id }] }),
+    )
     assert.equal(created.statusCode, 201, created.body)
     const containerId = created.json().id as string
     const greeting = await variable(tokens.write.authorization, 'CONTAINER', containerId, 'GREETING', 'hello')
@@ -158,6 +171,9 @@ describe('the Docker executor', () => {
     assert.ok(instance, 'a running instance')
     assert.equal(instance.Labels[LABELS.execution], first.execution_id)
     assert.equal(instance.Labels[LABELS.environment], environment.id)
+    // Its labels groups' labels too, none replacing Berth's own.
+    assert.equal(instance.Labels.team, 'payments')
+    assert.equal(instance.Labels[LABELS.service], containerId)
     const url = published(instance)
     assert.ok(url, 'port 8080 published')
     assert.equal(await fetchText(`${url}/`), 'hello')

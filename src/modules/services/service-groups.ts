@@ -103,3 +103,16 @@ export function attachedGroups(references: ResolvedReference[]): AttachedGroups 
   }
   return groups
 }
+
+/**
+ * The labels a service's labels groups give the objects an executor makes for it: every entry of
+ * every group, in the order the groups were given, a later group's key over an earlier one's.
+ */
+export function groupLabels(references: ResolvedReference[]): Record<string, string> {
+  const labels: Record<string, string> = {}
+  for (const reference of references) {
+    if (!reference.organizationGroupId || reference.group?.kind !== 'LABELS') continue
+    for (const entry of reference.group.entries as { key: string; value: string }[]) labels[entry.key] = entry.value
+  }
+  return labels
+}

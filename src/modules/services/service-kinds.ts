@@ -109,6 +109,8 @@ export interface ServiceSnapshot<Config = unknown> {
   variablesFingerprint: string
   /** Every advanced setting of the service as of the trigger (keys as on the wire); {} for a kind without them. */
   advancedSettings: Record<string, unknown>
+  /** The labels of its labels groups as of the trigger (groupLabels); absent in runs queued before Berth kept them. */
+  labels?: Record<string, string>
 }
 
 /** A git branch a service deploys from: a push to it deploys the service when the service has `auto_deploy` on. */

@@ -252,6 +252,8 @@ export interface DeploymentSnapshotsTable {
   variablesFingerprint: ColumnType<string, string | undefined, string>
   /** Every advanced setting of the service as of the trigger; {} for a kind without them (migration 0020). */
   advancedSettings: ColumnType<Record<string, unknown>, string | undefined, string>
+  /** The labels of the service's labels groups as of the trigger (migration 0029). */
+  labels: ColumnType<Record<string, string>, string | undefined, string>
 }
 
 /** A variable or secret of a project, an environment or a service, or a built-in one (migration 0010). */

@@ -82,6 +82,7 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
               variables: JSON.stringify(snapshot.variables),
               variablesFingerprint: snapshot.variablesFingerprint,
               advancedSettings: JSON.stringify(snapshot.advancedSettings),
+              labels: JSON.stringify(snapshot.labels ?? {}),
             })),
           )
           .execute()
@@ -407,6 +408,7 @@ export function createDeploymentRunsRepository(db: Db) {
             variables: row.variables as SnapshotVariable[],
             variablesFingerprint: row.variablesFingerprint,
             advancedSettings: row.advancedSettings,
+            labels: row.labels,
           },
         ]),
       )

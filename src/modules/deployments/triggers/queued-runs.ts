@@ -1,3 +1,4 @@
+import { groupLabels } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
 import { FAMILIES, type Origin, type RunnableTrigger, type State } from '../deployment-states.ts'
@@ -38,6 +39,7 @@ export function snapshotOf(
     variables: resolved?.variables ?? [],
     variablesFingerprint: resolved?.fingerprint ?? '',
     advancedSettings: advancedSettings ?? {},
+    labels: groupLabels(service.references),
   }
 }
 

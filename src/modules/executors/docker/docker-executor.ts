@@ -236,6 +236,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       docker,
       {
         owner,
+        labels: snapshot.labels,
         serviceName: snapshot.name,
         networkAlias: dnsLabel(snapshot.name),
         network,
@@ -284,6 +285,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     const { env, files } = delivered(snapshot)
     const spec: InstanceSpec = {
       owner,
+      labels: snapshot.labels,
       serviceName: snapshot.name,
       networkAlias: dnsLabel(snapshot.name),
       network,
@@ -333,6 +335,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       docker,
       {
         owner,
+        labels: snapshot.labels,
         serviceName: snapshot.name,
         networkAlias: credentials.host,
         network,
@@ -433,6 +436,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       docker,
       {
         owner,
+        labels: snapshot.labels,
         serviceName: snapshot.name,
         network,
         image,

@@ -31,6 +31,16 @@ export const ownerLabels = (owner: Owner): Record<string, string> => ({
   [LABELS.kind]: owner.kind,
 })
 
+/**
+ * A container's labels: its service's labels groups' (keys under `berth.` left out: those are
+ * Berth's, which find and own what it made), then Berth's own, and which instance it is.
+ */
+export function containerLabels(owner: Owner, groupLabels: Record<string, string> | undefined, instance: string): Record<string, string> {
+  const labels: Record<string, string> = {}
+  for (const [key, value] of Object.entries(groupLabels ?? {})) if (!key.startsWith('berth.')) labels[key] = value
+  return { ...labels, ...ownerLabels(owner), [LABELS.instance]: instance }
+}
+
 /** The environment's own network: its services reach each other there by name, and nothing else is on it. */
 export const networkName = (environmentId: string) => `berth-env-${environmentId}`
 

@@ -1,13 +1,12 @@
 import type Docker from 'dockerode'
 import type { ServiceOutcome } from '../executor.ts'
 import {
+  containerLabels,
   containerName,
   followOutput,
-  LABELS,
   lastLines,
   type OutputFollower,
   type Owner,
-  ownerLabels,
   removeContainer,
   serviceContainers,
 } from './docker-objects.ts'
@@ -25,6 +24,8 @@ const RUN_LAST_LINES = 50
 
 export interface JobRunSpec {
   owner: Owner
+  /** The labels of the job's labels groups. */
+  labels?: Record<string, string> | undefined
   serviceName: string
   network: string
   image: string
@@ -53,7 +54,7 @@ async function attempt(docker: Docker, spec: JobRunSpec, number: number, say: Sa
     ...(spec.entrypoint ? { Entrypoint: spec.entrypoint } : {}),
     Cmd: spec.command,
     Env: spec.env,
-    Labels: { ...ownerLabels(spec.owner), [LABELS.instance]: `run-${number}` },
+    Labels: containerLabels(spec.owner, spec.labels, `run-${number}`),
     HostConfig: {
       NetworkMode: spec.network,
       NanoCpus: spec.cpuMilli * 1_000_000,

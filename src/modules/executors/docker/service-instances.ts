@@ -1,7 +1,7 @@
 import type Docker from 'dockerode'
 import type { Probe } from '#src/modules/services/kinds/container/container.types.ts'
 import type { ServiceOutcome } from '../executor.ts'
-import { containerName, followOutput, LABELS, lastLines, type Owner, ownerLabels, removeContainer, serviceContainers } from './docker-objects.ts'
+import { containerLabels, containerName, followOutput, LABELS, lastLines, type Owner, removeContainer, serviceContainers } from './docker-objects.ts'
 import { archiveOf, type DeliveredFile } from './file-archive.ts'
 import { waitReady } from './readiness.ts'
 
@@ -14,6 +14,8 @@ export type InstanceFile = DeliveredFile
 /** Everything an instance runs with; Berth builds the engine's configuration from this alone. */
 export interface InstanceSpec {
   owner: Owner
+  /** The labels of the service's labels groups. */
+  labels?: Record<string, string> | undefined
   serviceName: string
   /** The name the environment's other services reach it by. */
   networkAlias: string
@@ -62,7 +64,7 @@ async function createInstance(docker: Docker, spec: InstanceSpec, index: number,
     ...(spec.entrypoint ? { Entrypoint: spec.entrypoint } : {}),
     ...(spec.command ? { Cmd: spec.command } : {}),
     Env: spec.env,
-    Labels: { ...ownerLabels(spec.owner), [LABELS.instance]: String(index) },
+    Labels: containerLabels(spec.owner, spec.labels, String(index)),
     ExposedPorts: exposed,
     HostConfig: {
       NetworkMode: spec.network,
