@@ -14,6 +14,7 @@ import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { createTestApp } from './helpers/app.ts'
 import { factories } from './helpers/factories.ts'
+import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
 import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
 import { helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
 
@@ -24,7 +25,8 @@ import { helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
 // BERTH_HELM_PATH and BERTH_KUBECTL_PATH point at wrappers that record each call's argv and
 // kubeconfig; the helm wrapper runs the real helm but for `upgrade` and `uninstall` (answered with
 // success) and `get manifest` (answered with a manifest written here, as helm would read it from
-// the cluster); the kubectl wrapper answers success, or runs the real kubectl when told to.
+// the cluster); the kubectl wrapper answers success. One test runs the real helm and kubectl against
+// a recording stand-in for the API server (test/helpers/fake-kube-api.ts).
 
 const TOKEN = `ghp_${randomUUID().replaceAll('-', '')}`
 const KUBECONFIG = `apiVersion: v1
@@ -111,7 +113,6 @@ describe('helm charts and values from git, stop and restart, on Kubernetes (real
 
   before(async () => {
     const helm = helmBinary()
-    const kubectl = kubectlBinary()
     work = mkdtempSync(path.join(os.tmpdir(), 'berth-helm-git-test-'))
     git = await startGitServer('x-access-token', TOKEN)
     // The executor's git trusts the loopback server's certificate as an operator's would (README).
@@ -159,7 +160,6 @@ exec "${helm}" "$@"
       kubectlWrapper,
       `#!/bin/sh
 ${record}
-if [ -f "${work}/real-kubectl" ]; then exec "${kubectl}" "$@"; fi
 echo "done"
 `,
     )
@@ -408,20 +408,62 @@ echo "done"
     }
   })
 
-  it('hands the real kubectl arguments it accepts: it fails only reaching the cluster', async () => {
-    writeFileSync(path.join(work, 'manifest.yaml'), manifest(namespace))
-    writeFileSync(path.join(work, 'real-kubectl'), '')
+  it('stops and restarts with the real helm and kubectl, against a recording API server on loopback', async () => {
+    const api = await startFakeKubeApi()
     try {
-      for (const action of ['STOP', 'RESTART'] as const) {
-        const { outcome } = await run(snapshot(), action)
-        assert.equal(outcome.ok, false)
-        const message = (outcome as { message: string }).message
-        assert.match(message, new RegExp(`^kubectl ${action === 'STOP' ? 'scale' : 'rollout'} failed .*127\\.0\\.0\\.1:1.*refused`))
-        assert.doesNotMatch(message, /unknown flag|usage/i)
+      const executor = createKubernetesExecutor({
+        helmPath: helmBinary(),
+        kubectlPath: kubectlBinary(),
+        kubeconfig: async () => api.kubeconfig('kube-secret'),
+        chartRepository: async () => {
+          throw new Error('no helm repository is used')
+        },
+        openSecret: () => '',
+        workRoot: work,
+      })
+      const s = snapshot()
+      api.release(releaseName(s), namespace, manifest(namespace))
+      const service = { id: s.serviceId, name: s.name, type: 'HELM' } as ServiceProgress
+      const act = async (action: 'STOP' | 'RESTART', target = s) => {
+        api.requests.length = 0
+        const logs: string[] = []
+        const outcome = await executor.run(service, action, new AbortController().signal, {
+          snapshot: target,
+          plan: [],
+          run: { id: randomUUID(), organizationId, environmentId },
+          log: (step, message) => logs.push(`${step}: ${message}`),
+        })
+        assert.deepEqual(outcome, { ok: true }, logs.join('\n'))
+        for (const request of api.requests) assert.equal(request.authorization, 'Bearer kube-secret', 'the cluster’s kubeconfig is used')
+        return api.requests
+          .filter((request) => request.method !== 'GET')
+          .map((request) => [request.method, request.url.split('?')[0], request.contentType, request.body])
       }
+      const replicasZero = JSON.stringify({ spec: { replicas: 0 } })
+      assert.deepEqual(await act('STOP'), [
+        ['PATCH', `/apis/apps/v1/namespaces/${namespace}/deployments/web/scale`, 'application/merge-patch+json', replicasZero],
+        ['PATCH', `/apis/apps/v1/namespaces/${namespace}/statefulsets/db/scale`, 'application/merge-patch+json', replicasZero],
+        ['PATCH', '/apis/apps/v1/namespaces/other/deployments/elsewhere/scale', 'application/merge-patch+json', replicasZero],
+      ])
+      const restarted = await act('RESTART')
+      assert.deepEqual(
+        restarted.map(([method, url, contentType]) => [method, url, contentType]),
+        [
+          ['PATCH', `/apis/apps/v1/namespaces/${namespace}/deployments/web`, 'application/strategic-merge-patch+json'],
+          ['PATCH', `/apis/apps/v1/namespaces/${namespace}/statefulsets/db`, 'application/strategic-merge-patch+json'],
+          ['PATCH', `/apis/apps/v1/namespaces/${namespace}/daemonsets/agent`, 'application/strategic-merge-patch+json'],
+          ['PATCH', '/apis/apps/v1/namespaces/other/deployments/elsewhere', 'application/strategic-merge-patch+json'],
+        ],
+      )
+      for (const [, , , body] of restarted) {
+        assert.ok(
+          JSON.parse(body!).spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt'],
+          'a rollout restart patches the pod template',
+        )
+      }
+      assert.deepEqual(await act('STOP', snapshot()), [], 'a release that is not installed: nothing is changed')
     } finally {
-      rmSync(path.join(work, 'manifest.yaml'))
-      rmSync(path.join(work, 'real-kubectl'))
+      await api.close()
     }
   })
 
