@@ -88,6 +88,8 @@ export interface Config {
     readonly dockerStatusTimeoutMs: number
     /** BERTH_HELM_PATH: the helm program KUBERNETES clusters deploy with. */
     readonly helmPath: string
+    /** BERTH_KUBECTL_PATH: the kubectl program that stops and restarts helm releases on KUBERNETES clusters. */
+    readonly kubectlPath: string
   }
   /** What one service and one environment may hold (README, "Limits"). */
   readonly services: {
@@ -314,6 +316,7 @@ export function loadConfig(env: Env = process.env): Config {
       dockerPublicHost: text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost'),
       dockerStatusTimeoutMs: integer(env, 'BERTH_DOCKER_STATUS_TIMEOUT_MS', 1_000, 50, 60_000),
       helmPath: text(env, 'BERTH_HELM_PATH', 'helm'),
+      kubectlPath: text(env, 'BERTH_KUBECTL_PATH', 'kubectl'),
     }),
     services: Object.freeze({
       configurationMaxBytes: integer(env, 'BERTH_SERVICE_CONFIG_MAX_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),

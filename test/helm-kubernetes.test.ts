@@ -431,15 +431,6 @@ exec "${helm}" "$@"
     assert.equal(calls[0]!.kubeconfig, KUBECONFIG)
   })
 
-  it('says that stop and restart are not done on Kubernetes, calling no helm', async () => {
-    for (const action of ['STOP', 'RESTART'] as const) {
-      const { outcome, calls } = await run(snapshot(), action)
-      assert.equal(outcome.ok, false)
-      assert.match((outcome as { message: string }).message, /not supported on Kubernetes clusters yet/)
-      assert.deepEqual(calls, [])
-    }
-  })
-
   it('fails without a kubeconfig, and a cancel kills helm', async () => {
     const none = await run(snapshot(), 'DEPLOY', { kubeconfig: null })
     assert.deepEqual(none.outcome, { ok: false, message: 'the cluster has no kubeconfig: store one with editClusterKubeconfig' })

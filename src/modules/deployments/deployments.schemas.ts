@@ -105,7 +105,8 @@ const ServiceDetails = Type.Union(
         repository: Type.Optional(Type.Object({ chart_name: Type.String(), chart_version: Type.String() })),
         git_commit_id: Type.Optional(
           Type.String({
-            description: 'Berth extension: the commit a deploy of a chart in git named (`commit` is null: Berth does not read the repository)',
+            description:
+              'Berth extension: the commit a deploy of a chart in git named (`commit` is the commit fetched, once a Kubernetes executor fetched it; null until then, and with the simulated executor)',
           }),
         ),
       },

@@ -6,7 +6,11 @@ import type { PlannedStep, ServiceSnapshot } from '#src/modules/services/service
 // reports what it does as log lines, and stops when told to. The runner chooses one per
 // environment, by its cluster's `executor`.
 
-export type ServiceOutcome = { ok: true } | { ok: false; message: string }
+/**
+ * How a service's part ended. `details`, when given, is merged into its history entry's `details`
+ * (what only the run knows, such as the commit a chart was fetched at).
+ */
+export type ServiceOutcome = ({ ok: true } | { ok: false; message: string }) & { details?: Record<string, unknown> }
 
 /** What an executor is given besides the service's progress. */
 export interface ExecutionContext {

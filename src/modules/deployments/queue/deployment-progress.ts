@@ -21,7 +21,7 @@ export interface ServiceProgress {
   name: string
   type: ServiceType
   iconUri: string
-  /** The history entry's `details`, in the shape of the service's kind (contract 2.7), fixed at trigger time. */
+  /** The history entry's `details`, in the shape of the service's kind (contract 2.7), fixed at trigger time; what the executor learnt (a commit fetched) is added when the service ends. */
   details: Record<string, unknown>
   /** The service's configuration version this deployment applies (helm: its version). */
   version: number | null
@@ -171,12 +171,17 @@ export function startStage(run: DeploymentRun, index: number, now: Now): Deploym
 export function finishService(
   run: DeploymentRun,
   serviceId: string,
-  outcome: { ok: true } | { ok: false; message: string },
+  outcome: ({ ok: true } | { ok: false; message: string }) & { details?: Record<string, unknown> },
   now: Now,
 ): DeploymentRun {
   return mapServices(run, now, (service) =>
     service.id === serviceId && service.phase === 'ONGOING'
-      ? { phase: outcome.ok ? 'SUCCESS' : 'ERROR', endedAt: now, message: outcome.ok ? null : outcome.message }
+      ? {
+          phase: outcome.ok ? 'SUCCESS' : 'ERROR',
+          endedAt: now,
+          message: outcome.ok ? null : outcome.message,
+          ...(outcome.details ? { details: { ...service.details, ...outcome.details } } : {}),
+        }
       : undefined,
   )
 }

@@ -8,9 +8,9 @@ import type { Db } from '#src/platform/db/database.ts'
 import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
+import { repositoryCredentials } from '../git-credentials.ts'
 import { createDockerExecutor } from './docker-executor.ts'
 import { createDockerRuntime } from './docker-runtime.ts'
-import { GIT_USERNAMES } from './git-checkout.ts'
 
 // BERTH_EXECUTOR=docker: the engine at DOCKER_HOST (the local socket by default), checked before a
 // process that is to deploy there starts.
@@ -41,17 +41,7 @@ export async function connectDockerExecutor(
     docker,
     ...settings,
     secrets,
-    async gitCredentials(organizationId, repository) {
-      // The repository's token, else the organization's only token of its provider (as commits are looked up).
-      let query = db.selectFrom('gitTokens').select(['type', 'tokenSealed']).where('organizationId', '=', organizationId)
-      query = repository.gitTokenId === null ? query.where('type', '=', repository.provider) : query.where('id', '=', repository.gitTokenId)
-      const rows = await query.limit(2).execute()
-      const row = rows.length === 1 ? rows[0]! : undefined
-      if (!row) return undefined
-      // A token travels only over https (the repository's rules refuse a token with plain http).
-      if (!repository.url.startsWith('https://')) return undefined
-      return { username: GIT_USERNAMES[row.type] ?? 'x-access-token', token: secrets.open(row.tokenSealed) }
-    },
+    gitCredentials: repositoryCredentials(db, secrets),
     async registry(organizationId, registryId) {
       const row = await db
         .selectFrom('containerRegistries')

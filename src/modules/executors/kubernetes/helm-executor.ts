@@ -2,16 +2,20 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { stringify } from 'yaml'
+import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { HelmDeployOverrides } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import { resolvePlaceholders } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
+import type { GitCredentials } from '../git-checkout.ts'
+import { gitChart, gitValuesFiles } from './git-charts.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
+import { releaseWorkloadAction } from './release-workloads.ts'
 import { clusterWideObjects, renderedObjects } from './rendered-objects.ts'
 
 // Helm services on a Kubernetes cluster (README, "Deploying to Kubernetes"): the chart is fetched
-// from its source, rendered with `helm template`, checked (no cluster-wide object unless
+// from its source (a helm repository, or git: git-charts.ts), rendered with `helm template`, checked (no cluster-wide object unless
 // allow_cluster_wide_resources), then installed with `helm upgrade --install` in the environment's
 // namespace with the cluster's kubeconfig, written to a private temporary file for that one call.
 
@@ -36,6 +40,12 @@ export interface KubernetesExecutorDeps {
   openSecret(sealed: string): string
   /** Where work directories are made; the system's temporary directory by default. */
   workRoot?: string
+  /** BERTH_KUBECTL_PATH: the kubectl program STOP and RESTART run; `kubectl` by default. */
+  kubectlPath?: string
+  /** The credentials a git repository is fetched with (its git token's), unsealed; none by default. */
+  gitCredentials?(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
+  /** BERTH_GIT_ALLOW_PRIVATE_URLS; false by default. */
+  allowPrivateUrls?: boolean
 }
 
 /** The namespace an environment's services are installed in. */
@@ -55,17 +65,22 @@ export function releaseName(snapshot: Pick<ServiceSnapshot, 'name' | 'serviceId'
 /**
  * The values arguments, in helm's own order of precedence (lowest first): values files, then
  * --set-json, --set, --set-string (helm applies them in that order whatever their place on the
- * command line). Variables named as qovery.env.NAME are resolved in every value.
+ * command line). Variables named as qovery.env.NAME are resolved in every value. Values files
+ * from git (`gitFiles`, as fetched) take the raw files' place.
  */
-export async function valuesArguments(dir: string, configuration: HelmConfig, variables: ReadonlyMap<string, string>): Promise<string[]> {
+export async function valuesArguments(
+  dir: string,
+  configuration: HelmConfig,
+  variables: ReadonlyMap<string, string>,
+  gitFiles: { content: string }[] = [],
+): Promise<string[]> {
   const { set, setString, setJson, file } = configuration.valuesOverride
   const args: string[] = []
-  if (file && 'raw' in file) {
-    for (const [index, value] of file.raw.values.entries()) {
-      const target = path.join(dir, `values-${index}.yaml`)
-      await writeFile(target, resolvePlaceholders(value.content, variables), { mode: 0o600 })
-      args.push('--values', target)
-    }
+  const files = file && 'raw' in file ? file.raw.values : gitFiles
+  for (const [index, value] of files.entries()) {
+    const target = path.join(dir, `values-${index}.yaml`)
+    await writeFile(target, resolvePlaceholders(value.content, variables), { mode: 0o600 })
+    args.push('--values', target)
   }
   for (const [key, value] of setJson) args.push('--set-json', `${key}=${resolvePlaceholders(value, variables)}`)
   for (const [key, value] of set) args.push('--set', `${key}=${resolvePlaceholders(value, variables)}`)
@@ -136,6 +151,8 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
       const kubeconfig = await deps.kubeconfig(organizationId, environmentId)
       if (kubeconfig === undefined) return { ok: false, message: 'the cluster has no kubeconfig: store one with editClusterKubeconfig' }
       const dir = await mkdtemp(path.join(deps.workRoot ?? os.tmpdir(), 'berth-helm-'))
+      // What the history entry learns on the way (the commit of a chart in git), whatever the outcome.
+      const found: { details?: Record<string, unknown> } = {}
       try {
         await chmod(dir, 0o700)
         const kubeconfigPath = path.join(dir, 'kubeconfig')
@@ -154,14 +171,23 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
           await helm('uninstall')(['uninstall', release, ...cluster, '--ignore-not-found', '--wait'])
           return { ok: true }
         }
-        // Both act on the release's workloads, which needs kubectl: a second `upgrade` would restart nothing.
+        // Both act on the release's workloads with kubectl: a second `upgrade` would restart nothing.
         if (action === 'STOP' || action === 'RESTART') {
-          return { ok: false, message: `${action === 'STOP' ? 'stopping' : 'restarting'} a helm release is not supported on Kubernetes clusters yet` }
+          return await releaseWorkloadAction(action, {
+            helmPath: deps.helmPath,
+            kubectlPath: deps.kubectlPath ?? 'kubectl',
+            kubeconfigPath,
+            home: dir,
+            release,
+            namespace,
+            signal,
+            log: context.log,
+          })
         }
-        return await install({ snapshot, dir, namespace, release, cluster, helm, context, signal, organizationId })
+        return await install({ snapshot, dir, namespace, release, cluster, helm, context, signal, organizationId, found })
       } catch (error) {
         if (signal.aborted) throw error
-        if (error instanceof HelmFailed || error instanceof Error) return { ok: false, message: error.message }
+        if (error instanceof HelmFailed || error instanceof Error) return { ok: false, message: error.message, ...found }
         throw error
       } finally {
         await rm(dir, { recursive: true, force: true })
@@ -179,6 +205,7 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
     context,
     signal,
     organizationId,
+    found,
   }: {
     snapshot: ServiceSnapshot<HelmConfig>
     dir: string
@@ -190,20 +217,41 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
     context: ExecutionContext
     signal: AbortSignal
     organizationId: string
+    found: { details?: Record<string, unknown> }
   }): Promise<ServiceOutcome> {
     const { configuration } = snapshot
     const { source } = configuration
-    if (!('helmRepository' in source)) return { ok: false, message: 'charts from git repositories are not deployed on Kubernetes clusters yet' }
     const overrides = snapshot.overrides as HelmDeployOverrides
-    const chart = { name: source.helmRepository.chartName, version: overrides.chartVersion ?? source.helmRepository.chartVersion }
-    const repository = await deps.chartRepository(organizationId, source.helmRepository.repositoryId)
-    context.log('chart', `pulling ${chart.name} ${chart.version}`)
-    const chartPath = await pullChart(dir, repository, chart, helm('chart'))
+    const fetching = (step: string) => ({
+      credentials: deps.gitCredentials ?? (async () => undefined),
+      allowPrivateUrls: deps.allowPrivateUrls ?? false,
+      say: (message: string) => context.log(step, message),
+      signal,
+    })
+    let chartPath: string
+    if ('helmRepository' in source) {
+      const chart = { name: source.helmRepository.chartName, version: overrides.chartVersion ?? source.helmRepository.chartVersion }
+      const repository = await deps.chartRepository(organizationId, source.helmRepository.repositoryId)
+      context.log('chart', `pulling ${chart.name} ${chart.version}`)
+      chartPath = await pullChart(dir, repository, chart, helm('chart'))
+    } else {
+      const fetched = await gitChart(dir, organizationId, source.git, overrides.gitCommitId, fetching('chart'))
+      if (!fetched.ok) return fetched
+      chartPath = fetched.chartPath
+      found.details = { commit: fetched.commit }
+    }
+    const { file } = configuration.valuesOverride
+    let gitFiles: { content: string }[] = []
+    if (file && 'git' in file) {
+      const fetched = await gitValuesFiles(organizationId, file.git, overrides.valuesOverrideGitCommitId, fetching('values'))
+      if (!fetched.ok) return { ...fetched, ...found }
+      gitFiles = fetched.files
+    }
 
     const variables = new Map(
       snapshot.variables.map((variable) => [variable.key, variable.isSecret ? deps.openSecret(variable.sealed ?? '') : (variable.value ?? '')]),
     )
-    const values = await valuesArguments(dir, configuration, variables)
+    const values = await valuesArguments(dir, configuration, variables, gitFiles)
     context.log('render', `helm template ${release} --namespace ${namespace}`)
     const rendered = await runHelm(deps.helmPath, ['template', release, chartPath, '--namespace', namespace, ...values], {
       signal,
@@ -217,6 +265,7 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
         return {
           ok: false,
           message: `the chart renders objects outside the environment's namespace, and allow_cluster_wide_resources is false: ${refused.join('; ')}`,
+          ...found,
         }
       }
     }
@@ -233,6 +282,6 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
       ...values,
       ...extraArguments(configuration),
     ])
-    return { ok: true }
+    return { ok: true, ...found }
   }
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 
-// The `helm` program, run with argv arrays (never a shell). Its output goes line by line to the
+// The `helm` program (and `kubectl`, run the same way), run with argv arrays (never a shell). Its output goes line by line to the
 // deployment log; a cancel kills it.
 
 export interface HelmRun {
@@ -25,6 +25,8 @@ export function runHelm(
     onLine?: (line: string, stream: 'stdout' | 'stderr') => void
     /** Keeps standard output out of the failure message (a rendered manifest). */
     quietStdout?: boolean
+    /** How messages name the program: `helm` unless said. */
+    program?: string
   },
 ): Promise<HelmRun> {
   return new Promise((resolve, reject) => {
@@ -60,7 +62,7 @@ export function runHelm(
     options.signal.addEventListener('abort', abort, { once: true })
     child.on('error', (error) => {
       options.signal.removeEventListener('abort', abort)
-      reject(new HelmFailed(`helm could not be run (${helmPath}): ${error.message}`))
+      reject(new HelmFailed(`${options.program ?? 'helm'} could not be run (${helmPath}): ${error.message}`))
     })
     child.on('close', (code) => {
       options.signal.removeEventListener('abort', abort)
@@ -68,7 +70,7 @@ export function runHelm(
       if (options.signal.aborted) return reject(options.signal.reason)
       if (code === 0) return resolve(run)
       const last = tail.join(' ')
-      reject(new HelmFailed(`helm ${args[0]} failed (exit ${code ?? 'by signal'})${last ? `: ${last}` : ''}`))
+      reject(new HelmFailed(`${options.program ?? 'helm'} ${args[0]} failed (exit ${code ?? 'by signal'})${last ? `: ${last}` : ''}`))
     })
   })
 }

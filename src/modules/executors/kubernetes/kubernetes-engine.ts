@@ -1,18 +1,26 @@
+import type { Config } from '#src/config.ts'
 import { SECRET_CONFIG_FIELDS } from '#src/modules/helm-repositories/helm-repositories.rules.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
+import { repositoryCredentials } from '../git-credentials.ts'
 import { createKubernetesExecutor } from './helm-executor.ts'
 
 /**
  * The executor of KUBERNETES clusters, reading what it needs from the database: the environment's
- * cluster's kubeconfig and the organization's helm repositories, their secrets opened with the
- * server's SecretBox. It needs nothing to start: helm is run, and the cluster reached, per deployment.
+ * cluster's kubeconfig, the organization's helm repositories and git tokens, their secrets opened
+ * with the server's SecretBox. It needs nothing to start: helm and kubectl are run, and the cluster
+ * reached, per deployment.
  */
-export function connectKubernetesExecutor(db: Db, secrets: SecretBox, helmPath: string): DeploymentExecutor {
+export function connectKubernetesExecutor(
+  db: Db,
+  secrets: SecretBox,
+  settings: { helmPath: string; kubectlPath: string; allowPrivateUrls: boolean },
+): DeploymentExecutor {
   return createKubernetesExecutor({
-    helmPath,
+    ...settings,
+    gitCredentials: repositoryCredentials(db, secrets),
     openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
     async kubeconfig(organizationId, environmentId) {
       const row = await db
@@ -37,3 +45,10 @@ export function connectKubernetesExecutor(db: Db, secrets: SecretBox, helmPath: 
     },
   })
 }
+
+/** What the executor takes from the server's configuration. */
+export const kubernetesSettings = (config: Pick<Config, 'runner' | 'git'>) => ({
+  helmPath: config.runner.helmPath,
+  kubectlPath: config.runner.kubectlPath,
+  allowPrivateUrls: config.git.allowPrivateUrls,
+})

@@ -60,9 +60,10 @@ export function simulatesFailure(helm: Pick<HelmConfig, 'valuesOverride'>, trigg
 }
 
 /**
- * A helm service's `details` (contract 2.7, helm shape): its chart and version; for a chart in git,
- * `commit` null, since Berth does not read the repository and knows no commit's author, message or
- * date, and the extension `git_commit_id` when the deploy named one.
+ * A helm service's `details` (contract 2.7, helm shape) as the deployment is queued: its chart and
+ * version; for a chart in git, `commit` null (the executor that fetches the repository replaces it
+ * with the commit it fetched, git-charts.ts), and the extension `git_commit_id` when the deploy
+ * named one.
  */
 export function helmDetails(helm: Pick<HelmConfig, 'source'>, overrides: HelmDeployOverrides): Record<string, unknown> {
   if ('helmRepository' in helm.source) {

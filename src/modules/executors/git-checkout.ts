@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process'
 import dns from 'node:dns/promises'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { lstat, mkdtemp, readdir, realpath, rm } from 'node:fs/promises'
 import { isIP } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { isPublicAddress } from '#src/modules/git-providers/address-guard.ts'
 
-// The commit a build starts from: fetched shallowly from the service's repository by `git`, run as
+// The commit a build or a chart starts from (the Docker and Kubernetes executors): fetched shallowly from the service's repository by `git`, run as
 // an argv array (never a shell), into a temporary directory removed afterwards. The repository's
 // host goes through the same guard as every outbound call (README, "Deploying with Docker"): its
 // addresses are resolved and checked before git runs, and git is pinned to those addresses; the
@@ -40,6 +40,8 @@ export interface Checkout {
   dir: string
   /** The full id of the commit checked out. */
   commit: string
+  /** The commit as git describes it (history `details`, contract 2.9); the repository is fetched without tags. */
+  described: { authorName: string; createdAt: string; message: string }
   remove(): Promise<void>
 }
 
@@ -187,10 +189,29 @@ export async function checkout(request: CheckoutRequest): Promise<Checkout> {
     await git(['fetch', '--quiet', '--depth', '1', '--no-tags', '--', url.href, ref], dir, env, request.signal)
     await git(['checkout', '--quiet', '--detach', 'FETCH_HEAD'], dir, env, request.signal)
     const commit = (await git(['rev-parse', 'HEAD'], dir, env, request.signal)).trim()
+    const [authorName = '', date = '', ...message] = (await git(['log', '-1', '--format=%an%x00%cI%x00%B', 'HEAD'], dir, env, request.signal)).split(
+      '\0',
+    )
+    const createdAt = Number.isNaN(Date.parse(date)) ? new Date(0).toISOString() : new Date(date).toISOString()
     request.say(`checked out commit ${commit}`)
-    return { dir, commit, remove }
+    return { dir, commit, described: { authorName, createdAt, message: message.join('\0').trim() }, remove }
   } catch (error) {
     await remove()
     throw error
   }
+}
+
+/**
+ * The real path of `relative` (a root_path, a values file's path: `/` is the checkout's root) in the
+ * checkout `dir`, or undefined when it, or a symbolic link on its way, leads out of the checkout, or
+ * it is not of the `kind` asked for.
+ */
+export async function pathInCheckout(dir: string, relative: string, kind: 'directory' | 'file'): Promise<string | undefined> {
+  const base = await realpath(dir)
+  const given = path.resolve(base, `.${path.posix.sep}${relative.replace(/^\/+/, '')}`)
+  if (!(given === base || given.startsWith(`${base}${path.sep}`))) return undefined
+  const real = await realpath(given).catch(() => undefined)
+  if (!real || !(real === base || real.startsWith(`${base}${path.sep}`))) return undefined
+  const stat = await lstat(real)
+  return (kind === 'directory' ? stat.isDirectory() : stat.isFile()) ? real : undefined
 }

@@ -1,0 +1,179 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { gzipSync } from 'node:zlib'
+
+// A recording stand-in for a Kubernetes API server on loopback, for the real helm and kubectl:
+// enough of discovery (/version, /api, /apis, apps/v1 with the scale subresources), helm's release
+// secrets (`helm get manifest` reads them), and GET and PATCH of Deployments, StatefulSets and
+// DaemonSets, answered as an API server would shape them. It keeps no state: it records requests.
+
+export interface KubeRequest {
+  method: string
+  /** Path and query. */
+  url: string
+  contentType: string | undefined
+  authorization: string | undefined
+  body: string
+}
+
+export interface FakeKubeApi {
+  /** https://127.0.0.1:port */
+  url: string
+  /** A kubeconfig reaching it with `token`, its certificate trusted. */
+  kubeconfig(token: string): string
+  requests: KubeRequest[]
+  /** Makes `helm get manifest name` answer `manifest` (a deployed release, revision 1). */
+  release(name: string, namespace: string, manifest: string): void
+  close(): Promise<void>
+}
+
+const KINDS: Record<string, string> = { deployments: 'Deployment', statefulsets: 'StatefulSet', daemonsets: 'DaemonSet' }
+
+export async function startFakeKubeApi(): Promise<FakeKubeApi> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'berth-kube-api-'))
+  const key = path.join(dir, 'key.pem')
+  const cert = path.join(dir, 'cert.pem')
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  )
+  const certificate = readFileSync(cert)
+  const requests: KubeRequest[] = []
+  const releases = new Map<string, { namespace: string; encoded: string }>()
+
+  const server: Server = createServer({ key: readFileSync(key), cert: certificate }, (req, res) => {
+    let body = ''
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8')
+    })
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'https://127.0.0.1')
+      requests.push({
+        method: req.method ?? '',
+        url: `${url.pathname}${url.search}`,
+        contentType: req.headers['content-type'],
+        authorization: req.headers.authorization,
+        body,
+      })
+      const send = (status: number, value: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(value))
+      }
+      const p = url.pathname
+      if (p === '/version') return send(200, { major: '1', minor: '31', gitVersion: 'v1.31.0' })
+      if (p === '/api') return send(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] })
+      if (p === '/apis') {
+        const version = { groupVersion: 'apps/v1', version: 'v1' }
+        return send(200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: 'apps', versions: [version], preferredVersion: version }] })
+      }
+      if (p === '/api/v1') return send(200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [] })
+      if (p === '/apis/apps/v1') {
+        const verbs = ['get', 'list', 'patch', 'update']
+        return send(200, {
+          kind: 'APIResourceList',
+          apiVersion: 'v1',
+          groupVersion: 'apps/v1',
+          resources: Object.entries(KINDS).flatMap(([name, kind]) => [
+            { name, singularName: kind.toLowerCase(), namespaced: true, kind, verbs },
+            ...(name === 'daemonsets'
+              ? []
+              : [{ name: `${name}/scale`, singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs }]),
+          ]),
+        })
+      }
+      const secrets = /^\/api\/v1\/namespaces\/([^/]+)\/secrets$/.exec(p)
+      if (secrets) {
+        const name = /(?:^|,)name=([^,]+)/.exec(url.searchParams.get('labelSelector') ?? '')?.[1]
+        const found = name ? releases.get(name) : undefined
+        const items =
+          found && found.namespace === secrets[1]
+            ? [
+                {
+                  metadata: {
+                    name: `sh.helm.release.v1.${name}.v1`,
+                    namespace: found.namespace,
+                    labels: { name, owner: 'helm', status: 'deployed', version: '1' },
+                  },
+                  type: 'helm.sh/release.v1',
+                  data: { release: Buffer.from(found.encoded).toString('base64') },
+                },
+              ]
+            : []
+        return send(200, { kind: 'SecretList', apiVersion: 'v1', metadata: {}, items })
+      }
+      const workload = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/(deployments|statefulsets|daemonsets)\/([^/]+)(\/scale)?$/.exec(p)
+      if (workload) {
+        const [, namespace, plural, name, scale] = workload
+        const metadata = { name, namespace, uid: `${plural}-${name}`, resourceVersion: '1' }
+        if (scale) return send(200, { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: { replicas: 0 }, status: { replicas: 0 } })
+        const template = { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'app' }] } }
+        return send(200, {
+          kind: KINDS[plural!],
+          apiVersion: 'apps/v1',
+          metadata,
+          spec: { replicas: 2, selector: { matchLabels: { app: name } }, template },
+        })
+      }
+      send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 })
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    url,
+    requests,
+    kubeconfig: (token) => `apiVersion: v1
+kind: Config
+clusters:
+- name: fake
+  cluster:
+    server: ${url}
+    certificate-authority-data: ${certificate.toString('base64')}
+users:
+- name: berth
+  user:
+    token: ${token}
+contexts:
+- name: fake
+  context: { cluster: fake, user: berth }
+current-context: fake
+`,
+    release(name, namespace, manifest) {
+      const stored = {
+        name,
+        namespace,
+        version: 1,
+        info: { status: 'deployed' },
+        manifest,
+        chart: { metadata: { name: 'app', version: '0.1.0', apiVersion: 'v2' } },
+      }
+      releases.set(name, { namespace, encoded: gzipSync(JSON.stringify(stored)).toString('base64') })
+    },
+    async close() {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
