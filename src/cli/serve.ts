@@ -140,7 +140,7 @@ export async function serve(config: Config): Promise<void> {
     if (config.runner.inServe) {
       const docker = await deploymentEngine(config, runtime.db, secrets, logger)
       runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog(), docker, {
-        KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, config.runner.helmPath),
+        KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, config.runner.helmPath, config.runner.dockerDatabaseImages),
       })
     }
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake() })

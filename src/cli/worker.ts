@@ -26,7 +26,7 @@ export async function worker(config: Config): Promise<void> {
     throw error
   }
   const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }), docker, {
-    KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, config.runner.helmPath),
+    KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, config.runner.helmPath, config.runner.dockerDatabaseImages),
   })
   let stopping: Promise<boolean> | undefined
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {

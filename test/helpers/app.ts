@@ -45,7 +45,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
   const docker = options.runner ? await deploymentEngine(config, db, testSecretBox(), quiet) : undefined
   const runner = options.runner
     ? createConfiguredRunner(createDeploymentRunsRepository(db), config.runner, quiet, docker, {
-        KUBERNETES: connectKubernetesExecutor(db, testSecretBox(), config.runner.helmPath),
+        KUBERNETES: connectKubernetesExecutor(db, testSecretBox(), config.runner.helmPath, config.runner.dockerDatabaseImages),
       })
     : undefined
   const app = await buildApp({

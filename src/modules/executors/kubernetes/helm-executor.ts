@@ -6,9 +6,10 @@ import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { HelmDeployOverrides } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import { resolvePlaceholders } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
-import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
+import type { DeploymentExecutor, ServiceOutcome } from '../executor.ts'
+import { type BuiltinDeps, deployBuiltin } from './builtin-deployments.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
-import { clusterWideObjects, renderedObjects } from './rendered-objects.ts'
+import { type ReleaseContext, renderCheckInstall, uninstallRelease } from './release-steps.ts'
 
 // Helm services on a Kubernetes cluster (README, "Deploying to Kubernetes"): the chart is fetched
 // from its source, rendered with `helm template`, checked (no cluster-wide object unless
@@ -25,7 +26,7 @@ export interface ChartRepository {
   password?: string | undefined
 }
 
-export interface KubernetesExecutorDeps {
+export interface KubernetesExecutorDeps extends BuiltinDeps {
   /** BERTH_HELM_PATH: the helm program. */
   helmPath: string
   /** The kubeconfig of the environment's cluster, in clear; undefined when none is stored. */
@@ -126,12 +127,9 @@ async function pullChart(
 
 export function createKubernetesExecutor(deps: KubernetesExecutorDeps): DeploymentExecutor {
   return {
-    async run(service, action, signal, context): Promise<ServiceOutcome> {
+    async run(_service, action, signal, context): Promise<ServiceOutcome> {
       const snapshot = context.snapshot as ServiceSnapshot<HelmConfig> | undefined
       if (!snapshot || !context.run) return { ok: false, message: 'the deployment has no snapshot of the service' }
-      if (snapshot.kind !== 'HELM') {
-        return { ok: false, message: `${service.type} services are not deployed on Kubernetes clusters yet: only helm services are` }
-      }
       const { organizationId, environmentId } = context.run
       const kubeconfig = await deps.kubeconfig(organizationId, environmentId)
       if (kubeconfig === undefined) return { ok: false, message: 'the cluster has no kubeconfig: store one with editClusterKubeconfig' }
@@ -149,16 +147,15 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
         const namespace = namespaceOf(environmentId)
         const release = releaseName(snapshot)
         const cluster = ['--namespace', namespace, '--kubeconfig', kubeconfigPath]
-        if (action === 'UNINSTALL' || action === 'DELETE') {
-          context.log('uninstall', `helm uninstall ${release} --namespace ${namespace}`)
-          await helm('uninstall')(['uninstall', release, ...cluster, '--ignore-not-found', '--wait'])
-          return { ok: true }
-        }
+        const steps: ReleaseContext = { helmPath: deps.helmPath, dir, namespace, release, cluster, helm, context, signal }
+        // Containers, jobs and databases are releases of the chart Berth ships.
+        if (snapshot.kind !== 'HELM') return await deployBuiltin(deps, steps, snapshot, action, context.run)
+        if (action === 'UNINSTALL' || action === 'DELETE') return await uninstallRelease(steps)
         // Both act on the release's workloads, which needs kubectl: a second `upgrade` would restart nothing.
         if (action === 'STOP' || action === 'RESTART') {
           return { ok: false, message: `${action === 'STOP' ? 'stopping' : 'restarting'} a helm release is not supported on Kubernetes clusters yet` }
         }
-        return await install({ snapshot, dir, namespace, release, cluster, helm, context, signal, organizationId })
+        return await install(snapshot, steps, organizationId)
       } catch (error) {
         if (signal.aborted) throw error
         if (error instanceof HelmFailed || error instanceof Error) return { ok: false, message: error.message }
@@ -169,70 +166,25 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
     },
   }
 
-  async function install({
-    snapshot,
-    dir,
-    namespace,
-    release,
-    cluster,
-    helm,
-    context,
-    signal,
-    organizationId,
-  }: {
-    snapshot: ServiceSnapshot<HelmConfig>
-    dir: string
-    namespace: string
-    release: string
-    /** --namespace and --kubeconfig */
-    cluster: string[]
-    helm: (step: string) => (args: string[]) => ReturnType<typeof runHelm>
-    context: ExecutionContext
-    signal: AbortSignal
-    organizationId: string
-  }): Promise<ServiceOutcome> {
+  async function install(snapshot: ServiceSnapshot<HelmConfig>, steps: ReleaseContext, organizationId: string): Promise<ServiceOutcome> {
     const { configuration } = snapshot
     const { source } = configuration
     if (!('helmRepository' in source)) return { ok: false, message: 'charts from git repositories are not deployed on Kubernetes clusters yet' }
     const overrides = snapshot.overrides as HelmDeployOverrides
     const chart = { name: source.helmRepository.chartName, version: overrides.chartVersion ?? source.helmRepository.chartVersion }
     const repository = await deps.chartRepository(organizationId, source.helmRepository.repositoryId)
-    context.log('chart', `pulling ${chart.name} ${chart.version}`)
-    const chartPath = await pullChart(dir, repository, chart, helm('chart'))
+    steps.context.log('chart', `pulling ${chart.name} ${chart.version}`)
+    const chartPath = await pullChart(steps.dir, repository, chart, steps.helm('chart'))
 
     const variables = new Map(
       snapshot.variables.map((variable) => [variable.key, variable.isSecret ? deps.openSecret(variable.sealed ?? '') : (variable.value ?? '')]),
     )
-    const values = await valuesArguments(dir, configuration, variables)
-    context.log('render', `helm template ${release} --namespace ${namespace}`)
-    const rendered = await runHelm(deps.helmPath, ['template', release, chartPath, '--namespace', namespace, ...values], {
-      signal,
-      env: { HOME: dir },
-      quietStdout: true,
+    return renderCheckInstall(steps, {
+      path: chartPath,
+      values: await valuesArguments(steps.dir, configuration, variables),
+      allowClusterWide: configuration.allowClusterWideResources,
+      timeoutSeconds: configuration.timeoutSec,
+      extra: extraArguments(configuration),
     })
-    if (!configuration.allowClusterWideResources) {
-      const refused = clusterWideObjects(renderedObjects(rendered.stdout), namespace)
-      if (refused.length > 0) {
-        for (const line of refused) context.log('render', line, 'ERROR')
-        return {
-          ok: false,
-          message: `the chart renders objects outside the environment's namespace, and allow_cluster_wide_resources is false: ${refused.join('; ')}`,
-        }
-      }
-    }
-    context.log('install', `helm upgrade --install ${release} --namespace ${namespace} --timeout ${configuration.timeoutSec}s`)
-    await helm('install')([
-      'upgrade',
-      '--install',
-      release,
-      chartPath,
-      ...cluster,
-      '--create-namespace',
-      '--timeout',
-      `${configuration.timeoutSec}s`,
-      ...values,
-      ...extraArguments(configuration),
-    ])
-    return { ok: true }
   }
 }

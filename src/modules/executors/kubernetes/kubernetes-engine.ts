@@ -1,3 +1,4 @@
+import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { SECRET_CONFIG_FIELDS } from '#src/modules/helm-repositories/helm-repositories.rules.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
@@ -7,12 +8,14 @@ import { createKubernetesExecutor } from './helm-executor.ts'
 
 /**
  * The executor of KUBERNETES clusters, reading what it needs from the database: the environment's
- * cluster's kubeconfig and the organization's helm repositories, their secrets opened with the
+ * cluster's kubeconfig, the organization's helm repositories and container registries, their secrets opened with the
  * server's SecretBox. It needs nothing to start: helm is run, and the cluster reached, per deployment.
  */
-export function connectKubernetesExecutor(db: Db, secrets: SecretBox, helmPath: string): DeploymentExecutor {
+export function connectKubernetesExecutor(db: Db, secrets: SecretBox, helmPath: string, databaseImages: string): DeploymentExecutor {
   return createKubernetesExecutor({
     helmPath,
+    databaseImages,
+    registry: registryPullAccess(db, secrets),
     openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
     async kubeconfig(organizationId, environmentId) {
       const row = await db
