@@ -431,6 +431,8 @@ describe('the chart Berth ships, rendered by the real helm', () => {
 interface Call {
   argv: string[]
   valuesMode?: string
+  /** The values file helm was handed, as it read it. */
+  values?: string
   kubeconfig?: string
 }
 
@@ -453,7 +455,7 @@ mkdir "$call"
 for a in "$@"; do printf '%s\\n' "$a" >> "$call/argv"; done
 prev=""
 for a in "$@"; do
-  if [ "$prev" = "--values" ]; then stat -c %a "$a" > "$call/values-mode"; fi
+  if [ "$prev" = "--values" ]; then stat -c %a "$a" > "$call/values-mode"; cp "$a" "$call/values"; fi
   if [ "$prev" = "--kubeconfig" ]; then cp "$a" "$call/kubeconfig"; fi
   prev="$a"
 done
@@ -475,7 +477,7 @@ exec "${helm}" "$@"
       .map((name) => {
         const read = (file: string) =>
           existsSync(path.join(callsDir, name, file)) ? readFileSync(path.join(callsDir, name, file), 'utf8') : undefined
-        return { argv: (read('argv') ?? '').split('\n').slice(0, -1), valuesMode: read('values-mode')?.trim(), kubeconfig: read('kubeconfig') }
+        return { argv: (read('argv') ?? '').split('\n').slice(0, -1), valuesMode: read('values-mode')?.trim(), values: read('values'), kubeconfig: read('kubeconfig') }
       })
     for (const name of readdirSync(callsDir)) rmSync(path.join(callsDir, name), { recursive: true })
     return calls
@@ -656,6 +658,12 @@ exec "${helm}" "$@"
       ])
       assert.equal(upgrade.kubeconfig, KUBECONFIG, 'the kubeconfig stored sealed reaches helm')
       assert.equal(upgrade.valuesMode, '600')
+      // The secret and the registry's credentials reach the chart through the values file alone.
+      const values = JSON.parse(upgrade.values!) as ChartValues
+      assert.equal(values.image, 'registry.example.com/acme/api:2.0.0')
+      assert.equal(values.env.DB_PASSWORD, SECRET_VALUE)
+      assert.deepEqual(values.imagePullSecret, { server: 'registry.example.com', username: 'puller', password: REGISTRY_PASSWORD })
+      assert.equal(values.labels['berth.execution-id'], queued.execution_id)
       for (const call of recorded) {
         assert.ok(!call.argv.join(' ').includes(SECRET_VALUE), 'no secret in argv')
         assert.ok(!call.argv.join(' ').includes(REGISTRY_PASSWORD), 'no registry password in argv')
