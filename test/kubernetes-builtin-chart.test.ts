@@ -477,7 +477,12 @@ exec "${helm}" "$@"
       .map((name) => {
         const read = (file: string) =>
           existsSync(path.join(callsDir, name, file)) ? readFileSync(path.join(callsDir, name, file), 'utf8') : undefined
-        return { argv: (read('argv') ?? '').split('\n').slice(0, -1), valuesMode: read('values-mode')?.trim(), values: read('values'), kubeconfig: read('kubeconfig') }
+        return {
+          argv: (read('argv') ?? '').split('\n').slice(0, -1),
+          valuesMode: read('values-mode')?.trim(),
+          values: read('values'),
+          kubeconfig: read('kubeconfig'),
+        }
       })
     for (const name of readdirSync(callsDir)) rmSync(path.join(callsDir, name), { recursive: true })
     return calls
