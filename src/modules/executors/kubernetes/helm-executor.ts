@@ -15,6 +15,8 @@ import { type ReleaseContext, renderCheckInstall, uninstallRelease } from './rel
 // from its source, rendered with `helm template`, checked (no cluster-wide object unless
 // allow_cluster_wide_resources), then installed with `helm upgrade --install` in the environment's
 // namespace with the cluster's kubeconfig, written to a private temporary file for that one call.
+// Containers, jobs and databases are releases of the chart Berth ships (builtin-deployments.ts),
+// through the same steps (release-steps.ts).
 
 /** A chart repository as the executor reaches it, its credentials in clear. */
 export interface ChartRepository {
