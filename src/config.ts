@@ -80,7 +80,7 @@ export interface Config {
     readonly executor: 'simulated' | 'docker'
     /** BERTH_DOCKER_PUBLISH_HOST: the host address the Docker executor publishes public ports on. */
     readonly dockerPublishHost: string
-    /** BERTH_DOCKER_DATABASE_IMAGES: where the Docker executor takes databases' official images from. */
+    /** BERTH_DOCKER_DATABASE_IMAGES: where the Docker executor and the Kubernetes chart take databases' official images from. */
     readonly dockerDatabaseImages: string
     /** BERTH_DOCKER_PUBLIC_HOST: the host name links give when ports are published on every address (0.0.0.0). */
     readonly dockerPublicHost: string

@@ -1,11 +1,8 @@
 import Docker from 'dockerode'
-import { SECRET_CONFIG_FIELDS } from '#src/modules/container-registries/container-registries.rules.ts'
-import type { ContainerRegistryKind } from '#src/modules/container-registries/container-registries.schemas.ts'
-import { basicCredentials } from '#src/modules/container-registries/registry-http-api.ts'
+import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
 import type { Db } from '#src/platform/db/database.ts'
-import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { repositoryCredentials } from '../git-credentials.ts'
@@ -17,9 +14,6 @@ import { createDockerRuntime } from './docker-runtime.ts'
 
 /** Where the engine is, as an operator would name it. */
 export const dockerAddress = () => process.env.DOCKER_HOST || 'unix:///var/run/docker.sock'
-
-/** Registries whose images the engine names without a host. */
-const DOCKER_HUB_HOSTS = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io', 'registry.hub.docker.com'])
 
 /**
  * The Docker executor on the engine at DOCKER_HOST; rejects, saying why, when the engine does not
@@ -42,21 +36,7 @@ export async function connectDockerExecutor(
     ...settings,
     secrets,
     gitCredentials: repositoryCredentials(db, secrets),
-    async registry(organizationId, registryId) {
-      const row = await db
-        .selectFrom('containerRegistries')
-        .select(['kind', 'url', 'config', 'secretsSealed'])
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', registryId)
-        .executeTakeFirst()
-      if (!row) throw new Error('the container registry of the service is gone')
-      const url = new URL(row.url)
-      const host = DOCKER_HUB_HOSTS.has(url.host) ? undefined : url.host
-      const registrySecrets = sealedFields(secrets, SECRET_CONFIG_FIELDS).open(row.secretsSealed)
-      const username = typeof row.config.username === 'string' ? row.config.username : undefined
-      const basic = basicCredentials({ kind: row.kind as ContainerRegistryKind, url: row.url, username, secrets: registrySecrets })
-      return { host, auth: basic ? { username: basic[0], password: basic[1], serveraddress: host ?? 'https://index.docker.io/v1/' } : undefined }
-    },
+    registry: registryPullAccess(db, secrets),
   })
   return { executor, version }
 }

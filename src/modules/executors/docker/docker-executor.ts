@@ -11,6 +11,7 @@ import type { ContainerDeployOverrides } from '#src/modules/services/kinds/conta
 import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
 import { openPassword } from '#src/modules/services/kinds/database/database-credentials.ts'
 import { DATABASE_ENGINES, type DatabaseType } from '#src/modules/services/kinds/database/database-engines.ts'
+import { DATABASE_RUNTIME, databaseImage } from '#src/modules/services/kinds/database/database-runtime.ts'
 import type { JobCommand, JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import { commandFor, type JobDeployOverrides, LIFECYCLE_EVENT } from '#src/modules/services/kinds/job/job-deployments.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
@@ -89,23 +90,6 @@ const STOP_GRACE_SECONDS = 10
 function stopGrace(snapshot: ServiceSnapshot): number {
   const seconds = snapshot.advancedSettings?.['deployment.termination_grace_period_seconds']
   return typeof seconds === 'number' ? seconds : STOP_GRACE_SECONDS
-}
-
-/** Each database type's data directory, environment and command, as its official image takes them. */
-const DATABASE_RUNTIME: Record<
-  DatabaseType,
-  { dataDir: string; env: (login: string, password: string, name: string) => string[]; command?: (password: string) => string[] }
-> = {
-  POSTGRESQL: {
-    dataDir: '/var/lib/postgresql/data',
-    env: (login, password, name) => [`POSTGRES_USER=${login}`, `POSTGRES_PASSWORD=${password}`, `POSTGRES_DB=${name}`],
-  },
-  MYSQL: {
-    dataDir: '/var/lib/mysql',
-    env: (login, password) => [`MYSQL_ROOT_PASSWORD=${password}`, `MYSQL_USER=${login}`, `MYSQL_PASSWORD=${password}`],
-  },
-  MONGODB: { dataDir: '/data/db', env: (login, password) => [`MONGO_INITDB_ROOT_USERNAME=${login}`, `MONGO_INITDB_ROOT_PASSWORD=${password}`] },
-  REDIS: { dataDir: '/data', env: () => [], command: (password) => ['redis-server', '--requirepass', password, '--appendonly', 'yes'] },
 }
 
 /** A database's storage: one named volume, kept on stop and uninstall, removed on delete. */
@@ -326,7 +310,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     const type = config.type as DatabaseType
     const engine = DATABASE_ENGINES[type]
     const runtime = DATABASE_RUNTIME[type]
-    const image = `${deps.databaseImages}/${engine.image}:${config.version}`
+    const image = databaseImage(deps.databaseImages, type, config.version)
     await ensureImage(docker, image, undefined, (message) => say('pull', message), signal)
     const network = await ensureNetwork(docker, owner.environmentId)
     const { credentials } = config
@@ -342,7 +326,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         image,
         entrypoint: null,
         command: runtime.command?.(password) ?? null,
-        env: runtime.env(credentials.login, password, credentials.databaseName),
+        env: Object.entries(runtime.env(credentials.login, password, credentials.databaseName)).map(([key, value]) => `${key}=${value}`),
         files: [],
         cpuMilli: config.cpu,
         memoryMb: config.memory,

@@ -1,14 +1,10 @@
 import type Docker from 'dockerode'
+import type { PullAuth } from '#src/modules/container-registries/registry-pull-access.ts'
 
 // Images a deployment runs: used when the engine has them, pulled (with the registry's
 // credentials) when it does not.
 
-/** Credentials for a pull, in the engine's terms; never logged. */
-export interface PullAuth {
-  username: string
-  password: string
-  serveraddress: string
-}
+export type { PullAuth } from '#src/modules/container-registries/registry-pull-access.ts'
 
 /** `registry/name:tag` as the engine names it: Docker Hub's images without a host. */
 export function imageReference(registryHost: string | undefined, imageName: string, tag: string): string {

@@ -7,17 +7,20 @@ import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { HelmDeployOverrides } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import { resolvePlaceholders } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
-import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
+import type { DeploymentExecutor, ServiceOutcome } from '../executor.ts'
 import type { GitCredentials } from '../git-checkout.ts'
+import { type BuiltinDeps, deployBuiltin } from './builtin-deployments.ts'
 import { gitChart, gitValuesFiles } from './git-charts.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
+import { type ReleaseContext, renderCheckInstall, uninstallRelease } from './release-steps.ts'
 import { releaseWorkloadAction } from './release-workloads.ts'
-import { clusterWideObjects, renderedObjects } from './rendered-objects.ts'
 
 // Helm services on a Kubernetes cluster (README, "Deploying to Kubernetes"): the chart is fetched
 // from its source (a helm repository, or git: git-charts.ts), rendered with `helm template`, checked (no cluster-wide object unless
 // allow_cluster_wide_resources), then installed with `helm upgrade --install` in the environment's
 // namespace with the cluster's kubeconfig, written to a private temporary file for that one call.
+// Containers, jobs and databases are releases of the chart Berth ships (builtin-deployments.ts),
+// through the same steps (release-steps.ts).
 
 /** A chart repository as the executor reaches it, its credentials in clear. */
 export interface ChartRepository {
@@ -29,7 +32,7 @@ export interface ChartRepository {
   password?: string | undefined
 }
 
-export interface KubernetesExecutorDeps {
+export interface KubernetesExecutorDeps extends BuiltinDeps {
   /** BERTH_HELM_PATH: the helm program. */
   helmPath: string
   /** The kubeconfig of the environment's cluster, in clear; undefined when none is stored. */
@@ -141,12 +144,9 @@ async function pullChart(
 
 export function createKubernetesExecutor(deps: KubernetesExecutorDeps): DeploymentExecutor {
   return {
-    async run(service, action, signal, context): Promise<ServiceOutcome> {
+    async run(_service, action, signal, context): Promise<ServiceOutcome> {
       const snapshot = context.snapshot as ServiceSnapshot<HelmConfig> | undefined
       if (!snapshot || !context.run) return { ok: false, message: 'the deployment has no snapshot of the service' }
-      if (snapshot.kind !== 'HELM') {
-        return { ok: false, message: `${service.type} services are not deployed on Kubernetes clusters yet: only helm services are` }
-      }
       const { organizationId, environmentId } = context.run
       const kubeconfig = await deps.kubeconfig(organizationId, environmentId)
       if (kubeconfig === undefined) return { ok: false, message: 'the cluster has no kubeconfig: store one with editClusterKubeconfig' }
@@ -166,11 +166,10 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
         const namespace = namespaceOf(environmentId)
         const release = releaseName(snapshot)
         const cluster = ['--namespace', namespace, '--kubeconfig', kubeconfigPath]
-        if (action === 'UNINSTALL' || action === 'DELETE') {
-          context.log('uninstall', `helm uninstall ${release} --namespace ${namespace}`)
-          await helm('uninstall')(['uninstall', release, ...cluster, '--ignore-not-found', '--wait'])
-          return { ok: true }
-        }
+        const steps: ReleaseContext = { helmPath: deps.helmPath, dir, namespace, release, cluster, helm, context, signal }
+        // Containers, jobs and databases are releases of the chart Berth ships.
+        if (snapshot.kind !== 'HELM') return await deployBuiltin(deps, steps, snapshot, action, context.run)
+        if (action === 'UNINSTALL' || action === 'DELETE') return await uninstallRelease(steps)
         // Both act on the release's workloads with kubectl: a second `upgrade` would restart nothing.
         if (action === 'STOP' || action === 'RESTART') {
           return await releaseWorkloadAction(action, {
@@ -184,7 +183,7 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
             log: context.log,
           })
         }
-        return await install({ snapshot, dir, namespace, release, cluster, helm, context, signal, organizationId, found })
+        return await install(snapshot, steps, organizationId, found)
       } catch (error) {
         if (signal.aborted) throw error
         if (error instanceof HelmFailed || error instanceof Error) return { ok: false, message: error.message, ...found }
@@ -195,47 +194,30 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
     },
   }
 
-  async function install({
-    snapshot,
-    dir,
-    namespace,
-    release,
-    cluster,
-    helm,
-    context,
-    signal,
-    organizationId,
-    found,
-  }: {
-    snapshot: ServiceSnapshot<HelmConfig>
-    dir: string
-    namespace: string
-    release: string
-    /** --namespace and --kubeconfig */
-    cluster: string[]
-    helm: (step: string) => (args: string[]) => ReturnType<typeof runHelm>
-    context: ExecutionContext
-    signal: AbortSignal
-    organizationId: string
-    found: { details?: Record<string, unknown> }
-  }): Promise<ServiceOutcome> {
+  async function install(
+    snapshot: ServiceSnapshot<HelmConfig>,
+    steps: ReleaseContext,
+    organizationId: string,
+    /** Where the commit of a chart from git is recorded for the history entry, whatever the outcome. */
+    found: { details?: Record<string, unknown> },
+  ): Promise<ServiceOutcome> {
     const { configuration } = snapshot
     const { source } = configuration
     const overrides = snapshot.overrides as HelmDeployOverrides
     const fetching = (step: string) => ({
       credentials: deps.gitCredentials ?? (async () => undefined),
       allowPrivateUrls: deps.allowPrivateUrls ?? false,
-      say: (message: string) => context.log(step, message),
-      signal,
+      say: (message: string) => steps.context.log(step, message),
+      signal: steps.signal,
     })
     let chartPath: string
     if ('helmRepository' in source) {
       const chart = { name: source.helmRepository.chartName, version: overrides.chartVersion ?? source.helmRepository.chartVersion }
       const repository = await deps.chartRepository(organizationId, source.helmRepository.repositoryId)
-      context.log('chart', `pulling ${chart.name} ${chart.version}`)
-      chartPath = await pullChart(dir, repository, chart, helm('chart'))
+      steps.context.log('chart', `pulling ${chart.name} ${chart.version}`)
+      chartPath = await pullChart(steps.dir, repository, chart, steps.helm('chart'))
     } else {
-      const fetched = await gitChart(dir, organizationId, source.git, overrides.gitCommitId, fetching('chart'))
+      const fetched = await gitChart(steps.dir, organizationId, source.git, overrides.gitCommitId, fetching('chart'))
       if (!fetched.ok) return fetched
       chartPath = fetched.chartPath
       found.details = { commit: fetched.commit }
@@ -251,37 +233,13 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
     const variables = new Map(
       snapshot.variables.map((variable) => [variable.key, variable.isSecret ? deps.openSecret(variable.sealed ?? '') : (variable.value ?? '')]),
     )
-    const values = await valuesArguments(dir, configuration, variables, gitFiles)
-    context.log('render', `helm template ${release} --namespace ${namespace}`)
-    const rendered = await runHelm(deps.helmPath, ['template', release, chartPath, '--namespace', namespace, ...values], {
-      signal,
-      env: { HOME: dir },
-      quietStdout: true,
+    const outcome = await renderCheckInstall(steps, {
+      path: chartPath,
+      values: await valuesArguments(steps.dir, configuration, variables, gitFiles),
+      allowClusterWide: configuration.allowClusterWideResources,
+      timeoutSeconds: configuration.timeoutSec,
+      extra: extraArguments(configuration),
     })
-    if (!configuration.allowClusterWideResources) {
-      const refused = clusterWideObjects(renderedObjects(rendered.stdout), namespace)
-      if (refused.length > 0) {
-        for (const line of refused) context.log('render', line, 'ERROR')
-        return {
-          ok: false,
-          message: `the chart renders objects outside the environment's namespace, and allow_cluster_wide_resources is false: ${refused.join('; ')}`,
-          ...found,
-        }
-      }
-    }
-    context.log('install', `helm upgrade --install ${release} --namespace ${namespace} --timeout ${configuration.timeoutSec}s`)
-    await helm('install')([
-      'upgrade',
-      '--install',
-      release,
-      chartPath,
-      ...cluster,
-      '--create-namespace',
-      '--timeout',
-      `${configuration.timeoutSec}s`,
-      ...values,
-      ...extraArguments(configuration),
-    ])
-    return { ok: true, ...found }
+    return { ...outcome, ...found }
   }
 }

@@ -1,4 +1,5 @@
 import type { Config } from '#src/config.ts'
+import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { SECRET_CONFIG_FIELDS } from '#src/modules/helm-repositories/helm-repositories.rules.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
@@ -9,18 +10,19 @@ import { createKubernetesExecutor } from './helm-executor.ts'
 
 /**
  * The executor of KUBERNETES clusters, reading what it needs from the database: the environment's
- * cluster's kubeconfig, the organization's helm repositories and git tokens, their secrets opened
- * with the server's SecretBox. It needs nothing to start: helm and kubectl are run, and the cluster
- * reached, per deployment.
+ * cluster's kubeconfig, the organization's helm repositories, git tokens and container registries,
+ * their secrets opened with the server's SecretBox. It needs nothing to start: helm and kubectl are
+ * run, and the cluster reached, per deployment.
  */
 export function connectKubernetesExecutor(
   db: Db,
   secrets: SecretBox,
-  settings: { helmPath: string; kubectlPath: string; allowPrivateUrls: boolean },
+  settings: { helmPath: string; kubectlPath: string; allowPrivateUrls: boolean; databaseImages: string },
 ): DeploymentExecutor {
   return createKubernetesExecutor({
     ...settings,
     gitCredentials: repositoryCredentials(db, secrets),
+    registry: registryPullAccess(db, secrets),
     openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
     async kubeconfig(organizationId, environmentId) {
       const row = await db
@@ -51,4 +53,5 @@ export const kubernetesSettings = (config: Pick<Config, 'runner' | 'git'>) => ({
   helmPath: config.runner.helmPath,
   kubectlPath: config.runner.kubectlPath,
   allowPrivateUrls: config.git.allowPrivateUrls,
+  databaseImages: config.runner.dockerDatabaseImages,
 })

@@ -1,0 +1,69 @@
+import type { ExecutionContext, ServiceOutcome } from '../executor.ts'
+import { type HelmRun, runHelm } from './helm-program.ts'
+import { clusterWideObjects, renderedObjects } from './rendered-objects.ts'
+
+// The steps every release goes through on a Kubernetes cluster, whichever chart it is (a helm
+// service's, or the one Berth ships for the other kinds): render, check, install; or uninstall.
+
+/** One action on one release: where helm runs, and what it acts on. */
+export interface ReleaseContext {
+  helmPath: string
+  /** The private work directory (mode 0700): helm's HOME, the kubeconfig and values files. */
+  dir: string
+  namespace: string
+  release: string
+  /** --namespace and --kubeconfig */
+  cluster: string[]
+  /** Runs helm, each line it prints logged under `step`. */
+  helm: (step: string) => (args: string[]) => Promise<HelmRun>
+  context: ExecutionContext
+  signal: AbortSignal
+}
+
+/** `helm uninstall` of the release in its namespace; one already gone is fine. */
+export async function uninstallRelease(release: ReleaseContext): Promise<ServiceOutcome> {
+  release.context.log('uninstall', `helm uninstall ${release.release} --namespace ${release.namespace}`)
+  await release.helm('uninstall')(['uninstall', release.release, ...release.cluster, '--ignore-not-found', '--wait'])
+  return { ok: true }
+}
+
+/**
+ * Renders `chart` with `values` (`helm template`), refuses objects outside the namespace unless
+ * `allowClusterWide`, then `helm upgrade --install` with the same values and `extra` arguments.
+ */
+export async function renderCheckInstall(
+  release: ReleaseContext,
+  chart: { path: string; values: string[]; allowClusterWide: boolean; timeoutSeconds: number; extra: string[] },
+): Promise<ServiceOutcome> {
+  const { context, namespace } = release
+  context.log('render', `helm template ${release.release} --namespace ${namespace}`)
+  const rendered = await runHelm(release.helmPath, ['template', release.release, chart.path, '--namespace', namespace, ...chart.values], {
+    signal: release.signal,
+    env: { HOME: release.dir },
+    quietStdout: true,
+  })
+  if (!chart.allowClusterWide) {
+    const refused = clusterWideObjects(renderedObjects(rendered.stdout), namespace)
+    if (refused.length > 0) {
+      for (const line of refused) context.log('render', line, 'ERROR')
+      return {
+        ok: false,
+        message: `the chart renders objects outside the environment's namespace, and allow_cluster_wide_resources is false: ${refused.join('; ')}`,
+      }
+    }
+  }
+  context.log('install', `helm upgrade --install ${release.release} --namespace ${namespace} --timeout ${chart.timeoutSeconds}s`)
+  await release.helm('install')([
+    'upgrade',
+    '--install',
+    release.release,
+    chart.path,
+    ...release.cluster,
+    '--create-namespace',
+    '--timeout',
+    `${chart.timeoutSeconds}s`,
+    ...chart.values,
+    ...chart.extra,
+  ])
+  return { ok: true }
+}
