@@ -448,6 +448,30 @@ exec "${helm}" "$@"
     assert.ok(Date.now() - started < 20_000, 'helm was killed, not waited for')
     takeCalls()
   })
+  it('names its work directory after the run, so that the runner ending a run whose runner was killed removes it, kubeconfig and all', async () => {
+    const lost = randomUUID()
+    const other = randomUUID()
+    // What a runner killed mid-install leaves: its work directory with the cluster's kubeconfig.
+    for (const runId of [lost, other]) {
+      const dir = mkdtempSync(path.join(work, `berth-helm-${runId}-`))
+      writeFileSync(path.join(dir, 'kubeconfig'), KUBECONFIG, { mode: 0o600 })
+    }
+    const said: string[] = []
+    await executor({}, KUBECONFIG).abandoned!({ id: lost, environmentId }, (message) => said.push(message))
+    assert.deepEqual(
+      workDirsLeft().map((name) => name.slice('berth-helm-'.length, 'berth-helm-'.length + 36)),
+      [other],
+    )
+    assert.match(said.join('\n'), new RegExp(`removed the work directory berth-helm-${lost}-`))
+    for (const name of workDirsLeft()) rmSync(path.join(work, name), { recursive: true, force: true })
+    // A deployment names its directory so (helm is handed the kubeconfig there); one that finished leaves none.
+    const done = await run(snapshot())
+    assert.equal(done.outcome.ok, true, JSON.stringify(done.outcome))
+    const install = done.calls.find((call) => call.argv[0] === 'upgrade')!
+    assert.match(install.argv[install.argv.indexOf('--kubeconfig') + 1]!, /\/berth-helm-[0-9a-f-]{36}-[^/]+\/kubeconfig$/)
+    assert.deepEqual(workDirsLeft(), [])
+  })
+
   it('deploys a helm service of an environment on a KUBERNETES cluster through the API and the runner, with what the database holds', async () => {
     const t = await createTestApp({ BERTH_HELM_PATH: wrapper, BERTH_RUNNER_POLL_MS: '50' }, { runner: true })
     try {

@@ -15,6 +15,8 @@ export interface GitFetching {
   allowPrivateUrls: boolean
   say: (message: string) => void
   signal: AbortSignal
+  /** The deployment's execution id, which the checkout is named after (removeRunCheckouts). */
+  runId?: string
 }
 
 type Fetched<T> = ({ ok: true } & T) | { ok: false; message: string }
@@ -56,6 +58,7 @@ async function withCheckout<T>(
       allowPrivateUrls: fetching.allowPrivateUrls,
       say: fetching.say,
       signal: fetching.signal,
+      ...(fetching.runId ? { runId: fetching.runId } : {}),
     })
   } catch (error) {
     if (error instanceof CheckoutError) return { ok: false, message: `cannot fetch ${repository.url}: ${error.message}` }

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { stringify } from 'yaml'
@@ -8,7 +8,7 @@ import type { HelmDeployOverrides } from '#src/modules/services/kinds/helm/helm-
 import { resolvePlaceholders } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { DeploymentExecutor, ServiceOutcome } from '../executor.ts'
-import type { GitCredentials } from '../git-checkout.ts'
+import { type GitCredentials, removeRunCheckouts } from '../git-checkout.ts'
 import { type BuiltinDeps, deployBuiltin } from './builtin-deployments.ts'
 import { gitChart, gitValuesFiles } from './git-charts.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
@@ -143,14 +143,27 @@ async function pullChart(
 }
 
 export function createKubernetesExecutor(deps: KubernetesExecutorDeps): DeploymentExecutor {
+  const workRoot = deps.workRoot ?? os.tmpdir()
+  const workDirPrefix = (runId: string) => path.join(workRoot, `berth-helm-${runId}-`)
   return {
+    /** Removes the work directories (each holding the cluster's kubeconfig) and checkouts a run whose runner was killed left on this host. */
+    async abandoned(run, say) {
+      const prefix = path.basename(workDirPrefix(run.id))
+      for (const entry of await readdir(workRoot).catch(() => [] as string[])) {
+        if (!entry.startsWith(prefix)) continue
+        await rm(path.join(workRoot, entry), { recursive: true, force: true })
+        say(`removed the work directory ${entry}, left by the interrupted run`)
+      }
+      await removeRunCheckouts(run.id, say)
+    },
     async run(_service, action, signal, context): Promise<ServiceOutcome> {
       const snapshot = context.snapshot as ServiceSnapshot<HelmConfig> | undefined
       if (!snapshot || !context.run) return { ok: false, message: 'the deployment has no snapshot of the service' }
       const { organizationId, environmentId } = context.run
       const kubeconfig = await deps.kubeconfig(organizationId, environmentId)
       if (kubeconfig === undefined) return { ok: false, message: 'the cluster has no kubeconfig: store one with editClusterKubeconfig' }
-      const dir = await mkdtemp(path.join(deps.workRoot ?? os.tmpdir(), 'berth-helm-'))
+      // Named after the run: a runner killed mid-action leaves it (with the kubeconfig) to the runner that ends the run.
+      const dir = await mkdtemp(workDirPrefix(context.run.id))
       // What the history entry learns on the way (the commit of a chart in git), whatever the outcome.
       const found: { details?: Record<string, unknown> } = {}
       try {
@@ -209,6 +222,7 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
       allowPrivateUrls: deps.allowPrivateUrls ?? false,
       say: (message: string) => steps.context.log(step, message),
       signal: steps.signal,
+      ...(steps.context.run ? { runId: steps.context.run.id } : {}),
     })
     let chartPath: string
     if ('helmRepository' in source) {
