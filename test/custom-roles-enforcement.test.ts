@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Configuration, MembersApi, OrganizationApiTokenApi } from 'qovery-typescript-axios'
+import { apiTokenStart, digestApiToken, generateApiToken } from '#src/platform/auth/api-token-codec.ts'
 import { ROLE_IDS } from '#src/platform/auth/roles.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { assertError, rejectedStatus } from './helpers/assertions.ts'
@@ -189,6 +190,45 @@ describe('custom roles held by API tokens and members', () => {
 
     const deleted = await call(admin, 'DELETE', `/organization/${organization.id}/customRole/${role.id}`)
     assertError(deleted, 409, 'conflict')
+  })
+
+  it("bounds a member's tokens by its custom role: given one, they all hold it; back to READ, they are READ", async () => {
+    const { admin, organization, role, environments } = await fixture()
+    const user = await t.db
+      .insertInto('users')
+      .values({ issuer: 'https://issuer.example', subject: uniqueName('sub'), name: 'Owner', email: null })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    await t.db.insertInto('organizationMembers').values({ organizationId: organization.id, userId: user.id, role: 'WRITE' }).execute()
+    // A WRITE token the member made (as through a Bearer JWT).
+    const secret = generateApiToken()
+    await t.db
+      .insertInto('apiTokens')
+      .values({
+        organizationId: organization.id,
+        name: uniqueName('owned'),
+        description: null,
+        role: 'WRITE',
+        digest: digestApiToken(secret),
+        tokenStart: apiTokenStart(secret),
+        createdByApiTokenId: null,
+        createdByUserId: user.id,
+        ownerUserId: user.id,
+      })
+      .execute()
+    const owned = `Token ${secret}`
+    assert.equal((await call(owned, 'PUT', `/environment/${environments.production.id}`, { name: uniqueName('w') })).statusCode, 200)
+
+    const given = await call(admin, 'PUT', `/organization/${organization.id}/member/${user.id}`, { role_id: role.id })
+    assert.equal(given.statusCode, 200, given.body)
+    assert.equal(given.json().role_id, role.id)
+    assert.equal((await call(owned, 'PUT', `/environment/${environments.production.id}`, { name: uniqueName('w') })).statusCode, 403)
+    assert.equal((await call(owned, 'GET', `/environment/${environments.preview.id}`)).statusCode, 404)
+
+    assert.equal((await call(admin, 'PUT', `/organization/${organization.id}/member/${user.id}`, { role_id: ROLE_IDS.READ })).statusCode, 200)
+    assert.equal((await call(owned, 'GET', `/environment/${environments.preview.id}`)).statusCode, 200)
+    const row = await t.db.selectFrom('apiTokens').select(['role', 'customRoleId']).where('ownerUserId', '=', user.id).executeTakeFirstOrThrow()
+    assert.deepEqual(row, { role: 'READ', customRoleId: null })
   })
 
   it("serves the provider's qovery_organization_member and API token calls with a custom role through the official client", async () => {
