@@ -105,6 +105,7 @@ export async function seed(input: SeedInput): Promise<Seeded> {
       name: token.name,
       organizationId: organization.id,
       role: 'ADMIN',
+      customRoleId: null,
       expiresAt: null,
       ownerUserId: null,
     }

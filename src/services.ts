@@ -213,7 +213,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       findContainerRegistry: containerRegistries.findContainerRegistry,
       findGroups: organizationGroups.findGroups,
     },
-    requireOrganizationRole: organizations.requireRole,
+    requireScopedRole: organizations.requireScoped,
     requireEnvironment: environments.requireEnvironment,
     listLimit,
     listMaxBytes: options.listMaxBytes,
@@ -230,14 +230,14 @@ export function createServices(db: Db, options: ServiceOptions) {
   const deploymentStages = createDeploymentStagesService({
     repo: stagesRepo,
     requireEnvironment: environments.requireEnvironment,
-    requireOrganizationRole: organizations.requireRole,
+    requireScopedRole: organizations.requireScoped,
     requireService: services.requireService,
     maxStages: options.serviceLimits?.perEnvironment,
   })
   const historyRepo = createDeploymentHistoryRepository(db)
   const deploymentHistory = createDeploymentHistoryService({
     history: historyRepo,
-    requireOrganizationRole: organizations.requireAccess,
+    requireScopedRole: organizations.requireScoped,
     requireService: services.requireService,
     pageCacheBytes: options.historyCacheBytes ?? 0,
     versions: options.historyVersions,
@@ -247,7 +247,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: variablesRepo,
     secrets: options.secrets,
     limits: options.variableLimits ?? DEFAULT_VARIABLE_LIMITS,
-    requireOrganizationRole: organizations.requireRole,
+    requireScopedRole: organizations.requireScoped,
     requireProject: projects.requireProject,
     requireEnvironment: environments.requireEnvironment,
     requireService: services.requireService,
@@ -259,7 +259,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     kinds: KINDS,
     requireEnvironment: environments.requireEnvironment,
     requireService: services.requireService,
-    requireOrganizationRole: organizations.requireAccess,
+    requireScopedRole: organizations.requireScoped,
     listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
     listServiceSummaries: servicesRepo.listSummaries,
     listStages: (environmentId) => stagesRepo.list(environmentId),

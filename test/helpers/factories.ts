@@ -28,6 +28,7 @@ const adminOf = (organizationId: string): Principal => ({
   name: 'factory',
   organizationId,
   role: 'ADMIN',
+  customRoleId: null,
   expiresAt: null,
   ownerUserId: null,
 })

@@ -1,5 +1,5 @@
 import { type Insertable, type RawBuilder, type Selectable, sql } from 'kysely'
-import { hasRole, ROLES, type Role } from '#src/platform/auth/roles.ts'
+import { type HeldRole, hasRole, ROLES } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { ApiTokensTable } from '#src/platform/db/schema.ts'
 
@@ -8,7 +8,7 @@ export type ApiTokenRow = Omit<Selectable<ApiTokensTable>, 'digest'>
 /** Who created a listed token: another token, a user (its name, else its email, else its subject), or neither (`berth token create`). */
 export type ApiTokenCreator = { kind: 'api_token'; id: string; name: string } | { kind: 'user'; id: string; name: string } | null
 
-export type ListedApiTokenRow = ApiTokenRow & { creator: ApiTokenCreator }
+export type ListedApiTokenRow = ApiTokenRow & { creator: ApiTokenCreator; customRoleName: string | null }
 
 const COLUMNS = [
   'id',
@@ -20,6 +20,7 @@ const COLUMNS = [
   'createdByApiTokenId',
   'createdByUserId',
   'ownerUserId',
+  'customRoleId',
   'createdAt',
   'updatedAt',
   'expiredAt',
@@ -63,7 +64,9 @@ function apiTokenQueries(db: Db) {
         .selectFrom('apiTokens as t')
         .leftJoin('apiTokens as ct', 'ct.id', 't.createdByApiTokenId')
         .leftJoin('users as cu', 'cu.id', 't.createdByUserId')
+        .leftJoin('customRoles as cr', 'cr.id', 't.customRoleId')
         .select(COLUMNS.map((c) => `t.${c}` as const))
+        .select('cr.name as customRoleName')
         .select(['ct.name as creatorTokenName', 'cu.name as creatorUserName', 'cu.email as creatorUserEmail', 'cu.subject as creatorUserSubject'])
         .where('t.organizationId', '=', organizationId)
       if (filter.name) query = query.where('t.name', 'ilike', `%${escapeLike(filter.name)}%`)
@@ -100,16 +103,27 @@ function apiTokenQueries(db: Db) {
     },
 
     /** Lowers to `role` the organization's tokens that the user owns and that hold more. */
-    async capOwnedBy(organizationId: string, ownerUserId: string, role: Role): Promise<void> {
-      const above = ROLES.filter((held) => !hasRole(role, held))
+    /**
+     * Bounds the tokens the user owns in the organization by the role it now holds there. A custom
+     * role: every one of them holds that custom role. A built-in role: those above it are lowered
+     * to it, and those holding a custom role (at most WRITE) too when it is below WRITE.
+     */
+    async capOwnedBy(organizationId: string, ownerUserId: string, held: HeldRole): Promise<void> {
+      const owned = db.updateTable('apiTokens').where('organizationId', '=', organizationId).where('ownerUserId', '=', ownerUserId)
+      if (held.customRoleId) {
+        await owned
+          .set({ role: 'READ', customRoleId: held.customRoleId, updatedAt: new Date() })
+          .where((eb) => eb.or([eb('customRoleId', 'is', null), eb('customRoleId', '!=', held.customRoleId)]))
+          .execute()
+        return
+      }
+      const { role } = held
+      if (!hasRole(role, 'WRITE')) {
+        await owned.set({ role, customRoleId: null, updatedAt: new Date() }).where('customRoleId', 'is not', null).execute()
+      }
+      const above = ROLES.filter((candidate) => !hasRole(role, candidate))
       if (above.length === 0) return
-      await db
-        .updateTable('apiTokens')
-        .set({ role, updatedAt: new Date() })
-        .where('organizationId', '=', organizationId)
-        .where('ownerUserId', '=', ownerUserId)
-        .where('role', 'in', above)
-        .execute()
+      await owned.set({ role, updatedAt: new Date() }).where('customRoleId', 'is', null).where('role', 'in', above).execute()
     },
 
     /** Deletes the organization's tokens that the user owns, and what they minted; returns the ids of all deleted. */
@@ -144,7 +158,9 @@ function apiTokenQueries(db: Db) {
               select 1 from above join organization_members m on m.organization_id = above.ancestor_id
               where above.organization_id = managed.id and m.user_id = ${ownerUserId} and m.role = 'ADMIN'
             ) then 'ADMIN'
-            else (select m.role from organization_members m where m.organization_id = managed.id and m.user_id = ${ownerUserId})
+            -- A custom role there bounds no token it did not mint with that role: fail closed, as none.
+            else (select m.role from organization_members m
+              where m.organization_id = managed.id and m.user_id = ${ownerUserId} and m.custom_role_id is null)
           end as role
         from managed`
       const { rows: deleted } = await sql<{ id: string }>`

@@ -1,7 +1,7 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import { apiTokenStart, digestApiToken, generateApiToken, isWellFormedApiToken } from '#src/platform/auth/api-token-codec.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { hasRole, type Role } from '#src/platform/auth/roles.ts'
+import { type HeldRole, hasRole, type Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
@@ -26,17 +26,19 @@ interface Deps {
 export interface ApiTokenRequest {
   name: string
   description?: string | null
-  role: Role
+  held: HeldRole
   expiredAt: Date | null
 }
 
 /** A token just created: the only time its secret exists outside the caller's hands. */
-export type NewlyMintedApiToken = ApiTokenRow & { token: string }
+export type NewlyMintedApiToken = ApiTokenRow & { token: string; customRoleName?: string | null }
 
 export interface NewApiToken {
   name: string
   description?: string | null
   role: Role
+  /** A custom role of the organization (README, "Custom roles"); `role` must then be READ. */
+  customRoleId?: string | null
   expiredAt?: Date | null
   createdByApiTokenId?: string | null
   createdByUserId?: string | null
@@ -95,6 +97,7 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
         name: input.name.trim(),
         description: input.description ?? null,
         role: input.role,
+        customRoleId: input.customRoleId ?? null,
         digest: digestApiToken(token),
         tokenStart: apiTokenStart(token),
         expiredAt: input.expiredAt ?? null,
@@ -123,15 +126,33 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
       // The role is read and the token inserted under the organization's lock, so that a demotion
       // or removal of the member behind the caller either sees the new token (and lowers or
       // deletes it) or commits first (and the caller's lowered role is what is checked here).
-      return organizations.withLockedRole(principal, organizationId, 'READ', 'use', async (trx, { role: callerRole }) => {
-        const { role } = input
-        if (!hasRole(callerRole, role)) {
-          throw new AppError('forbidden', `cannot create a ${role} token: you hold ${callerRole} in this organization`)
+      return organizations.withLockedRole(principal, organizationId, 'READ', 'use', async (trx, caller) => {
+        const { role, customRoleId } = input.held
+        const customRoleName = customRoleId ? await organizations.customRoleName(organizationId, customRoleId) : null
+        // A custom role grants at most WRITE, and READ on the organization: a WRITE or ADMIN caller
+        // holds all of it. A custom-role holder may pass on only its own role, which it holds exactly.
+        const allowed = caller.customRoleId
+          ? customRoleId === caller.customRoleId
+          : customRoleId
+            ? hasRole(caller.role, 'WRITE')
+            : hasRole(caller.role, role)
+        if (!allowed) {
+          const wanted = customRoleName === null ? role : `custom role "${customRoleName}"`
+          const held = caller.customRoleId ? 'a custom role' : caller.role
+          throw new AppError('forbidden', `cannot create a token holding ${wanted}: you hold ${held} in this organization`)
         }
         const expiredAt = tokenExpiry(principal, input.expiredAt, clock())
         await admit(await organizations.rootOf(organizationId))
-        const token = { name: input.name, description: input.description, role, expiredAt, ...createdBy(principal), ownerUserId: ownerFor(principal) }
-        return mint(organizationId, token, repo.within(trx))
+        const token = {
+          name: input.name,
+          description: input.description,
+          role,
+          customRoleId: customRoleId ?? null,
+          expiredAt,
+          ...createdBy(principal),
+          ownerUserId: ownerFor(principal),
+        }
+        return { ...(await mint(organizationId, token, repo.within(trx))), customRoleName }
       })
     },
 
@@ -144,7 +165,7 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
       const { role } = await organizations.requireRole(principal, organizationId, 'READ')
       const own = hasRole(role, 'ADMIN') ? {} : createdBy(principal)
       const list = await capped(listLimit, (limit) => repo.list(organizationId, { ...filter, ...own }, limit))
-      return { ...list, rows: list.rows.map((row) => ({ ...withUsage(row), creator: row.creator })) }
+      return { ...list, rows: list.rows.map((row) => ({ ...withUsage(row), creator: row.creator, customRoleName: row.customRoleName })) }
     },
 
     /**
@@ -169,8 +190,8 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
      * For the members module, inside its transaction that holds the organization locked: lowers
      * the tokens the member owns there to its new role.
      */
-    async capOwnedBy(trx: Db, organizationId: string, userId: string, role: Role): Promise<void> {
-      await repo.within(trx).capOwnedBy(organizationId, userId, role)
+    async capOwnedBy(trx: Db, organizationId: string, userId: string, held: HeldRole): Promise<void> {
+      await repo.within(trx).capOwnedBy(organizationId, userId, held)
     },
 
     /**
@@ -227,6 +248,7 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
         name: row.name,
         organizationId: row.organizationId,
         role: row.role as Role,
+        customRoleId: row.customRoleId,
         expiresAt: row.expiredAt,
         ownerUserId: row.ownerUserId,
       }

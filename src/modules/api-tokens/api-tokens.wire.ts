@@ -1,14 +1,15 @@
-import { ROLE_IDS, type Role, requestedRole } from '#src/platform/auth/roles.ts'
+import { ROLE_IDS, type Role, requestedHeldRole } from '#src/platform/auth/roles.ts'
 import type { ApiTokenRow, ListedApiTokenRow } from './api-tokens.repository.ts'
 import type { ApiToken, ApiTokenCreated, ApiTokenCreateRequest } from './api-tokens.schemas.ts'
 import type { ApiTokenRequest, NewlyMintedApiToken } from './api-tokens.service.ts'
 
 /** A listed token as the reference's `OrganizationApiToken` shape, without its secret, with its creator (an extension). */
 export function toApiTokenResponse(row: ListedApiTokenRow): ApiToken {
-  return { ...tokenFields(row), created_by: row.creator }
+  return { ...tokenFields(row, row.customRoleName), created_by: row.creator }
 }
 
-function tokenFields(row: ApiTokenRow): Omit<ApiToken, 'created_by'> {
+/** A custom role's holder shows the custom role's id and name, and `role` READ, what it holds on the organization. */
+function tokenFields(row: ApiTokenRow, customRoleName: string | null | undefined): Omit<ApiToken, 'created_by'> {
   const role = row.role as Role
   return {
     id: row.id,
@@ -16,8 +17,8 @@ function tokenFields(row: ApiTokenRow): Omit<ApiToken, 'created_by'> {
     updated_at: row.updatedAt.toISOString(),
     name: row.name,
     description: row.description ?? '',
-    role_name: role,
-    role_id: ROLE_IDS[role],
+    role_name: row.customRoleId ? (customRoleName ?? '') : role,
+    role_id: row.customRoleId ?? ROLE_IDS[role],
     role,
     token_start: row.tokenStart,
     expired_at: row.expiredAt?.toISOString() ?? null,
@@ -27,7 +28,7 @@ function tokenFields(row: ApiTokenRow): Omit<ApiToken, 'created_by'> {
 
 /** The creation response: the one place the secret is returned. */
 export function toApiTokenCreatedResponse(created: NewlyMintedApiToken): ApiTokenCreated {
-  return { ...tokenFields(created), token: created.token }
+  return { ...tokenFields(created, created.customRoleName), token: created.token }
 }
 
 /** A validated creation request as the service's input. */
@@ -35,7 +36,7 @@ export function apiTokenRequest(body: ApiTokenCreateRequest): ApiTokenRequest {
   return {
     name: body.name,
     description: body.description,
-    role: requestedRole(body) ?? 'ADMIN',
+    held: requestedHeldRole(body) ?? { role: 'ADMIN' },
     expiredAt: body.expired_at ? new Date(body.expired_at) : null,
   }
 }

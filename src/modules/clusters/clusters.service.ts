@@ -84,9 +84,9 @@ export function createClustersService({ repo, organizations, secrets, listLimit 
       )
     },
 
-    /** A full replacement of what the request holds; the kubeconfig is kept (editClusterKubeconfig changes it). */
+    /** A full replacement of what the request holds; the kubeconfig is kept (editClusterKubeconfig changes it). A custom role's cluster ADMIN may too. */
     async update(principal: Principal, organizationId: string, clusterId: string, input: ClusterInput): Promise<ClusterRow> {
-      await organizations.requireRole(principal, organizationId, 'WRITE')
+      await organizations.requireScoped(principal, organizationId, { kind: 'cluster', clusterId }, 'WRITE')
       const row = await withUniqueName(
         'clusters_name_key',
         () => nameTaken(input.name),
@@ -120,7 +120,7 @@ export function createClustersService({ repo, organizations, secrets, listLimit 
 
     /** `kubeconfig` is the body as the route's YAML schema checked it; anything else (a JSON body) is a 415. */
     async setKubeconfig(principal: Principal, organizationId: string, clusterId: string, kubeconfig: unknown): Promise<void> {
-      await organizations.requireRole(principal, organizationId, 'WRITE')
+      await organizations.requireScoped(principal, organizationId, { kind: 'cluster', clusterId }, 'WRITE')
       if (!(await repo.findById(organizationId, clusterId))) throw notFound('cluster')
       if (typeof kubeconfig !== 'string')
         throw new AppError('unsupported_media_type', 'send the kubeconfig as YAML (Content-Type: application/x-yaml)')

@@ -131,9 +131,10 @@ export function createContainerRegistriesService({ repo, organizations, secrets,
     async listAssociatedServices(principal: Principal, organizationId: string, containerRegistryId: string): Promise<CappedList<AssociatedService>> {
       await get(principal, organizationId, containerRegistryId)
       const page = await capped(listLimit, (limit) => repo.listAssociatedServices(organizationId, containerRegistryId, limit))
+      const rows = await organizations.onlyVisible(principal, organizationId, page.rows)
       return {
         hasMore: page.hasMore,
-        rows: page.rows.map(({ serviceKind, jobType, ...row }) => ({
+        rows: rows.map(({ serviceKind, jobType, ...row }) => ({
           ...row,
           serviceType: serviceKind === 'JOB' ? (jobType?.toUpperCase() === 'LIFECYCLE' ? 'LIFECYCLE' : 'CRON') : serviceKind,
         })),

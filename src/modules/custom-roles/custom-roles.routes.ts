@@ -90,10 +90,10 @@ export function customRolesRoutes(customRoles: CustomRolesService): FastifyPlugi
         schema: {
           operationId: 'deleteOrganizationCustomRole',
           summary: 'Delete organization custom role',
-          description: 'Needs the ADMIN role.',
+          description: 'Needs the ADMIN role. 409 while a member, an invitation or an API token holds the role.',
           tags,
           params: CustomRoleParams,
-          response: { 204: Type.Null({ description: 'deleted' }) },
+          response: { 204: Type.Null({ description: 'deleted' }), ...conflictResponse('a member, an invitation or an API token holds the role') },
         },
       },
       async (req, reply) => {

@@ -1,6 +1,6 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
+import { violatedForeignKey, whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { CustomRoleColumns, CustomRoleRow, CustomRolesRepository, OrganizationScopes } from './custom-roles.repository.ts'
@@ -26,7 +26,8 @@ export interface CustomRoleView {
 
 /**
  * Custom roles of an organization (README, "Custom roles"): every member reads them, ADMINs create,
- * edit and delete them. Berth stores them; it does not yet let members or tokens hold one.
+ * edit and delete them. What holding one grants is decided in the organizations service
+ * (`requireScoped`), which reads the role afresh for each check.
  */
 export function createCustomRolesService({ repo, organizations, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   function checkName(name: string, errors: FieldError[]): void {
@@ -105,9 +106,17 @@ export function createCustomRolesService({ repo, organizations, listLimit = DEFA
       return { row, scopes }
     },
 
+    /** Refused with 409 while a member, an invitation or an API token holds the role (migration 0025): give them another role first. */
     async delete(principal: Principal, organizationId: string, customRoleId: string): Promise<void> {
       await organizations.requireRole(principal, organizationId, 'ADMIN')
-      if (!(await repo.delete(organizationId, customRoleId))) throw notFound('custom role')
+      let deleted: boolean
+      try {
+        deleted = await repo.delete(organizationId, customRoleId)
+      } catch (error) {
+        if (violatedForeignKey(error) === undefined) throw error
+        throw new AppError('conflict', 'this custom role is held by members, invitations or API tokens: give them another role first')
+      }
+      if (!deleted) throw notFound('custom role')
     },
   }
 }

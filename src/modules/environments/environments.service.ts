@@ -41,6 +41,10 @@ export const DEFAULT_CLUSTER: NewCluster = { name: 'default', cloudProvider: 'ON
 
 const nameTaken = (name: string) => new AppError('conflict', `an environment named "${name}" already exists in this project`)
 
+/** Where an environment lies, as access checks take it. */
+const scopeOf = (environment: EnvironmentRecord) =>
+  ({ kind: 'environment', projectId: environment.projectId, mode: environment.mode, clusterId: environment.clusterId }) as const
+
 const unknownCluster = (clusterId: string) =>
   new AppError('validation_failed', `cluster ${clusterId} is not a cluster of this organization`, {
     errors: [{ path: '/cluster', message: 'is not a cluster of this organization', location: 'body' }],
@@ -58,7 +62,9 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
   ): Promise<{ environment: EnvironmentRecord; role: Role }> {
     const environment = await repo.findById(environmentId)
     if (!environment) throw notFound('environment')
-    const { role } = await organizations.requireRole(principal, environment.organizationId, needed).catch(asNotFound('environment'))
+    const role = await organizations
+      .requireScoped(principal, environment.organizationId, scopeOf(environment), needed)
+      .catch(asNotFound('environment'))
     return { environment, role }
   }
 
@@ -86,9 +92,12 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
   return {
     requireEnvironment,
 
+    /** A custom role's holder sees the environments of the modes it may read (README, "Custom roles"). */
     async list(principal: Principal, projectId: string): Promise<CappedList<EnvironmentRecord>> {
       const { project } = await projects.requireProject(principal, projectId, 'READ')
-      return capped(listLimit, (limit) => repo.list(project.organizationId, projectId, limit))
+      const visible = await organizations.visibility(principal, project.organizationId)
+      const list = await capped(listLimit, (limit) => repo.list(project.organizationId, projectId, limit))
+      return visible ? { ...list, rows: list.rows.filter((environment) => visible(scopeOf(environment))) } : list
     },
 
     async get(principal: Principal, environmentId: string): Promise<EnvironmentRecord> {
@@ -97,7 +106,12 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
 
     /** A project (or organization) deleted while this runs: 404, and no environment. */
     async create(principal: Principal, projectId: string, input: NewEnvironmentInput): Promise<EnvironmentRecord> {
-      const { project } = await projects.requireProject(principal, projectId, 'WRITE')
+      const { project } = await projects.requireProject(principal, projectId, 'READ')
+      // WRITE where the environment is to lie: for a custom role, in that mode on that cluster (a
+      // default cluster not made yet is one the role leaves at VIEWER).
+      const clusterId = input.clusterId ?? (await clusters.findDefault(project.organizationId))?.id ?? ''
+      const scope = { kind: 'environment', projectId, mode: input.mode, clusterId } as const
+      await organizations.requireScoped(principal, project.organizationId, scope, 'WRITE').catch(asNotFound('project'))
       return whenParentGone(
         () => notFound('project'),
         async () => {
@@ -119,6 +133,11 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
     /** A partial edit; an edit that changes nothing leaves the environment, and its updated_at, alone. */
     async update(principal: Principal, environmentId: string, edit: EnvironmentEdit): Promise<EnvironmentRecord> {
       const { environment } = await requireEnvironment(principal, environmentId, 'WRITE')
+      // A new mode is checked as well: a custom role may not move an environment where it may not write.
+      if (edit.mode !== undefined && edit.mode !== environment.mode) {
+        const scope = { ...scopeOf(environment), mode: edit.mode }
+        await organizations.requireScoped(principal, environment.organizationId, scope, 'WRITE').catch(asNotFound('environment'))
+      }
       const changes: EnvironmentChanges = Object.fromEntries(Object.entries(edit).filter(([, value]) => value !== undefined))
       if (Object.keys(changes).length === 0) return environment
       const record = await guardName(edit.name ?? environment.name, () => repo.update(environment.organizationId, environmentId, changes))

@@ -26,7 +26,7 @@ export function createInvitationsRepository(db: Db) {
         .executeTakeFirst()
     },
 
-    insert(values: { organizationId: string; email: string; role: string; inviter: string }): Promise<InvitationRow> {
+    insert(values: { organizationId: string; email: string; role: string; customRoleId: string | null; inviter: string }): Promise<InvitationRow> {
       return db.insertInto('memberInvitations').values(values).returningAll().executeTakeFirstOrThrow()
     },
 

@@ -39,7 +39,7 @@ export function invitationsRoutes(invitations: InvitationsService): FastifyPlugi
         },
       },
       async (req, reply) => {
-        const invitation = await invitations.create(req.principal, req.params.organizationId, { email: req.body.email, role: invitedRole(req.body) })
+        const invitation = await invitations.create(req.principal, req.params.organizationId, { email: req.body.email, held: invitedRole(req.body) })
         return reply.code(201).send(toInviteMember(invitation))
       },
     )

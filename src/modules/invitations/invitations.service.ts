@@ -1,6 +1,6 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
+import type { HeldRole } from '#src/platform/auth/roles.ts'
 import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
@@ -15,8 +15,8 @@ interface Deps {
   listLimit?: number
 }
 
-/** An invitation with the name of its organization, for responses. */
-export type Invitation = InvitationRow & { organizationName: string }
+/** An invitation with the name of its organization and of the custom role it gives, if any, for responses. */
+export type Invitation = InvitationRow & { organizationName: string; customRoleName: string | null }
 
 const alreadyInvited = (email: string) => new AppError('conflict', `${email} is already invited to this organization`)
 
@@ -25,23 +25,33 @@ const alreadyInvited = (email: string) => new AppError('conflict', `${email} is 
  * and an invitation is not accepted through the API (an ADMIN adds the user once it has signed in).
  */
 export function createInvitationsService({ repo, organizations, actorName, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
+  /** A held custom role cannot be deleted (migration 0025), so its name is there to read. */
+  const customRoleName = (row: InvitationRow) =>
+    row.customRoleId ? organizations.customRoleName(row.organizationId, row.customRoleId) : Promise.resolve(null)
+
   return {
     async list(principal: Principal, organizationId: string): Promise<CappedList<Invitation>> {
       const { organization } = await organizations.requireRole(principal, organizationId, 'ADMIN')
       const list = await capped(listLimit, (limit) => repo.list(organizationId, limit))
-      return { ...list, rows: list.rows.map((row) => ({ ...row, organizationName: organization.name })) }
+      const rows = await Promise.all(
+        list.rows.map(async (row) => ({ ...row, organizationName: organization.name, customRoleName: await customRoleName(row) })),
+      )
+      return { ...list, rows }
     },
 
     async get(principal: Principal, organizationId: string, invitationId: string): Promise<Invitation> {
       const { organization } = await organizations.requireRole(principal, organizationId, 'ADMIN')
       const row = await repo.findById(organizationId, invitationId)
       if (!row) throw notFound('invitation')
-      return { ...row, organizationName: organization.name }
+      return { ...row, organizationName: organization.name, customRoleName: await customRoleName(row) }
     },
 
     /** One invitation per email (ignoring case): a second one is a 409, as the reference says. */
-    async create(principal: Principal, organizationId: string, input: { email: string; role: Role }): Promise<Invitation> {
+    /** A custom role must be one of the organization's (400 at `role_id`). */
+    async create(principal: Principal, organizationId: string, input: { email: string; held: HeldRole }): Promise<Invitation> {
       const { organization } = await organizations.requireRole(principal, organizationId, 'ADMIN')
+      const { role, customRoleId = null } = input.held
+      const roleName = customRoleId ? await organizations.customRoleName(organizationId, customRoleId) : null
       const inviter = await actorName(principal)
       const row = await whenParentGone(
         () => notFound('organization'),
@@ -49,10 +59,10 @@ export function createInvitationsService({ repo, organizations, actorName, listL
           withUniqueName(
             'member_invitations_email_key',
             () => alreadyInvited(input.email),
-            () => repo.insert({ organizationId, email: input.email, role: input.role, inviter }),
+            () => repo.insert({ organizationId, email: input.email, role, customRoleId, inviter }),
           ),
       )
-      return { ...row, organizationName: organization.name }
+      return { ...row, organizationName: organization.name, customRoleName: roleName }
     },
 
     async delete(principal: Principal, organizationId: string, invitationId: string): Promise<void> {

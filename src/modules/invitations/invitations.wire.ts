@@ -1,16 +1,16 @@
-import { ROLE_IDS, type Role, requestedRole, roleFieldError } from '#src/platform/auth/roles.ts'
+import { type HeldRole, ROLE_IDS, type Role, requestedHeldRole, roleFieldError } from '#src/platform/auth/roles.ts'
 import type { InviteMember, InviteMemberRequest, InviteRole } from './invitations.schemas.ts'
 import type { Invitation } from './invitations.service.ts'
 
 const BY_INVITE_ROLE: Record<InviteRole, Role> = { OWNER: 'ADMIN', ADMIN: 'ADMIN', DEVELOPER: 'WRITE', VIEWER: 'READ' }
 const INVITE_ROLE: Record<Role, InviteRole> = { ADMIN: 'ADMIN', WRITE: 'DEVELOPER', DEPLOY: 'DEVELOPER', READ: 'VIEWER' }
 
-/** The role an invitation request names by `role_id` or the deprecated `role`; READ when neither. */
-export function invitedRole(body: InviteMemberRequest): Role {
-  const byId = requestedRole({ role_id: body.role_id })
+/** The role an invitation request names by `role_id` (a built-in or a custom role's) or the deprecated `role`; READ when neither. */
+export function invitedRole(body: InviteMemberRequest): HeldRole {
+  const byId = requestedHeldRole({ role_id: body.role_id })
   const byWord = body.role ? BY_INVITE_ROLE[body.role] : undefined
-  if (byId && byWord && byId !== byWord) throw roleFieldError('/role', 'must agree with role_id')
-  return byId ?? byWord ?? 'READ'
+  if (byId && byWord && byId.role !== byWord) throw roleFieldError('/role', 'must agree with role_id')
+  return byId ?? { role: byWord ?? 'READ' }
 }
 
 export function toInviteMember(row: Invitation): InviteMember {
@@ -25,7 +25,7 @@ export function toInviteMember(row: Invitation): InviteMember {
     invitation_status: 'PENDING',
     organization_name: row.organizationName,
     inviter: row.inviter,
-    role_id: ROLE_IDS[role],
-    role_name: role,
+    role_id: row.customRoleId ?? ROLE_IDS[role],
+    role_name: row.customRoleId ? (row.customRoleName ?? '') : role,
   }
 }

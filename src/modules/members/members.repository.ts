@@ -1,4 +1,4 @@
-import type { Role } from '#src/platform/auth/roles.ts'
+import type { HeldRole } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
 
 export interface MemberRow {
@@ -6,6 +6,9 @@ export interface MemberRow {
   name: string | null
   email: string | null
   role: string
+  /** The custom role held, with its name (README, "Custom roles"); `role` is then READ. */
+  customRoleId: string | null
+  customRoleName: string | null
   createdAt: Date
   updatedAt: Date
 }
@@ -15,7 +18,8 @@ function memberQueries(db: Db) {
     db
       .selectFrom('organizationMembers as m')
       .innerJoin('users as u', 'u.id', 'm.userId')
-      .select(['m.userId', 'u.name', 'u.email', 'm.role', 'm.createdAt', 'm.updatedAt'])
+      .leftJoin('customRoles as cr', 'cr.id', 'm.customRoleId')
+      .select(['m.userId', 'u.name', 'u.email', 'm.role', 'm.customRoleId', 'cr.name as customRoleName', 'm.createdAt', 'm.updatedAt'])
       .where('m.organizationId', '=', organizationId)
 
   return {
@@ -37,11 +41,13 @@ function memberQueries(db: Db) {
       return Number(count)
     },
 
-    async upsert(organizationId: string, userId: string, role: Role): Promise<void> {
+    async upsert(organizationId: string, userId: string, held: HeldRole): Promise<void> {
+      const { role } = held
+      const customRoleId = held.customRoleId ?? null
       await db
         .insertInto('organizationMembers')
-        .values({ organizationId, userId, role })
-        .onConflict((oc) => oc.columns(['organizationId', 'userId']).doUpdateSet({ role, updatedAt: new Date() }))
+        .values({ organizationId, userId, role, customRoleId })
+        .onConflict((oc) => oc.columns(['organizationId', 'userId']).doUpdateSet({ role, customRoleId, updatedAt: new Date() }))
         .execute()
     },
 

@@ -2,7 +2,7 @@ import type { ApiTokensService } from '#src/modules/api-tokens/api-tokens.servic
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { UsersService } from '#src/modules/users/users.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { hasRole, type Role } from '#src/platform/auth/roles.ts'
+import { type HeldRole, hasRole, type Role } from '#src/platform/auth/roles.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { MemberRow, MembersRepository } from './members.repository.ts'
@@ -38,20 +38,25 @@ export function createMembersService({ repo, organizations, users, apiTokens, li
       return capped(listLimit, (limit) => repo.list(organizationId, limit))
     },
 
-    /** Adds the user with `role`, or changes its role; the last ADMIN cannot be demoted. */
-    async put(principal: Principal, organizationId: string, userId: string, role: Role): Promise<MemberRow> {
+    /**
+     * Adds the user with `held`, or changes its role; the last ADMIN cannot be demoted. A custom
+     * role must be one of the organization's (400 at `role_id`); the tokens of a member given a
+     * custom role all hold that role from then on.
+     */
+    async put(principal: Principal, organizationId: string, userId: string, held: HeldRole): Promise<MemberRow> {
       await organizations.requireRole(principal, organizationId, 'ADMIN')
+      if (held.customRoleId) await organizations.customRoleName(organizationId, held.customRoleId)
       await users.get(userId)
+      const { role } = held
       const member = await organizations.withLockedRole(principal, organizationId, 'ADMIN', 'change', async (trx) => {
         const members = repo.within(trx)
         const current = await members.find(organizationId, userId)
         if (current?.role === 'ADMIN' && role !== 'ADMIN' && (await members.countAdmins(organizationId)) <= 1) throw lastAdmin()
-        await members.upsert(organizationId, userId, role)
+        await members.upsert(organizationId, userId, held)
         let revoked: string[] = []
-        if (current && !hasRole(role, current.role as Role)) {
-          await apiTokens.capOwnedBy(trx, organizationId, userId, role)
-          revoked = await apiTokens.boundInManaged(trx, organizationId, userId)
-        }
+        const lowered = current && !hasRole(role, current.role as Role)
+        if (current && (lowered || held.customRoleId || current.customRoleId)) await apiTokens.capOwnedBy(trx, organizationId, userId, held)
+        if (lowered) revoked = await apiTokens.boundInManaged(trx, organizationId, userId)
         const member = await members.find(organizationId, userId)
         if (!member) throw notFound('member')
         return { member, revoked }

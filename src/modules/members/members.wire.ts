@@ -1,4 +1,4 @@
-import { ROLE_IDS, type Role, requestedRole, roleFieldError } from '#src/platform/auth/roles.ts'
+import { type HeldRole, ROLE_IDS, type Role, requestedHeldRole, roleFieldError } from '#src/platform/auth/roles.ts'
 import type { MemberRow } from './members.repository.ts'
 import type { Member, MemberRoleRequest } from './members.schemas.ts'
 
@@ -12,14 +12,14 @@ export function toMemberResponse(row: MemberRow): Member {
     ...(row.name ? { name: row.name } : {}),
     email: row.email ?? '',
     role,
-    role_name: role,
-    role_id: ROLE_IDS[role],
+    role_name: row.customRoleId ? (row.customRoleName ?? '') : role,
+    role_id: row.customRoleId ?? ROLE_IDS[role],
   }
 }
 
 /** The role a request names by `role` or `role_id`; both may be given when they agree. */
-export function requestedMemberRole(body: MemberRoleRequest): Role {
-  const role = requestedRole(body)
-  if (!role) throw roleFieldError('/role', 'is required (or role_id)')
-  return role
+export function requestedMemberRole(body: MemberRoleRequest): HeldRole {
+  const held = requestedHeldRole(body)
+  if (!held) throw roleFieldError('/role', 'is required (or role_id)')
+  return held
 }

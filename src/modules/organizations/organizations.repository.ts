@@ -2,6 +2,7 @@ import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { retryTransactionConflicts } from '#src/platform/db/errors.ts'
 import type { OrganizationsTable } from '#src/platform/db/schema.ts'
+import type { CustomRoleGrants } from './custom-role-grants.ts'
 
 export type OrganizationRow = Selectable<OrganizationsTable>
 export type NewOrganization = Insertable<OrganizationsTable>
@@ -44,9 +45,39 @@ function organizationQueries(db: Db) {
     },
 
     /** The role an API token holds now in its own organization; undefined once it is deleted. */
-    async findApiTokenRole(apiTokenId: string): Promise<string | undefined> {
-      const row = await db.selectFrom('apiTokens').select('role').where('id', '=', apiTokenId).executeTakeFirst()
-      return row?.role
+    findApiTokenRole(apiTokenId: string): Promise<{ role: string; customRoleId: string | null } | undefined> {
+      return db.selectFrom('apiTokens').select(['role', 'customRoleId']).where('id', '=', apiTokenId).executeTakeFirst()
+    },
+
+    /** What a custom role of the organization grants, read afresh for every check so that an edit applies at once. */
+    findCustomRoleGrants(organizationId: string, customRoleId: string): Promise<CustomRoleGrants | undefined> {
+      return db
+        .selectFrom('customRoles')
+        .select(['clusterPermissions', 'projectPermissions'])
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', customRoleId)
+        .executeTakeFirst()
+    },
+
+    /** The name of a custom role of the organization; undefined for no such role there. */
+    async findCustomRoleName(organizationId: string, customRoleId: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('customRoles')
+        .select('name')
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', customRoleId)
+        .executeTakeFirst()
+      return row?.name
+    },
+
+    /** Where an environment of the organization lies, as a custom role's permissions are given. */
+    findEnvironmentScope(organizationId: string, environmentId: string): Promise<{ projectId: string; mode: string; clusterId: string } | undefined> {
+      return db
+        .selectFrom('environments')
+        .select(['projectId', 'mode', 'clusterId'])
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', environmentId)
+        .executeTakeFirst()
     },
 
     findById(organizationId: string): Promise<OrganizationRow | undefined> {
@@ -66,12 +97,15 @@ function organizationQueries(db: Db) {
     },
 
     /** The organization with the user's role in it; `memberRole` is null when the user is no member. */
-    findWithMemberRole(organizationId: string, userId: string): Promise<(OrganizationRow & { memberRole: string | null }) | undefined> {
+    findWithMemberRole(
+      organizationId: string,
+      userId: string,
+    ): Promise<(OrganizationRow & { memberRole: string | null; memberCustomRoleId: string | null }) | undefined> {
       return db
         .selectFrom('organizations as o')
         .leftJoin('organizationMembers as m', (join) => join.onRef('m.organizationId', '=', 'o.id').on('m.userId', '=', userId))
         .selectAll('o')
-        .select('m.role as memberRole')
+        .select(['m.role as memberRole', 'm.customRoleId as memberCustomRoleId'])
         .where('o.id', '=', organizationId)
         .executeTakeFirst()
     },

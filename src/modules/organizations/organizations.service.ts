@@ -1,11 +1,12 @@
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { hasRole, isRole, type Role } from '#src/platform/auth/roles.ts'
+import { hasRole, isRole, type Role, unknownRoleId } from '#src/platform/auth/roles.ts'
 import type { AnnouncedCache } from '#src/platform/cache/announced-cache.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { violatedForeignKey, whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { admitAll, type MintAdmission } from '#src/platform/http/rate-limits.ts'
+import { type AccessScope, customRoleGrant } from './custom-role-grants.ts'
 import type { OrganizationLock, OrganizationQueries, OrganizationRow, OrganizationsRepository } from './organizations.repository.ts'
 import type { Plan } from './organizations.schemas.ts'
 
@@ -24,6 +25,12 @@ export interface OrganizationInput {
 const roleTooLow = (needed: Role, held: Role) =>
   new AppError('forbidden', `this operation needs the ${needed} role in the organization; you have ${held}`)
 
+const scopedRoleTooLow = (needed: Role, held: Role) =>
+  new AppError('forbidden', `this operation needs the ${needed} role here; your custom role grants ${held}`)
+
+/** Where an access check applies; an environment may be named by id, its mode and cluster then read. */
+export type CheckedScope = AccessScope | { kind: 'environmentId'; environmentId: string }
+
 const nameTaken = (name: string) => new AppError('conflict', `an organization named "${name}" already exists`)
 
 const managesOthers = (count: number) =>
@@ -36,6 +43,8 @@ const managesOthers = (count: number) =>
 export interface OrganizationAccess {
   organization: OrganizationRow
   role: Role
+  /** The custom role held (README, "Custom roles"); `role` is then READ, what it grants on the organization's own resources. */
+  customRoleId: string | null
 }
 
 /**
@@ -81,27 +90,27 @@ export function createOrganizationsService({
     principal: Principal,
     organizationId: string,
     current = false,
-  ): Promise<{ organization?: OrganizationRow; role?: Role }> {
+  ): Promise<{ organization?: OrganizationRow; role?: Role; customRoleId?: string | null }> {
     if (principal.kind === 'user') {
       const found = await queries.findWithMemberRole(organizationId, principal.userId)
       if (!found) return {}
-      const { memberRole, ...organization } = found
+      const { memberRole, memberCustomRoleId: customRoleId, ...organization } = found
       const role = isRole(memberRole) ? memberRole : undefined
-      if (role === 'ADMIN' || organization.parentOrganizationId === null) return { organization, role }
+      if (role === 'ADMIN' || organization.parentOrganizationId === null) return { organization, role, customRoleId }
       const inherited = await queries.isAdminOfAny(principal.userId, await queries.ancestorIds(organizationId))
-      return { organization, role: inherited ? 'ADMIN' : role }
+      return inherited ? { organization, role: 'ADMIN', customRoleId: null } : { organization, role, customRoleId }
     }
     const organization = await queries.findById(organizationId)
     if (!organization) return {}
     const tokenRole = async () => {
-      const role = current ? await queries.findApiTokenRole(principal.apiTokenId) : principal.role
-      if (!isRole(role)) throw new AppError('unauthenticated', 'invalid API token: revoked while the request ran')
-      return role
+      const held = current ? await queries.findApiTokenRole(principal.apiTokenId) : principal
+      if (!held || !isRole(held.role)) throw new AppError('unauthenticated', 'invalid API token: revoked while the request ran')
+      return { role: held.role, customRoleId: held.customRoleId }
     }
-    if (organization.id === principal.organizationId) return { organization, role: await tokenRole() }
+    if (organization.id === principal.organizationId) return { organization, ...(await tokenRole()) }
     if (organization.parentOrganizationId === null || principal.role !== 'ADMIN') return { organization }
     if (!(await queries.ancestorIds(organizationId)).includes(principal.organizationId)) return { organization }
-    return { organization, role: (await tokenRole()) === 'ADMIN' ? 'ADMIN' : undefined }
+    return { organization, role: (await tokenRole()).role === 'ADMIN' ? 'ADMIN' : undefined, customRoleId: null }
   }
 
   /** This process forgets every remembered list and ancestry at once after its own change; others when they hear of it. */
@@ -122,10 +131,13 @@ export function createOrganizationsService({
   }
 
   /** No access at all is reported as not found, so callers cannot probe for other organizations (README, "Authentication and roles"). */
-  function check({ organization, role }: { organization?: OrganizationRow; role?: Role }, needed: Role): OrganizationAccess {
+  function check(
+    { organization, role, customRoleId }: { organization?: OrganizationRow; role?: Role; customRoleId?: string | null },
+    needed: Role,
+  ): OrganizationAccess {
     if (!organization || !role) throw notFound('organization')
     if (!hasRole(role, needed)) throw roleTooLow(needed, role)
-    return { organization, role }
+    return { organization, role, customRoleId: customRoleId ?? null }
   }
 
   /** Loads an organization the principal may act in with at least `needed`. */
@@ -160,22 +172,101 @@ export function createOrganizationsService({
    * so neither answer reads the database while organizations are unchanged.
    */
   async function requireAccess(principal: Principal, organizationId: string, needed: Role): Promise<Role> {
+    return (await requireHeld(principal, organizationId, needed)).role
+  }
+
+  /** As `requireAccess`, with the custom role held, if any. */
+  async function requireHeld(principal: Principal, organizationId: string, needed: Role): Promise<{ role: Role; customRoleId: string | null }> {
     if (principal.kind === 'api_token') {
-      const role = principal.organizationId === organizationId ? principal.role : undefined
-      if (role) {
-        if (!hasRole(role, needed)) throw roleTooLow(needed, role)
-        return role
+      if (principal.customRoleId && principal.organizationId === organizationId) {
+        if (!hasRole(principal.role, needed)) throw roleTooLow(needed, principal.role)
+        return { role: principal.role, customRoleId: principal.customRoleId }
       }
-      if (principal.role !== 'ADMIN' || !(await ancestorsOf(organizationId)).includes(principal.organizationId)) throw notFound('organization')
-      return 'ADMIN'
+      return { role: await tokenAccess(principal, organizationId, needed), customRoleId: null }
     }
-    return (await requireRole(principal, organizationId, needed)).role
+    const { role, customRoleId } = await requireRole(principal, organizationId, needed)
+    return { role, customRoleId }
+  }
+
+  /** `requireAccess` for an API token without a custom role. */
+  async function tokenAccess(principal: Principal & { kind: 'api_token' }, organizationId: string, needed: Role): Promise<Role> {
+    const role = principal.organizationId === organizationId ? principal.role : undefined
+    if (role) {
+      if (!hasRole(role, needed)) throw roleTooLow(needed, role)
+      return role
+    }
+    if (principal.role !== 'ADMIN' || !(await ancestorsOf(organizationId)).includes(principal.organizationId)) throw notFound('organization')
+    return 'ADMIN'
+  }
+
+  /**
+   * The one place where a custom role is read (README, "Custom roles"): the role the principal
+   * holds in `scope` of the organization, checked against `needed`. A built-in role holds alike
+   * everywhere in the organization; a custom role grants per project, environment mode and
+   * cluster, read afresh each time, and nothing (404, as for another organization's resource)
+   * where it says NO_ACCESS. Callers name the resource's scope; `requireRole` and `requireAccess`
+   * answer for the organization's own resources, where a custom role grants READ.
+   */
+  async function requireScoped(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role> {
+    const held = await requireHeld(principal, organizationId, 'READ')
+    const role = held.customRoleId ? await grantIn(organizationId, held.customRoleId, scope) : held.role
+    if (!role) throw notFound('organization')
+    if (!hasRole(role, needed)) throw held.customRoleId ? scopedRoleTooLow(needed, role) : roleTooLow(needed, role)
+    return role
+  }
+
+  async function grantIn(organizationId: string, customRoleId: string, scope: CheckedScope): Promise<Role | undefined> {
+    let resolved: AccessScope | undefined
+    if (scope.kind === 'environmentId') {
+      const environment = await repo.findEnvironmentScope(organizationId, scope.environmentId)
+      resolved = environment && { kind: 'environment', ...environment }
+    } else resolved = scope
+    if (!resolved) return undefined
+    // A role deleted meanwhile (held roles cannot be) grants what a role without permissions does.
+    const grants = (await repo.findCustomRoleGrants(organizationId, customRoleId)) ?? { clusterPermissions: {}, projectPermissions: {} }
+    return customRoleGrant(grants, resolved)
+  }
+
+  /**
+   * For lists: undefined when the principal sees everything of the organization it may read, else
+   * which scopes its custom role lets it see. The principal must hold READ there (404 otherwise).
+   */
+  async function visibility(principal: Principal, organizationId: string): Promise<((scope: AccessScope) => boolean) | undefined> {
+    const held = await requireHeld(principal, organizationId, 'READ')
+    if (!held.customRoleId) return undefined
+    const grants = (await repo.findCustomRoleGrants(organizationId, held.customRoleId)) ?? { clusterPermissions: {}, projectPermissions: {} }
+    return (scope) => customRoleGrant(grants, scope) !== undefined
   }
 
   return {
     requireRole,
     requireAccess,
+    requireScoped,
+    visibility,
     withLockedRole,
+
+    /**
+     * For lists of services across the organization: keeps the rows in environments the
+     * principal may read. Only a custom role's holder loses any (README, "Custom roles").
+     */
+    async onlyVisible<T extends { environmentId: string }>(principal: Principal, organizationId: string, rows: T[]): Promise<T[]> {
+      const visible = await visibility(principal, organizationId)
+      if (!visible) return rows
+      const seen = new Map<string, boolean>()
+      for (const { environmentId } of rows) {
+        if (seen.has(environmentId)) continue
+        const environment = await repo.findEnvironmentScope(organizationId, environmentId)
+        seen.set(environmentId, environment !== undefined && visible({ kind: 'environment', ...environment }))
+      }
+      return rows.filter(({ environmentId }) => seen.get(environmentId) === true)
+    },
+
+    /** The name of the organization's custom role that a request names by id: a 400 at `role_id` for no such role there. */
+    async customRoleName(organizationId: string, customRoleId: string): Promise<string> {
+      const name = await repo.findCustomRoleName(organizationId, customRoleId)
+      if (name === undefined) throw unknownRoleId()
+      return name
+    },
 
     async list(principal: Principal): Promise<CappedList<OrganizationRow>> {
       if (principal.kind === 'user') return capped(listLimit, (limit) => repo.listForUser(principal.userId, limit))

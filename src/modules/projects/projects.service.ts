@@ -32,7 +32,8 @@ export function createProjectsService({ repo, organizations, onDeleted, listLimi
   async function requireProject(principal: Principal, projectId: string, needed: Role): Promise<{ project: ProjectRecord; role: Role }> {
     const project = await repo.findById(projectId)
     if (!project) throw notFound('project')
-    const { role } = await organizations.requireRole(principal, project.organizationId, needed).catch(asNotFound('project'))
+    const scope = { kind: 'project', projectId: project.id } as const
+    const role = await organizations.requireScoped(principal, project.organizationId, scope, needed).catch(asNotFound('project'))
     return { project, role }
   }
 
@@ -42,9 +43,11 @@ export function createProjectsService({ repo, organizations, onDeleted, listLimi
   return {
     requireProject,
 
+    /** A custom role's holder sees the projects it may read something of (README, "Custom roles"). */
     async list(principal: Principal, organizationId: string): Promise<CappedList<ProjectRecord>> {
-      await organizations.requireRole(principal, organizationId, 'READ')
-      return capped(listLimit, (limit) => repo.list(organizationId, limit))
+      const visible = await organizations.visibility(principal, organizationId)
+      const list = await capped(listLimit, (limit) => repo.list(organizationId, limit))
+      return visible ? { ...list, rows: list.rows.filter((project) => visible({ kind: 'project', projectId: project.id })) } : list
     },
 
     async get(principal: Principal, projectId: string): Promise<ProjectRecord> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
@@ -22,7 +23,8 @@ export interface ServicesDeps {
   stages: DeploymentStagesRepository
   kinds: ServiceKinds
   lookups: ServiceLookups
-  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<{ role: Role }>
+  /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
+  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
   requireEnvironment(
     principal: Principal,
     environmentId: string,
@@ -148,7 +150,8 @@ export function createServicesService(deps: ServicesDeps) {
     const noun = type ? (kinds.get(type)?.noun ?? type.toLowerCase()) : 'service'
     const service = await repo.findById(serviceId)
     if (!service || (type && service.kind !== type)) throw notFound(noun)
-    const { role } = await deps.requireOrganizationRole(principal, service.organizationId, needed).catch(asNotFound(noun))
+    const scope = { kind: 'environmentId', environmentId: service.environmentId } as const
+    const role = await deps.requireScopedRole(principal, service.organizationId, scope, needed).catch(asNotFound(noun))
     return { service, role }
   }
 

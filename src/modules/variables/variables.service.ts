@@ -1,3 +1,4 @@
+import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
@@ -16,7 +17,8 @@ export interface VariablesDeps {
   repo: VariablesRepository
   secrets: SecretBox
   limits: VariableLimits
-  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
+  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
   requireProject(principal: Principal, projectId: string, needed: Role): Promise<{ project: { id: string; organizationId: string } }>
   requireEnvironment(
     principal: Principal,
@@ -154,7 +156,12 @@ export function createVariablesService(deps: VariablesDeps) {
     const noun = nounOf(isSecret)
     const variable = await repo.findById(variableId)
     if (!variable) throw notFound(noun)
-    await deps.requireOrganizationRole(principal, variable.organizationId, needed).catch(asNotFound(noun))
+    const scope: CheckedScope = variable.environmentId
+      ? { kind: 'environmentId', environmentId: variable.environmentId }
+      : variable.projectId
+        ? { kind: 'project', projectId: variable.projectId }
+        : { kind: 'organization' }
+    await deps.requireScopedRole(principal, variable.organizationId, scope, needed).catch(asNotFound(noun))
     if (isSecret !== undefined && variable.isSecret !== isSecret) throw notFound(noun)
     return variable
   }

@@ -10,6 +10,8 @@ export interface ApiTokenPrincipal {
   /** The organization the token was created in, where it holds `role`. */
   readonly organizationId: string
   readonly role: Role
+  /** The custom role of its organization the token holds (README, "Custom roles"); `role` is then READ. */
+  readonly customRoleId: string | null
   /** When the token stops working; null for a token without expiry. */
   readonly expiresAt: Date | null
   /** The member whose role bounds the token (see api_tokens.owner_user_id); null when no user is behind it. */

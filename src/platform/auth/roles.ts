@@ -49,3 +49,29 @@ export function requestedRole(fields: RoleFields): Role | undefined {
   }
   return named[0]
 }
+
+/** A role a member, an invitation or an API token may hold: a built-in one, or a custom role of the organization by id. */
+export type HeldRole = { role: Role; customRoleId?: undefined } | { role: 'READ'; customRoleId: string }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * As `requestedRole`, but a `role_id` that is no built-in role's id may name a custom role: the
+ * caller checks it is one of the organization's (400 otherwise). A custom role's holder is READ on
+ * the organization (README, "Custom roles"), so `role` or `scope` may be given beside it only as READ.
+ */
+export function requestedHeldRole(fields: RoleFields): HeldRole | undefined {
+  if (!fields.role_id || roleById(fields.role_id) || !UUID.test(fields.role_id)) {
+    const role = requestedRole(fields)
+    return role ? { role } : undefined
+  }
+  for (const field of ['role', 'scope'] as const) {
+    const other = fields[field]
+    if (other !== undefined && other !== null && other !== 'READ') throw roleFieldError(`/${field}`, 'must agree with role_id')
+  }
+  return { role: 'READ', customRoleId: fields.role_id.toLowerCase() }
+}
+
+/** The 400 for a `role_id` that names neither a built-in role nor a custom role of the organization. */
+export const unknownRoleId = () =>
+  roleFieldError('/role_id', `must be one of ${Object.values(ROLE_IDS).join(', ')} or the id of a custom role of this organization`)

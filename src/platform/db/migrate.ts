@@ -22,7 +22,8 @@ import * as deploymentRestrictions from './migrations/0021-deployment-restrictio
 import * as customDomains from './migrations/0022-custom-domains.ts'
 import * as organizationExtras from './migrations/0023-organization-extras.ts'
 import * as clusters from './migrations/0024-clusters.ts'
-import * as snapshotLabels from './migrations/0029-snapshot-labels.ts'
+import * as customRoleHolders from './migrations/0025-custom-role-holders.ts'
+import * as snapshotLabels from './migrations/0027-snapshot-labels.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -48,7 +49,8 @@ const migrations: Record<string, Migration> = {
   '0022-custom-domains': customDomains,
   '0023-organization-extras': organizationExtras,
   '0024-clusters': clusters,
-  '0029-snapshot-labels': snapshotLabels,
+  '0025-custom-role-holders': customRoleHolders,
+  '0027-snapshot-labels': snapshotLabels,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

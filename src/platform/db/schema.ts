@@ -74,6 +74,8 @@ export interface ApiTokensTable {
   createdByUserId: ColumnType<string | null, string | null | undefined, string | null>
   /** The member whose role bounds the token: its creating user, or the owner of its creating token. */
   ownerUserId: ColumnType<string | null, string | null | undefined, string | null>
+  /** The custom role held (migration 0025); `role` is then READ. */
+  customRoleId: ColumnType<string | null, string | null | undefined, string | null>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
   expiredAt: Date | null
@@ -95,6 +97,8 @@ export interface OrganizationMembersTable {
   organizationId: string
   userId: string
   role: string
+  /** The custom role held (migration 0025); `role` is then READ. */
+  customRoleId: ColumnType<string | null, string | null | undefined, string | null>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }
@@ -252,7 +256,7 @@ export interface DeploymentSnapshotsTable {
   variablesFingerprint: ColumnType<string, string | undefined, string>
   /** Every advanced setting of the service as of the trigger; {} for a kind without them (migration 0020). */
   advancedSettings: ColumnType<Record<string, unknown>, string | undefined, string>
-  /** The labels of the service's labels groups as of the trigger (migration 0029). */
+  /** The labels of the service's labels groups as of the trigger (migration 0027). */
   labels: ColumnType<Record<string, string>, string | undefined, string>
 }
 
@@ -433,6 +437,8 @@ export interface MemberInvitationsTable {
   organizationId: string
   email: string
   role: string
+  /** The custom role held (migration 0025); `role` is then READ. */
+  customRoleId: ColumnType<string | null, string | null | undefined, string | null>
   inviter: string
   createdAt: CreatedAt
   updatedAt: Date | null

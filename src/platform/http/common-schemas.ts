@@ -35,12 +35,12 @@ export const OrganizationParams = Type.Object({ organizationId: Uuid })
 /** A role by name; `description` says what it is the role of. */
 export const RoleName = (description: string) => Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], description })
 
-/** A built-in role by its fixed id, as the reference's requests name roles. */
+/** A built-in role by its fixed id, or a custom role by its id, as the reference's requests name roles. */
 export const RoleId = Type.String({
   format: 'uuid',
-  description: `id of a built-in role: ${Object.entries(ROLE_IDS)
+  description: `id of a built-in role (${Object.entries(ROLE_IDS)
     .map(([role, id]) => `${role} ${id}`)
-    .join(', ')}`,
+    .join(', ')}) or of a custom role of the organization`,
 })
 
 /** A 409 response of an operation, in the error shape, saying when it happens. */

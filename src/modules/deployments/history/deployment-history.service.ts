@@ -1,4 +1,5 @@
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { notFound, validationFailed } from '#src/platform/http/errors.ts'
@@ -19,7 +20,8 @@ export interface HistoryPage extends StoredPage {
 
 export interface DeploymentHistoryDeps {
   history: DeploymentHistoryRepository
-  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
+  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
   requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: { id: string } }>
   /** Bytes of rendered environment pages kept per process. */
   pageCacheBytes: number
@@ -66,7 +68,7 @@ export function createDeploymentHistoryService(deps: DeploymentHistoryDeps) {
       const environmentId = id.toLowerCase()
       const found = await environmentVersion(environmentId)
       if (!found) throw notFound('environment')
-      await deps.requireOrganizationRole(principal, found.organizationId, 'READ').catch(asNotFound('environment'))
+      await deps.requireScopedRole(principal, found.organizationId, { kind: 'environmentId', environmentId }, 'READ').catch(asNotFound('environment'))
       const key = JSON.stringify([environmentId, query])
       let page = pages.get(key, found.version)
       if (!page) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
 import type { DeploymentLookups, ServiceKinds, ServiceRecord, ServiceSummary } from '#src/modules/services/service-kinds.ts'
 import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -34,7 +35,8 @@ export interface DeploymentTriggersDeps {
   kinds: ServiceKinds
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
   requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: ServiceRecord }>
-  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
+  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
   /** The environment's services with their configurations: for triggers, which snapshot them. */
   listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
   /** The environment's services without their configurations: for statuses. */
@@ -362,7 +364,8 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     async cancelRequest(principal: Principal, executionId: string): Promise<void> {
       const found = await deps.history.findRun(executionId)
       if (!found) throw notFound('deployment request')
-      await deps.requireOrganizationRole(principal, found.organizationId, 'DEPLOY').catch(asNotFound('deployment request'))
+      const scope = { kind: 'environmentId', environmentId: found.environmentId } as const
+      await deps.requireScopedRole(principal, found.organizationId, scope, 'DEPLOY').catch(asNotFound('deployment request'))
       const outcome = await runs.withEnvironmentLocked(found.environmentId, async (queue) => {
         const stored = (await queue.unfinished()).find((candidate) => candidate.run.id === executionId)
         if (!stored) return new AppError('conflict', 'the deployment request is no longer queued or running')

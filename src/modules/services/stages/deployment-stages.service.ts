@@ -1,3 +1,4 @@
+import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
@@ -13,7 +14,8 @@ import type { DeploymentStagesRepository, StageWithServices } from './deployment
 export interface DeploymentStagesDeps {
   repo: DeploymentStagesRepository
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
-  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
+  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
   requireService(principal: Principal, serviceId: string, needed: Role): Promise<{ service: { id: string; environmentId: string } }>
   /** BERTH_SERVICES_PER_ENVIRONMENT: how many stages a create may bring an environment to. */
   maxStages?: number
@@ -37,7 +39,8 @@ export function createDeploymentStagesService(deps: DeploymentStagesDeps) {
   async function requireStage(principal: Principal, stageId: string, needed: Role): Promise<StageWithServices> {
     const stage = await repo.findById(stageId)
     if (!stage) throw notFound('deployment stage')
-    await deps.requireOrganizationRole(principal, stage.organizationId, needed).catch(asNotFound('deployment stage'))
+    const scope = { kind: 'environmentId', environmentId: stage.environmentId } as const
+    await deps.requireScopedRole(principal, stage.organizationId, scope, needed).catch(asNotFound('deployment stage'))
     return stage
   }
 
