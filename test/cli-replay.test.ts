@@ -375,6 +375,21 @@ describe('env commands', () => {
     const overridden = (await listFor()).filter((variable) => variable.key === 'ON_ENVIRONMENT')
     assert.ok(overridden.some((variable) => variable.value === 'overridden' && variable.overridden_variable?.key === 'ON_ENVIRONMENT'))
 
+    // The same two at --scope ENVIRONMENT, of the project variable.
+    await v.createVariableAlias(projectVariable!.id, {
+      key: 'ENV_ALIAS',
+      alias_scope: APIVariableScopeEnum.ENVIRONMENT,
+      alias_parent_id: f.environment.id,
+    })
+    assert.equal((await findKey('ENV_ALIAS'))?.scope, 'ENVIRONMENT')
+    await v.createVariableOverride(projectVariable!.id, {
+      value: 'env-wide',
+      override_scope: APIVariableScopeEnum.ENVIRONMENT,
+      override_parent_id: f.environment.id,
+    })
+    const projectOverridden = (await listFor()).filter((variable) => variable.key === 'ON_PROJECT')
+    assert.ok(projectOverridden.some((variable) => variable.value === 'env-wide' && variable.scope === 'ENVIRONMENT'))
+
     // env delete (utils.DeleteServiceVariable): found by key, DeleteVariable.
     await v.deleteVariable((await findKey('A_SECRET'))!.id)
     assert.equal(await findKey('A_SECRET'), undefined)
