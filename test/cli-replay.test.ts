@@ -16,9 +16,11 @@ import {
   EnvironmentDeploymentHistoryApi,
   EnvironmentMainCallsApi,
   EnvironmentsApi,
+  HelmActionsApi,
   HelmCustomDomainApi,
   HelmMainCallsApi,
   HelmsApi,
+  JobActionsApi,
   JobMainCallsApi,
   JobsApi,
   OrganizationMainCallsApi,
@@ -65,9 +67,11 @@ function cli(authorization: string) {
     databaseActions: new DatabaseActionsApi(configuration),
     helms: new HelmsApi(configuration),
     helmMain: new HelmMainCallsApi(configuration),
+    helmActions: new HelmActionsApi(configuration),
     helmDomains: new HelmCustomDomainApi(configuration),
     jobs: new JobsApi(configuration),
     jobMain: new JobMainCallsApi(configuration),
+    jobActions: new JobActionsApi(configuration),
     stages: new DeploymentStageMainCallsApi(configuration),
     variables: new VariableMainCallsApi(configuration),
   }
@@ -207,7 +211,7 @@ describe('deploy, stop, redeploy and cancel of a service, with --watch', () => {
     assert.equal(redeployed.environmentState, 'DEPLOYED')
   })
 
-  it('database, helm and lifecycle deploy/stop through the bulk actions, watched on their own status endpoints', async () => {
+  it('database, helm and lifecycle deploy/stop through the bulk actions and their redeploy, watched on their own status endpoints', async () => {
     const f = await fixture()
     const environmentId = f.environment.id
     // utils.DeployDatabases: ids only; DeployHelms: no chart version unless --chart_version; DeployJobs: the image's tag.
@@ -238,6 +242,11 @@ describe('deploy, stop, redeploy and cancel of a service, with --watch', () => {
       (await watchService(async () => (await f.client.databaseMain.getDatabaseStatus(f.database.id)).data, f.client, environmentId)).state,
       'DEPLOYED',
     )
+    // helm and lifecycle redeploy: DeployHelm and DeployJob with an empty request ({}).
+    await f.client.helmActions.deployHelm(f.helm.id, undefined, {})
+    assert.equal((await watchService(async () => (await f.client.helmMain.getHelmStatus(f.helm.id)).data, f.client, environmentId)).state, 'DEPLOYED')
+    await f.client.jobActions.deployJob(f.job.id, undefined, {})
+    assert.equal((await watchService(async () => (await f.client.jobMain.getJobStatus(f.job.id)).data, f.client, environmentId)).state, 'DEPLOYED')
   })
 
   it('container cancel: GetEnvironmentStatuses, and CancelEnvironmentDeployment (no body) while the container is not in a final state', async () => {
