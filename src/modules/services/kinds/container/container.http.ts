@@ -7,8 +7,9 @@ import { toContainerResponse } from './container.wire.ts'
 import type { ContainerDeployOverrides } from './container-deployments.ts'
 
 /** What a container deploy request (alone, or in a bulk deploy's `containers`) asks for beyond the configuration. */
+// An empty tag is what the Go client sends for ContainerDeployRequest{} (its field is required).
 export const containerDeployOverrides = (body: ContainerDeployBody | undefined): ContainerDeployOverrides =>
-  body?.image_tag === undefined ? {} : { imageTag: body.image_tag }
+  body?.image_tag === undefined || body.image_tag === '' ? {} : { imageTag: body.image_tag }
 
 /** Containers on the wire, for the routes every kind shares. */
 export const containerRoutes: KindRoutes = {

@@ -192,9 +192,9 @@ export const ContainerDeployRequest = Type.Object(
   {
     image_tag: Type.Optional(
       Type.String({
-        minLength: 1,
         maxLength: 128,
-        description: 'the tag to deploy; absent: the configured tag (Berth accepts a deploy without a body)',
+        description:
+          'the tag to deploy; absent or empty: the configured tag (Berth accepts a deploy without a body; the CLI sends {"image_tag":""} to redeploy)',
       }),
     ),
   },
