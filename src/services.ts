@@ -260,6 +260,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireEnvironment: environments.requireEnvironment,
     requireService: services.requireService,
     requireScopedRole: organizations.requireScoped,
+    listEnvironments: environments.list,
     listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
     listServiceSummaries: servicesRepo.listSummaries,
     listStages: (environmentId) => stagesRepo.list(environmentId),

@@ -37,6 +37,8 @@ export interface DeploymentTriggersDeps {
   requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: ServiceRecord }>
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
   requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
+  /** The project's environments the principal sees (`environments.list`: a custom role's holder, those of its modes). */
+  listEnvironments(principal: Principal, projectId: string): Promise<{ rows: { id: string; organizationId: string }[] }>
   /** The environment's services with their configurations: for triggers, which snapshot them. */
   listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
   /** The environment's services without their configurations: for statuses. */
@@ -378,6 +380,12 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     async getEnvironmentStatus(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
       return environmentStatusOf(environment)
+    },
+
+    /** The status of each environment of the project the principal sees (getProjectEnvironmentsStatus). */
+    async getProjectEnvironmentsStatus(principal: Principal, projectId: string): Promise<EnvironmentStatusRecord[]> {
+      const { rows } = await deps.listEnvironments(principal, projectId)
+      return Promise.all(rows.map(environmentStatusOf))
     },
 
     /** The environment's status and each service's, with the services' kinds and stages. */

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { ProjectParams } from '#src/modules/projects/projects.schemas.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { conflictResponse } from '#src/platform/http/common-schemas.ts'
 import { CancelRequest, EnvironmentStatus, Status } from '../deployments.schemas.ts'
@@ -93,6 +95,24 @@ export function environmentActionsRoutes(deployments: DeploymentTriggersService)
         },
       },
       async (req) => toEnvironmentStatusResponse(await deployments.getEnvironmentStatus(req.principal, req.params.environmentId)),
+    )
+
+    app.get(
+      '/project/:projectId/environment/status',
+      {
+        schema: {
+          operationId: 'getProjectEnvironmentsStatus',
+          summary: 'List environments statuses',
+          description:
+            "Each environment of the project with its status, as getEnvironmentStatus answers it (what `qovery environment list` shows). A custom role's holder gets the environments it sees.",
+          tags: ['Environments'],
+          params: ProjectParams,
+          response: { 200: Type.Object({ results: Type.Array(EnvironmentStatus) }, { title: 'EnvironmentStatusList' }) },
+        },
+      },
+      async (req) => ({
+        results: (await deployments.getProjectEnvironmentsStatus(req.principal, req.params.projectId)).map(toEnvironmentStatusResponse),
+      }),
     )
   }
 }
