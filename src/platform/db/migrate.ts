@@ -22,6 +22,7 @@ import * as deploymentRestrictions from './migrations/0021-deployment-restrictio
 import * as customDomains from './migrations/0022-custom-domains.ts'
 import * as organizationExtras from './migrations/0023-organization-extras.ts'
 import * as clusters from './migrations/0024-clusters.ts'
+import * as clusterRecords from './migrations/0026-cluster-records.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '0022-custom-domains': customDomains,
   '0023-organization-extras': organizationExtras,
   '0024-clusters': clusters,
+  '0026-cluster-records': clusterRecords,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
