@@ -8,6 +8,7 @@ import type { Config } from './config.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
+import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
 import { containerRegistriesRoutes } from './modules/container-registries/container-registries.routes.ts'
@@ -277,6 +278,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(organizationGroupsRoutes(services.organizationGroups))
     await api.register(customRolesRoutes(services.customRoles))
     await api.register(clustersRoutes(services.clusters))
+    await api.register(clusterRecordsRoutes(services.clusterRecords))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -5,6 +5,7 @@ import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
+import { createClusterRecordsService } from './modules/clusters/cluster-records.service.ts'
 import { createClustersService } from './modules/clusters/clusters.service.ts'
 import { createContainerRegistriesRepository } from './modules/container-registries/container-registries.repository.ts'
 import { createContainerRegistriesService } from './modules/container-registries/container-registries.service.ts'
@@ -355,6 +356,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       findCluster: createClustersRepository(db).findById,
     }),
     clusters: createClustersService({ repo: createClustersRepository(db), organizations, secrets: options.secrets, listLimit }),
+    clusterRecords: createClusterRecordsService({ repo: createClustersRepository(db), organizations }),
   }
 }
 

@@ -67,6 +67,9 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'DELETE /organization/{organizationId}/customRole/{customRoleId}': 'ADMIN',
   // A kubeconfig is a credential to the cluster: only ADMINs read it back.
   'GET /organization/{organizationId}/cluster/{clusterId}/kubeconfig': 'ADMIN',
+  // A cluster's deploy and stop change the cluster, not a deployment of services: WRITE, as its edits.
+  'POST /organization/{organizationId}/cluster/{clusterId}/deploy': 'WRITE',
+  'POST /organization/{organizationId}/cluster/{clusterId}/stop': 'WRITE',
 }
 
 /**

@@ -27,6 +27,14 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/organization/{organizationId}/cluster/{clusterId}': { get: 'getCluster', put: 'editCluster', delete: 'deleteCluster' },
   '/organization/{organizationId}/cluster/{clusterId}/status': { get: 'getClusterStatus' },
   '/organization/{organizationId}/cluster/{clusterId}/kubeconfig': { get: 'getClusterKubeconfig', put: 'editClusterKubeconfig' },
+  '/organization/{organizationId}/cluster/{clusterId}/advancedSettings': { get: 'getClusterAdvancedSettings', put: 'editClusterAdvancedSettings' },
+  '/organization/{organizationId}/cluster/{clusterId}/routingTable': { get: 'getRoutingTable', put: 'editRoutingTable' },
+  '/organization/{organizationId}/cluster/{clusterId}/cloudProviderInfo': {
+    get: 'getOrganizationCloudProviderInfo',
+    post: 'specifyClusterCloudProviderInfo',
+  },
+  '/organization/{organizationId}/cluster/{clusterId}/deploy': { post: 'deployCluster' },
+  '/organization/{organizationId}/cluster/{clusterId}/stop': { post: 'StopCluster' },
   '/organization/{organizationId}/member': { get: 'getOrganizationMembers', put: 'editOrganizationMemberRole', delete: 'deleteMember' },
   '/organization/{organizationId}/member/{userId}': { put: 'putOrganizationMember', delete: 'deleteOrganizationMember' },
   '/account': { get: 'getAccountInformation' },
@@ -105,6 +113,7 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/container/{containerId}/advancedSettings': { get: 'getContainerAdvancedSettings', put: 'editContainerAdvancedSettings' },
   '/helm/{helmId}/advancedSettings': { get: 'getHelmAdvancedSettings', put: 'editHelmAdvancedSettings' },
   '/defaultApplicationAdvancedSettings': { get: 'getDefaultApplicationAdvancedSettings' },
+  '/defaultClusterAdvancedSettings': { get: 'getDefaultClusterAdvancedSettings' },
   '/defaultContainerAdvancedSettings': { get: 'getDefaultContainerAdvancedSettings' },
   '/defaultJobAdvancedSettings': { get: 'getDefaultJobAdvancedSettings' },
   '/defaultHelmAdvancedSettings': { get: 'getDefaultHelmAdvancedSettings' },
@@ -422,6 +431,8 @@ describe('OpenAPI document', () => {
       // The reference answers 200, not 201 or 202, to these.
       else if (ANSWER_200.has(op.operationId ?? '') || WEBHOOK_OPERATIONS.has(op.operationId ?? ''))
         assert.deepEqual(success, ['200'], `${method} ${path}`)
+      // The reference answers 201 to deployCluster: a cluster's deploy is no deployment of services.
+      else if (op.operationId === 'deployCluster') assert.deepEqual(success, ['201'], `${method} ${path}`)
       else if (method === 'post' && /\/(deploy|redeploy|stop|cancelDeployment|restart-service|clone)$/.test(path))
         assert.deepEqual(success, ['202'], `${method} ${path}`)
       else if (method === 'post') assert.deepEqual(success, ['201'], `${method} ${path}`)

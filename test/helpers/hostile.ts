@@ -800,6 +800,18 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'PUT /organization/{organizationId}/containerRegistry/{containerRegistryId}': () => containerRegistryBody(),
   'POST /organization/{organizationId}/cluster': () => clusterBody(),
   'PUT /organization/{organizationId}/cluster/{clusterId}': () => clusterBody(),
+  'PUT /organization/{organizationId}/cluster/{clusterId}/advancedSettings': () => ({
+    'loki.log_retention_in_week': 4,
+    'database.postgresql.allowed_cidrs': ['10.0.0.0/8'],
+  }),
+  'PUT /organization/{organizationId}/cluster/{clusterId}/routingTable': () => ({
+    routes: [{ destination: '10.1.0.0/16', target: 'pcx-0123', description: 'made by the sweep' }],
+  }),
+  'POST /organization/{organizationId}/cluster/{clusterId}/cloudProviderInfo': () => ({
+    cloud_provider: 'AWS',
+    region: 'eu-west-3',
+    credentials: { id: '7b0a3b7e-3a54-4f56-9a2b-6f0f5b3f9d11', name: 'aws' },
+  }),
   'POST /environment/{environmentId}/container': (w) => containerBody(w),
   'PUT /container/{containerId}': (w) => containerBody(w),
   'POST /container/{containerId}/deploy': () => ({ image_tag: '1.0.1' }),

@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox'
+import { type Static, type TSchema, Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
 
@@ -44,11 +44,13 @@ export const ClusterRequest = Type.Object(
 )
 export type ClusterRequest = Static<typeof ClusterRequest>
 
-const STATES = ['DEPLOYED', 'INVALID_CREDENTIALS'] as const
+const STATES = ['DEPLOYED', 'STOPPED', 'INVALID_CREDENTIALS'] as const
 const ClusterState = Type.Unsafe<(typeof STATES)[number]>({
   type: 'string',
   enum: [...STATES],
-  description: 'DEPLOYED: ready to take deployments; INVALID_CREDENTIALS: a KUBERNETES cluster without a kubeconfig',
+  description:
+    'DEPLOYED or STOPPED: as deployCluster and stopCluster last set it (Berth provisions no infrastructure; a new cluster is DEPLOYED); ' +
+    'INVALID_CREDENTIALS: a KUBERNETES cluster without a kubeconfig',
 })
 
 export const ClusterResponse = Type.Object(
@@ -106,3 +108,50 @@ export const ClusterDeleteQuery = Type.Object({
 })
 
 export const KubeconfigBody = Type.String({ minLength: 1, maxLength: 1_048_576, description: 'the kubeconfig, as YAML' })
+
+const Route = Type.Object(
+  {
+    destination: Type.String({ minLength: 1, maxLength: 64, description: 'a CIDR block (IPv4 or IPv6)' }),
+    target: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),
+    description: Type.String({ maxLength: 255 }),
+  },
+  { additionalProperties: false },
+)
+
+export const RoutingTableRequest = Type.Object(
+  { routes: Type.Array(Route, { maxItems: 100, description: 'the whole table: it replaces the one stored' }) },
+  { additionalProperties: false, title: 'ClusterRoutingTableRequest' },
+)
+export type RoutingTableRequest = Static<typeof RoutingTableRequest>
+export const RoutingTableResponse = Type.Object({ results: Type.Array(Route) }, { title: 'ClusterRoutingTable' })
+
+export const CLOUD_PROVIDER_KINDS = ['AWS', 'SCW', 'GCP', 'ON_PREMISE', 'AZURE'] as const
+const CloudProviderKind = Type.Unsafe<(typeof CLOUD_PROVIDER_KINDS)[number]>({
+  type: 'string',
+  enum: [...CLOUD_PROVIDER_KINDS],
+  title: 'CloudProviderEnum',
+})
+const cloudProviderInfo = (optional: boolean) => {
+  const field = <T extends TSchema>(schema: T) => (optional ? Type.Optional(schema) : schema)
+  return {
+    cloud_provider: Type.Optional(CloudProviderKind),
+    credentials: field(
+      Type.Object(
+        { id: Type.Optional(Uuid), name: Type.Optional(Type.String({ maxLength: 255 })) },
+        { additionalProperties: false, description: 'the cloud credentials named; Berth keeps them and uses none' },
+      ),
+    ),
+    region: Type.Optional(Type.String({ maxLength: 255 })),
+  }
+}
+export const CloudProviderInfoRequest = Type.Object(cloudProviderInfo(true), {
+  additionalProperties: false,
+  title: 'ClusterCloudProviderInfoRequest',
+})
+export type CloudProviderInfoRequest = Static<typeof CloudProviderInfoRequest>
+export const CloudProviderInfoResponse = Type.Object(cloudProviderInfo(false), { title: 'ClusterCloudProviderInfo' })
+export type CloudProviderInfoResponse = Static<typeof CloudProviderInfoResponse>
+
+export const DeployClusterQuery = Type.Object({
+  dry_run: Type.Optional(Type.Boolean({ description: 'true: nothing changes; the answer is the current status' })),
+})

@@ -1,9 +1,22 @@
 import type { ClusterRow } from '#src/modules/environments/clusters.repository.ts'
-import type { ClusterExecutor, ClusterRequest, ClusterResponse, ClusterStatusResponse } from './clusters.schemas.ts'
+import {
+  CLOUD_PROVIDER_KINDS,
+  type CloudProviderInfoResponse,
+  type ClusterExecutor,
+  type ClusterRequest,
+  type ClusterResponse,
+  type ClusterStatusResponse,
+} from './clusters.schemas.ts'
 import type { ClusterInput } from './clusters.service.ts'
 
-/** A KUBERNETES cluster takes deployments once it has a kubeconfig; the others always do. */
-const state = (row: ClusterRow) => (row.executor === 'KUBERNETES' && !row.kubeconfigSealed ? 'INVALID_CREDENTIALS' : 'DEPLOYED')
+/**
+ * The state stopCluster or deployCluster last recorded (DEPLOYED from the start), except that a
+ * deployed KUBERNETES cluster takes deployments only once it has a kubeconfig.
+ */
+const state = (row: ClusterRow): ClusterStatusResponse['status'] => {
+  if (row.state === 'STOPPED') return 'STOPPED'
+  return row.executor === 'KUBERNETES' && !row.kubeconfigSealed ? 'INVALID_CREDENTIALS' : 'DEPLOYED'
+}
 
 /** A cluster as the reference's `Cluster`; the kubeconfig is never in it. */
 export function toClusterResponse(row: ClusterRow): ClusterResponse {
@@ -55,5 +68,22 @@ export function clusterInput(body: ClusterRequest): ClusterInput {
     kubernetes,
     production: body.production ?? false,
     executor: body.executor ?? (kubernetes === 'SELF_MANAGED' ? 'KUBERNETES' : 'SIMULATED'),
+  }
+}
+
+/**
+ * The cloud provider info as specifyClusterCloudProviderInfo last gave it; until then the cluster's
+ * own provider and region, and no credentials. `credentials` is always there: the Terraform provider
+ * reads its id without checking.
+ */
+export function toCloudProviderInfo(row: ClusterRow): CloudProviderInfoResponse {
+  const info = row.cloudProviderInfo ?? {}
+  const provider = info.cloud_provider ?? row.cloudProvider
+  return {
+    ...((CLOUD_PROVIDER_KINDS as readonly string[]).includes(provider)
+      ? { cloud_provider: provider as CloudProviderInfoResponse['cloud_provider'] }
+      : {}),
+    credentials: info.credentials ?? {},
+    region: info.region ?? row.region,
   }
 }

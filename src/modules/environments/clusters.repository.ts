@@ -57,6 +57,23 @@ export function createClustersRepository(db: Db) {
     },
 
     /**
+     * Sets the advanced settings of `set` and removes those of `reset`, in one statement, so that two
+     * edits of different keys at once both hold; undefined when there is no such cluster.
+     */
+    mergeAdvancedSettings(organizationId: string, clusterId: string, set: Record<string, unknown>, reset: string[]): Promise<ClusterRow | undefined> {
+      return db
+        .updateTable('clusters')
+        .set({
+          advancedSettings: sql<string>`(advanced_settings || ${JSON.stringify(set)}::jsonb) - ${sql.val(reset)}::text[]`,
+          updatedAt: new Date(),
+        })
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', clusterId)
+        .returningAll()
+        .executeTakeFirst()
+    },
+
+    /**
      * Deletes the cluster unless environments use it, in one statement; undefined when there is no
      * such cluster. An environment created on it at the same moment makes the delete fail on the
      * foreign key, which the service reports as the same conflict.

@@ -23,6 +23,7 @@ import * as customDomains from './migrations/0022-custom-domains.ts'
 import * as organizationExtras from './migrations/0023-organization-extras.ts'
 import * as clusters from './migrations/0024-clusters.ts'
 import * as customRoleHolders from './migrations/0025-custom-role-holders.ts'
+import * as clusterRecords from './migrations/0026-cluster-records.ts'
 import * as snapshotLabels from './migrations/0027-snapshot-labels.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0023-organization-extras': organizationExtras,
   '0024-clusters': clusters,
   '0025-custom-role-holders': customRoleHolders,
+  '0026-cluster-records': clusterRecords,
   '0027-snapshot-labels': snapshotLabels,
 }
 

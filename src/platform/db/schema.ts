@@ -103,6 +103,18 @@ export interface OrganizationMembersTable {
   updatedAt: UpdatedAt
 }
 
+export interface ClusterRoute {
+  destination: string
+  target: string
+  description: string
+}
+
+export interface ClusterCloudProviderInfo {
+  cloud_provider?: string
+  credentials?: { id?: string; name?: string }
+  region?: string
+}
+
 export interface ClustersTable {
   id: Generated<string>
   organizationId: string
@@ -119,6 +131,14 @@ export interface ClustersTable {
   production: Generated<boolean>
   /** The kubeconfig of a KUBERNETES cluster, sealed with the server's SecretBox. */
   kubeconfigSealed: Buffer | null
+  /** Migration 0026: DEPLOYED or STOPPED, as deployCluster and stopCluster last set it (no infrastructure moves). */
+  state: Generated<string>
+  /** The advanced settings that differ from the defaults. */
+  advancedSettings: ColumnType<Record<string, unknown>, string | undefined, string>
+  /** editRoutingTable's routes, as given. */
+  routingTable: ColumnType<ClusterRoute[], string | undefined, string>
+  /** specifyClusterCloudProviderInfo's body, as given; null until then. */
+  cloudProviderInfo: ColumnType<ClusterCloudProviderInfo | null, string | null | undefined, string | null>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }

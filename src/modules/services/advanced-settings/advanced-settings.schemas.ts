@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { type TSchema, Type } from 'typebox'
 import { Value } from 'typebox/value'
 
@@ -10,20 +11,21 @@ import { Value } from 'typebox/value'
 // default and show as a perpetual diff.
 
 const MAX_INT = 2_147_483_647
-const Count = (minimum = 0) => Type.Integer({ minimum, maximum: MAX_INT })
-const Percent = (minimum = 0) => Type.Integer({ minimum, maximum: 100 })
-const Text = (maxLength = 1024) => Type.String({ maxLength })
-const OrNull = (schema: TSchema) => Type.Union([schema, Type.Null()])
+// The builders below are shared with the clusters' settings (src/modules/clusters).
+export const Count = (minimum = 0) => Type.Integer({ minimum, maximum: MAX_INT })
+export const Percent = (minimum = 0) => Type.Integer({ minimum, maximum: 100 })
+export const Text = (maxLength = 1024) => Type.String({ maxLength })
+export const OrNull = (schema: TSchema) => Type.Union([schema, Type.Null()])
 const NodeLabels = Type.Record(Type.String({ maxLength: 317 }), Type.String({ maxLength: 63 }), { maxProperties: 50 })
 const Command = Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 100 })
-const OneOf = (...values: string[]) => Type.Unsafe<string>({ type: 'string', enum: values })
+export const OneOf = (...values: string[]) => Type.Unsafe<string>({ type: 'string', enum: values })
 
-interface Setting {
+export interface Setting {
   schema: TSchema
   default: unknown
 }
-type Settings = Record<string, Setting>
-const s = (schema: TSchema, value: unknown): Setting => ({ schema, default: value })
+export type Settings = Record<string, Setting>
+export const s = (schema: TSchema, value: unknown): Setting => ({ schema, default: value })
 
 const build: Settings = {
   'build.timeout_max_sec': s(Count(), 1800),
@@ -154,9 +156,25 @@ export const SETTINGS_KINDS = {
 export type SettingsKind = keyof typeof SETTINGS_KINDS
 export type AdvancedSettings = Record<string, unknown>
 
+/** The values of a table of settings before anything was set. */
+export function defaultsOf(settings: Settings): AdvancedSettings {
+  return Object.fromEntries(Object.entries(settings).map(([key, setting]) => [key, structuredClone(setting.default)]))
+}
+
 /** The values a service of the kind has before anything was set. */
-export function defaultSettings(kind: SettingsKind): AdvancedSettings {
-  return Object.fromEntries(Object.entries(SETTINGS_KINDS[kind].settings).map(([key, setting]) => [key, structuredClone(setting.default)]))
+export const defaultSettings = (kind: SettingsKind): AdvancedSettings => defaultsOf(SETTINGS_KINDS[kind].settings)
+
+/** The keys of `settings` the table has whose value is not its default: what is worth storing. */
+export function overridesIn(table: Settings, settings: AdvancedSettings): AdvancedSettings {
+  return Object.fromEntries(
+    Object.entries(settings).filter(([key, value]) => Object.hasOwn(table, key) && !isDeepStrictEqual(value, table[key]?.default)),
+  )
+}
+
+/** Whether `value` is one the table's `key` takes. */
+export function takesSetting(settings: Settings, key: string, value: unknown): boolean {
+  const setting = settings[key]
+  return setting !== undefined && Value.Check(setting.schema, value)
 }
 
 /**
@@ -165,20 +183,25 @@ export function defaultSettings(kind: SettingsKind): AdvancedSettings {
  * sends back what it read is not refused.
  */
 export function isValidSetting(kind: SettingsKind, key: string, value: unknown): boolean {
-  const setting = (SETTINGS_KINDS[kind].settings as Settings)[key]
-  return setting !== undefined && Value.Check(setting.schema, value)
+  return takesSetting(SETTINGS_KINDS[kind].settings, key, value)
 }
 
-const properties = (kind: SettingsKind, optional: boolean) =>
-  Object.fromEntries(Object.entries(SETTINGS_KINDS[kind].settings).map(([key, { schema }]) => [key, optional ? Type.Optional(schema) : schema]))
+const properties = (settings: Settings, optional: boolean) =>
+  Object.fromEntries(Object.entries(settings).map(([key, { schema }]) => [key, optional ? Type.Optional(schema) : schema]))
 
-/** What a read answers: every key of the kind. */
-export const settingsResponse = (kind: SettingsKind) => Type.Object(properties(kind, false), { title: SETTINGS_KINDS[kind].title })
+/** What a read of a table of settings answers: every key. */
+export const settingsResponseOf = (title: string, settings: Settings) => Type.Object(properties(settings, false), { title })
 
 /**
- * What an edit takes: any of the kind's keys. Another key is an error ("must NOT be valid" from
- * Ajv, reworded by the error handler), not stripped: the validator drops only members an
+ * What an edit of a table of settings takes: any of its keys. Another key is an error ("must NOT be
+ * valid" from Ajv, reworded by the error handler), not stripped: the validator drops only members an
  * `additionalProperties: false` forbids.
  */
-export const settingsRequest = (kind: SettingsKind) =>
-  Type.Object(properties(kind, true), { title: SETTINGS_KINDS[kind].title, additionalProperties: Type.Never() })
+export const settingsRequestOf = (title: string, settings: Settings) =>
+  Type.Object(properties(settings, true), { title, additionalProperties: Type.Never() })
+
+/** What a read answers: every key of the kind. */
+export const settingsResponse = (kind: SettingsKind) => settingsResponseOf(SETTINGS_KINDS[kind].title, SETTINGS_KINDS[kind].settings)
+
+/** What an edit takes: any of the kind's keys. */
+export const settingsRequest = (kind: SettingsKind) => settingsRequestOf(SETTINGS_KINDS[kind].title, SETTINGS_KINDS[kind].settings)

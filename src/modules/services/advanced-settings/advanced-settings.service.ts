@@ -1,9 +1,15 @@
-import { isDeepStrictEqual } from 'node:util'
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { AdvancedSettingsRepository } from './advanced-settings.repository.ts'
-import { type AdvancedSettings, defaultSettings, isValidSetting, SETTINGS_KINDS, type SettingsKind } from './advanced-settings.schemas.ts'
+import {
+  type AdvancedSettings,
+  defaultSettings,
+  isValidSetting,
+  overridesIn,
+  SETTINGS_KINDS,
+  type SettingsKind,
+} from './advanced-settings.schemas.ts'
 
 // Advanced settings of every kind of service. A read is the kind's defaults overlaid with what the
 // service was given; an edit sets the keys it names and leaves the others as they were (the
@@ -16,10 +22,7 @@ export interface AdvancedSettingsDeps {
 }
 
 /** The keys of `settings` whose value is not the kind's default: what is worth storing. */
-function overridesOf(kind: SettingsKind, settings: AdvancedSettings): AdvancedSettings {
-  const defaults = defaultSettings(kind)
-  return Object.fromEntries(Object.entries(settings).filter(([key, value]) => key in defaults && !isDeepStrictEqual(value, defaults[key])))
-}
+const overridesOf = (kind: SettingsKind, settings: AdvancedSettings): AdvancedSettings => overridesIn(SETTINGS_KINDS[kind].settings, settings)
 
 const hasSettings = (kind: string): kind is SettingsKind => Object.hasOwn(SETTINGS_KINDS, kind)
 
