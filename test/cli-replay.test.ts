@@ -173,9 +173,15 @@ describe('context and list commands', () => {
     const [environment] = environments
     assert.deepEqual([environment?.id, environment?.name, environment?.mode], [f.environment.id, f.environment.name, 'DEVELOPMENT'])
     assert.equal(typeof environment?.cluster_name, 'string')
-    // Not served (a gap, see README): GET /project/{id}/environment/status, which `environment
-    // list` calls next and exits on when it fails.
-    assert.equal(await rejectedStatus(f.client.environments.getProjectEnvironmentsStatus(f.project.id)), 404)
+    // Then GET /project/{id}/environment/status: each environment's `state`, found by id (GetEnvironmentStatus).
+    const statuses = (await f.client.environments.getProjectEnvironmentsStatus(f.project.id)).data.results ?? []
+    assert.deepEqual(
+      statuses.map((status) => [status.id, status.state]),
+      [[f.environment.id, 'READY']],
+    )
+    // Another organization's project is not found.
+    const stranger = await fixture()
+    assert.equal(await rejectedStatus(stranger.client.environments.getProjectEnvironmentsStatus(f.project.id)), 404)
 
     const projects = (await f.client.projects.listProject(f.organization.id)).data.results ?? []
     assert.deepEqual(
@@ -299,16 +305,32 @@ describe('deploy, stop, redeploy and cancel of an environment, with --watch', ()
     assert.equal(await watchEnvironment(f.client, environmentId), 'CANCELED')
   })
 
-  it('environment statuses prints each kind’s id and state; environment deployment list is not served', async () => {
+  it('environment statuses prints each kind’s id and state; environment deployment list reads the v1 history', async () => {
     const f = await fixture()
     const { data: statuses } = await f.client.environmentMain.getEnvironmentStatuses(f.environment.id)
     assert.deepEqual(
       [statuses.applications, statuses.containers?.map((s) => [s.id, s.state]), statuses.environment.id],
       [[], [[f.container.id, 'READY']], f.environment.id],
     )
-    // Not served (a gap, see README): the v1 history GET /environment/{id}/deploymentHistory
-    // (ListEnvironmentDeploymentHistory); Berth serves the V2 history only.
-    assert.equal(await rejectedStatus(f.client.environmentHistory.listEnvironmentDeploymentHistory(f.environment.id)), 404)
+    // `environment deployment list`: ListEnvironmentDeploymentHistory (v1), printing each entry's
+    // id, created_at, status and updated_at - created_at.
+    await f.client.containerActions.deployContainer(f.container.id, { image_tag: '' })
+    await watchEnvironment(f.client, f.environment.id)
+    const { data: history } = await f.client.environmentHistory.listEnvironmentDeploymentHistory(f.environment.id)
+    assert.equal(history.page, 1)
+    assert.equal(history.results?.length, 1)
+    const [entry] = history.results!
+    const { data: v2 } = await f.client.environmentHistory.listEnvironmentDeploymentHistoryV2(f.environment.id)
+    const [latest] = v2.results ?? []
+    assert.equal(entry!.id, latest!.identifier.execution_id)
+    assert.equal(entry!.status, 'DEPLOYED')
+    assert.ok(Date.parse(entry!.updated_at!) >= Date.parse(entry!.created_at))
+    assert.deepEqual(
+      entry!.containers?.map((container) => [container.id, container.name, container.status, container.tag]),
+      [[f.container.id, f.container.name, 'DEPLOYED', (latest!.stages[0]!.services[0]!.details as { tag?: string }).tag]],
+    )
+    const stranger = await fixture()
+    assert.equal(await rejectedStatus(stranger.client.environmentHistory.listEnvironmentDeploymentHistory(f.environment.id)), 404)
   })
 
   it('environment clone: CloneEnvironment({name, apply_deployment_rule}), then found by name in the project', async () => {

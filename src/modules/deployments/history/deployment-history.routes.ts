@@ -7,6 +7,7 @@ import { EnvironmentHistoryPage, HistoryQuery } from '../deployments.schemas.ts'
 import type { DeploymentHistoryService } from './deployment-history.service.ts'
 import type { RenderedPage } from './history-page-cache.ts'
 import { historyPageQuery } from './history-pages.ts'
+import { DeploymentHistoryEnvironmentPage, v1Page } from './history-v1.ts'
 
 export const HISTORY_DESCRIPTION =
   'Newest first. `startId` is the execution id of the last entry you have: the page holds the entries after it, so paging ' +
@@ -41,6 +42,30 @@ export function deploymentHistoryRoutes(history: DeploymentHistoryService): Fast
       },
       async (req, reply) =>
         sendHistoryPage(req, reply, await history.environmentPage(req.principal, req.params.environmentId, historyPageQuery(req.query))),
+    )
+
+    app.get(
+      '/environment/:environmentId/deploymentHistory',
+      {
+        schema: {
+          operationId: 'listEnvironmentDeploymentHistory',
+          summary: 'List environment deployments',
+          description:
+            'The v1 history (what `qovery environment deployment list` reads): the entries of listEnvironmentDeploymentHistoryV2, 20 a page, newest first, each with its services grouped by kind. `startId` is the id of the last entry you have.',
+          tags: ['Environment Deployment History'],
+          params: EnvironmentParams,
+          querystring: Type.Pick(HistoryQuery, ['startId']),
+          response: { 200: DeploymentHistoryEnvironmentPage },
+        },
+      },
+      async (req) => {
+        const v2 = await history.environmentPage(
+          req.principal,
+          req.params.environmentId,
+          historyPageQuery({ pageSize: 20, startId: req.query.startId }),
+        )
+        return v1Page(v2.body)
+      },
     )
   }
 }
