@@ -1,0 +1,333 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import {
+  APIVariableScopeEnum,
+  Configuration,
+  CreateEnvironmentModeEnum,
+  DeploymentStageMainCallsApi,
+  EnvironmentActionsApi,
+  EnvironmentMainCallsApi,
+  EnvironmentSecretApi,
+  EnvironmentsApi,
+  EnvironmentVariableApi,
+  GitProviderEnum,
+  HelmRepositoriesApi,
+  HelmRepositoryKindEnum,
+  OrganizationApiTokenApi,
+  OrganizationMainCallsApi,
+  ProjectEnvironmentVariableApi,
+  ProjectMainCallsApi,
+  ProjectSecretApi,
+  ProjectsApi,
+  VariableMainCallsApi,
+} from 'qovery-typescript-axios'
+import { ROLE_IDS } from '#src/platform/auth/roles.ts'
+import { rejectedStatus } from './helpers/assertions.ts'
+import { createDeploymentsApp, type DeploymentsTestApp, until } from './helpers/deployments.ts'
+import { factories, uniqueName } from './helpers/factories.ts'
+
+// The Terraform provider's resources that only wrap one Berth resource, replayed call for call as
+// its source sequences them (internal/application/services and internal/infrastructure/
+// repositories/qoveryapi): create with its body, the reads of its refresh, update, refresh, import
+// (the same reads by id), delete, and the read after the delete answering 404. Each asserts that
+// what the provider wrote is what it reads back on the fields its state mapping keeps.
+
+let t: DeploymentsTestApp
+let configuration: Configuration
+let organizationId: string
+
+before(async () => {
+  t = await createDeploymentsApp(5)
+  const basePath = await t.listen()
+  const { organization, tokens } = await factories(t.db).organizationWithTokens()
+  organizationId = organization.id
+  configuration = new Configuration({ basePath, apiKey: tokens.admin.authorization })
+})
+after(() => t?.close())
+
+/** The provider's variable diff keeps key, value, description (and mount path for files) of its own scope. */
+const variablesOf = (results: { key: string; value?: string | null; description?: string | null; scope: string }[] | undefined, scope: string) =>
+  (results ?? [])
+    .filter((v) => v.scope === scope)
+    .map((v) => ({ key: v.key, value: v.value ?? null, description: v.description ?? '' }))
+    .sort((a, b) => a.key.localeCompare(b.key))
+const secretsOf = (results: { key: string; description?: string | null; scope: string }[] | undefined, scope: string) =>
+  (results ?? [])
+    .filter((v) => v.scope === scope)
+    .map((v) => ({ key: v.key, description: v.description ?? '' }))
+    .sort((a, b) => a.key.localeCompare(b.key))
+
+describe("the Terraform provider's resources replayed through the official client", () => {
+  it('qovery_project: create with variables and secrets, refresh, update, refresh, import, delete, read → 404', async () => {
+    const projects = new ProjectsApi(configuration)
+    const main = new ProjectMainCallsApi(configuration)
+    const variables = new ProjectEnvironmentVariableApi(configuration)
+    const secrets = new ProjectSecretApi(configuration)
+
+    // Create: the project, then the variable and secret diffs, each entry its own call.
+    const name = uniqueName('tf-project')
+    const created = (await projects.createProject(organizationId, { name, description: 'from terraform' })).data
+    const projectId = created.id
+    const variable = (await variables.createProjectEnvironmentVariable(projectId, { key: 'LOG_LEVEL', value: 'info', description: 'verbosity' })).data
+    await variables.createProjectEnvironmentVariable(projectId, { key: 'REGION', value: 'eu', description: '' })
+    const secret = (await secrets.createProjectSecret(projectId, { key: 'API_KEY', value: 's3cr3t', description: 'upstream key' })).data
+
+    // Refresh (and import, the same reads by id): the project, its variables, its secrets.
+    const refresh = async () => {
+      const project = (await main.getProject(projectId)).data
+      return {
+        id: project.id,
+        organization_id: project.organization.id,
+        name: project.name,
+        description: project.description ?? '',
+        variables: variablesOf((await variables.listProjectEnvironmentVariable(projectId)).data.results, 'PROJECT'),
+        secrets: secretsOf((await secrets.listProjectSecrets(projectId)).data.results, 'PROJECT'),
+      }
+    }
+    assert.deepEqual(await refresh(), {
+      id: projectId,
+      organization_id: organizationId,
+      name,
+      description: 'from terraform',
+      variables: [
+        { key: 'LOG_LEVEL', value: 'info', description: 'verbosity' },
+        { key: 'REGION', value: 'eu', description: '' },
+      ],
+      secrets: [{ key: 'API_KEY', description: 'upstream key' }],
+    })
+
+    // Update: the project's edit with the same body as its create, then the diffs.
+    const renamed = uniqueName('tf-project')
+    const edited = (await main.editProject(projectId, { name: renamed, description: 'renamed' })).data
+    assert.equal(edited.name, renamed)
+    await variables.editProjectEnvironmentVariable(projectId, variable.id, { key: 'LOG_LEVEL', value: 'debug', description: 'more' })
+    const region = (await variables.listProjectEnvironmentVariable(projectId)).data.results?.find((v) => v.key === 'REGION')
+    assert.equal((await variables.deleteProjectEnvironmentVariable(projectId, region!.id)).status, 204)
+    await secrets.editProjectSecret(projectId, secret.id, { key: 'API_KEY', value: 'rotated', description: 'rotated key' })
+    await secrets.createProjectSecret(projectId, { key: 'DB_PASSWORD', value: 'pw', description: '' })
+    const expected = {
+      id: projectId,
+      organization_id: organizationId,
+      name: renamed,
+      description: 'renamed',
+      variables: [{ key: 'LOG_LEVEL', value: 'debug', description: 'more' }],
+      secrets: [
+        { key: 'API_KEY', description: 'rotated key' },
+        { key: 'DB_PASSWORD', description: '' },
+      ],
+    }
+    assert.deepEqual(await refresh(), expected)
+    assert.deepEqual(await refresh(), expected, 'an import reads the same state')
+
+    assert.equal((await main.deleteProject(projectId)).status, 204)
+    assert.equal(await rejectedStatus(main.getProject(projectId)), 404)
+  })
+
+  it('qovery_environment: create with variables, an override and secrets, refresh, update (with its redeploy), refresh, import, delete, status → 404', async () => {
+    const f = factories(t.db)
+    const project = await f.project(organizationId)
+    const cluster = await f.cluster(organizationId)
+    const projectVariable = (
+      await new ProjectEnvironmentVariableApi(configuration).createProjectEnvironmentVariable(project.id, {
+        key: 'TIER',
+        value: 'free',
+        description: '',
+      })
+    ).data
+    const environments = new EnvironmentsApi(configuration)
+    const main = new EnvironmentMainCallsApi(configuration)
+    const variables = new EnvironmentVariableApi(configuration)
+    const secrets = new EnvironmentSecretApi(configuration)
+    const generic = new VariableMainCallsApi(configuration)
+
+    const name = uniqueName('tf-env')
+    const created = (await environments.createEnvironment(project.id, { name, cluster: cluster.id, mode: CreateEnvironmentModeEnum.STAGING })).data
+    const environmentId = created.id
+    const variable = (await variables.createEnvironmentEnvironmentVariable(environmentId, { key: 'PORT', value: '8080', description: 'listen' })).data
+    await variables.createEnvironmentEnvironmentVariableOverride(environmentId, projectVariable.id, { value: 'pro', description: 'paid tier' })
+    const secret = (await secrets.createEnvironmentSecret(environmentId, { key: 'TOKEN', value: 't0k3n', description: '' })).data
+
+    const refresh = async () => {
+      const environment = (await main.getEnvironment(environmentId)).data
+      const listed = (await variables.listEnvironmentEnvironmentVariable(environmentId)).data.results ?? []
+      const secretList = (await secrets.listEnvironmentSecrets(environmentId)).data.results
+      // External secrets and their files: the generic list, filtered by type on the provider's side.
+      const external = (await generic.listVariables(environmentId, APIVariableScopeEnum.ENVIRONMENT, false)).data.results ?? []
+      await generic.listVariables(environmentId, APIVariableScopeEnum.ENVIRONMENT, false)
+      return {
+        id: environment.id,
+        project_id: environment.project.id,
+        cluster_id: environment.cluster_id,
+        name: environment.name,
+        mode: environment.mode,
+        variables: variablesOf(listed, 'ENVIRONMENT'),
+        overrides: listed
+          .filter((v) => v.variable_type === 'OVERRIDE')
+          .map((v) => ({ key: v.key, value: v.value, scope: v.scope, overridden: v.overridden_variable?.id })),
+        secrets: secretsOf(secretList, 'ENVIRONMENT'),
+        external: external.filter((v) => v.variable_type === 'EXTERNAL_SECRET' || v.variable_type === 'FILE_EXTERNAL_SECRET'),
+      }
+    }
+    const first = await refresh()
+    assert.deepEqual(first, {
+      id: environmentId,
+      project_id: project.id,
+      cluster_id: cluster.id,
+      name,
+      mode: 'STAGING',
+      variables: [
+        { key: 'PORT', value: '8080', description: 'listen' },
+        { key: 'TIER', value: 'pro', description: 'paid tier' },
+      ],
+      overrides: [{ key: 'TIER', value: 'pro', scope: 'ENVIRONMENT', overridden: projectVariable.id }],
+      secrets: [{ key: 'TOKEN', description: '' }],
+      external: [],
+    })
+
+    // Update: the edit of name and mode, the diffs, then a redeploy because variables changed.
+    const renamed = uniqueName('tf-env')
+    await main.editEnvironment(environmentId, { name: renamed, mode: CreateEnvironmentModeEnum.DEVELOPMENT })
+    await variables.editEnvironmentEnvironmentVariable(environmentId, variable.id, { key: 'PORT', value: '9090', description: 'listen' })
+    await secrets.editEnvironmentSecret(environmentId, secret.id, { key: 'TOKEN', value: 'rotated', description: 'rotated' })
+    await new EnvironmentActionsApi(configuration).redeployEnvironment(environmentId)
+    const expected = {
+      ...first,
+      name: renamed,
+      mode: 'DEVELOPMENT',
+      variables: [
+        { key: 'PORT', value: '9090', description: 'listen' },
+        { key: 'TIER', value: 'pro', description: 'paid tier' },
+      ],
+      secrets: [{ key: 'TOKEN', description: 'rotated' }],
+    }
+    assert.deepEqual(await refresh(), expected)
+    assert.deepEqual(await refresh(), expected, 'an import reads the same state')
+
+    // Delete: exists, wait for a final state, delete, then the status until a 404.
+    await main.getEnvironment(environmentId)
+    await until(
+      async () => (await main.getEnvironmentStatus(environmentId)).data.state,
+      (state) => !/ING$|_WAITING|_QUEUED/.test(state),
+      { what: 'a final state' },
+    )
+    assert.equal((await main.deleteEnvironment(environmentId)).status, 204)
+    await until(
+      () => rejectedStatus(main.getEnvironmentStatus(environmentId)),
+      (status) => status === 404,
+      { what: 'the status of the deleted environment answering 404' },
+    )
+    assert.equal(await rejectedStatus(main.getEnvironment(environmentId)), 404)
+  })
+
+  it('qovery_deployment_stage: create and move after, read, edit and move before, read, import, delete, read → 404', async () => {
+    const f = factories(t.db)
+    const environment = await f.environment((await f.project(organizationId)).id)
+    const stages = new DeploymentStageMainCallsApi(configuration)
+    const main = new EnvironmentMainCallsApi(configuration)
+    const anchor = (await stages.createEnvironmentDeploymentStage(environment.id, { name: 'anchor', description: '' })).data
+
+    const created = (await stages.createEnvironmentDeploymentStage(environment.id, { name: 'migrations', description: 'run first' })).data
+    await stages.moveAfterDeploymentStage(created.id, anchor.id)
+    const read = async () => {
+      const stage = (await stages.getDeploymentStage(created.id)).data
+      return { id: stage.id, environment_id: stage.environment.id, name: stage.name, description: stage.description }
+    }
+    const order = async () => (await stages.listEnvironmentDeploymentStage(environment.id)).data.results?.map((s) => s.name)
+    assert.deepEqual(await read(), { id: created.id, environment_id: environment.id, name: 'migrations', description: 'run first' })
+    const initial = await order()
+    assert.ok(initial!.indexOf('migrations') === initial!.indexOf('anchor') + 1, `after its anchor: ${initial}`)
+
+    await stages.editDeploymentStage(created.id, { name: 'schema', description: 'before the anchor' })
+    await stages.moveBeforeDeploymentStage(created.id, anchor.id)
+    const expected = { id: created.id, environment_id: environment.id, name: 'schema', description: 'before the anchor' }
+    assert.deepEqual(await read(), expected)
+    assert.deepEqual(await read(), expected, 'an import reads the same state')
+    const moved = await order()
+    assert.ok(moved!.indexOf('schema') === moved!.indexOf('anchor') - 1, `before its anchor: ${moved}`)
+
+    // Delete: read the stage, its environment's status, delete, then read until a 404.
+    await stages.getDeploymentStage(created.id)
+    await main.getEnvironmentStatus(environment.id)
+    assert.equal((await stages.deleteDeploymentStage(created.id)).status, 204)
+    assert.equal(await rejectedStatus(stages.getDeploymentStage(created.id)), 404)
+  })
+
+  it('qovery_helm_repository: create, read, edit, read, import, delete, read → 404', async () => {
+    const helm = new HelmRepositoriesApi(configuration)
+    const name = uniqueName('tf-charts')
+    const body = {
+      name,
+      kind: HelmRepositoryKindEnum.HTTPS,
+      url: 'https://charts.example.com/stable',
+      description: 'our charts',
+      skip_tls_verification: false,
+      config: { username: 'robot', password: 'hunter2' },
+    }
+    const created = (await helm.createHelmRepository(organizationId, body)).data
+    const read = async () => {
+      const r = (await helm.getHelmRepository(organizationId, created.id)).data
+      return { id: r.id, name: r.name, kind: r.kind, url: r.url, description: r.description, skip_tls_verification: r.skip_tls_verification }
+    }
+    assert.deepEqual(await read(), { id: created.id, name, kind: 'HTTPS', url: body.url, description: 'our charts', skip_tls_verification: false })
+
+    await helm.editHelmRepository(organizationId, created.id, {
+      ...body,
+      url: 'https://charts.example.com/beta',
+      description: 'beta',
+      skip_tls_verification: true,
+    })
+    const expected = { id: created.id, name, kind: 'HTTPS', url: 'https://charts.example.com/beta', description: 'beta', skip_tls_verification: true }
+    assert.deepEqual(await read(), expected)
+    assert.deepEqual(await read(), expected, 'an import reads the same state')
+
+    assert.equal((await helm.deleteHelmRepository(organizationId, created.id)).status, 204)
+    assert.equal(await rejectedStatus(helm.getHelmRepository(organizationId, created.id)), 404)
+  })
+
+  it('qovery_git_token: create, read, edit, read, import, delete, read → 404', async () => {
+    const main = new OrganizationMainCallsApi(configuration)
+    const name = uniqueName('tf-bitbucket')
+    const created = (
+      await main.createGitToken(organizationId, { name, description: 'ci', type: GitProviderEnum.BITBUCKET, token: 'bb-secret', workspace: 'acme' })
+    ).data
+    const read = async () => {
+      const token = (await main.getOrganizationGitToken(organizationId, created.id)).data
+      return { id: token.id, name: token.name, description: token.description, type: token.type, workspace: token.workspace }
+    }
+    assert.deepEqual(await read(), { id: created.id, name, description: 'ci', type: 'BITBUCKET', workspace: 'acme' })
+
+    await main.editGitToken(organizationId, created.id, {
+      name,
+      description: 'rotated',
+      type: GitProviderEnum.BITBUCKET,
+      token: 'bb-rotated',
+      workspace: 'acme-2',
+    })
+    const expected = { id: created.id, name, description: 'rotated', type: 'BITBUCKET', workspace: 'acme-2' }
+    assert.deepEqual(await read(), expected)
+    assert.deepEqual(await read(), expected, 'an import reads the same state')
+
+    assert.equal((await main.deleteGitToken(organizationId, created.id)).status, 204)
+    assert.equal(await rejectedStatus(main.getOrganizationGitToken(organizationId, created.id)), 404)
+  })
+
+  it('qovery_api_token: create with a role id, read from the list, import, delete, absent from the list', async () => {
+    const tokens = new OrganizationApiTokenApi(configuration)
+    const name = uniqueName('tf-token')
+    const created = (await tokens.createOrganizationApiToken(organizationId, { name, description: 'for ci', role_id: ROLE_IDS.DEPLOY })).data
+    assert.ok(created.token, 'the value is answered at creation, once')
+    assert.equal(created.role_id, ROLE_IDS.DEPLOY)
+
+    // Read (and import): the list, the token found there by id.
+    const read = async () => {
+      const token = (await tokens.listOrganizationApiTokens(organizationId)).data.results?.find((entry) => entry.id === created.id)
+      return token && { id: token.id, name: token.name, description: token.description, role_id: token.role_id }
+    }
+    const expected = { id: created.id, name, description: 'for ci', role_id: ROLE_IDS.DEPLOY }
+    assert.deepEqual(await read(), expected)
+    assert.deepEqual(await read(), expected, 'an import reads the same state')
+
+    assert.equal((await tokens.deleteOrganizationApiToken(organizationId, created.id)).status, 204)
+    assert.equal(await read(), undefined)
+  })
+})
