@@ -4,6 +4,11 @@ import {
   APIVariableScopeEnum,
   Configuration,
   CreateEnvironmentModeEnum,
+  DatabaseAccessibilityEnum,
+  DatabaseMainCallsApi,
+  DatabaseModeEnum,
+  DatabasesApi,
+  DatabaseTypeEnum,
   DeploymentStageMainCallsApi,
   EnvironmentActionsApi,
   EnvironmentMainCallsApi,
@@ -250,6 +255,117 @@ describe("the Terraform provider's resources replayed through the official clien
     await main.getEnvironmentStatus(environment.id)
     assert.equal((await stages.deleteDeploymentStage(created.id)).status, 204)
     assert.equal(await rejectedStatus(stages.getDeploymentStage(created.id)), 404)
+  })
+
+  it('qovery_database: create and attach to a stage, refresh, edit and attach, refresh, import, delete, status → 404', async () => {
+    const f = factories(t.db)
+    const environment = await f.environment((await f.project(organizationId)).id)
+    const databases = new DatabasesApi(configuration)
+    const main = new DatabaseMainCallsApi(configuration)
+    const stages = new DeploymentStageMainCallsApi(configuration)
+    const variables = new EnvironmentVariableApi(configuration)
+    const environments = new EnvironmentMainCallsApi(configuration)
+    const stage = (await stages.createEnvironmentDeploymentStage(environment.id, { name: 'data', description: '' })).data
+    const later = (await stages.createEnvironmentDeploymentStage(environment.id, { name: 'later', description: '' })).data
+
+    const name = uniqueName('tf-db')
+    const created = (
+      await databases.createDatabase(environment.id, {
+        name,
+        type: DatabaseTypeEnum.POSTGRESQL,
+        version: '16',
+        mode: DatabaseModeEnum.CONTAINER,
+        accessibility: DatabaseAccessibilityEnum.PRIVATE,
+        cpu: 250,
+        memory: 256,
+        storage: 10,
+        annotations_groups: [],
+        labels_groups: [],
+      })
+    ).data
+    const databaseId = created.id
+    await stages.attachServiceToDeploymentStage(stage.id, databaseId, { is_skipped: true })
+
+    // The provider's state of a database: the database, its master credentials, the built-in
+    // internal host of its environment's variables, its deployment stage and whether it is skipped.
+    const state = async (withStatus: boolean) => {
+      const database = (await main.getDatabase(databaseId)).data
+      if (withStatus) await main.getDatabaseStatus(databaseId)
+      const credentials = (await main.getDatabaseMasterCredentials(databaseId)).data
+      const hostKey = `QOVERY_${database.type}_Z${databaseId.split('-')[0]!.toUpperCase()}_HOST_INTERNAL`
+      const builtIn = ((await variables.listEnvironmentEnvironmentVariable(environment.id)).data.results ?? []).filter((v) => v.scope === 'BUILT_IN')
+      const serviceStage = (await stages.getServiceDeploymentStage(databaseId)).data
+      return {
+        id: database.id,
+        environment_id: database.environment.id,
+        name: database.name,
+        type: database.type,
+        version: database.version,
+        mode: database.mode,
+        accessibility: database.accessibility,
+        cpu: database.cpu,
+        memory: database.memory,
+        storage: database.storage,
+        port: database.port,
+        host: database.host,
+        login: credentials.login,
+        password: credentials.password,
+        internal_host: builtIn.find((v) => v.key === hostKey)?.value ?? '',
+        deployment_stage_id: serviceStage.id,
+        is_skipped: serviceStage.services?.find((s) => s.service_id === databaseId)?.is_skipped ?? false,
+      }
+    }
+    const afterCreate = await state(false)
+    assert.deepEqual(
+      { ...afterCreate, login: undefined, password: undefined, internal_host: undefined, host: undefined, port: undefined },
+      {
+        id: databaseId,
+        environment_id: environment.id,
+        name,
+        type: 'POSTGRESQL',
+        version: '16',
+        mode: 'CONTAINER',
+        accessibility: 'PRIVATE',
+        cpu: 250,
+        memory: 256,
+        storage: 10,
+        port: undefined,
+        host: undefined,
+        login: undefined,
+        password: undefined,
+        internal_host: undefined,
+        deployment_stage_id: stage.id,
+        is_skipped: true,
+      },
+    )
+    assert.ok(afterCreate.login && afterCreate.password, 'the master credentials are read')
+    assert.ok(afterCreate.internal_host, 'the built-in internal host is found by its key')
+    assert.deepEqual(await state(true), afterCreate, 'the refresh reads what the create answered')
+
+    await main.editDatabase(databaseId, {
+      name: `${name}-2`,
+      version: '16',
+      accessibility: DatabaseAccessibilityEnum.PRIVATE,
+      cpu: 500,
+      memory: 512,
+      storage: 20,
+      annotations_groups: [],
+      labels_groups: [],
+    })
+    await stages.attachServiceToDeploymentStage(later.id, databaseId, { is_skipped: false })
+    const expected = { ...afterCreate, name: `${name}-2`, cpu: 500, memory: 512, storage: 20, deployment_stage_id: later.id, is_skipped: false }
+    assert.deepEqual(await state(false), expected)
+    assert.deepEqual(await state(true), expected, 'a refresh and an import read the same state')
+
+    // Delete: the database, its environment's final state, the delete, then the status until a 404.
+    await main.getDatabase(databaseId)
+    await environments.getEnvironmentStatus(environment.id)
+    assert.equal((await main.deleteDatabase(databaseId)).status, 204)
+    await until(
+      () => rejectedStatus(main.getDatabaseStatus(databaseId)),
+      (status) => status === 404,
+      { what: 'the status of the deleted database answering 404' },
+    )
   })
 
   it('qovery_helm_repository: create, read, edit, read, import, delete, read → 404', async () => {
