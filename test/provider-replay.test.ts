@@ -62,6 +62,13 @@ const secretsOf = (results: { key: string; description?: string | null; scope: s
     .map((v) => ({ key: v.key, description: v.description ?? '' }))
     .sort((a, b) => a.key.localeCompare(b.key))
 
+/** The HTTP status a call answered, refused or not (for waits that read until a 404). */
+const answered = (call: Promise<{ status: number }>) =>
+  call.then(
+    (res) => res.status,
+    (error: { response?: { status?: number } }) => error.response?.status,
+  )
+
 describe("the Terraform provider's resources replayed through the official client", () => {
   it('qovery_project: create with variables and secrets, refresh, update, refresh, import, delete, read → 404', async () => {
     const projects = new ProjectsApi(configuration)
@@ -217,7 +224,7 @@ describe("the Terraform provider's resources replayed through the official clien
     )
     assert.equal((await main.deleteEnvironment(environmentId)).status, 204)
     await until(
-      () => rejectedStatus(main.getEnvironmentStatus(environmentId)),
+      () => answered(main.getEnvironmentStatus(environmentId)),
       (status) => status === 404,
       { what: 'the status of the deleted environment answering 404' },
     )
@@ -362,7 +369,7 @@ describe("the Terraform provider's resources replayed through the official clien
     await environments.getEnvironmentStatus(environment.id)
     assert.equal((await main.deleteDatabase(databaseId)).status, 204)
     await until(
-      () => rejectedStatus(main.getDatabaseStatus(databaseId)),
+      () => answered(main.getDatabaseStatus(databaseId)),
       (status) => status === 404,
       { what: 'the status of the deleted database answering 404' },
     )
@@ -445,5 +452,91 @@ describe("the Terraform provider's resources replayed through the official clien
 
     assert.equal((await tokens.deleteOrganizationApiToken(organizationId, created.id)).status, 204)
     assert.equal(await read(), undefined)
+  })
+  it('qovery_organization: import, read, edit, read; a read of an organization that is gone → 404 (the provider neither creates nor deletes one)', async () => {
+    const { organization, tokens } = await factories(t.db).organizationWithTokens()
+    const main = new OrganizationMainCallsApi(new Configuration({ basePath: configuration.basePath, apiKey: tokens.admin.authorization }))
+    const read = async () => {
+      const o = (await main.getOrganization(organization.id)).data
+      return { id: o.id, name: o.name, description: o.description ?? null, plan: o.plan }
+    }
+    const imported = await read()
+    assert.equal(imported.id, organization.id)
+    assert.equal(imported.name, organization.name)
+    assert.ok(['FREE', 'TEAM', 'ENTERPRISE', 'USER_2025', 'TEAM_2025', 'BUSINESS_2025', 'ENTERPRISE_2025'].includes(imported.plan), imported.plan)
+
+    const renamed = uniqueName('tf-org')
+    const edited = (await main.editOrganization(organization.id, { name: renamed, description: 'managed by terraform' })).data
+    const expected = { id: organization.id, name: renamed, description: 'managed by terraform', plan: imported.plan }
+    assert.deepEqual({ id: edited.id, name: edited.name, description: edited.description ?? null, plan: edited.plan }, expected)
+    assert.deepEqual(await read(), expected)
+    assert.equal(await rejectedStatus(main.getOrganization('00000000-0000-4000-8000-00000000dead')), 404)
+  })
+
+  it('qovery_deployment: create RUNNING, update STOPPED then RESTARTED, delete; every status read is one the provider knows', async () => {
+    const f = factories(t.db)
+    const environment = await f.environment((await f.project(organizationId)).id)
+    await f.containerService(environment.id)
+    const actions = new EnvironmentActionsApi(configuration)
+    const main = new EnvironmentMainCallsApi(configuration)
+    // The provider's two waits (deployment_status_qoveryapi.go): any other state is an error to it.
+    const inProgress = [
+      'BUILDING',
+      'CANCELING',
+      'DELETE_QUEUED',
+      'DELETING',
+      'DEPLOYING',
+      'STOPPING',
+      'STOP_QUEUED',
+      'RESTART_QUEUED',
+      'RESTARTING',
+      'DEPLOYMENT_QUEUED',
+      'QUEUED',
+    ]
+    const settled = [
+      'READY',
+      'DEPLOYMENT_ERROR',
+      'DELETE_ERROR',
+      'STOP_ERROR',
+      'RESTART_ERROR',
+      'STOPPED',
+      'DELETED',
+      'RESTARTED',
+      'CANCELED',
+      'BUILD_ERROR',
+      'DEPLOYED',
+    ]
+    const reached = ['STOPPED', 'DEPLOYED', 'DELETED', 'RESTARTED', 'CANCELED']
+    const status = async () => {
+      const state: string = (await main.getEnvironmentStatus(environment.id)).data.state
+      assert.ok(inProgress.includes(state) || settled.includes(state), `a state the provider knows: ${state}`)
+      return state
+    }
+    const waitTerminated = () => until(status, (state) => settled.includes(state), { what: 'a terminated state' })
+    const waitDesired = () => until(status, (state) => reached.includes(state) || state.endsWith('_ERROR'), { what: 'the desired state' })
+
+    // Create (desired_state RUNNING): deploy, then wait for the desired state.
+    assert.equal((await actions.deployEnvironment(environment.id)).status, 202)
+    assert.equal(await waitDesired(), 'DEPLOYED')
+
+    // Update to STOPPED, then to RESTARTED: wait for a terminated state, act, wait for the desired one.
+    await waitTerminated()
+    assert.equal((await actions.stopEnvironment(environment.id)).status, 202)
+    assert.equal(await waitDesired(), 'STOPPED')
+    await waitTerminated()
+    assert.equal((await actions.redeployEnvironment(environment.id)).status, 202)
+    assert.ok(['DEPLOYED', 'RESTARTED'].includes(await waitDesired()))
+
+    // Delete: the environment exists, a terminated state, delete, then the status until a 404.
+    await main.getEnvironment(environment.id)
+    await waitTerminated()
+    assert.equal((await main.deleteEnvironment(environment.id)).status, 204)
+    await until(
+      () => answered(main.getEnvironmentStatus(environment.id)),
+      (code) => code === 404,
+      { what: 'the status of the deleted environment answering 404' },
+    )
+    // A delete of a deployment whose environment is gone reads it and stops there.
+    assert.equal(await rejectedStatus(main.getEnvironment(environment.id)), 404)
   })
 })
