@@ -28,6 +28,7 @@ export function toClusterResponse(row: ClusterRow): ClusterResponse {
     features: [],
     executor: row.executor as ClusterExecutor,
     has_kubeconfig: row.kubeconfigSealed !== null,
+    image_registry_id: row.imageRegistryId,
   }
 }
 
@@ -55,5 +56,6 @@ export function clusterInput(body: ClusterRequest): ClusterInput {
     kubernetes,
     production: body.production ?? false,
     executor: body.executor ?? (kubernetes === 'SELF_MANAGED' ? 'KUBERNETES' : 'SIMULATED'),
+    imageRegistryId: body.image_registry_id ?? null,
   }
 }

@@ -119,6 +119,8 @@ export interface ClustersTable {
   production: Generated<boolean>
   /** The kubeconfig of a KUBERNETES cluster, sealed with the server's SecretBox. */
   kubeconfigSealed: Buffer | null
+  /** Where images built for a KUBERNETES cluster are pushed, and pulled from (migration 0028). */
+  imageRegistryId: Generated<string | null>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }
