@@ -3,8 +3,11 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
 import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
 import type { ChartValues } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
+import { createKubernetesExecutor } from '#src/modules/executors/kubernetes/helm-executor.ts'
+import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
 import { busyboxImage, docker, type LoopbackRegistry, startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
@@ -244,5 +247,47 @@ describe('applications and jobs built from git on a KUBERNETES cluster', () => {
     const cleared = await calls.inject('PUT', url, tokens.write.authorization, body)
     assert.equal(cleared.statusCode, 200, cleared.body)
     assert.equal(cleared.json().image_registry_id, null)
+  })
+
+  it('fails, saying what it needs, when no Docker engine answers on the runner', async () => {
+    const executor = createKubernetesExecutor({
+      helmPath: path.join(work, 'helm-wrapper.sh'),
+      kubeconfig: async () => KUBECONFIG,
+      chartRepository: async () => {
+        throw new Error('no helm repository here')
+      },
+      openSecret: () => '',
+      imageRegistry: async () => 'a-registry',
+      docker: async () => {
+        throw new Error('connect ENOENT /nowhere.sock')
+      },
+      workRoot: work,
+    })
+    const snapshot = {
+      serviceId: crypto.randomUUID(),
+      kind: 'APPLICATION',
+      name: 'site',
+      version: 1,
+      configuration: { gitRepository: { url: 'https://git.example.com/acme/site.git', branch: 'main' } },
+      overrides: {},
+      variables: [],
+      variablesFingerprint: '',
+      advancedSettings: {},
+    } as unknown as ServiceSnapshot
+    takeCalls()
+    const outcome = await executor.run(
+      { id: snapshot.serviceId, name: 'site', type: 'APPLICATION' } as ServiceProgress,
+      'DEPLOY',
+      new AbortController().signal,
+      {
+        snapshot,
+        plan: [],
+        run: { id: crypto.randomUUID(), organizationId: crypto.randomUUID(), environmentId: crypto.randomUUID() },
+        log: () => undefined,
+      },
+    )
+    assert.equal(outcome.ok, false)
+    assert.match((outcome as { message: string }).message, /an image build for a Kubernetes cluster needs a Docker engine on the runner.*ENOENT/)
+    assert.deepEqual(takeCalls(), [])
   })
 })
