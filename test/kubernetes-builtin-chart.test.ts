@@ -598,10 +598,12 @@ exec "${helm}" "$@"
     )
   })
 
-  it('fails clearly, calling no helm, for what it cannot build or run: applications, jobs built from git, MANAGED databases', async () => {
-    const application = await run(snapshotOf('APPLICATION', {}))
+  it('fails clearly, calling no helm, for what it cannot build or run: applications and jobs built from git on a cluster without an image registry, MANAGED databases', async () => {
+    const application = await run(
+      snapshotOf('APPLICATION', { gitRepository: { url: 'https://git.example.com/acme/site.git', branch: 'main' }, dockerfilePath: 'Dockerfile' }),
+    )
     assert.equal(application.outcome.ok, false)
-    assert.match((application.outcome as { message: string }).message, /no image builder for Kubernetes clusters yet/)
+    assert.match((application.outcome as { message: string }).message, /an application built from git .* needs the cluster's image_registry_id/)
     assert.deepEqual(application.calls, [])
     const fromGit = jobConfig({ lifecycle: { onStart: { arguments: ['x'], entrypoint: null }, onStop: null, onDelete: null, lifecycleType: null } })
     const gitJob = await run(
@@ -610,7 +612,7 @@ exec "${helm}" "$@"
         source: { docker: { git: {} as never, dockerfilePath: 'Dockerfile', dockerfileRaw: null, dockerTargetBuildStage: null } },
       }),
     )
-    assert.match((gitJob.outcome as { message: string }).message, /job built from git needs its image built/)
+    assert.match((gitJob.outcome as { message: string }).message, /a job built from git .* needs the cluster's image_registry_id/)
     assert.deepEqual(gitJob.calls, [])
     const managed = await run(snapshotOf('DATABASE', databaseConfig('POSTGRESQL', '16', { mode: 'MANAGED' })))
     assert.match((managed.outcome as { message: string }).message, /MANAGED database needs a cloud provider/)

@@ -123,6 +123,7 @@ export function factories(db: Db) {
         production: false,
         executor: 'SIMULATED',
         ...options,
+        imageRegistryId: options.imageRegistryId ?? null,
       })
       if (kubeconfig !== undefined) await clusters.setKubeconfig(adminOf(organizationId), organizationId, cluster.id, kubeconfig)
       return cluster

@@ -23,6 +23,10 @@ const Executor = Type.Unsafe<ClusterExecutor>({
     'Berth runners) or KUBERNETES (with helm, through the kubeconfig). Absent: KUBERNETES when `kubernetes` is SELF_MANAGED, else SIMULATED.',
 })
 
+const IMAGE_REGISTRY =
+  "Berth's own field: the container registry (of the cluster's organization) that images Berth builds for a KUBERNETES cluster " +
+  '(applications, jobs built from git) are pushed to, and the cluster pulls them from with its credentials. Absent or null: none, and such services fail to deploy there.'
+
 export const ClusterParams = Type.Object({ organizationId: Uuid, clusterId: Uuid })
 
 export const ClusterRequest = Type.Object(
@@ -34,6 +38,7 @@ export const ClusterRequest = Type.Object(
     kubernetes: Type.Optional(KubernetesMode),
     production: Type.Optional(Type.Boolean()),
     executor: Type.Optional(Executor),
+    image_registry_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: IMAGE_REGISTRY })),
   },
   {
     additionalProperties: false,
@@ -75,6 +80,7 @@ export const ClusterResponse = Type.Object(
     features: Type.Array(Type.Object({})),
     executor: Executor,
     has_kubeconfig: Type.Boolean({ description: "Berth's own field: whether a kubeconfig is stored (it is read with getClusterKubeconfig)" }),
+    image_registry_id: Type.Union([Uuid, Type.Null()], { description: IMAGE_REGISTRY }),
   },
   { title: 'Cluster' },
 )

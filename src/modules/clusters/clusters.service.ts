@@ -25,6 +25,8 @@ export interface ClusterInput {
   kubernetes: string
   production: boolean
   executor: ClusterExecutor
+  /** Where images built for the cluster are pushed: a container registry of the organization. */
+  imageRegistryId: string | null
 }
 
 const nameTaken = (name: string) => new AppError('conflict', `a cluster named "${name}" already exists in this organization`)
@@ -59,7 +61,14 @@ export function createClustersService({ repo, organizations, secrets, listLimit 
     kubernetes: input.kubernetes,
     production: input.production,
     executor: input.executor,
+    imageRegistryId: input.imageRegistryId,
   })
+
+  /** A registry named by the request must be the organization's own (a 400: the body is wrong, not the path). */
+  async function checkRegistry(organizationId: string, input: ClusterInput): Promise<void> {
+    if (input.imageRegistryId && !(await repo.hasContainerRegistry(organizationId, input.imageRegistryId)))
+      throw new AppError('bad_request', 'image_registry_id names no container registry of this organization')
+  }
 
   return {
     async list(principal: Principal, organizationId: string): Promise<CappedList<ClusterRow>> {
@@ -73,6 +82,7 @@ export function createClustersService({ repo, organizations, secrets, listLimit 
     async create(principal: Principal, organizationId: string, input: ClusterInput): Promise<ClusterRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
       await ensureDefault(organizationId)
+      await checkRegistry(organizationId, input)
       return whenParentGone(
         () => notFound('organization'),
         () =>
@@ -87,6 +97,7 @@ export function createClustersService({ repo, organizations, secrets, listLimit 
     /** A full replacement of what the request holds; the kubeconfig is kept (editClusterKubeconfig changes it). A custom role's cluster ADMIN may too. */
     async update(principal: Principal, organizationId: string, clusterId: string, input: ClusterInput): Promise<ClusterRow> {
       await organizations.requireScoped(principal, organizationId, { kind: 'cluster', clusterId }, 'WRITE')
+      await checkRegistry(organizationId, input)
       const row = await withUniqueName(
         'clusters_name_key',
         () => nameTaken(input.name),

@@ -41,6 +41,7 @@ export function toClusterResponse(row: ClusterRow): ClusterResponse {
     features: [],
     executor: row.executor as ClusterExecutor,
     has_kubeconfig: row.kubeconfigSealed !== null,
+    image_registry_id: row.imageRegistryId,
   }
 }
 
@@ -68,6 +69,7 @@ export function clusterInput(body: ClusterRequest): ClusterInput {
     kubernetes,
     production: body.production ?? false,
     executor: body.executor ?? (kubernetes === 'SELF_MANAGED' ? 'KUBERNETES' : 'SIMULATED'),
+    imageRegistryId: body.image_registry_id ?? null,
   }
 }
 

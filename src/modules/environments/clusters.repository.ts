@@ -12,6 +12,17 @@ export function createClustersRepository(db: Db) {
       return db.selectFrom('clusters').selectAll().where('organizationId', '=', organizationId).where('id', '=', clusterId).executeTakeFirst()
     },
 
+    /** Whether the organization has this container registry (a cluster's image_registry_id). */
+    async hasContainerRegistry(organizationId: string, registryId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('containerRegistries')
+        .select('id')
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', registryId)
+        .executeTakeFirst()
+      return row !== undefined
+    },
+
     findDefault(organizationId: string): Promise<ClusterRow | undefined> {
       return db.selectFrom('clusters').selectAll().where('organizationId', '=', organizationId).where('isDefault', '=', true).executeTakeFirst()
     },

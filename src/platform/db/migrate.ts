@@ -25,6 +25,7 @@ import * as clusters from './migrations/0024-clusters.ts'
 import * as customRoleHolders from './migrations/0025-custom-role-holders.ts'
 import * as clusterRecords from './migrations/0026-cluster-records.ts'
 import * as snapshotLabels from './migrations/0027-snapshot-labels.ts'
+import * as clusterImageRegistry from './migrations/0028-cluster-image-registry.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0025-custom-role-holders': customRoleHolders,
   '0026-cluster-records': clusterRecords,
   '0027-snapshot-labels': snapshotLabels,
+  '0028-cluster-image-registry': clusterImageRegistry,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -139,6 +139,8 @@ export interface ClustersTable {
   routingTable: ColumnType<ClusterRoute[], string | undefined, string>
   /** specifyClusterCloudProviderInfo's body, as given; null until then. */
   cloudProviderInfo: ColumnType<ClusterCloudProviderInfo | null, string | null | undefined, string | null>
+  /** Where images built for a KUBERNETES cluster are pushed, and pulled from (migration 0028). */
+  imageRegistryId: Generated<string | null>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }

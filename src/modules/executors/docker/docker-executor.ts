@@ -1,12 +1,9 @@
 import type Docker from 'dockerode'
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
-import type {
-  ApplicationConfig,
-  ApplicationDeployOverrides,
-  Probe as ApplicationProbe,
-} from '#src/modules/services/kinds/application/application.types.ts'
-import type { ContainerConfig, Probe } from '#src/modules/services/kinds/container/container.types.ts'
+import type { ApplicationConfig, ApplicationDeployOverrides } from '#src/modules/services/kinds/application/application.types.ts'
+import { containerProbe } from '#src/modules/services/kinds/application/application-probes.ts'
+import type { ContainerConfig } from '#src/modules/services/kinds/container/container.types.ts'
 import type { ContainerDeployOverrides } from '#src/modules/services/kinds/container/container-deployments.ts'
 import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
 import { openPassword } from '#src/modules/services/kinds/database/database-credentials.ts'
@@ -19,11 +16,12 @@ import { revealVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { secretMask } from '#src/platform/secrets/secret-masking.ts'
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
-import { CheckoutError, checkout, type GitCredentials, removeRunCheckouts } from '../git-checkout.ts'
+import { type GitCredentials, removeRunCheckouts } from '../git-checkout.ts'
+import { type BuildSource, builtFromGit } from './built-images.ts'
 import { dnsLabel, ensureNetwork, type Owner } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
-import { buildImage, builtImageRepository, removeBuiltImages } from './image-builds.ts'
-import { ensureImage, hasImage, imageReference, type PullAuth } from './images.ts'
+import { removeBuiltImages } from './image-builds.ts'
+import { ensureImage, imageReference, type PullAuth } from './images.ts'
 import { runToCompletion } from './job-runs.ts'
 import { type InstanceSpec, removeAbandoned, removeInstances, rollOut, type Say, stopInstances } from './service-instances.ts'
 
@@ -47,40 +45,6 @@ export interface DockerExecutorDeps {
   gitCredentials(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
   /** BERTH_GIT_ALLOW_PRIVATE_URLS: whether repositories on loopback, private, link-local or metadata addresses (or plain http) may be fetched. */
   allowPrivateUrls: boolean
-}
-
-/** An application's probe (stored as the wire gives it) as a container's, which readiness checks take. */
-function containerProbe(probe: ApplicationProbe | null): Probe | null {
-  if (!probe) return null
-  const { tcp, http, exec, grpc } = probe.type
-  let type: Probe['type']
-  if (http) type = { http: { path: http.path, scheme: http.scheme, port: http.port ?? null } }
-  else if (tcp) type = { tcp: { port: tcp.port ?? null, host: tcp.host ?? null } }
-  else if (exec) type = { exec: { command: exec.command } }
-  else if (grpc) type = { grpc: { service: grpc.service ?? null, port: grpc.port ?? null } }
-  else return null
-  return {
-    type,
-    initialDelaySeconds: probe.initial_delay_seconds,
-    periodSeconds: probe.period_seconds,
-    timeoutSeconds: probe.timeout_seconds,
-    successThreshold: probe.success_threshold,
-    failureThreshold: probe.failure_threshold,
-  }
-}
-
-/** build.timeout_max_sec when the snapshot carries none. */
-const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800
-
-/** What an image is built from: a repository at a commit (or a branch's head), a Dockerfile in it. */
-interface BuildSource {
-  repository: GitRepositoryRef
-  ref: { commit: string } | { branch: string | null }
-  dockerfilePath: string | null
-  dockerfileRaw: string | null
-  target: string | null
-  /** Whether an image already built for the commit is used as it is (a restart, a job's later event) rather than built again. */
-  reuse: boolean
 }
 
 /** How long a stopping instance gets before it is killed, when its settings do not say (databases have none). */
@@ -117,68 +81,9 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     return values
   }
 
-  /**
-   * The image of `source` at its commit, `berth/{service id}:{commit}`: fetched and built, or used as
-   * it is when `reuse` allows and the engine has it. A repository that cannot be fetched and a failed
-   * build are outcomes; a cancel rejects (git is killed, the build request aborted).
-   */
-  async function builtImage(
-    snapshot: ServiceSnapshot,
-    organizationId: string,
-    /** The deployment's execution id, which its checkout is named after. */
-    runId: string,
-    source: BuildSource,
-    say: Say,
-    signal: AbortSignal,
-  ): Promise<{ ok: true; image: string } | { ok: false; message: string }> {
-    const repository = builtImageRepository(snapshot.serviceId)
-    if (source.reuse && 'commit' in source.ref && (await hasImage(docker, `${repository}:${source.ref.commit}`))) {
-      say('build', `image ${repository}:${source.ref.commit} is present: nothing to build`)
-      return { ok: true, image: `${repository}:${source.ref.commit}` }
-    }
-    const credentials = await deps.gitCredentials(organizationId, source.repository)
-    let fetched: Awaited<ReturnType<typeof checkout>>
-    try {
-      fetched = await checkout({
-        url: source.repository.url,
-        ref: source.ref,
-        credentials,
-        allowPrivateUrls: deps.allowPrivateUrls,
-        say: (message) => say('build', message),
-        signal,
-        runId,
-      })
-    } catch (error) {
-      if (error instanceof CheckoutError) return { ok: false, message: `cannot fetch ${source.repository.url}: ${error.message}` }
-      throw error
-    }
-    try {
-      const image = `${repository}:${fetched.commit}`
-      if (source.reuse && (await hasImage(docker, image))) {
-        say('build', `image ${image} is present: nothing to build`)
-        return { ok: true, image }
-      }
-      const setting = snapshot.advancedSettings['build.timeout_max_sec']
-      const outcome = await buildImage(
-        docker,
-        {
-          serviceId: snapshot.serviceId,
-          checkout: fetched.dir,
-          rootPath: source.repository.rootPath,
-          dockerfilePath: source.dockerfilePath,
-          dockerfileRaw: source.dockerfileRaw,
-          target: source.target,
-          tag: image,
-          timeoutSeconds: typeof setting === 'number' && setting > 0 ? setting : DEFAULT_BUILD_TIMEOUT_SECONDS,
-        },
-        (message, level) => say('build', message, level),
-        signal,
-      )
-      return outcome.ok ? { ok: true, image } : outcome
-    } finally {
-      await fetched.remove()
-    }
-  }
+  /** The image of `source` at its commit (built-images.ts), the build's lines under `build`. */
+  const builtImage = (snapshot: ServiceSnapshot, organizationId: string, runId: string, source: BuildSource, say: Say, signal: AbortSignal) =>
+    builtFromGit(deps, snapshot, { organizationId, runId }, source, (message, level) => say('build', message, level), signal)
 
   async function application(
     snapshot: ServiceSnapshot<ApplicationConfig>,

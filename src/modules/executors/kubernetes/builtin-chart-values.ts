@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import type { RegistryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
+import type { ApplicationConfig } from '#src/modules/services/kinds/application/application.types.ts'
+import { containerProbe } from '#src/modules/services/kinds/application/application-probes.ts'
 import type { ContainerConfig, ContainerPort, Probe } from '#src/modules/services/kinds/container/container.types.ts'
 import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
 import { DATABASE_ENGINES, type DatabaseType } from '#src/modules/services/kinds/database/database-engines.ts'
@@ -170,6 +172,31 @@ export function containerValues(
     livenessProbe: kubernetesProbe(config.healthchecks.livenessProbe, firstPort),
     volumes: config.storage.map((volume) => ({ name: `storage-${volume.id.slice(0, 8)}`, mountPath: volume.mountPoint, size: `${volume.sizeGb}Gi` })),
   }
+}
+
+/**
+ * An application, once its image is built and pushed: a container of that image (a Deployment, a
+ * Service for its ports, an Ingress for its public HTTP ports; a StatefulSet with storage).
+ */
+export function applicationValues(
+  snapshot: ServiceSnapshot<ApplicationConfig>,
+  owner: ChartOwner,
+  variables: OpenVariable[],
+  image: { reference: string; registry: RegistryPullAccess },
+  stopped: boolean,
+): ChartValues {
+  const config = snapshot.configuration
+  const { readiness_probe, liveness_probe } = config.healthchecks
+  const container: ContainerConfig = {
+    ...config,
+    registryId: '',
+    imageName: '',
+    tag: '',
+    ports: config.ports as ContainerPort[],
+    healthchecks: { readinessProbe: containerProbe(readiness_probe), livenessProbe: containerProbe(liveness_probe) },
+    storage: config.storage.map((volume) => ({ ...volume, sizeGb: volume.size })),
+  } as ContainerConfig
+  return containerValues({ ...snapshot, configuration: container }, owner, variables, image, stopped)
 }
 
 /** The variable a database's password reaches its command through: Kubernetes expands `$(NAME)` in args from the container's environment. */

@@ -1,16 +1,25 @@
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import type Docker from 'dockerode'
 import type { RegistryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
+import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
+import type { ApplicationConfig, ApplicationDeployOverrides } from '#src/modules/services/kinds/application/application.types.ts'
 import type { ContainerConfig } from '#src/modules/services/kinds/container/container.types.ts'
 import type { ContainerDeployOverrides } from '#src/modules/services/kinds/container/container-deployments.ts'
 import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
 import type { JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import { commandFor, type JobDeployOverrides, LIFECYCLE_EVENT } from '#src/modules/services/kinds/job/job-deployments.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import { type BuildSource, builtFromGit } from '../docker/built-images.ts'
+import { dockerAddress } from '../docker/docker-engine.ts'
+import { builtImageRepository, removeBuiltImages } from '../docker/image-builds.ts'
+import { pushImage } from '../docker/image-pushes.ts'
 import { imageReference } from '../docker/images.ts'
 import type { ServiceOutcome } from '../executor.ts'
+import type { GitCredentials } from '../git-checkout.ts'
 import {
+  applicationValues,
   BUILTIN_CHART,
   type ChartOwner,
   type ChartValues,
@@ -25,6 +34,9 @@ import { type ReleaseContext, renderCheckInstall, uninstallRelease } from './rel
 // Kubernetes"): each service is a release of the chart Berth ships, installed by the same steps as
 // a helm service's chart (render, the cluster-wide check, `helm upgrade --install`), with `--wait`
 // so that the deployment ends when Kubernetes says the workload is ready (a Job: complete).
+// Applications and jobs built from git are built by the runner's Docker engine (built-images.ts,
+// as the Docker executor builds them) and pushed to the cluster's image registry, which the
+// release pulls them from with an imagePullSecret of that registry's credentials.
 
 export interface BuiltinDeps {
   /** Opens a sealed (base64) secret: a variable, a database's password. */
@@ -33,6 +45,14 @@ export interface BuiltinDeps {
   registry?(organizationId: string, registryId: string): Promise<RegistryPullAccess>
   /** BERTH_DOCKER_DATABASE_IMAGES: where databases' official images are; `docker.io/library` by default. */
   databaseImages?: string
+  /** The runner's Docker engine (DOCKER_HOST, else the local socket), which builds images for the cluster; rejects when it does not answer. */
+  docker?(): Promise<Docker>
+  /** The environment's cluster's image_registry_id: where images built for it are pushed; null without one. */
+  imageRegistry?(organizationId: string, environmentId: string): Promise<string | null>
+  /** The credentials a git repository is fetched with (its git token's), unsealed; none by default. */
+  gitCredentials?(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
+  /** BERTH_GIT_ALLOW_PRIVATE_URLS; false by default. */
+  allowPrivateUrls?: boolean
 }
 
 /** How long a rollout may take before helm gives up (services have no timeout of their own). */
@@ -69,6 +89,43 @@ export async function deployBuiltin(
     const registry = await deps.registry(run.organizationId, registryId)
     return { reference: imageReference(registry.host, imageName, tag), registry }
   }
+  type Pulled = Awaited<ReturnType<typeof image>>
+
+  /**
+   * The image of `source`, built by the runner's Docker engine and pushed to the cluster's image
+   * registry as `{host}/berth/{service id}:{commit}`; an outcome when it cannot be.
+   */
+  async function pushed(what: string, source: BuildSource): Promise<{ ok: true; pulled: Pulled } | { ok: false; message: string }> {
+    const registryId = deps.imageRegistry ? await deps.imageRegistry(run.organizationId, run.environmentId) : null
+    if (!registryId)
+      return {
+        ok: false,
+        message: `${what} built from git on a Kubernetes cluster needs the cluster's image_registry_id: set it (editCluster) to a container registry the cluster pulls from, where Berth pushes the image it builds`,
+      }
+    let docker: Docker
+    try {
+      if (!deps.docker) throw new Error('this runner has no Docker engine')
+      docker = await deps.docker()
+    } catch (error) {
+      return {
+        ok: false,
+        message: `an image build for a Kubernetes cluster needs a Docker engine on the runner, and the one at ${dockerAddress()} does not answer: ${(error as Error).message}`,
+      }
+    }
+    const log = (step: string) => (message: string, level?: 'INFO' | 'WARNING' | 'ERROR') => steps.context.log(step, message, level)
+    const git = { docker, gitCredentials: deps.gitCredentials ?? (async () => undefined), allowPrivateUrls: deps.allowPrivateUrls ?? false }
+    const built = await builtFromGit(git, snapshot, { organizationId: run.organizationId, runId: run.id }, source, log('build'), steps.signal)
+    if (!built.ok) return built
+    const pulled = await image(registryId, builtImageRepository(snapshot.serviceId), built.commit)
+    await pushImage(docker, built.image, pulled.reference, pulled.registry.auth, log('push'), steps.signal)
+    // The registry's tag was only for the push; the runner keeps the last build (a restart reuses it).
+    await docker
+      .getImage(pulled.reference)
+      .remove()
+      .catch(() => undefined)
+    await removeBuiltImages(docker, snapshot.serviceId, built.image)
+    return { ok: true, pulled }
+  }
 
   switch (snapshot.kind) {
     case 'CONTAINER': {
@@ -91,13 +148,25 @@ export async function deployBuiltin(
     }
     case 'JOB':
       return job(snapshot as ServiceSnapshot<JobConfig>)
-    case 'APPLICATION':
+    case 'APPLICATION': {
       if (isRemoval(action)) return uninstallRelease(steps)
-      return {
-        ok: false,
-        message:
-          'an application on a Kubernetes cluster needs its image built from git, and Berth has no image builder for Kubernetes clusters yet: deploy it on a Docker cluster, or as a container service from an image in a registry',
-      }
+      const application = snapshot as ServiceSnapshot<ApplicationConfig>
+      const config = application.configuration
+      const overrides = snapshot.overrides as ApplicationDeployOverrides
+      const commit = overrides.commit?.id ?? overrides.gitCommitId
+      const built = await pushed('an application', {
+        repository: config.gitRepository,
+        ref: commit ? { commit } : { branch: config.gitRepository.branch },
+        dockerfilePath: config.dockerfilePath,
+        dockerfileRaw: null,
+        target: config.dockerTargetBuildStage,
+        // A restart or a stop runs what the last deploy built.
+        reuse: action !== 'DEPLOY',
+      })
+      if (!built.ok) return built
+      const values = applicationValues(application, owner, variables(), built.pulled, action === 'STOP')
+      return installChart(steps, values, ROLLOUT_TIMEOUT_SECONDS, ['--wait'])
+    }
     default:
       return { ok: false, message: `${snapshot.kind.toLowerCase()} services are not deployed on Kubernetes clusters` }
   }
@@ -116,21 +185,26 @@ export async function deployBuiltin(
     const event = forced ?? ('cronjob' in schedule ? undefined : LIFECYCLE_EVENT[action])
     const command = event ? commandFor(config, event) : undefined
     if (isRemoval(action) && !command) return uninstallRelease(steps)
-    if (!('image' in source)) {
-      if (isRemoval(action)) steps.context.log('run', 'the on_delete event is not run: the job is built from git', 'WARNING')
-      return isRemoval(action)
-        ? uninstallRelease(steps)
-        : {
-            ok: false,
-            message:
-              'a job built from git needs its image built, and Berth has no image builder for Kubernetes clusters yet: deploy it on a Docker cluster, or give the job an image from a registry',
-          }
-    }
     if (!('cronjob' in schedule) && !command) {
       steps.context.log('run', 'no command for this event: nothing to run')
       return { ok: true }
     }
-    const pulled = await image(source.image.registryId, source.image.imageName, overrides.imageTag || source.image.tag)
+    let pulled: Pulled
+    if ('image' in source) pulled = await image(source.image.registryId, source.image.imageName, overrides.imageTag || source.image.tag)
+    else {
+      const { git, dockerfilePath, dockerfileRaw, dockerTargetBuildStage } = source.docker
+      const built = await pushed('a job', {
+        repository: git,
+        ref: overrides.gitCommitId ? { commit: overrides.gitCommitId } : { branch: git.branch },
+        dockerfilePath,
+        dockerfileRaw,
+        target: dockerTargetBuildStage,
+        // A deploy builds; a forced event and a stop or delete event run the image built for the commit.
+        reuse: action !== 'DEPLOY' || overrides.forceEvent !== undefined,
+      })
+      if (!built.ok) return built
+      pulled = built.pulled
+    }
     const wait = ['--wait', '--wait-for-jobs']
     const timeout = config.maxDurationSeconds + JOB_START_SECONDS
     if ('cronjob' in schedule) {

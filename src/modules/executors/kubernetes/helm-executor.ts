@@ -2,13 +2,12 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { stringify } from 'yaml'
-import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { HelmDeployOverrides } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import { resolvePlaceholders } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { DeploymentExecutor, ServiceOutcome } from '../executor.ts'
-import { type GitCredentials, removeRunCheckouts } from '../git-checkout.ts'
+import { removeRunCheckouts } from '../git-checkout.ts'
 import { type BuiltinDeps, deployBuiltin } from './builtin-deployments.ts'
 import { gitChart, gitValuesFiles } from './git-charts.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
@@ -45,10 +44,6 @@ export interface KubernetesExecutorDeps extends BuiltinDeps {
   workRoot?: string
   /** BERTH_KUBECTL_PATH: the kubectl program STOP and RESTART run; `kubectl` by default. */
   kubectlPath?: string
-  /** The credentials a git repository is fetched with (its git token's), unsealed; none by default. */
-  gitCredentials?(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS; false by default. */
-  allowPrivateUrls?: boolean
 }
 
 /** The namespace an environment's services are installed in. */

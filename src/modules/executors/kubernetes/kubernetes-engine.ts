@@ -1,3 +1,4 @@
+import Docker from 'dockerode'
 import type { Config } from '#src/config.ts'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { SECRET_CONFIG_FIELDS } from '#src/modules/helm-repositories/helm-repositories.rules.ts'
@@ -12,7 +13,8 @@ import { createKubernetesExecutor } from './helm-executor.ts'
  * The executor of KUBERNETES clusters, reading what it needs from the database: the environment's
  * cluster's kubeconfig, the organization's helm repositories, git tokens and container registries,
  * their secrets opened with the server's SecretBox. It needs nothing to start: helm and kubectl are
- * run, and the cluster reached, per deployment.
+ * run, the cluster reached, and the runner's Docker engine (DOCKER_HOST) asked to build an image,
+ * per deployment.
  */
 export function connectKubernetesExecutor(
   db: Db,
@@ -24,6 +26,21 @@ export function connectKubernetesExecutor(
     gitCredentials: repositoryCredentials(db, secrets),
     registry: registryPullAccess(db, secrets),
     openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
+    async docker() {
+      const docker = new Docker()
+      await docker.version()
+      return docker
+    },
+    async imageRegistry(organizationId, environmentId) {
+      const row = await db
+        .selectFrom('environments as e')
+        .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+        .select('c.imageRegistryId')
+        .where('e.organizationId', '=', organizationId)
+        .where('e.id', '=', environmentId)
+        .executeTakeFirst()
+      return row?.imageRegistryId ?? null
+    },
     async kubeconfig(organizationId, environmentId) {
       const row = await db
         .selectFrom('environments as e')

@@ -1,0 +1,42 @@
+import type Docker from 'dockerode'
+import type { PullAuth } from '#src/modules/container-registries/registry-pull-access.ts'
+
+// An image built on the runner, pushed to a registry a Kubernetes cluster pulls it from.
+
+/** Tags `local` as `target` (`host/name:tag`) and pushes it with `auth`; rejects with the engine's or the registry's reason. */
+export async function pushImage(
+  docker: Docker,
+  local: string,
+  target: string,
+  auth: PullAuth | undefined,
+  say: (message: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const colon = target.lastIndexOf(':')
+  await docker.getImage(local).tag({ repo: target.slice(0, colon), tag: target.slice(colon + 1) })
+  say(`pushing image ${target}${auth ? ` as ${auth.username}` : ''}`)
+  // The engine wants an X-Registry-Auth header even for a registry without credentials: an empty one then.
+  const authconfig = auth ?? ({} as PullAuth)
+  const stream = (await docker.getImage(target).push({ authconfig, abortSignal: signal })) as NodeJS.ReadableStream
+  await new Promise<void>((resolve, reject) => {
+    let failure: string | undefined
+    const onAbort = () => {
+      ;(stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.()
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    docker.modem.followProgress(
+      stream,
+      (error) => {
+        signal.removeEventListener('abort', onAbort)
+        if (error || failure) reject(new Error(`the push of ${target} failed: ${failure ?? error?.message}`))
+        else resolve()
+      },
+      (event: { status?: string; error?: string; id?: string }) => {
+        if (event.error) failure = event.error
+        else if (event.status && !event.id) say(event.status)
+      },
+    )
+  })
+  say(`pushed image ${target}`)
+}
