@@ -512,7 +512,12 @@ echo "done"
         state = (await t.app.inject({ method: 'GET', url: `/helm/${helmService.id}/status`, headers: write })).json().state
       }
       const calls = takeCalls()
-      assert.equal(state, 'DEPLOYED', JSON.stringify(calls.map((call) => call.argv[0])))
+      if (state !== 'DEPLOYED') {
+        const failed = await t.app.inject({ method: 'GET', url: `/helm/${helmService.id}/deploymentHistoryV2`, headers: write })
+        assert.fail(
+          `${state}: ${JSON.stringify(failed.json().results?.[0]?.stages)}; helm calls: ${JSON.stringify(calls.map((call) => call.argv[0]))}`,
+        )
+      }
       // The values files at the branch's head: the request named no values_override_git_commit_id.
       assert.deepEqual(renderedValues(calls), { k1: 'chart', k2: 'file1b', k3: 'file1b', k4: 'file1b', k5: 'file1b' })
       const history = await t.app.inject({ method: 'GET', url: `/helm/${helmService.id}/deploymentHistoryV2`, headers: write })
