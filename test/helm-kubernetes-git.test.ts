@@ -12,7 +12,8 @@ import { createKubernetesExecutor, namespaceOf, releaseName } from '#src/modules
 import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
-import { createTestApp } from './helpers/app.ts'
+
+import { createDeploymentsApp } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
 import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
@@ -468,10 +469,12 @@ echo "done"
   })
 
   it('records the commit fetched in the history entry of a deploy through the API and the runner', async () => {
-    const t = await createTestApp(
-      { BERTH_HELM_PATH: helmWrapper, BERTH_KUBECTL_PATH: kubectlWrapper, BERTH_GIT_ALLOW_PRIVATE_URLS: 'true', BERTH_RUNNER_POLL_MS: '50' },
-      { runner: true },
-    )
+    const t = await createDeploymentsApp(0, {
+      BERTH_HELM_PATH: helmWrapper,
+      BERTH_KUBECTL_PATH: kubectlWrapper,
+      BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+      BERTH_RUNNER_POLL_MS: '50',
+    })
     try {
       takeCalls()
       const f = factories(t.db)
@@ -514,9 +517,7 @@ echo "done"
       const calls = takeCalls()
       if (state !== 'DEPLOYED') {
         const failed = await t.app.inject({ method: 'GET', url: `/helm/${helmService.id}/deploymentHistoryV2`, headers: write })
-        assert.fail(
-          `${state}: ${JSON.stringify(failed.json().results?.[0]?.stages)}; helm calls: ${JSON.stringify(calls.map((call) => call.argv[0]))}`,
-        )
+        assert.fail(`${state}: ${failed.body.slice(0, 3000)}; helm calls: ${JSON.stringify(calls.map((call) => call.argv[0]))}`)
       }
       // The values files at the branch's head: the request named no values_override_git_commit_id.
       assert.deepEqual(renderedValues(calls), { k1: 'chart', k2: 'file1b', k3: 'file1b', k4: 'file1b', k5: 'file1b' })

@@ -20,7 +20,8 @@ import {
 } from '#src/modules/executors/kubernetes/helm-executor.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
-import { createTestApp, testSecretBox } from './helpers/app.ts'
+import { testSecretBox } from './helpers/app.ts'
+import { createDeploymentsApp } from './helpers/deployments.ts'
 import { startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
 import { helmBinary } from './helpers/helm-binary.ts'
@@ -473,7 +474,7 @@ exec "${helm}" "$@"
   })
 
   it('deploys a helm service of an environment on a KUBERNETES cluster through the API and the runner, with what the database holds', async () => {
-    const t = await createTestApp({ BERTH_HELM_PATH: wrapper, BERTH_RUNNER_POLL_MS: '50' }, { runner: true })
+    const t = await createDeploymentsApp(0, { BERTH_HELM_PATH: wrapper, BERTH_RUNNER_POLL_MS: '50' })
     try {
       takeCalls()
       const f = factories(t.db)

@@ -25,8 +25,8 @@ import type { DatabaseType } from '#src/modules/services/kinds/database/database
 import type { JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
-import { createTestApp, testSecretBox } from './helpers/app.ts'
-import { deploymentCalls } from './helpers/deployments.ts'
+import { testSecretBox } from './helpers/app.ts'
+import { createDeploymentsApp, deploymentCalls } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { helmBinary } from './helpers/helm-binary.ts'
 
@@ -620,7 +620,7 @@ exec "${helm}" "$@"
   })
 
   it('deploys a container of an environment on a KUBERNETES cluster through the API and the runner, no secret in argv or in the deployment’s logs', async () => {
-    const t = await createTestApp({ BERTH_HELM_PATH: wrapper, BERTH_RUNNER_POLL_MS: '50' }, { runner: true })
+    const t = await createDeploymentsApp(0, { BERTH_HELM_PATH: wrapper, BERTH_RUNNER_POLL_MS: '50' })
     try {
       takeCalls()
       const f = factories(t.db)
