@@ -1,5 +1,6 @@
 import type Docker from 'dockerode'
 import type { PullAuth } from '#src/modules/container-registries/registry-pull-access.ts'
+import { followTransfer } from './images.ts'
 
 // An image built on the runner, pushed to a registry a Kubernetes cluster pulls it from.
 
@@ -18,25 +19,7 @@ export async function pushImage(
   // The engine wants an X-Registry-Auth header even for a registry without credentials: an empty one then.
   const authconfig = auth ?? ({} as PullAuth)
   const stream = (await docker.getImage(target).push({ authconfig, abortSignal: signal })) as NodeJS.ReadableStream
-  await new Promise<void>((resolve, reject) => {
-    let failure: string | undefined
-    const onAbort = () => {
-      ;(stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.()
-      reject(signal.reason)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    docker.modem.followProgress(
-      stream,
-      (error) => {
-        signal.removeEventListener('abort', onAbort)
-        if (error || failure) reject(new Error(`the push of ${target} failed: ${failure ?? error?.message}`))
-        else resolve()
-      },
-      (event: { status?: string; error?: string; id?: string }) => {
-        if (event.error) failure = event.error
-        else if (event.status && !event.id) say(event.status)
-      },
-    )
-  })
+  const failure = await followTransfer(docker, stream, say, signal)
+  if (failure) throw new Error(`the push of ${target} failed: ${failure}`)
   say(`pushed image ${target}`)
 }

@@ -36,7 +36,22 @@ export async function ensureImage(
   }
   say(`pulling image ${reference}${auth ? ` as ${auth.username}` : ''}`)
   const stream = await docker.pull(reference, auth ? { authconfig: auth, abortSignal: signal } : { abortSignal: signal })
-  await new Promise<void>((resolve, reject) => {
+  const failure = await followTransfer(docker, stream, say, signal)
+  if (failure) throw new Error(failure)
+  say(`pulled image ${reference}`)
+}
+
+/**
+ * Follows a pull's or a push's progress stream to its end, each overall status line to `say`;
+ * the engine's or the registry's reason when it failed. Aborting `signal` stops it and rejects.
+ */
+export function followTransfer(
+  docker: Docker,
+  stream: NodeJS.ReadableStream,
+  say: (message: string) => void,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
     let failure: string | undefined
     const onAbort = () => {
       ;(stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.()
@@ -47,8 +62,7 @@ export async function ensureImage(
       stream,
       (error) => {
         signal.removeEventListener('abort', onAbort)
-        if (error || failure) reject(new Error(failure ?? error?.message ?? 'the pull failed'))
-        else resolve()
+        resolve(failure ?? error?.message)
       },
       (event: { status?: string; error?: string; id?: string }) => {
         if (event.error) failure = event.error
@@ -56,5 +70,4 @@ export async function ensureImage(
       },
     )
   })
-  say(`pulled image ${reference}`)
 }
