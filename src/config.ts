@@ -91,7 +91,7 @@ export interface Config {
     /** BERTH_KUBECTL_PATH: the kubectl program that stops and restarts helm releases on KUBERNETES clusters. */
     readonly kubectlPath: string
   }
-  /** What one service and one environment may hold (README, "Limits"). */
+  /** What one service and one environment may hold (docs/resources.md, "Limits"). */
   readonly services: {
     /** BERTH_SERVICE_CONFIG_MAX_BYTES: the largest configuration a service may store, in bytes of compact JSON. */
     readonly configurationMaxBytes: number

@@ -10,7 +10,7 @@ import { TEST_SECRET_KEY } from './helpers/app.ts'
 import { call, processGroup } from './helpers/berth-processes.ts'
 import { type ChildEnv, runCli, startServer } from './helpers/process.ts'
 
-// The backup and restore procedures README documents ("Backup and restore"), carried out for real:
+// The backup and restore procedures docs/operating.md documents ("Backup and restore"), carried out for real:
 // a copy of a stopped embedded data dir, and pg_dump/pg_restore of an external database.
 
 const run = promisify(execFile)

@@ -22,7 +22,7 @@ import { createTestApp, type TestApp, testSecretBox } from './helpers/app.ts'
 import { rejectedStatus } from './helpers/assertions.ts'
 import { factories } from './helpers/factories.ts'
 
-// Cloning environments and services through the official client (README, "Cloning"): what a clone
+// Cloning environments and services through the official client (docs/cloning.md, "Cloning"): what a clone
 // copies (configuration, stages, variables with secrets sealed as stored, job settings), what it
 // makes anew (a database's credentials), and what it refuses (a taken name, another organization,
 // a role too low, a full environment); then the CLI's clone calls as it sends them.

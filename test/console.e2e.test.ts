@@ -14,7 +14,7 @@ import { repoRoot } from './helpers/process.ts'
 
 // The web console at /console, driven in Debian's Chromium against the real app with a deployment
 // runner. Chromium must be installed (`apt-get install chromium`): without it these tests fail.
-// CONSOLE_SCREENSHOT=docs/console-history.png also writes the README's screenshot.
+// CONSOLE_SCREENSHOT=docs/console-history.png also writes docs/console.md's screenshot.
 
 const CHROMIUM = '/usr/bin/chromium'
 // Without the background-networking flags, Chromium's own connections are refused on CI machines.
@@ -486,7 +486,7 @@ describe('web console', () => {
   })
 
   it('shows a failed deployment as failed, its failed stage and service standing out', async () => {
-    // Fixed names, for the README's screenshot: this file's database is its own, so they are free.
+    // Fixed names, for docs/console.md's screenshot: this file's database is its own, so they are free.
     const { organization, tokens: roleTokens } = await make.organizationWithTokens('Acme')
     const environment = await make.environment((await make.project(organization.id, 'shop')).id, { name: 'production' })
     const tokens = { ...roleTokens, deploy: await make.apiToken(organization.id, 'DEPLOY', { name: 'ci-deployer' }) }

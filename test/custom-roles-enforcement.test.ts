@@ -8,7 +8,7 @@ import { assertError, rejectedStatus } from './helpers/assertions.ts'
 import { factories, uniqueName } from './helpers/factories.ts'
 
 // Holding a custom role (issue 20): an API token holding one reads, deploys and writes exactly as
-// the README's mapping says, per project, environment mode and cluster; NO_ACCESS is a 404 and
+// docs/custom-roles.md's mapping says, per project, environment mode and cluster; NO_ACCESS is a 404 and
 // lists leave it out; an edit of the role applies to the next request.
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'

@@ -150,7 +150,7 @@ describe('deployment snapshots', () => {
       '1.0.0',
       'the configuration still says 1.0.0',
     )
-    // What a deploy request adds is not compared (README, "Deployments"), as before snapshots.
+    // What a deploy request adds is not compared (docs/deployments.md, "Deployments"), as before snapshots.
     assert.equal(await status(), 'UP_TO_DATE')
   })
 })

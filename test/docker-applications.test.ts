@@ -36,7 +36,7 @@ const fakeRepository: FakeRepository = { defaultBranch: 'main', branches: [], co
 before(async () => {
   await busyboxImage()
   git = await startGitServer('x-access-token', GIT_TOKEN)
-  // The executor's git trusts the loopback server's certificate as an operator's would (README).
+  // The executor's git trusts the loopback server's certificate as an operator's would (docs/docker.md).
   process.env.GIT_SSL_CAINFO = git.certificateFile
   github = await startFakeProvider('github')
   github.tokens.add(GIT_TOKEN)

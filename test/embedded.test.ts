@@ -85,8 +85,16 @@ describe('berth with its embedded PostgreSQL (no DATABASE_URL)', () => {
     await removeDataDir(root, dataDir)
   })
 
-  it('concurrent token create commands on a fresh data dir all succeed and leave no PostgreSQL running', async () => {
-    const results = await Promise.all(Array.from({ length: 6 }, () => tokenCreate()))
+  it('token create on a data dir that holds no database refuses, says how to make one, and makes nothing there', async () => {
+    const result = await tokenCreate()
+    assert.equal(result.code, 1, result.stderr)
+    assert.equal(result.stdout, '')
+    assert.match(result.stderr, /no Berth database in .*add --init/)
+    assert.equal(existsSync(dataDir), false)
+  })
+
+  it('concurrent token create --init commands on a fresh data dir all succeed and leave no PostgreSQL running', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => tokenCreate('--init')))
     for (const result of results) {
       assert.equal(result.code, 0, result.stderr)
       assert.match(result.stdout, TOKEN_LINE)
@@ -120,6 +128,16 @@ describe('berth with its embedded PostgreSQL (no DATABASE_URL)', () => {
       [postmaster.pid],
     )
     assert.deepEqual(await organizationNames(server.baseUrl, firstToken), [orgName])
+  })
+
+  it("token create pointed at another data dir than the running server's refuses instead of making a second database", async () => {
+    const elsewhere = path.join(root, 'elsewhere')
+    const result = await runCli(['token', 'create', '--org', orgName], { ...env, BERTH_DATA_DIR: elsewhere }, { timeoutMs: START_TIMEOUT_MS })
+    assert.equal(result.code, 1, result.stderr)
+    assert.equal(result.stdout, '')
+    assert.match(result.stderr, new RegExp(`no Berth database in ${elsewhere}`))
+    assert.equal(existsSync(elsewhere), false)
+    assert.deepEqual(postmastersOn(elsewhere), [])
   })
 
   it('serves the official client', async () => {
@@ -201,7 +219,7 @@ describe('the embedded PostgreSQL after crashes and stale state', () => {
   let root = ''
   let dataDir = ''
   let env: ChildEnv = {}
-  const tokenCreate = () => runCli(['token', 'create', '--org', 'crashes'], env, { timeoutMs: START_TIMEOUT_MS })
+  const tokenCreate = () => runCli(['token', 'create', '--org', 'crashes', '--init'], env, { timeoutMs: START_TIMEOUT_MS })
   const spawned: ChildProcess[] = []
 
   before(async () => {
@@ -215,7 +233,7 @@ describe('the embedded PostgreSQL after crashes and stale state', () => {
 
   /** `berth token create` in its own process group, so that the test can kill it with its children. */
   const spawnCommand = () => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'berth.js'), 'token', 'create', '--org', 'crashes'], {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'berth.js'), 'token', 'create', '--org', 'crashes', '--init'], {
       cwd: repoRoot,
       env: { ...process.env, BERTH_DATA_DIR: dataDir, DATABASE_URL: '' },
       stdio: 'ignore',

@@ -116,7 +116,7 @@ describe('helm charts and values from git, stop and restart, on Kubernetes (real
     const helm = helmBinary()
     work = mkdtempSync(path.join(os.tmpdir(), 'berth-helm-git-test-'))
     git = await startGitServer('x-access-token', TOKEN)
-    // The executor's git trusts the loopback server's certificate as an operator's would (README).
+    // The executor's git trusts the loopback server's certificate as an operator's would (docs/docker.md).
     process.env.GIT_SSL_CAINFO = git.certificateFile
     const repository = await git.repository('acme/deploy')
     repositoryUrl = `${git.url}/acme/deploy.git`

@@ -16,10 +16,10 @@ import { type Answer, baseEnv, call, processScenario } from './helpers/berth-pro
 import { factories } from './helpers/factories.ts'
 import { startServer } from './helpers/process.ts'
 
-/** The bound README states (Limits): how far the server's RSS may grow over its baseline during the storm. */
+/** The bound docs/resources.md states (Limits): how far the server's RSS may grow over its baseline during the storm. */
 // 300 when written (+170 to +197 MiB measured then); raised to 400 on 2026-11-28, when the same
 // storm measured +287 to +316 MiB on the CI machine at this commit and at the one before that
-// session's changes alike (README, Limits). Still below what each regression it guards against cost.
+// session's changes alike (docs/resources.md, Limits). Still below what each regression it guards against cost.
 const RSS_BOUND_MIB = 400
 const CONFIG_MAX_BYTES = 256 * 1024
 const SERVICES = 200

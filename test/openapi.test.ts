@@ -235,7 +235,7 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/variable/{variableId}/override': { post: 'createVariableOverride' },
   '/variable/{variableId}': { delete: 'deleteVariable', put: 'editVariable' },
   '/variable/import': { post: 'importEnvironmentVariables' },
-  // Berth extensions: git pushes deploy (README, "Deploying on git push").
+  // Berth extensions: git pushes deploy (docs/git-push.md, "Deploying on git push").
   '/organization/{organizationId}/gitWebhookSecret': {
     get: 'getGitWebhookSecret',
     post: 'rotateGitWebhookSecret',

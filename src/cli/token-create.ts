@@ -2,15 +2,18 @@ import { parseArgs } from 'node:util'
 import type { Config } from '#src/config.ts'
 import { isRole, type Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import { hasEmbeddedCluster } from '#src/platform/db/embedded.ts'
 import { noSecrets } from '#src/platform/secrets/secret-box.ts'
 import { createServices } from '#src/services.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
 import { parseDuration } from './duration.ts'
 import { UsageError } from './usage.ts'
 
-export const TOKEN_CREATE_USAGE = `usage: berth token create --org <name> [--role ADMIN|WRITE|DEPLOY|READ] [--expires-in 30d] [--name <token name>]
+export const TOKEN_CREATE_USAGE = `usage: berth token create --org <name> [--role ADMIN|WRITE|DEPLOY|READ] [--expires-in 30d] [--name <token name>] [--init]
 
-Creates the organization when it does not exist, then prints a new API token, alone, on stdout.`
+Creates the organization when it does not exist, then prints a new API token, alone, on stdout.
+On the embedded database, the data dir (BERTH_DATA_DIR) must hold one already, as the server
+using it made it; --init makes a new one there instead.`
 
 export interface OrganizationToken {
   /** The secret, shown this once: only its digest is stored. */
@@ -54,6 +57,7 @@ export async function tokenCreate(config: Config, args: string[]): Promise<void>
       'expires-in': { type: 'string' },
       name: { type: 'string' },
       description: { type: 'string' },
+      init: { type: 'boolean', default: false },
     },
     strict: true,
   })
@@ -70,6 +74,14 @@ export async function tokenCreate(config: Config, args: string[]): Promise<void>
     }
   }
 
+  // A token minted into a database no server uses is refused by the server the caller meant: a
+  // data dir without a database is taken for the wrong one, unless the caller says to make it.
+  if (!config.database.url && !values.init && !hasEmbeddedCluster(config.database.dataDir)) {
+    throw new Error(
+      `no Berth database in ${config.database.dataDir}: run this command with the settings of the server it is for ` +
+        '(its BERTH_DATA_DIR, or DATABASE_URL), or add --init to make a new database there',
+    )
+  }
   const database = await openDatabaseRuntime(config, { use: 'command', log: () => {} })
   try {
     const created = await mintOrganizationToken(database.db, config, {

@@ -15,7 +15,7 @@ export interface ErrorBody {
 const ERROR_KEYS = new Set(['status', 'error', 'message', 'detail', 'code', 'request_id', 'errors'])
 
 /**
- * Asserts that a response is the API's one error body (README, "Errors") with that status and code, and
+ * Asserts that a response is the API's one error body (docs/errors.md, "Errors") with that status and code, and
  * returns the body for further checks.
  */
 export function assertError(res: LightMyRequestResponse, status: number, code: string): ErrorBody {

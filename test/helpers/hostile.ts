@@ -1123,7 +1123,7 @@ function credentialOf(authorization: string | undefined): string | undefined {
 }
 
 /**
- * Never a 5xx; an error is the one JSON error body (README, "Errors") with the status of the answer; no answer shows a
+ * Never a 5xx; an error is the one JSON error body (docs/errors.md, "Errors") with the status of the answer; no answer shows a
  * credential, a stack trace or SQL that the request did not carry itself.
  */
 export function checkAnswer(res: LightMyRequestResponse, sent: Rendered, world: World): void {

@@ -37,7 +37,7 @@ export interface NewApiToken {
   name: string
   description?: string | null
   role: Role
-  /** A custom role of the organization (README, "Custom roles"); `role` must then be READ. */
+  /** A custom role of the organization (docs/custom-roles.md, "Custom roles"); `role` must then be READ. */
   customRoleId?: string | null
   expiredAt?: Date | null
   createdByApiTokenId?: string | null
@@ -114,7 +114,7 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
 
     /**
      * Any member may create tokens, but never with more power than it holds itself in that
-     * organization (README, "Authentication and roles"). `admit` counts the minting against the limit of the organization's
+     * organization (docs/authentication.md, "Authentication and roles"). `admit` counts the minting against the limit of the organization's
      * tree (BERTH_TOKEN_MINTS_PER_MINUTE) once the caller is known to be allowed to mint there.
      */
     async create(

@@ -10,7 +10,7 @@ import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import type { ClonesRepository, ServiceClone } from './clones.repository.ts'
 
-// Cloning an environment, or one service into an environment of the same organization (README,
+// Cloning an environment, or one service into an environment of the same organization (docs/cloning.md,
 // "Cloning"). Each service is checked again as a create through the service core; configurations,
 // stages, variables (secrets sealed as stored) and job settings are copied; deployment history is not.
 

@@ -36,7 +36,7 @@ export function basicCredentials(registry: RegistryToList): [string, string] | u
   return username && secrets.password ? [username, secrets.password] : undefined
 }
 
-/** Kinds whose registries speak the v2 API with static credentials; the others need their cloud's own API (README). */
+/** Kinds whose registries speak the v2 API with static credentials; the others need their cloud's own API (docs/containers.md). */
 export const LISTABLE_KINDS = new Set<ContainerRegistryKind>([
   'DOCKER_HUB',
   'GITHUB_CR',

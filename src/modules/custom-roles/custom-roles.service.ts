@@ -25,7 +25,7 @@ export interface CustomRoleView {
 }
 
 /**
- * Custom roles of an organization (README, "Custom roles"): every member reads them, ADMINs create,
+ * Custom roles of an organization (docs/custom-roles.md, "Custom roles"): every member reads them, ADMINs create,
  * edit and delete them. What holding one grants is decided in the organizations service
  * (`requireScoped`), which reads the role afresh for each check.
  */

@@ -3,7 +3,7 @@
 // services are the only kind Berth has today; another kind is one more entry in SERVICE_KINDS and
 // one more member of DemoService.
 
-/** The simulated executor fails a service whose values override sets this key (README, "Simulated deployments"). */
+/** The simulated executor fails a service whose values override sets this key (docs/deployments.md, "Simulated deployments"). */
 const SIMULATE_FAILURE_KEY = 'berth.simulate.fail'
 
 export interface DemoHelmService {

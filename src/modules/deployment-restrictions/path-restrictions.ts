@@ -1,4 +1,4 @@
-// Whether a git push deploys a service with deployment restrictions (README, "Deployment
+// Whether a git push deploys a service with deployment restrictions (docs/git-push.md, "Deployment
 // restrictions"), as the platform documents them: a value is a path prefix from the repository's
 // root (no leading slash, no wildcards; `docs/` covers everything under docs). A changed path counts
 // when no EXCLUDE value covers it and, if the service has MATCH values, one of them covers it; the

@@ -92,7 +92,7 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
   return {
     requireEnvironment,
 
-    /** A custom role's holder sees the environments of the modes it may read (README, "Custom roles"). */
+    /** A custom role's holder sees the environments of the modes it may read (docs/custom-roles.md, "Custom roles"). */
     async list(principal: Principal, projectId: string): Promise<CappedList<EnvironmentRecord>> {
       const { project } = await projects.requireProject(principal, projectId, 'READ')
       const visible = await organizations.visibility(principal, project.organizationId)

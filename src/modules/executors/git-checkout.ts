@@ -8,7 +8,7 @@ import { isPublicAddress } from '#src/modules/git-providers/address-guard.ts'
 
 // The commit a build or a chart starts from (the Docker and Kubernetes executors): fetched shallowly from the service's repository by `git`, run as
 // an argv array (never a shell), into a temporary directory removed afterwards. The repository's
-// host goes through the same guard as every outbound call (README, "Deploying with Docker"): its
+// host goes through the same guard as every outbound call (docs/docker.md, "Deploying with Docker"): its
 // addresses are resolved and checked before git runs, and git is pinned to those addresses; the
 // git token travels as an HTTP header set through git's environment, never on a command line.
 

@@ -4,7 +4,7 @@ import type { DeploymentExecutor } from './executor.ts'
 /**
  * Simulates services without a cluster: each takes `stepMs` (BERTH_SIMULATED_STEP_MS), spread
  * over the steps its kind plans, writing what a real executor would do, and succeeds unless its
- * configuration asks for a failure (README, "Simulated deployments").
+ * configuration asks for a failure (docs/deployments.md, "Simulated deployments").
  */
 export function createSimulatedExecutor({ stepMs }: { stepMs: number }): DeploymentExecutor {
   return {

@@ -8,7 +8,7 @@ import type { DeliveryOutcome, GitWebhooksService, WebhookSecretRecord } from '.
 import { DELIVERY_HEADER, EVENT_HEADER } from './push-events.ts'
 import { hasSignature, SIGNATURE_HEADER, WEBHOOK_PROVIDERS, type WebhookProvider } from './webhook-signatures.ts'
 
-// Berth-specific routes (README, "Deploying on git push"): an organization's webhook secret, for
+// Berth-specific routes (docs/git-push.md, "Deploying on git push"): an organization's webhook secret, for
 // ADMINs, and the endpoints git providers deliver push events to, signed with it.
 
 const tags = ['Git Webhooks']

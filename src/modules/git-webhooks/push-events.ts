@@ -162,7 +162,7 @@ function readBitbucketPush(payload: unknown): DeliveryReading {
       defaultBranch: text(payload, 'repository', 'mainbranch', 'name'),
       commit: commit.toLowerCase(),
       pusher,
-      // Bitbucket Cloud's push events list no files: restrictions cannot be applied (README, "Deployment restrictions").
+      // Bitbucket Cloud's push events list no files: restrictions cannot be applied (docs/git-push.md, "Deployment restrictions").
       changedPaths: undefined,
     })
   }

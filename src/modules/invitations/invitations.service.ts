@@ -21,7 +21,7 @@ export type Invitation = InvitationRow & { organizationName: string; customRoleN
 const alreadyInvited = (email: string) => new AppError('conflict', `${email} is already invited to this organization`)
 
 /**
- * Invitations to an organization (README, "Invitations"): ADMINs record them; Berth sends no email
+ * Invitations to an organization (docs/invitations.md, "Invitations"): ADMINs record them; Berth sends no email
  * and an invitation is not accepted through the API (an ADMIN adds the user once it has signed in).
  */
 export function createInvitationsService({ repo, organizations, actorName, listLimit = DEFAULT_LIST_LIMIT }: Deps) {

@@ -6,7 +6,7 @@ export interface MemberRow {
   name: string | null
   email: string | null
   role: string
-  /** The custom role held, with its name (README, "Custom roles"); `role` is then READ. */
+  /** The custom role held, with its name (docs/custom-roles.md, "Custom roles"); `role` is then READ. */
   customRoleId: string | null
   customRoleName: string | null
   createdAt: Date

@@ -18,7 +18,7 @@ const inUse = (kind: GroupKind, count: number) =>
   new AppError('conflict', `the ${WHAT[kind]} is attached to ${count} service(s); detach it from them first (…/associatedItems lists them)`)
 
 /**
- * Labels groups and annotations groups of an organization (README, "Labels and annotations
+ * Labels groups and annotations groups of an organization (docs/labels-and-annotations-groups.md, "Labels and annotations
  * groups"): anyone in the organization reads them, WRITE creates, edits and deletes them.
  */
 export function createOrganizationGroupsService({ repo, organizations, listLimit = DEFAULT_LIST_LIMIT }: Deps) {

@@ -16,7 +16,7 @@ export type AccessScope =
 const BY_PROJECT_PERMISSION: Record<string, Role | undefined> = { VIEWER: 'READ', DEPLOYER: 'DEPLOY', MANAGER: 'WRITE' }
 
 /**
- * The role a custom role grants in `scope` (README, "Custom roles"); undefined where it grants
+ * The role a custom role grants in `scope` (docs/custom-roles.md, "Custom roles"); undefined where it grants
  * nothing, which callers answer as not found. Never ADMIN. Anything the role does not name, or
  * names with a word this code does not know, grants the least: fail closed.
  */

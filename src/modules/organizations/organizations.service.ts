@@ -43,7 +43,7 @@ const managesOthers = (count: number) =>
 export interface OrganizationAccess {
   organization: OrganizationRow
   role: Role
-  /** The custom role held (README, "Custom roles"); `role` is then READ, what it grants on the organization's own resources. */
+  /** The custom role held (docs/custom-roles.md, "Custom roles"); `role` is then READ, what it grants on the organization's own resources. */
   customRoleId: string | null
 }
 
@@ -130,7 +130,7 @@ export function createOrganizationsService({
     return ancestors
   }
 
-  /** No access at all is reported as not found, so callers cannot probe for other organizations (README, "Authentication and roles"). */
+  /** No access at all is reported as not found, so callers cannot probe for other organizations (docs/authentication.md, "Authentication and roles"). */
   function check(
     { organization, role, customRoleId }: { organization?: OrganizationRow; role?: Role; customRoleId?: string | null },
     needed: Role,
@@ -200,7 +200,7 @@ export function createOrganizationsService({
   }
 
   /**
-   * The one place where a custom role is read (README, "Custom roles"): the role the principal
+   * The one place where a custom role is read (docs/custom-roles.md, "Custom roles"): the role the principal
    * holds in `scope` of the organization, checked against `needed`. A built-in role holds alike
    * everywhere in the organization; a custom role grants per project, environment mode and
    * cluster, read afresh each time, and nothing (404, as for another organization's resource)
@@ -247,7 +247,7 @@ export function createOrganizationsService({
 
     /**
      * For lists of services across the organization: keeps the rows in environments the
-     * principal may read. Only a custom role's holder loses any (README, "Custom roles").
+     * principal may read. Only a custom role's holder loses any (docs/custom-roles.md, "Custom roles").
      */
     async onlyVisible<T extends { environmentId: string }>(principal: Principal, organizationId: string, rows: T[]): Promise<T[]> {
       const visible = await visibility(principal, organizationId)

@@ -43,7 +43,7 @@ export function createProjectsService({ repo, organizations, onDeleted, listLimi
   return {
     requireProject,
 
-    /** A custom role's holder sees the projects it may read something of (README, "Custom roles"). */
+    /** A custom role's holder sees the projects it may read something of (docs/custom-roles.md, "Custom roles"). */
     async list(principal: Principal, organizationId: string): Promise<CappedList<ProjectRecord>> {
       const visible = await organizations.visibility(principal, organizationId)
       const list = await capped(listLimit, (limit) => repo.list(organizationId, limit))

@@ -4,7 +4,7 @@ import { toAnnotationsGroupResponse, toLabelsGroupResponse } from '#src/modules/
 import { type FieldError, validationFailed } from '#src/platform/http/errors.ts'
 import type { ResolvedReference, ServiceLookups, ServiceReference } from './service-kinds.ts'
 
-// Labels and annotations groups attached to services (README, "Labels and annotations groups"),
+// Labels and annotations groups attached to services (docs/labels-and-annotations-groups.md, "Labels and annotations groups"),
 // once for every kind: a kind's write carries the request's ids as `groups`, the core checks that
 // they are groups of the service's organization and keeps each as a reference (field
 // `labels_groups/000`, …, in the request's order), and the kinds' responses render them from the

@@ -77,7 +77,7 @@ export interface ServiceLookups {
   findGroups(organizationId: string, kind: 'LABELS' | 'ANNOTATIONS', ids: string[]): Promise<{ id: string }[]>
 }
 
-/** What a kind may use to make a clone's create input (README, "Cloning"). */
+/** What a kind may use to make a clone's create input (docs/cloning.md, "Cloning"). */
 export interface CloneInputContext {
   /** Seals what a clone makes afresh (a database's new master password). */
   secrets: SecretBox
@@ -119,7 +119,7 @@ export interface FollowedBranch {
   /** The repository's owner (a GitLab group path may hold slashes) and name, as its URL gives them. */
   owner: string
   name: string
-  /** Null: the repository's default branch, as the push event names it (README, "Deploying on git push"). */
+  /** Null: the repository's default branch, as the push event names it (docs/git-push.md, "Deploying on git push"). */
   branch: string | null
   /** Whether pushes deploy the service (the configuration's `auto_deploy`). */
   autoDeploy: boolean
@@ -191,7 +191,7 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   /** The history entry's `details` (contract 2.7) of a deployment of this configuration. */
   details(configuration: Config, overrides: Overrides, deployment?: DetailsContext): Record<string, unknown>
   iconUri(configuration: Config): string
-  /** Whether the simulated executor fails this action (README, "Simulated deployments"). */
+  /** Whether the simulated executor fails this action (docs/deployments.md, "Simulated deployments"). */
   simulatesFailure(configuration: Config, trigger: RunnableTrigger): boolean
   /** The git branch this configuration builds or takes its chart from; undefined when none (an image, a chart repository). */
   followedBranch?(configuration: Config): FollowedBranch | undefined

@@ -3,7 +3,7 @@ import type { ServiceAddress } from './service-runtime.ts'
 
 // The addresses a service's public ports are reached at. Berth runs no ingress yet: the simulator
 // (and any executor without domains of its own) answers addresses derived from the service's id and
-// ports alone, so that they are stable across deploys, edits and replicas (README, "Links"):
+// ports alone, so that they are stable across deploys, edits and replicas (docs/applications.md, "Links"):
 //   - `https://z{first 8 hex of the id}.{SIMULATED_LINK_DOMAIN}` for the default port (the port marked
 //     is_default, else the first public one), with `is_default: true`;
 //   - `https://p{internal port}-z{first 8 hex of the id}.{SIMULATED_LINK_DOMAIN}` for every public port

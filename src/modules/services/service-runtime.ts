@@ -1,4 +1,4 @@
-// What an executor that really runs services knows of them now (README, "Deploying with Docker"):
+// What an executor that really runs services knows of them now (docs/docker.md, "Deploying with Docker"):
 // where their running instances are reached, and whether they still run as their last deployment
 // left them. Links and statuses ask this port; the simulator has none, and what they answer for
 // its environments stays what the records say.

@@ -4,7 +4,7 @@ import type { ResolvableVariable } from './variables.repository.ts'
 import { levelOf } from './variables.types.ts'
 
 // What a service is deployed with: the variables it sees, one per key, the service's over its
-// environment's over its project's (README, "Variables and secrets"). Secrets stay sealed here; only
+// environment's over its project's (docs/variables.md, "Variables and secrets"). Secrets stay sealed here; only
 // an executor opens them, at the moment it hands them to the service.
 
 /** A variable as a deployment snapshot keeps it. */

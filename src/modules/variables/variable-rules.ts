@@ -1,6 +1,6 @@
 import type { FieldError } from '#src/platform/http/errors.ts'
 
-// What a variable's key, value and mount path may be (README, "Variables and secrets").
+// What a variable's key, value and mount path may be (docs/variables.md, "Variables and secrets").
 
 /** A name a POSIX shell and every language's environment accept: letters, digits and `_`, not starting with a digit. */
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/

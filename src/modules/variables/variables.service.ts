@@ -11,7 +11,7 @@ import type { NewVariable, ResolvableVariable, VariableChanges, VariablesReposit
 import { isVisibleFrom, levelOf, type ParentScope, type ScopeTarget, type ServiceScope, type VariableRecord } from './variables.types.ts'
 
 // Variables and secrets of projects, environments and services: one store behind the generic
-// `/variable` API and the per-scope ones (README, "Variables and secrets").
+// `/variable` API and the per-scope ones (docs/variables.md, "Variables and secrets").
 
 export interface VariablesDeps {
   repo: VariablesRepository

@@ -10,7 +10,7 @@ export interface ApiTokenPrincipal {
   /** The organization the token was created in, where it holds `role`. */
   readonly organizationId: string
   readonly role: Role
-  /** The custom role of its organization the token holds (README, "Custom roles"); `role` is then READ. */
+  /** The custom role of its organization the token holds (docs/custom-roles.md, "Custom roles"); `role` is then READ. */
   readonly customRoleId: string | null
   /** When the token stops working; null for a token without expiry. */
   readonly expiresAt: Date | null

@@ -1,6 +1,6 @@
 import { AppError } from '../http/errors.ts'
 
-/** Roles, weakest first: each holds the powers of those before it (README, "Authentication and roles"). */
+/** Roles, weakest first: each holds the powers of those before it (docs/authentication.md, "Authentication and roles"). */
 export const ROLES = ['READ', 'DEPLOY', 'WRITE', 'ADMIN'] as const
 export type Role = (typeof ROLES)[number]
 
@@ -58,7 +58,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /**
  * As `requestedRole`, but a `role_id` that is no built-in role's id may name a custom role: the
  * caller checks it is one of the organization's (400 otherwise). A custom role's holder is READ on
- * the organization (README, "Custom roles"), so `role` or `scope` may be given beside it only as READ.
+ * the organization (docs/custom-roles.md, "Custom roles"), so `role` or `scope` may be given beside it only as READ.
  */
 export function requestedHeldRole(fields: RoleFields): HeldRole | undefined {
   if (!fields.role_id || roleById(fields.role_id) || !UUID.test(fields.role_id)) {

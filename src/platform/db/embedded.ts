@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -59,6 +59,14 @@ const DATABASE_NAME = 'berth'
 const clusterDir = (dataDir: string) => path.join(dataDir, 'postgres')
 const usersDir = (dataDir: string) => path.join(dataDir, 'users')
 const userFile = (dataDir: string, use: EmbeddedUse, pid = process.pid) => path.join(usersDir(dataDir), `${pid}.${use}`)
+
+/**
+ * Whether `dataDir` holds an initialised cluster (initdb renames it into place only once complete),
+ * for commands that must not make a new database where the caller meant an existing one.
+ */
+export function hasEmbeddedCluster(dataDir: string): boolean {
+  return existsSync(clusterDir(dataDir))
+}
 
 async function loadOrCreateCredentials(dataDir: string): Promise<ClusterCredentials> {
   const file = path.join(dataDir, 'postgres-credentials.json')

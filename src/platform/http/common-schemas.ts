@@ -6,7 +6,7 @@ export const DateTime = Type.String({ format: 'date-time' })
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
-/** The one error body (README, "Errors"); `detail` repeats `message` for RFC 7807-style readers. */
+/** The one error body (docs/errors.md, "Errors"); `detail` repeats `message` for RFC 7807-style readers. */
 export const ErrorResponse = Type.Object(
   {
     status: Type.Integer({ description: 'the HTTP status' }),

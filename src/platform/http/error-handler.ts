@@ -136,7 +136,7 @@ function handleError(error: FastifyError | AppError, request: FastifyRequest, re
  */
 export const frameworkErrors = handleError
 
-/** One error handler for the whole app: every error leaves as the one JSON error body (README, "Errors"); 5xx never leak. */
+/** One error handler for the whole app: every error leaves as the one JSON error body (docs/errors.md, "Errors"); 5xx never leak. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) =>

@@ -2,7 +2,7 @@ import { AppError, notFound } from './errors.ts'
 
 /**
  * For `.catch()` after an access check on a resource's organization: "no access to the
- * organization" is reported as the resource itself not existing (README, "Authentication and roles").
+ * organization" is reported as the resource itself not existing (docs/authentication.md, "Authentication and roles").
  */
 export function asNotFound(what: string) {
   return (error: unknown): never => {

@@ -1,6 +1,6 @@
 // What a deployed program prints is its own business, and it may print its secrets: every line a
 // container or a build writes into a deployment's logs goes through a mask of the service's secret
-// values first (README, "Deploying with Docker"), as CI systems mask theirs.
+// values first (docs/docker.md, "Deploying with Docker"), as CI systems mask theirs.
 
 /** What a masked value shows as. */
 export const MASK = '***'

@@ -27,7 +27,7 @@ export interface ServiceProgress {
   version: number | null
   /** The service's state before this deployment: what it stays in when the deployment never reaches it. */
   previousState: State
-  /** Set at trigger time from the service's configuration: the simulated executor fails it (README, "Simulated deployments"). */
+  /** Set at trigger time from the service's configuration: the simulated executor fails it (docs/deployments.md, "Simulated deployments"). */
   simulateFailure: boolean
   phase: ServicePhase
   startedAt: string | null

@@ -26,7 +26,7 @@ import { queuedRun, snapshotOf, stageOfService } from '../triggers/queued-runs.t
 /**
  * How late a tick may still be fired on its own. A tick later than this was missed while no
  * runner ran (every runner down): the run fired for the oldest missed tick stands for all of them
- * (one catch-up run), and the schedule goes on from now (README, "Jobs").
+ * (one catch-up run), and the schedule goes on from now (docs/jobs.md, "Jobs").
  */
 export const MISSED_TICK_GRACE_MS = 10_000
 

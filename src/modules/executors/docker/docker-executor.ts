@@ -25,10 +25,10 @@ import { ensureImage, imageReference, type PullAuth } from './images.ts'
 import { runToCompletion } from './job-runs.ts'
 import { type InstanceSpec, removeAbandoned, removeInstances, rollOut, type Say, stopInstances } from './service-instances.ts'
 
-// The Docker executor (README, "Deploying with Docker"): containers, container databases and jobs
+// The Docker executor (docs/docker.md, "Deploying with Docker"): containers, container databases and jobs
 // from an image really run in the Docker engine of BERTH_EXECUTOR=docker. Helm services need
 // Kubernetes. Applications and jobs built from git are built first: the deployment's commit fetched
-// from the repository with the git token, its Dockerfile built by the engine (README, "Deploying
+// from the repository with the git token, its Dockerfile built by the engine (docs/docker.md, "Deploying
 // with Docker").
 
 export interface DockerExecutorDeps {

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream'
 import type Docker from 'dockerode'
 
 // How Berth names and finds what it makes in a Docker engine: every object carries labels naming
-// its service, environment and execution (README, "Docker"), so that an operator, and the next
+// its service, environment and execution (docs/docker.md, "Docker"), so that an operator, and the next
 // runner after a crash, finds them by label rather than by a name Berth remembers.
 
 export const LABELS = {

@@ -10,7 +10,7 @@ import type { JobCommand, JobConfig } from '#src/modules/services/kinds/job/job.
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { serviceLinks } from '#src/modules/services/service-links.ts'
 
-// The values of the chart Berth ships (./chart, README "Deploying to Kubernetes"), one kind at a
+// The values of the chart Berth ships (./chart, docs/kubernetes.md "Deploying to Kubernetes"), one kind at a
 // time: what a container, a container database or a job becomes on Kubernetes. Values hold the
 // variables in clear: the executor writes them to a file of mode 0600 in its private work
 // directory, never to argv.

@@ -30,7 +30,7 @@ import {
 } from './builtin-chart-values.ts'
 import { type ReleaseContext, renderCheckInstall, uninstallRelease } from './release-steps.ts'
 
-// Containers, container databases and jobs on a Kubernetes cluster (README, "Deploying to
+// Containers, container databases and jobs on a Kubernetes cluster (docs/kubernetes.md, "Deploying to
 // Kubernetes"): each service is a release of the chart Berth ships, installed by the same steps as
 // a helm service's chart (render, the cluster-wide check, `helm upgrade --install`), with `--wait`
 // so that the deployment ends when Kubernetes says the workload is ready (a Job: complete).

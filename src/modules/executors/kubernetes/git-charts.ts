@@ -3,7 +3,7 @@ import path from 'node:path'
 import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import { type Checkout, CheckoutError, checkout, type GitCredentials, pathInCheckout } from '../git-checkout.ts'
 
-// Charts and values files of helm services kept in git (README, "Deploying to Kubernetes"): the
+// Charts and values files of helm services kept in git (docs/kubernetes.md, "Deploying to Kubernetes"): the
 // repository fetched like the Docker executor's builds (git-checkout.ts: the address guard, pinned
 // addresses, the token through git's environment) at the deploy request's commit, else the head
 // of the repository's branch. The chart is copied out of the checkout, which is removed at once.

@@ -14,7 +14,7 @@ import { HelmFailed, runHelm } from './helm-program.ts'
 import { type ReleaseContext, renderCheckInstall, uninstallRelease } from './release-steps.ts'
 import { releaseWorkloadAction } from './release-workloads.ts'
 
-// Helm services on a Kubernetes cluster (README, "Deploying to Kubernetes"): the chart is fetched
+// Helm services on a Kubernetes cluster (docs/kubernetes.md, "Deploying to Kubernetes"): the chart is fetched
 // from its source (a helm repository, or git: git-charts.ts), rendered with `helm template`, checked (no cluster-wide object unless
 // allow_cluster_wide_resources), then installed with `helm upgrade --install` in the environment's
 // namespace with the cluster's kubeconfig, written to a private temporary file for that one call.

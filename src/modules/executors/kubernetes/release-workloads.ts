@@ -2,7 +2,7 @@ import type { ServiceOutcome } from '../executor.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
 import { renderedObjects } from './rendered-objects.ts'
 
-// STOP and RESTART of a helm release (README, "Deploying to Kubernetes"): its workloads are the
+// STOP and RESTART of a helm release (docs/kubernetes.md, "Deploying to Kubernetes"): its workloads are the
 // Deployments, StatefulSets (and, for a restart, DaemonSets) of `helm get manifest`, what helm
 // installed whatever labels the chart gives them; kubectl scales them to zero (`kubectl scale
 // --replicas=0`) or restarts them (`kubectl rollout restart`), argv only, with the cluster's

@@ -14,7 +14,7 @@ import {
 // Advanced settings of every kind of service. A read is the kind's defaults overlaid with what the
 // service was given; an edit sets the keys it names and leaves the others as they were (the
 // Terraform provider and the platform's console send every key back, as read, with theirs changed).
-// Berth keeps them and honours none yet (README, "Advanced settings").
+// Berth keeps them and honours none yet (docs/advanced-settings.md, "Advanced settings").
 
 export interface AdvancedSettingsDeps {
   repo: AdvancedSettingsRepository

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 
-// Environment variables and secrets at every scope (README, "Variables and secrets"): one table for
+// Environment variables and secrets at every scope (docs/variables.md, "Variables and secrets"): one table for
 // project, environment and service variables, their aliases and overrides, and the built-in
 // variables, which the database keeps in step with the names they describe whatever the code path
 // that renames or creates (triggers below). A variable belongs to its scope's row by foreign key, so

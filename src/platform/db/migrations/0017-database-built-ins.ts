@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 
-// The built-in variables of databases (README, "Databases"): each database gives every service of
+// The built-in variables of databases (docs/databases.md, "Databases"): each database gives every service of
 // its environment its host, port, login, password and URIs, named as the platform names them
 // (`QOVERY_POSTGRESQL_Z1A2B3C4D_HOST`). They are rows of `variables` at the environment's scope,
 // written by the database itself whenever a database's configuration is written, whatever the code

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 
-// Issue 20: deployment restrictions of applications, jobs and helm services (README, "Deployment
+// Issue 20: deployment restrictions of applications, jobs and helm services (docs/git-push.md, "Deployment
 // restrictions"). A service's PATH restrictions decide whether a git push deploys it, from the
 // paths the push changed. They go with their service (cascade). One (mode, type, value) per
 // service: the reference answers 409 to a second one.

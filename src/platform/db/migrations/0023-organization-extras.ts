@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 
-// Issue 20: what the Terraform provider manages around an organization (README, "Labels and
+// Issue 20: what the Terraform provider manages around an organization (docs/labels-and-annotations-groups.md, "Labels and
 // annotations groups", "Invitations").
 //
 // Labels groups and annotations groups are one table, told apart by `kind`: both are a name and a

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 
-// Issue 20: members, API tokens and invitations may hold a custom role (README, "Custom roles").
+// Issue 20: members, API tokens and invitations may hold a custom role (docs/custom-roles.md, "Custom roles").
 // A holder's `role` is READ (what it holds on the organization's own resources) and
 // `custom_role_id` names the role that decides its access to projects, environments and services;
 // a check keeps the two together so that nothing reads a custom-role holder as a plain member.

@@ -28,7 +28,7 @@ export async function resolveApplicationOverrides(
   return deployed ? { ...overrides, commit: deployed } : overrides
 }
 
-/** The argument that makes the simulated executor fail an application (README, "Simulated deployments"). */
+/** The argument that makes the simulated executor fail an application (docs/deployments.md, "Simulated deployments"). */
 export const SIMULATE_FAILURE_ARGUMENT = '--berth-simulate-fail'
 
 const ACTION_WORDS: Record<RunnableTrigger, string> = {

@@ -102,7 +102,7 @@ export const applicationKind: ServiceKind<ApplicationWrite, ApplicationConfig, A
 
   followedBranch({ gitRepository, autoDeploy }) {
     // Without a branch the repository's default branch is built, which only the provider knows: such
-    // an application follows no branch for pushes (README, "Applications").
+    // an application follows no branch for pushes (docs/applications.md, "Applications").
     if (gitRepository.branch === null) return undefined
     return { provider: gitRepository.provider, owner: gitRepository.owner, name: gitRepository.name, branch: gitRepository.branch, autoDeploy }
   },

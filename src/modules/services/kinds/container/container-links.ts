@@ -1,7 +1,7 @@
 import type { ContainerServiceRecord } from './container.types.ts'
 
 // The URLs a container's public ports are reached at. The simulator runs nothing, so Berth derives
-// stable addresses from the ids (README, "Container registries and containers"): the default port
+// stable addresses from the ids (docs/containers.md, "Container registries and containers"): the default port
 // at `https://z<first 8 hex of the service id>-z<first 8 hex of the environment id>.<domain>`, every
 // public port also at `https://p<external port>-z…-z….<domain>` (TCP and UDP: `tcp://…:<port>`).
 // An executor that runs containers (Docker, a later issue) reports the real addresses instead.

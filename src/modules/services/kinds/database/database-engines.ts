@@ -1,6 +1,6 @@
 // What Berth knows of each database engine: the versions it runs, and how a client reaches one
 // (port, login, default database, URI scheme), as the platform's container databases do
-// (README, "Databases").
+// (docs/databases.md, "Databases").
 
 export const DATABASE_TYPES = ['POSTGRESQL', 'MYSQL', 'MONGODB', 'REDIS'] as const
 export type DatabaseType = (typeof DATABASE_TYPES)[number]

@@ -104,7 +104,7 @@ function valuesLines({ configuration, overrides }: ServiceSnapshot<HelmConfig>):
 
 /**
  * How a values override names a variable, resolved at deploy time: `qovery.env.NAME`, the
- * platform's own macro, so that values files written for it work unchanged (README, "Variables in
+ * platform's own macro, so that values files written for it work unchanged (docs/variables.md, "Variables in
  * helm values").
  */
 const PLACEHOLDER = /qovery\.env\.([A-Za-z_][A-Za-z0-9_]*)/g

@@ -2,7 +2,7 @@ import { Cron } from 'croner'
 
 // A cron job's schedule: which expressions Berth takes, and when one fires next. The reference
 // takes the five fields of crontab (minute hour day-of-month month day-of-week) and the nicknames
-// (@hourly, @daily…); Berth also takes six fields, seconds first (README, "Jobs").
+// (@hourly, @daily…); Berth also takes six fields, seconds first (docs/jobs.md, "Jobs").
 
 const NICKNAMES = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'])
 

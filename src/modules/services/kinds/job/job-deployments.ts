@@ -9,7 +9,7 @@ import { jobType } from './job.types.ts'
 // (contract 2.7, job shape), and the steps an executor goes through. A lifecycle job runs its
 // on_start when deployed, its on_stop when stopped, its on_delete when uninstalled or deleted; a
 // cron job is scheduled when deployed and unscheduled when stopped, and each tick of its schedule
-// is a deployment of its own (README, "Jobs").
+// is a deployment of its own (docs/jobs.md, "Jobs").
 
 /** What a job deploy asks for beyond the configuration (reference JobDeployRequest and forceEvent). */
 export interface JobDeployOverrides {
@@ -24,7 +24,7 @@ export interface JobDeployOverrides {
 
 /**
  * The argument that makes the simulated executor fail the run of a job's event: an event whose
- * `arguments` hold it fails when it runs (README, "Simulated deployments").
+ * `arguments` hold it fails when it runs (docs/deployments.md, "Simulated deployments").
  */
 export const SIMULATE_FAILURE_ARGUMENT = 'berth.simulate.fail'
 
