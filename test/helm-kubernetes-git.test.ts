@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { after, before, it } from 'node:test'
 import { parse } from 'yaml'
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
@@ -17,7 +17,7 @@ import { createDeploymentsApp } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
 import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
-import { helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
+import { describeWithEachHelm, helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
 
 // Helm charts and values files kept in git, and STOP and RESTART of a release, on Kubernetes: a
 // repository served on loopback by git's own http-backend over HTTPS (test/helpers/git-server.ts,
@@ -99,7 +99,7 @@ interface Call {
   stdout?: string
 }
 
-describe('helm charts and values from git, stop and restart, on Kubernetes (real git, helm and kubectl; no API server)', () => {
+describeWithEachHelm('helm charts and values from git, stop and restart, on Kubernetes (real git, helm and kubectl; no API server)', (major) => {
   let work: string
   let git: LoopbackGitServer
   let callsDir: string
@@ -113,7 +113,7 @@ describe('helm charts and values from git, stop and restart, on Kubernetes (real
   const namespace = namespaceOf(environmentId)
 
   before(async () => {
-    const helm = helmBinary()
+    const helm = helmBinary(major)
     work = mkdtempSync(path.join(os.tmpdir(), 'berth-helm-git-test-'))
     git = await startGitServer('x-access-token', TOKEN)
     // The executor's git trusts the loopback server's certificate as an operator's would (README).
@@ -413,8 +413,8 @@ echo "done"
     const api = await startFakeKubeApi()
     try {
       const executor = createKubernetesExecutor({
-        helmPath: helmBinary(),
-        kubectlPath: kubectlBinary(),
+        helmPath: helmBinary(major),
+        kubectlPath: kubectlBinary(major),
         kubeconfig: async () => api.kubeconfig('kube-secret'),
         chartRepository: async () => {
           throw new Error('no helm repository is used')

@@ -7,7 +7,7 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { after, before, it } from 'node:test'
 import { parse } from 'yaml'
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
@@ -24,7 +24,7 @@ import { testSecretBox } from './helpers/app.ts'
 import { createDeploymentsApp } from './helpers/deployments.ts'
 import { startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
-import { helmBinary } from './helpers/helm-binary.ts'
+import { describeWithEachHelm, helmBinary } from './helpers/helm-binary.ts'
 
 // Helm services on Kubernetes with the real helm program (test/helpers/helm-binary.ts): a chart
 // repository made here with `helm create`, `helm package` and `helm repo index`, served on loopback
@@ -79,7 +79,7 @@ interface Call {
   kubeconfigMode?: string
 }
 
-describe('helm services on Kubernetes (real helm, no API server)', () => {
+describeWithEachHelm('helm services on Kubernetes (real helm, no API server)', (major) => {
   let helm: string
   let work: string
   let server: Server
@@ -91,7 +91,7 @@ describe('helm services on Kubernetes (real helm, no API server)', () => {
   let callsDir: string
 
   before(async () => {
-    helm = helmBinary()
+    helm = helmBinary(major)
     work = mkdtempSync(path.join(os.tmpdir(), 'berth-helm-test-'))
     const home = path.join(work, 'home')
     mkdirSync(home)
