@@ -144,6 +144,8 @@ done`
     writeFileSync(
       helmWrapper,
       `#!/bin/sh
+# The version the executor asks first is no call of the deployment.
+if [ "$1" = "version" ]; then exec "${helm}" "$@"; fi
 ${record}
 case "$1" in
   upgrade|uninstall) echo "Release \\"$3\\" has been upgraded. Happy Helming!"; exit 0;;

@@ -70,19 +70,21 @@ describeWithEachHelm('applications and jobs built from git on a KUBERNETES clust
     writeFileSync(
       wrapper,
       `#!/bin/sh
-  call="${callsDir}/$(date +%s%N)-$$"
-  mkdir "$call"
-  for a in "$@"; do printf '%s\\n' "$a" >> "$call/argv"; done
-  prev=""
-  for a in "$@"; do
-    if [ "$prev" = "--values" ]; then cp "$a" "$call/values"; fi
-    prev="$a"
-  done
-  case "$1" in
-    upgrade|uninstall) echo "Release \\"$3\\" done."; exit 0;;
-  esac
-  exec "${helm}" "$@"
-  `,
+# The version the executor asks first is no call of the deployment.
+if [ "$1" = "version" ]; then exec "${helm}" "$@"; fi
+call="${callsDir}/$(date +%s%N)-$$"
+mkdir "$call"
+for a in "$@"; do printf '%s\\n' "$a" >> "$call/argv"; done
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "--values" ]; then cp "$a" "$call/values"; fi
+  prev="$a"
+done
+case "$1" in
+  upgrade|uninstall) echo "Release \\"$3\\" done."; exit 0;;
+esac
+exec "${helm}" "$@"
+`,
     )
     chmodSync(wrapper, 0o755)
     registry = await startRegistry()

@@ -72,6 +72,12 @@ export const helmBinary = (major: HelmMajor = 3) => layerBinary(LAYERS[major], '
 /** The path of the kubectl binary shipped beside that helm, extracted on first use. */
 export const kubectlBinary = (major: HelmMajor = 3) => layerBinary(LAYERS[major], 'kubectl/kubectl', ['version', '--client'])
 
+/**
+ * What Berth adds to every `helm upgrade --install` with that helm: helm 4 applies server-side,
+ * and Berth's values win over a field another manager changed (docs/kubernetes-helm-versions.md).
+ */
+export const applyFlags = (major: HelmMajor): string[] => (major === 4 ? ['--server-side=true', '--force-conflicts'] : [])
+
 /** The helm majors the tests run with: both, or the one BERTH_TEST_HELM names (3 or 4). */
 export function helmMajorsUnderTest(): HelmMajor[] {
   const chosen = process.env.BERTH_TEST_HELM
