@@ -24,6 +24,7 @@ import { testSecretBox } from './helpers/app.ts'
 import { createDeploymentsApp } from './helpers/deployments.ts'
 import { startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
+import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
 import { applyFlags, describeWithEachHelm, helmBinary } from './helpers/helm-binary.ts'
 
 // Helm services on Kubernetes with the real helm program (test/helpers/helm-binary.ts): a chart
@@ -354,6 +355,41 @@ exec "${helm}" "$@"
     )
     assert.ok(!logs.join('\n').includes('from-a-secret'), 'no value in the log')
     assert.deepEqual(workDirsLeft(), [], 'the work directory, kubeconfig included, is removed')
+  })
+
+  it('gives helm upgrade --install arguments the real helm takes: it reaches the cluster (a recording API server)', async () => {
+    const api = await startFakeKubeApi()
+    try {
+      for (const extra of [['--atomic', '--history-max 3'], ['--rollback-on-failure'], ['--force']]) {
+        const s = snapshot({ arguments: extra })
+        const logs: string[] = []
+        const outcome = await createKubernetesExecutor({
+          helmPath: helm,
+          kubeconfig: async () => api.kubeconfig('kube-secret'),
+          chartRepository: async () => ({ kind: 'HTTPS', url: repositoryUrl, skipTlsVerification: false, ...CREDENTIALS }),
+          openSecret: () => '',
+          workRoot: work,
+        }).run({ id: s.serviceId, name: s.name, type: 'HELM' } as ServiceProgress, 'DEPLOY', new AbortController().signal, {
+          snapshot: s,
+          plan: [],
+          run: { id: randomUUID(), organizationId, environmentId },
+          log: (step, message) => logs.push(`${step}: ${message}`),
+        })
+        // The stand-in serves no OpenAPI document nor object writes: helm stops there, past its arguments.
+        assert.equal(outcome.ok, false)
+        const message = (outcome as { message: string }).message
+        assert.match(message, /^helm upgrade failed/, logs.join('\n'))
+        assert.doesNotMatch(message, /unknown flag|flags in the group|cannot use/, extra.join(' '))
+        const history = `/api/v1/namespaces/${namespaceOf(environmentId)}/secrets`
+        assert.ok(
+          api.requests.some((request) => request.url.startsWith(history) && request.url.includes(releaseName(s))),
+          'helm looked up the release on the cluster',
+        )
+        api.requests.length = 0
+      }
+    } finally {
+      await api.close()
+    }
   })
 
   it('fails the deployment with helm’s own error when the repository refuses the credentials', async () => {
