@@ -162,6 +162,8 @@ exec "${helm}" "$@"
     writeFileSync(
       kubectlWrapper,
       `#!/bin/sh
+# No cluster answers the version the executor asks first: it goes on without.
+if [ "$1" = "version" ]; then exit 1; fi
 ${record}
 echo "done"
 `,
@@ -413,10 +415,15 @@ echo "done"
 
   it('stops and restarts with the real helm and kubectl, against a recording API server on loopback', async () => {
     const api = await startFakeKubeApi()
+    const seen: string[][] = []
+    const warnings: string[] = []
     try {
       const executor = createKubernetesExecutor({
         helmPath: helmBinary(major),
         kubectlPath: kubectlBinary(major),
+        recordClusterVersions: async (org, env, versions) => {
+          seen.push([org, env, versions.kubernetes.text, `${versions.kubectl.major}.${versions.kubectl.minor}`])
+        },
         kubeconfig: async () => api.kubeconfig('kube-secret'),
         chartRepository: async () => {
           throw new Error('no helm repository is used')
@@ -434,7 +441,10 @@ echo "done"
           snapshot: target,
           plan: [],
           run: { id: randomUUID(), organizationId, environmentId },
-          log: (step, message) => logs.push(`${step}: ${message}`),
+          log: (step, message, level) => {
+            logs.push(`${step}: ${message}`)
+            if (level === 'WARNING') warnings.push(message)
+          },
         })
         assert.deepEqual(outcome, { ok: true }, logs.join('\n'))
         for (const request of api.requests) assert.equal(request.authorization, 'Bearer kube-secret', 'the cluster’s kubeconfig is used')
@@ -465,6 +475,16 @@ echo "done"
         )
       }
       assert.deepEqual(await act('STOP', snapshot()), [], 'a release that is not installed: nothing is changed')
+      // kubectl asked the cluster its version (the stand-in says v1.31.0) each time: helm 3's layer ships kubectl 1.31, helm 4's 1.33.
+      const kubectl = major === 3 ? '1.31' : '1.33'
+      assert.deepEqual(seen, Array(3).fill([organizationId, environmentId, 'v1.31.0', kubectl]))
+      const skew = warnings.filter((warning) => warning.includes('minor versions'))
+      if (major === 3) assert.deepEqual(skew, [])
+      else
+        assert.match(
+          skew[0] ?? '',
+          /kubectl v1\.33\.\d+ is 2 minor versions newer than the cluster's Kubernetes 1\.31: Kubernetes supports kubectl within one minor version/,
+        )
     } finally {
       await api.close()
     }

@@ -25,7 +25,7 @@ import { createDeploymentsApp } from './helpers/deployments.ts'
 import { startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
 import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
-import { applyFlags, describeWithEachHelm, helmBinary } from './helpers/helm-binary.ts'
+import { applyFlags, describeWithEachHelm, helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
 
 // Helm services on Kubernetes with the real helm program (test/helpers/helm-binary.ts): a chart
 // repository made here with `helm create`, `helm package` and `helm repo index`, served on loopback
@@ -514,7 +514,10 @@ exec "${helm}" "$@"
   })
 
   it('deploys a helm service of an environment on a KUBERNETES cluster through the API and the runner, with what the database holds', async () => {
-    const t = await createDeploymentsApp(0, { BERTH_HELM_PATH: wrapper, BERTH_RUNNER_POLL_MS: '50' })
+    // The cluster is the recording API server: kubectl asks it its version, which the cluster's status reports.
+    const api = await startFakeKubeApi()
+    const kubeconfig = api.kubeconfig('kube-secret')
+    const t = await createDeploymentsApp(0, { BERTH_HELM_PATH: wrapper, BERTH_KUBECTL_PATH: kubectlBinary(major), BERTH_RUNNER_POLL_MS: '50' })
     try {
       takeCalls()
       const f = factories(t.db)
@@ -531,8 +534,16 @@ exec "${helm}" "$@"
         method: 'PUT',
         url: `/organization/${organization.id}/cluster/${clusterId}/kubeconfig`,
         headers: { ...write, 'content-type': 'application/x-yaml' },
-        payload: KUBECONFIG,
+        payload: kubeconfig,
       })
+      const clusterStatus = async () =>
+        (await t.app.inject({ method: 'GET', url: `/organization/${organization.id}/cluster/${clusterId}/status`, headers: write })).json()
+      const before = await clusterStatus()
+      assert.deepEqual(
+        [before.kubernetes_version, before.kubectl_version, before.kubectl_version_skew],
+        [null, null, null],
+        'no runner saw the cluster yet',
+      )
       assert.equal(put.statusCode, 204)
       const project = await f.project(organization.id)
       const environment = await t.app.inject({
@@ -563,11 +574,18 @@ exec "${helm}" "$@"
       const calls = takeCalls()
       assert.equal(state, 'DEPLOYED', JSON.stringify(calls.map((call) => call.argv[0])))
       const upgrade = calls.find((call) => call.argv[0] === 'upgrade')!
-      assert.equal(upgrade.kubeconfig, KUBECONFIG, 'the kubeconfig stored sealed reaches helm')
+      assert.equal(upgrade.kubeconfig, kubeconfig, 'the kubeconfig stored sealed reaches helm')
       assert.ok(upgrade.argv.includes(namespaceOf(environmentId)))
       assert.ok(upgrade.argv.includes('berth.k1=from-api'))
+      // The stand-in says Kubernetes v1.31.0; helm 3's layer ships kubectl 1.31, helm 4's 1.33.
+      const after = await clusterStatus()
+      assert.equal(after.kubernetes_version, 'v1.31.0')
+      assert.match(after.kubectl_version, major === 3 ? /^v1\.31\./ : /^v1\.33\./)
+      if (major === 3) assert.equal(after.kubectl_version_skew, null)
+      else assert.match(after.kubectl_version_skew, /kubectl v1\.33\.\d+ is 2 minor versions newer than the cluster's Kubernetes 1\.31/)
     } finally {
       await t.close()
+      await api.close()
     }
   })
 })

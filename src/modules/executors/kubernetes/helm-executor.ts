@@ -9,6 +9,7 @@ import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { DeploymentExecutor, ServiceOutcome } from '../executor.ts'
 import { removeRunCheckouts } from '../git-checkout.ts'
 import { type BuiltinDeps, deployBuiltin } from './builtin-deployments.ts'
+import { type ClusterVersions, clusterVersions } from './cluster-versions.ts'
 import { gitChart, gitValuesFiles } from './git-charts.ts'
 import { type HelmDialect, helmDialect } from './helm-dialect.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
@@ -48,6 +49,8 @@ export interface KubernetesExecutorDeps extends BuiltinDeps {
   workRoot?: string
   /** BERTH_KUBECTL_PATH: the kubectl program STOP and RESTART run; `kubectl` by default. */
   kubectlPath?: string
+  /** Keeps the versions of the environment's cluster and of kubectl, seen as the executor acts on it, for the cluster's status. */
+  recordClusterVersions?(organizationId: string, environmentId: string, versions: ClusterVersions): Promise<void>
 }
 
 /** The namespace an environment's services are installed in. */
@@ -191,6 +194,8 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
         await chmod(dir, 0o700)
         const kubeconfigPath = path.join(dir, 'kubeconfig')
         await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 })
+        const versions = await clusterVersions({ kubectlPath: deps.kubectlPath ?? 'kubectl', kubeconfigPath, home: dir, signal }, context.log)
+        if (versions) await deps.recordClusterVersions?.(organizationId, environmentId, versions)
         const helm = (step: string) => (args: string[]) =>
           runHelm(deps.helmPath, args, {
             signal,

@@ -49,6 +49,16 @@ export function connectKubernetesExecutor(db: Db, secrets: SecretBox, settings: 
         .executeTakeFirst()
       return row?.kubeconfigSealed ? secrets.open(row.kubeconfigSealed) : undefined
     },
+    async recordClusterVersions(organizationId, environmentId, versions) {
+      await db
+        .updateTable('clusters')
+        .set({ kubernetesVersion: versions.kubernetes.text, kubectlVersion: versions.kubectl.text, versionsSeenAt: new Date() })
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', (eb) =>
+          eb.selectFrom('environments').select('clusterId').where('id', '=', environmentId).where('organizationId', '=', organizationId),
+        )
+        .execute()
+    },
     async chartRepository(organizationId, repositoryId) {
       const row = await db
         .selectFrom('helmRepositories')
