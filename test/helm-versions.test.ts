@@ -17,7 +17,9 @@ import {
   unsupportedKubectl,
 } from '#src/modules/executors/kubernetes/program-versions.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import { TEST_SECRET_KEY, testDatabaseUrl } from './helpers/app.ts'
 import { helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
+import { runCli, startWorker } from './helpers/process.ts'
 
 // Issue 32: Berth works with helm 3 (3.12+) and helm 4, asks each binary its version, speaks the
 // flags of that version, and refuses a version it does not support; likewise kubectl. The real
@@ -179,7 +181,7 @@ describe('helm and kubectl versions', () => {
     assert.ok(!calls.includes('--ignore-not-found'), 'helm 3.12 has no --ignore-not-found')
   })
 
-  it('at start-up, logs the versions of helm and kubectl, refuses unsupported ones with the reason, and only warns about a missing one', async () => {
+  it('at start-up, logs the versions of helm and kubectl, refuses unsupported ones with the reason, and only says a missing one', async () => {
     const logged: { level: string; fields: object; message: string }[] = []
     const log = {
       info: (fields: object, message: string) => logged.push({ level: 'info', fields, message }),
@@ -210,10 +212,35 @@ describe('helm and kubectl versions', () => {
     logged.length = 0
     const missing = await checkKubernetesPrograms({ ...settings, helmPath: path.join(work, 'none'), kubectlPath: kubectlBinary(4) }, log)
     assert.equal(missing.helmVersion, undefined)
-    assert.equal(logged[0]?.level, 'warn')
+    assert.equal(logged[0]?.level, 'info', 'a runner of Docker clusters alone needs no helm: no warning')
     assert.match(
       logged[0]?.message ?? '',
       /helm could not be run .*: deployments to KUBERNETES clusters fail until BERTH_HELM_PATH names a working helm/,
+    )
+  })
+
+  it('berth worker logs the helm and kubectl it runs, and will not start with a helm it does not support', async () => {
+    const env = { DATABASE_URL: testDatabaseUrl(), BERTH_SECRET_KEY: TEST_SECRET_KEY, BERTH_KUBECTL_PATH: kubectlBinary(4) }
+    const worker = await startWorker({ ...env, BERTH_HELM_PATH: helmBinary(4) })
+    try {
+      const said = worker
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('"component":"kubernetes"'))
+        .map((line) => JSON.parse(line) as { msg: string; version: string })
+      assert.deepEqual(
+        said.map((line) => line.msg.replace(/\.\d+(\+\S*)?$/, '')),
+        ['helm v4.1', 'kubectl v1.33'],
+        worker.stdout(),
+      )
+    } finally {
+      assert.equal(await worker.stop(), 0)
+    }
+    const refused = await runCli(['worker'], { ...env, BERTH_HELM_PATH: standIn('helm-3.10', 'v3.10.3') })
+    assert.notEqual(refused.code, 0)
+    assert.match(
+      refused.stdout + refused.stderr,
+      /helm v3\.10\.3 is not supported: Berth works with helm 3\.12 or newer and with helm 4 \(BERTH_HELM_PATH=/,
     )
   })
 })

@@ -92,12 +92,12 @@ export const kubernetesSettings = (config: Pick<Config, 'runner' | 'git'>): Kube
 /**
  * The start-up's check of the runner's helm and kubectl: each is asked its version, which the log
  * says; a version Berth does not work with stops the start (rejects with the reason). A program
- * that cannot be run is only a warning: a runner may serve Docker clusters alone, and a deployment
- * to a KUBERNETES cluster then fails saying why. Resolves to `settings` with the helm version found.
+ * that cannot be run is only said (at info: a runner may serve Docker clusters alone, and most do),
+ * and a deployment to a KUBERNETES cluster then fails saying why. Resolves to `settings` with the helm version found.
  */
 export async function checkKubernetesPrograms(
   settings: KubernetesSettings,
-  log: { info(fields: object, message: string): void; warn(fields: object, message: string): void },
+  log: { info(fields: object, message: string): void },
 ): Promise<KubernetesSettings> {
   const programs = [
     { name: 'helm', path: settings.helmPath, ask: helmVersion, unsupported: unsupportedHelm, setting: 'BERTH_HELM_PATH' },
@@ -110,7 +110,7 @@ export async function checkKubernetesPrograms(
       version = await program.ask(program.path)
     } catch (error) {
       if (!(error instanceof HelmFailed)) throw error
-      log.warn(
+      log.info(
         { component: 'kubernetes', program: program.name, path: program.path },
         `${error.message}: deployments to KUBERNETES clusters fail until ${program.setting} names a working ${program.name}`,
       )
