@@ -61,6 +61,11 @@ describe('helm and kubectl versions', () => {
     assert.match(unsupportedKubectl(version('v1.26.0')) ?? '', /kubectl v1\.26\.0 is not supported/)
     assert.equal(kubectlSkew(version('v1.31.9'), { major: 1, minor: 32 }), undefined)
     assert.match(kubectlSkew(version('v1.33.9'), { major: 1, minor: 31 }) ?? '', /2 minor versions newer than the cluster's Kubernetes 1\.31/)
+    assert.match(
+      kubectlSkew(version('v1.27.0'), { major: 1, minor: 29 }) ?? '',
+      /kubectl v1\.27\.0 is 2 minor versions older than the cluster's Kubernetes 1\.29/,
+    )
+    assert.match(kubectlSkew(version('v1.31.0'), { major: 2, minor: 0 }) ?? '', /is not for the cluster's Kubernetes 2\.0/)
   })
 
   it('speaks each version’s flags: repo update, uninstall, renamed flags, and how objects are applied', () => {

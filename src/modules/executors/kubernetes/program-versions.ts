@@ -71,7 +71,9 @@ export function unsupportedKubectl(version: ProgramVersion): string | undefined 
  * within one minor version of the API server, older or newer), or undefined when nothing is.
  */
 export function kubectlSkew(client: ProgramVersion, server: { major: number; minor: number }): string | undefined {
+  const policy = 'Kubernetes supports kubectl within one minor version of its API server'
+  if (client.major !== server.major) return `kubectl ${client.text} is not for the cluster's Kubernetes ${server.major}.${server.minor}: ${policy}`
   const skew = client.minor - server.minor
-  if (client.major === server.major && Math.abs(skew) <= 1) return undefined
-  return `kubectl ${client.text} is ${Math.abs(skew)} minor versions ${skew > 0 ? 'newer' : 'older'} than the cluster's Kubernetes ${server.major}.${server.minor}: Kubernetes supports kubectl within one minor version of its API server`
+  if (Math.abs(skew) <= 1) return undefined
+  return `kubectl ${client.text} is ${Math.abs(skew)} minor versions ${skew > 0 ? 'newer' : 'older'} than the cluster's Kubernetes ${server.major}.${server.minor}: ${policy}`
 }
