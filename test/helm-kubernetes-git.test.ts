@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { after, before, it } from 'node:test'
 import { parse } from 'yaml'
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
@@ -17,7 +17,7 @@ import { createDeploymentsApp } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
 import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
-import { helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
+import { describeWithEachHelm, helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
 
 // Helm charts and values files kept in git, and STOP and RESTART of a release, on Kubernetes: a
 // repository served on loopback by git's own http-backend over HTTPS (test/helpers/git-server.ts,
@@ -99,7 +99,7 @@ interface Call {
   stdout?: string
 }
 
-describe('helm charts and values from git, stop and restart, on Kubernetes (real git, helm and kubectl; no API server)', () => {
+describeWithEachHelm('helm charts and values from git, stop and restart, on Kubernetes (real git, helm and kubectl; no API server)', (major) => {
   let work: string
   let git: LoopbackGitServer
   let callsDir: string
@@ -113,7 +113,7 @@ describe('helm charts and values from git, stop and restart, on Kubernetes (real
   const namespace = namespaceOf(environmentId)
 
   before(async () => {
-    const helm = helmBinary()
+    const helm = helmBinary(major)
     work = mkdtempSync(path.join(os.tmpdir(), 'berth-helm-git-test-'))
     git = await startGitServer('x-access-token', TOKEN)
     // The executor's git trusts the loopback server's certificate as an operator's would (docs/docker.md).
@@ -144,6 +144,8 @@ done`
     writeFileSync(
       helmWrapper,
       `#!/bin/sh
+# The version the executor asks first is no call of the deployment.
+if [ "$1" = "version" ]; then exec "${helm}" "$@"; fi
 ${record}
 case "$1" in
   upgrade|uninstall) echo "Release \\"$3\\" has been upgraded. Happy Helming!"; exit 0;;
@@ -160,6 +162,8 @@ exec "${helm}" "$@"
     writeFileSync(
       kubectlWrapper,
       `#!/bin/sh
+# No cluster answers the version the executor asks first: it goes on without.
+if [ "$1" = "version" ]; then exit 1; fi
 ${record}
 echo "done"
 `,
@@ -411,10 +415,15 @@ echo "done"
 
   it('stops and restarts with the real helm and kubectl, against a recording API server on loopback', async () => {
     const api = await startFakeKubeApi()
+    const seen: string[][] = []
+    const warnings: string[] = []
     try {
       const executor = createKubernetesExecutor({
-        helmPath: helmBinary(),
-        kubectlPath: kubectlBinary(),
+        helmPath: helmBinary(major),
+        kubectlPath: kubectlBinary(major),
+        recordClusterVersions: async (org, env, versions) => {
+          seen.push([org, env, versions.kubernetes.text, `${versions.kubectl.major}.${versions.kubectl.minor}`])
+        },
         kubeconfig: async () => api.kubeconfig('kube-secret'),
         chartRepository: async () => {
           throw new Error('no helm repository is used')
@@ -432,7 +441,10 @@ echo "done"
           snapshot: target,
           plan: [],
           run: { id: randomUUID(), organizationId, environmentId },
-          log: (step, message) => logs.push(`${step}: ${message}`),
+          log: (step, message, level) => {
+            logs.push(`${step}: ${message}`)
+            if (level === 'WARNING') warnings.push(message)
+          },
         })
         assert.deepEqual(outcome, { ok: true }, logs.join('\n'))
         for (const request of api.requests) assert.equal(request.authorization, 'Bearer kube-secret', 'the cluster’s kubeconfig is used')
@@ -463,6 +475,16 @@ echo "done"
         )
       }
       assert.deepEqual(await act('STOP', snapshot()), [], 'a release that is not installed: nothing is changed')
+      // kubectl asked the cluster its version (the stand-in says v1.31.0) each time: helm 3's layer ships kubectl 1.31, helm 4's 1.33.
+      const kubectl = major === 3 ? '1.31' : '1.33'
+      assert.deepEqual(seen, Array(3).fill([organizationId, environmentId, 'v1.31.0', kubectl]))
+      const skew = warnings.filter((warning) => warning.includes('minor versions'))
+      if (major === 3) assert.deepEqual(skew, [])
+      else
+        assert.match(
+          skew[0] ?? '',
+          /kubectl v1\.33\.\d+ is 2 minor versions newer than the cluster's Kubernetes 1\.31: Kubernetes supports kubectl within one minor version/,
+        )
     } finally {
       await api.close()
     }

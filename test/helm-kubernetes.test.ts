@@ -7,7 +7,7 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { after, before, it } from 'node:test'
 import { parse } from 'yaml'
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
@@ -24,7 +24,8 @@ import { testSecretBox } from './helpers/app.ts'
 import { createDeploymentsApp } from './helpers/deployments.ts'
 import { startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
-import { helmBinary } from './helpers/helm-binary.ts'
+import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
+import { applyFlags, describeWithEachHelm, helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
 
 // Helm services on Kubernetes with the real helm program (test/helpers/helm-binary.ts): a chart
 // repository made here with `helm create`, `helm package` and `helm repo index`, served on loopback
@@ -79,7 +80,7 @@ interface Call {
   kubeconfigMode?: string
 }
 
-describe('helm services on Kubernetes (real helm, no API server)', () => {
+describeWithEachHelm('helm services on Kubernetes (real helm, no API server)', (major) => {
   let helm: string
   let work: string
   let server: Server
@@ -91,7 +92,7 @@ describe('helm services on Kubernetes (real helm, no API server)', () => {
   let callsDir: string
 
   before(async () => {
-    helm = helmBinary()
+    helm = helmBinary(major)
     work = mkdtempSync(path.join(os.tmpdir(), 'berth-helm-test-'))
     const home = path.join(work, 'home')
     mkdirSync(home)
@@ -156,6 +157,8 @@ describe('helm services on Kubernetes (real helm, no API server)', () => {
     writeFileSync(
       wrapper,
       `#!/bin/sh
+# The version the executor asks first is no call of the deployment.
+if [ "$1" = "version" ]; then exec "${helm}" "$@"; fi
 call="${callsDir}/$(date +%s%N)-$$"
 mkdir "$call"
 for a in "$@"; do printf '%s\\n' "$a" >> "$call/argv"; done
@@ -338,9 +341,11 @@ exec "${helm}" "$@"
       '120s',
       '--set',
       'berth.k1=from-a-secret',
-      '--atomic',
+      // helm 4 calls --atomic --rollback-on-failure.
+      major === 4 ? '--rollback-on-failure' : '--atomic',
       '--history-max',
       '3',
+      ...applyFlags(major),
     ])
     assert.equal(upgrade.kubeconfig, KUBECONFIG)
     assert.equal(upgrade.kubeconfigMode, '600')
@@ -350,6 +355,41 @@ exec "${helm}" "$@"
     )
     assert.ok(!logs.join('\n').includes('from-a-secret'), 'no value in the log')
     assert.deepEqual(workDirsLeft(), [], 'the work directory, kubeconfig included, is removed')
+  })
+
+  it('gives helm upgrade --install arguments the real helm takes: it reaches the cluster (a recording API server)', async () => {
+    const api = await startFakeKubeApi()
+    try {
+      for (const extra of [['--atomic', '--history-max 3'], ['--rollback-on-failure'], ['--force']]) {
+        const s = snapshot({ arguments: extra })
+        const logs: string[] = []
+        const outcome = await createKubernetesExecutor({
+          helmPath: helm,
+          kubeconfig: async () => api.kubeconfig('kube-secret'),
+          chartRepository: async () => ({ kind: 'HTTPS', url: repositoryUrl, skipTlsVerification: false, ...CREDENTIALS }),
+          openSecret: () => '',
+          workRoot: work,
+        }).run({ id: s.serviceId, name: s.name, type: 'HELM' } as ServiceProgress, 'DEPLOY', new AbortController().signal, {
+          snapshot: s,
+          plan: [],
+          run: { id: randomUUID(), organizationId, environmentId },
+          log: (step, message) => logs.push(`${step}: ${message}`),
+        })
+        // The stand-in serves no OpenAPI document nor object writes: helm stops there, past its arguments.
+        assert.equal(outcome.ok, false)
+        const message = (outcome as { message: string }).message
+        assert.match(message, /^helm upgrade failed/, logs.join('\n'))
+        assert.doesNotMatch(message, /unknown flag|flags in the group|cannot use/, extra.join(' '))
+        const history = `/api/v1/namespaces/${namespaceOf(environmentId)}/secrets`
+        assert.ok(
+          api.requests.some((request) => request.url.startsWith(history) && request.url.includes(releaseName(s))),
+          'helm looked up the release on the cluster',
+        )
+        api.requests.length = 0
+      }
+    } finally {
+      await api.close()
+    }
   })
 
   it('fails the deployment with helm’s own error when the repository refuses the credentials', async () => {
@@ -474,7 +514,10 @@ exec "${helm}" "$@"
   })
 
   it('deploys a helm service of an environment on a KUBERNETES cluster through the API and the runner, with what the database holds', async () => {
-    const t = await createDeploymentsApp(0, { BERTH_HELM_PATH: wrapper, BERTH_RUNNER_POLL_MS: '50' })
+    // The cluster is the recording API server: kubectl asks it its version, which the cluster's status reports.
+    const api = await startFakeKubeApi()
+    const kubeconfig = api.kubeconfig('kube-secret')
+    const t = await createDeploymentsApp(0, { BERTH_HELM_PATH: wrapper, BERTH_KUBECTL_PATH: kubectlBinary(major), BERTH_RUNNER_POLL_MS: '50' })
     try {
       takeCalls()
       const f = factories(t.db)
@@ -491,8 +534,16 @@ exec "${helm}" "$@"
         method: 'PUT',
         url: `/organization/${organization.id}/cluster/${clusterId}/kubeconfig`,
         headers: { ...write, 'content-type': 'application/x-yaml' },
-        payload: KUBECONFIG,
+        payload: kubeconfig,
       })
+      const clusterStatus = async () =>
+        (await t.app.inject({ method: 'GET', url: `/organization/${organization.id}/cluster/${clusterId}/status`, headers: write })).json()
+      const before = await clusterStatus()
+      assert.deepEqual(
+        [before.kubernetes_version, before.kubectl_version, before.kubectl_version_skew],
+        [null, null, null],
+        'no runner saw the cluster yet',
+      )
       assert.equal(put.statusCode, 204)
       const project = await f.project(organization.id)
       const environment = await t.app.inject({
@@ -523,11 +574,18 @@ exec "${helm}" "$@"
       const calls = takeCalls()
       assert.equal(state, 'DEPLOYED', JSON.stringify(calls.map((call) => call.argv[0])))
       const upgrade = calls.find((call) => call.argv[0] === 'upgrade')!
-      assert.equal(upgrade.kubeconfig, KUBECONFIG, 'the kubeconfig stored sealed reaches helm')
+      assert.equal(upgrade.kubeconfig, kubeconfig, 'the kubeconfig stored sealed reaches helm')
       assert.ok(upgrade.argv.includes(namespaceOf(environmentId)))
       assert.ok(upgrade.argv.includes('berth.k1=from-api'))
+      // The stand-in says Kubernetes v1.31.0; helm 3's layer ships kubectl 1.31, helm 4's 1.33.
+      const after = await clusterStatus()
+      assert.equal(after.kubernetes_version, 'v1.31.0')
+      assert.match(after.kubectl_version, major === 3 ? /^v1\.31\./ : /^v1\.33\./)
+      if (major === 3) assert.equal(after.kubectl_version_skew, null)
+      else assert.match(after.kubectl_version_skew, /kubectl v1\.33\.\d+ is 2 minor versions newer than the cluster's Kubernetes 1\.31/)
     } finally {
       await t.close()
+      await api.close()
     }
   })
 })

@@ -18,6 +18,7 @@ describe('helm arguments', () => {
       '--set=a=-n',
       '--debug',
       '--force',
+      '--force-replace',
       'kube-system',
     ]) {
       assert.equal(refused(argument), undefined, argument)

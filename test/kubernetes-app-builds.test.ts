@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { after, before, it } from 'node:test'
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
 import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
 import type { ChartValues } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
@@ -13,7 +13,7 @@ import { busyboxImage, docker, type LoopbackRegistry, startRegistry } from './he
 import { factories } from './helpers/factories.ts'
 import { type FakeProvider, type FakeRepository, startFakeProvider } from './helpers/fake-git-providers.ts'
 import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
-import { helmBinary } from './helpers/helm-binary.ts'
+import { describeWithEachHelm, helmBinary } from './helpers/helm-binary.ts'
 
 // Issue 22: applications and jobs built from git on a KUBERNETES cluster. The runner's Docker
 // engine builds the commit (served on loopback by git over HTTPS, looked up at a fake GitHub, as in
@@ -35,64 +35,6 @@ let work: string
 let callsDir: string
 const services: string[] = []
 const fakeRepository: FakeRepository = { defaultBranch: 'main', branches: [], commits: [] }
-
-before(async () => {
-  await busyboxImage()
-  const helm = helmBinary()
-  work = mkdtempSync(path.join(os.tmpdir(), 'berth-k8s-builds-'))
-  callsDir = path.join(work, 'calls')
-  mkdirSync(callsDir)
-  const wrapper = path.join(work, 'helm-wrapper.sh')
-  writeFileSync(
-    wrapper,
-    `#!/bin/sh
-call="${callsDir}/$(date +%s%N)-$$"
-mkdir "$call"
-for a in "$@"; do printf '%s\\n' "$a" >> "$call/argv"; done
-prev=""
-for a in "$@"; do
-  if [ "$prev" = "--values" ]; then cp "$a" "$call/values"; fi
-  prev="$a"
-done
-case "$1" in
-  upgrade|uninstall) echo "Release \\"$3\\" done."; exit 0;;
-esac
-exec "${helm}" "$@"
-`,
-  )
-  chmodSync(wrapper, 0o755)
-  registry = await startRegistry()
-  git = await startGitServer('x-access-token', GIT_TOKEN)
-  process.env.GIT_SSL_CAINFO = git.certificateFile
-  github = await startFakeProvider('github')
-  github.tokens.add(GIT_TOKEN)
-  github.repositories.set('acme/site', fakeRepository)
-  t = await createDeploymentsApp(0, {
-    BERTH_HELM_PATH: wrapper,
-    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
-    BERTH_RUNNER_LEASE_MS: '30000',
-    BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
-    BERTH_RATE_LIMIT_PER_ADDRESS: '0',
-  })
-  calls = deploymentCalls(t.app)
-})
-
-after(async () => {
-  for (const id of services) {
-    for (const image of await docker.listImages({
-      filters: { reference: [builtImageRepository(id), `${registry.host}/${builtImageRepository(id)}`] },
-    }))
-      await docker
-        .getImage(image.Id)
-        .remove({ force: true })
-        .catch(() => undefined)
-  }
-  await t?.close()
-  await github?.close()
-  await git?.close()
-  await registry?.close()
-  if (work) rmSync(work, { recursive: true, force: true })
-})
 
 function takeCalls(): { argv: string[]; values?: string | undefined }[] {
   const names = readdirSync(callsDir).sort()
@@ -117,7 +59,67 @@ async function registryTags(serviceId: string): Promise<string[]> {
   return ((await res.json()) as { tags: string[] | null }).tags ?? []
 }
 
-describe('applications and jobs built from git on a KUBERNETES cluster', () => {
+describeWithEachHelm('applications and jobs built from git on a KUBERNETES cluster', (major) => {
+  before(async () => {
+    await busyboxImage()
+    const helm = helmBinary(major)
+    work = mkdtempSync(path.join(os.tmpdir(), 'berth-k8s-builds-'))
+    callsDir = path.join(work, 'calls')
+    mkdirSync(callsDir)
+    const wrapper = path.join(work, 'helm-wrapper.sh')
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh
+# The version the executor asks first is no call of the deployment.
+if [ "$1" = "version" ]; then exec "${helm}" "$@"; fi
+call="${callsDir}/$(date +%s%N)-$$"
+mkdir "$call"
+for a in "$@"; do printf '%s\\n' "$a" >> "$call/argv"; done
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "--values" ]; then cp "$a" "$call/values"; fi
+  prev="$a"
+done
+case "$1" in
+  upgrade|uninstall) echo "Release \\"$3\\" done."; exit 0;;
+esac
+exec "${helm}" "$@"
+`,
+    )
+    chmodSync(wrapper, 0o755)
+    registry = await startRegistry()
+    git = await startGitServer('x-access-token', GIT_TOKEN)
+    process.env.GIT_SSL_CAINFO = git.certificateFile
+    github = await startFakeProvider('github')
+    github.tokens.add(GIT_TOKEN)
+    github.repositories.set('acme/site', fakeRepository)
+    t = await createDeploymentsApp(0, {
+      BERTH_HELM_PATH: wrapper,
+      BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+      BERTH_RUNNER_LEASE_MS: '30000',
+      BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
+      BERTH_RATE_LIMIT_PER_ADDRESS: '0',
+    })
+    calls = deploymentCalls(t.app)
+  })
+
+  after(async () => {
+    for (const id of services) {
+      for (const image of await docker.listImages({
+        filters: { reference: [builtImageRepository(id), `${registry.host}/${builtImageRepository(id)}`] },
+      }))
+        await docker
+          .getImage(image.Id)
+          .remove({ force: true })
+          .catch(() => undefined)
+    }
+    await t?.close()
+    await github?.close()
+    await git?.close()
+    await registry?.close()
+    if (work) rmSync(work, { recursive: true, force: true })
+  })
+
   it('builds the commit, pushes it to the cluster’s image registry and installs a release naming it with a pull secret; without a registry it says which setting is missing', async () => {
     const f = factories(t.db)
     const { organization, tokens } = await f.organizationWithTokens()

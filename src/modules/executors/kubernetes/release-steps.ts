@@ -1,5 +1,6 @@
 import type { ExecutionContext, ServiceOutcome } from '../executor.ts'
-import { type HelmRun, runHelm } from './helm-program.ts'
+import type { HelmDialect } from './helm-dialect.ts'
+import { HelmFailed, type HelmRun, runHelm } from './helm-program.ts'
 import { clusterWideObjects, renderedObjects } from './rendered-objects.ts'
 
 // The steps every release goes through on a Kubernetes cluster, whichever chart it is (a helm
@@ -8,6 +9,8 @@ import { clusterWideObjects, renderedObjects } from './rendered-objects.ts'
 /** One action on one release: where helm runs, and what it acts on. */
 export interface ReleaseContext {
   helmPath: string
+  /** The flags that helm takes. */
+  dialect: HelmDialect
   /** The private work directory (mode 0700): helm's HOME, the kubeconfig and values files. */
   dir: string
   namespace: string
@@ -23,7 +26,14 @@ export interface ReleaseContext {
 /** `helm uninstall` of the release in its namespace; one already gone is fine. */
 export async function uninstallRelease(release: ReleaseContext): Promise<ServiceOutcome> {
   release.context.log('uninstall', `helm uninstall ${release.release} --namespace ${release.namespace}`)
-  await release.helm('uninstall')(['uninstall', release.release, ...release.cluster, '--ignore-not-found', '--wait'])
+  const ignoreNotFound = release.dialect.uninstallIgnoresNotFound
+  try {
+    await release.helm('uninstall')(['uninstall', release.release, ...release.cluster, ...(ignoreNotFound ? ['--ignore-not-found'] : []), '--wait'])
+  } catch (error) {
+    // helm before 3.13 has no --ignore-not-found: it says so.
+    if (ignoreNotFound || !(error instanceof HelmFailed && /release: not found/.test(error.message))) throw error
+    release.context.log('uninstall', `release ${release.release} is not installed: nothing to uninstall`)
+  }
   return { ok: true }
 }
 
@@ -36,6 +46,8 @@ export async function renderCheckInstall(
   chart: { path: string; values: string[]; allowClusterWide: boolean; timeoutSeconds: number; extra: string[] },
 ): Promise<ServiceOutcome> {
   const { context, namespace } = release
+  const extra = release.dialect.installArguments(chart.extra)
+  if (!extra.ok) return extra
   context.log('render', `helm template ${release.release} --namespace ${namespace}`)
   const rendered = await runHelm(release.helmPath, ['template', release.release, chart.path, '--namespace', namespace, ...chart.values], {
     signal: release.signal,
@@ -63,7 +75,7 @@ export async function renderCheckInstall(
     '--timeout',
     `${chart.timeoutSeconds}s`,
     ...chart.values,
-    ...chart.extra,
+    ...extra.args,
   ])
   return { ok: true }
 }

@@ -14,6 +14,7 @@ const ALLOWED_FLAGS = new Set([
   '--disable-openapi-validation',
   '--enable-dns',
   '--force',
+  '--force-replace',
   '--history-max',
   '--labels',
   '--no-hooks',
