@@ -1,4 +1,5 @@
 import Docker from 'dockerode'
+import type { PortRange } from '#src/config.ts'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
@@ -22,7 +23,7 @@ export const dockerAddress = () => process.env.DOCKER_HOST || 'unix:///var/run/d
 export async function connectDockerExecutor(
   db: Db,
   secrets: SecretBox,
-  settings: { publishHost: string; databaseImages: string; allowPrivateUrls: boolean },
+  settings: { publishHost: string; publishPorts: PortRange | undefined; databaseImages: string; allowPrivateUrls: boolean },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
   const docker = new Docker()
   let version: string
@@ -31,9 +32,11 @@ export async function connectDockerExecutor(
   } catch (error) {
     throw new Error(`BERTH_EXECUTOR=docker, but the Docker engine at ${dockerAddress()} does not answer: ${(error as Error).message}`)
   }
+  const { publishPorts, ...rest } = settings
   const executor = createDockerExecutor({
     docker,
-    ...settings,
+    ...rest,
+    publishPorts: publishPorts ? `${publishPorts.from}-${publishPorts.to}` : '',
     secrets,
     gitCredentials: repositoryCredentials(db, secrets),
     registry: registryPullAccess(db, secrets),
