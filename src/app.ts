@@ -199,6 +199,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     listMaxBytes: config.http.listMaxBytes,
     serviceLimits: config.services,
     domainCheck: config.domainCheck,
+    defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     serviceRuntime:
       config.runner.executor === 'docker'
         ? dockerServiceRuntime(db, {

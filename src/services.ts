@@ -109,6 +109,8 @@ export interface ServiceOptions {
   domainCheck?: Config['domainCheck']
   /** What a real engine says of running services (links, statuses); absent: the records alone (the simulator). */
   serviceRuntime?: ServiceRuntime
+  /** BERTH_EXECUTOR: what the default clusters deploy with, and so what they say. */
+  defaultExecutor?: 'SIMULATED' | 'DOCKER'
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -355,7 +357,13 @@ export function createServices(db: Db, options: ServiceOptions) {
       findEnvironment: createEnvironmentsRepository(db).findById,
       findCluster: createClustersRepository(db).findById,
     }),
-    clusters: createClustersService({ repo: createClustersRepository(db), organizations, secrets: options.secrets, listLimit }),
+    clusters: createClustersService({
+      repo: createClustersRepository(db),
+      organizations,
+      secrets: options.secrets,
+      listLimit,
+      defaultExecutor: options.defaultExecutor,
+    }),
     clusterRecords: createClusterRecordsService({ repo: createClustersRepository(db), organizations }),
   }
 }
