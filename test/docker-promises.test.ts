@@ -183,10 +183,6 @@ describe('the Docker executor keeps its promises', () => {
     await calls.trigger(`/database/${database.id}/deploy`, tokens.deploy.authorization)
     const [first] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
     assert.equal(first!.status, 'DEPLOYED', JSON.stringify(first))
-    const volume = await docker.getVolume(databaseVolume(database.id)).inspect()
-    assert.equal(volume.Labels?.[LABELS.service], database.id, 'the volume names its service')
-    assert.equal(volume.Labels?.[LABELS.environment], environment.id)
-    assert.equal(volume.Labels?.[LABELS.kind], 'DATABASE')
 
     const onVolume = async () =>
       (await docker.listContainers({ filters: { volume: [databaseVolume(database.id)], status: ['running', 'restarting', 'created'] } })).length
@@ -212,6 +208,11 @@ describe('the Docker executor keeps its promises', () => {
     const logs = text(await logLines(calls, environment.id, redeploy.execution_id, tokens.read.authorization))
     assert.match(logs, /stop before the new ones start/)
     assert.match(logs, /the service was down for [\d.]+ s/)
+
+    const volume = await docker.getVolume(databaseVolume(database.id)).inspect()
+    assert.equal(volume.Labels?.[LABELS.service], database.id, 'the volume names its service')
+    assert.equal(volume.Labels?.[LABELS.environment], environment.id)
+    assert.equal(volume.Labels?.[LABELS.kind], 'DATABASE')
   })
 
   it("lets a stubborn old instance stop after the new one serves, with the service's grace period; honours the image's STOPSIGNAL", async () => {
@@ -224,10 +225,6 @@ describe('the Docker executor keeps its promises', () => {
     const [deployed] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
     assert.equal(deployed!.status, 'DEPLOYED', JSON.stringify(deployed))
     const [old] = await running(containerId)
-    assert.equal((await docker.getContainer(old!.Id).inspect()).Config.StopTimeout, 45, "the engine knows the service's grace period")
-    // Published within BERTH_DOCKER_PUBLISH_PORTS.
-    const port = old!.Ports.find((binding) => binding.PrivatePort === 8080 && binding.PublicPort)?.PublicPort
-    assert.ok(port !== undefined && port >= PUBLISH_PORTS.from && port <= PUBLISH_PORTS.to, `published on ${port}`)
 
     const redeploy = await calls.trigger(`/container/${containerId}/redeploy`, tokens.deploy.authorization)
     const [restarted] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
@@ -242,6 +239,8 @@ describe('the Docker executor keeps its promises', () => {
     const logs = text(await logLines(calls, environment.id, redeploy.execution_id, tokens.read.authorization))
     assert.match(logs, /stopping the previous instance 0 \([0-9a-f]+\) in the background, with its image's stop signal and 45 s of grace/)
     await docker.getContainer(old!.Id).remove({ force: true })
+    const [replacement] = await running(containerId)
+    assert.equal((await docker.getContainer(replacement!.Id).inspect()).Config.StopTimeout, 45, "the engine knows the service's grace period")
 
     // An image whose STOPSIGNAL it handles stops at once, though it ignores SIGTERM.
     const usr1 = await containerWorld(t, calls, { tag: 'usr1', variables: { IGNORE_TERM: '1' } })
@@ -257,6 +256,16 @@ describe('the Docker executor keeps its promises', () => {
       (list) => !list.some((info) => info.Id === first!.Id),
       { what: 'the old instance stopped by its STOPSIGNAL and removed', timeoutMs: 30_000, intervalMs: 200 },
     )
+  })
+
+  it('publishes ports within BERTH_DOCKER_PUBLISH_PORTS', async () => {
+    const { environment, tokens, containerId } = await containerWorld(t, calls)
+    await calls.trigger(`/container/${containerId}/deploy`, tokens.deploy.authorization)
+    const [deployed] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal(deployed!.status, 'DEPLOYED', JSON.stringify(deployed))
+    const [instance] = await running(containerId)
+    const port = instance!.Ports.find((binding) => binding.PrivatePort === 8080 && binding.PublicPort)?.PublicPort
+    assert.ok(port !== undefined && port >= PUBLISH_PORTS.from && port <= PUBLISH_PORTS.to, `published on ${port}`)
   })
 
   it("says the default cluster's executor is the one it deploys with", async () => {
