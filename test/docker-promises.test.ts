@@ -77,6 +77,8 @@ const APP_ENV = {
 
 const instances = (serviceId: string) => docker.listContainers({ all: true, filters: { label: [`${LABELS.service}=${serviceId}`] } })
 const running = async (serviceId: string) => (await instances(serviceId)).filter((info) => info.State === 'running')
+/** What the engine holds of a container's configuration (dockerode's type leaves out the stop settings). */
+const engineConfig = async (id: string) => (await docker.getContainer(id).inspect()).Config as { StopTimeout?: number; StopSignal?: string }
 const networkExists = async (environmentId: string) =>
   (await docker.listNetworks({ filters: { name: [networkName(environmentId)] } })).some((network) => network.Name === networkName(environmentId))
 
@@ -193,7 +195,7 @@ describe('the Docker executor keeps its promises', () => {
       most = Math.max(most, await onVolume())
       samples++
       const [latest] = await calls.entries(environment.id, tokens.read.authorization)
-      if (latest?.identifier.execution_id === redeploy.execution_id && ['SUCCESS', 'ERROR', 'CANCELED'].includes(latest.action_status)) break
+      if (latest && latest.identifier.execution_id === redeploy.execution_id && ['SUCCESS', 'ERROR', 'CANCELED'].includes(latest.action_status)) break
     }
     const [entry] = await calls.entries(environment.id, tokens.read.authorization)
     assert.equal(entry!.status, 'RESTARTED', JSON.stringify(entry))
@@ -240,14 +242,14 @@ describe('the Docker executor keeps its promises', () => {
     assert.match(logs, /stopping the previous instance 0 \([0-9a-f]+\) in the background, with its image's stop signal and 45 s of grace/)
     await docker.getContainer(old!.Id).remove({ force: true })
     const [replacement] = await running(containerId)
-    assert.equal((await docker.getContainer(replacement!.Id).inspect()).Config.StopTimeout, 45, "the engine knows the service's grace period")
+    assert.equal((await engineConfig(replacement!.Id)).StopTimeout, 45, "the engine knows the service's grace period")
 
     // An image whose STOPSIGNAL it handles stops at once, though it ignores SIGTERM.
     const usr1 = await containerWorld(t, calls, { tag: 'usr1', variables: { IGNORE_TERM: '1' } })
     await calls.trigger(`/container/${usr1.containerId}/deploy`, usr1.tokens.deploy.authorization)
     await calls.waitUntilIdle(usr1.environment.id, usr1.tokens.read.authorization)
     const [first] = await running(usr1.containerId)
-    assert.equal((await docker.getContainer(first!.Id).inspect()).Config.StopSignal, 'SIGUSR1')
+    assert.equal((await engineConfig(first!.Id)).StopSignal, 'SIGUSR1')
     await calls.trigger(`/container/${usr1.containerId}/redeploy`, usr1.tokens.deploy.authorization)
     await calls.waitUntilIdle(usr1.environment.id, usr1.tokens.read.authorization)
     // Well within the 60 s a SIGTERM-only stop would take.

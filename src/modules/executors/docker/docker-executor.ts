@@ -23,7 +23,16 @@ import type { DeliveredFile } from './file-archive.ts'
 import { removeBuiltImages } from './image-builds.ts'
 import { ensureImage, imageReference, type PullAuth } from './images.ts'
 import { runToCompletion } from './job-runs.ts'
-import { type InstanceSpec, type PublishSettings, removeAbandoned, removeInstances, rollOut, type Say, stopInstances } from './service-instances.ts'
+import {
+  type InstanceSpec,
+  type PublishSettings,
+  type Rollout,
+  removeAbandoned,
+  removeInstances,
+  rollOut,
+  type Say,
+  stopInstances,
+} from './service-instances.ts'
 
 // The Docker executor (README, "Deploying with Docker"): containers, container databases and jobs
 // from an image really run in the Docker engine of BERTH_EXECUTOR=docker. Helm services need
@@ -153,9 +162,11 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       say,
       signal,
     )
-    // The images of earlier commits go once nothing runs them.
-    if (outcome.ok) await removeBuiltImages(docker, owner.serviceId, built.image)
-    return outcome
+    // The images of earlier commits go once nothing runs them: once the previous instances, stopping
+    // in the background, are gone.
+    const { retired, ...result } = outcome
+    if (outcome.ok) void (retired ?? Promise.resolve()).then(() => removeBuiltImages(docker, owner.serviceId, built.image)).catch(() => undefined)
+    return result
   }
 
   async function container(
@@ -386,7 +397,8 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         // service's secrets: none of them reaches either.
         mask = secretMask(secretValues(snapshot))
         const say: Say = (step, message, level, at) => context.log(step, mask(message), level, at)
-        const outcome = await perform(snapshot, owner, run.organizationId, action, say, signal)
+        // What is still stopping in the background is not the runner's to wait for.
+        const { retired: _retired, ...outcome }: Rollout = await perform(snapshot, owner, run.organizationId, action, say, signal)
         if (outcome.ok && (action === 'UNINSTALL' || action === 'DELETE') && (await removeNetworkIfUnused(docker, run.environmentId)))
           say('uninstall', `removed the network of the environment (${networkName(run.environmentId)}): nothing of it runs any more`)
         return outcome.ok ? outcome : { ok: false, message: mask(outcome.message) }

@@ -131,15 +131,19 @@ const shortName = (info: Docker.ContainerInfo) => info.Names[0]?.replace(/^\//, 
  * image that ignores its stop signal holds only its own grace period, not the environment's queue.
  * A stop that fails leaves the instance to the next rollout, which finds it by label.
  */
-function retireInBackground(docker: Docker, old: Docker.ContainerInfo[], graceSeconds: number, say: Say): void {
-  for (const info of old) {
+function retireInBackground(docker: Docker, old: Docker.ContainerInfo[], graceSeconds: number, say: Say): Promise<void> {
+  const stops = old.map((info) => {
     say(
       'start',
       `stopping the previous instance ${instanceOf(info)} (${info.Id.slice(0, 12)}) in the background, with its image's stop signal and ${graceSeconds} s of grace`,
     )
-    void removeContainer(docker, info.Id, graceSeconds).catch(() => undefined)
-  }
+    return removeContainer(docker, info.Id, graceSeconds).catch(() => undefined)
+  })
+  return Promise.all(stops).then(() => undefined)
 }
+
+/** A rollout's outcome; `retired` settles once the previous instances stopping in the background are gone. */
+export type Rollout = ServiceOutcome & { retired?: Promise<void> }
 
 /**
  * Rolls the service out: leftovers of runs that never finished go first. A service without storage
@@ -150,7 +154,7 @@ function retireInBackground(docker: Docker, old: Docker.ContainerInfo[], graceSe
  * so. A new instance that is not ready fails the rollout with its last lines, and every new
  * instance is removed, the old ones left (or started again) running.
  */
-export async function rollOut(docker: Docker, spec: InstanceSpec, publish: PublishSettings, say: Say, signal: AbortSignal): Promise<ServiceOutcome> {
+export async function rollOut(docker: Docker, spec: InstanceSpec, publish: PublishSettings, say: Say, signal: AbortSignal): Promise<Rollout> {
   const existing = await serviceContainers(docker, spec.owner.serviceId)
   const previous = existing.filter((info) => info.State === 'running' && info.Labels[LABELS.execution] !== spec.owner.executionId)
   for (const leftover of existing.filter((info) => !previous.includes(info))) {
@@ -182,6 +186,7 @@ export async function rollOut(docker: Docker, spec: InstanceSpec, publish: Publi
     say('start', 'the previous instances were started again', 'WARNING')
   }
   const started: string[] = []
+  const retiring: Promise<void>[] = []
   const defaultPort = spec.ports[0]?.internal
   try {
     for (let index = 0; index < spec.instances; index++) {
@@ -217,7 +222,7 @@ export async function rollOut(docker: Docker, spec: InstanceSpec, publish: Publi
           docker,
           replaces.map((info) => info.Id),
         )
-      else retireInBackground(docker, replaces, spec.stopGraceSeconds, say)
+      else retiring.push(retireInBackground(docker, replaces, spec.stopGraceSeconds, say))
     }
   } catch (error) {
     // A cancel, or the engine failing: what this run made goes, the previous version stays.
@@ -231,8 +236,8 @@ export async function rollOut(docker: Docker, spec: InstanceSpec, publish: Publi
       docker,
       beyond.map((info) => info.Id),
     )
-  else retireInBackground(docker, beyond, spec.stopGraceSeconds, say)
-  if (downSince === undefined) return { ok: true }
+  else retiring.push(retireInBackground(docker, beyond, spec.stopGraceSeconds, say))
+  if (downSince === undefined) return { ok: true, retired: Promise.all(retiring).then(() => undefined) }
   const downSeconds = Math.round((Date.now() - downSince) / 100) / 10
   say('start', `the service was down for ${downSeconds} s: its storage allows one version at a time`)
   return { ok: true, details: { downtime: { reason: 'storage: the previous version stopped before the new one started', seconds: downSeconds } } }
