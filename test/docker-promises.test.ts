@@ -178,6 +178,55 @@ describe('the Docker executor keeps its promises', () => {
     )
   })
 
+  it('leaves nothing behind when a project or an organization goes with its environments', async () => {
+    const { organization, tokens, environment, project } = await factories(t.db).environmentWithTokens()
+    environments.push(environment.id)
+    const other = await factories(t.db).environment((await factories(t.db).project(organization.id)).id)
+    environments.push(other.id)
+    const deployed = async (environmentId: string) => {
+      const database = await factories(t.db).database(environmentId, { name: 'db', accessibility: 'PRIVATE' })
+      await calls.trigger(`/database/${database.id}/deploy`, tokens.deploy.authorization)
+      const [entry] = await calls.waitUntilIdle(environmentId, tokens.read.authorization)
+      assert.equal(entry!.status, 'DEPLOYED', JSON.stringify(entry))
+      return database.id
+    }
+    const left = async (environmentId: string, databaseId: string) => ({
+      containers: (await docker.listContainers({ all: true, filters: { label: [`${LABELS.environment}=${environmentId}`] } })).length,
+      network: await networkExists(environmentId),
+      volume: await docker
+        .getVolume(databaseVolume(databaseId))
+        .inspect()
+        .then(
+          () => true,
+          () => false,
+        ),
+    })
+    const nothing = { containers: 0, network: false, volume: false }
+    const inProject = await deployed(environment.id)
+    const inOrganization = await deployed(other.id)
+    assert.equal((await calls.inject('DELETE', `/project/${project.id}`, tokens.admin.authorization)).statusCode, 204)
+    await until(
+      () => left(environment.id, inProject),
+      (now) => JSON.stringify(now) === JSON.stringify(nothing),
+      {
+        what: "the deleted project's environment gone from the engine",
+        timeoutMs: 20_000,
+        intervalMs: 100,
+      },
+    )
+    assert.deepEqual(await left(other.id, inOrganization), { containers: 1, network: true, volume: true }, 'another project keeps running')
+    assert.equal((await calls.inject('DELETE', `/organization/${organization.id}`, tokens.admin.authorization)).statusCode, 204)
+    await until(
+      () => left(other.id, inOrganization),
+      (now) => JSON.stringify(now) === JSON.stringify(nothing),
+      {
+        what: "the deleted organization's environment gone from the engine",
+        timeoutMs: 20_000,
+        intervalMs: 100,
+      },
+    )
+  })
+
   it('never runs a database twice on its volume: a redeploy stops the old one first, says so, and the history shows the downtime; its volume carries labels', async () => {
     const { environment, tokens } = await factories(t.db).environmentWithTokens()
     environments.push(environment.id)
