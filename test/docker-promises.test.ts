@@ -390,7 +390,10 @@ describe('a berth worker killed during a first deploy', () => {
       (logs) => /removed instance 0/.test(logs),
       { what: 'the run says what became of its instance', timeoutMs: 10_000, intervalMs: 100 },
     )
-    assert.match(said, /removed instance 0 \(.+\) of the interrupted deployment: it was the service's first, which never finished/)
+    assert.match(
+      said,
+      /removed instance 0 \(.+\) of the interrupted deployment: nothing of the service ran before it \(a first deploy, or one after a stop\) and the deployment never finished/,
+    )
     const status = await calls.inject('GET', `/container/${containerId}/status`, read)
     assert.notEqual(status.json().state, 'DEPLOYED')
     await rescuer.stop('SIGTERM')

@@ -295,8 +295,8 @@ export async function removeInstances(
  * Makes the engine agree with the record of a run whose runner was lost (found by its execution
  * label). Each of its instances is adopted only when the run had passed its point of no return
  * for it: the instances it replaced are gone, so the service runs nothing else; then it is kept if
- * it runs. Otherwise it goes: on a first deploy (it replaced nothing; the history says the service
- * was never deployed), or while an instance it was to replace still exists, which is started again
+ * it runs. Otherwise it goes: when it replaced nothing (a first deploy, or one after a stop: the
+ * history says the deployment failed, and nothing of the service runs), or while an instance it was to replace still exists, which is started again
  * if it was stopped (a service with storage). Jobs' runs go whatever their state. Says which.
  */
 export async function removeAbandoned(docker: Docker, executionId: string, say: (message: string) => void): Promise<void> {
@@ -319,7 +319,9 @@ export async function removeAbandoned(docker: Docker, executionId: string, say: 
     }
     await removeContainer(docker, info.Id, 0)
     if (replaced.length === 0) {
-      say(`removed instance ${instance} (${name}, ${info.State}) of the interrupted deployment: it was the service's first, which never finished`)
+      say(
+        `removed instance ${instance} (${name}, ${info.State}) of the interrupted deployment: nothing of the service ran before it (a first deploy, or one after a stop) and the deployment never finished`,
+      )
       continue
     }
     for (const old of remaining.filter((other) => other.State !== 'running'))
