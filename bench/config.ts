@@ -29,6 +29,8 @@ export interface BenchConfig {
   readonly pairedDurationS: number
   /** Changes made on one of two servers to check that remembered pages stay fresh (bench/freshness.ts). */
   readonly freshnessChanges: number
+  /** Rounds of `docker run` alternating with a deploy through Berth's Docker executor (bench/docker-deploy.ts). */
+  readonly dockerRounds: number
   /** When set, every `berth serve` writes a CPU profile (node --cpu-prof) into this directory. */
   readonly cpuProfileDir: string | undefined
 }
@@ -57,6 +59,7 @@ const DEFAULTS = {
     freshnessChanges: 20,
     pairedRounds: 5,
     pairedDurationS: 4,
+    dockerRounds: 5,
   },
   quick: {
     warmupS: 0.3,
@@ -72,6 +75,7 @@ const DEFAULTS = {
     freshnessChanges: 3,
     pairedRounds: 2,
     pairedDurationS: 0.5,
+    dockerRounds: 2,
   },
 }
 
@@ -99,6 +103,7 @@ export function loadBenchConfig(): BenchConfig {
     freshnessChanges: Math.round(positive('BENCH_FRESHNESS_CHANGES', defaults.freshnessChanges)),
     pairedRounds: Math.round(positive('BENCH_PAIRED_ROUNDS', defaults.pairedRounds)),
     pairedDurationS: positive('BENCH_PAIRED_DURATION_S', defaults.pairedDurationS),
+    dockerRounds: Math.round(positive('BENCH_DOCKER_ROUNDS', defaults.dockerRounds)),
     cpuProfileDir: process.env.BENCH_CPU_PROF_DIR ? path.resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   })
 }

@@ -2,6 +2,7 @@
 // bench/results/latest.json and a Markdown table (bench/results/latest.md).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import type { DockerDeployResult } from './docker-deploy.ts'
 import type { FreshnessResult } from './freshness.ts'
 import type { LoadResult, ProbeResult } from './load.ts'
 import type { Machine } from './machine.ts'
@@ -47,6 +48,8 @@ export interface BenchResults {
   prism: { load: LoadResult; bodyBytes: number; spec: string }
   /** Two servers on one database: the one that made a change, and another (bench/freshness.ts). */
   freshness: FreshnessResult & { logLevel: string; versionTtlMs: number }
+  /** Deploy overhead over `docker run` (bench/docker-deploy.ts); skipped, saying why, without an engine. */
+  dockerDeploy: (DockerDeployResult & { logLevel: string }) | { skipped: string }
   /** Whether targets that miss fail the run (not in a quick trial, which measures nothing). */
   enforced: boolean
   notes: string[]
@@ -136,6 +139,15 @@ export function targetsOf(results: BenchResults): TargetCheck[] {
     `p50 ${f.replicaDelayMs.p50} ms, max ${f.replicaDelayMs.max} ms after the 202 (${f.replicaStaleAnswers} earlier answers without it)`,
     f.replicaDelayMs.max <= f.versionTtlMs,
   )
+  const d = results.dockerDeploy
+  if ('overheadMs' in d) {
+    checks.push({
+      logLevel: d.logLevel,
+      target: '8. a deploy adds < 300 ms over docker run of the same image (medians of alternating rounds)',
+      measured: `${d.overheadMs} ms (Berth ${d.berthMedianMs} ms, docker run ${d.dockerRunMedianMs} ms; rounds: ${d.rounds.map((r) => `${r.berthMs}/${r.dockerRunMs}`).join(', ')})`,
+      pass: d.overheadMs < 300,
+    })
+  }
   return checks
 }
 

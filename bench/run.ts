@@ -12,6 +12,7 @@ import { createThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
 import { createCleanup } from './cleanup.ts'
 import { loadBenchConfig } from './config.ts'
 import { ID_PLACEHOLDER } from './deployment-template.ts'
+import { dockerAnswers, measureDockerDeploy } from './docker-deploy.ts'
 import { measureFreshness } from './freshness.ts'
 import { fetchOnce, type LoadResult, measure, probe, type Target, warm } from './load.ts'
 import { describeMachine, describeSource, loadAverage } from './machine.ts'
@@ -256,6 +257,22 @@ async function main(): Promise<void> {
   )
   await Promise.all([changer.process.stop(), replica.process.stop()])
 
+  // Deploy overhead over the engine, when one answers: a server with its runner, deploying to Docker.
+  let dockerDeploy: BenchResults['dockerDeploy'] = { skipped: 'no Docker engine answers at DOCKER_HOST' }
+  if (await dockerAnswers()) {
+    const deployer = await berthServer('berth-docker', coldLevel, {
+      BERTH_RUNNER_IN_SERVE: 'true',
+      BERTH_EXECUTOR: 'docker',
+      BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
+    })
+    dockerDeploy = { ...(await measureDockerDeploy(deployer, seeded, config.dockerRounds, log)), logLevel: coldLevel }
+    log(
+      `${SCENARIO_TITLES.dockerDeploy}: Berth p50 ${dockerDeploy.berthMedianMs} ms, docker run p50 ${dockerDeploy.dockerRunMedianMs} ms, ` +
+        `overhead ${dockerDeploy.overheadMs} ms`,
+    )
+    await deployer.process.stop()
+  }
+
   const { authorization: _secret, ...seedFacts } = seeded
   const finishedAt = new Date()
   const results: BenchResults = {
@@ -274,6 +291,7 @@ async function main(): Promise<void> {
     ceiling: ceiling!,
     prism: prism!,
     freshness,
+    dockerDeploy,
     enforced: !config.quick,
     notes: [
       ...(config.quick

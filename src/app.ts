@@ -25,7 +25,7 @@ import { environmentStatusesRoutes } from './modules/deployments/triggers/enviro
 import { selectedServicesRoutes } from './modules/deployments/triggers/selected-services.routes.ts'
 import { serviceActionsRoutes } from './modules/deployments/triggers/service-actions.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
-import { dockerServiceRuntime } from './modules/executors/docker/docker-engine.ts'
+import { dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
@@ -199,6 +199,14 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     listMaxBytes: config.http.listMaxBytes,
     serviceLimits: config.services,
     domainCheck: config.domainCheck,
+    defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
+    onEnvironmentsDeleted:
+      config.runner.executor === 'docker'
+        ? (environmentIds) =>
+            void removeDeletedEnvironments(environmentIds).catch((error: unknown) =>
+              app.log.warn({ err: error, environmentIds }, 'could not remove from the Docker engine what deleted environments ran'),
+            )
+        : undefined,
     serviceRuntime:
       config.runner.executor === 'docker'
         ? dockerServiceRuntime(db, {

@@ -41,6 +41,8 @@ export interface Config {
     readonly connectTimeoutMs: number
     /** How long one query may take before it is abandoned and the request answers 503. */
     readonly queryTimeoutMs: number
+    /** BERTH_EMBEDDED_DB_PORTS: the ports the embedded PostgreSQL may listen on; unset, any free one. */
+    readonly embeddedPorts: PortRange | undefined
   }
   readonly auth: {
     /** How often remembered `last_used_at` values are written back, in milliseconds. */
@@ -80,6 +82,8 @@ export interface Config {
     readonly executor: 'simulated' | 'docker'
     /** BERTH_DOCKER_PUBLISH_HOST: the host address the Docker executor publishes public ports on. */
     readonly dockerPublishHost: string
+    /** BERTH_DOCKER_PUBLISH_PORTS: the host ports published ports are taken from; unset, any free one. */
+    readonly dockerPublishPorts: PortRange | undefined
     /** BERTH_DOCKER_DATABASE_IMAGES: where the Docker executor and the Kubernetes chart take databases' official images from. */
     readonly dockerDatabaseImages: string
     /** BERTH_DOCKER_PUBLIC_HOST: the host name links give when ports are published on every address (0.0.0.0). */
@@ -168,6 +172,23 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   if (raw === 'true' || raw === '1') return true
   if (raw === 'false' || raw === '0') return false
   throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+
+/** Host ports `from-to` (or one port), both within 1–65535; undefined when unset. */
+export interface PortRange {
+  readonly from: number
+  readonly to: number
+}
+
+function portRange(env: Env, name: string): PortRange | undefined {
+  const raw = text(env, name, '').trim()
+  if (raw === '') return undefined
+  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(raw)
+  const from = Number(match?.[1])
+  const to = Number(match?.[2] ?? match?.[1])
+  if (!match || from < 1 || to > 65535 || from > to)
+    throw new ConfigError(`${name} must be a port range like 30000-30999 (or one port), got "${raw}"`)
+  return Object.freeze({ from, to })
 }
 
 function text(env: Env, name: string, fallback: string): string {
@@ -290,6 +311,7 @@ export function loadConfig(env: Env = process.env): Config {
       poolSize: integer(env, 'BERTH_DB_POOL_SIZE', 10, 1, 1000),
       connectTimeoutMs: integer(env, 'BERTH_DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
       queryTimeoutMs: integer(env, 'BERTH_DB_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      embeddedPorts: portRange(env, 'BERTH_EMBEDDED_DB_PORTS'),
     }),
     auth: Object.freeze({
       tokenUsageFlushMs: integer(env, 'BERTH_TOKEN_USAGE_FLUSH_MS', 10_000, 10, 3_600_000),
@@ -312,6 +334,7 @@ export function loadConfig(env: Env = process.env): Config {
       logRetentionMs: integer(env, 'BERTH_LOG_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
       executor,
       dockerPublishHost: text(env, 'BERTH_DOCKER_PUBLISH_HOST', '0.0.0.0'),
+      dockerPublishPorts: portRange(env, 'BERTH_DOCKER_PUBLISH_PORTS'),
       dockerDatabaseImages: text(env, 'BERTH_DOCKER_DATABASE_IMAGES', 'docker.io/library').replace(/\/+$/, ''),
       dockerPublicHost: text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost'),
       dockerStatusTimeoutMs: integer(env, 'BERTH_DOCKER_STATUS_TIMEOUT_MS', 1_000, 50, 60_000),

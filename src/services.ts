@@ -109,6 +109,13 @@ export interface ServiceOptions {
   domainCheck?: Config['domainCheck']
   /** What a real engine says of running services (links, statuses); absent: the records alone (the simulator). */
   serviceRuntime?: ServiceRuntime
+  /**
+   * Told of environments deleted with their project or organization (no deployment deletes their
+   * services): what runs them in an engine is removed there.
+   */
+  onEnvironmentsDeleted?: (environmentIds: string[]) => void
+  /** BERTH_EXECUTOR: what the default clusters deploy with, and so what they say. */
+  defaultExecutor?: 'SIMULATED' | 'DOCKER'
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -120,9 +127,10 @@ export function createServices(db: Db, options: ServiceOptions) {
     listCache: options.organizationListCache,
     ancestryCache: options.organizationAncestryCache,
     // Its tokens and environments went with it; other processes hear of it at commit (migrations 0005 and 0011).
-    onDeleted: (organizationId) => {
+    onDeleted: (organizationId, environmentIds) => {
       options.tokenCache?.forgetMatching((row) => row.organizationId === organizationId)
       options.historyVersions?.forgetOrganization(organizationId)
+      options.onEnvironmentsDeleted?.(environmentIds)
     },
   })
   const users = createUsersService({ repo: createUsersRepository(db) })
@@ -143,6 +151,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: createProjectsRepository(db),
     organizations,
     onDeleted: (projectId) => options.historyVersions?.forgetProject(projectId),
+    onEnvironmentsDeleted: (environmentIds) => options.onEnvironmentsDeleted?.(environmentIds),
     listLimit,
   })
   const environments = createEnvironmentsService({
@@ -355,7 +364,13 @@ export function createServices(db: Db, options: ServiceOptions) {
       findEnvironment: createEnvironmentsRepository(db).findById,
       findCluster: createClustersRepository(db).findById,
     }),
-    clusters: createClustersService({ repo: createClustersRepository(db), organizations, secrets: options.secrets, listLimit }),
+    clusters: createClustersService({
+      repo: createClustersRepository(db),
+      organizations,
+      secrets: options.secrets,
+      listLimit,
+      defaultExecutor: options.defaultExecutor,
+    }),
     clusterRecords: createClusterRecordsService({ repo: createClustersRepository(db), organizations }),
   }
 }

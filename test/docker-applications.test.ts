@@ -166,6 +166,12 @@ describe('applications and jobs built from git on the Docker executor', () => {
     const [again] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
     assert.equal(again!.status, 'DEPLOYED', JSON.stringify(again))
     assert.equal(await served(appId), 'version two')
+    // Once the previous instance, stopping in the background, is gone.
+    await until(
+      () => builtTags(appId),
+      (tags) => tags.length === 1,
+      { what: "the previous commit's image removed", timeoutMs: 20_000, intervalMs: 100 },
+    )
     assert.deepEqual(await builtTags(appId), [`${builtImageRepository(appId)}:${second}`])
 
     // A broken Dockerfile fails with the build's output; the previous version keeps running.

@@ -213,8 +213,12 @@ describe('the Docker executor', () => {
       if (entries.every((entry) => ['SUCCESS', 'ERROR', 'CANCELED'].includes(entry.action_status))) break
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
-    const after = await running(containerId)
-    assert.equal(after.length, 1)
+    // The previous instance stops in the background once its replacement serves (issue 33).
+    const after = await until(
+      () => running(containerId),
+      (list) => list.length === 1,
+      { what: 'the previous instance stopped', timeoutMs: 20_000, intervalMs: 100 },
+    )
     assert.notEqual(after[0]!.Id, instance.Id)
     assert.equal(await fetchText(`${published(after[0]!)}/`), 'hello again')
 

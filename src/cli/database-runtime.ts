@@ -28,7 +28,7 @@ export async function openDatabaseRuntime(
   },
 ): Promise<DatabaseRuntime> {
   const external = config.database.url
-  const embedded = external ? undefined : await openEmbeddedDatabase(config.database.dataDir, options.use, options.log)
+  const embedded = external ? undefined : await openEmbeddedDatabase(config.database.dataDir, options.use, options.log, config.database.embeddedPorts)
   const url = external ?? embedded!.url
   // Migrations get a connection of their own, without the query timeout that bounds requests.
   const migrations = openDatabase(url, 1)

@@ -21,6 +21,7 @@ export async function deploymentEngine(
   }
   const { executor, version } = await connectDockerExecutor(db, secrets, {
     publishHost: config.runner.dockerPublishHost,
+    publishPorts: config.runner.dockerPublishPorts,
     databaseImages: config.runner.dockerDatabaseImages,
     allowPrivateUrls: config.git.allowPrivateUrls,
   })

@@ -14,6 +14,8 @@ interface Deps {
   secrets: SecretBox
   /** The most clusters a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
+  /** What the default clusters deploy with (BERTH_EXECUTOR), which is what they say; SIMULATED when not given. */
+  defaultExecutor?: ClusterExecutor
 }
 
 /** A cluster as created or replaced. */
@@ -33,7 +35,10 @@ const nameTaken = (name: string) => new AppError('conflict', `a cluster named "$
 const inUse = (count: number) =>
   new AppError('conflict', `the cluster is used by ${count} environment(s); delete them or move them to another cluster first`)
 
-export function createClustersService({ repo, organizations, secrets, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
+export function createClustersService({ repo, organizations, secrets, listLimit = DEFAULT_LIST_LIMIT, defaultExecutor = 'SIMULATED' }: Deps) {
+  /** A default cluster deploys with BERTH_EXECUTOR whatever its row says (the runner's rule), so it says that. */
+  const truthful = (row: ClusterRow): ClusterRow => (row.isDefault ? { ...row, executor: defaultExecutor } : row)
+
   /**
    * The default cluster exists before any other, and is never deleted: it is made on first use (by
    * environments too), and a cluster of the user's must not hold its name first.
@@ -50,7 +55,7 @@ export function createClustersService({ repo, organizations, secrets, listLimit 
     await organizations.requireRole(principal, organizationId, 'READ')
     const row = await repo.findById(organizationId, clusterId)
     if (!row) throw notFound('cluster')
-    return row
+    return truthful(row)
   }
 
   const columns = (input: ClusterInput) => ({
@@ -74,7 +79,7 @@ export function createClustersService({ repo, organizations, secrets, listLimit 
     async list(principal: Principal, organizationId: string): Promise<CappedList<ClusterRow>> {
       await organizations.requireRole(principal, organizationId, 'READ')
       await ensureDefault(organizationId)
-      return capped(listLimit, (limit) => repo.list(organizationId, limit))
+      return capped(listLimit, async (limit) => (await repo.list(organizationId, limit)).map(truthful))
     },
 
     get,
@@ -104,7 +109,7 @@ export function createClustersService({ repo, organizations, secrets, listLimit 
         () => repo.update(organizationId, clusterId, columns(input)),
       )
       if (!row) throw notFound('cluster')
-      return row
+      return truthful(row)
     },
 
     async delete(principal: Principal, organizationId: string, clusterId: string): Promise<void> {

@@ -20,8 +20,8 @@ export interface ExecutionContext {
   plan: PlannedStep[]
   /** The deployment this is part of: what the objects an executor makes are labelled with. */
   run?: { id: string; organizationId: string; environmentId: string }
-  /** Reports a line of a step; never give it a secret value. */
-  log(step: string, message: string, level?: 'INFO' | 'WARNING' | 'ERROR'): void
+  /** Reports a line of a step (`at`: when it was printed, if not now); never give it a secret value. */
+  log(step: string, message: string, level?: 'INFO' | 'WARNING' | 'ERROR', at?: Date): void
 }
 
 export interface DeploymentExecutor {

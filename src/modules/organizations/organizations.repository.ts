@@ -203,15 +203,22 @@ function organizationQueries(db: Db) {
      * order project and environment deletes take them too, so that deletes racing each other wait
      * instead of deadlocking. A deadlock with another writer is retried.
      */
-    delete(organizationId: string): Promise<boolean> {
+    /** The ids of the environments that went with it; undefined when there was no such organization. */
+    delete(organizationId: string): Promise<{ environmentIds: string[] } | undefined> {
       return retryTransactionConflicts(() =>
         db.transaction().execute(async (trx) => {
           const organization = await trx.selectFrom('organizations').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
-          if (!organization) return false
+          if (!organization) return undefined
           await trx.selectFrom('projects').select('id').where('organizationId', '=', organizationId).orderBy('id').forUpdate().execute()
-          await trx.selectFrom('environments').select('id').where('organizationId', '=', organizationId).orderBy('id').forUpdate().execute()
+          const environments = await trx
+            .selectFrom('environments')
+            .select('id')
+            .where('organizationId', '=', organizationId)
+            .orderBy('id')
+            .forUpdate()
+            .execute()
           const result = await trx.deleteFrom('organizations').where('id', '=', organizationId).executeTakeFirst()
-          return result.numDeletedRows > 0n
+          return result.numDeletedRows > 0n ? { environmentIds: environments.map((row) => row.id) } : undefined
         }),
       )
     },

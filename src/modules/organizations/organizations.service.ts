@@ -69,8 +69,8 @@ export function createOrganizationsService({
   listLimit = DEFAULT_LIST_LIMIT,
 }: {
   repo: OrganizationsRepository
-  /** Told after an organization is deleted (its tokens went with it). */
-  onDeleted?: (organizationId: string) => void
+  /** Told after an organization is deleted (its tokens went with it), with the environments that went with it. */
+  onDeleted?: (organizationId: string, environmentIds: string[]) => void
   listCache?: OrganizationListCache
   ancestryCache?: OrganizationAncestryCache
   clock?: () => number
@@ -329,7 +329,7 @@ export function createOrganizationsService({
       const { organization } = await requireRole(principal, organizationId, 'ADMIN')
       const managed = await repo.countManaged(organizationId)
       if (managed > 0) throw managesOthers(managed)
-      let deleted: boolean
+      let deleted: { environmentIds: string[] } | undefined
       try {
         deleted = await repo.delete(organizationId).finally(forgetLists)
       } catch (error) {
@@ -339,7 +339,7 @@ export function createOrganizationsService({
       }
       if (!deleted) throw notFound('organization')
       // Its id as stored: the one its tokens and environments are remembered with.
-      onDeleted?.(organization.id)
+      onDeleted?.(organization.id, deleted.environmentIds)
     },
 
     /** The topmost organization of the tree this one belongs to: what minting limits count by. */

@@ -55,7 +55,8 @@ export function createProjectsRepository(db: Db) {
      * the order organization deletes do (organizations.repository.ts): its organization (a key
      * share, which waits for that organization's delete), the project, then its environments.
      */
-    delete(organizationId: string, projectId: string): Promise<boolean> {
+    /** The ids of the environments that went with it; undefined when there was no such project. */
+    delete(organizationId: string, projectId: string): Promise<{ environmentIds: string[] } | undefined> {
       return retryTransactionConflicts(() =>
         db.transaction().execute(async (trx) => {
           await trx.selectFrom('organizations').select('id').where('id', '=', organizationId).forKeyShare().execute()
@@ -66,10 +67,16 @@ export function createProjectsRepository(db: Db) {
             .where('id', '=', projectId)
             .forUpdate()
             .executeTakeFirst()
-          if (!project) return false
-          await trx.selectFrom('environments').select('id').where('projectId', '=', projectId).orderBy('id').forUpdate().execute()
+          if (!project) return undefined
+          const environments = await trx
+            .selectFrom('environments')
+            .select('id')
+            .where('projectId', '=', projectId)
+            .orderBy('id')
+            .forUpdate()
+            .execute()
           const result = await trx.deleteFrom('projects').where('id', '=', projectId).executeTakeFirst()
-          return result.numDeletedRows > 0n
+          return result.numDeletedRows > 0n ? { environmentIds: environments.map((row) => row.id) } : undefined
         }),
       )
     },

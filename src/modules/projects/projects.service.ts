@@ -18,13 +18,15 @@ interface Deps {
   organizations: OrganizationsService
   /** Told once a project's delete has ended (whether or not it went): what this process remembers of its environments is stale. */
   onDeleted?: (projectId: string) => void
+  /** Told after a project was deleted, with the environments that went with it. */
+  onEnvironmentsDeleted?: (environmentIds: string[]) => void
   /** The most projects a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
 }
 
 const nameTaken = (name: string) => new AppError('conflict', `a project named "${name}" already exists in this organization`)
 
-export function createProjectsService({ repo, organizations, onDeleted, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
+export function createProjectsService({ repo, organizations, onDeleted, onEnvironmentsDeleted, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   /**
    * Loads a project the principal may act on with at least `needed`: 404 when it does not exist
    * or lies in an organization the principal cannot access, 403 when the role is too low.
@@ -75,6 +77,7 @@ export function createProjectsService({ repo, organizations, onDeleted, listLimi
       const { project } = await requireProject(principal, projectId, 'WRITE')
       const deleted = await repo.delete(project.organizationId, projectId).finally(() => onDeleted?.(project.id))
       if (!deleted) throw notFound('project')
+      onEnvironmentsDeleted?.(deleted.environmentIds)
     },
   }
 }

@@ -117,15 +117,25 @@ export async function stopPostmaster(pid: number, timeoutMs = 30_000): Promise<v
   if (!(await waitForExit(pid, timeoutMs))) throw new Error(`PostgreSQL (pid ${pid}) did not stop within ${timeoutMs / 1000} s`)
 }
 
-function freePort(): Promise<number> {
+function portFree(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const { port } = server.address() as net.AddressInfo
       server.close(() => resolve(port))
     })
   })
+}
+
+/** A port free on loopback: any, or the first free one of `range` (BERTH_EMBEDDED_DB_PORTS). */
+async function freePort(range?: { from: number; to: number }): Promise<number> {
+  if (!range) return portFree(0)
+  for (let port = range.from; port <= range.to; port++) {
+    const free = await portFree(port).catch(() => undefined)
+    if (free !== undefined) return free
+  }
+  throw new Error(`no port of ${range.from}-${range.to} (BERTH_EMBEDDED_DB_PORTS) is free on 127.0.0.1`)
 }
 
 function binaries(): Promise<{ postgres: string }> {
@@ -198,15 +208,16 @@ async function lastLines(file: string, count: number): Promise<string> {
  * Starts a postmaster on `clusterDir` and resolves once it accepts connections. It runs detached,
  * in its own process group and writing to `logFile`: it outlives the process that started it,
  * a Ctrl-C in the terminal does not reach it, and whichever Berth process uses it last stops it.
- * It listens on `port` when given (a restart where clients expect it), else on a free port.
+ * It listens on `port` when given (a restart where clients expect it), else on a free port (of
+ * `ports`, when given).
  */
 export async function startPostmaster(
   clusterDir: string,
   logFile: string,
-  { timeoutMs = 60_000, port: wantedPort }: { timeoutMs?: number; port?: number } = {},
+  { timeoutMs = 60_000, port: wantedPort, ports }: { timeoutMs?: number; port?: number; ports?: { from: number; to: number } } = {},
 ): Promise<PostmasterState> {
   const { postgres } = await binaries()
-  const [logHandle, ids, port] = await Promise.all([openLogFile(logFile), postgresUserIds(), wantedPort ?? freePort()])
+  const [logHandle, ids, port] = await Promise.all([openLogFile(logFile), postgresUserIds(), wantedPort ?? freePort(ports)])
   const child = spawn(
     postgres,
     // Loopback TCP only: no Unix socket in a shared directory, never the system server's port.

@@ -19,6 +19,12 @@ import {
 } from './embedded-postmaster.ts'
 
 /** The embedded PostgreSQL, in use by this process until `release`. */
+/** The ports the embedded PostgreSQL may listen on (BERTH_EMBEDDED_DB_PORTS). */
+export interface PortRange {
+  from: number
+  to: number
+}
+
 export interface EmbeddedDatabase {
   readonly url: string
   /**
@@ -146,7 +152,7 @@ async function withDataDirLock<T>(dataDir: string, fn: () => Promise<T>): Promis
  * port it had before when that is free, else on a free one; with `requiredPort`, on that port only
  * (the supervisor's clients know no other).
  */
-async function readyPostmaster(dataDir: string, requiredPort?: number): Promise<PostmasterState> {
+async function readyPostmaster(dataDir: string, requiredPort?: number, ports?: PortRange): Promise<PostmasterState> {
   const cluster = clusterDir(dataDir)
   // One started outside Berth's lock (crash recovery, pg_ctl) is given time to become ready or go.
   const deadline = Date.now() + 120_000
@@ -161,11 +167,14 @@ async function readyPostmaster(dataDir: string, requiredPort?: number): Promise<
   const logFile = path.join(dataDir, 'postgres.log')
   // The port it had before, when free, so that a server still running reconnects to a restarted one.
   const portFile = path.join(dataDir, 'postgres.port')
-  const previousPort = requiredPort ?? (Number(await fs.readFile(portFile, 'utf8').catch(() => '')) || undefined)
+  const saved = Number(await fs.readFile(portFile, 'utf8').catch(() => '')) || undefined
+  // A port outside BERTH_EMBEDDED_DB_PORTS (the range set or changed since) is not taken again.
+  const inRange = saved !== undefined && (!ports || (saved >= ports.from && saved <= ports.to))
+  const previousPort = requiredPort ?? (inRange ? saved : undefined)
   try {
-    const state = await startPostmaster(cluster, logFile, { port: previousPort }).catch((error) => {
+    const state = await startPostmaster(cluster, logFile, { port: previousPort, ports }).catch((error) => {
       if (previousPort === undefined || requiredPort !== undefined) throw error
-      return startPostmaster(cluster, logFile)
+      return startPostmaster(cluster, logFile, { ports })
     })
     await fs.writeFile(portFile, String(state.port))
     return state
@@ -197,9 +206,10 @@ function register(dataDir: string, use: EmbeddedUse): void {
  * Joins the embedded PostgreSQL of `dataDir`, starting it (and running initdb on a new data dir)
  * when no process is using it. Any number of one-off commands may share it with one `serve`;
  * whoever leaves last stops it, so a command never pulls the database from under a server, and
- * a postmaster left by a crashed process is simply taken over.
+ * a postmaster left by a crashed process is simply taken over. A postmaster this starts listens
+ * on a port of `ports` (BERTH_EMBEDDED_DB_PORTS) when given.
  */
-export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, log: Log): Promise<EmbeddedDatabase> {
+export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, log: Log, ports?: PortRange): Promise<EmbeddedDatabase> {
   await fs.mkdir(usersDir(dataDir), { recursive: true, mode: 0o711 })
   // As root, the postgres system user that owns the cluster directory inside must traverse it.
   if (process.getuid?.() === 0) await fs.chmod(dataDir, 0o711)
@@ -214,7 +224,7 @@ export async function openEmbeddedDatabase(dataDir: string, use: EmbeddedUse, lo
     register(dataDir, use)
     try {
       await initCluster(clusterDir(dataDir), credentials, log)
-      const state = await readyPostmaster(dataDir)
+      const state = await readyPostmaster(dataDir, undefined, ports)
       await ensureDatabase(credentials, state.port)
       return { postmaster: state, credentials }
     } catch (error) {

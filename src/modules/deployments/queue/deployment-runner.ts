@@ -159,8 +159,17 @@ export function createDeploymentRunner(deps: {
     let writes: Promise<void> = Promise.resolve()
     // Log lines wait here and are written with the next step, and at the end.
     let lines: NewLogLine[] = []
-    const writeLog = (serviceId: string | null, stageName: string | null, step: string, message: string, level: NewLogLine['level'] = 'INFO') =>
+    // A line is timed when it was said (or printed, when the executor knows), not when written.
+    const writeLog = (
+      serviceId: string | null,
+      stageName: string | null,
+      step: string,
+      message: string,
+      level: NewLogLine['level'] = 'INFO',
+      at: Date = new Date(),
+    ) =>
       lines.push({
+        createdAt: at,
         executionId: run.id,
         organizationId: run.organizationId,
         environmentId: run.environmentId,
@@ -242,7 +251,8 @@ export function createDeploymentRunner(deps: {
           await Promise.all(
             services.map(async (service) => {
               const snapshot = snapshots.get(service.id)
-              const say = (step: string, message: string, level?: NewLogLine['level']) => writeLog(service.id, stage.name, step, message, level)
+              const say = (step: string, message: string, level?: NewLogLine['level'], at?: Date) =>
+                writeLog(service.id, stage.name, step, message, level, at)
               say('start', `${action.toLowerCase()} of ${service.type.toLowerCase()} ${service.name} started`)
               const outcome =
                 typeof executor === 'string'
@@ -375,9 +385,23 @@ export function createDeploymentRunner(deps: {
     try {
       const executor = await executorFor(run.environmentId)
       if (typeof executor === 'string' || !executor.abandoned) return
-      await executor.abandoned({ id: run.id, environmentId: run.environmentId }, (message) =>
-        log.info({ executionId: run.id, environmentId: run.environmentId }, message),
-      )
+      // What it did is said in the run's own log too: its history then tells how it ended.
+      const said: NewLogLine[] = []
+      await executor.abandoned({ id: run.id, environmentId: run.environmentId }, (message) => {
+        log.info({ executionId: run.id, environmentId: run.environmentId }, message)
+        said.push({
+          executionId: run.id,
+          organizationId: run.organizationId,
+          environmentId: run.environmentId,
+          serviceId: null,
+          stageName: null,
+          step: 'recovery',
+          level: 'WARNING',
+          message,
+          createdAt: new Date(),
+        })
+      })
+      await runs.appendLogs(said)
     } catch (error) {
       // What is left is found by label by the service's next deployment.
       log.warn({ err: error, executionId: run.id }, 'could not clean up after a deployment whose runner was lost')

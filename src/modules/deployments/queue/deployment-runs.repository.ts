@@ -239,6 +239,8 @@ export interface NewLogLine {
   step: string
   level: 'INFO' | 'WARNING' | 'ERROR'
   message: string
+  /** When it was said or printed; the time it is written when not given. */
+  createdAt?: Date
 }
 
 export function createDeploymentRunsRepository(db: Db) {

@@ -1,4 +1,5 @@
 import Docker from 'dockerode'
+import type { PortRange } from '#src/config.ts'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
@@ -7,6 +8,7 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { repositoryCredentials } from '../git-credentials.ts'
 import { createDockerExecutor } from './docker-executor.ts'
+import { LABELS, removeContainer, removeNetworkIfUnused } from './docker-objects.ts'
 import { createDockerRuntime } from './docker-runtime.ts'
 
 // BERTH_EXECUTOR=docker: the engine at DOCKER_HOST (the local socket by default), checked before a
@@ -22,7 +24,7 @@ export const dockerAddress = () => process.env.DOCKER_HOST || 'unix:///var/run/d
 export async function connectDockerExecutor(
   db: Db,
   secrets: SecretBox,
-  settings: { publishHost: string; databaseImages: string; allowPrivateUrls: boolean },
+  settings: { publishHost: string; publishPorts: PortRange | undefined; databaseImages: string; allowPrivateUrls: boolean },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
   const docker = new Docker()
   let version: string
@@ -31,9 +33,11 @@ export async function connectDockerExecutor(
   } catch (error) {
     throw new Error(`BERTH_EXECUTOR=docker, but the Docker engine at ${dockerAddress()} does not answer: ${(error as Error).message}`)
   }
+  const { publishPorts, ...rest } = settings
   const executor = createDockerExecutor({
     docker,
-    ...settings,
+    ...rest,
+    publishPorts: publishPorts ? `${publishPorts.from}-${publishPorts.to}` : '',
     secrets,
     gitCredentials: repositoryCredentials(db, secrets),
     registry: registryPullAccess(db, secrets),
@@ -54,4 +58,29 @@ export function dockerServiceRuntime(db: Db, settings: { publishHost: string; pu
     ...settings,
     deploysToDocker: async (environmentId) => ((await runs.executorOf(environmentId)) ?? 'DOCKER') === 'DOCKER',
   })
+}
+
+/**
+ * Removes from the engine at DOCKER_HOST what Berth made for environments deleted with their
+ * project or organization (the database cascade deletes their services without a deployment):
+ * their containers, volumes and networks, found by label.
+ */
+export async function removeDeletedEnvironments(environmentIds: string[]): Promise<void> {
+  const docker = new Docker()
+  for (const environmentId of environmentIds) {
+    const filters = { label: [`${LABELS.environment}=${environmentId}`] }
+    const containers = await docker.listContainers({ all: true, filters })
+    for (const info of containers) await removeContainer(docker, info.Id, 0)
+    // Volumes made before they carried labels are found as the containers' mounts.
+    const mounted = containers.flatMap((info) =>
+      info.Mounts.filter((mount) => mount.Type === 'volume' && mount.Name?.startsWith('berth-')).map((mount) => mount.Name!),
+    )
+    const labelled = ((await docker.listVolumes({ filters })).Volumes ?? []).map((volume) => volume.Name)
+    for (const name of new Set([...mounted, ...labelled]))
+      await docker
+        .getVolume(name)
+        .remove()
+        .catch(() => undefined)
+    await removeNetworkIfUnused(docker, environmentId)
+  }
 }

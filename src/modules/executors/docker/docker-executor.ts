@@ -18,12 +18,21 @@ import { secretMask } from '#src/platform/secrets/secret-masking.ts'
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
 import { type GitCredentials, removeRunCheckouts } from '../git-checkout.ts'
 import { type BuildSource, builtFromGit } from './built-images.ts'
-import { dnsLabel, ensureNetwork, type Owner } from './docker-objects.ts'
+import { dnsLabel, ensureNetwork, networkName, type Owner, removeNetworkIfUnused } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
 import { removeBuiltImages } from './image-builds.ts'
 import { ensureImage, imageReference, type PullAuth } from './images.ts'
 import { runToCompletion } from './job-runs.ts'
-import { type InstanceSpec, removeAbandoned, removeInstances, rollOut, type Say, stopInstances } from './service-instances.ts'
+import {
+  type InstanceSpec,
+  type PublishSettings,
+  type Rollout,
+  removeAbandoned,
+  removeInstances,
+  rollOut,
+  type Say,
+  stopInstances,
+} from './service-instances.ts'
 
 // The Docker executor (docs/docker.md, "Deploying with Docker"): containers, container databases and jobs
 // from an image really run in the Docker engine of BERTH_EXECUTOR=docker. Helm services need
@@ -39,6 +48,8 @@ export interface DockerExecutorDeps {
   registry(organizationId: string, registryId: string): Promise<{ host: string | undefined; auth: PullAuth | undefined }>
   /** The host address public ports are published on (BERTH_DOCKER_PUBLISH_HOST). */
   publishHost: string
+  /** The host ports they may take (BERTH_DOCKER_PUBLISH_PORTS, `from-to`); empty: any free port. */
+  publishPorts?: string
   /** Where databases' official images are (BERTH_DOCKER_DATABASE_IMAGES): `docker.io/library`, or a mirror. */
   databaseImages: string
   /** The credentials a repository is fetched with: its git token's (else the organization's only one of its provider), unsealed; undefined without one. */
@@ -61,6 +72,7 @@ export const databaseVolume = (serviceId: string) => `berth-db-${serviceId}`
 
 export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecutor {
   const { docker } = deps
+  const publish: PublishSettings = { host: deps.publishHost, ports: deps.publishPorts ?? '' }
 
   /** The snapshot's variables as the engine takes them: KEY=value lines, and files for file variables. */
   function delivered(snapshot: ServiceSnapshot): { env: string[]; files: DeliveredFile[] } {
@@ -146,13 +158,15 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         instances: Math.max(config.minRunningInstances, 1),
         stopGraceSeconds: stopGrace(snapshot),
       },
-      deps.publishHost,
+      publish,
       say,
       signal,
     )
-    // The images of earlier commits go once nothing runs them.
-    if (outcome.ok) await removeBuiltImages(docker, owner.serviceId, built.image)
-    return outcome
+    // The images of earlier commits go once nothing runs them: once the previous instances, stopping
+    // in the background, are gone.
+    const { retired, ...result } = outcome
+    if (outcome.ok) void (retired ?? Promise.resolve()).then(() => removeBuiltImages(docker, owner.serviceId, built.image)).catch(() => undefined)
+    return result
   }
 
   async function container(
@@ -195,7 +209,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       instances: Math.max(config.minRunningInstances, 1),
       stopGraceSeconds: stopGrace(snapshot),
     }
-    return rollOut(docker, spec, deps.publishHost, say, signal)
+    return rollOut(docker, spec, publish, say, signal)
   }
 
   async function database(
@@ -249,7 +263,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         instances: 1,
         stopGraceSeconds: stopGrace(snapshot),
       },
-      deps.publishHost,
+      publish,
       say,
       signal,
     )
@@ -382,8 +396,11 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         // What containers and builds print, in the logs and in a failure's message, may hold the
         // service's secrets: none of them reaches either.
         mask = secretMask(secretValues(snapshot))
-        const say: Say = (step, message, level) => context.log(step, mask(message), level)
-        const outcome = await perform(snapshot, owner, run.organizationId, action, say, signal)
+        const say: Say = (step, message, level, at) => context.log(step, mask(message), level, at)
+        // What is still stopping in the background is not the runner's to wait for.
+        const { retired: _retired, ...outcome }: Rollout = await perform(snapshot, owner, run.organizationId, action, say, signal)
+        if (outcome.ok && (action === 'UNINSTALL' || action === 'DELETE') && (await removeNetworkIfUnused(docker, run.environmentId)))
+          say('uninstall', `removed the network of the environment (${networkName(run.environmentId)}): nothing of it runs any more`)
         return outcome.ok ? outcome : { ok: false, message: mask(outcome.message) }
       } catch (error) {
         if (signal.aborted) throw error

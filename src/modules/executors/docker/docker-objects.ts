@@ -14,6 +14,8 @@ export const LABELS = {
   instance: 'berth.instance',
   /** CONTAINER, APPLICATION, DATABASE or JOB. */
   kind: 'berth.kind',
+  /** The ids of the containers an instance took over from, comma-separated; empty on a first deploy. */
+  replaces: 'berth.replaces',
 } as const
 
 /** Whose deployment made an object. */
@@ -71,6 +73,25 @@ export async function ensureNetwork(docker: Docker, environmentId: string): Prom
     if ((error as { statusCode?: number }).statusCode !== 409) throw error
   }
   return name
+}
+
+/**
+ * Removes the environment's network once no container of the environment is left (its last
+ * service uninstalled or deleted, the environment deleted): Docker's address pools hold about 30
+ * bridge networks, so a leaked one per environment soon stops every new deploy. True when removed.
+ */
+export async function removeNetworkIfUnused(docker: Docker, environmentId: string): Promise<boolean> {
+  const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.environment}=${environmentId}`] } })
+  if (left.length > 0) return false
+  try {
+    await docker.getNetwork(networkName(environmentId)).remove()
+    return true
+  } catch (error) {
+    // Gone already, or a container joined it meanwhile (its next emptying removes it).
+    const status = (error as { statusCode?: number }).statusCode
+    if (status === 404 || status === 403 || status === 409) return false
+    throw error
+  }
 }
 
 /** The service's containers, running or not, by label. */
@@ -131,20 +152,28 @@ export interface OutputFollower {
   readonly truncated: boolean
 }
 
+/** A line of the engine's log stream with `timestamps`: the time it was printed (RFC 3339), a space, the line. */
+function timestamped(line: string): { at: Date | undefined; text: string } {
+  const space = line.indexOf(' ')
+  const at = space > 0 ? new Date(line.slice(0, space)) : undefined
+  return at && !Number.isNaN(at.getTime()) ? { at, text: line.slice(space + 1) } : { at: undefined, text: line }
+}
+
 /**
- * Follows what a container writes, stdout and stderr, line by line, from before it starts (the
- * engine's attach, as `docker run` does): at most `limit` lines reach `onLine`, then `onLimit` is
- * called once and the rest is dropped.
+ * Follows what a started container writes, stdout and stderr, line by line from its first one
+ * (the engine's log, which keeps what it printed before this was called), each with the time the
+ * engine says it was printed: at most `limit` lines reach `onLine`, then `onLimit` is called once
+ * and the rest is dropped.
  */
 export async function followOutput(
   docker: Docker,
   id: string,
-  onLine: (line: string) => void,
+  onLine: (line: string, at: Date | undefined) => void,
   { limit, onLimit = () => {} }: { limit: number; onLimit?: () => void },
 ): Promise<OutputFollower> {
   const stream = (await docker
     .getContainer(id)
-    .attach({ stream: true, stdout: true, stderr: true, logs: false })) as unknown as NodeJS.ReadableStream & {
+    .logs({ follow: true, stdout: true, stderr: true, timestamps: true })) as unknown as NodeJS.ReadableStream & {
     destroy(): void
   }
   const merged = new PassThrough()
@@ -152,10 +181,11 @@ export async function followOutput(
   let lines = 0
   let stopped = false
   const reader = createInterface({ input: merged, crlfDelay: Number.POSITIVE_INFINITY })
-  reader.on('line', (line) => {
+  reader.on('line', (raw) => {
+    const { at, text: line } = timestamped(raw)
     if (stopped || line.trim() === '') return
     lines++
-    if (lines <= limit) onLine(line.length > MAX_LINE_LENGTH ? `${line.slice(0, MAX_LINE_LENGTH)} …` : line)
+    if (lines <= limit) onLine(line.length > MAX_LINE_LENGTH ? `${line.slice(0, MAX_LINE_LENGTH)} …` : line, at)
     else if (lines === limit + 1) onLimit()
   })
   const ended = new Promise<void>((resolve) => {

@@ -69,13 +69,14 @@ async function attempt(docker: Docker, spec: JobRunSpec, number: number, say: Sa
     if (spec.files.length > 0) {
       await container.putArchive(await archiveOf(spec.files), { path: '/' })
     }
-    output = await followOutput(docker, container.id, (line) => say('run', line), {
-      limit: RUN_OUTPUT_LINES,
-      onLimit: () => say('run', `run ${number} printed more than ${RUN_OUTPUT_LINES} lines: its last ${RUN_LAST_LINES} follow once it ends`),
-    })
     const exited = container.wait({ condition: 'next-exit' })
     say('run', `run ${number} starting (${container.id.slice(0, 12)})`)
     await container.start()
+    // Every line from the first, timed by the engine: its log keeps what was printed before this.
+    output = await followOutput(docker, container.id, (line, at) => say('run', line, 'INFO', at), {
+      limit: RUN_OUTPUT_LINES,
+      onLimit: () => say('run', `run ${number} printed more than ${RUN_OUTPUT_LINES} lines: its last ${RUN_LAST_LINES} follow once it ends`),
+    })
     let timer: NodeJS.Timeout | undefined
     const outcome = await new Promise<{ code: number } | { timedOut: true }>((resolve, reject) => {
       timer = setTimeout(() => resolve({ timedOut: true }), spec.maxDurationSeconds * 1000)

@@ -4,12 +4,16 @@ import type Docker from 'dockerode'
 import type { Probe } from '#src/modules/services/kinds/container/container.types.ts'
 
 // When a new instance is ready: its readiness probe (tcp, http, exec; grpc checked as tcp) passing
-// `successThreshold` times before it fails `failureThreshold` times, probed from the runner at the
-// container's address on its environment's network. Without a probe: still running a moment after
+// `successThreshold` times before it fails `failureThreshold` times (a period's check failing only
+// once retries within the period failed), probed from the runner at the container's address on its
+// environment's network. Without a probe: still running a moment after
 // it started. An instance that exits is never ready.
 
 /** How long an instance without a probe must keep running to count as started. */
 export const SETTLE_MS = 1_000
+
+/** How soon a failed readiness check is tried again within its period. */
+const RETRY_MS = 50
 
 export type Readiness = { ready: true } | { ready: false; reason: string }
 
@@ -90,10 +94,19 @@ export async function waitReady(
   await sleep(probe.initialDelaySeconds * 1000, undefined, { signal })
   let successes = 0
   let failures = 0
+  const periodMs = Math.max(probe.periodSeconds, 1) * 1000
   for (;;) {
-    const state = await running(docker, id)
-    if (state.exited) return { ready: false, reason: state.exited }
-    const ok = state.ip !== undefined && (await probeOnce(docker, id, state.ip, probe, defaultPort))
+    // A failed check is tried again every RETRY_MS until its period is over, and counts as one
+    // failure only then: an instance is ready as soon as it answers, not a period later.
+    const periodEnds = Date.now() + periodMs
+    let ok = false
+    for (;;) {
+      const state = await running(docker, id)
+      if (state.exited) return { ready: false, reason: state.exited }
+      ok = state.ip !== undefined && (await probeOnce(docker, id, state.ip, probe, defaultPort))
+      if (ok || Date.now() + RETRY_MS >= periodEnds) break
+      await sleep(RETRY_MS, undefined, { signal })
+    }
     if (ok) successes++
     else {
       successes = 0
@@ -103,6 +116,6 @@ export async function waitReady(
     if (failures >= Math.max(probe.failureThreshold, 1)) {
       return { ready: false, reason: `its readiness probe failed ${failures} time(s)` }
     }
-    await sleep(Math.max(probe.periodSeconds, 1) * 1000, undefined, { signal })
+    await sleep(Math.max(periodEnds - Date.now(), 0), undefined, { signal })
   }
 }

@@ -1,7 +1,17 @@
 import type Docker from 'dockerode'
 import type { Probe } from '#src/modules/services/kinds/container/container.types.ts'
 import type { ServiceOutcome } from '../executor.ts'
-import { containerLabels, containerName, followOutput, LABELS, lastLines, type Owner, removeContainer, serviceContainers } from './docker-objects.ts'
+import {
+  containerLabels,
+  containerName,
+  followOutput,
+  LABELS,
+  lastLines,
+  type Owner,
+  ownerLabels,
+  removeContainer,
+  serviceContainers,
+} from './docker-objects.ts'
 import { archiveOf, type DeliveredFile } from './file-archive.ts'
 import { waitReady } from './readiness.ts'
 
@@ -38,34 +48,65 @@ export interface InstanceSpec {
   stopGraceSeconds: number
 }
 
-export type Say = (step: string, message: string, level?: 'INFO' | 'WARNING' | 'ERROR') => void
+/** Reports a line of a step; `at`, when the engine says when it was printed. */
+export type Say = (step: string, message: string, level?: 'INFO' | 'WARNING' | 'ERROR', at?: Date) => void
 
 /** How many of an instance's first lines go to the logs while the rollout waits for it to be ready. */
 export const INSTANCE_FIRST_LINES = 20
 
 const instanceOf = (info: Docker.ContainerInfo) => Number(info.Labels[LABELS.instance] ?? 0)
 
+/** Where an instance's public ports are published: the host address, and the host ports it may take. */
+export interface PublishSettings {
+  /** BERTH_DOCKER_PUBLISH_HOST. */
+  host: string
+  /** BERTH_DOCKER_PUBLISH_PORTS: `from-to`, the engine picking a free one; empty: any free port. */
+  ports: string
+}
+
+/** Creates a named volume with Berth's labels unless it exists (the engine would make it bare). */
+async function ensureVolume(docker: Docker, name: string, owner: Owner): Promise<void> {
+  try {
+    await docker.getVolume(name).inspect()
+    return
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode !== 404) throw error
+  }
+  const { [LABELS.execution]: _execution, ...labels } = ownerLabels(owner)
+  await docker.createVolume({ Name: name, Labels: labels })
+}
+
 /**
  * Creates one instance. Nothing of the request reaches the host: no privileged mode, host network,
  * host paths, devices or added capabilities; only named volumes, the environment's network and
- * published ports on `publishHost`.
+ * published ports on the publish host. `replaces` names the containers it takes over from (none on
+ * a first deploy): what the next runner reads after a crash to tell how far the rollout got.
  */
-async function createInstance(docker: Docker, spec: InstanceSpec, index: number, publishHost: string): Promise<Docker.Container> {
+async function createInstance(
+  docker: Docker,
+  spec: InstanceSpec,
+  index: number,
+  publish: PublishSettings,
+  replaces: string[],
+): Promise<Docker.Container> {
   const exposed: Record<string, object> = {}
   const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {}
   for (const port of spec.ports) {
     const key = `${port.internal}/${port.protocol.toLowerCase()}`
     exposed[key] = {}
-    if (port.publish) bindings[key] = [{ HostIp: publishHost, HostPort: '' }]
+    if (port.publish) bindings[key] = [{ HostIp: publish.host, HostPort: publish.ports }]
   }
+  for (const volume of spec.volumes) await ensureVolume(docker, volume.name, spec.owner)
   const container = await docker.createContainer({
     name: containerName(spec.serviceName, spec.owner, String(index)),
     Image: spec.image,
     ...(spec.entrypoint ? { Entrypoint: spec.entrypoint } : {}),
     ...(spec.command ? { Cmd: spec.command } : {}),
     Env: spec.env,
-    Labels: containerLabels(spec.owner, spec.labels, String(index)),
+    Labels: { ...containerLabels(spec.owner, spec.labels, String(index)), [LABELS.replaces]: replaces.join(',') },
     ExposedPorts: exposed,
+    // The image's STOPSIGNAL is the engine's default: none is set here.
+    StopTimeout: spec.stopGraceSeconds,
     HostConfig: {
       NetworkMode: spec.network,
       PortBindings: bindings,
@@ -83,59 +124,133 @@ async function createInstance(docker: Docker, spec: InstanceSpec, index: number,
   return container
 }
 
+const shortName = (info: Docker.ContainerInfo) => info.Names[0]?.replace(/^\//, '') ?? info.Id.slice(0, 12)
+
 /**
- * Rolls the service out: leftovers of runs that never finished go first; then each instance is
- * started and waited for before the old instance of its number is removed; old instances beyond
- * the new count go last. A new instance that is not ready fails the rollout with its last lines,
- * and every new instance is removed, the old ones left running.
+ * Stops and removes the previous instances once their replacements serve, without waiting: an
+ * image that ignores its stop signal holds only its own grace period, not the environment's queue.
+ * A stop that fails leaves the instance to the next rollout, which finds it by label.
  */
-export async function rollOut(docker: Docker, spec: InstanceSpec, publishHost: string, say: Say, signal: AbortSignal): Promise<ServiceOutcome> {
+function retireInBackground(docker: Docker, old: Docker.ContainerInfo[], graceSeconds: number, say: Say): Promise<void> {
+  const stops = old.map((info) => {
+    say(
+      'start',
+      `stopping the previous instance ${instanceOf(info)} (${info.Id.slice(0, 12)}) in the background, with its image's stop signal and ${graceSeconds} s of grace`,
+    )
+    return removeContainer(docker, info.Id, graceSeconds).catch(() => undefined)
+  })
+  return Promise.all(stops).then(() => undefined)
+}
+
+/** A rollout's outcome; `retired` settles once the previous instances stopping in the background are gone. */
+export type Rollout = ServiceOutcome & { retired?: Promise<void> }
+
+/**
+ * Rolls the service out: leftovers of runs that never finished go first. A service without storage
+ * starts each new instance and waits for it before the old instance of its number is retired (in
+ * the background); old instances beyond the new count go last. A service with storage (a database,
+ * a container with volumes) must never run twice on its volumes: its old instances are stopped
+ * first, the service is down until the new ones are ready, and the log and the history entry say
+ * so. A new instance that is not ready fails the rollout with its last lines, and every new
+ * instance is removed, the old ones left (or started again) running.
+ */
+export async function rollOut(docker: Docker, spec: InstanceSpec, publish: PublishSettings, say: Say, signal: AbortSignal): Promise<Rollout> {
   const existing = await serviceContainers(docker, spec.owner.serviceId)
   const previous = existing.filter((info) => info.State === 'running' && info.Labels[LABELS.execution] !== spec.owner.executionId)
   for (const leftover of existing.filter((info) => !previous.includes(info))) {
-    say('cleanup', `removing ${leftover.Names[0]?.replace(/^\//, '') ?? leftover.Id.slice(0, 12)} (${leftover.State}), left by an earlier run`)
+    say('cleanup', `removing ${shortName(leftover)} (${leftover.State}), left by an earlier run`)
     await removeContainer(docker, leftover.Id, 0)
   }
+  const stopsFirst = spec.volumes.length > 0 && previous.length > 0
+  let downSince: number | undefined
+  if (stopsFirst) {
+    say(
+      'stop',
+      `the service has storage: its ${previous.length} running instance(s) stop before the new ones start, so that no volume is used by two containers; it is down until the new version is ready`,
+      'WARNING',
+    )
+    downSince = Date.now()
+    for (const old of previous) {
+      say('stop', `stopping the previous instance ${instanceOf(old)} (${old.Id.slice(0, 12)}), ${spec.stopGraceSeconds} s of grace`)
+      await stopContainer(docker, old.Id, spec.stopGraceSeconds)
+    }
+  }
+  /** Puts the previous version back after a failed or canceled rollout of a service with storage. */
+  const restorePrevious = async () => {
+    if (!stopsFirst) return
+    for (const old of previous)
+      await docker
+        .getContainer(old.Id)
+        .start()
+        .catch(() => undefined)
+    say('start', 'the previous instances were started again', 'WARNING')
+  }
   const started: string[] = []
+  const retiring: Promise<void>[] = []
   const defaultPort = spec.ports[0]?.internal
   try {
     for (let index = 0; index < spec.instances; index++) {
-      const container = await createInstance(docker, spec, index, publishHost)
+      const replaces = previous.filter((info) => instanceOf(info) === index)
+      const container = await createInstance(
+        docker,
+        spec,
+        index,
+        publish,
+        replaces.map((info) => info.Id),
+      )
       started.push(container.id)
-      // Its first lines, live; its last ones if it fails.
-      const output = await followOutput(docker, container.id, (line) => say('start', `instance ${index}: ${line}`), {
+      await container.start()
+      say('start', `instance ${index} started (${container.id.slice(0, 12)}); waiting until it is ready`)
+      // Its first lines, live and timed by the engine; its last ones if it fails.
+      const output = await followOutput(docker, container.id, (line, at) => say('start', `instance ${index}: ${line}`, 'INFO', at), {
         limit: INSTANCE_FIRST_LINES,
       })
-      const readiness = await (async () => {
-        await container.start()
-        say('start', `instance ${index} started (${container.id.slice(0, 12)}); waiting until it is ready`)
-        return waitReady(docker, container.id, spec.readiness, defaultPort, signal)
-      })().finally(() => output.stop())
+      const readiness = await waitReady(docker, container.id, spec.readiness, defaultPort, signal).finally(() => output.stop())
       if (!readiness.ready) {
         const lines = await lastLines(docker, container.id)
         for (const line of lines) say('start', `instance ${index}: ${line}`, 'WARNING')
         await removeAll(docker, started)
+        await restorePrevious()
         return {
           ok: false,
           message: `instance ${index} is not ready: ${readiness.reason}${previous.length > 0 ? '; the previous version keeps running' : ''}${lines.length > 0 ? `; its last lines: ${lines.slice(-5).join(' | ')}` : ''}`,
         }
       }
       say('start', `instance ${index} is ready`)
-      for (const old of previous.filter((info) => instanceOf(info) === index)) {
-        say('start', `removing the previous instance ${index} (${old.Id.slice(0, 12)})`)
-        await removeContainer(docker, old.Id, spec.stopGraceSeconds)
-      }
+      if (stopsFirst)
+        await removeAll(
+          docker,
+          replaces.map((info) => info.Id),
+        )
+      else retiring.push(retireInBackground(docker, replaces, spec.stopGraceSeconds, say))
     }
   } catch (error) {
     // A cancel, or the engine failing: what this run made goes, the previous version stays.
     await removeAll(docker, started)
+    await restorePrevious()
     throw error
   }
-  for (const old of previous.filter((info) => instanceOf(info) >= spec.instances)) {
-    say('start', `removing the previous instance ${instanceOf(old)} (${old.Id.slice(0, 12)})`)
-    await removeContainer(docker, old.Id, spec.stopGraceSeconds)
+  const beyond = previous.filter((info) => instanceOf(info) >= spec.instances)
+  if (stopsFirst)
+    await removeAll(
+      docker,
+      beyond.map((info) => info.Id),
+    )
+  else retiring.push(retireInBackground(docker, beyond, spec.stopGraceSeconds, say))
+  if (downSince === undefined) return { ok: true, retired: Promise.all(retiring).then(() => undefined) }
+  const downSeconds = Math.round((Date.now() - downSince) / 100) / 10
+  say('start', `the service was down for ${downSeconds} s: its storage allows one version at a time`)
+  return { ok: true, details: { downtime: { reason: 'storage: the previous version stopped before the new one started', seconds: downSeconds } } }
+}
+
+/** Stops a container (with its image's stop signal); one already stopped or gone is fine. */
+async function stopContainer(docker: Docker, id: string, graceSeconds: number): Promise<void> {
+  try {
+    await docker.getContainer(id).stop({ t: graceSeconds })
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode
+    if (status !== 304 && status !== 404) throw error
   }
-  return { ok: true }
 }
 
 async function removeAll(docker: Docker, ids: string[]): Promise<void> {
@@ -177,26 +292,47 @@ export async function removeInstances(
 }
 
 /**
- * What a run whose runner was lost left (found by its execution label): each of its instances goes
- * when another version of the same instance still runs (the rollout never replaced it) or when it
- * does not run; an instance that runs alone, having replaced its previous one, is kept, the
- * service running as far as the run got. Jobs' runs go whatever their state.
+ * Makes the engine agree with the record of a run whose runner was lost (found by its execution
+ * label). Each of its instances is adopted only when the run had passed its point of no return
+ * for it: the instances it replaced are gone, so the service runs nothing else; then it is kept if
+ * it runs. Otherwise it goes: when it replaced nothing (a first deploy, or one after a stop: the
+ * history says the deployment failed, and nothing of the service runs), or while an instance it was to replace still exists, which is started again
+ * if it was stopped (a service with storage). Jobs' runs go whatever their state. Says which.
  */
 export async function removeAbandoned(docker: Docker, executionId: string, say: (message: string) => void): Promise<void> {
   const made = await docker.listContainers({ all: true, filters: { label: [`${LABELS.execution}=${executionId}`] } })
   for (const info of made) {
     const serviceId = info.Labels[LABELS.service]
     const instance = info.Labels[LABELS.instance]
-    if (serviceId !== undefined && instance !== undefined && info.State === 'running') {
-      const others = (await serviceContainers(docker, serviceId)).filter(
-        (other) => other.State === 'running' && other.Labels[LABELS.execution] !== executionId && other.Labels[LABELS.instance] === instance,
-      )
-      if (others.length === 0) {
-        say(`kept instance ${instance} (${info.Id.slice(0, 12)}) of the interrupted run: it replaced the previous one`)
-        continue
-      }
+    const replaced = (info.Labels[LABELS.replaces] ?? '').split(',').filter((id) => id !== '')
+    const name = shortName(info)
+    if (serviceId === undefined || instance === undefined || !/^\d+$/.test(instance)) {
+      say(`removed ${name} (${info.State}), a job's run of the interrupted deployment`)
+      await removeContainer(docker, info.Id, 0)
+      continue
     }
-    say(`removing ${info.Names[0]?.replace(/^\//, '') ?? info.Id.slice(0, 12)} (${info.State}), left half-made by the interrupted run`)
+    const service = await serviceContainers(docker, serviceId)
+    const remaining = service.filter((other) => replaced.includes(other.Id))
+    if (info.State === 'running' && replaced.length > 0 && remaining.length === 0) {
+      say(`adopted instance ${instance} (${name}) of the interrupted deployment: it runs, and the instance it replaced is gone`)
+      continue
+    }
     await removeContainer(docker, info.Id, 0)
+    if (replaced.length === 0) {
+      say(
+        `removed instance ${instance} (${name}, ${info.State}) of the interrupted deployment: nothing of the service ran before it (a first deploy, or one after a stop) and the deployment never finished`,
+      )
+      continue
+    }
+    for (const old of remaining.filter((other) => other.State !== 'running'))
+      await docker
+        .getContainer(old.Id)
+        .start()
+        .catch(() => undefined)
+    say(
+      remaining.length > 0
+        ? `removed instance ${instance} (${name}, ${info.State}) of the interrupted deployment: the previous version of it still exists and runs again`
+        : `removed instance ${instance} (${name}, ${info.State}) of the interrupted deployment: it does not run`,
+    )
   }
 }

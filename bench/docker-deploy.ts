@@ -1,0 +1,218 @@
+// Deploy overhead over the engine (issue 33): a small HTTP container deployed through Berth's Docker
+// executor, from the trigger to DEPLOYED, beside `docker run` of the same image to its first HTTP
+// answer, in rounds alternating the two within one run (the machine's speed drifts; two timings
+// taken side by side drift far less). The image is Debian's static busybox serving one page.
+import { readFile } from 'node:fs/promises'
+import { Readable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
+import Docker from 'dockerode'
+import { pack } from 'tar-stream'
+import type { RunningServer } from './servers.ts'
+
+/** Local only: the executor finds it present and pulls nothing (no registry answers here). */
+const REGISTRY_HOST = '127.0.0.1:9'
+const IMAGE_NAME = 'berth-bench/web'
+const IMAGE = `${REGISTRY_HOST}/${IMAGE_NAME}:1`
+const COMMAND = ['/bin/httpd', '-f', '-p', '8080', '-h', '/www']
+const POLL_MS = 10
+
+export interface DockerDeployResult {
+  method: string
+  rounds: { dockerRunMs: number; berthMs: number }[]
+  dockerRunMedianMs: number
+  berthMedianMs: number
+  /** Berth's median less the engine's. */
+  overheadMs: number
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
+
+/** Whether a Docker engine answers at DOCKER_HOST (the local socket by default); the comparison is skipped without one. */
+export async function dockerAnswers(): Promise<boolean> {
+  try {
+    await new Docker().version()
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The image: a root file system of busybox and its httpd, and one page. */
+async function ensureBenchImage(docker: Docker): Promise<void> {
+  if (
+    await docker
+      .getImage(IMAGE)
+      .inspect()
+      .then(
+        () => true,
+        () => false,
+      )
+  )
+    return
+  const tar = pack()
+  tar.entry({ name: 'bin', type: 'directory', mode: 0o755 })
+  tar.entry({ name: 'www', type: 'directory', mode: 0o755 })
+  tar.entry({ name: 'bin/busybox', mode: 0o755 }, await readFile('/bin/busybox'))
+  tar.entry({ name: 'bin/httpd', type: 'symlink', linkname: 'busybox' })
+  tar.entry({ name: 'www/index.html', mode: 0o644 }, 'hello\n')
+  tar.finalize()
+  const [repo, tag] = [IMAGE.slice(0, IMAGE.lastIndexOf(':')), '1']
+  const stream = await docker.importImage(Readable.from(tar) as unknown as NodeJS.ReadableStream, { repo, tag })
+  await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (error) => (error ? reject(error) : resolve())))
+}
+
+/** Waits until `url` answers 200. */
+async function firstAnswer(url: string, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1_000) })
+      await response.arrayBuffer()
+      if (response.ok) return
+    } catch {}
+    await sleep(POLL_MS)
+  }
+  throw new Error(`${url} never answered`)
+}
+
+/** `docker run -d -p 127.0.0.1::8080` of the image, to its first HTTP answer; the container is removed after. */
+async function dockerRun(docker: Docker): Promise<number> {
+  const started = performance.now()
+  const container = await docker.createContainer({
+    Image: IMAGE,
+    Cmd: COMMAND,
+    ExposedPorts: { '8080/tcp': {} },
+    HostConfig: { PortBindings: { '8080/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] } },
+  })
+  try {
+    await container.start()
+    const port = (await container.inspect()).NetworkSettings.Ports['8080/tcp']?.[0]?.HostPort
+    await firstAnswer(`http://127.0.0.1:${port}/`, Date.now() + 60_000)
+    return performance.now() - started
+  } finally {
+    await container.remove({ force: true })
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field
+type Body = Record<string, any>
+
+/** Berth's API on `server`, with an ADMIN token's header. */
+function api(server: RunningServer, authorization: string) {
+  return async (method: string, path: string, body?: object): Promise<{ status: number; json: Body }> => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    })
+    const text = await response.text()
+    return { status: response.status, json: text ? JSON.parse(text) : {} }
+  }
+}
+
+/**
+ * `rounds` rounds, each a `docker run` and then a first deploy of a new container service through
+ * `server` (a `berth serve` with its runner and BERTH_EXECUTOR=docker), timed from the trigger's
+ * request to the history saying DEPLOYED (the executor waited for its readiness probe, HTTP on the
+ * same page); each service is deleted after its round.
+ */
+export async function measureDockerDeploy(
+  server: RunningServer,
+  seeded: { organizationId: string; authorization: string },
+  rounds: number,
+  log: (message: string) => void,
+): Promise<DockerDeployResult> {
+  const docker = new Docker()
+  await ensureBenchImage(docker)
+  const call = api(server, seeded.authorization)
+  const expect = (answer: { status: number; json: object }, status: number | number[], what: string) => {
+    if (![status].flat().includes(answer.status)) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.json)}`)
+    return answer.json as Body
+  }
+  const project = expect(
+    await call('POST', `/organization/${seeded.organizationId}/project`, { name: `docker bench ${Date.now()}` }),
+    [200, 201],
+    'project',
+  )
+  const environment = expect(
+    await call('POST', `/project/${project.id}/environment`, { name: 'docker', mode: 'DEVELOPMENT' }),
+    [200, 201],
+    'environment',
+  )
+  const registry = expect(
+    await call('POST', `/organization/${seeded.organizationId}/containerRegistry`, {
+      name: `bench local ${Date.now()}`,
+      kind: 'GENERIC_CR',
+      url: `http://${REGISTRY_HOST}`,
+      config: {},
+    }),
+    [200, 201],
+    'registry',
+  )
+  const idle = async () => {
+    for (;;) {
+      const page = expect(await call('GET', `/environment/${environment.id}/deploymentHistoryV2?pageSize=1`), 200, 'history')
+      const latest = page.results[0]
+      if (!latest || ['SUCCESS', 'ERROR', 'CANCELED'].includes(latest.action_status)) return latest
+      await sleep(POLL_MS)
+    }
+  }
+  const measured: DockerDeployResult['rounds'] = []
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const dockerRunMs = await dockerRun(docker)
+      const service = expect(
+        await call('POST', `/environment/${environment.id}/container`, {
+          name: `web-${round}`,
+          registry_id: registry.id,
+          image_name: IMAGE_NAME,
+          tag: '1',
+          entrypoint: COMMAND[0],
+          arguments: COMMAND.slice(1),
+          cpu: 250,
+          memory: 64,
+          min_running_instances: 1,
+          max_running_instances: 1,
+          ports: [{ name: 'http', internal_port: 8080, external_port: 443, publicly_accessible: true, protocol: 'HTTP' }],
+          healthchecks: {
+            readiness_probe: {
+              type: { http: { path: '/', port: 8080, scheme: 'HTTP' } },
+              initial_delay_seconds: 0,
+              period_seconds: 1,
+              timeout_seconds: 1,
+              failure_threshold: 30,
+            },
+          },
+        }),
+        [200, 201],
+        'container service',
+      )
+      // httpd as the container's first process ignores SIGTERM: its delete after the round would wait the whole grace.
+      const grace = { 'deployment.termination_grace_period_seconds': 1 }
+      expect(await call('PUT', `/container/${service.id}/advancedSettings`, grace), [200, 201], 'advanced settings')
+      const started = performance.now()
+      expect(await call('POST', `/container/${service.id}/deploy`, {}), 202, 'deploy')
+      const entry = await idle()
+      const berthMs = performance.now() - started
+      if (entry?.status !== 'DEPLOYED') throw new Error(`round ${round}: the deploy ended ${JSON.stringify(entry)}`)
+      measured.push({ dockerRunMs: Math.round(dockerRunMs), berthMs: Math.round(berthMs) })
+      log(`docker deploy, round ${round + 1}: docker run ${Math.round(dockerRunMs)} ms; Berth ${Math.round(berthMs)} ms`)
+      expect(await call('DELETE', `/container/${service.id}`), [202, 204], 'delete')
+      await idle()
+    }
+  } finally {
+    // Deleting the environment removes what is left of it in the engine, its network too.
+    await call('DELETE', `/environment/${environment.id}`).catch(() => undefined)
+  }
+  const dockerRunMedianMs = median(measured.map((round) => round.dockerRunMs))
+  const berthMedianMs = median(measured.map((round) => round.berthMs))
+  return {
+    method:
+      'alternating rounds: `docker run -d -p` of a busybox httpd image to its first HTTP answer, then a first deploy of a container ' +
+      'service of the same image through berth serve (BERTH_EXECUTOR=docker, its runner in process), from the trigger to DEPLOYED ' +
+      '(an HTTP readiness probe on the same page)',
+    rounds: measured,
+    dockerRunMedianMs,
+    berthMedianMs,
+    overheadMs: berthMedianMs - dockerRunMedianMs,
+  }
+}
