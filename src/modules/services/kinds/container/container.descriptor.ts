@@ -1,0 +1,95 @@
+import type { KindDescriptor } from '#src/modules/services/kind-descriptor.ts'
+import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
+import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import { type ContainerWrite, containerKind, toContainerRecord } from './container.kind.ts'
+import { containerMemberRoutes, containerStatusRoutes } from './container.routes.ts'
+import {
+  type ContainerDeployRequest as ContainerDeployBody,
+  ContainerDeployRequest,
+  ContainerParams,
+  ContainerRequest,
+  ContainerResponse,
+  ContainerResponseList,
+  DeleteContainerQuery,
+} from './container.schemas.ts'
+import type { ContainerConfig, ContainerServiceRecord } from './container.types.ts'
+import { containerInput, toContainerResponse } from './container.wire.ts'
+import type { ContainerDeployOverrides } from './container-deployments.ts'
+import { containerRequestErrors } from './container-request-rules.ts'
+
+/** What a container deploy request (alone, or in a bulk deploy's `containers`) asks for beyond the configuration. */
+// An empty tag is what the Go client sends for ContainerDeployRequest{} (its field is required).
+export const containerDeployOverrides = (body: ContainerDeployBody | undefined): ContainerDeployOverrides =>
+  body?.image_tag === undefined || body.image_tag === '' ? {} : { imageTag: body.image_tag }
+
+/** The validated body as the service's input, with what it breaks of the rules the schema cannot say. */
+const containerWrite = (body: ContainerRequest): ContainerWrite => ({
+  input: containerInput(body),
+  ruleErrors: containerRequestErrors(body),
+  groups: groupIdsOfBody(body),
+})
+
+const toRecord = (service: ServiceRecord) => toContainerRecord(service as ServiceRecord<ContainerConfig>)
+
+const LIMITS =
+  'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400. An unknown `registry_id` is a 400 at /registry_id.'
+
+/** Containers: an image of a container registry, run with its ports, storage and health checks. */
+export const containerDescriptor: KindDescriptor<ContainerServiceRecord, ContainerWrite> = {
+  kind: containerKind,
+  routes: {
+    type: 'CONTAINER',
+    segment: 'container',
+    param: 'containerId',
+    name: 'Container',
+    tags: { actions: 'Container Actions', main: 'Container Main Calls', history: 'Container Deployment History' },
+    deploy: {
+      body: ContainerDeployRequest,
+      description: '`image_tag` deploys that tag of the image instead of the configured one (the configuration keeps its tag).',
+      overrides: (body) => containerDeployOverrides(body as ContainerDeployBody | undefined),
+    },
+    uninstall: true,
+    response: { schema: ContainerResponse, of: (service) => toContainerResponse(toRecord(service)) },
+    bulk: { statuses: 'containers', ids: 'container_ids' },
+  },
+  crud: {
+    plural: 'Containers',
+    aNoun: 'a container',
+    etagNoun: 'the container',
+    schemas: {
+      request: ContainerRequest,
+      response: ContainerResponse,
+      responseList: ContainerResponseList,
+      params: ContainerParams,
+      deleteQuery: DeleteContainerQuery,
+    },
+    descriptions: {
+      create: `Needs the WRITE role. ${LIMITS} An environment holds at most BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.`,
+      edit:
+        "A full replacement. Needs the WRITE role. A port or storage entry that names the id of one of the container's keeps it (a port without " +
+        'id keeps the id of the port of the same name); entries left out are removed. Berth extension: with `If-Match: <ETag>` the edit ' +
+        `applies only if nobody changed the container since, else 412. ${LIMITS}`,
+    },
+    createWrite: (body) => containerWrite(body as ContainerRequest),
+    editWrite: (body) => containerWrite(body as ContainerRequest),
+    records: (services) => services.map(toRecord),
+    toResponse: toContainerResponse,
+  },
+  features: {
+    documentOrder: 2,
+    advancedSettings: { get: 'getContainerAdvancedSettings', edit: 'editContainerAdvancedSettings' },
+    scopedVariables: { importOperation: 'importContainerEnvironmentVariable' },
+    customDomains: {
+      ids: {
+        list: 'listContainerCustomDomain',
+        create: 'createContainerCustomDomain',
+        edit: 'editContainerCustomDomain',
+        delete: 'deleteContainerCustomDomain',
+        get: 'getContainerCustomDomainStatus',
+        check: 'checkContainerCustomDomain',
+      },
+      getSuffix: '/status',
+    },
+  },
+  ownRoutes: { before: containerStatusRoutes, after: containerMemberRoutes },
+}

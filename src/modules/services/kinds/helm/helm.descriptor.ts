@@ -1,0 +1,95 @@
+import type { KindDescriptor } from '#src/modules/services/kind-descriptor.ts'
+import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import { validationFailed } from '#src/platform/http/errors.ts'
+import { type HelmWrite, helmKind, toHelmRecord } from './helm.kind.ts'
+import {
+  DeleteHelmQuery,
+  type HelmDeployRequest as HelmDeployBody,
+  HelmDeployRequest,
+  HelmForceEventQuery,
+  HelmParams,
+  HelmRequest,
+  HelmResponse,
+  HelmResponseList,
+} from './helm.schemas.ts'
+import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
+import { helmInput, toHelmResponse } from './helm.wire.ts'
+import type { HelmDeployOverrides } from './helm-deployments.ts'
+import { helmRequestErrors } from './helm-request-rules.ts'
+
+/** What a helm deploy request (alone, or in a bulk deploy's `helms`) asks for beyond the configuration. */
+export const helmDeployOverrides = (body: HelmDeployBody | undefined): HelmDeployOverrides => ({
+  chartVersion: body?.chart_version,
+  gitCommitId: body?.git_commit_id,
+  valuesOverrideGitCommitId: body?.values_override_git_commit_id,
+})
+
+/**
+ * The validated body as the service's input, with what it breaks of the rules the schema cannot
+ * say. A source that names no chart at all leaves no input to build: that is a 400 at once.
+ */
+function helmWrite(body: HelmRequest): HelmWrite {
+  const ruleErrors = helmRequestErrors(body)
+  if (!body.source.git_repository && !body.source.helm_repository) throw validationFailed(ruleErrors)
+  return { input: helmInput(body), ruleErrors }
+}
+
+const toRecord = (service: ServiceRecord) => toHelmRecord(service as ServiceRecord<HelmConfig>)
+
+/** Helm services: a chart of a helm repository or of a git repository, installed as a release. */
+export const helmDescriptor: KindDescriptor<HelmServiceRecord, HelmWrite> = {
+  kind: helmKind,
+  routes: {
+    type: 'HELM',
+    segment: 'helm',
+    param: 'helmId',
+    name: 'Helm',
+    tags: { actions: 'Helm Actions', main: 'Helm Main Calls', history: 'Helm Deployment History' },
+    deploy: {
+      body: HelmDeployRequest,
+      description: '`chart_version` applies to a chart of a helm repository, `git_commit_id` to one in a git repository.',
+      overrides: (body) => helmDeployOverrides(body as HelmDeployBody | undefined),
+    },
+    actionQuery: HelmForceEventQuery,
+    uninstall: true,
+    response: { schema: HelmResponse, of: (service) => toHelmResponse(toRecord(service)) },
+    bulk: { statuses: 'helms', ids: 'helm_ids' },
+  },
+  crud: {
+    plural: 'Helms',
+    aNoun: 'a helm',
+    etagNoun: 'the helm service',
+    schemas: { request: HelmRequest, response: HelmResponse, responseList: HelmResponseList, params: HelmParams, deleteQuery: DeleteHelmQuery },
+    names: { list: 'listHelms' },
+    descriptions: {
+      create:
+        'Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN. Berth limits: a configuration over ' +
+        'BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400; an environment holds at most ' +
+        'BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
+      edit:
+        'A full replacement. Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN. ' +
+        'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the service since, else 412. ' +
+        'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
+    },
+    createWrite: (body) => helmWrite(body as HelmRequest),
+    editWrite: (body) => helmWrite(body as HelmRequest),
+    records: (services) => services.map(toRecord),
+    toResponse: toHelmResponse,
+  },
+  features: {
+    documentOrder: 4,
+    advancedSettings: { get: 'getHelmAdvancedSettings', edit: 'editHelmAdvancedSettings' },
+    restrictions: true,
+    customDomains: {
+      ids: {
+        list: 'listHelmCustomDomain',
+        create: 'createHelmCustomDomain',
+        edit: 'editHelmCustomDomain',
+        delete: 'deleteHelmCustomDomain',
+        get: 'getHelmCustomDomain',
+        check: 'checkHelmCustomDomain',
+      },
+      getSuffix: '',
+    },
+  },
+}
