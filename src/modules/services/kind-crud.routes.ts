@@ -8,6 +8,7 @@ import { responseWritten } from '#src/platform/http/response-written.ts'
 import type { KindCrudService } from './kind-crud.ts'
 import type { AnyKindDescriptor } from './kind-descriptor.ts'
 import type { KindRouteContext } from './kind-route-context.ts'
+import { DeleteServiceQuery, kindParams, kindResponseList } from './kind-schemas.ts'
 import { LIST_WRITE_TIMEOUT_MS, SERVICE_LIST_DESCRIPTION, ServiceListQuery } from './service-lists.ts'
 
 const GET_DESCRIPTION = 'Answers 304 when If-None-Match names the current ETag.'
@@ -23,11 +24,13 @@ export function kindCrudRoutes(
   services: KindCrudService<any, any>,
   context: KindRouteContext,
 ): FastifyPluginAsyncTypebox {
-  const { routes: wire, crud, ownRoutes } = descriptor
-  const { schemas, names = {} } = crud
+  const { routes: wire, names, schemas, descriptions, ownRoutes } = descriptor
   const etagHeader = {
-    ETag: Type.String({ description: `Berth extension: names this representation of ${crud.etagNoun}; send it back in If-Match or If-None-Match` }),
+    ETag: Type.String({ description: `Berth extension: names this representation of ${names.etagNoun}; send it back in If-Match or If-None-Match` }),
   }
+  const params = kindParams(wire.param)
+  const toResponse = (record: { entityTag: string }) => descriptor.toResponse(record)
+  const editWrite = (body: unknown) => (descriptor.editWrite ? descriptor.editWrite(body) : descriptor.createWrite(body, context))
   const collection = `/environment/:environmentId/${wire.segment}`
   const member = `/${wire.segment}/:${wire.param}`
   const idOf = (params: unknown) => (params as Record<string, string>)[wire.param]!
@@ -40,17 +43,17 @@ export function kindCrudRoutes(
       {
         schema: {
           operationId: names.list ?? `list${wire.name}`,
-          summary: names.listSummary ?? `List ${crud.plural.toLowerCase()}`,
+          summary: names.listSummary ?? `List ${names.plural.toLowerCase()}`,
           description: SERVICE_LIST_DESCRIPTION,
-          tags: [crud.plural],
+          tags: [names.plural],
           params: EnvironmentParams,
           querystring: ServiceListQuery,
-          response: { 200: schemas.responseList },
+          response: { 200: kindResponseList(schemas.response, wire.name) },
         },
       },
       async (req, reply) => {
         const heldUntil = () => responseWritten(reply, LIST_WRITE_TIMEOUT_MS)
-        return listBody(await services.list(req.principal, req.params.environmentId, { startId: req.query.startId, heldUntil }), crud.toResponse)
+        return listBody(await services.list(req.principal, req.params.environmentId, { startId: req.query.startId, heldUntil }), toResponse)
       },
     )
 
@@ -59,9 +62,9 @@ export function kindCrudRoutes(
       {
         schema: {
           operationId: `create${wire.name}`,
-          summary: `Create ${crud.aNoun}`,
-          description: crud.descriptions.create,
-          tags: [crud.plural],
+          summary: `Create ${names.aNoun}`,
+          description: descriptions.create,
+          tags: [names.plural],
           params: EnvironmentParams,
           body: schemas.request,
           response: {
@@ -71,8 +74,8 @@ export function kindCrudRoutes(
         },
       },
       async (req, reply) => {
-        const created = await services.create(req.principal, req.params.environmentId, crud.createWrite(req.body, context))
-        return reply.code(201).header('etag', entityTag(created.entityTag)).send(crud.toResponse(created))
+        const created = await services.create(req.principal, req.params.environmentId, descriptor.createWrite(req.body, context))
+        return reply.code(201).header('etag', entityTag(created.entityTag)).send(toResponse(created))
       },
     )
 
@@ -84,9 +87,9 @@ export function kindCrudRoutes(
         schema: {
           operationId: `get${wire.name}`,
           summary: `Get ${wire.segment} by ID`,
-          description: crud.descriptions.get ?? GET_DESCRIPTION,
+          description: descriptions.get ?? GET_DESCRIPTION,
           tags: [wire.tags.main],
-          params: schemas.params,
+          params,
           response: { 200: { ...schemas.response, headers: etagHeader }, 304: { type: 'null', description: 'not modified' } },
         },
       },
@@ -95,7 +98,7 @@ export function kindCrudRoutes(
         reply.header('etag', entityTag(record.entityTag))
         // A 304 has no body; Fastify would serialise null as 'null'.
         if (ifNoneMatchHits(req.headers['if-none-match'], record.entityTag)) return reply.code(304).send(undefined as never)
-        return crud.toResponse(record)
+        return toResponse(record)
       },
     )
 
@@ -105,9 +108,9 @@ export function kindCrudRoutes(
         schema: {
           operationId: `edit${wire.name}`,
           summary: names.editSummary ?? `Edit ${wire.segment}`,
-          description: crud.descriptions.edit,
+          description: descriptions.edit,
           tags: [wire.tags.main],
-          params: schemas.params,
+          params,
           body: schemas.editRequest ?? schemas.request,
           response: {
             200: { ...schemas.response, headers: etagHeader },
@@ -117,8 +120,8 @@ export function kindCrudRoutes(
         },
       },
       async (req, reply) => {
-        const updated = await services.update(req.principal, idOf(req.params), crud.editWrite(req.body), ifMatchTags(req.headers['if-match']))
-        return reply.header('etag', entityTag(updated.entityTag)).send(crud.toResponse(updated))
+        const updated = await services.update(req.principal, idOf(req.params), editWrite(req.body), ifMatchTags(req.headers['if-match']))
+        return reply.header('etag', entityTag(updated.entityTag)).send(toResponse(updated))
       },
     )
 
@@ -128,10 +131,10 @@ export function kindCrudRoutes(
         schema: {
           operationId: `delete${wire.name}`,
           summary: names.deleteSummary ?? `Delete ${wire.segment}`,
-          description: crud.descriptions.delete ?? 'Needs the WRITE role.',
+          description: descriptions.delete ?? 'Needs the WRITE role.',
           tags: [wire.tags.main],
-          params: schemas.params,
-          querystring: schemas.deleteQuery,
+          params,
+          querystring: DeleteServiceQuery,
         },
       },
       async (req, reply) => {

@@ -17,20 +17,23 @@ export interface KindCrudService<Rec = { entityTag: string }, Write = unknown> {
 
 export function createKindCrud<Rec extends { entityTag: string }, Write>(
   core: ServicesService,
-  { kind, crud }: KindDescriptor<Rec, Write>,
+  descriptor: KindDescriptor<Rec, Write>,
   lookups: RecordLookups & EditHooks,
 ): KindCrudService<Rec, Write> {
-  const one = async (service: ServiceRecord) => (await crud.records([service], lookups))[0]!
+  const { kind } = descriptor
+  const records = async (services: ServiceRecord[]) =>
+    descriptor.records ? descriptor.records(services, lookups) : services.map((service) => descriptor.toRecord(service))
+  const one = async (service: ServiceRecord) => (await records([service]))[0]!
   return {
     async list(principal, environmentId, options) {
       const page = await core.list(principal, environmentId, { type: kind.type, ...options })
-      return { rows: await crud.records(page.rows, lookups), hasMore: page.hasMore }
+      return { rows: await records(page.rows), hasMore: page.hasMore }
     },
     get: async (principal, serviceId) => one(await core.get(principal, kind.type, serviceId)),
     create: async (principal, environmentId, write) => one(await core.create(principal, kind.type, environmentId, write)),
     async update(principal, serviceId, write, ifMatch) {
       const updated = await one(await core.update(principal, kind.type, serviceId, write, ifMatch))
-      await crud.afterEdit?.(updated, lookups)
+      await descriptor.afterEdit?.(updated, lookups)
       return updated
     },
     delete: (principal, serviceId) => core.delete(principal, kind.type, serviceId),

@@ -6,8 +6,8 @@ import type { KindRoutes } from './kind-routes.ts'
 import type { AnyServiceKind, CloneInputContext, ServiceRecord } from './service-kinds.ts'
 
 // One kind of service, registered once (docs/adding-a-kind.md): what the core and the deployments
-// need (`kind`), the kind on the wire (`routes`), its create/read/edit/delete (`crud`), which side
-// features it has, and the routes only it has.
+// need (`kind`), how the wire names it, its create/read/edit/delete as `kindCrudRoutes` makes them,
+// which side features it has, and the routes only it has.
 
 /** What a kind's records may need of other modules (the application's deployed commit). */
 export interface RecordLookups {
@@ -20,49 +20,14 @@ export interface EditHooks {
   reschedule(serviceId: string, configuration: unknown): Promise<void>
 }
 
-/**
- * The create, read, edit and delete routes of a kind, as `kindCrudRoutes` makes them: the
- * schemas, the body → write mapping, the record → wire mapping, and the documentation strings that
- * differ from kind to kind.
- */
-export interface KindCrud<Rec extends { entityTag: string } = { entityTag: string }, Write = unknown> {
-  /** The tag of the environment's list and create: "Helms". */
-  plural: string
-  /** The kind with its article, as summaries say it: "a helm", "an application". */
-  aNoun: string
-  /** What the ETag names: "the helm service". */
-  etagNoun: string
-  schemas: {
-    request: TSchema
-    /** The edit's body, when it is not the create's (a partial edit). */
-    editRequest?: TSchema
-    response: TSchema
-    responseList: TSchema
-    params: TSchema
-    deleteQuery: TSchema
-  }
-  /** Operation ids and summaries that do not follow `list<Name>`, "List <plural>", "Edit <segment>", "Delete <segment>". */
-  names?: { list?: string; listSummary?: string; editSummary?: string; deleteSummary?: string }
-  descriptions: { create: string; edit: string; get?: string; delete?: string }
-  /** The validated create body as the core's write (it may throw a 400 at once); `context` seals what it makes anew. */
-  createWrite(body: unknown, context: CloneInputContext): Write
-  /** The validated edit body as the core's write. */
-  editWrite(body: unknown): Write
-  /** The core's records as the kind's, for its wire mapping. */
-  records(services: ServiceRecord[], lookups: RecordLookups): Rec[] | Promise<Rec[]>
-  toResponse(record: Rec): object
-  /** What an edit changes beyond the service row (a cron job's schedule). */
-  afterEdit?(record: Rec, hooks: EditHooks): Promise<void>
-}
-
-/** The side features a kind has; each side module serves the kinds that name it. */
+/** The side features a kind has; each side module serves the kinds that name it (`kindsWith` in the registry). */
 export interface KindFeatures {
   /** Where the kind's side routes stand among the kinds' in `/openapi.json` (the reference's order). */
   documentOrder: number
   /** `/{segment}/{id}/advancedSettings` and `/default<Name>AdvancedSettings`, with these operation ids. */
   advancedSettings?: { get: string; edit: string }
   /** `/{segment}/{id}/deploymentRestriction`. */
-  restrictions?: boolean
+  restrictions?: true
   /** `/{segment}/{id}/environmentVariable` and `/secret`, with the import's operation id. */
   scopedVariables?: { importOperation: string }
   /** `/{segment}/{id}/customDomain`, with these operation ids; `getSuffix` the path of `get` under a domain. */
@@ -76,13 +41,71 @@ export interface KindOwnRoutes<Rec> {
   after?(context: KindRouteContext, crud: KindCrudService<Rec>): FastifyPluginAsyncTypebox
 }
 
-export interface KindDescriptor<Rec extends { entityTag: string } = { entityTag: string }, Write = unknown> {
+/** What a kind's folder writes: everything else of the kind on the wire follows from it (`defineKind`). */
+export interface KindDefinition<Rec extends { entityTag: string }, Write> {
   kind: AnyServiceKind
-  routes: KindRoutes
-  crud: KindCrud<Rec, Write>
+  /**
+   * `name` makes the path segment (`helm`), parameter (`helmId`), operation ids and tags; `plural` the
+   * tag of the environment's list and create and the bulk member; `aNoun` and `etagNoun` the summaries
+   * and the ETag's description; the rest the operation ids and summaries that differ from the pattern.
+   */
+  names: {
+    name: string
+    plural: string
+    aNoun: string
+    etagNoun: string
+    list?: string
+    listSummary?: string
+    editSummary?: string
+    deleteSummary?: string
+  }
+  deploy: KindRoutes['deploy']
+  actionQuery?: TSchema
+  queryOverrides?: KindRoutes['queryOverrides']
+  reboot?: true
+  /** The create's body, the edit's when it differs (a partial edit), and the response. */
+  schemas: { request: TSchema; editRequest?: TSchema; response: TSchema }
+  descriptions: { create: string; edit: string; get?: string; delete?: string }
+  /** The validated create body as the core's write (it may throw a 400 at once); `context` seals what it makes anew. */
+  createWrite(body: unknown, context: CloneInputContext): Write
+  /** The validated edit body as the core's write; the create's mapping when absent. */
+  editWrite?(body: unknown): Write
+  /** The core's record as the kind's, for its wire mapping. */
+  toRecord(service: ServiceRecord): Rec
+  /** The kind's records of a page of services, when they need more than `toRecord` (the application's deployed commit). */
+  records?(services: ServiceRecord[], lookups: RecordLookups): Promise<Rec[]>
+  toResponse(record: Rec): object
+  /** What an edit changes beyond the service row (a cron job's schedule). */
+  afterEdit?(record: Rec, hooks: EditHooks): Promise<void>
   features: KindFeatures
   ownRoutes?: KindOwnRoutes<Rec>
 }
 
+export interface KindDescriptor<Rec extends { entityTag: string } = { entityTag: string }, Write = unknown> extends KindDefinition<Rec, Write> {
+  /** The kind on the wire, for the routes written once for every kind (actions, statuses, lists, bulk requests). */
+  routes: KindRoutes
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds kinds of every record and write type
 export type AnyKindDescriptor = KindDescriptor<any, any>
+
+/** A kind's descriptor: its definition, and the wire names that follow from it. */
+export function defineKind<Rec extends { entityTag: string }, Write>(definition: KindDefinition<Rec, Write>): KindDescriptor<Rec, Write> {
+  const { kind, names, toRecord, toResponse } = definition
+  const segment = names.name.toLowerCase()
+  const routes: KindRoutes = {
+    type: kind.type,
+    segment,
+    param: `${segment}Id`,
+    name: names.name,
+    tags: { actions: `${names.name} Actions`, main: `${names.name} Main Calls`, history: `${names.name} Deployment History` },
+    deploy: definition.deploy,
+    uninstall: true,
+    response: { schema: definition.schemas.response, of: (service) => toResponse(toRecord(service)) },
+    bulk: { statuses: names.plural.toLowerCase(), ids: `${segment}_ids` },
+  }
+  if (definition.actionQuery) routes.actionQuery = definition.actionQuery
+  if (definition.queryOverrides) routes.queryOverrides = definition.queryOverrides
+  if (definition.reboot) routes.reboot = true
+  return { ...definition, routes }
+}

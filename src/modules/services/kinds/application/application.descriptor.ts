@@ -1,5 +1,5 @@
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
-import type { KindDescriptor } from '#src/modules/services/kind-descriptor.ts'
+import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { type ApplicationWrite, applicationKind, toApplicationRecord } from './application.kind.ts'
@@ -9,12 +9,9 @@ import {
   ApplicationDeployRequest,
   type ApplicationEditRequest,
   ApplicationEditRequest as ApplicationEditRequestSchema,
-  ApplicationParams,
   type ApplicationRequest,
   ApplicationRequest as ApplicationRequestSchema,
   ApplicationResponse,
-  ApplicationResponseList,
-  DeleteApplicationQuery,
 } from './application.schemas.ts'
 import type { ApplicationConfig, ApplicationDeployOverrides, ApplicationRecord } from './application.types.ts'
 import { applicationInput, toApplicationResponse } from './application.wire.ts'
@@ -35,63 +32,40 @@ const LIMITS =
   'BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.'
 
 /** Applications: built from a git repository, run with their ports, storage and health checks. */
-export const applicationDescriptor: KindDescriptor<ApplicationRecord, ApplicationWrite> = {
+export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWrite>({
   kind: applicationKind,
-  routes: {
-    type: 'APPLICATION',
-    segment: 'application',
-    param: 'applicationId',
-    name: 'Application',
-    tags: { actions: 'Application Actions', main: 'Application Main Calls', history: 'Application Deployment History' },
-    deploy: {
-      body: ApplicationDeployRequest,
-      description:
-        'Builds `git_commit_id` (a commit id, or a branch or tag), else the head of the branch when the deployment is queued: the commit is looked up at ' +
-        "the git provider with the repository's git token, and the provider's answer decides (an unknown commit is a 400 at /git_commit_id; " +
-        'an unreachable or failing provider a 502 or 504, a refused token a 400 `git_token_invalid`, a rate limit a 429), with nothing queued.',
-      overrides: (body) => applicationDeployOverrides(body as ApplicationDeployBody | undefined),
-    },
-    uninstall: true,
-    reboot: true,
-    // The environment's service list shows no deployed commit: only the application's own routes read it.
-    response: {
-      schema: ApplicationResponse,
-      of: (service) => toApplicationResponse(toApplicationRecord(service as ServiceRecord<ApplicationConfig>)),
-    },
-    bulk: { statuses: 'applications', ids: 'application_ids' },
+  names: { name: 'Application', plural: 'Applications', aNoun: 'an application', etagNoun: 'the application' },
+  deploy: {
+    body: ApplicationDeployRequest,
+    description:
+      'Builds `git_commit_id` (a commit id, or a branch or tag), else the head of the branch when the deployment is queued: the commit is looked up at ' +
+      "the git provider with the repository's git token, and the provider's answer decides (an unknown commit is a 400 at /git_commit_id; " +
+      'an unreachable or failing provider a 502 or 504, a refused token a 400 `git_token_invalid`, a rate limit a 429), with nothing queued.',
+    overrides: (body) => applicationDeployOverrides(body as ApplicationDeployBody | undefined),
   },
-  crud: {
-    plural: 'Applications',
-    aNoun: 'an application',
-    etagNoun: 'the application',
-    schemas: {
-      request: ApplicationRequestSchema,
-      editRequest: ApplicationEditRequestSchema,
-      response: ApplicationResponse,
-      responseList: ApplicationResponseList,
-      params: ApplicationParams,
-      deleteQuery: DeleteApplicationQuery,
-    },
-    descriptions: {
-      create: `Needs the WRITE role. The git repository is checked against the organization's git tokens as a helm chart's is. ${LIMITS}`,
-      get: 'Answers 304 when If-None-Match names the current ETag. `git_repository.deployed_commit_*` describe the commit its last successful deploy or redeploy built.',
-      edit:
-        'A full replacement: what the body leaves out takes its default, except `name` and `git_repository`, which stay as they are when absent. ' +
-        'A port or storage keeps its id when the body names it by id (else by the port name or mount point). Needs the WRITE role. ' +
-        'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the application since, else 412. ' +
-        'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
-    },
-    createWrite: (body) => applicationWrite(body as ApplicationRequest),
-    editWrite: (body) => applicationWrite(body as ApplicationEditRequest),
-    // Each with the commit its last successful deploy or redeploy built.
-    async records(services, { deployedOverrides }) {
-      const deployed = await deployedOverrides(services.map((service) => service.id))
-      return services.map((service) =>
-        toApplicationRecord(service as ServiceRecord<ApplicationConfig>, (deployed.get(service.id)?.commit as GitCommit | undefined) ?? null),
-      )
-    },
-    toResponse: toApplicationResponse,
+  reboot: true,
+  schemas: { request: ApplicationRequestSchema, editRequest: ApplicationEditRequestSchema, response: ApplicationResponse },
+  descriptions: {
+    create: `Needs the WRITE role. The git repository is checked against the organization's git tokens as a helm chart's is. ${LIMITS}`,
+    get: 'Answers 304 when If-None-Match names the current ETag. `git_repository.deployed_commit_*` describe the commit its last successful deploy or redeploy built.',
+    edit:
+      'A full replacement: what the body leaves out takes its default, except `name` and `git_repository`, which stay as they are when absent. ' +
+      'A port or storage keeps its id when the body names it by id (else by the port name or mount point). Needs the WRITE role. ' +
+      'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the application since, else 412. ' +
+      'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
   },
+  createWrite: (body) => applicationWrite(body as ApplicationRequest),
+  editWrite: (body) => applicationWrite(body as ApplicationEditRequest),
+  // The environment's service list shows no deployed commit: only the application's own routes read it.
+  toRecord: (service) => toApplicationRecord(service as ServiceRecord<ApplicationConfig>),
+  // Each with the commit its last successful deploy or redeploy built.
+  async records(services, { deployedOverrides }) {
+    const deployed = await deployedOverrides(services.map((service) => service.id))
+    return services.map((service) =>
+      toApplicationRecord(service as ServiceRecord<ApplicationConfig>, (deployed.get(service.id)?.commit as GitCommit | undefined) ?? null),
+    )
+  },
+  toResponse: toApplicationResponse,
   features: {
     documentOrder: 1,
     advancedSettings: { get: 'getAdvancedSettings', edit: 'editAdvancedSettings' },
@@ -110,4 +84,4 @@ export const applicationDescriptor: KindDescriptor<ApplicationRecord, Applicatio
     },
   },
   ownRoutes: { after: applicationMemberRoutes },
-}
+})

@@ -1,4 +1,4 @@
-import type { KindDescriptor } from '#src/modules/services/kind-descriptor.ts'
+import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { type ContainerWrite, containerKind, toContainerRecord } from './container.kind.ts'
@@ -6,11 +6,8 @@ import { containerMemberRoutes, containerStatusRoutes } from './container.routes
 import {
   type ContainerDeployRequest as ContainerDeployBody,
   ContainerDeployRequest,
-  ContainerParams,
   ContainerRequest,
   ContainerResponse,
-  ContainerResponseList,
-  DeleteContainerQuery,
 } from './container.schemas.ts'
 import type { ContainerConfig, ContainerServiceRecord } from './container.types.ts'
 import { containerInput, toContainerResponse } from './container.wire.ts'
@@ -29,52 +26,29 @@ const containerWrite = (body: ContainerRequest): ContainerWrite => ({
   groups: groupIdsOfBody(body),
 })
 
-const toRecord = (service: ServiceRecord) => toContainerRecord(service as ServiceRecord<ContainerConfig>)
-
 const LIMITS =
   'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400. An unknown `registry_id` is a 400 at /registry_id.'
 
 /** Containers: an image of a container registry, run with its ports, storage and health checks. */
-export const containerDescriptor: KindDescriptor<ContainerServiceRecord, ContainerWrite> = {
+export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerWrite>({
   kind: containerKind,
-  routes: {
-    type: 'CONTAINER',
-    segment: 'container',
-    param: 'containerId',
-    name: 'Container',
-    tags: { actions: 'Container Actions', main: 'Container Main Calls', history: 'Container Deployment History' },
-    deploy: {
-      body: ContainerDeployRequest,
-      description: '`image_tag` deploys that tag of the image instead of the configured one (the configuration keeps its tag).',
-      overrides: (body) => containerDeployOverrides(body as ContainerDeployBody | undefined),
-    },
-    uninstall: true,
-    response: { schema: ContainerResponse, of: (service) => toContainerResponse(toRecord(service)) },
-    bulk: { statuses: 'containers', ids: 'container_ids' },
+  names: { name: 'Container', plural: 'Containers', aNoun: 'a container', etagNoun: 'the container' },
+  deploy: {
+    body: ContainerDeployRequest,
+    description: '`image_tag` deploys that tag of the image instead of the configured one (the configuration keeps its tag).',
+    overrides: (body) => containerDeployOverrides(body as ContainerDeployBody | undefined),
   },
-  crud: {
-    plural: 'Containers',
-    aNoun: 'a container',
-    etagNoun: 'the container',
-    schemas: {
-      request: ContainerRequest,
-      response: ContainerResponse,
-      responseList: ContainerResponseList,
-      params: ContainerParams,
-      deleteQuery: DeleteContainerQuery,
-    },
-    descriptions: {
-      create: `Needs the WRITE role. ${LIMITS} An environment holds at most BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.`,
-      edit:
-        "A full replacement. Needs the WRITE role. A port or storage entry that names the id of one of the container's keeps it (a port without " +
-        'id keeps the id of the port of the same name); entries left out are removed. Berth extension: with `If-Match: <ETag>` the edit ' +
-        `applies only if nobody changed the container since, else 412. ${LIMITS}`,
-    },
-    createWrite: (body) => containerWrite(body as ContainerRequest),
-    editWrite: (body) => containerWrite(body as ContainerRequest),
-    records: (services) => services.map(toRecord),
-    toResponse: toContainerResponse,
+  schemas: { request: ContainerRequest, response: ContainerResponse },
+  descriptions: {
+    create: `Needs the WRITE role. ${LIMITS} An environment holds at most BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.`,
+    edit:
+      "A full replacement. Needs the WRITE role. A port or storage entry that names the id of one of the container's keeps it (a port without " +
+      'id keeps the id of the port of the same name); entries left out are removed. Berth extension: with `If-Match: <ETag>` the edit ' +
+      `applies only if nobody changed the container since, else 412. ${LIMITS}`,
   },
+  createWrite: (body) => containerWrite(body as ContainerRequest),
+  toRecord: (service) => toContainerRecord(service as ServiceRecord<ContainerConfig>),
+  toResponse: toContainerResponse,
   features: {
     documentOrder: 2,
     advancedSettings: { get: 'getContainerAdvancedSettings', edit: 'editContainerAdvancedSettings' },
@@ -92,4 +66,4 @@ export const containerDescriptor: KindDescriptor<ContainerServiceRecord, Contain
     },
   },
   ownRoutes: { before: containerStatusRoutes, after: containerMemberRoutes },
-}
+})

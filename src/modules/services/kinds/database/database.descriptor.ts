@@ -1,81 +1,52 @@
 import { randomUUID } from 'node:crypto'
-import type { KindDescriptor } from '#src/modules/services/kind-descriptor.ts'
+import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { databaseKind, toDatabaseRecord } from './database.kind.ts'
 import { databaseConfigurationRoutes, databaseMemberRoutes } from './database.routes.ts'
-import {
-  DatabaseActionQuery,
-  DatabaseDeployRequest,
-  DatabaseEditRequest,
-  DatabaseParams,
-  DatabaseRequest,
-  DatabaseResponse,
-  DatabaseResponseList,
-  DeleteDatabaseQuery,
-} from './database.schemas.ts'
+import { DatabaseActionQuery, DatabaseDeployRequest, DatabaseEditRequest, DatabaseRequest, DatabaseResponse } from './database.schemas.ts'
 import type { DatabaseConfig, DatabaseRecord, DatabaseWrite } from './database.types.ts'
 import { databaseInput, toDatabaseResponse } from './database.wire.ts'
 import { newDatabaseCredentials } from './database-credentials.ts'
 import { databaseRequestErrors } from './database-request-rules.ts'
 
-const toRecord = (service: ServiceRecord) => toDatabaseRecord(service as ServiceRecord<DatabaseConfig>)
-
 /** Databases: an engine of a type and version Berth runs, with master credentials made at its create. */
-export const databaseDescriptor: KindDescriptor<DatabaseRecord, DatabaseWrite> = {
+export const databaseDescriptor = defineKind<DatabaseRecord, DatabaseWrite>({
   kind: databaseKind,
-  routes: {
-    type: 'DATABASE',
-    segment: 'database',
-    param: 'databaseId',
+  names: {
     name: 'Database',
-    tags: { actions: 'Database Actions', main: 'Database Main Calls', history: 'Database Deployment History' },
-    deploy: {
-      body: DatabaseDeployRequest,
-      description: 'The reference takes no body; an empty object is accepted.',
-      overrides: () => ({}),
-    },
-    actionQuery: DatabaseActionQuery,
-    uninstall: true,
-    response: { schema: DatabaseResponse, of: (service) => toDatabaseResponse(toRecord(service)) },
-    bulk: { statuses: 'databases', ids: 'database_ids' },
-  },
-  crud: {
     plural: 'Databases',
     aNoun: 'a database',
     etagNoun: 'the database',
-    schemas: {
-      request: DatabaseRequest,
-      editRequest: DatabaseEditRequest,
-      response: DatabaseResponse,
-      responseList: DatabaseResponseList,
-      params: DatabaseParams,
-      deleteQuery: DeleteDatabaseQuery,
-    },
-    names: { listSummary: 'List environment databases', editSummary: 'Edit a database', deleteSummary: 'Delete a database' },
-    descriptions: {
-      create:
-        "Needs the WRITE role. Makes the database's master credentials (getDatabaseMasterCredentials) and its built-in variables. " +
-        'Berth limits: an environment holds at most BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
-      edit:
-        'A partial edit, as the reference has it: a field left out keeps its value; the type and the mode cannot change, the ' +
-        'version may only move up and the storage only grow. Needs the WRITE role. Berth extension: with `If-Match: <ETag>` ' +
-        'the edit applies only if nobody changed the database since, else 412.',
-      delete: 'Needs the WRITE role. Its built-in variables go with it.',
-    },
-    // A create makes the database's id and its master credentials, sealed.
-    createWrite(body, { secrets }) {
-      const request = body as DatabaseRequest
-      const input = databaseInput(request)
-      const id = randomUUID()
-      const credentials = newDatabaseCredentials(id, input.type, secrets)
-      return { create: input, id, credentials, ruleErrors: databaseRequestErrors(request), groups: groupIdsOfBody(request) }
-    },
-    // A partial edit: what the request leaves out keeps its value.
-    editWrite: (body) => ({ edit: body as DatabaseEditRequest, groups: groupIdsOfBody(body as DatabaseEditRequest) }),
-    records: (services) => services.map(toRecord),
-    toResponse: toDatabaseResponse,
+    listSummary: 'List environment databases',
+    editSummary: 'Edit a database',
+    deleteSummary: 'Delete a database',
   },
+  deploy: { body: DatabaseDeployRequest, description: 'The reference takes no body; an empty object is accepted.', overrides: () => ({}) },
+  actionQuery: DatabaseActionQuery,
+  schemas: { request: DatabaseRequest, editRequest: DatabaseEditRequest, response: DatabaseResponse },
+  descriptions: {
+    create:
+      "Needs the WRITE role. Makes the database's master credentials (getDatabaseMasterCredentials) and its built-in variables. " +
+      'Berth limits: an environment holds at most BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
+    edit:
+      'A partial edit, as the reference has it: a field left out keeps its value; the type and the mode cannot change, the ' +
+      'version may only move up and the storage only grow. Needs the WRITE role. Berth extension: with `If-Match: <ETag>` ' +
+      'the edit applies only if nobody changed the database since, else 412.',
+    delete: 'Needs the WRITE role. Its built-in variables go with it.',
+  },
+  // A create makes the database's id and its master credentials, sealed.
+  createWrite(body, { secrets }) {
+    const request = body as DatabaseRequest
+    const input = databaseInput(request)
+    const id = randomUUID()
+    const credentials = newDatabaseCredentials(id, input.type, secrets)
+    return { create: input, id, credentials, ruleErrors: databaseRequestErrors(request), groups: groupIdsOfBody(request) }
+  },
+  // A partial edit: what the request leaves out keeps its value.
+  editWrite: (body) => ({ edit: body as DatabaseEditRequest, groups: groupIdsOfBody(body as DatabaseEditRequest) }),
+  toRecord: (service) => toDatabaseRecord(service as ServiceRecord<DatabaseConfig>),
+  toResponse: toDatabaseResponse,
   features: { documentOrder: 5 },
   ownRoutes: { afterCreate: databaseConfigurationRoutes, after: databaseMemberRoutes },
-}
+})

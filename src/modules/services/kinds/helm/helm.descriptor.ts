@@ -1,17 +1,8 @@
-import type { KindDescriptor } from '#src/modules/services/kind-descriptor.ts'
+import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 import { type HelmWrite, helmKind, toHelmRecord } from './helm.kind.ts'
-import {
-  DeleteHelmQuery,
-  type HelmDeployRequest as HelmDeployBody,
-  HelmDeployRequest,
-  HelmForceEventQuery,
-  HelmParams,
-  HelmRequest,
-  HelmResponse,
-  HelmResponseList,
-} from './helm.schemas.ts'
+import { type HelmDeployRequest as HelmDeployBody, HelmDeployRequest, HelmForceEventQuery, HelmRequest, HelmResponse } from './helm.schemas.ts'
 import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
 import { helmInput, toHelmResponse } from './helm.wire.ts'
 import type { HelmDeployOverrides } from './helm-deployments.ts'
@@ -34,48 +25,30 @@ function helmWrite(body: HelmRequest): HelmWrite {
   return { input: helmInput(body), ruleErrors }
 }
 
-const toRecord = (service: ServiceRecord) => toHelmRecord(service as ServiceRecord<HelmConfig>)
-
 /** Helm services: a chart of a helm repository or of a git repository, installed as a release. */
-export const helmDescriptor: KindDescriptor<HelmServiceRecord, HelmWrite> = {
+export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
   kind: helmKind,
-  routes: {
-    type: 'HELM',
-    segment: 'helm',
-    param: 'helmId',
-    name: 'Helm',
-    tags: { actions: 'Helm Actions', main: 'Helm Main Calls', history: 'Helm Deployment History' },
-    deploy: {
-      body: HelmDeployRequest,
-      description: '`chart_version` applies to a chart of a helm repository, `git_commit_id` to one in a git repository.',
-      overrides: (body) => helmDeployOverrides(body as HelmDeployBody | undefined),
-    },
-    actionQuery: HelmForceEventQuery,
-    uninstall: true,
-    response: { schema: HelmResponse, of: (service) => toHelmResponse(toRecord(service)) },
-    bulk: { statuses: 'helms', ids: 'helm_ids' },
+  names: { name: 'Helm', plural: 'Helms', aNoun: 'a helm', etagNoun: 'the helm service', list: 'listHelms' },
+  deploy: {
+    body: HelmDeployRequest,
+    description: '`chart_version` applies to a chart of a helm repository, `git_commit_id` to one in a git repository.',
+    overrides: (body) => helmDeployOverrides(body as HelmDeployBody | undefined),
   },
-  crud: {
-    plural: 'Helms',
-    aNoun: 'a helm',
-    etagNoun: 'the helm service',
-    schemas: { request: HelmRequest, response: HelmResponse, responseList: HelmResponseList, params: HelmParams, deleteQuery: DeleteHelmQuery },
-    names: { list: 'listHelms' },
-    descriptions: {
-      create:
-        'Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN. Berth limits: a configuration over ' +
-        'BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400; an environment holds at most ' +
-        'BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
-      edit:
-        'A full replacement. Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN. ' +
-        'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the service since, else 412. ' +
-        'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
-    },
-    createWrite: (body) => helmWrite(body as HelmRequest),
-    editWrite: (body) => helmWrite(body as HelmRequest),
-    records: (services) => services.map(toRecord),
-    toResponse: toHelmResponse,
+  actionQuery: HelmForceEventQuery,
+  schemas: { request: HelmRequest, response: HelmResponse },
+  descriptions: {
+    create:
+      'Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN. Berth limits: a configuration over ' +
+      'BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400; an environment holds at most ' +
+      'BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
+    edit:
+      'A full replacement. Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN. ' +
+      'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the service since, else 412. ' +
+      'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
   },
+  createWrite: (body) => helmWrite(body as HelmRequest),
+  toRecord: (service) => toHelmRecord(service as ServiceRecord<HelmConfig>),
+  toResponse: toHelmResponse,
   features: {
     documentOrder: 4,
     advancedSettings: { get: 'getHelmAdvancedSettings', edit: 'editHelmAdvancedSettings' },
@@ -92,4 +65,4 @@ export const helmDescriptor: KindDescriptor<HelmServiceRecord, HelmWrite> = {
       getSuffix: '',
     },
   },
-}
+})

@@ -1,18 +1,15 @@
-import type { KindDescriptor } from '#src/modules/services/kind-descriptor.ts'
+import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 import { type JobWrite, jobKind, toJobRecord } from './job.kind.ts'
 import {
-  DeleteJobQuery,
   type JobDeployRequest as JobDeployBody,
   JobDeployRequest,
   type JobForceEvent,
   JobForceEventQuery,
-  JobParams,
   JobRequest,
   JobResponse,
-  JobResponseList,
 } from './job.schemas.ts'
 import type { JobConfig, JobServiceRecord } from './job.types.ts'
 import { jobInput, toJobResponse } from './job.wire.ts'
@@ -39,60 +36,42 @@ function jobWrite(body: JobRequest): JobWrite {
   return { input: jobInput(body), ruleErrors, groups: groupIdsOfBody(body) }
 }
 
-const toRecord = (service: ServiceRecord) => toJobRecord(service as ServiceRecord<JobConfig>)
-
 /** Jobs: a command of an image or of a build, run on a cron schedule or on the environment's start, stop and delete. */
-export const jobDescriptor: KindDescriptor<JobServiceRecord, JobWrite> = {
+export const jobDescriptor = defineKind<JobServiceRecord, JobWrite>({
   kind: jobKind,
-  routes: {
-    type: 'JOB',
-    segment: 'job',
-    param: 'jobId',
-    name: 'Job',
-    tags: { actions: 'Job Actions', main: 'Job Main Calls', history: 'Job Deployment History' },
-    deploy: {
-      body: JobDeployRequest,
-      description:
-        '`image_tag` applies to a job from an image, `git_commit_id` to one built from git. With `forceEvent`, runs that event of the job now ' +
-        '(force-run): START, STOP or DELETE for a lifecycle job that has it, CRON for a cron job (once, besides its schedule).',
-      overrides: (body) => jobDeployOverrides(body as JobDeployBody | undefined),
-    },
-    actionQuery: JobForceEventQuery,
-    queryOverrides: (query) => {
-      const forceEvent = (query as { forceEvent?: JobForceEvent } | undefined)?.forceEvent
-      return forceEvent ? { forceEvent } : {}
-    },
-    uninstall: true,
-    response: { schema: JobResponse, of: (service) => toJobResponse(toRecord(service)) },
-    bulk: { statuses: 'jobs', ids: 'job_ids' },
+  names: { name: 'Job', plural: 'Jobs', aNoun: 'a job', etagNoun: 'the job service', list: 'listJobs' },
+  deploy: {
+    body: JobDeployRequest,
+    description:
+      '`image_tag` applies to a job from an image, `git_commit_id` to one built from git. With `forceEvent`, runs that event of the job now ' +
+      '(force-run): START, STOP or DELETE for a lifecycle job that has it, CRON for a cron job (once, besides its schedule).',
+    overrides: (body) => jobDeployOverrides(body as JobDeployBody | undefined),
   },
-  crud: {
-    plural: 'Jobs',
-    aNoun: 'a job',
-    etagNoun: 'the job service',
-    schemas: { request: JobRequest, response: JobResponse, responseList: JobResponseList, params: JobParams, deleteQuery: DeleteJobQuery },
-    names: { list: 'listJobs' },
-    descriptions: {
-      create:
-        'Needs the WRITE role. A cron job is scheduled once deployed (README, "Jobs"). Berth limits: a configuration over ' +
-        'BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400; an environment holds at most ' +
-        'BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
-      edit:
-        'A full replacement. Needs the WRITE role. A deployed cron job whose schedule changes fires by the new one at once. ' +
-        'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the service since, else 412. ' +
-        'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
-    },
-    createWrite: (body) => jobWrite(body as JobRequest),
-    editWrite: (body) => jobWrite(body as JobRequest),
-    records: (services) => services.map(toRecord),
-    toResponse: toJobResponse,
-    // A scheduled cron job fires by its new schedule at once.
-    afterEdit: (job, hooks) => hooks.reschedule(job.id, job),
+  actionQuery: JobForceEventQuery,
+  queryOverrides: (query) => {
+    const forceEvent = (query as { forceEvent?: JobForceEvent } | undefined)?.forceEvent
+    return forceEvent ? { forceEvent } : {}
   },
+  schemas: { request: JobRequest, response: JobResponse },
+  descriptions: {
+    create:
+      'Needs the WRITE role. A cron job is scheduled once deployed (README, "Jobs"). Berth limits: a configuration over ' +
+      'BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400; an environment holds at most ' +
+      'BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
+    edit:
+      'A full replacement. Needs the WRITE role. A deployed cron job whose schedule changes fires by the new one at once. ' +
+      'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the service since, else 412. ' +
+      'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
+  },
+  createWrite: (body) => jobWrite(body as JobRequest),
+  toRecord: (service) => toJobRecord(service as ServiceRecord<JobConfig>),
+  toResponse: toJobResponse,
+  // A scheduled cron job fires by its new schedule at once.
+  afterEdit: (job, hooks) => hooks.reschedule(job.id, job),
   features: {
     documentOrder: 3,
     advancedSettings: { get: 'getJobAdvancedSettings', edit: 'editJobAdvancedSettings' },
     restrictions: true,
     scopedVariables: { importOperation: 'importJobEnvironmentVariable' },
   },
-}
+})
