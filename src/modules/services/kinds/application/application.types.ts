@@ -1,24 +1,17 @@
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import type { GitRepositoryInput, GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
+import type { ServicePort } from '#src/modules/services/service-responses.ts'
 import type { ApplicationPortProtocol } from './application.schemas.ts'
 
 // The application as the service layer and the database see it: camelCase records, stored as JSON
 // in the service's configuration.
 
-export interface ApplicationPort {
-  /** Kept across edits for a port named by its id, else by its name. */
-  id: string
-  name: string
-  internalPort: number
-  /** Null: none given and none defaulted (a port that is not public, or a TCP or UDP one). */
-  externalPort: number | null
-  publiclyAccessible: boolean
-  isDefault: boolean
-  protocol: ApplicationPortProtocol
-  publicPath: string | null
-  publicPathRewrite: string | null
-}
+/**
+ * Its id is kept across edits for a port named by its id, else by its name; `externalPort` is null
+ * when none was given and none defaulted (a port that is not public, or a TCP or UDP one).
+ */
+export type ApplicationPort = ServicePort<ApplicationPortProtocol>
 
 /** A port as a request names it: `requestedId` is the id it gave, which may name no port. */
 export type ApplicationPortInput = Omit<ApplicationPort, 'id'> & { requestedId: string | null }
