@@ -1,5 +1,6 @@
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import { defineKind } from '#src/modules/services/kind-descriptor.ts'
+import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { type ApplicationWrite, applicationKind, toApplicationRecord } from './application.kind.ts'
@@ -27,10 +28,6 @@ const applicationWrite = (body: ApplicationRequest | ApplicationEditRequest): Ap
   groups: groupIdsOfBody(body),
 })
 
-const LIMITS =
-  'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400; an environment holds at most ' +
-  'BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.'
-
 /** Applications: built from a git repository, run with their ports, storage and health checks. */
 export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWrite>({
   kind: applicationKind,
@@ -46,13 +43,12 @@ export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWr
   reboot: true,
   schemas: { request: ApplicationRequestSchema, editRequest: ApplicationEditRequestSchema, response: ApplicationResponse },
   descriptions: {
-    create: `Needs the WRITE role. The git repository is checked against the organization's git tokens as a helm chart's is. ${LIMITS}`,
+    create: `Needs the WRITE role. The git repository is checked against the organization's git tokens as a helm chart's is. ${capitalized(BOTH_LIMITS)}`,
     get: 'Answers 304 when If-None-Match names the current ETag. `git_repository.deployed_commit_*` describe the commit its last successful deploy or redeploy built.',
     edit:
       'A full replacement: what the body leaves out takes its default, except `name` and `git_repository`, which stay as they are when absent. ' +
       'A port or storage keeps its id when the body names it by id (else by the port name or mount point). Needs the WRITE role. ' +
-      'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the application since, else 412. ' +
-      'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
+      `${ifMatchEdit('the application')} ${capitalized(CONFIG_SIZE_LIMIT)}.`,
   },
   createWrite: (body) => applicationWrite(body as ApplicationRequest),
   editWrite: (body) => applicationWrite(body as ApplicationEditRequest),

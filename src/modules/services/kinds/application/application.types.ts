@@ -1,6 +1,7 @@
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import type { GitRepositoryInput, GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
+import type { CoreRecord, GitTokenNames } from '#src/modules/services/service-records.ts'
 import type { ServicePort } from '#src/modules/services/service-responses.ts'
 import type { ApplicationPortProtocol } from './application.schemas.ts'
 
@@ -86,20 +87,10 @@ export interface ApplicationDeployOverrides {
 }
 
 /** A stored application with the names of what it references, as reads return it. */
-export interface ApplicationRecord extends ApplicationConfig {
+export interface ApplicationRecord extends ApplicationConfig, CoreRecord, GitTokenNames {
   /** The labels and annotations groups attached to it, in response shapes. */
   groups: AttachedGroups
-  id: string
-  organizationId: string
-  environmentId: string
-  name: string
   version: number
-  createdAt: Date
-  updatedAt: Date
-  /** Names of the git tokens the application uses, by id. */
-  gitTokenNames: Record<string, string>
-  /** Names this representation (ETag): its version and the names of what it references. */
-  entityTag: string
   /** The commit its last successful deploy or redeploy built, when known. */
   deployedCommit: GitCommit | null
 }

@@ -1,4 +1,5 @@
 import { defineKind } from '#src/modules/services/kind-descriptor.ts'
+import { CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit, SERVICES_LIMIT } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { type ContainerWrite, containerKind, toContainerRecord } from './container.kind.ts'
@@ -26,8 +27,7 @@ const containerWrite = (body: ContainerRequest): ContainerWrite => ({
   groups: groupIdsOfBody(body),
 })
 
-const LIMITS =
-  'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400. An unknown `registry_id` is a 400 at /registry_id.'
+const LIMITS = `${capitalized(CONFIG_SIZE_LIMIT)}. An unknown \`registry_id\` is a 400 at /registry_id.`
 
 /** Containers: an image of a container registry, run with its ports, storage and health checks. */
 export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerWrite>({
@@ -40,11 +40,10 @@ export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerW
   },
   schemas: { request: ContainerRequest, response: ContainerResponse },
   descriptions: {
-    create: `Needs the WRITE role. ${LIMITS} An environment holds at most BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.`,
+    create: `Needs the WRITE role. ${LIMITS} ${capitalized(SERVICES_LIMIT)}`,
     edit:
       "A full replacement. Needs the WRITE role. A port or storage entry that names the id of one of the container's keeps it (a port without " +
-      'id keeps the id of the port of the same name); entries left out are removed. Berth extension: with `If-Match: <ETag>` the edit ' +
-      `applies only if nobody changed the container since, else 412. ${LIMITS}`,
+      `id keeps the id of the port of the same name); entries left out are removed. ${ifMatchEdit('the container')} ${LIMITS}`,
   },
   createWrite: (body) => containerWrite(body as ContainerRequest),
   toRecord: (service) => toContainerRecord(service as ServiceRecord<ContainerConfig>),

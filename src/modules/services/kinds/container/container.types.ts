@@ -1,4 +1,5 @@
 import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
+import type { CoreRecord } from '#src/modules/services/service-records.ts'
 import type { ServicePort } from '#src/modules/services/service-responses.ts'
 import type { ContainerPortProtocol, CpuArchitecture } from './container.schemas.ts'
 
@@ -71,17 +72,9 @@ export interface ContainerConfig extends Omit<ContainerServiceInput<ContainerPor
 }
 
 /** A stored container service with its registry, as reads return it. */
-export interface ContainerServiceRecord extends ContainerConfig {
+export interface ContainerServiceRecord extends ContainerConfig, CoreRecord {
   /** The labels and annotations groups attached to it, in response shapes. */
   groups: AttachedGroups
-  id: string
-  name: string
-  organizationId: string
-  environmentId: string
   version: number
-  createdAt: Date
-  updatedAt: Date
   registry: { id: string; name: string; url: string; kind: string }
-  /** Names this representation (ETag): its version and the names of what it references. */
-  entityTag: string
 }

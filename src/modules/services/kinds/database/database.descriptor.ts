@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { defineKind } from '#src/modules/services/kind-descriptor.ts'
+import { ifMatchEdit, SERVICES_LIMIT } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { databaseKind, toDatabaseRecord } from './database.kind.ts'
@@ -28,11 +29,10 @@ export const databaseDescriptor = defineKind<DatabaseRecord, DatabaseWrite>({
   descriptions: {
     create:
       "Needs the WRITE role. Makes the database's master credentials (getDatabaseMasterCredentials) and its built-in variables. " +
-      'Berth limits: an environment holds at most BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
+      `Berth limits: ${SERVICES_LIMIT}`,
     edit:
       'A partial edit, as the reference has it: a field left out keeps its value; the type and the mode cannot change, the ' +
-      'version may only move up and the storage only grow. Needs the WRITE role. Berth extension: with `If-Match: <ETag>` ' +
-      'the edit applies only if nobody changed the database since, else 412.',
+      `version may only move up and the storage only grow. Needs the WRITE role. ${ifMatchEdit('the database')}`,
     delete: 'Needs the WRITE role. Its built-in variables go with it.',
   },
   // A create makes the database's id and its master credentials, sealed.

@@ -1,4 +1,5 @@
 import { defineKind } from '#src/modules/services/kind-descriptor.ts'
+import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 import { type HelmWrite, helmKind, toHelmRecord } from './helm.kind.ts'
@@ -25,6 +26,8 @@ function helmWrite(body: HelmRequest): HelmWrite {
   return { input: helmInput(body), ruleErrors }
 }
 
+const CLUSTER_WIDE = 'Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN.'
+
 /** Helm services: a chart of a helm repository or of a git repository, installed as a release. */
 export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
   kind: helmKind,
@@ -37,14 +40,8 @@ export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
   actionQuery: HelmForceEventQuery,
   schemas: { request: HelmRequest, response: HelmResponse },
   descriptions: {
-    create:
-      'Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN. Berth limits: a configuration over ' +
-      'BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400; an environment holds at most ' +
-      'BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
-    edit:
-      'A full replacement. Needs the WRITE role; `allow_cluster_wide_resources: true` needs ADMIN. ' +
-      'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the service since, else 412. ' +
-      'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
+    create: `${CLUSTER_WIDE} Berth limits: ${BOTH_LIMITS}`,
+    edit: `A full replacement. ${CLUSTER_WIDE} ${ifMatchEdit('the service')} ${capitalized(CONFIG_SIZE_LIMIT)}.`,
   },
   createWrite: (body) => helmWrite(body as HelmRequest),
   toRecord: (service) => toHelmRecord(service as ServiceRecord<HelmConfig>),

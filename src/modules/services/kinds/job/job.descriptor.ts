@@ -1,4 +1,5 @@
 import { defineKind } from '#src/modules/services/kind-descriptor.ts'
+import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
@@ -54,14 +55,10 @@ export const jobDescriptor = defineKind<JobServiceRecord, JobWrite>({
   },
   schemas: { request: JobRequest, response: JobResponse },
   descriptions: {
-    create:
-      'Needs the WRITE role. A cron job is scheduled once deployed (README, "Jobs"). Berth limits: a configuration over ' +
-      'BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400; an environment holds at most ' +
-      'BERTH_SERVICES_PER_ENVIRONMENT services (200 by default), a 409 past it.',
+    create: `Needs the WRITE role. A cron job is scheduled once deployed (README, "Jobs"). Berth limits: ${BOTH_LIMITS}`,
     edit:
       'A full replacement. Needs the WRITE role. A deployed cron job whose schedule changes fires by the new one at once. ' +
-      'Berth extension: with `If-Match: <ETag>` the edit applies only if nobody changed the service since, else 412. ' +
-      'A configuration over BERTH_SERVICE_CONFIG_MAX_BYTES (256 KiB of JSON by default) is a 400.',
+      `${ifMatchEdit('the service')} ${capitalized(CONFIG_SIZE_LIMIT)}.`,
   },
   createWrite: (body) => jobWrite(body as JobRequest),
   toRecord: (service) => toJobRecord(service as ServiceRecord<JobConfig>),
