@@ -38,7 +38,7 @@ import { organizationsRoutes } from './modules/organizations/organizations.route
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
-import { KIND_ROUTES, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
+import { KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
 import { servicesRoutes } from './modules/services/services.routes.ts'
 import { deploymentStagesRoutes } from './modules/services/stages/deployment-stages.routes.ts'
 import { usersRoutes } from './modules/users/users.routes.ts'
@@ -251,12 +251,12 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
       if (kind.kind.type === 'CONTAINER') await api.register(containerRegistriesRoutes(services.containerRegistries))
       await api.register(kindCrudRoutes(kind, services.kindServices(kind), services.kindRouteContext))
     }
-    await api.register(advancedSettingsRoutes(services.advancedSettings))
-    await api.register(customDomainsRoutes(services.customDomains))
+    await api.register(advancedSettingsRoutes(services.advancedSettings, kindsWith('advancedSettings')))
+    await api.register(customDomainsRoutes(services.customDomains, kindsWith('customDomains')))
     await api.register(servicesRoutes(services.services, KIND_ROUTES))
     await api.register(deploymentStagesRoutes(services.deploymentStages))
     await api.register(variablesRoutes(services.variables))
-    await api.register(scopedVariablesRoutes(services.variables))
+    await api.register(scopedVariablesRoutes(services.variables, kindsWith('scopedVariables')))
     await api.register(environmentActionsRoutes(services.deployments))
     await api.register(selectedServicesRoutes(services.deployments, KIND_ROUTES))
     await api.register(environmentStatusesRoutes(services.deployments, KIND_ROUTES))
@@ -265,7 +265,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
     await api.register(deploymentHistoryRoutes(services.deploymentHistory))
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
-    await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions))
+    await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions, kindsWith('restrictions')))
     await api.register(clonesRoutes(services.clones, KIND_ROUTES))
     await api.register(invitationsRoutes(services.invitations))
     await api.register(organizationGroupsRoutes(services.organizationGroups))
