@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { TSchema } from 'typebox'
 import type { KindCrudService } from './kind-crud.ts'
 import type { KindRouteContext } from './kind-route-context.ts'
-import type { KindRoutes } from './kind-routes.ts'
+import type { KindBulkMembers, KindRoutes } from './kind-routes.ts'
 import type { AnyServiceKind, CloneInputContext, ServiceRecord } from './service-kinds.ts'
 
 // One kind of service, registered once (docs/adding-a-kind.md): what the core and the deployments
@@ -63,6 +63,7 @@ export interface KindDefinition<Rec extends { entityTag: string }, Write> {
   actionQuery?: TSchema
   queryOverrides?: KindRoutes['queryOverrides']
   reboot?: true
+  bulk: KindBulkMembers
   /** The create's body, the edit's when it differs (a partial edit), and the response. */
   schemas: { request: TSchema; editRequest?: TSchema; response: TSchema }
   descriptions: { create: string; edit: string; get?: string; delete?: string }
@@ -102,7 +103,7 @@ export function defineKind<Rec extends { entityTag: string }, Write>(definition:
     deploy: definition.deploy,
     uninstall: true,
     response: { schema: definition.schemas.response, of: (service) => toResponse(toRecord(service)) },
-    bulk: { statuses: names.plural.toLowerCase(), ids: `${segment}_ids` },
+    bulk: { ...definition.bulk, statuses: names.plural.toLowerCase(), ids: `${segment}_ids` },
   }
   if (definition.actionQuery) routes.actionQuery = definition.actionQuery
   if (definition.queryOverrides) routes.queryOverrides = definition.queryOverrides

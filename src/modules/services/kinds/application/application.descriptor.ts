@@ -41,6 +41,12 @@ export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWr
     overrides: (body) => applicationDeployOverrides(body as ApplicationDeployBody | undefined),
   },
   reboot: true,
+  bulk: {
+    deploy: { rank: 1, idField: 'application_id', fields: ['git_commit_id'] },
+    idsRank: 1,
+    idsDescription: 'applications',
+    reboot: { rank: 1, description: 'applications' },
+  },
   schemas: { request: ApplicationRequestSchema, editRequest: ApplicationEditRequestSchema, response: ApplicationResponse },
   descriptions: {
     create: `Needs the WRITE role. The git repository is checked against the organization's git tokens as a helm chart's is. ${capitalized(BOTH_LIMITS)}`,

@@ -38,6 +38,7 @@ export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerW
     description: '`image_tag` deploys that tag of the image instead of the configured one (the configuration keeps its tag).',
     overrides: (body) => containerDeployOverrides(body as ContainerDeployBody | undefined),
   },
+  bulk: { deploy: { rank: 3, fields: ['image_tag'] }, idsRank: 2, idsDescription: 'containers', reboot: { rank: 3, description: 'containers' } },
   schemas: { request: ContainerRequest, response: ContainerResponse },
   descriptions: {
     create: `Needs the WRITE role. ${LIMITS} ${capitalized(SERVICES_LIMIT)}`,

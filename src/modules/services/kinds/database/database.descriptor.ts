@@ -25,6 +25,12 @@ export const databaseDescriptor = defineKind<DatabaseRecord, DatabaseWrite>({
   },
   deploy: { body: DatabaseDeployRequest, description: 'The reference takes no body; an empty object is accepted.', overrides: () => ({}) },
   actionQuery: DatabaseActionQuery,
+  bulk: {
+    deploy: { rank: 2, description: 'ids of the databases to deploy' },
+    idsRank: 3,
+    idsDescription: 'databases',
+    reboot: { rank: 2, description: 'databases' },
+  },
   schemas: { request: DatabaseRequest, editRequest: DatabaseEditRequest, response: DatabaseResponse },
   descriptions: {
     create:

@@ -38,6 +38,12 @@ export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
     overrides: (body) => helmDeployOverrides(body as HelmDeployBody | undefined),
   },
   actionQuery: HelmForceEventQuery,
+  bulk: {
+    deploy: { rank: 5, fields: ['chart_version', 'git_commit_id', 'values_override_git_commit_id'] },
+    idsRank: 5,
+    idsDescription: 'helm services',
+    reboot: { rank: 4, description: 'Berth extension: helm services' },
+  },
   schemas: { request: HelmRequest, response: HelmResponse },
   descriptions: {
     create: `${CLUSTER_WIDE} Berth limits: ${BOTH_LIMITS}`,

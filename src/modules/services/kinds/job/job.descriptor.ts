@@ -53,6 +53,7 @@ export const jobDescriptor = defineKind<JobServiceRecord, JobWrite>({
     const forceEvent = (query as { forceEvent?: JobForceEvent } | undefined)?.forceEvent
     return forceEvent ? { forceEvent } : {}
   },
+  bulk: { deploy: { rank: 4, fields: ['image_tag', 'git_commit_id'] }, idsRank: 4, idsDescription: 'jobs' },
   schemas: { request: JobRequest, response: JobResponse },
   descriptions: {
     create: `Needs the WRITE role. A cron job is scheduled once deployed (README, "Jobs"). Berth limits: ${BOTH_LIMITS}`,
