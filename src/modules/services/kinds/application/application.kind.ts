@@ -62,8 +62,6 @@ export const applicationKind: ServiceKind<ApplicationWrite, ApplicationConfig, A
   noun: 'application',
   referencePaths: REFERENCE_PATHS,
 
-  authorize() {},
-
   async prepare({ organizationId, lookups, environment, previous }, { input, ruleErrors }) {
     const errors = [...ruleErrors]
     const { name, autoPreview, gitRepository, ports, storage, ...rest } = input

@@ -66,9 +66,6 @@ export const containerKind: ServiceKind<ContainerWrite, ContainerConfig, Contain
   noun: 'container',
   referencePaths: REFERENCE_PATHS,
 
-  // Every role that may write a service may set everything of a container.
-  authorize() {},
-
   async prepare({ organizationId, lookups, environment, previous }, { input, ruleErrors }) {
     const errors = [...ruleErrors]
     if (!(await lookups.findContainerRegistry(organizationId, input.registryId))) {

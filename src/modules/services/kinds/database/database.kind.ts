@@ -42,8 +42,6 @@ export const databaseKind: ServiceKind<DatabaseWrite, DatabaseConfig> = {
   noun: 'database',
   referencePaths: {},
 
-  authorize() {},
-
   async prepare({ previous }, write) {
     if ('create' in write) {
       if (write.ruleErrors.length > 0) throw validationFailed(write.ruleErrors)

@@ -68,8 +68,6 @@ export const jobKind: ServiceKind<JobWrite, JobConfig, JobDeployOverrides> = {
   referencePaths: REFERENCE_PATHS,
 
   // A job needs no right beyond the WRITE role every service write needs.
-  authorize() {},
-
   async prepare({ organizationId, lookups, environment }, write) {
     const { name, autoPreview, ...rest } = write.input
     const configuration: JobConfig = {
