@@ -56,12 +56,10 @@ import { createProjectsRepository } from './modules/projects/projects.repository
 import { createProjectsService } from './modules/projects/projects.service.ts'
 import { createAdvancedSettingsRepository } from './modules/services/advanced-settings/advanced-settings.repository.ts'
 import { createAdvancedSettingsService } from './modules/services/advanced-settings/advanced-settings.service.ts'
-import { createApplicationServices } from './modules/services/kinds/application/application.service.ts'
-import { createContainerServices } from './modules/services/kinds/container/container.service.ts'
-import { createDatabaseServices } from './modules/services/kinds/database/database.service.ts'
-import { createHelmServices } from './modules/services/kinds/helm/helm.service.ts'
-import { createJobServices } from './modules/services/kinds/job/job.service.ts'
-import { KIND_ROUTES, KINDS } from './modules/services/kinds/registry.ts'
+import { createKindCrud, type KindCrudService } from './modules/services/kind-crud.ts'
+import type { KindDescriptor } from './modules/services/kind-descriptor.ts'
+import type { KindRouteContext } from './modules/services/kind-route-context.ts'
+import { KIND_ROUTES, KINDS, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
 import { addressLinks, type LinkedPort, type ServiceLink } from './modules/services/service-links.ts'
 import type { ServiceRuntime } from './modules/services/service-runtime.ts'
 import { createServicesRepository } from './modules/services/services.repository.ts'
@@ -310,6 +308,22 @@ export function createServices(db: Db, options: ServiceOptions) {
     deployedBy: deploymentRestrictions.deployedBy,
     deployPushed: deployments.deployPushed,
   })
+  const cronSchedules = createCronSchedulesRepository(db)
+  const kindCruds = new Map(
+    SERVICE_KINDS.map((descriptor) => [
+      descriptor.kind.type,
+      createKindCrud(services, descriptor, { deployedOverrides: historyRepo.deployedOverrides, reschedule: cronSchedules.reschedule }),
+    ]),
+  )
+  const kindRouteContext: KindRouteContext = {
+    core: services,
+    triggers: deployments,
+    secrets: options.secrets,
+    requireEnvironment: environments.requireEnvironment,
+    commits: gitCommits,
+    containerRegistries,
+    withLiveLinks,
+  }
   return {
     invitations,
     organizationGroups,
@@ -332,20 +346,12 @@ export function createServices(db: Db, options: ServiceOptions) {
     /** Closes the connections kept open to container registries. */
     closeContainerRegistries: () => registryHttp.close(),
     services,
-    /** A container's links with its running instances' addresses and its custom domains. */
-    containerLinks: (container: { organizationId: string; id: string; environmentId: string; ports: readonly LinkedPort[] }, links: ServiceLink[]) =>
-      withLiveLinks(container, 'CONTAINER', container.ports, links),
-    helmServices: createHelmServices(services),
-    databaseServices: createDatabaseServices({ core: services, secrets: options.secrets, requireEnvironment: environments.requireEnvironment }),
-    containerServices: createContainerServices(services),
-    applicationServices: createApplicationServices({
-      core: services,
-      deployedOverrides: historyRepo.deployedOverrides,
-      commits: gitCommits,
-      withCustomDomains: (service, links) => withLiveLinks(service, 'APPLICATION', service.configuration.ports, links),
-    }),
+    /** The create, read, edit and delete of the services of a kind. */
+    kindServices: <Rec, Write>(descriptor: KindDescriptor<Rec & { entityTag: string }, Write>) =>
+      kindCruds.get(descriptor.kind.type) as KindCrudService<Rec & { entityTag: string }, Write>,
+    /** What the routes only one kind has use of other modules. */
+    kindRouteContext,
     customDomains,
-    jobServices: createJobServices(services, createCronSchedulesRepository(db)),
     deploymentStages,
     variables,
     deploymentHistory,

@@ -5,12 +5,17 @@ import type { ContainerRegistryInput } from '#src/modules/container-registries/c
 import type { NewEnvironmentInput } from '#src/modules/environments/environments.service.ts'
 import type { GitTokenInput } from '#src/modules/git-tokens/git-tokens.service.ts'
 import type { HelmRepositoryInput } from '#src/modules/helm-repositories/helm-repositories.service.ts'
+import { containerDescriptor } from '#src/modules/services/kinds/container/container.descriptor.ts'
 import type { ContainerRequest } from '#src/modules/services/kinds/container/container.schemas.ts'
 import { containerInput } from '#src/modules/services/kinds/container/container.wire.ts'
+import { databaseDescriptor } from '#src/modules/services/kinds/database/database.descriptor.ts'
 import type { DatabaseRequest } from '#src/modules/services/kinds/database/database.schemas.ts'
 import { databaseInput } from '#src/modules/services/kinds/database/database.wire.ts'
+import { newDatabaseCredentials } from '#src/modules/services/kinds/database/database-credentials.ts'
+import { helmDescriptor } from '#src/modules/services/kinds/helm/helm.descriptor.ts'
 import type { HelmRequest } from '#src/modules/services/kinds/helm/helm.schemas.ts'
 import { helmInput } from '#src/modules/services/kinds/helm/helm.wire.ts'
+import { jobDescriptor } from '#src/modules/services/kinds/job/job.descriptor.ts'
 import type { JobRequest } from '#src/modules/services/kinds/job/job.schemas.ts'
 import { jobInput } from '#src/modules/services/kinds/job/job.wire.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -35,26 +40,14 @@ const adminOf = (organizationId: string): Principal => ({
 
 /** Factories that go through the real services and repositories; every test makes its own data. */
 export function factories(db: Db) {
-  const {
-    organizations,
-    apiTokens,
-    projects,
-    environments,
-    gitTokens,
-    helmRepositories,
-    helmServices,
-    containerRegistries,
-    clusters,
-    containerServices,
-    databaseServices,
-    jobServices,
-  } = createServices(db, {
-    tokenUsageFlushMs: 60_000,
-    onBackgroundError: () => {},
-    secrets: testSecretBox(),
-    // Tests point git tokens at loopback fakes of the providers; the guard's own tests go through the API.
-    git: loadConfig({ BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' }).git,
-  })
+  const { organizations, apiTokens, projects, environments, gitTokens, helmRepositories, containerRegistries, clusters, kindServices } =
+    createServices(db, {
+      tokenUsageFlushMs: 60_000,
+      onBackgroundError: () => {},
+      secrets: testSecretBox(),
+      // Tests point git tokens at loopback fakes of the providers; the guard's own tests go through the API.
+      git: loadConfig({ BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' }).git,
+    })
 
   return {
     async organization(name = uniqueName('org')) {
@@ -145,7 +138,7 @@ export function factories(db: Db) {
         ...request,
         registry_id: registryId,
       }
-      return containerServices.create(adminOf(organizationId), environmentId, { input: containerInput(body), ruleErrors: [] })
+      return kindServices(containerDescriptor).create(adminOf(organizationId), environmentId, { input: containerInput(body), ruleErrors: [] })
     },
 
     /** A job created as through the API: a lifecycle job (on_start) of an image unless `request` says otherwise. */
@@ -165,7 +158,7 @@ export function factories(db: Db) {
         ...request,
         source,
       }
-      return jobServices.create(adminOf(organizationId), environmentId, { input: jobInput(body), ruleErrors: [] })
+      return kindServices(jobDescriptor).create(adminOf(organizationId), environmentId, { input: jobInput(body), ruleErrors: [] })
     },
 
     /** An organization with one token per role. */
@@ -198,7 +191,7 @@ export function factories(db: Db) {
         helm_repository: { repository: (await this.helmRepository(organizationId)).id, chart_name: 'app', chart_version: '1.0.0' },
       }
       const body: HelmRequest = { name: uniqueName('helm'), auto_deploy: false, arguments: [], values_override: {}, ...request, source }
-      return helmServices.create(adminOf(organizationId), environmentId, { input: helmInput(body), ruleErrors: [] })
+      return kindServices(helmDescriptor).create(adminOf(organizationId), environmentId, { input: helmInput(body), ruleErrors: [] })
     },
 
     /** A database created as through the API: a POSTGRESQL 16 container unless `request` says otherwise. */
@@ -209,7 +202,14 @@ export function factories(db: Db) {
         .where('id', '=', environmentId)
         .executeTakeFirstOrThrow()
       const body: DatabaseRequest = { name: uniqueName('database'), type: 'POSTGRESQL', version: '16', mode: 'CONTAINER', ...request }
-      return databaseServices.create(adminOf(organizationId), environmentId, databaseInput(body), [])
+      const id = randomUUID()
+      const credentials = newDatabaseCredentials(id, body.type, testSecretBox())
+      return kindServices(databaseDescriptor).create(adminOf(organizationId), environmentId, {
+        create: databaseInput(body),
+        id,
+        credentials,
+        ruleErrors: [],
+      })
     },
 
     /** An organization with one token per role, a project and an environment in it. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { AnyKindDescriptor } from '#src/modules/services/kind-descriptor.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
 import {
   CheckedCustomDomainsResponse,
@@ -8,70 +9,12 @@ import {
   CustomDomainResponseList,
   LinkResponseList,
 } from './custom-domains.schemas.ts'
-import type { CustomDomainsService, DomainKind } from './custom-domains.service.ts'
+import type { CustomDomainsService } from './custom-domains.service.ts'
 import { customDomainInput, toCheckedResponse, toCustomDomainResponse } from './custom-domains.wire.ts'
 
 // The reference's three sets of custom domain operations: the same six for each kind, under the
 // kind's path and operation ids (the application's edit, delete and status carry no kind in
 // their ids; helm reads a domain without `/status`).
-
-interface KindPaths {
-  type: DomainKind
-  prefix: string
-  param: string
-  tag: string
-  ids: { list: string; create: string; edit: string; delete: string; get: string; check: string }
-  /** The path of `ids.get` under the domain. */
-  getSuffix: string
-}
-
-const KINDS: KindPaths[] = [
-  {
-    type: 'APPLICATION',
-    prefix: '/application',
-    param: 'applicationId',
-    tag: 'Application Custom Domain',
-    ids: {
-      list: 'listApplicationCustomDomain',
-      create: 'createApplicationCustomDomain',
-      edit: 'editCustomDomain',
-      delete: 'deleteCustomDomain',
-      get: 'getCustomDomainStatus',
-      check: 'checkApplicationCustomDomain',
-    },
-    getSuffix: '/status',
-  },
-  {
-    type: 'CONTAINER',
-    prefix: '/container',
-    param: 'containerId',
-    tag: 'Container Custom Domain',
-    ids: {
-      list: 'listContainerCustomDomain',
-      create: 'createContainerCustomDomain',
-      edit: 'editContainerCustomDomain',
-      delete: 'deleteContainerCustomDomain',
-      get: 'getContainerCustomDomainStatus',
-      check: 'checkContainerCustomDomain',
-    },
-    getSuffix: '/status',
-  },
-  {
-    type: 'HELM',
-    prefix: '/helm',
-    param: 'helmId',
-    tag: 'Helm Custom Domain',
-    ids: {
-      list: 'listHelmCustomDomain',
-      create: 'createHelmCustomDomain',
-      edit: 'editHelmCustomDomain',
-      delete: 'deleteHelmCustomDomain',
-      get: 'getHelmCustomDomain',
-      check: 'checkHelmCustomDomain',
-    },
-    getSuffix: '',
-  },
-]
 
 const STATUS =
   '`status` is always VALIDATION_PENDING, the one word of the reference; Berth extensions `check_status`, `check_error_details` and ' +
@@ -82,9 +25,12 @@ const RULES =
   'Needs the WRITE role. 400 when the domain is not a public DNS name (RFC 1123 labels, at most 253 characters, no IP address, a wildcard only as ' +
   '`*.` in front), when it is already a domain of a service of the organization (case aside), or when the service has 100 domains.'
 
-export function customDomainsRoutes(customDomains: CustomDomainsService): FastifyPluginAsyncTypebox {
+/** The custom domain routes of each of `kinds` (those whose descriptor has `features.customDomains`). */
+export function customDomainsRoutes(customDomains: CustomDomainsService, kinds: readonly AnyKindDescriptor[]): FastifyPluginAsyncTypebox {
   return async (app) => {
-    for (const kind of KINDS) {
+    for (const { routes, names, features } of kinds) {
+      const { ids, getSuffix } = features.customDomains!
+      const kind = { type: routes.type, prefix: `/${routes.segment}`, param: routes.param, tag: `${names.name} Custom Domain`, ids, getSuffix }
       const Params = Type.Object({ [kind.param]: Uuid })
       const DomainParams = Type.Object({ [kind.param]: Uuid, customDomainId: Uuid })
       const base = `${kind.prefix}/:${kind.param}`

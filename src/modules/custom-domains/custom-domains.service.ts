@@ -14,7 +14,8 @@ import { checkDomain, type DnsCheckSettings, type DomainCheck, type DomainResolv
 // Custom domains of applications, containers and helm services: one table, one set of rules, the
 // kind only choosing which services a route accepts (a container's id on a helm route is a 404).
 
-export type DomainKind = Extract<ServiceType, 'APPLICATION' | 'CONTAINER' | 'HELM'>
+/** A kind that has custom domains (its descriptor's `features.customDomains`). */
+export type DomainKind = ServiceType
 
 /** A custom domain with the host its CNAME must point at. */
 export interface CustomDomainRecord extends CustomDomainRow {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { AnyKindDescriptor } from '#src/modules/services/kind-descriptor.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
 import type { RestrictionRecord } from './deployment-restrictions.repository.ts'
 import { restrictionSchemas } from './deployment-restrictions.schemas.ts'
@@ -11,18 +12,12 @@ import { type DeploymentRestrictionsService, RESTRICTIONS_PER_SERVICE, type Rest
 
 interface RestrictedKind {
   type: RestrictedType
-  segment: 'application' | 'job' | 'helm'
-  param: 'applicationId' | 'jobId' | 'helmId'
-  prefix: 'Application' | 'Job' | 'Helm'
+  segment: string
+  param: string
+  prefix: string
   /** How the reference's summaries name the kind. */
   noun: string
 }
-
-const KINDS: RestrictedKind[] = [
-  { type: 'APPLICATION', segment: 'application', param: 'applicationId', prefix: 'Application', noun: 'an application' },
-  { type: 'JOB', segment: 'job', param: 'jobId', prefix: 'Job', noun: 'a job' },
-  { type: 'HELM', segment: 'helm', param: 'helmId', prefix: 'Helm', noun: 'a helm' },
-]
 
 const toResponse = (record: RestrictionRecord) => ({
   id: record.id,
@@ -116,8 +111,15 @@ function kindRoutes(restrictions: DeploymentRestrictionsService, kind: Restricte
   }
 }
 
-export function deploymentRestrictionsRoutes(restrictions: DeploymentRestrictionsService): FastifyPluginAsyncTypebox {
+/** The restrictions routes of each of `kinds` (those whose descriptor has `features.restrictions`). */
+export function deploymentRestrictionsRoutes(
+  restrictions: DeploymentRestrictionsService,
+  kinds: readonly AnyKindDescriptor[],
+): FastifyPluginAsyncTypebox {
   return async (app) => {
-    for (const kind of KINDS) await app.register(kindRoutes(restrictions, kind))
+    for (const { routes, names } of kinds) {
+      const kind = { type: routes.type, segment: routes.segment, param: routes.param, prefix: names.name, noun: names.aNoun }
+      await app.register(kindRoutes(restrictions, kind))
+    }
   }
 }

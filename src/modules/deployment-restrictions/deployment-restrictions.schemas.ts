@@ -37,7 +37,7 @@ const responseSchema = (title: string) => Type.Object({ id: Uuid, created_at: Da
 const listSchema = (item: ReturnType<typeof responseSchema>, title: string) => Type.Object({ results: Type.Array(item) }, { title })
 
 /** The schemas of a kind, named as the reference names them (`Application`, `Job`, `Helm`). */
-export function restrictionSchemas(prefix: 'Application' | 'Job' | 'Helm'): RestrictionSchemas {
+export function restrictionSchemas(prefix: string): RestrictionSchemas {
   const response = responseSchema(prefix === 'Application' ? 'ApplicationDeploymentRestriction' : `${prefix}DeploymentRestrictionResponse`)
   return {
     request: requestSchema(`${prefix}DeploymentRestrictionRequest`),

@@ -11,7 +11,8 @@ import { type PathRestriction, pathValueProblem, pushDeploys } from './path-rest
 // random id is. The git webhooks ask `pushDeploys` which services a push's changed paths deploy.
 
 /** The kinds that have deployment restrictions: those that follow a git branch. */
-export type RestrictedType = Extract<ServiceType, 'APPLICATION' | 'JOB' | 'HELM'>
+/** A kind that has deployment restrictions (its descriptor's `features.restrictions`). */
+export type RestrictedType = ServiceType
 
 /** At most this many restrictions per service: the list is answered whole. */
 export const RESTRICTIONS_PER_SERVICE = 100

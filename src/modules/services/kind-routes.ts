@@ -27,6 +27,23 @@ export interface KindRoutes {
   reboot?: boolean
   /** The reference's response shape of one service of the kind, and the mapping to it. */
   response: { schema: TSchema; of(service: ServiceRecord): object }
-  /** The member of the reference's bulk requests and status lists that names the kind's services. */
-  bulk: { statuses: string; ids: string }
+  /** The members of the reference's bulk requests and status lists that name the kind's services. */
+  bulk: KindBulkMembers & { statuses: string; ids: string }
+}
+
+/**
+ * How the reference's bulk requests (selected-services.routes.ts) list a kind's services: `rank`s
+ * are the kind's places among the members of each request, in the reference's order.
+ */
+export interface KindBulkMembers {
+  /**
+   * deployAllServices' member (`helms`): items with the id in `idField` (`id` by default) and the
+   * optional text `fields` a deploy of the kind takes; bare ids, described so, without `fields`.
+   */
+  deploy: { rank: number; idField?: string; fields?: string[]; description?: string }
+  /** The `<segment>_ids` member of the stop, uninstall and delete requests. */
+  idsRank: number
+  idsDescription: string
+  /** The rebootServices member, when the kind has one. */
+  reboot?: { rank: number; description: string }
 }

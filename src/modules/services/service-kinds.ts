@@ -165,8 +165,8 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   noun: string
   /** The request field that holds each reference `field`, for errors about it. */
   referencePaths: Record<string, string>
-  /** Throws `forbidden` for what the caller's role may not set; checked before anything else of a write. */
-  authorize(context: PrepareContext<Config>, input: Input): void
+  /** Throws `forbidden` for what the caller's role may not set; checked before anything else of a write. Absent: every role that may write may set everything. */
+  authorize?(context: PrepareContext<Config>, input: Input): void
   /**
    * Checks a write beyond its schema, with every error at once (a 400 naming each field), and
    * returns what to store.

@@ -211,7 +211,7 @@ export function createServicesService(deps: ServicesDeps) {
       const { environment, role } = target
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
       const input = kind.cloneInput(source, name, { secrets: deps.secrets })
-      kind.authorize(context, input)
+      kind.authorize?.(context, input)
       const prepared = await prepareWithGroups(kind, context, input, undefined, source.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       return { ...prepared, ...pushTargetOf(kind, prepared.configuration) }
@@ -255,7 +255,7 @@ export function createServicesService(deps: ServicesDeps) {
       const kind = kindOf(type)
       const { environment, role } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
-      kind.authorize(context, input)
+      kind.authorize?.(context, input)
       const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input))
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
       const id = await withUniqueName(
@@ -292,7 +292,7 @@ export function createServicesService(deps: ServicesDeps) {
       const { service, role } = await requireService(principal, serviceId, 'WRITE', type)
       const { environment } = await deps.requireEnvironment(principal, service.environmentId, 'READ')
       const context = { organizationId: service.organizationId, lookups: deps.lookups, role, environment, previous: service }
-      kind.authorize(context, input)
+      kind.authorize?.(context, input)
       if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)
       const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input), service.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)

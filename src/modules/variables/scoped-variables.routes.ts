@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { AnyKindDescriptor } from '#src/modules/services/kind-descriptor.ts'
 import { conflictResponse, Uuid } from '#src/platform/http/common-schemas.ts'
 import {
   AliasRequest,
@@ -33,12 +34,18 @@ interface Scope {
   importOperation?: string
 }
 
-const SCOPES: Scope[] = [
+/** The project and environment scopes, then a scope for each of `kinds` (those whose descriptor has `features.scopedVariables`). */
+const scopesOf = (kinds: readonly AnyKindDescriptor[]): Scope[] => [
   { scope: 'PROJECT', segment: 'project', param: 'projectId', word: 'Project' },
   { scope: 'ENVIRONMENT', segment: 'environment', param: 'environmentId', word: 'Environment' },
-  { scope: 'APPLICATION', segment: 'application', param: 'applicationId', word: 'Application', importOperation: 'importEnvironmentVariable' },
-  { scope: 'CONTAINER', segment: 'container', param: 'containerId', word: 'Container', importOperation: 'importContainerEnvironmentVariable' },
-  { scope: 'JOB', segment: 'job', param: 'jobId', word: 'Job', importOperation: 'importJobEnvironmentVariable' },
+  ...kinds.map(({ routes, names, features }) => ({
+    // A kind with scoped variables is one of the reference's service scopes (variables.types.ts).
+    scope: routes.type as ServiceScope,
+    segment: routes.segment,
+    param: routes.param,
+    word: names.name,
+    importOperation: features.scopedVariables!.importOperation,
+  })),
 ]
 
 /** Variables or secrets: their path segment, id parameter, words and shapes. */
@@ -81,9 +88,9 @@ type Body = {
   enable_interpolation_in_file?: boolean | null | undefined
 }
 
-export function scopedVariablesRoutes(variables: VariablesService): FastifyPluginAsyncTypebox {
+export function scopedVariablesRoutes(variables: VariablesService, kinds: readonly AnyKindDescriptor[]): FastifyPluginAsyncTypebox {
   return async (app) => {
-    for (const { scope, segment, param, word, importOperation } of SCOPES) {
+    for (const { scope, segment, param, word, importOperation } of scopesOf(kinds)) {
       const ScopeParams = Type.Object({ [param]: Uuid })
       const parentOf = (params: unknown) => (params as Record<string, string>)[param]!
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { type Static, Type } from 'typebox'
+import { type TSchema, Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import type { KindRoutes } from '#src/modules/services/kind-routes.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
@@ -16,97 +16,76 @@ const MAX_SELECTED = 100
 const Ids = (description: string) => Type.Optional(Type.Array(Uuid, { maxItems: MAX_SELECTED, description }))
 const Text = Type.String({ minLength: 1, maxLength: 255 })
 
-const DeployAllRequest = Type.Object(
-  {
-    applications: Type.Optional(Type.Array(Type.Object({ application_id: Uuid, git_commit_id: Type.Optional(Text) }), { maxItems: MAX_SELECTED })),
-    databases: Ids('ids of the databases to deploy'),
-    containers: Type.Optional(Type.Array(Type.Object({ id: Uuid, image_tag: Type.Optional(Text) }), { maxItems: MAX_SELECTED })),
-    jobs: Type.Optional(
-      Type.Array(Type.Object({ id: Uuid, image_tag: Type.Optional(Text), git_commit_id: Type.Optional(Text) }), { maxItems: MAX_SELECTED }),
-    ),
-    helms: Type.Optional(
-      Type.Array(
-        Type.Object({
-          id: Uuid,
-          chart_version: Type.Optional(Text),
-          git_commit_id: Type.Optional(Text),
-          values_override_git_commit_id: Type.Optional(Text),
-        }),
-        { maxItems: MAX_SELECTED },
-      ),
-    ),
-  },
-  { title: 'DeployAllRequest' },
-)
-type DeployAllRequest = Static<typeof DeployAllRequest>
+/** The kinds in the order of the members of one of the reference's requests. */
+const ranked = (kinds: readonly KindRoutes[], rank: (kind: KindRoutes) => number | undefined) =>
+  kinds.filter((kind) => rank(kind) !== undefined).sort((a, b) => rank(a)! - rank(b)!)
 
-const ServiceIdsRequest = Type.Object(
-  {
-    application_ids: Ids('applications'),
-    container_ids: Ids('containers'),
-    database_ids: Ids('databases'),
-    job_ids: Ids('jobs'),
-    helm_ids: Ids('helm services'),
-    terraform_ids: Ids('infrastructure-as-code services'),
-  },
-  { title: 'EnvironmentServiceIdsAllRequest' },
-)
-type ServiceIdsRequest = Static<typeof ServiceIdsRequest>
+/** deployAllServices' body: a member per kind (`helms`), of items with what a deploy of the kind takes, or of bare ids. */
+function deployAllRequest(kinds: readonly KindRoutes[]) {
+  const members = ranked(kinds, (kind) => kind.bulk.deploy.rank).map(({ bulk: { statuses, deploy } }): [string, TSchema] => [
+    statuses,
+    deploy.fields
+      ? Type.Optional(
+          Type.Array(
+            Type.Object({ [deploy.idField ?? 'id']: Uuid, ...Object.fromEntries(deploy.fields.map((field) => [field, Type.Optional(Text)])) }),
+            { maxItems: MAX_SELECTED },
+          ),
+        )
+      : Ids(deploy.description ?? ''),
+  ])
+  return Type.Object(Object.fromEntries(members), { title: 'DeployAllRequest' })
+}
 
-const RebootServicesRequest = Type.Object(
-  {
-    application_ids: Ids('applications'),
-    database_ids: Ids('databases'),
-    container_ids: Ids('containers'),
-    helm_ids: Ids('Berth extension: helm services'),
-  },
-  { title: 'RebootServicesRequest' },
-)
+/** The `<kind>_ids` members of the stop, uninstall and delete requests, and the reference's `terraform_ids`. */
+const serviceIdsRequest = (kinds: readonly KindRoutes[]) =>
+  Type.Object(
+    {
+      ...Object.fromEntries(ranked(kinds, (kind) => kind.bulk.idsRank).map(({ bulk }) => [bulk.ids, Ids(bulk.idsDescription)])),
+      terraform_ids: Ids('infrastructure-as-code services'),
+    },
+    { title: 'EnvironmentServiceIdsAllRequest' },
+  )
 
-/** The members of the reference's id lists, by the kind they name. */
-const ID_MEMBERS: [keyof ServiceIdsRequest, ServiceType][] = [
-  ['application_ids', 'APPLICATION'],
-  ['container_ids', 'CONTAINER'],
-  ['database_ids', 'DATABASE'],
-  ['job_ids', 'JOB'],
-  ['helm_ids', 'HELM'],
-  ['terraform_ids', 'IAC'],
-]
+/** rebootServices' body: the ids of the kinds that have a member in it. */
+const rebootServicesRequest = (kinds: readonly KindRoutes[]) =>
+  Type.Object(Object.fromEntries(ranked(kinds, (kind) => kind.bulk.reboot?.rank).map(({ bulk }) => [bulk.ids, Ids(bulk.reboot!.description)])), {
+    title: 'RebootServicesRequest',
+  })
 
-function idItems(body: ServiceIdsRequest): SelectionItem[] {
-  return ID_MEMBERS.flatMap(([member, type]) => (body[member] ?? []).map((id, index) => ({ type, id, overrides: {}, path: `/${member}/${index}` })))
+type IdLists = Record<string, string[] | undefined>
+
+function idItems(body: IdLists, kinds: readonly KindRoutes[]): SelectionItem[] {
+  const members: [string, ServiceType][] = [
+    ...ranked(kinds, (kind) => kind.bulk.idsRank).map((kind): [string, ServiceType] => [kind.bulk.ids, kind.type]),
+    ['terraform_ids', 'IAC'],
+  ]
+  return members.flatMap(([member, type]) => (body[member] ?? []).map((id, index) => ({ type, id, overrides: {}, path: `/${member}/${index}` })))
 }
 
 /** deployAllServices' members as selection items, each with what its kind takes of it as overrides. */
-function deployItems(body: DeployAllRequest, kinds: readonly KindRoutes[]): SelectionItem[] {
-  const overrides = (type: ServiceType, item: object) => kinds.find((kind) => kind.type === type)?.deploy.overrides(item) ?? {}
-  return [
-    ...(body.applications ?? []).map((item, index) => ({
-      type: 'APPLICATION' as const,
-      id: item.application_id,
-      overrides: overrides('APPLICATION', item),
-      path: `/applications/${index}/application_id`,
-    })),
-    ...(body.databases ?? []).map((id, index) => ({ type: 'DATABASE' as const, id, overrides: {}, path: `/databases/${index}` })),
-    ...(body.containers ?? []).map((item, index) => ({
-      type: 'CONTAINER' as const,
-      id: item.id,
-      overrides: overrides('CONTAINER', item),
-      path: `/containers/${index}/id`,
-    })),
-    ...(body.jobs ?? []).map((item, index) => ({ type: 'JOB' as const, id: item.id, overrides: overrides('JOB', item), path: `/jobs/${index}/id` })),
-    ...(body.helms ?? []).map((item, index) => ({
-      type: 'HELM' as const,
-      id: item.id,
-      overrides: overrides('HELM', item),
-      path: `/helms/${index}/id`,
-    })),
-  ]
+function deployItems(body: Record<string, unknown[] | undefined>, kinds: readonly KindRoutes[]): SelectionItem[] {
+  return ranked(kinds, (kind) => kind.bulk.deploy.rank).flatMap((kind) => {
+    const member = kind.bulk.statuses
+    const { fields, idField = 'id' } = kind.bulk.deploy
+    return (body[member] ?? []).map((item, index) =>
+      fields
+        ? {
+            type: kind.type,
+            id: (item as Record<string, string>)[idField]!,
+            overrides: kind.deploy.overrides(item),
+            path: `/${member}/${index}/${idField}`,
+          }
+        : { type: kind.type, id: item as string, overrides: {}, path: `/${member}/${index}` },
+    )
+  })
 }
 
 const QUEUES = 'Needs the DEPLOY role. One deployment of the selected services is queued behind those of the environment already queued or running.'
 
 export function selectedServicesRoutes(deployments: DeploymentTriggersService, kinds: readonly KindRoutes[]): FastifyPluginAsyncTypebox {
+  const DeployAllRequest = deployAllRequest(kinds)
+  const ServiceIdsRequest = serviceIdsRequest(kinds)
+  const RebootServicesRequest = rebootServicesRequest(kinds)
   return async (app) => {
     const tags = ['Environment Actions']
 
@@ -127,7 +106,15 @@ export function selectedServicesRoutes(deployments: DeploymentTriggersService, k
       async (req, reply) =>
         reply
           .code(202)
-          .send(toEnvironmentStatusResponse(await deployments.deploySelected(req.principal, req.params.environmentId, deployItems(req.body, kinds)))),
+          .send(
+            toEnvironmentStatusResponse(
+              await deployments.deploySelected(
+                req.principal,
+                req.params.environmentId,
+                deployItems(req.body as Record<string, unknown[] | undefined>, kinds),
+              ),
+            ),
+          ),
     )
 
     app.post(
@@ -145,7 +132,9 @@ export function selectedServicesRoutes(deployments: DeploymentTriggersService, k
         },
       },
       async (req, reply) =>
-        reply.code(202).send(toStatusResponse(await deployments.restartSelected(req.principal, req.params.environmentId, idItems(req.body)))),
+        reply
+          .code(202)
+          .send(toStatusResponse(await deployments.restartSelected(req.principal, req.params.environmentId, idItems(req.body as IdLists, kinds)))),
     )
 
     const selectedActions = [
@@ -181,7 +170,9 @@ export function selectedServicesRoutes(deployments: DeploymentTriggersService, k
           },
         },
         async (req) =>
-          toEnvironmentStatusResponse(await deployments.triggerSelected(req.principal, req.params.environmentId, trigger, idItems(req.body))),
+          toEnvironmentStatusResponse(
+            await deployments.triggerSelected(req.principal, req.params.environmentId, trigger, idItems(req.body as IdLists, kinds)),
+          ),
       )
     }
   }

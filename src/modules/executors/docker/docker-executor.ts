@@ -1,5 +1,5 @@
 import type Docker from 'dockerode'
-import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
+import type { RunnableTrigger, ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { ApplicationConfig, ApplicationDeployOverrides } from '#src/modules/services/kinds/application/application.types.ts'
 import { containerProbe } from '#src/modules/services/kinds/application/application-probes.ts'
@@ -33,6 +33,16 @@ import {
   type Say,
   stopInstances,
 } from './service-instances.ts'
+
+/** Does an action to a service of one kind. */
+type Performer = (
+  snapshot: ServiceSnapshot,
+  owner: Owner,
+  organizationId: string,
+  action: RunnableTrigger,
+  say: Say,
+  signal: AbortSignal,
+) => Promise<ServiceOutcome>
 
 // The Docker executor (docs/docker.md, "Deploying with Docker"): containers, container databases and jobs
 // from an image really run in the Docker engine of BERTH_EXECUTOR=docker. Helm services need
@@ -357,29 +367,24 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     )
   }
 
-  /** Does `action` to the service, by its kind. */
-  function perform(
-    snapshot: ServiceSnapshot,
-    owner: Owner,
-    organizationId: string,
-    action: RunnableTrigger,
-    say: Say,
-    signal: AbortSignal,
-  ): Promise<ServiceOutcome> {
-    switch (snapshot.kind) {
-      case 'CONTAINER':
-        return container(snapshot as ServiceSnapshot<ContainerConfig>, owner, organizationId, action, say, signal)
-      case 'DATABASE':
-        return database(snapshot as ServiceSnapshot<DatabaseConfig>, owner, action, say, signal)
-      case 'APPLICATION':
-        return application(snapshot as ServiceSnapshot<ApplicationConfig>, owner, organizationId, action, say, signal)
-      case 'JOB':
-        return job(snapshot as ServiceSnapshot<JobConfig>, owner, organizationId, action, say, signal)
-      case 'HELM':
-        return Promise.resolve({ ok: false, message: "a helm service needs a Kubernetes cluster; this environment's cluster deploys to Docker" })
-      default:
-        return Promise.resolve({ ok: false, message: `the Docker executor does not deploy ${snapshot.kind.toLowerCase()} services yet` })
-    }
+  /** What the Docker executor does to a service of each kind; a kind without an entry is refused (docs/adding-a-kind.md). */
+  const performers: Partial<Record<ServiceType, Performer>> = {
+    CONTAINER: (snapshot, owner, organizationId, action, say, signal) =>
+      container(snapshot as ServiceSnapshot<ContainerConfig>, owner, organizationId, action, say, signal),
+    DATABASE: (snapshot, owner, _, action, say, signal) => database(snapshot as ServiceSnapshot<DatabaseConfig>, owner, action, say, signal),
+    APPLICATION: (snapshot, owner, organizationId, action, say, signal) =>
+      application(snapshot as ServiceSnapshot<ApplicationConfig>, owner, organizationId, action, say, signal),
+    JOB: (snapshot, owner, organizationId, action, say, signal) =>
+      job(snapshot as ServiceSnapshot<JobConfig>, owner, organizationId, action, say, signal),
+    HELM: async () => ({ ok: false, message: "a helm service needs a Kubernetes cluster; this environment's cluster deploys to Docker" }),
+  }
+
+  /** Does `action` to the service, by its kind's entry. */
+  function perform(...args: Parameters<Performer>): Promise<ServiceOutcome> {
+    const [snapshot] = args
+    const performer = performers[snapshot.kind]
+    if (!performer) return Promise.resolve({ ok: false, message: `the Docker executor does not deploy ${snapshot.kind.toLowerCase()} services yet` })
+    return performer(...args)
   }
 
   return {

@@ -1,81 +1,29 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
+import type { AnyKindDescriptor } from '../kind-descriptor.ts'
 import { type SettingsKind, settingsRequest, settingsResponse } from './advanced-settings.schemas.ts'
 import type { AdvancedSettingsService } from './advanced-settings.service.ts'
 
 // The advanced settings routes of each kind, with the public document's paths and operation ids.
 
-interface KindRoutes {
-  kind: SettingsKind
-  noun: string
-  /** The path segment and parameter of the kind's services: `/job/{jobId}`. */
-  segment: string
-  param: string
-  get: string
-  edit: string
-  tag: string
-  defaultPath: string
-  defaultOperation: string
-  defaultTag: string
-}
-
-const KINDS: KindRoutes[] = [
-  {
-    kind: 'APPLICATION',
-    noun: 'application',
-    segment: 'application',
-    param: 'applicationId',
-    get: 'getAdvancedSettings',
-    edit: 'editAdvancedSettings',
-    tag: 'Application Configuration',
-    defaultPath: '/defaultApplicationAdvancedSettings',
-    defaultOperation: 'getDefaultApplicationAdvancedSettings',
-    defaultTag: 'Applications',
-  },
-  {
-    kind: 'CONTAINER',
-    noun: 'container',
-    segment: 'container',
-    param: 'containerId',
-    get: 'getContainerAdvancedSettings',
-    edit: 'editContainerAdvancedSettings',
-    tag: 'Container Configuration',
-    defaultPath: '/defaultContainerAdvancedSettings',
-    defaultOperation: 'getDefaultContainerAdvancedSettings',
-    defaultTag: 'Containers',
-  },
-  {
-    kind: 'JOB',
-    noun: 'job',
-    segment: 'job',
-    param: 'jobId',
-    get: 'getJobAdvancedSettings',
-    edit: 'editJobAdvancedSettings',
-    tag: 'Job Configuration',
-    defaultPath: '/defaultJobAdvancedSettings',
-    defaultOperation: 'getDefaultJobAdvancedSettings',
-    defaultTag: 'Jobs',
-  },
-  {
-    kind: 'HELM',
-    noun: 'helm',
-    segment: 'helm',
-    param: 'helmId',
-    get: 'getHelmAdvancedSettings',
-    edit: 'editHelmAdvancedSettings',
-    tag: 'Helm Configuration',
-    defaultPath: '/defaultHelmAdvancedSettings',
-    defaultOperation: 'getDefaultHelmAdvancedSettings',
-    defaultTag: 'Helms',
-  },
-]
-
 const KEPT = 'Berth keeps them and honours none yet (the simulator has no cluster).'
 
-export function advancedSettingsRoutes(settings: AdvancedSettingsService): FastifyPluginAsyncTypebox {
+/** The advanced settings routes of each of `kinds` (those whose descriptor has `features.advancedSettings`). */
+export function advancedSettingsRoutes(settings: AdvancedSettingsService, kinds: readonly AnyKindDescriptor[]): FastifyPluginAsyncTypebox {
   return async (app) => {
-    for (const k of KINDS) {
+    for (const { routes, names, features } of kinds) {
+      const k = {
+        kind: routes.type as SettingsKind,
+        noun: routes.segment,
+        segment: routes.segment,
+        param: routes.param,
+        ...features.advancedSettings!,
+        tag: `${names.name} Configuration`,
+        defaultPath: `/default${names.name}AdvancedSettings`,
+        defaultOperation: `getDefault${names.name}AdvancedSettings`,
+        defaultTag: names.plural,
+      }
       const params = Type.Object({ [k.param]: Uuid })
       const response = settingsResponse(k.kind)
       const serviceId = (req: { params: Record<string, string> }) => req.params[k.param] as string

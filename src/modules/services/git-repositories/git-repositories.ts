@@ -1,4 +1,5 @@
 import type { GitProvider } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import { bodyError } from '#src/modules/services/field-errors.ts'
 import type { ServiceLookups } from '#src/modules/services/service-kinds.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { ApplicationGitRepository, GitRepositoryRequest } from './git-repository.schemas.ts'
@@ -6,8 +7,6 @@ import { parseGitUrl } from './git-repository-url.ts'
 
 // A git repository a service reads from (a helm chart, values files, a Dockerfile): its request
 // rules, its stored form with what Berth derives from its URL and token, and its response.
-
-const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
 
 export interface GitRepositoryInput {
   url: string

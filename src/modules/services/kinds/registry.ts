@@ -1,19 +1,31 @@
+import type { AnyKindDescriptor } from '../kind-descriptor.ts'
 import type { KindRoutes } from '../kind-routes.ts'
 import { serviceKinds } from '../service-kinds.ts'
-import { applicationRoutes } from './application/application.http.ts'
-import { applicationKind } from './application/application.kind.ts'
-import { containerRoutes } from './container/container.http.ts'
-import { containerKind } from './container/container.kind.ts'
-import { databaseRoutes } from './database/database.http.ts'
-import { databaseKind } from './database/database.kind.ts'
-import { helmRoutes } from './helm/helm.http.ts'
-import { helmKind } from './helm/helm.kind.ts'
-import { jobRoutes } from './job/job.http.ts'
-import { jobKind } from './job/job.kind.ts'
+import { applicationDescriptor } from './application/application.descriptor.ts'
+import { containerDescriptor } from './container/container.descriptor.ts'
+import { databaseDescriptor } from './database/database.descriptor.ts'
+import { helmDescriptor } from './helm/helm.descriptor.ts'
+import { jobDescriptor } from './job/job.descriptor.ts'
 
-// Every kind of service Berth serves: adding a kind is adding it here (docs/architecture.md).
+/**
+ * Every kind of service Berth serves, in the order the environment's service list, its statuses
+ * and the document show them: adding a kind is one folder and one line here (docs/adding-a-kind.md).
+ */
+export const SERVICE_KINDS: readonly AnyKindDescriptor[] = [
+  helmDescriptor,
+  databaseDescriptor,
+  containerDescriptor,
+  applicationDescriptor,
+  jobDescriptor,
+]
 
-export const KINDS = serviceKinds(helmKind, databaseKind, containerKind, applicationKind, jobKind)
+export const KINDS = serviceKinds(...SERVICE_KINDS.map((descriptor) => descriptor.kind))
 
-/** The kinds on the wire, in the order the environment's service list and statuses show them. */
-export const KIND_ROUTES: readonly KindRoutes[] = [helmRoutes, databaseRoutes, containerRoutes, applicationRoutes, jobRoutes]
+/** The kinds on the wire. */
+export const KIND_ROUTES: readonly KindRoutes[] = SERVICE_KINDS.map((descriptor) => descriptor.routes)
+
+/** The kinds that have a side feature, in the order the document lists their side routes. */
+export const kindsWith = <F extends keyof AnyKindDescriptor['features']>(feature: F) =>
+  SERVICE_KINDS.filter((descriptor) => descriptor.features[feature] !== undefined).sort(
+    (a, b) => a.features.documentOrder - b.features.documentOrder,
+  ) as (AnyKindDescriptor & { features: Required<Pick<AnyKindDescriptor['features'], F>> })[]

@@ -1,6 +1,7 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import type { PlannedStep, ResolveContext, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import { argumentsSimulateFailure } from '#src/modules/services/simulated-failures.ts'
 import type { ApplicationConfig, ApplicationDeployOverrides } from './application.types.ts'
 import { toCommitResponse } from './application.wire.ts'
 
@@ -31,26 +32,9 @@ export async function resolveApplicationOverrides(
 /** The argument that makes the simulated executor fail an application (docs/deployments.md, "Simulated deployments"). */
 export const SIMULATE_FAILURE_ARGUMENT = '--berth-simulate-fail'
 
-const ACTION_WORDS: Record<RunnableTrigger, string> = {
-  DEPLOY: 'deploy',
-  RESTART: 'restart',
-  STOP: 'stop',
-  UNINSTALL: 'uninstall',
-  DELETE: 'uninstall',
-}
-
 /** `--berth-simulate-fail` fails every action; `--berth-simulate-fail=deploy,stop` those only. */
-export function applicationSimulatesFailure(configuration: Pick<ApplicationConfig, 'arguments'>, trigger: RunnableTrigger): boolean {
-  return configuration.arguments.some((argument) => {
-    if (argument === SIMULATE_FAILURE_ARGUMENT) return true
-    if (!argument.startsWith(`${SIMULATE_FAILURE_ARGUMENT}=`)) return false
-    const words = argument
-      .slice(SIMULATE_FAILURE_ARGUMENT.length + 1)
-      .split(',')
-      .map((word) => word.trim().toLowerCase())
-    return words.includes('true') || words.includes(ACTION_WORDS[trigger])
-  })
-}
+export const applicationSimulatesFailure = (configuration: Pick<ApplicationConfig, 'arguments'>, trigger: RunnableTrigger): boolean =>
+  argumentsSimulateFailure(configuration.arguments, SIMULATE_FAILURE_ARGUMENT, trigger)
 
 /** An application's `details` (contract 2.7): the commit the deployment builds as its provider describes it, and its build pod. */
 export function applicationDetails(_configuration: ApplicationConfig, overrides: ApplicationDeployOverrides, deployment?: { executionId: string }) {

@@ -1,11 +1,10 @@
+import { bodyError } from '#src/modules/services/field-errors.ts'
 import { checkGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import { type ApplicationEditRequest, type ApplicationRequest, MAXIMUM_CPU, MAXIMUM_MEMORY } from './application.schemas.ts'
 
 // The rules of an application request that its JSON schema cannot say. Each broken rule names the
 // request's field by JSON pointer, so that one answer lists every mistake.
-
-const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
 
 type Body = ApplicationRequest | ApplicationEditRequest
 

@@ -3,7 +3,7 @@ import { resolveGitRepository } from '#src/modules/services/git-repositories/git
 import type { ServiceGroupIds } from '#src/modules/services/service-groups.ts'
 import { attachedGroups } from '#src/modules/services/service-groups.ts'
 import type { ServiceKind, ServiceRecord, ServiceReference } from '#src/modules/services/service-kinds.ts'
-import { serviceEntityTag } from '#src/modules/services/services.service.ts'
+import { coreRecordFields, gitTokenNamesOf } from '#src/modules/services/service-records.ts'
 import { type FieldError, validationFailed } from '#src/platform/http/errors.ts'
 import type {
   ApplicationConfig,
@@ -47,20 +47,11 @@ function keepIds<T extends { id: string }, I extends { requestedId: string | nul
 
 /** An application as its wire mapping reads it: the core's record with the configuration spread and the names of its git token. */
 export function toApplicationRecord(service: ServiceRecord<ApplicationConfig>, deployedCommit: GitCommit | null = null): ApplicationRecord {
-  const gitTokenNames: Record<string, string> = {}
-  for (const reference of service.references) if (reference.gitTokenId) gitTokenNames[reference.gitTokenId] = reference.name
   return {
-    ...service.configuration,
+    ...coreRecordFields(service),
     groups: attachedGroups(service.references),
-    id: service.id,
-    organizationId: service.organizationId,
-    environmentId: service.environmentId,
-    name: service.name,
     version: service.version,
-    createdAt: service.createdAt,
-    updatedAt: service.updatedAt,
-    gitTokenNames,
-    entityTag: serviceEntityTag(service),
+    gitTokenNames: gitTokenNamesOf(service.references),
     deployedCommit,
   }
 }
@@ -70,8 +61,6 @@ export const applicationKind: ServiceKind<ApplicationWrite, ApplicationConfig, A
   ...applicationPlanning,
   noun: 'application',
   referencePaths: REFERENCE_PATHS,
-
-  authorize() {},
 
   async prepare({ organizationId, lookups, environment, previous }, { input, ruleErrors }) {
     const errors = [...ruleErrors]

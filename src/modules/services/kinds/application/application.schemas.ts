@@ -6,9 +6,8 @@ import {
   ServiceGroupIdsRequest,
 } from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
-import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
+import { kindParams } from '#src/modules/services/kind-schemas.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
-import { ListResponse } from '#src/platform/http/lists.ts'
 
 // The reference's ApplicationRequest, ApplicationEditRequest and Application (its response), with
 // the parts Berth keeps. Request objects drop members they do not name (Ajv's removeAdditional), so
@@ -226,12 +225,7 @@ export const ApplicationResponse = Type.Object(
 )
 export type ApplicationResponse = Static<typeof ApplicationResponse>
 
-export const ApplicationResponseList = ListResponse(ApplicationResponse, 'ApplicationResponseList', SERVICE_LIST_HAS_MORE)
-
-export const ApplicationParams = Type.Object({ applicationId: Uuid })
-export const DeleteApplicationQuery = Type.Object({
-  skipReconcile: Type.Optional(Type.Boolean({ default: false, description: 'accepted for compatibility; nothing to reconcile yet' })),
-})
+export const ApplicationParams = kindParams('applicationId')
 
 export const ApplicationDeployRequest = Type.Object(
   {

@@ -1,24 +1,18 @@
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import type { GitRepositoryInput, GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
+import type { CoreRecord, GitTokenNames } from '#src/modules/services/service-records.ts'
+import type { ServicePort } from '#src/modules/services/service-responses.ts'
 import type { ApplicationPortProtocol } from './application.schemas.ts'
 
 // The application as the service layer and the database see it: camelCase records, stored as JSON
 // in the service's configuration.
 
-export interface ApplicationPort {
-  /** Kept across edits for a port named by its id, else by its name. */
-  id: string
-  name: string
-  internalPort: number
-  /** Null: none given and none defaulted (a port that is not public, or a TCP or UDP one). */
-  externalPort: number | null
-  publiclyAccessible: boolean
-  isDefault: boolean
-  protocol: ApplicationPortProtocol
-  publicPath: string | null
-  publicPathRewrite: string | null
-}
+/**
+ * Its id is kept across edits for a port named by its id, else by its name; `externalPort` is null
+ * when none was given and none defaulted (a port that is not public, or a TCP or UDP one).
+ */
+export type ApplicationPort = ServicePort<ApplicationPortProtocol>
 
 /** A port as a request names it: `requestedId` is the id it gave, which may name no port. */
 export type ApplicationPortInput = Omit<ApplicationPort, 'id'> & { requestedId: string | null }
@@ -93,20 +87,10 @@ export interface ApplicationDeployOverrides {
 }
 
 /** A stored application with the names of what it references, as reads return it. */
-export interface ApplicationRecord extends ApplicationConfig {
+export interface ApplicationRecord extends ApplicationConfig, CoreRecord, GitTokenNames {
   /** The labels and annotations groups attached to it, in response shapes. */
   groups: AttachedGroups
-  id: string
-  organizationId: string
-  environmentId: string
-  name: string
   version: number
-  createdAt: Date
-  updatedAt: Date
-  /** Names of the git tokens the application uses, by id. */
-  gitTokenNames: Record<string, string>
-  /** Names this representation (ETag): its version and the names of what it references. */
-  entityTag: string
   /** The commit its last successful deploy or redeploy built, when known. */
   deployedCommit: GitCommit | null
 }

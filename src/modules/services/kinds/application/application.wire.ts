@@ -1,5 +1,6 @@
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import { gitRepositoryInput, toGitRepositoryResponse } from '#src/modules/services/git-repositories/git-repositories.ts'
+import { coreResponseFields, resourceResponseFields, toPortResponse } from '#src/modules/services/service-responses.ts'
 import { type ApplicationEditRequest, type ApplicationRequest, type ApplicationResponse, MAXIMUM_CPU, MAXIMUM_MEMORY } from './application.schemas.ts'
 import type { ApplicationInput, ApplicationRecord, Healthchecks, Probe } from './application.types.ts'
 
@@ -95,10 +96,7 @@ export const toCommitResponse = (commit: GitCommit) => ({
 export function toApplicationResponse(record: ApplicationRecord): ApplicationResponse {
   const deployed = record.deployedCommit
   return {
-    id: record.id,
-    created_at: record.createdAt.toISOString(),
-    updated_at: record.updatedAt.toISOString(),
-    environment: { id: record.environmentId },
+    ...coreResponseFields(record),
     storage: record.storage.map((storage) => ({ id: storage.id, type: storage.type, size: storage.size, mount_point: storage.mountPoint })),
     git_repository: {
       ...toGitRepositoryResponse(record.gitRepository, record.gitTokenNames),
@@ -114,30 +112,14 @@ export function toApplicationResponse(record: ApplicationRecord): ApplicationRes
     maximum_cpu: MAXIMUM_CPU,
     maximum_memory: MAXIMUM_MEMORY,
     maximun_gpu: 0,
-    name: record.name,
-    ...(record.description === null ? {} : { description: record.description }),
     build_mode: record.buildMode,
     dockerfile_path: record.dockerfilePath,
-    cpu: record.cpu,
-    memory: record.memory,
-    gpu: record.gpu,
-    ...(record.ephemeralStorageInGib === null ? {} : { ephemeral_storage_in_gib: record.ephemeralStorageInGib }),
-    cpu_architecture: record.cpuArchitecture,
+    ...resourceResponseFields(record),
     min_running_instances: record.minRunningInstances,
     max_running_instances: record.maxRunningInstances,
     healthchecks: record.healthchecks,
     auto_preview: record.autoPreview,
-    ports: record.ports.map((port) => ({
-      id: port.id,
-      name: port.name,
-      internal_port: port.internalPort,
-      ...(port.externalPort === null ? {} : { external_port: port.externalPort }),
-      publicly_accessible: port.publiclyAccessible,
-      is_default: port.isDefault,
-      protocol: port.protocol,
-      ...(port.publicPath === null ? {} : { public_path: port.publicPath }),
-      ...(port.publicPathRewrite === null ? {} : { public_path_rewrite: port.publicPathRewrite }),
-    })),
+    ports: record.ports.map(toPortResponse),
     arguments: record.arguments,
     ...(record.entrypoint === null ? {} : { entrypoint: record.entrypoint }),
     auto_deploy: record.autoDeploy,

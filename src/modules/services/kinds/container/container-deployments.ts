@@ -1,5 +1,6 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import { argumentsSimulateFailure } from '#src/modules/services/simulated-failures.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { ContainerConfig } from './container.types.ts'
 import { IMAGE_TAG } from './container-request-rules.ts'
@@ -23,25 +24,8 @@ export function containerOverrideErrors(_container: ContainerConfig, overrides: 
  */
 export const SIMULATE_FAILURE_ARGUMENT = 'berth.simulate.fail'
 
-const ACTION_WORDS: Record<RunnableTrigger, string> = {
-  DEPLOY: 'deploy',
-  RESTART: 'restart',
-  STOP: 'stop',
-  UNINSTALL: 'uninstall',
-  DELETE: 'uninstall',
-}
-
-export function simulatesFailure(container: Pick<ContainerConfig, 'arguments'>, trigger: RunnableTrigger): boolean {
-  return container.arguments.some((argument) => {
-    if (argument === SIMULATE_FAILURE_ARGUMENT) return true
-    if (!argument.startsWith(`${SIMULATE_FAILURE_ARGUMENT}=`)) return false
-    const actions = argument
-      .slice(SIMULATE_FAILURE_ARGUMENT.length + 1)
-      .split(',')
-      .map((word) => word.trim().toLowerCase())
-    return actions.includes('true') || actions.includes(ACTION_WORDS[trigger])
-  })
-}
+export const simulatesFailure = (container: Pick<ContainerConfig, 'arguments'>, trigger: RunnableTrigger): boolean =>
+  argumentsSimulateFailure(container.arguments, SIMULATE_FAILURE_ARGUMENT, trigger)
 
 /** A container's `details` (contract 2.7, container shape): the image and tag deployed, its arguments and entrypoint. */
 export function containerDetails(container: ContainerConfig, overrides: ContainerDeployOverrides): Record<string, unknown> {

@@ -1,11 +1,10 @@
+import { bodyError } from '#src/modules/services/field-errors.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { ContainerRequest } from './container.schemas.ts'
 import { CONTAINER_DEFAULTS, CONTAINER_MAXIMUMS } from './container.wire.ts'
 
 // The rules of a container request that its JSON schema cannot say. Each broken rule names the
 // request's field by JSON pointer, so that one answer lists every mistake.
-
-const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
 
 /** An image name as the Docker Registry API names repositories: lowercase path components, no host, no tag, no digest. */
 const IMAGE_NAME = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/

@@ -1,7 +1,7 @@
 import type { ServiceGroupIds } from '#src/modules/services/service-groups.ts'
 import { attachedGroups } from '#src/modules/services/service-groups.ts'
 import type { ServiceKind, ServiceRecord } from '#src/modules/services/service-kinds.ts'
-import { serviceEntityTag } from '#src/modules/services/services.service.ts'
+import { coreRecordFields } from '#src/modules/services/service-records.ts'
 import { type FieldError, validationFailed } from '#src/platform/http/errors.ts'
 import type { ContainerConfig, ContainerPort, ContainerServiceInput, ContainerServiceRecord, ContainerStorage } from './container.types.ts'
 import { type ContainerDeployOverrides, containerPlanning } from './container-deployments.ts'
@@ -48,22 +48,15 @@ function withStorageIds(storage: ContainerServiceInput['storage'], previous: Con
 export function toContainerRecord(service: ServiceRecord<ContainerConfig>): ContainerServiceRecord {
   const reference = service.references.find((candidate) => candidate.containerRegistryId)
   return {
-    ...service.configuration,
+    ...coreRecordFields(service),
     groups: attachedGroups(service.references),
-    id: service.id,
-    name: service.name,
-    organizationId: service.organizationId,
-    environmentId: service.environmentId,
     version: service.version,
-    createdAt: service.createdAt,
-    updatedAt: service.updatedAt,
     registry: {
       id: service.configuration.registryId,
       name: reference?.name ?? '',
       url: reference?.url ?? '',
       kind: reference?.registryKind ?? 'GENERIC_CR',
     },
-    entityTag: serviceEntityTag(service),
   }
 }
 
@@ -72,9 +65,6 @@ export const containerKind: ServiceKind<ContainerWrite, ContainerConfig, Contain
   ...containerPlanning,
   noun: 'container',
   referencePaths: REFERENCE_PATHS,
-
-  // Every role that may write a service may set everything of a container.
-  authorize() {},
 
   async prepare({ organizationId, lookups, environment, previous }, { input, ruleErrors }) {
     const errors = [...ruleErrors]

@@ -5,9 +5,8 @@ import {
   LabelsGroupResponse,
   ServiceGroupIdsRequest,
 } from '#src/modules/organization-groups/organization-groups.schemas.ts'
-import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
+import { kindParams } from '#src/modules/services/kind-schemas.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
-import { ListResponse } from '#src/platform/http/lists.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf: Ajv's removeAdditional
 // would strip members while trying alternatives. "Exactly one of" is checked in container-request-rules.ts.
@@ -181,12 +180,7 @@ export const ContainerResponse = Type.Object(
 )
 export type ContainerResponse = Static<typeof ContainerResponse>
 
-export const ContainerResponseList = ListResponse(ContainerResponse, 'ContainerResponseList', SERVICE_LIST_HAS_MORE)
-
-export const ContainerParams = Type.Object({ containerId: Uuid })
-export const DeleteContainerQuery = Type.Object({
-  skipReconcile: Type.Optional(Type.Boolean({ default: false, description: 'accepted for compatibility; nothing to reconcile yet' })),
-})
+export const ContainerParams = kindParams('containerId')
 
 export const ContainerDeployRequest = Type.Object(
   {

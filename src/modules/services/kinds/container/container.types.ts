@@ -1,22 +1,16 @@
 import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
+import type { CoreRecord } from '#src/modules/services/service-records.ts'
+import type { ServicePort } from '#src/modules/services/service-responses.ts'
 import type { ContainerPortProtocol, CpuArchitecture } from './container.schemas.ts'
 
 // The container service as the service layer and the database see it: camelCase records, stored as
 // JSON in the service core's configuration column.
 
-export interface ContainerPort {
-  /** Kept across edits: the id the request names when it is one of the service's, else the id of the port of the same name. */
-  id: string
-  name: string
-  internalPort: number
-  /** Null for a port that is not public and names none. */
-  externalPort: number | null
-  publiclyAccessible: boolean
-  isDefault: boolean
-  protocol: ContainerPortProtocol
-  publicPath: string | null
-  publicPathRewrite: string | null
-}
+/**
+ * Its id is kept across edits: the id the request names when it is one of the service's, else the
+ * id of the port of the same name; `externalPort` is null for a port that is not public and names none.
+ */
+export type ContainerPort = ServicePort<ContainerPortProtocol>
 
 export type ContainerPortInput = Omit<ContainerPort, 'id'> & { id: string | null }
 
@@ -78,17 +72,9 @@ export interface ContainerConfig extends Omit<ContainerServiceInput<ContainerPor
 }
 
 /** A stored container service with its registry, as reads return it. */
-export interface ContainerServiceRecord extends ContainerConfig {
+export interface ContainerServiceRecord extends ContainerConfig, CoreRecord {
   /** The labels and annotations groups attached to it, in response shapes. */
   groups: AttachedGroups
-  id: string
-  name: string
-  organizationId: string
-  environmentId: string
   version: number
-  createdAt: Date
-  updatedAt: Date
   registry: { id: string; name: string; url: string; kind: string }
-  /** Names this representation (ETag): its version and the names of what it references. */
-  entityTag: string
 }

@@ -1,3 +1,4 @@
+import { coreResponseFields, resourceResponseFields, toPortResponse } from '#src/modules/services/service-responses.ts'
 import type { ContainerRequest, ContainerResponse } from './container.schemas.ts'
 import type { ContainerServiceInput, ContainerServiceRecord, Healthchecks, Probe } from './container.types.ts'
 
@@ -107,42 +108,23 @@ const toHealthchecksResponse = (healthchecks: Healthchecks) => ({
 /** A container service as the reference's `ContainerResponse`. */
 export function toContainerResponse(record: ContainerServiceRecord): ContainerResponse {
   return {
-    id: record.id,
-    created_at: record.createdAt.toISOString(),
-    updated_at: record.updatedAt.toISOString(),
+    ...coreResponseFields(record),
     storage: record.storage.map((storage) => ({ id: storage.id, type: storage.type, size: storage.sizeGb, mount_point: storage.mountPoint })),
     image_name: record.imageName,
     tag: record.tag,
     registry_id: record.registryId,
     registry: record.registry as ContainerResponse['registry'],
-    environment: { id: record.environmentId },
     maximum_cpu: CONTAINER_MAXIMUMS.cpu,
     maximum_memory: CONTAINER_MAXIMUMS.memory,
     maximum_gpu: CONTAINER_MAXIMUMS.gpu,
-    name: record.name,
-    ...(record.description === null ? {} : { description: record.description }),
     arguments: record.arguments,
     ...(record.entrypoint === null ? {} : { entrypoint: record.entrypoint }),
-    cpu: record.cpu,
-    memory: record.memory,
-    gpu: record.gpu,
-    ...(record.ephemeralStorageInGib === null ? {} : { ephemeral_storage_in_gib: record.ephemeralStorageInGib }),
-    cpu_architecture: record.cpuArchitecture,
+    ...resourceResponseFields(record),
     min_running_instances: record.minRunningInstances,
     max_running_instances: record.maxRunningInstances,
     healthchecks: toHealthchecksResponse(record.healthchecks),
     auto_preview: record.autoPreview,
-    ports: record.ports.map((port) => ({
-      id: port.id,
-      name: port.name,
-      internal_port: port.internalPort,
-      ...(port.externalPort === null ? {} : { external_port: port.externalPort }),
-      publicly_accessible: port.publiclyAccessible,
-      is_default: port.isDefault,
-      protocol: port.protocol,
-      ...(port.publicPath === null ? {} : { public_path: port.publicPath }),
-      ...(port.publicPathRewrite === null ? {} : { public_path_rewrite: port.publicPathRewrite }),
-    })),
+    ports: record.ports.map(toPortResponse),
     auto_deploy: record.autoDeploy,
     ...record.groups,
     icon_uri: record.iconUri,

@@ -1,3 +1,4 @@
+import { bodyError } from '#src/modules/services/field-errors.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { DatabaseEditRequest, DatabaseRequest } from './database.schemas.ts'
 import type { DatabaseConfig } from './database.types.ts'
@@ -5,8 +6,6 @@ import { DATABASE_ENGINES, type DatabaseMode, type DatabaseType, versionRank } f
 
 // The rules of a database request that its JSON schema cannot say. Each broken rule names the
 // request's field by JSON pointer, so that one answer lists every mistake.
-
-const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
 
 /** What the database becomes, checked as a whole: the version its type runs, and the fields its mode takes. */
 interface Shape {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { attachedGroups } from '#src/modules/services/service-groups.ts'
 import type { ServiceKind, ServiceRecord } from '#src/modules/services/service-kinds.ts'
-import { serviceEntityTag } from '#src/modules/services/services.service.ts'
+import { coreRecordFields } from '#src/modules/services/service-records.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 import type { DatabaseConfig, DatabaseRecord, DatabaseWrite } from './database.types.ts'
 import { DEFAULT_DATABASE_ICON_URI } from './database.wire.ts'
@@ -11,18 +11,7 @@ import { databaseEditErrors } from './database-request-rules.ts'
 
 /** A database as its wire mapping reads it: the core's record with the configuration spread. */
 export function toDatabaseRecord(service: ServiceRecord<DatabaseConfig>): DatabaseRecord {
-  return {
-    ...service.configuration,
-    groups: attachedGroups(service.references),
-    id: service.id,
-    organizationId: service.organizationId,
-    environmentId: service.environmentId,
-    name: service.name,
-    revision: service.version,
-    createdAt: service.createdAt,
-    updatedAt: service.updatedAt,
-    entityTag: serviceEntityTag(service),
-  }
+  return { ...coreRecordFields(service), groups: attachedGroups(service.references), revision: service.version }
 }
 
 /** What an edit makes of `previous`: the fields it gives, over those it leaves out. */
@@ -52,8 +41,6 @@ export const databaseKind: ServiceKind<DatabaseWrite, DatabaseConfig> = {
   ...databasePlanning,
   noun: 'database',
   referencePaths: {},
-
-  authorize() {},
 
   async prepare({ previous }, write) {
     if ('create' in write) {

@@ -5,9 +5,8 @@ import {
   LabelsGroupResponse,
   ServiceGroupIdsRequest,
 } from '#src/modules/organization-groups/organization-groups.schemas.ts'
-import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
+import { kindParams } from '#src/modules/services/kind-schemas.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
-import { ListResponse } from '#src/platform/http/lists.ts'
 import { DATABASE_ACCESSIBILITIES, DATABASE_LIMITS, DATABASE_MODES, DATABASE_TYPES, DISK_TYPES } from './database-engines.ts'
 
 // The reference's DatabaseRequest, DatabaseEditRequest, Database and Credentials, and the lists
@@ -107,12 +106,7 @@ export const DatabaseResponse = Type.Object(
 )
 export type DatabaseResponse = Static<typeof DatabaseResponse>
 
-export const DatabaseResponseList = ListResponse(DatabaseResponse, 'DatabaseResponseList', SERVICE_LIST_HAS_MORE)
-
-export const DatabaseParams = Type.Object({ databaseId: Uuid })
-export const DeleteDatabaseQuery = Type.Object({
-  skipReconcile: Type.Optional(Type.Boolean({ default: false, description: 'accepted for compatibility; nothing to reconcile yet' })),
-})
+export const DatabaseParams = kindParams('databaseId')
 export const DatabaseActionQuery = Type.Object({
   applyImmediately: Type.Optional(Type.Boolean({ description: 'accepted for compatibility: Berth has no maintenance windows' })),
 })

@@ -1,4 +1,5 @@
 import type { AttachedGroups, ServiceGroupIds } from '#src/modules/services/service-groups.ts'
+import type { CoreRecord } from '#src/modules/services/service-records.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { DatabaseEditRequest } from './database.schemas.ts'
 import type { DatabaseAccessibility, DatabaseMode, DatabaseType, DiskType } from './database-engines.ts'
@@ -53,18 +54,10 @@ export interface DatabaseConfig extends Omit<DatabaseInput, 'name' | 'iconUri'> 
 }
 
 /** A stored database as reads return it. */
-export interface DatabaseRecord extends DatabaseConfig {
+export interface DatabaseRecord extends DatabaseConfig, CoreRecord {
   /** The labels and annotations groups attached to it, in response shapes. */
   groups: AttachedGroups
-  id: string
-  organizationId: string
-  environmentId: string
-  name: string
   version: string
   /** The service core's version of the configuration. */
   revision: number
-  createdAt: Date
-  updatedAt: Date
-  /** Names this representation (ETag). */
-  entityTag: string
 }

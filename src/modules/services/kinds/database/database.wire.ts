@@ -1,3 +1,4 @@
+import { coreResponseFields } from '#src/modules/services/service-responses.ts'
 import type { DatabaseRequest, DatabaseResponse } from './database.schemas.ts'
 import type { DatabaseInput, DatabaseRecord } from './database.types.ts'
 import { DATABASE_ENGINES, DATABASE_LIMITS, DEFAULT_CPU_MILLICORES, DEFAULT_STORAGE_GB, MANAGED_DEFAULT_MEMORY_MB } from './database-engines.ts'
@@ -26,12 +27,7 @@ export function databaseInput(body: DatabaseRequest): DatabaseInput {
 /** A database as the reference's responses show it: never its credentials but host and port. */
 export function toDatabaseResponse(database: DatabaseRecord): DatabaseResponse {
   return {
-    id: database.id,
-    created_at: database.createdAt.toISOString(),
-    updated_at: database.updatedAt.toISOString(),
-    environment: { id: database.environmentId },
-    name: database.name,
-    ...(database.description === null ? {} : { description: database.description }),
+    ...coreResponseFields(database),
     type: database.type,
     version: database.version,
     mode: database.mode,

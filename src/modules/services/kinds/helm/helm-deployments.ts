@@ -1,6 +1,7 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import { type PlannedService, plannedService } from '#src/modules/deployments/triggers/deployment-plan.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import { listNamesAction } from '#src/modules/services/simulated-failures.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
 
@@ -37,26 +38,11 @@ export function helmOverrideErrors(helm: Pick<HelmConfig, 'source' | 'valuesOver
  */
 export const SIMULATE_FAILURE_KEY = 'berth.simulate.fail'
 
-const ACTION_WORDS: Record<RunnableTrigger, string> = {
-  DEPLOY: 'deploy',
-  RESTART: 'restart',
-  STOP: 'stop',
-  UNINSTALL: 'uninstall',
-  DELETE: 'uninstall',
-}
-
 export function simulatesFailure(helm: Pick<HelmConfig, 'valuesOverride'>, trigger: RunnableTrigger): boolean {
   const values = [...helm.valuesOverride.set, ...helm.valuesOverride.setString]
     .filter(([key]) => key === SIMULATE_FAILURE_KEY)
     .map(([, value]) => value.trim().toLowerCase())
-  return values.some(
-    (value) =>
-      value === 'true' ||
-      value
-        .split(',')
-        .map((word) => word.trim())
-        .includes(ACTION_WORDS[trigger]),
-  )
+  return values.some((value) => value === 'true' || listNamesAction(value, trigger))
 }
 
 /**

@@ -1,3 +1,4 @@
+import { bodyError } from '#src/modules/services/field-errors.ts'
 import { checkGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { HelmRequest } from './helm.schemas.ts'
@@ -5,8 +6,6 @@ import { refusedHelmArgument } from './helm-arguments.ts'
 
 // The rules of a helm request that its JSON schema cannot say. Each broken rule names the
 // request's field by JSON pointer, so that one answer lists every mistake.
-
-const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
 
 function checkSource(source: HelmRequest['source'], errors: FieldError[]): void {
   const given = [source.git_repository, source.helm_repository].filter((option) => option != null).length

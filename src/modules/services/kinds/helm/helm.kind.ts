@@ -1,6 +1,6 @@
 import { resolveGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { ServiceKind, ServiceLookups, ServiceRecord, ServiceReference } from '#src/modules/services/service-kinds.ts'
-import { serviceEntityTag } from '#src/modules/services/services.service.ts'
+import { coreRecordFields, gitTokenNamesOf } from '#src/modules/services/service-records.ts'
 import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import { AppError, type FieldError, validationFailed } from '#src/platform/http/errors.ts'
 import type { HelmConfig, HelmPort, HelmServiceInput, HelmServiceRecord, HelmSource, ValuesOverride } from './helm.types.ts'
@@ -47,25 +47,9 @@ function withPortIds(input: HelmServiceInput, previous: HelmPort[] = []): HelmPo
 
 /** A helm service as its wire mapping reads it: the core's record with the configuration spread and the names of what it references. */
 export function toHelmRecord(service: ServiceRecord<HelmConfig>): HelmServiceRecord {
-  const gitTokenNames: Record<string, string> = {}
-  let helmRepository: HelmServiceRecord['helmRepository'] = null
-  for (const reference of service.references) {
-    if (reference.gitTokenId) gitTokenNames[reference.gitTokenId] = reference.name
-    if (reference.helmRepositoryId) helmRepository = { id: reference.helmRepositoryId, name: reference.name, url: reference.url }
-  }
-  return {
-    ...service.configuration,
-    id: service.id,
-    organizationId: service.organizationId,
-    environmentId: service.environmentId,
-    name: service.name,
-    version: service.version,
-    createdAt: service.createdAt,
-    updatedAt: service.updatedAt,
-    gitTokenNames,
-    helmRepository,
-    entityTag: serviceEntityTag(service),
-  }
+  const repository = service.references.find((reference) => reference.helmRepositoryId)
+  const helmRepository = repository ? { id: repository.helmRepositoryId!, name: repository.name, url: repository.url } : null
+  return { ...coreRecordFields(service), version: service.version, gitTokenNames: gitTokenNamesOf(service.references), helmRepository }
 }
 
 /** The request's references, checked; every error of the request is reported at once. */

@@ -1,9 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
-import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
-import { ListResponse } from '#src/platform/http/lists.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf: Ajv's removeAdditional
 // would strip members while trying alternatives. "Exactly one of" is checked in helm-request-rules.ts.
@@ -185,13 +183,6 @@ export const HelmResponse = Type.Object(
   { title: 'HelmResponse' },
 )
 export type HelmResponse = Static<typeof HelmResponse>
-
-export const HelmResponseList = ListResponse(HelmResponse, 'HelmResponseList', SERVICE_LIST_HAS_MORE)
-
-export const HelmParams = Type.Object({ helmId: Uuid })
-export const DeleteHelmQuery = Type.Object({
-  skipReconcile: Type.Optional(Type.Boolean({ default: false, description: 'accepted for compatibility; nothing to reconcile yet' })),
-})
 
 export const HelmDeployRequest = Type.Object(
   {

@@ -1,4 +1,5 @@
 import type { GitRepositoryInput, GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
+import type { CoreRecord, GitTokenNames } from '#src/modules/services/service-records.ts'
 import type { PortProtocol } from './helm.schemas.ts'
 
 // The helm service as the service layer and the database see it: camelCase records, stored as
@@ -58,17 +59,8 @@ export interface HelmConfig extends Omit<HelmServiceInput<GitRepositoryRef, Helm
 }
 
 /** A stored helm service with the names of what it references, as reads return it. */
-export interface HelmServiceRecord extends Omit<HelmServiceInput<GitRepositoryRef, HelmPort>, 'autoPreview'> {
-  id: string
-  organizationId: string
-  environmentId: string
+export interface HelmServiceRecord extends Omit<HelmServiceInput<GitRepositoryRef, HelmPort>, 'autoPreview'>, CoreRecord, GitTokenNames {
   autoPreview: boolean
   version: number
-  createdAt: Date
-  updatedAt: Date
-  /** Names of the git tokens the service uses, by id. */
-  gitTokenNames: Record<string, string>
   helmRepository: { id: string; name: string; url: string | null } | null
-  /** Names this representation (ETag): its version and the names of what it references. */
-  entityTag: string
 }

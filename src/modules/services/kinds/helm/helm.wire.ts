@@ -1,4 +1,5 @@
 import { gitRepositoryInput, toGitRepositoryResponse } from '#src/modules/services/git-repositories/git-repositories.ts'
+import { coreResponseFields } from '#src/modules/services/service-responses.ts'
 import type { HelmRequest, HelmResponse } from './helm.schemas.ts'
 import type { HelmServiceInput, HelmServiceRecord, KeyValue } from './helm.types.ts'
 
@@ -61,12 +62,7 @@ export function toHelmResponse(record: HelmServiceRecord): HelmResponse {
   const { source, valuesOverride: values } = record
   const file = values.file
   return {
-    id: record.id,
-    created_at: record.createdAt.toISOString(),
-    updated_at: record.updatedAt.toISOString(),
-    environment: { id: record.environmentId },
-    name: record.name,
-    ...(record.description === null ? {} : { description: record.description }),
+    ...coreResponseFields(record),
     timeout_sec: record.timeoutSec,
     auto_preview: record.autoPreview,
     auto_deploy: record.autoDeploy,

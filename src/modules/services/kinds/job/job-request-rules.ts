@@ -1,3 +1,4 @@
+import { bodyError } from '#src/modules/services/field-errors.ts'
 import { checkGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import { cronExpressionProblem, DEFAULT_TIMEZONE, timezoneProblem } from './cron-expressions.ts'
@@ -5,8 +6,6 @@ import type { JobRequest } from './job.schemas.ts'
 
 // The rules of a job request that its JSON schema cannot say. Each broken rule names the request's
 // field by JSON pointer, so that one answer lists every mistake.
-
-const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
 
 function checkSource(source: JobRequest['source'], errors: FieldError[]): void {
   const given = [source.image, source.docker].filter((option) => option != null).length

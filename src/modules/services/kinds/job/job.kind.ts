@@ -2,7 +2,7 @@ import { resolveGitRepository } from '#src/modules/services/git-repositories/git
 import type { ServiceGroupIds } from '#src/modules/services/service-groups.ts'
 import { attachedGroups } from '#src/modules/services/service-groups.ts'
 import type { ServiceKind, ServiceLookups, ServiceRecord, ServiceReference } from '#src/modules/services/service-kinds.ts'
-import { serviceEntityTag } from '#src/modules/services/services.service.ts'
+import { coreRecordFields, gitTokenNamesOf } from '#src/modules/services/service-records.ts'
 import { type FieldError, validationFailed } from '#src/platform/http/errors.ts'
 import type { JobConfig, JobServiceInput, JobServiceRecord, JobSource } from './job.types.ts'
 import { type JobDeployOverrides, jobOverrideErrors, jobPlan, jobPlanning } from './job-deployments.ts'
@@ -33,25 +33,14 @@ function jobReferences(configuration: JobConfig): ServiceReference[] {
 
 /** A job as its wire mapping reads it: the core's record with the configuration spread and the names of what it references. */
 export function toJobRecord(service: ServiceRecord<JobConfig>): JobServiceRecord {
-  const gitTokenNames: Record<string, string> = {}
-  let registry: JobServiceRecord['registry'] = null
-  for (const reference of service.references) {
-    if (reference.gitTokenId) gitTokenNames[reference.gitTokenId] = reference.name
-    if (reference.containerRegistryId) registry = { id: reference.containerRegistryId, name: reference.name, url: reference.url }
-  }
+  const reference = service.references.find((candidate) => candidate.containerRegistryId)
+  const registry = reference ? { id: reference.containerRegistryId!, name: reference.name, url: reference.url } : null
   return {
-    ...service.configuration,
+    ...coreRecordFields(service),
     groups: attachedGroups(service.references),
-    id: service.id,
-    organizationId: service.organizationId,
-    environmentId: service.environmentId,
-    name: service.name,
     version: service.version,
-    createdAt: service.createdAt,
-    updatedAt: service.updatedAt,
-    gitTokenNames,
+    gitTokenNames: gitTokenNamesOf(service.references),
     registry,
-    entityTag: serviceEntityTag(service),
   }
 }
 
@@ -79,8 +68,6 @@ export const jobKind: ServiceKind<JobWrite, JobConfig, JobDeployOverrides> = {
   referencePaths: REFERENCE_PATHS,
 
   // A job needs no right beyond the WRITE role every service write needs.
-  authorize() {},
-
   async prepare({ organizationId, lookups, environment }, write) {
     const { name, autoPreview, ...rest } = write.input
     const configuration: JobConfig = {

@@ -6,9 +6,7 @@ import {
   ServiceGroupIdsRequest,
 } from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
-import { SERVICE_LIST_HAS_MORE } from '#src/modules/services/service-lists.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
-import { ListResponse } from '#src/platform/http/lists.ts'
 import { LIFECYCLE_TYPES } from './job.types.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf (Ajv's removeAdditional
@@ -250,13 +248,6 @@ export const LifecycleJobResponse = Type.Object(
 
 export const JobResponse = Type.Union([LifecycleJobResponse, CronJobResponse], { title: 'JobResponse' })
 export type JobResponse = Static<typeof JobResponse>
-
-export const JobResponseList = ListResponse(JobResponse, 'JobResponseList', SERVICE_LIST_HAS_MORE)
-
-export const JobParams = Type.Object({ jobId: Uuid })
-export const DeleteJobQuery = Type.Object({
-  skipReconcile: Type.Optional(Type.Boolean({ default: false, description: 'accepted for compatibility; nothing to reconcile yet' })),
-})
 
 export const JobDeployRequest = Type.Object(
   {

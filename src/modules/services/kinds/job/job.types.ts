@@ -1,5 +1,6 @@
 import type { GitRepositoryInput, GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
+import type { CoreRecord, GitTokenNames } from '#src/modules/services/service-records.ts'
 
 // The job service as the service layer and the database see it: camelCase records, stored as the
 // service's JSON configuration.
@@ -69,21 +70,11 @@ export interface JobConfig extends Omit<JobServiceInput<GitRepositoryRef>, 'auto
 }
 
 /** A stored job with the names of what it references, as reads return it. */
-export interface JobServiceRecord extends JobConfig {
+export interface JobServiceRecord extends JobConfig, CoreRecord, GitTokenNames {
   /** The labels and annotations groups attached to it, in response shapes. */
   groups: AttachedGroups
-  id: string
-  organizationId: string
-  environmentId: string
-  name: string
   version: number
-  createdAt: Date
-  updatedAt: Date
-  /** Names of the git tokens the job uses, by id. */
-  gitTokenNames: Record<string, string>
   registry: { id: string; name: string; url: string | null } | null
-  /** Names this representation (ETag): its version and the names of what it references. */
-  entityTag: string
 }
 
 export const jobType = (schedule: JobSchedule): 'CRON' | 'LIFECYCLE' => ('cronjob' in schedule ? 'CRON' : 'LIFECYCLE')

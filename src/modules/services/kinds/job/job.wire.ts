@@ -1,4 +1,5 @@
 import { gitRepositoryInput, toGitRepositoryResponse } from '#src/modules/services/git-repositories/git-repositories.ts'
+import { coreResponseFields, resourceResponseFields } from '#src/modules/services/service-responses.ts'
 import { DEFAULT_TIMEZONE } from './cron-expressions.ts'
 import { type JobRequest, type JobResponse, MAXIMUM_CPU, MAXIMUM_GPU, MAXIMUM_MEMORY } from './job.schemas.ts'
 import type { JobCommand, JobSchedule, JobServiceInput, JobServiceRecord } from './job.types.ts'
@@ -79,20 +80,11 @@ const commandResponse = (given: JobCommand) => ({
 export function toJobResponse(record: JobServiceRecord): JobResponse {
   const { source, schedule } = record
   const base = {
-    id: record.id,
-    created_at: record.createdAt.toISOString(),
-    updated_at: record.updatedAt.toISOString(),
-    environment: { id: record.environmentId },
+    ...coreResponseFields(record),
     maximum_cpu: MAXIMUM_CPU,
     maximum_memory: MAXIMUM_MEMORY,
     maximum_gpu: MAXIMUM_GPU,
-    name: record.name,
-    ...(record.description === null ? {} : { description: record.description }),
-    cpu: record.cpu,
-    memory: record.memory,
-    gpu: record.gpu,
-    ...(record.ephemeralStorageInGib === null ? {} : { ephemeral_storage_in_gib: record.ephemeralStorageInGib }),
-    cpu_architecture: record.cpuArchitecture,
+    ...resourceResponseFields(record),
     max_nb_restart: record.maxNbRestart,
     max_duration_seconds: record.maxDurationSeconds,
     auto_preview: record.autoPreview,

@@ -1,0 +1,41 @@
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { CappedList } from '#src/platform/http/lists.ts'
+import type { EditHooks, KindDescriptor, RecordLookups } from './kind-descriptor.ts'
+import type { ServiceRecord } from './service-kinds.ts'
+import type { ServicesService } from './services.service.ts'
+
+/** The service core's operations on one kind, answering the kind's records for its wire mapping. */
+export interface KindCrudService<Rec = { entityTag: string }, Write = unknown> {
+  /** A page of the environment's services of the kind; `startId` continues after that one; `heldUntil` as the core's. */
+  list(principal: Principal, environmentId: string, options: { startId?: string; heldUntil?: () => Promise<unknown> }): Promise<CappedList<Rec>>
+  get(principal: Principal, serviceId: string): Promise<Rec>
+  create(principal: Principal, environmentId: string, write: Write): Promise<Rec>
+  /** An edit; `ifMatch`: the ETags If-Match accepts. */
+  update(principal: Principal, serviceId: string, write: Write, ifMatch?: string[]): Promise<Rec>
+  delete(principal: Principal, serviceId: string): Promise<void>
+}
+
+export function createKindCrud<Rec extends { entityTag: string }, Write>(
+  core: ServicesService,
+  descriptor: KindDescriptor<Rec, Write>,
+  lookups: RecordLookups & EditHooks,
+): KindCrudService<Rec, Write> {
+  const { kind } = descriptor
+  const records = async (services: ServiceRecord[]) =>
+    descriptor.records ? descriptor.records(services, lookups) : services.map((service) => descriptor.toRecord(service))
+  const one = async (service: ServiceRecord) => (await records([service]))[0]!
+  return {
+    async list(principal, environmentId, options) {
+      const page = await core.list(principal, environmentId, { type: kind.type, ...options })
+      return { rows: await records(page.rows), hasMore: page.hasMore }
+    },
+    get: async (principal, serviceId) => one(await core.get(principal, kind.type, serviceId)),
+    create: async (principal, environmentId, write) => one(await core.create(principal, kind.type, environmentId, write)),
+    async update(principal, serviceId, write, ifMatch) {
+      const updated = await one(await core.update(principal, kind.type, serviceId, write, ifMatch))
+      await descriptor.afterEdit?.(updated, lookups)
+      return updated
+    },
+    delete: (principal, serviceId) => core.delete(principal, kind.type, serviceId),
+  }
+}
