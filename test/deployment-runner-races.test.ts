@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
-import { createDeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
-import type { DeploymentRunsRepository, StoredRun } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import { createDeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
+import type { DeploymentRunsRepository, StoredRun } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import type { DeploymentExecutor } from '#src/modules/executors/executor.ts'
 
 // The runner against a scripted queue, for the orderings a real database produces only now and

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Selectable, sql, type Transaction } from '
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database, DeploymentRequestsTable } from '#src/platform/db/schema.ts'
 import { type ActionStatus, type Origin, type RunnableTrigger, type ServiceActionStatus, type State, UNFINISHED } from '../deployment-states.ts'
-import { environmentEntry, serviceEntry } from '../history/deployment-entries.ts'
+import { environmentEntry, serviceEntry } from './deployment-entries.ts'
 import type { DeploymentRun, Progress } from './deployment-progress.ts'
 
 // How a run is stored: its row, and the history entries rendered from it at every write.

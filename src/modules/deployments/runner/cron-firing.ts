@@ -11,11 +11,11 @@ import { createDeploymentStagesRepository } from '#src/modules/services/stages/d
 import { resolveServiceVariables } from '#src/modules/variables/resolved-variables.ts'
 import { createVariablesRepository } from '#src/modules/variables/variables.repository.ts'
 import type { Database } from '#src/platform/db/schema.ts'
+import { includes } from '../api/triggers/deployment-statuses.ts'
+import { plannedService } from '../queue/deployment-plan.ts'
 import { databaseNow } from '../queue/deployment-rows.ts'
-import type { LockedQueue } from '../queue/deployment-runs.repository.ts'
-import { plannedService } from '../triggers/deployment-plan.ts'
-import { includes } from '../triggers/deployment-statuses.ts'
-import { queuedRun, snapshotOf, stageOfService } from '../triggers/queued-runs.ts'
+import { queuedRun, snapshotOf, stageOfService } from '../queue/queued-runs.ts'
+import type { LockedQueue } from './deployment-runs.repository.ts'
 
 // The cron scheduler's tick (docs/architecture.md, "Cron jobs"): in one transaction, claim the due
 // schedules with FOR UPDATE SKIP LOCKED, queue one run of each job (origin PLATFORM_INTERNAL) and

@@ -20,7 +20,7 @@ import {
   startRun,
   startStage,
   succeedRun,
-} from './deployment-progress.ts'
+} from '../queue/deployment-progress.ts'
 import type { DeploymentRunsRepository, NewLogLine, StoredRun } from './deployment-runs.repository.ts'
 
 export interface RunnerOptions {

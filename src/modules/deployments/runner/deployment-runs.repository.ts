@@ -5,12 +5,12 @@ import type { Db } from '#src/platform/db/database.ts'
 import { localChange } from '#src/platform/db/notifications.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
+import { HISTORY_CHANNEL } from '../api/history/history-versions.ts'
 import { FAMILIES, type ServiceType, type State, UNFINISHED } from '../deployment-states.ts'
-import { HISTORY_CHANNEL } from '../history/history-versions.ts'
-import { type FiringLog, fireDueSchedules } from '../schedules/cron-firing.ts'
-import { recordFinishedRun } from '../schedules/cron-schedules.repository.ts'
-import { type DeploymentRun, isFinished, SERVICE_GONE, skipServices, withPreviousStates } from './deployment-progress.ts'
-import { databaseNow, finishedStates, latestServiceEntry, runColumns, serviceIdsOf, toRun, writeEntries } from './deployment-rows.ts'
+import { recordFinishedRun } from '../queue/cron-schedules.repository.ts'
+import { type DeploymentRun, isFinished, SERVICE_GONE, skipServices, withPreviousStates } from '../queue/deployment-progress.ts'
+import { databaseNow, finishedStates, latestServiceEntry, runColumns, serviceIdsOf, toRun, writeEntries } from '../queue/deployment-rows.ts'
+import { type FiringLog, fireDueSchedules } from './cron-firing.ts'
 
 // The deployment queue: claiming, holding and writing runs, and an environment's triggers under its lock.
 

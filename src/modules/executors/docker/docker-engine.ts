@@ -1,6 +1,6 @@
 import Docker from 'dockerode'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
-import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { HistoryQuery } from '../deployments.schemas.ts'
+import type { HistoryQuery } from '../../deployments.schemas.ts'
 import type { HistoryFilters, HistoryPageQuery } from './deployment-history.repository.ts'
 import type { HistoryPage } from './deployment-history.service.ts'
 

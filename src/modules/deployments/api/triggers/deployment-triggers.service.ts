@@ -7,8 +7,8 @@ import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
-import { NEVER_DEPLOYED_STATE, type Origin, type RunnableTrigger, type ServiceType } from '../deployment-states.ts'
-import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
+import { NEVER_DEPLOYED_STATE, type Origin, type RunnableTrigger, type ServiceType } from '../../deployment-states.ts'
+import { plannedService } from '../../queue/deployment-plan.ts'
 import {
   cancelingRun,
   cancelRun,
@@ -17,12 +17,12 @@ import {
   interruptRun,
   type ServiceProgress,
   withPreviousStates,
-} from '../queue/deployment-progress.ts'
-import { serviceIdsOf } from '../queue/deployment-rows.ts'
-import type { DeploymentRunsRepository, LockedQueue, StoredRun } from '../queue/deployment-runs.repository.ts'
-import { plannedService } from './deployment-plan.ts'
+} from '../../queue/deployment-progress.ts'
+import { serviceIdsOf } from '../../queue/deployment-rows.ts'
+import { queuedRun, snapshotOf, stageOfService } from '../../queue/queued-runs.ts'
+import type { DeploymentRunsRepository, LockedQueue, StoredRun } from '../../runner/deployment-runs.repository.ts'
+import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
 import { type DeploymentStatuses, type EnvironmentStatusRecord, includes, type StatusRecord } from './deployment-statuses.ts'
-import { queuedRun, snapshotOf, stageOfService } from './queued-runs.ts'
 
 // Triggers: what queues a deployment of an environment, of one service, or of a selection of
 // services, with a snapshot of each service as of the trigger; and cancels. Nothing here names a

@@ -1,4 +1,4 @@
-import type { CronSchedulesRepository } from '#src/modules/deployments/schedules/cron-schedules.repository.ts'
+import type { CronSchedulesRepository } from '#src/modules/deployments/queue/cron-schedules.repository.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { ServicesService } from '#src/modules/services/services.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
