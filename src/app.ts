@@ -17,13 +17,15 @@ import { customDomainsRoutes } from './modules/custom-domains/custom-domains.rou
 import { customRolesRoutes } from './modules/custom-roles/custom-roles.routes.ts'
 import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/api/history/deployment-history.routes.ts'
-import { createHistoryVersionCache, HISTORY_CHANNEL } from './modules/deployments/api/history/history-versions.ts'
+import { createHistoryVersionCache } from './modules/deployments/api/history/history-versions.ts'
 import { deploymentLogsRoutes } from './modules/deployments/api/logs/deployment-logs.routes.ts'
 import { deploymentQueueRoutes } from './modules/deployments/api/triggers/deployment-queue.routes.ts'
 import { environmentActionsRoutes } from './modules/deployments/api/triggers/environment-actions.routes.ts'
 import { environmentStatusesRoutes } from './modules/deployments/api/triggers/environment-statuses.routes.ts'
 import { selectedServicesRoutes } from './modules/deployments/api/triggers/selected-services.routes.ts'
 import { serviceActionsRoutes } from './modules/deployments/api/triggers/service-actions.routes.ts'
+import { HISTORY_CHANNEL } from './modules/deployments/queue/deployment-rows.ts'
+import { createDeploymentRunsRepository } from './modules/deployments/runner/deployment-runs.repository.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { dockerServiceRuntime } from './modules/executors/docker/docker-engine.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
@@ -201,10 +203,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     domainCheck: config.domainCheck,
     serviceRuntime:
       config.runner.executor === 'docker'
-        ? dockerServiceRuntime(db, {
+        ? dockerServiceRuntime({
             publishHost: config.runner.dockerPublishHost,
             publicHost: config.runner.dockerPublicHost,
             timeoutMs: config.runner.dockerStatusTimeoutMs,
+            executorOf: createDeploymentRunsRepository(db).executorOf,
           })
         : undefined,
   })

@@ -24,7 +24,7 @@ import { createDeploymentLogsService } from './modules/deployments/api/logs/depl
 import { createDeploymentStatuses } from './modules/deployments/api/triggers/deployment-statuses.ts'
 import { createDeploymentTriggersService } from './modules/deployments/api/triggers/deployment-triggers.service.ts'
 import { createCronSchedulesRepository } from './modules/deployments/queue/cron-schedules.repository.ts'
-import { createDeploymentRunsRepository } from './modules/deployments/runner/deployment-runs.repository.ts'
+import { createEnvironmentQueue } from './modules/deployments/queue/environment-queue.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
 import { createEnvironmentsRepository } from './modules/environments/environments.repository.ts'
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
@@ -254,7 +254,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireService: services.requireService,
   })
   const deployments = createDeploymentTriggersService({
-    runs: createDeploymentRunsRepository(db),
+    queues: createEnvironmentQueue(db),
     history: historyRepo,
     statuses: createDeploymentStatuses(historyRepo, options.serviceRuntime?.liveStates),
     kinds: KINDS,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
+import { createConfiguredRunner } from '#src/cli/deployment-engine.ts'
+import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { type DeploymentCalls, deploymentCalls } from './helpers/deployments.ts'

@@ -1,11 +1,10 @@
 import type { Config } from '#src/config.ts'
-import { createConfiguredRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
-import { deploymentEngine } from './deployment-engine.ts'
+import { createConfiguredRunner, deploymentEngine } from './deployment-engine.ts'
 import { graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
 /**

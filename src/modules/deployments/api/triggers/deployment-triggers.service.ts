@@ -18,18 +18,18 @@ import {
   type ServiceProgress,
   withPreviousStates,
 } from '../../queue/deployment-progress.ts'
-import { serviceIdsOf } from '../../queue/deployment-rows.ts'
+import { includes, serviceIdsOf } from '../../queue/deployment-rows.ts'
+import type { EnvironmentQueue, LockedQueue, StoredRun } from '../../queue/environment-queue.ts'
 import { queuedRun, snapshotOf, stageOfService } from '../../queue/queued-runs.ts'
-import type { DeploymentRunsRepository, LockedQueue, StoredRun } from '../../runner/deployment-runs.repository.ts'
 import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
-import { type DeploymentStatuses, type EnvironmentStatusRecord, includes, type StatusRecord } from './deployment-statuses.ts'
+import type { DeploymentStatuses, EnvironmentStatusRecord, StatusRecord } from './deployment-statuses.ts'
 
 // Triggers: what queues a deployment of an environment, of one service, or of a selection of
 // services, with a snapshot of each service as of the trigger; and cancels. Nothing here names a
 // kind: a service's kind plans its part through the registry.
 
 export interface DeploymentTriggersDeps {
-  runs: DeploymentRunsRepository
+  queues: EnvironmentQueue
   history: DeploymentHistoryRepository
   statuses: DeploymentStatuses
   kinds: ServiceKinds
@@ -112,7 +112,7 @@ async function isStopped(queue: LockedQueue, services: { id: string }[]): Promis
 }
 
 export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
-  const { runs, statuses, kinds, listLimit = DEFAULT_LIST_LIMIT } = deps
+  const { queues, statuses, kinds, listLimit = DEFAULT_LIST_LIMIT } = deps
 
   const kindOf = (type: ServiceType) => {
     const kind = kinds.get(type)
@@ -174,7 +174,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     const snapshots = target.selected.map(({ service, overrides }) =>
       snapshotOf(service, overrides, resolved.get(service.id), settings.get(service.id)),
     )
-    const queued = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
+    const queued = await queues.withEnvironmentLocked(environment.id, async (queue, next) => {
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)
       // Nothing queues behind the run that deletes the environment: it would have nothing left to act on.
       if (!target.deletesEnvironment && (await beingDeleted(queue, unfinished))) throw new AppError('conflict', 'the environment is being deleted')
@@ -350,7 +350,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     /** Cancels every unfinished run of the environment. 409 when there is nothing left to cancel. */
     async cancelEnvironment(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
-      const outcome = await runs.withEnvironmentLocked(environment.id, async (queue) => {
+      const outcome = await queues.withEnvironmentLocked(environment.id, async (queue) => {
         const unfinished = await queue.unfinished()
         if (unfinished.length === 0) return new AppError('conflict', 'no deployment of this environment is queued or running')
         let acted = false
@@ -368,7 +368,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       if (!found) throw notFound('deployment request')
       const scope = { kind: 'environmentId', environmentId: found.environmentId } as const
       await deps.requireScopedRole(principal, found.organizationId, scope, 'DEPLOY').catch(asNotFound('deployment request'))
-      const outcome = await runs.withEnvironmentLocked(found.environmentId, async (queue) => {
+      const outcome = await queues.withEnvironmentLocked(found.environmentId, async (queue) => {
         const stored = (await queue.unfinished()).find((candidate) => candidate.run.id === executionId)
         if (!stored) return new AppError('conflict', 'the deployment request is no longer queued or running')
         return (await cancelOne(queue, stored)) ? undefined : new AppError('conflict', 'the deployment request is already being canceled')
