@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { buildApp } from '#src/app.ts'
-import type { Config } from '#src/config.ts'
+import { type Config, secretKeySettings } from '#src/config.ts'
 import { backdateDeployments } from '#src/modules/demo/backdate-history.ts'
 import { injectApi } from '#src/modules/demo/demo-api.ts'
 import { DEMO_ORGANIZATION, DEMO_TOKEN_DESCRIPTION } from '#src/modules/demo/demo-plan.ts'
@@ -69,7 +69,7 @@ export async function seed(config: Config, args: string[]): Promise<void> {
       expiredAt: null,
     })
     // The demo's secrets are sealed with the key `berth serve` opens them with.
-    const secrets = await serverSecretBox(db, config, (message) => logger.warn(message))
+    const secrets = await serverSecretBox(db, secretKeySettings(config), (message) => logger.warn(message))
     const app = await buildApp({ config, db, secrets, logger })
     let report: DemoReport
     let revoked = 0

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from '#src/app.ts'
-import type { Config } from '#src/config.ts'
+import { type Config, secretKeySettings } from '#src/config.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
@@ -136,7 +136,7 @@ export async function serve(config: Config): Promise<void> {
     })
     const runtime = await database
     if (stopping) return
-    const secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
+    const secrets = await serverSecretBox(runtime.db, secretKeySettings(config), (message) => logger.warn(message))
     if (config.runner.inServe) {
       const docker = await deploymentEngine(config, runtime.db, secrets, logger)
       runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog(), docker, {

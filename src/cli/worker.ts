@@ -1,4 +1,4 @@
-import type { Config } from '#src/config.ts'
+import { type Config, secretKeySettings } from '#src/config.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
@@ -18,7 +18,7 @@ export async function worker(config: Config): Promise<void> {
   let docker: Awaited<ReturnType<typeof deploymentEngine>>
   let secrets: Awaited<ReturnType<typeof serverSecretBox>>
   try {
-    secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
+    secrets = await serverSecretBox(runtime.db, secretKeySettings(config), (message) => logger.warn(message))
     docker = await deploymentEngine(config, runtime.db, secrets, logger)
   } catch (error) {
     await runtime.close()
