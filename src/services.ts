@@ -204,7 +204,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   const stagesRepo = createDeploymentStagesRepository(db)
   const services = createServicesService({
     // Late-bound: the triggers need the services core first.
-    deleteInstalled: (principal, type, serviceId) => deployments.deleteInstalledService(principal, type, serviceId),
+    deleteInstalled: (principal, service) => deployments.deleteInstalledService(principal, service),
     repo: servicesRepo,
     stages: stagesRepo,
     kinds: KINDS,

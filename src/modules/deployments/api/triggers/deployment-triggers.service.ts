@@ -225,8 +225,13 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
    * uninstall of what is not installed.
    */
   async function triggerService(principal: Principal, type: ServiceType, serviceId: string, trigger: RunnableTrigger, overrides: object = {}) {
-    const kind = kindOf(type)
     const { service } = await deps.requireService(principal, serviceId, 'DEPLOY', type)
+    return triggerFor(principal, service, trigger, overrides)
+  }
+
+  /** A service trigger once the caller's access to `service`, as read, was checked. */
+  async function triggerFor(principal: Principal, service: ServiceRecord, trigger: RunnableTrigger, overrides: object = {}) {
+    const kind = kindOf(service.kind)
     const errors = kind.overrideErrors(service.configuration, overrides)
     if (errors.length > 0) throw validationFailed(errors)
     const triggeredBy = await deps.actorName(principal)
@@ -465,7 +470,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
      * A service delete: a deployment that deletes it when it is installed (or a run queued would
      * install it); 'nothing' when it is not, for the core to delete it at once.
      */
-    deleteInstalledService: (principal: Principal, type: ServiceType, serviceId: string) => triggerService(principal, type, serviceId, 'DELETE'),
+    deleteInstalledService: (principal: Principal, service: ServiceRecord) => triggerFor(principal, service, 'DELETE'),
     /** 'nothing' when the service is not installed and nothing queued would install it. */
     uninstallService: (principal: Principal, type: ServiceType, serviceId: string) => triggerService(principal, type, serviceId, 'UNINSTALL'),
 
