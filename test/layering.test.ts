@@ -41,7 +41,10 @@ function arrows(from: string, to: (target: string) => boolean): string[] {
   return [...graph].flatMap(([file, targets]) => (file.startsWith(from) ? targets.filter(to).map((target) => `${file} -> ${target}`) : []))
 }
 
-const under = (...folders: string[]) => (target: string) => folders.some((folder) => target.startsWith(folder))
+const under =
+  (...folders: string[]) =>
+  (target: string) =>
+    folders.some((folder) => target.startsWith(folder))
 
 describe('layering', () => {
   it('reads the imports it judges', () => {
