@@ -2,7 +2,7 @@
 // placeholders where each stored copy gets its own execution id and creation minute.
 import { randomUUID } from 'node:crypto'
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
-import { environmentEntry } from '#src/modules/deployments/history/deployment-entries.ts'
+import { environmentEntry } from '#src/modules/deployments/queue/deployment-entries.ts'
 import type { DeploymentRun, ServiceProgress, StageProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
 
 /** Stands for the execution id in the template's texts (entry, build pod names). */

@@ -16,14 +16,16 @@ import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts
 import { customDomainsRoutes } from './modules/custom-domains/custom-domains.routes.ts'
 import { customRolesRoutes } from './modules/custom-roles/custom-roles.routes.ts'
 import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
-import { deploymentHistoryRoutes } from './modules/deployments/history/deployment-history.routes.ts'
-import { createHistoryVersionCache, HISTORY_CHANNEL } from './modules/deployments/history/history-versions.ts'
-import { deploymentLogsRoutes } from './modules/deployments/logs/deployment-logs.routes.ts'
-import { deploymentQueueRoutes } from './modules/deployments/triggers/deployment-queue.routes.ts'
-import { environmentActionsRoutes } from './modules/deployments/triggers/environment-actions.routes.ts'
-import { environmentStatusesRoutes } from './modules/deployments/triggers/environment-statuses.routes.ts'
-import { selectedServicesRoutes } from './modules/deployments/triggers/selected-services.routes.ts'
-import { serviceActionsRoutes } from './modules/deployments/triggers/service-actions.routes.ts'
+import { deploymentHistoryRoutes } from './modules/deployments/api/history/deployment-history.routes.ts'
+import { createHistoryVersionCache } from './modules/deployments/api/history/history-versions.ts'
+import { deploymentLogsRoutes } from './modules/deployments/api/logs/deployment-logs.routes.ts'
+import { deploymentQueueRoutes } from './modules/deployments/api/triggers/deployment-queue.routes.ts'
+import { environmentActionsRoutes } from './modules/deployments/api/triggers/environment-actions.routes.ts'
+import { environmentStatusesRoutes } from './modules/deployments/api/triggers/environment-statuses.routes.ts'
+import { selectedServicesRoutes } from './modules/deployments/api/triggers/selected-services.routes.ts'
+import { serviceActionsRoutes } from './modules/deployments/api/triggers/service-actions.routes.ts'
+import { HISTORY_CHANNEL } from './modules/deployments/queue/deployment-rows.ts'
+import { createDeploymentRunsRepository } from './modules/deployments/runner/deployment-runs.repository.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
@@ -205,10 +207,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
         : undefined,
     serviceRuntime:
       config.runner.executor === 'docker'
-        ? dockerServiceRuntime(db, {
+        ? dockerServiceRuntime({
             publishHost: config.runner.dockerPublishHost,
             publicHost: config.runner.dockerPublicHost,
             timeoutMs: config.runner.dockerStatusTimeoutMs,
+            executorOf: createDeploymentRunsRepository(db).executorOf,
           })
         : undefined,
   })

@@ -1,8 +1,10 @@
 import { isIP } from 'node:net'
 import path from 'node:path'
 import { DEFAULT_VARIABLE_LIMITS } from './modules/variables/variable-rules.ts'
+import type { RateLimits } from './platform/http/rate-limits.ts'
 import type { LogFormatSetting } from './platform/logger.ts'
 import { parseSecretKey } from './platform/secrets/secret-box.ts'
+import type { SecretKeySettings } from './platform/secrets/secret-key-file.ts'
 
 /** The server's settings, read once from the environment and never changed afterwards. */
 export interface Config {
@@ -126,20 +128,6 @@ export interface Config {
  * BERTH_RATE_LIMIT_*: requests allowed per window, per process (0: no limit). Each limit counts in
  * fixed windows of `windowMs`.
  */
-export interface RateLimits {
-  readonly windowMs: number
-  /** Per API token or user, after authentication. */
-  readonly perCredential: number
-  /** Per client address, before authentication (health probes are not counted). */
-  readonly perAddress: number
-  /** Failed authentications (401s) per client address; past it, that address may not try again until the window ends. */
-  readonly failedAuthPerAddress: number
-  /**
-   * API tokens and organizations minted through the API per minute, per tree of organizations (an
-   * organization with those its tokens created, and theirs), whoever mints them.
-   */
-  readonly mintsPerMinute: number
-}
 
 export interface OidcSettings {
   /** BERTH_OIDC_ISSUER: compared exactly with the `iss` claim; discovery is at `<issuer>/.well-known/openid-configuration`. */
@@ -357,3 +345,6 @@ export function loadConfig(env: Env = process.env): Config {
     }),
   })
 }
+
+/** Where the server's secret key comes from, as platform/secrets takes it. */
+export const secretKeySettings = (config: Config): SecretKeySettings => ({ key: config.secrets.key, dataDir: config.database.dataDir })

@@ -16,15 +16,15 @@ import { createCustomRolesRepository } from './modules/custom-roles/custom-roles
 import { createCustomRolesService } from './modules/custom-roles/custom-roles.service.ts'
 import { createDeploymentRestrictionsRepository } from './modules/deployment-restrictions/deployment-restrictions.repository.ts'
 import { createDeploymentRestrictionsService } from './modules/deployment-restrictions/deployment-restrictions.service.ts'
-import { createDeploymentHistoryRepository } from './modules/deployments/history/deployment-history.repository.ts'
-import { createDeploymentHistoryService } from './modules/deployments/history/deployment-history.service.ts'
-import type { HistoryVersionCache } from './modules/deployments/history/history-versions.ts'
-import { createDeploymentLogsRepository } from './modules/deployments/logs/deployment-logs.repository.ts'
-import { createDeploymentLogsService } from './modules/deployments/logs/deployment-logs.service.ts'
-import { createDeploymentRunsRepository } from './modules/deployments/queue/deployment-runs.repository.ts'
-import { createCronSchedulesRepository } from './modules/deployments/schedules/cron-schedules.repository.ts'
-import { createDeploymentStatuses } from './modules/deployments/triggers/deployment-statuses.ts'
-import { createDeploymentTriggersService } from './modules/deployments/triggers/deployment-triggers.service.ts'
+import { createDeploymentHistoryRepository } from './modules/deployments/api/history/deployment-history.repository.ts'
+import { createDeploymentHistoryService } from './modules/deployments/api/history/deployment-history.service.ts'
+import type { HistoryVersionCache } from './modules/deployments/api/history/history-versions.ts'
+import { createDeploymentLogsRepository } from './modules/deployments/api/logs/deployment-logs.repository.ts'
+import { createDeploymentLogsService } from './modules/deployments/api/logs/deployment-logs.service.ts'
+import { createDeploymentStatuses } from './modules/deployments/api/triggers/deployment-statuses.ts'
+import { createDeploymentTriggersService } from './modules/deployments/api/triggers/deployment-triggers.service.ts'
+import { createCronSchedulesRepository } from './modules/deployments/queue/cron-schedules.repository.ts'
+import { createEnvironmentQueue } from './modules/deployments/queue/environment-queue.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
 import { createEnvironmentsRepository } from './modules/environments/environments.repository.ts'
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
@@ -211,7 +211,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   const stagesRepo = createDeploymentStagesRepository(db)
   const services = createServicesService({
     // Late-bound: the triggers need the services core first.
-    deleteInstalled: (principal, type, serviceId) => deployments.deleteInstalledService(principal, type, serviceId),
+    deleteInstalled: (principal, service) => deployments.deleteInstalledService(principal, service),
     repo: servicesRepo,
     stages: stagesRepo,
     kinds: KINDS,
@@ -261,7 +261,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireService: services.requireService,
   })
   const deployments = createDeploymentTriggersService({
-    runs: createDeploymentRunsRepository(db),
+    queues: createEnvironmentQueue(db),
     history: historyRepo,
     statuses: createDeploymentStatuses(historyRepo, options.serviceRuntime?.liveStates),
     kinds: KINDS,

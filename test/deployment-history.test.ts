@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import { createEnvironmentQueue } from '#src/modules/deployments/queue/environment-queue.ts'
 import { assertError, assertValidationError } from './helpers/assertions.ts'
 import {
   createDeploymentsApp,
@@ -148,7 +148,7 @@ describe('environment deployment history', () => {
     // created "later" than the database's clock (a clock stepped back, or two triggers within one
     // millisecond once times are kept to the millisecond) must not be overtaken.
     const { environment, organization, tokens } = await make.environmentWithTokens()
-    const runs = createDeploymentRunsRepository(t.db)
+    const runs = createEnvironmentQueue(t.db)
     const ahead = new Date(Date.now() + 3_600_000).toISOString()
     const first = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
       const { seq } = await next()

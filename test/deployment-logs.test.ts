@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { isFinished as runFinished } from '#src/modules/deployments/queue/deployment-progress.ts'
-import { createDeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
-import { createDeploymentRunsRepository, type DeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import { createDeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
+import { createDeploymentRunsRepository, type DeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { createSimulatedExecutor } from '#src/modules/executors/simulated-executor.ts'
+import { KINDS } from '#src/modules/services/kinds/registry.ts'
 import { createTestApp } from './helpers/app.ts'
 import { assertError, assertIsoTimestamp, UUID } from './helpers/assertions.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, isFinished, until } from './helpers/deployments.ts'
@@ -391,6 +392,7 @@ describe('deployment log lines and the end of a deployment', () => {
         },
       }
       const runner = createDeploymentRunner({
+        kinds: KINDS,
         runs: recording,
         executor: createSimulatedExecutor({ stepMs: 20 }),
         options: { leaseMs: 2000, pollMs: 20, concurrency: 1, cancelMs: 10 },

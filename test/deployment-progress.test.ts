@@ -2,8 +2,9 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { FAMILIES, type RunnableTrigger, type ServiceType, type State } from '#src/modules/deployments/deployment-states.ts'
-import { environmentEntry, serviceEntry } from '#src/modules/deployments/history/deployment-entries.ts'
 import { elapsedMs, isoDuration } from '#src/modules/deployments/iso-duration.ts'
+import { environmentEntry, serviceEntry } from '#src/modules/deployments/queue/deployment-entries.ts'
+import { type PlannedService, planStages } from '#src/modules/deployments/queue/deployment-plan.ts'
 import {
   cancelingRun,
   cancelRun,
@@ -18,7 +19,6 @@ import {
   startStage,
   succeedRun,
 } from '#src/modules/deployments/queue/deployment-progress.ts'
-import { type PlannedService, planStages } from '#src/modules/deployments/triggers/deployment-plan.ts'
 import type { HelmServiceRecord } from '#src/modules/services/kinds/helm/helm.types.ts'
 import { helmDetails, plannedHelm, simulatesFailure } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 

@@ -3,9 +3,11 @@ import { randomUUID } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
-import { createDeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
-import type { DeploymentRunsRepository, StoredRun } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import type { StoredRun } from '#src/modules/deployments/queue/environment-queue.ts'
+import { createDeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
+import type { DeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import type { DeploymentExecutor } from '#src/modules/executors/executor.ts'
+import { KINDS } from '#src/modules/services/kinds/registry.ts'
 
 // The runner against a scripted queue, for the orderings a real database produces only now and
 // then: a stop while a claim is under way, a lease renewal answered after the run's last write.
@@ -141,7 +143,7 @@ describe('deployment runner', () => {
       },
     }
     const log = recordingLog()
-    const runner = createDeploymentRunner({ runs, executor, options: OPTIONS, log })
+    const runner = createDeploymentRunner({ kinds: KINDS, runs, executor, options: OPTIONS, log })
 
     try {
       runner.start()
@@ -208,7 +210,7 @@ describe('deployment runner', () => {
     }
     const executor: DeploymentExecutor = { run: async () => ({ ok: true }) }
     const log = recordingLog()
-    const runner = createDeploymentRunner({ runs: runs as unknown as DeploymentRunsRepository, executor, options: OPTIONS, log })
+    const runner = createDeploymentRunner({ kinds: KINDS, runs: runs as unknown as DeploymentRunsRepository, executor, options: OPTIONS, log })
     runner.start()
     try {
       const finished = async () => {
@@ -257,7 +259,7 @@ describe("deployment runner's clock", () => {
       async release() {},
     } as unknown as DeploymentRunsRepository
     const executor: DeploymentExecutor = { run: async () => ({ ok: true }) }
-    const runner = createDeploymentRunner({ runs, executor, options: OPTIONS, log: recordingLog() })
+    const runner = createDeploymentRunner({ kinds: KINDS, runs, executor, options: OPTIONS, log: recordingLog() })
     runner.start()
     try {
       const deadline = Date.now() + 2_000

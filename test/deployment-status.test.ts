@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { createDeploymentsApp, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'

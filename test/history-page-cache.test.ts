@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createHistoryPageCache } from '#src/modules/deployments/history/history-page-cache.ts'
-import { createHistoryVersionCache } from '#src/modules/deployments/history/history-versions.ts'
+import { createHistoryPageCache } from '#src/modules/deployments/api/history/history-page-cache.ts'
+import { createHistoryVersionCache } from '#src/modules/deployments/api/history/history-versions.ts'
 
 const page = (body: string) => ({ body: Buffer.from(body), tag: `tag-${body}` })
 

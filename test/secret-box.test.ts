@@ -4,7 +4,7 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { after, describe, it } from 'node:test'
-import { loadConfig } from '#src/config.ts'
+import { loadConfig, secretKeySettings } from '#src/config.ts'
 import { createSecretBox, parseSecretKey, SecretBoxError } from '#src/platform/secrets/secret-box.ts'
 import { loadOrCreateSecretKey, resolveSecretKey, SECRET_KEY_FILE } from '#src/platform/secrets/secret-key-file.ts'
 
@@ -148,9 +148,9 @@ describe('the data dir key file', () => {
     const dataDir = await freshDir()
     const configured = key()
     const config = loadConfig({ BERTH_SECRET_KEY: configured.toString('hex'), BERTH_DATA_DIR: dataDir })
-    assert.deepEqual(await resolveSecretKey(config), configured)
+    assert.deepEqual(await resolveSecretKey(secretKeySettings(config)), configured)
     await assert.rejects(stat(path.join(dataDir, SECRET_KEY_FILE)), { code: 'ENOENT' })
-    const fromFile = await resolveSecretKey(loadConfig({ BERTH_DATA_DIR: dataDir }))
+    const fromFile = await resolveSecretKey(secretKeySettings(loadConfig({ BERTH_DATA_DIR: dataDir })))
     assert.deepEqual(await loadOrCreateSecretKey(dataDir), fromFile)
   })
 })

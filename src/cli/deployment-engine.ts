@@ -1,6 +1,10 @@
 import type { Config } from '#src/config.ts'
+import { createDeploymentRunner, type DeploymentRunner, type Executors, type RunnerLog } from '#src/modules/deployments/runner/deployment-runner.ts'
+import type { DeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { connectDockerExecutor, dockerAddress } from '#src/modules/executors/docker/docker-engine.ts'
 import type { DeploymentExecutor } from '#src/modules/executors/executor.ts'
+import { createSimulatedExecutor } from '#src/modules/executors/simulated-executor.ts'
+import { KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 
@@ -30,4 +34,33 @@ export async function deploymentEngine(
     'deployments of default clusters run in the Docker engine (BERTH_EXECUTOR=docker)',
   )
   return executor
+}
+
+/**
+ * The runner Berth processes run: an executor per cluster kind (the Docker one when `docker` is
+ * given: BERTH_EXECUTOR=docker), settings from BERTH_RUNNER_*, BERTH_SIMULATED_STEP_MS and
+ * BERTH_LOG_RETENTION_DAYS, and Berth's kinds.
+ */
+export function createConfiguredRunner(
+  runs: DeploymentRunsRepository,
+  settings: Config['runner'],
+  log: RunnerLog,
+  docker?: DeploymentExecutor,
+  /** Executors of other clusters' kinds (KUBERNETES), by `clusters.executor`. */
+  others: Executors = {},
+): DeploymentRunner {
+  return createDeploymentRunner({
+    runs,
+    kinds: KINDS,
+    executor: { ...others, SIMULATED: createSimulatedExecutor({ stepMs: settings.simulatedStepMs }), ...(docker ? { DOCKER: docker } : {}) },
+    defaultExecutor: settings.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
+    options: {
+      logRetentionMs: settings.logRetentionMs,
+      leaseMs: settings.leaseMs,
+      pollMs: settings.pollMs,
+      concurrency: settings.concurrency,
+      cancelMs: Math.min(settings.simulatedStepMs / 2, 5_000),
+    },
+    log,
+  })
 }

@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util'
 import { buildApp } from '#src/app.ts'
-import type { Config } from '#src/config.ts'
+import { type Config, secretKeySettings } from '#src/config.ts'
 import { backdateDeployments } from '#src/modules/demo/backdate-history.ts'
 import { injectApi } from '#src/modules/demo/demo-api.ts'
 import { DEMO_ORGANIZATION, DEMO_TOKEN_DESCRIPTION } from '#src/modules/demo/demo-plan.ts'
 import { type DemoReport, seedDemo } from '#src/modules/demo/demo-seed.ts'
-import { createConfiguredRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
-import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
+import { createConfiguredRunner } from './deployment-engine.ts'
 import { mintOrganizationToken } from './token-create.ts'
 import { UsageError } from './usage.ts'
 
@@ -69,7 +69,7 @@ export async function seed(config: Config, args: string[]): Promise<void> {
       expiredAt: null,
     })
     // The demo's secrets are sealed with the key `berth serve` opens them with.
-    const secrets = await serverSecretBox(db, config, (message) => logger.warn(message))
+    const secrets = await serverSecretBox(db, secretKeySettings(config), (message) => logger.warn(message))
     const app = await buildApp({ config, db, secrets, logger })
     let report: DemoReport
     let revoked = 0

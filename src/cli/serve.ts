@@ -2,16 +2,16 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from '#src/app.ts'
-import type { Config } from '#src/config.ts'
-import { createConfiguredRunner, type DeploymentRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
-import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import { type Config, secretKeySettings } from '#src/config.ts'
+import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { checkKubernetesPrograms, connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import type { SupervisorEvents } from '#src/platform/db/embedded.ts'
 import { isDatabaseUnavailable } from '#src/platform/db/errors.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
-import { deploymentEngine } from './deployment-engine.ts'
+import { createConfiguredRunner, deploymentEngine } from './deployment-engine.ts'
 import { GRACE_EXCEEDED, graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
 const CLOSE_HOOKS_MS = 2_000
@@ -136,7 +136,7 @@ export async function serve(config: Config): Promise<void> {
     })
     const runtime = await database
     if (stopping) return
-    const secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
+    const secrets = await serverSecretBox(runtime.db, secretKeySettings(config), (message) => logger.warn(message))
     if (config.runner.inServe) {
       const docker = await deploymentEngine(config, runtime.db, secrets, logger)
       const kubernetes = await checkKubernetesPrograms(kubernetesSettings(config), logger)

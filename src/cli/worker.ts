@@ -1,6 +1,5 @@
-import type { Config } from '#src/config.ts'
-import { createConfiguredRunner } from '#src/modules/deployments/queue/deployment-runner.ts'
-import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import { type Config, secretKeySettings } from '#src/config.ts'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import {
   checkKubernetesPrograms,
   connectKubernetesExecutor,
@@ -10,7 +9,7 @@ import {
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
-import { deploymentEngine } from './deployment-engine.ts'
+import { createConfiguredRunner, deploymentEngine } from './deployment-engine.ts'
 import { graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
 
 /**
@@ -25,7 +24,7 @@ export async function worker(config: Config): Promise<void> {
   let secrets: Awaited<ReturnType<typeof serverSecretBox>>
   let kubernetes: KubernetesSettings
   try {
-    secrets = await serverSecretBox(runtime.db, config, (message) => logger.warn(message))
+    secrets = await serverSecretBox(runtime.db, secretKeySettings(config), (message) => logger.warn(message))
     docker = await deploymentEngine(config, runtime.db, secrets, logger)
     kubernetes = await checkKubernetesPrograms(kubernetesSettings(config), logger)
   } catch (error) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import type { Selected } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
-import type { Selected } from '#src/modules/deployments/triggers/deployment-triggers.service.ts'
 import { repositoryKey } from '#src/modules/services/push-targets.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'

@@ -1,5 +1,5 @@
 import type { ContainerRegistriesService } from '#src/modules/container-registries/container-registries.service.ts'
-import type { DeploymentTriggersService } from '#src/modules/deployments/triggers/deployment-triggers.service.ts'
+import type { DeploymentTriggersService } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { GitCommitsService } from '#src/modules/git-providers/git-commits.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'

@@ -1,4 +1,4 @@
-import { type Selectable, sql, type Transaction } from 'kysely'
+import { type Expression, type Selectable, sql, type Transaction } from 'kysely'
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database, ServicesTable } from '#src/platform/db/schema.ts'
@@ -8,7 +8,7 @@ import type { ResolvedReference, ServiceRecord, ServiceReference, ServiceSummary
 type Queries = Db | Transaction<Database>
 
 /** The references of a service with the names of what they point at, as one JSON array. */
-const referencesOf = sql<ResolvedReference[]>`coalesce((
+const referencesOf = (serviceId: Expression<string>) => sql<ResolvedReference[]>`coalesce((
   select json_agg(json_build_object(
     'field', r.field, 'gitTokenId', r.git_token_id, 'helmRepositoryId', r.helm_repository_id,
     'containerRegistryId', r.container_registry_id, 'organizationGroupId', r.organization_group_id,
@@ -20,7 +20,7 @@ const referencesOf = sql<ResolvedReference[]>`coalesce((
   left join helm_repositories h on h.id = r.helm_repository_id
   left join container_registries c on c.id = r.container_registry_id
   left join organization_groups o on o.id = r.organization_group_id
-  where r.service_id = s.id), '[]')`
+  where r.service_id = ${serviceId}), '[]')`
 
 /** Thrown inside a create's transaction to roll it back when the environment is full. */
 const ENVIRONMENT_FULL = new Error('the environment holds the most services it may')
@@ -75,7 +75,11 @@ async function writeReferences(trx: Queries, serviceId: string, references: Serv
 }
 
 export function createServicesRepository(db: Db) {
-  const selectRecords = (queries: Queries = db) => queries.selectFrom('services as s').selectAll('s').select(referencesOf.as('references'))
+  const selectRecords = (queries: Queries = db) =>
+    queries
+      .selectFrom('services as s')
+      .selectAll('s')
+      .select((eb) => referencesOf(eb.ref('s.id')).as('references'))
 
   return {
     /** Looked up by id alone: the caller checks the organization it belongs to. */
@@ -201,7 +205,8 @@ export function createServicesRepository(db: Db) {
       serviceId: string,
       changes: { name: string; configuration: unknown; references: ServiceReference[]; pushRepository: string | null; pushBranch: string | null },
       expectedVersion?: number,
-    ): Promise<boolean> {
+    ): Promise<ServiceRecord | undefined> {
+      // The service as written, from the update itself and its references: a PUT reads the row once.
       return db.transaction().execute(async (trx) => {
         let query = trx
           .updateTable('services')
@@ -216,10 +221,11 @@ export function createServicesRepository(db: Db) {
           .where('organizationId', '=', organizationId)
           .where('id', '=', serviceId)
         if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion)
-        const result = await query.executeTakeFirst()
-        if (result.numUpdatedRows === 0n) return false
+        const row = await query.returningAll().executeTakeFirst()
+        if (!row) return undefined
         await writeReferences(trx, serviceId, changes.references)
-        return true
+        const { references } = await trx.selectNoFrom(referencesOf(sql.val(serviceId)).as('references')).executeTakeFirstOrThrow()
+        return toRecord({ ...row, references })
       })
     },
 

@@ -41,7 +41,7 @@ export interface ServicesDeps {
    * on_delete runs), which takes the service away when it succeeds; 'nothing' when nothing of it
    * is installed: the service is then deleted at once.
    */
-  deleteInstalled?(principal: Principal, type: ServiceType, serviceId: string): Promise<unknown>
+  deleteInstalled?(principal: Principal, service: ServiceRecord): Promise<unknown>
   /** Seals what a clone makes afresh (a database's master password). */
   secrets: SecretBox
 }
@@ -141,15 +141,23 @@ export function createServicesService(deps: ServicesDeps) {
     return kind
   }
 
+  // A kind Berth does not serve yet (a per-scope variables route of applications) has no services: 404.
+  const nounOf = (type?: ServiceType) => (type ? (kinds.get(type)?.noun ?? type.toLowerCase()) : 'service')
+
+  /** The service, read once; 404 when it does not exist or is of another kind than `type`. No access check: the caller makes one. */
+  async function findService(serviceId: string, type?: ServiceType): Promise<ServiceRecord> {
+    const service = await repo.findById(serviceId)
+    if (!service || (type && service.kind !== type)) throw notFound(nounOf(type))
+    return service
+  }
+
   /**
    * The service if the principal holds `needed` in its organization; 404 for no access at all, and
    * for a service of another kind than `type` (a helm route given a container's id).
    */
   async function requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType) {
-    // A kind Berth does not serve yet (a per-scope variables route of applications) has no services: 404.
-    const noun = type ? (kinds.get(type)?.noun ?? type.toLowerCase()) : 'service'
-    const service = await repo.findById(serviceId)
-    if (!service || (type && service.kind !== type)) throw notFound(noun)
+    const service = await findService(serviceId, type)
+    const noun = nounOf(type)
     const scope = { kind: 'environmentId', environmentId: service.environmentId } as const
     const role = await deps.requireScopedRole(principal, service.organizationId, scope, needed).catch(asNotFound(noun))
     return { service, role }
@@ -289,8 +297,9 @@ export function createServicesService(deps: ServicesDeps) {
      */
     async update(principal: Principal, type: ServiceType, serviceId: string, input: unknown, ifMatch?: string[]): Promise<ServiceRecord> {
       const kind = kindOf(type)
-      const { service, role } = await requireService(principal, serviceId, 'WRITE', type)
-      const { environment } = await deps.requireEnvironment(principal, service.environmentId, 'READ')
+      const service = await findService(serviceId, type)
+      // One access check, on the environment the kind's rules need anyway.
+      const { environment, role } = await deps.requireEnvironment(principal, service.environmentId, 'WRITE').catch(asNotFound(kind.noun))
       const context = { organizationId: service.organizationId, lookups: deps.lookups, role, environment, previous: service }
       kind.authorize?.(context, input)
       if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)
@@ -311,12 +320,12 @@ export function createServicesService(deps: ServicesDeps) {
         if (!(await repo.findById(service.id))) throw notFound(kind.noun)
         throw stale(kind)
       }
-      return (await repo.findById(service.id))!
+      return updated
     },
 
     async delete(principal: Principal, type: ServiceType, serviceId: string): Promise<void> {
       const { service } = await requireService(principal, serviceId, 'WRITE', type)
-      if (deps.deleteInstalled && (await deps.deleteInstalled(principal, type, service.id)) !== 'nothing') return
+      if (deps.deleteInstalled && (await deps.deleteInstalled(principal, service)) !== 'nothing') return
       if (!(await repo.delete(service.organizationId, service.id))) throw notFound(kindOf(type).noun)
     },
   }

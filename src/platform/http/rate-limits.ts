@@ -1,6 +1,5 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { RateLimits } from '#src/config.ts'
 import type { Principal } from '../auth/principal.ts'
 import { AppError } from './errors.ts'
 
@@ -59,6 +58,22 @@ function setRateLimitHeaders(reply: FastifyReply, policy: string, windowS: numbe
 function tooMany(what: string, state: LimitState): AppError {
   const retryAfter = String(Math.max(1, state.ttlInSeconds))
   return new AppError('rate_limited', `too many ${what}; retry in ${retryAfter} s`, { headers: { 'retry-after': retryAfter } })
+}
+
+/** How many requests each counter allows per window (BERTH_RATE_LIMIT_*). */
+export interface RateLimits {
+  readonly windowMs: number
+  /** Per API token or user, after authentication. */
+  readonly perCredential: number
+  /** Per client address, before authentication (health probes are not counted). */
+  readonly perAddress: number
+  /** Failed authentications (401s) per client address; past it, that address may not try again until the window ends. */
+  readonly failedAuthPerAddress: number
+  /**
+   * API tokens and organizations minted through the API per minute, per tree of organizations (an
+   * organization with those its tokens created, and theirs), whoever mints them.
+   */
+  readonly mintsPerMinute: number
 }
 
 /**

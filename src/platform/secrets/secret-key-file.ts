@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, open, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import type { Config } from '#src/config.ts'
 import { parseSecretKey, SECRET_KEY_BYTES } from './secret-box.ts'
 
 export const SECRET_KEY_FILE = 'secret.key'
@@ -70,11 +69,17 @@ export async function loadOrCreateSecretKey(dataDir: string, options: KeyFileOpt
   }
 }
 
+/** Where the server's secret key comes from: the one configured (BERTH_SECRET_KEY), or else the data dir's key file. */
+export interface SecretKeySettings {
+  readonly key: Buffer | undefined
+  readonly dataDir: string
+}
+
 /** The key secrets are sealed with: BERTH_SECRET_KEY, or else the data dir's key file. */
-export function resolveSecretKey(config: Config, options: KeyFileOptions = {}): Promise<Buffer> {
-  return config.secrets.key ? Promise.resolve(config.secrets.key) : loadOrCreateSecretKey(config.database.dataDir, options)
+export function resolveSecretKey(settings: SecretKeySettings, options: KeyFileOptions = {}): Promise<Buffer> {
+  return settings.key ? Promise.resolve(settings.key) : loadOrCreateSecretKey(settings.dataDir, options)
 }
 
 /** Where the key comes from, for messages: never the key itself. */
-export const secretKeySource = (config: Config): string =>
-  config.secrets.key ? 'BERTH_SECRET_KEY' : path.join(config.database.dataDir, SECRET_KEY_FILE)
+export const secretKeySource = (settings: SecretKeySettings): string =>
+  settings.key ? 'BERTH_SECRET_KEY' : path.join(settings.dataDir, SECRET_KEY_FILE)

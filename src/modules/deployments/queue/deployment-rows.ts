@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Selectable, sql, type Transaction } from '
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database, DeploymentRequestsTable } from '#src/platform/db/schema.ts'
 import { type ActionStatus, type Origin, type RunnableTrigger, type ServiceActionStatus, type State, UNFINISHED } from '../deployment-states.ts'
-import { environmentEntry, serviceEntry } from '../history/deployment-entries.ts'
+import { environmentEntry, serviceEntry } from './deployment-entries.ts'
 import type { DeploymentRun, Progress } from './deployment-progress.ts'
 
 // How a run is stored: its row, and the history entries rendered from it at every write.
@@ -88,6 +88,9 @@ async function writeServiceEntries(db: Queries, run: DeploymentRun): Promise<voi
     .execute()
 }
 
+/** Where PostgreSQL announces, at commit, that an environment's history changed or went (migration 0011); the payload is its id. */
+export const HISTORY_CHANNEL = 'berth_history'
+
 /**
  * Marks the environment's history as changed, in the transaction that changes it; PostgreSQL
  * announces the new version to every process at commit (migration 0011). Taken after the runs'
@@ -162,3 +165,6 @@ export async function finishedStates(db: Queries, serviceIds: string[]): Promise
 
 /** The ids of the services a run deploys. */
 export const serviceIdsOf = (run: DeploymentRun) => run.progress.stages.flatMap((stage) => stage.services.map((service) => service.id))
+
+/** Whether the run deploys the service. */
+export const includes = (run: DeploymentRun, serviceId: string) => serviceIdsOf(run).includes(serviceId)

@@ -1,7 +1,6 @@
 import Docker from 'dockerode'
 import type { PortRange } from '#src/config.ts'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
-import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
@@ -51,12 +50,18 @@ export async function connectDockerExecutor(
  * the default clusters under BERTH_EXECUTOR=docker). Not checked at start: an engine that does not
  * answer leaves links and statuses as the records say.
  */
-export function dockerServiceRuntime(db: Db, settings: { publishHost: string; publicHost: string; timeoutMs: number }): ServiceRuntime {
-  const runs = createDeploymentRunsRepository(db)
+export function dockerServiceRuntime(settings: {
+  publishHost: string
+  publicHost: string
+  timeoutMs: number
+  /** The executor of the environment's cluster; undefined for a default cluster's. */
+  executorOf(environmentId: string): Promise<string | undefined>
+}): ServiceRuntime {
+  const { executorOf, ...engine } = settings
   return createDockerRuntime({
     docker: new Docker(),
-    ...settings,
-    deploysToDocker: async (environmentId) => ((await runs.executorOf(environmentId)) ?? 'DOCKER') === 'DOCKER',
+    ...engine,
+    deploysToDocker: async (environmentId) => ((await executorOf(environmentId)) ?? 'DOCKER') === 'DOCKER',
   })
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { toStatusResponse } from '#src/modules/deployments/api/triggers/triggers.wire.ts'
 import { Status } from '#src/modules/deployments/deployments.schemas.ts'
-import { toStatusResponse } from '#src/modules/deployments/triggers/triggers.wire.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import type { KindRouteContext } from '#src/modules/services/kind-route-context.ts'
 import { Credentials, DatabaseConfigurationResponseList, DatabaseParams, VersionResponseList } from './database.schemas.ts'

@@ -1,5 +1,5 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
-import { type PlannedService, plannedService } from '#src/modules/deployments/triggers/deployment-plan.ts'
+import { type PlannedService, plannedService } from '#src/modules/deployments/queue/deployment-plan.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { listNamesAction } from '#src/modules/services/simulated-failures.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'

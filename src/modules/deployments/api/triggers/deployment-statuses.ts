@@ -7,11 +7,11 @@ import {
   type ServiceActionStatus,
   type ServiceType,
   type State,
-} from '../deployment-states.ts'
+} from '../../deployment-states.ts'
+import { elapsedMs } from '../../iso-duration.ts'
+import { type DeploymentRun, familyOf } from '../../queue/deployment-progress.ts'
+import { includes } from '../../queue/deployment-rows.ts'
 import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
-import { elapsedMs } from '../iso-duration.ts'
-import { type DeploymentRun, familyOf } from '../queue/deployment-progress.ts'
-import { serviceIdsOf } from '../queue/deployment-rows.ts'
 
 // What environments and services are, as their deployments left them (contract section 3): the
 // reference's EnvironmentStatus and Status.
@@ -51,8 +51,6 @@ export interface StatusTarget {
   kind: ServiceType
   environmentId: string
 }
-
-export const includes = (run: DeploymentRun, serviceId: string) => serviceIdsOf(run).includes(serviceId)
 
 /** The states a service's last deployment leaves it running in: what the engine may contradict. */
 const RUNNING_STATES: ReadonlySet<State> = new Set(['DEPLOYED', 'RESTARTED'])

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import os from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Config } from '#src/config.ts'
 import type { DeploymentExecutor, ExecutionContext } from '#src/modules/executors/executor.ts'
-import { createSimulatedExecutor } from '#src/modules/executors/simulated-executor.ts'
-import { KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceKinds, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { variableNames } from '#src/modules/variables/resolved-variables.ts'
 import type { RunnableTrigger } from '../deployment-states.ts'
@@ -20,8 +17,9 @@ import {
   startRun,
   startStage,
   succeedRun,
-} from './deployment-progress.ts'
-import type { DeploymentRunsRepository, NewLogLine, StoredRun } from './deployment-runs.repository.ts'
+} from '../queue/deployment-progress.ts'
+import type { StoredRun } from '../queue/environment-queue.ts'
+import type { DeploymentRunsRepository, NewLogLine } from './deployment-runs.repository.ts'
 
 export interface RunnerOptions {
   /** How long a claim lasts without renewal; a runner silent for longer is taken for lost. */
@@ -36,7 +34,7 @@ export interface RunnerOptions {
   logRetentionMs?: number
 }
 
-interface RunnerLog {
+export interface RunnerLog {
   info(fields: object, message: string): void
   warn(fields: object, message: string): void
 }
@@ -84,13 +82,12 @@ export function createDeploymentRunner(deps: {
   executor: DeploymentExecutor | Executors
   options: RunnerOptions
   log: RunnerLog
-  /** The kinds whose plans executors follow; Berth's own by default. */
-  kinds?: ServiceKinds
+  /** The kinds whose plans executors follow and whose jobs cron fires: the runner names none itself. */
+  kinds: ServiceKinds
   /** The executor the organizations' default clusters deploy with (BERTH_EXECUTOR); SIMULATED by default. */
   defaultExecutor?: string
 }) {
-  const { runs, options, log } = deps
-  const kinds = deps.kinds ?? KINDS
+  const { runs, options, log, kinds } = deps
   const fixedExecutor = typeof deps.executor.run === 'function' ? (deps.executor as DeploymentExecutor) : undefined
   const executors = (fixedExecutor ? {} : deps.executor) as Executors
   let lastPruneAt = Number.NEGATIVE_INFINITY
@@ -353,7 +350,7 @@ export function createDeploymentRunner(deps: {
   }
 
   /**
-   * Queues the runs of cron jobs whose tick came (schedules/cron-firing.ts), whether or not this
+   * Queues the runs of cron jobs whose tick came (runner/cron-firing.ts), whether or not this
    * runner has room to run them: any runner may. True when it queued some.
    */
   let lastScheduleCheckAt = Number.NEGATIVE_INFINITY
@@ -370,7 +367,7 @@ export function createDeploymentRunner(deps: {
     if (Date.now() - lastScheduleCheckAt < Math.min(options.pollMs, SCHEDULE_CHECK_MS)) return false
     lastScheduleCheckAt = Date.now()
     try {
-      const fired = await runs.fireDueSchedules(SCHEDULE_BATCH, log)
+      const fired = await runs.fireDueSchedules(SCHEDULE_BATCH, kinds, log)
       pollFailing = false
       if (fired > 0) log.info({ fired }, 'queued the runs of cron jobs whose tick came')
       return fired > 0
@@ -459,31 +456,3 @@ export function createDeploymentRunner(deps: {
 }
 
 export type DeploymentRunner = ReturnType<typeof createDeploymentRunner>
-
-/**
- * The runner Berth processes run: an executor per cluster kind (the Docker one when `docker` is
- * given: BERTH_EXECUTOR=docker), settings from BERTH_RUNNER_*, BERTH_SIMULATED_STEP_MS and
- * BERTH_LOG_RETENTION_DAYS.
- */
-export function createConfiguredRunner(
-  runs: DeploymentRunsRepository,
-  settings: Config['runner'],
-  log: RunnerLog,
-  docker?: DeploymentExecutor,
-  /** Executors of other clusters' kinds (KUBERNETES), by `clusters.executor`. */
-  others: Executors = {},
-): DeploymentRunner {
-  return createDeploymentRunner({
-    runs,
-    executor: { ...others, SIMULATED: createSimulatedExecutor({ stepMs: settings.simulatedStepMs }), ...(docker ? { DOCKER: docker } : {}) },
-    defaultExecutor: settings.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
-    options: {
-      logRetentionMs: settings.logRetentionMs,
-      leaseMs: settings.leaseMs,
-      pollMs: settings.pollMs,
-      concurrency: settings.concurrency,
-      cancelMs: Math.min(settings.simulatedStepMs / 2, 5_000),
-    },
-    log,
-  })
-}

@@ -3,8 +3,8 @@ import { nextFireAfter } from '#src/modules/services/kinds/job/cron-expressions.
 import type { CronSchedule, JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database } from '#src/platform/db/schema.ts'
-import type { DeploymentRun } from '../queue/deployment-progress.ts'
-import { databaseNow } from '../queue/deployment-rows.ts'
+import type { DeploymentRun } from './deployment-progress.ts'
+import { databaseNow } from './deployment-rows.ts'
 
 // Which cron jobs are scheduled, and when each fires next (migration 0015; docs/architecture.md,
 // "Cron jobs"). A schedule is written when a deployment of the job succeeds and removed when a

@@ -5,17 +5,16 @@ import { settingsForDeployment } from '#src/modules/services/advanced-settings/a
 import { nextFireAfter } from '#src/modules/services/kinds/job/cron-expressions.ts'
 import type { JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import type { JobDeployOverrides } from '#src/modules/services/kinds/job/job-deployments.ts'
-import { KINDS } from '#src/modules/services/kinds/registry.ts'
+import type { ServiceKinds } from '#src/modules/services/service-kinds.ts'
 import { createServicesRepository } from '#src/modules/services/services.repository.ts'
 import { createDeploymentStagesRepository } from '#src/modules/services/stages/deployment-stages.repository.ts'
 import { resolveServiceVariables } from '#src/modules/variables/resolved-variables.ts'
 import { createVariablesRepository } from '#src/modules/variables/variables.repository.ts'
 import type { Database } from '#src/platform/db/schema.ts'
-import { databaseNow } from '../queue/deployment-rows.ts'
-import type { LockedQueue } from '../queue/deployment-runs.repository.ts'
-import { plannedService } from '../triggers/deployment-plan.ts'
-import { includes } from '../triggers/deployment-statuses.ts'
-import { queuedRun, snapshotOf, stageOfService } from '../triggers/queued-runs.ts'
+import { plannedService } from '../queue/deployment-plan.ts'
+import { databaseNow, includes } from '../queue/deployment-rows.ts'
+import { lockEnvironmentIn } from '../queue/environment-queue.ts'
+import { queuedRun, snapshotOf, stageOfService } from '../queue/queued-runs.ts'
 
 // The cron scheduler's tick (docs/architecture.md, "Cron jobs"): in one transaction, claim the due
 // schedules with FOR UPDATE SKIP LOCKED, queue one run of each job (origin PLATFORM_INTERNAL) and
@@ -37,12 +36,6 @@ export interface FiringLog {
   warn(fields: object, message: string): void
 }
 
-type LockIn = <T>(
-  trx: Transaction<Database>,
-  environmentId: string,
-  work: (queue: LockedQueue, next: () => Promise<{ seq: string; createdAt: string }>) => Promise<T>,
-) => Promise<T | undefined>
-
 /** The runs that take the job down: a tick that would queue behind one of them is not run. */
 const TAKES_DOWN = new Set(['STOP', 'UNINSTALL', 'DELETE'])
 
@@ -55,13 +48,13 @@ export function nextFireTime(expression: string, timezone: string, firedFor: Dat
 
 /**
  * Fires the schedules due now, at most `limit` of them, in `trx`: how many runs it queued.
- * `changes` is told of each environment whose history it writes.
+ * `changes` is told of each environment whose history it writes; `kinds` plan each job's part.
  */
 export async function fireDueSchedules(
   trx: Transaction<Database>,
   changes: (environmentId: string) => void,
-  lockIn: LockIn,
   limit: number,
+  kinds: ServiceKinds,
   log?: FiringLog,
 ): Promise<number> {
   const due = await trx
@@ -77,13 +70,13 @@ export async function fireDueSchedules(
   const services = createServicesRepository(trx)
   const stages = createDeploymentStagesRepository(trx)
   const variables = createVariablesRepository(trx)
-  const kind = KINDS.get('JOB')!
   let fired = 0
   for (const schedule of due) {
     const now = new Date(await databaseNow(trx))
     const service = await services.findById(schedule.serviceId)
     const configuration = service?.configuration as JobConfig | undefined
-    if (service?.kind !== 'JOB' || !configuration || !('cronjob' in configuration.schedule)) {
+    const kind = service && kinds.get(service.kind)
+    if (service?.kind !== 'JOB' || !kind || !configuration || !('cronjob' in configuration.schedule)) {
       await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', schedule.serviceId).execute()
       continue
     }
@@ -92,7 +85,7 @@ export async function fireDueSchedules(
     const overrides: JobDeployOverrides = { forceEvent: 'CRON', scheduledFor: schedule.nextFireAt.toISOString(), ...(catchUp ? { catchUp } : {}) }
     const id = randomUUID()
     changes(service.environmentId)
-    const queued = await lockIn(trx, service.environmentId, async (queue, nextSeq) => {
+    const queued = await lockEnvironmentIn(trx, service.environmentId, async (queue, nextSeq) => {
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)
       if (unfinished.some((run) => TAKES_DOWN.has(run.triggerAction) && includes(run, service.id))) return false
       const stageOf = stageOfService([service], await stages.list(service.environmentId))

@@ -4,8 +4,8 @@ import { EnvironmentParams } from '#src/modules/environments/environments.schema
 import type { KindRoutes } from '#src/modules/services/kind-routes.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { conflictResponse, Uuid } from '#src/platform/http/common-schemas.ts'
-import type { ServiceType } from '../deployment-states.ts'
-import { EnvironmentStatus, Status } from '../deployments.schemas.ts'
+import type { ServiceType } from '../../deployment-states.ts'
+import { EnvironmentStatus, Status } from '../../deployments.schemas.ts'
 import type { DeploymentTriggersService, SelectionItem } from './deployment-triggers.service.ts'
 import { toEnvironmentStatusResponse, toStatusResponse } from './triggers.wire.ts'
 

@@ -1,5 +1,5 @@
 import { elapsedMs, isoDuration } from '../iso-duration.ts'
-import { type DeploymentRun, familyOf, type ServiceProgress, serviceStatus } from '../queue/deployment-progress.ts'
+import { type DeploymentRun, familyOf, type ServiceProgress, serviceStatus } from './deployment-progress.ts'
 
 // The history entries of contract 2.3-2.9, rendered from a run whenever it changes and stored as
 // JSON text: a history page is these texts joined, never rebuilt from rows.

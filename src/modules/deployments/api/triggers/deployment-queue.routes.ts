@@ -4,10 +4,10 @@ import { EnvironmentParams } from '#src/modules/environments/environments.schema
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse, listBody } from '#src/platform/http/lists.ts'
-import { SERVICE_TYPES, STAGE_STATUSES, TRIGGER_ACTIONS } from '../deployment-states.ts'
-import { Enum, Origin, StatusDetails } from '../deployments.schemas.ts'
-import type { DeploymentRun, ServiceProgress } from '../queue/deployment-progress.ts'
-import { familyOf, serviceStatus } from '../queue/deployment-progress.ts'
+import { SERVICE_TYPES, STAGE_STATUSES, TRIGGER_ACTIONS } from '../../deployment-states.ts'
+import { Enum, Origin, StatusDetails } from '../../deployments.schemas.ts'
+import type { DeploymentRun, ServiceProgress } from '../../queue/deployment-progress.ts'
+import { familyOf, serviceStatus } from '../../queue/deployment-progress.ts'
 import type { DeploymentTriggersService } from './deployment-triggers.service.ts'
 
 // The deployment queue: what each environment (or service) has queued or running, oldest first,

@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { UNFINISHED } from '../deployment-states.ts'
-import type { DeploymentRun } from '../queue/deployment-progress.ts'
-import { finishedStates, latestServiceEntries, toRun } from '../queue/deployment-rows.ts'
+import { UNFINISHED } from '../../deployment-states.ts'
+import type { DeploymentRun } from '../../queue/deployment-progress.ts'
+import { finishedStates, latestServiceEntries, toRun } from '../../queue/deployment-rows.ts'
 import type { EnvironmentVersion } from './history-versions.ts'
 
 // Reading what deployments did: history pages, made of the stored entries, and statuses.

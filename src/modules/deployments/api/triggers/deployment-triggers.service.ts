@@ -7,8 +7,8 @@ import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
-import { NEVER_DEPLOYED_STATE, type Origin, type RunnableTrigger, type ServiceType } from '../deployment-states.ts'
-import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
+import { NEVER_DEPLOYED_STATE, type Origin, type RunnableTrigger, type ServiceType } from '../../deployment-states.ts'
+import { plannedService } from '../../queue/deployment-plan.ts'
 import {
   cancelingRun,
   cancelRun,
@@ -17,19 +17,19 @@ import {
   interruptRun,
   type ServiceProgress,
   withPreviousStates,
-} from '../queue/deployment-progress.ts'
-import { serviceIdsOf } from '../queue/deployment-rows.ts'
-import type { DeploymentRunsRepository, LockedQueue, StoredRun } from '../queue/deployment-runs.repository.ts'
-import { plannedService } from './deployment-plan.ts'
-import { type DeploymentStatuses, type EnvironmentStatusRecord, includes, type StatusRecord } from './deployment-statuses.ts'
-import { queuedRun, snapshotOf, stageOfService } from './queued-runs.ts'
+} from '../../queue/deployment-progress.ts'
+import { includes, serviceIdsOf } from '../../queue/deployment-rows.ts'
+import type { EnvironmentQueue, LockedQueue, StoredRun } from '../../queue/environment-queue.ts'
+import { queuedRun, snapshotOf, stageOfService } from '../../queue/queued-runs.ts'
+import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
+import type { DeploymentStatuses, EnvironmentStatusRecord, StatusRecord } from './deployment-statuses.ts'
 
 // Triggers: what queues a deployment of an environment, of one service, or of a selection of
 // services, with a snapshot of each service as of the trigger; and cancels. Nothing here names a
 // kind: a service's kind plans its part through the registry.
 
 export interface DeploymentTriggersDeps {
-  runs: DeploymentRunsRepository
+  queues: EnvironmentQueue
   history: DeploymentHistoryRepository
   statuses: DeploymentStatuses
   kinds: ServiceKinds
@@ -112,7 +112,7 @@ async function isStopped(queue: LockedQueue, services: { id: string }[]): Promis
 }
 
 export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
-  const { runs, statuses, kinds, listLimit = DEFAULT_LIST_LIMIT } = deps
+  const { queues, statuses, kinds, listLimit = DEFAULT_LIST_LIMIT } = deps
 
   const kindOf = (type: ServiceType) => {
     const kind = kinds.get(type)
@@ -174,7 +174,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     const snapshots = target.selected.map(({ service, overrides }) =>
       snapshotOf(service, overrides, resolved.get(service.id), settings.get(service.id)),
     )
-    const queued = await runs.withEnvironmentLocked(environment.id, async (queue, next) => {
+    const queued = await queues.withEnvironmentLocked(environment.id, async (queue, next) => {
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)
       // Nothing queues behind the run that deletes the environment: it would have nothing left to act on.
       if (!target.deletesEnvironment && (await beingDeleted(queue, unfinished))) throw new AppError('conflict', 'the environment is being deleted')
@@ -225,8 +225,13 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
    * uninstall of what is not installed.
    */
   async function triggerService(principal: Principal, type: ServiceType, serviceId: string, trigger: RunnableTrigger, overrides: object = {}) {
-    const kind = kindOf(type)
     const { service } = await deps.requireService(principal, serviceId, 'DEPLOY', type)
+    return triggerFor(principal, service, trigger, overrides)
+  }
+
+  /** A service trigger once the caller's access to `service`, as read, was checked. */
+  async function triggerFor(principal: Principal, service: ServiceRecord, trigger: RunnableTrigger, overrides: object = {}) {
+    const kind = kindOf(service.kind)
     const errors = kind.overrideErrors(service.configuration, overrides)
     if (errors.length > 0) throw validationFailed(errors)
     const triggeredBy = await deps.actorName(principal)
@@ -350,7 +355,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     /** Cancels every unfinished run of the environment. 409 when there is nothing left to cancel. */
     async cancelEnvironment(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
-      const outcome = await runs.withEnvironmentLocked(environment.id, async (queue) => {
+      const outcome = await queues.withEnvironmentLocked(environment.id, async (queue) => {
         const unfinished = await queue.unfinished()
         if (unfinished.length === 0) return new AppError('conflict', 'no deployment of this environment is queued or running')
         let acted = false
@@ -368,7 +373,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       if (!found) throw notFound('deployment request')
       const scope = { kind: 'environmentId', environmentId: found.environmentId } as const
       await deps.requireScopedRole(principal, found.organizationId, scope, 'DEPLOY').catch(asNotFound('deployment request'))
-      const outcome = await runs.withEnvironmentLocked(found.environmentId, async (queue) => {
+      const outcome = await queues.withEnvironmentLocked(found.environmentId, async (queue) => {
         const stored = (await queue.unfinished()).find((candidate) => candidate.run.id === executionId)
         if (!stored) return new AppError('conflict', 'the deployment request is no longer queued or running')
         return (await cancelOne(queue, stored)) ? undefined : new AppError('conflict', 'the deployment request is already being canceled')
@@ -465,7 +470,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
      * A service delete: a deployment that deletes it when it is installed (or a run queued would
      * install it); 'nothing' when it is not, for the core to delete it at once.
      */
-    deleteInstalledService: (principal: Principal, type: ServiceType, serviceId: string) => triggerService(principal, type, serviceId, 'DELETE'),
+    deleteInstalledService: (principal: Principal, service: ServiceRecord) => triggerFor(principal, service, 'DELETE'),
     /** 'nothing' when the service is not installed and nothing queued would install it. */
     uninstallService: (principal: Principal, type: ServiceType, serviceId: string) => triggerService(principal, type, serviceId, 'UNINSTALL'),
 

@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto'
-import type { HistoryQuery } from '../deployments.schemas.ts'
-import type { HistoryFilters, HistoryPageQuery } from './deployment-history.repository.ts'
-import type { HistoryPage } from './deployment-history.service.ts'
+import type { HistoryQuery } from '../../deployments.schemas.ts'
+import type { HistoryFilters, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'
 
 // History pages on the wire: the query as the repository takes it, the page's JSON, its ETag.
+
+/** A page of an environment's or a service's history, numbered from 1. */
+export interface HistoryPage extends StoredPage {
+  page: number
+  pageSize: number
+}
 
 export function historyPageQuery(query: HistoryQuery): HistoryPageQuery {
   const filters: HistoryFilters = {

@@ -1,8 +1,5 @@
 import { createAnnouncedCache } from '#src/platform/cache/announced-cache.ts'
 
-/** Where PostgreSQL announces, at commit, that an environment's history changed or went (migration 0011); the payload is its id. */
-export const HISTORY_CHANNEL = 'berth_history'
-
 /** What serving a history page needs to know of its environment besides the page: whose it is, and which version of its history is current. */
 export interface EnvironmentVersion {
   organizationId: string

@@ -6,17 +6,12 @@ import { notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { DeploymentHistoryRepository, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'
 import { createHistoryPageCache, type RenderedPage } from './history-page-cache.ts'
-import { bodyTag, historyPageJson } from './history-pages.ts'
+import { bodyTag, type HistoryPage, historyPageJson } from './history-pages.ts'
 import type { EnvironmentVersion, HistoryVersionCache } from './history-versions.ts'
 
 // The history read model: pages of an environment's or a service's deployment history, rendered
 // from the stored entries, kept by the history's version, and named by ETags. A request flows down
 // and comes back once with the rendered page; the route only compares the tag with If-None-Match.
-
-export interface HistoryPage extends StoredPage {
-  page: number
-  pageSize: number
-}
 
 export interface DeploymentHistoryDeps {
   history: DeploymentHistoryRepository

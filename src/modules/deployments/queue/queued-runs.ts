@@ -2,8 +2,8 @@ import { groupLabels } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
 import { FAMILIES, type Origin, type RunnableTrigger, type State } from '../deployment-states.ts'
-import type { DeploymentRun } from '../queue/deployment-progress.ts'
 import { type PlannedService, type PlannedStage, planStages } from './deployment-plan.ts'
+import type { DeploymentRun } from './deployment-progress.ts'
 
 // A run as a trigger queues it, and what it deploys: shared by the API's triggers and the cron
 // scheduler's ticks.

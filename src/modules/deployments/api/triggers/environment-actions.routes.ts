@@ -4,7 +4,7 @@ import { EnvironmentParams } from '#src/modules/environments/environments.schema
 import { ProjectParams } from '#src/modules/projects/projects.schemas.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { conflictResponse } from '#src/platform/http/common-schemas.ts'
-import { CancelRequest, EnvironmentStatus, Status } from '../deployments.schemas.ts'
+import { CancelRequest, EnvironmentStatus, Status } from '../../deployments.schemas.ts'
 import type { DeploymentTriggersService } from './deployment-triggers.service.ts'
 import { toEnvironmentStatusResponse, toStatusResponse } from './triggers.wire.ts'
 

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { describe, it } from 'node:test'
+
+// The layering docs/architecture.md describes, read from the source's own imports: platform/ takes
+// nothing of the app, the runner names no kind, the two sides of deployments meet only at the
+// queue's tables, and no files import each other in a circle.
+
+const root = path.resolve(import.meta.dirname, '..')
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const file = path.posix.join(dir, entry.name)
+    if (entry.isDirectory()) return sourceFiles(file)
+    return entry.name.endsWith('.ts') ? [file] : []
+  })
+}
+
+/** What each file under src/ imports of src/ (type-only imports too), as paths from the root. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>()
+  for (const file of sourceFiles('src')) {
+    const text = readFileSync(path.join(root, file), 'utf8')
+    const targets = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]/g)]
+      .map((match) => match[1] ?? match[2]!)
+      .flatMap((specifier) => {
+        if (specifier.startsWith('#src/')) return [`src/${specifier.slice('#src/'.length)}`]
+        if (specifier.startsWith('.')) return [path.posix.join(path.posix.dirname(file), specifier)]
+        return []
+      })
+    graph.set(file, targets)
+  }
+  return graph
+}
+
+const graph = importGraph()
+
+/** The imports from files under `from` of files under `to`, as "file -> target". */
+function arrows(from: string, to: (target: string) => boolean): string[] {
+  return [...graph].flatMap(([file, targets]) => (file.startsWith(from) ? targets.filter(to).map((target) => `${file} -> ${target}`) : []))
+}
+
+const under =
+  (...folders: string[]) =>
+  (target: string) =>
+    folders.some((folder) => target.startsWith(folder))
+
+describe('layering', () => {
+  it('reads the imports it judges', () => {
+    assert.ok(graph.size > 100)
+    assert.ok(graph.get('src/app.ts')!.includes('src/config.ts'), 'the scan sees the imports of src/app.ts')
+  })
+
+  it('platform/ imports nothing of the app: not its config, not a module', () => {
+    assert.deepEqual(arrows('src/platform/', under('src/config.ts', 'src/modules/', 'src/app.ts', 'src/services.ts', 'src/cli/')), [])
+  })
+
+  it('the runner, cron and executors do not import the kinds registry: kinds are handed to them', () => {
+    const registry = under('src/modules/services/kinds/registry.ts')
+    assert.deepEqual([...arrows('src/modules/deployments/', registry), ...arrows('src/modules/executors/', registry)], [])
+  })
+
+  it('the API side and the runner side of deployments meet only at the queue', () => {
+    assert.deepEqual(arrows('src/modules/deployments/api/', under('src/modules/deployments/runner/')), [])
+    assert.deepEqual(arrows('src/modules/deployments/runner/', under('src/modules/deployments/api/')), [])
+    assert.deepEqual(arrows('src/modules/deployments/queue/', under('src/modules/deployments/api/', 'src/modules/deployments/runner/')), [])
+  })
+
+  it('executors and kinds do not import the runner', () => {
+    const runner = under('src/modules/deployments/runner/')
+    assert.deepEqual([...arrows('src/modules/executors/', runner), ...arrows('src/modules/services/', runner)], [])
+  })
+
+  it('no files import each other in a circle', () => {
+    const circles: string[] = []
+    const state = new Map<string, 'open' | 'done'>()
+    const trail: string[] = []
+    const visit = (file: string) => {
+      state.set(file, 'open')
+      trail.push(file)
+      for (const target of graph.get(file) ?? []) {
+        if (state.get(target) === 'open') circles.push([...trail.slice(trail.indexOf(target)), target].join(' -> '))
+        else if (!state.has(target) && graph.has(target)) visit(target)
+      }
+      trail.pop()
+      state.set(file, 'done')
+    }
+    for (const file of graph.keys()) if (!state.has(file)) visit(file)
+    assert.deepEqual(circles, [])
+  })
+})
