@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { TSchema } from 'typebox'
-import type { KindCrudService } from './kind-crud.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { CappedList } from '#src/platform/http/lists.ts'
 import type { KindRouteContext } from './kind-route-context.ts'
 import type { KindBulkMembers, KindRoutes } from './kind-routes.ts'
 import type { AnyServiceKind, CloneInputContext, ServiceRecord } from './service-kinds.ts'
@@ -8,6 +9,17 @@ import type { AnyServiceKind, CloneInputContext, ServiceRecord } from './service
 // One kind of service, registered once (docs/adding-a-kind.md): what the core and the deployments
 // need (`kind`), how the wire names it, its create/read/edit/delete as `kindCrudRoutes` makes them,
 // which side features it has, and the routes only it has.
+
+/** The service core's operations on one kind, answering the kind's records for its wire mapping. */
+export interface KindCrudService<Rec = { entityTag: string }, Write = unknown> {
+  /** A page of the environment's services of the kind; `startId` continues after that one; `heldUntil` as the core's. */
+  list(principal: Principal, environmentId: string, options: { startId?: string; heldUntil?: () => Promise<unknown> }): Promise<CappedList<Rec>>
+  get(principal: Principal, serviceId: string): Promise<Rec>
+  create(principal: Principal, environmentId: string, write: Write): Promise<Rec>
+  /** An edit; `ifMatch`: the ETags If-Match accepts. */
+  update(principal: Principal, serviceId: string, write: Write, ifMatch?: string[]): Promise<Rec>
+  delete(principal: Principal, serviceId: string): Promise<void>
+}
 
 /** What a kind's records may need of other modules (the application's deployed commit). */
 export interface RecordLookups {

@@ -4,7 +4,7 @@ import { ContainerRegistryParams } from '#src/modules/container-registries/conta
 import { toStatusResponse } from '#src/modules/deployments/api/triggers/triggers.wire.ts'
 import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
-import type { KindCrudService } from '#src/modules/services/kind-crud.ts'
+import type { KindCrudService } from '#src/modules/services/kind-descriptor.ts'
 import type { KindRouteContext } from '#src/modules/services/kind-route-context.ts'
 import type { ServiceLink } from '#src/modules/services/service-links.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
