@@ -60,6 +60,7 @@ import type { CappedList } from './platform/http/lists.ts'
 import { registerOpenApi } from './platform/http/openapi.ts'
 import { registerRateLimits } from './platform/http/rate-limits.ts'
 import { registerSecurityHeaders } from './platform/http/security-headers.ts'
+import { sharedSerializers } from './platform/http/shared-serializers.ts'
 import { registerValidation } from './platform/http/validation.ts'
 import { createLogger } from './platform/logger.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
@@ -107,6 +108,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // Clients leave the load balancer's connections open; do not keep shutdown waiting on them.
     forceCloseConnections: 'idle',
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   registerValidation(app)
