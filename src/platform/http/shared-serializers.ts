@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
+import type { FastifyServerOptions } from 'fastify'
 
-/** A response serializer, as Fastify's serializer compilers make them. */
-type Serializer = (data: unknown) => string
-type CompileSerializer = (route: { schema: unknown; method?: string; url?: string; httpStatus?: string }) => Serializer
-type BuildSerializer = (externalSchemas: Record<string, unknown>, serializerOptions?: unknown) => CompileSerializer
+/** What Fastify's `schemaController.compilersFactory.buildSerializer` option takes. */
+type BuildSerializer = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']>
+type Serializer = ReturnType<ReturnType<BuildSerializer>>
 
 // The compiler Fastify uses by itself (fast-json-stringify), as Fastify resolves it.
 const require = createRequire(import.meta.url)
