@@ -203,7 +203,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     domainCheck: config.domainCheck,
     serviceRuntime:
       config.runner.executor === 'docker'
-        ? dockerServiceRuntime(db, {
+        ? await dockerServiceRuntime(db, {
             publishHost: config.runner.dockerPublishHost,
             publicHost: config.runner.dockerPublicHost,
             timeoutMs: config.runner.dockerStatusTimeoutMs,

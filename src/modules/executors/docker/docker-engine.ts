@@ -1,4 +1,3 @@
-import Docker from 'dockerode'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
 import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
@@ -12,6 +11,14 @@ import { createDockerRuntime } from './docker-runtime.ts'
 // BERTH_EXECUTOR=docker: the engine at DOCKER_HOST (the local socket by default), checked before a
 // process that is to deploy there starts.
 
+/**
+ * dockerode, loaded by the processes that use an engine only: with ssh2, which it loads, it adds
+ * about 20 MB to a process (see docs/memory.md).
+ */
+export async function loadDockerode(): Promise<typeof import('dockerode')> {
+  return (await import('dockerode')).default
+}
+
 /** Where the engine is, as an operator would name it. */
 export const dockerAddress = () => process.env.DOCKER_HOST || 'unix:///var/run/docker.sock'
 
@@ -24,6 +31,7 @@ export async function connectDockerExecutor(
   secrets: SecretBox,
   settings: { publishHost: string; databaseImages: string; allowPrivateUrls: boolean },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
+  const Docker = await loadDockerode()
   const docker = new Docker()
   let version: string
   try {
@@ -47,8 +55,12 @@ export async function connectDockerExecutor(
  * the default clusters under BERTH_EXECUTOR=docker). Not checked at start: an engine that does not
  * answer leaves links and statuses as the records say.
  */
-export function dockerServiceRuntime(db: Db, settings: { publishHost: string; publicHost: string; timeoutMs: number }): ServiceRuntime {
+export async function dockerServiceRuntime(
+  db: Db,
+  settings: { publishHost: string; publicHost: string; timeoutMs: number },
+): Promise<ServiceRuntime> {
   const runs = createDeploymentRunsRepository(db)
+  const Docker = await loadDockerode()
   return createDockerRuntime({
     docker: new Docker(),
     ...settings,
