@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import v8 from 'node:v8'
 import { build, stop } from 'esbuild'
 
 // Inside the project, so that the bundle's imports resolve from its node_modules.
@@ -59,4 +60,9 @@ async function bundleSources() {
 // In a function, so that the build's buffers are not held for the life of the server.
 const bundle = await bundleSources()
 process.setSourceMapsEnabled(true)
+// The young generation kept at its initial size while the program loads and a server starts, unless
+// node was told otherwise; src/platform/young-generation.ts says why, and lets it grow again.
+if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((option) => option.includes('semi-space-growth-factor'))) {
+  v8.setFlagsFromString('--semi-space-growth-factor=1')
+}
 await import(pathToFileURL(bundle).href)
