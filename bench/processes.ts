@@ -15,6 +15,8 @@ export interface BenchProcess {
   logBytes(): number
   /** Peak resident set size so far (VmHWM), in bytes; undefined once the process has exited. */
   peakRss(): number | undefined
+  /** Resident set size now (VmRSS), in bytes; undefined once the process has exited. */
+  rss(): number | undefined
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. Safe to call again. */
   stop(graceMs?: number): Promise<void>
 }
@@ -25,15 +27,18 @@ process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL')
 })
 
-/** VmHWM of a process from /proc, in bytes. */
-export function readPeakRss(pid: number): number | undefined {
+/** A figure of /proc/<pid>/status (VmHWM, VmRSS) in bytes. */
+function readStatusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number | undefined {
   try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
     return match ? Number(match[1]) * 1024 : undefined
   } catch {
     return undefined
   }
 }
+
+/** VmHWM of a process from /proc, in bytes. */
+export const readPeakRss = (pid: number) => readStatusBytes(pid, 'VmHWM')
 
 /** A port that was free a moment ago, for a program that cannot be told to pick one itself. */
 export async function freePort(): Promise<number> {
@@ -92,6 +97,7 @@ export async function startProcess<T>(options: StartOptions<T>): Promise<{ proce
     logFile,
     logBytes: () => statSync(logFile, { throwIfNoEntry: false })?.size ?? 0,
     peakRss: () => (hasExited() || child.pid === undefined ? undefined : readPeakRss(child.pid)),
+    rss: () => (hasExited() || child.pid === undefined ? undefined : readStatusBytes(child.pid, 'VmRSS')),
     stop(graceMs = 15_000) {
       stopping ??= (async () => {
         if (hasExited()) return

@@ -28,7 +28,16 @@ import {
   SCENARIO_TITLES,
 } from './scenarios.ts'
 import { type Seeded, seed } from './seed.ts'
-import { HISTORY_VERSION_TTL_MS, type RunningServer, repoRoot, startBerth, startCeiling, startFakeGithub, startPrism } from './servers.ts'
+import {
+  type BerthServer,
+  HISTORY_VERSION_TTL_MS,
+  IDLE_SETTLE_MS,
+  repoRoot,
+  startBerth,
+  startCeiling,
+  startFakeGithub,
+  startPrism,
+} from './servers.ts'
 
 const config = loadBenchConfig()
 const startedAt = new Date()
@@ -89,7 +98,7 @@ async function measureAuthOnly(targets: { withToken: Target; withoutToken: Targe
 }
 
 /** Berth's scenarios, each under load then one request at a time, on a server at one log level. */
-async function measureBerth(server: RunningServer, logLevel: string, seeded: Seeded): Promise<BerthRun> {
+async function measureBerth(server: BerthServer, logLevel: string, seeded: Seeded): Promise<BerthRun> {
   const scenarios = {} as Record<BerthScenario, ScenarioResult>
   const targets = Object.entries(berthTargets(server.baseUrl, seeded)) as [BerthScenario, Target][]
   // A server just started compiles its code as it runs: every route is loaded once before any is
@@ -103,7 +112,14 @@ async function measureBerth(server: RunningServer, logLevel: string, seeded: See
   }
   const authOnly = await measureAuthOnly(authOnlyTargets(server.baseUrl, seeded))
   log(`[log ${logLevel}] authentication alone adds ${authOnly.addedP50Ms} ms p50 (one connection)`)
-  return { logLevel, scenarios, authOnly, peakRssBytes: server.process.peakRss() ?? null, logBytes: server.process.logBytes() }
+  return {
+    logLevel,
+    scenarios,
+    authOnly,
+    idleRssBytes: server.idleRssBytes,
+    peakRssBytes: server.process.peakRss() ?? null,
+    logBytes: server.process.logBytes(),
+  }
 }
 
 /**
@@ -297,7 +313,7 @@ async function main(): Promise<void> {
       ...(config.quick
         ? ['Quick trial (BERTH_BENCH_QUICK=1): tiny seeds and sub-second loads, to check that the benchmark runs. Its numbers measure nothing.']
         : []),
-      `Peak RSS is the berth serve process's VmHWM; the PostgreSQL server's memory is not included (it is the system PostgreSQL, shared with other databases). The cold-listing server peaked at ${branchesCold.peakRssBytes === null ? 'n/a' : `${Math.round(branchesCold.peakRssBytes / 2 ** 20)} MB`}.`,
+      `Idle RSS is the berth serve process's VmRSS ${IDLE_SETTLE_MS / 1000} s after it first answered /healthz, before any other request; peak RSS is its VmHWM; the PostgreSQL server's memory is not included (it is the system PostgreSQL, shared with other databases). The cold-listing server peaked at ${branchesCold.peakRssBytes === null ? 'n/a' : `${Math.round(branchesCold.peakRssBytes / 2 ** 20)} MB`}.`,
       `Cold branch listing: ${branchesCold.method}; ${config.branches} branches, 100 a page.`,
       `Prism mocked ${prism!.spec}, with its default settings; it answers its static example (${prism!.bodyBytes} bytes) where Berth answers ${ceiling!.bodyBytes} bytes.`,
       'The 1-connection probe and the targets it judges (branch listing, auth overhead) measure latency without queueing; under 50 connections p50 is mostly time spent waiting behind other requests.',

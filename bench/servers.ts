@@ -1,6 +1,7 @@
 // The servers the benchmark drives, each started as its own process: Berth, the bare node:http
 // ceiling, Prism, and the loopback GitHub.
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { type BenchProcess, freePort, startProcess } from './processes.ts'
 
@@ -14,6 +15,15 @@ export interface RunningServer {
   /** `http://127.0.0.1:PORT`, without a trailing slash. */
   readonly baseUrl: string
 }
+
+/** A `berth serve` process, and its resident memory once started, before any load. */
+export interface BerthServer extends RunningServer {
+  /** VmRSS IDLE_SETTLE_MS after /healthz first answered; null when it could not be read. */
+  readonly idleRssBytes: number | null
+}
+
+/** How long a server just started is left alone before its idle RSS is read. */
+export const IDLE_SETTLE_MS = 2_000
 
 const listeningAt = (pattern: RegExp) => (log: string) => pattern.exec(log)?.[1]
 
@@ -44,7 +54,7 @@ export interface BerthOptions {
  * `node bin/berth.js serve` on the benchmark's database, API only (no runner). Its port is chosen
  * here, since at `warn` it logs no listening line; it is ready once /healthz answers.
  */
-export async function startBerth(options: BerthOptions): Promise<RunningServer> {
+export async function startBerth(options: BerthOptions): Promise<BerthServer> {
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
   const { process: child } = await startProcess({
@@ -72,7 +82,8 @@ export async function startBerth(options: BerthOptions): Promise<RunningServer> 
     },
     ready: async () => ((await answers(`${baseUrl}/healthz`)) ? true : undefined),
   })
-  return { process: child, baseUrl }
+  await sleep(IDLE_SETTLE_MS)
+  return { process: child, baseUrl, idleRssBytes: child.rss() ?? null }
 }
 
 /** The bare node:http server answering every request with the bytes of `bodyFile`. */

@@ -58,6 +58,7 @@ import type { CappedList } from './platform/http/lists.ts'
 import { registerOpenApi } from './platform/http/openapi.ts'
 import { registerRateLimits } from './platform/http/rate-limits.ts'
 import { registerSecurityHeaders } from './platform/http/security-headers.ts'
+import { sharedSerializers } from './platform/http/shared-serializers.ts'
 import { registerValidation } from './platform/http/validation.ts'
 import { createLogger } from './platform/logger.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
@@ -105,6 +106,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // Clients leave the load balancer's connections open; do not keep shutdown waiting on them.
     forceCloseConnections: 'idle',
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   registerValidation(app)
@@ -207,7 +209,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
         : undefined,
     serviceRuntime:
       config.runner.executor === 'docker'
-        ? dockerServiceRuntime({
+        ? await dockerServiceRuntime({
             publishHost: config.runner.dockerPublishHost,
             publicHost: config.runner.dockerPublicHost,
             timeoutMs: config.runner.dockerStatusTimeoutMs,

@@ -6,6 +6,7 @@ import { TOKEN_CREATE_USAGE, tokenCreate } from './cli/token-create.ts'
 import { UsageError } from './cli/usage.ts'
 import { worker } from './cli/worker.ts'
 import { ConfigError, loadConfig } from './config.ts'
+import { releaseYoungGeneration } from './platform/young-generation.ts'
 
 const USAGE = `usage: berth <command>
 
@@ -34,6 +35,8 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`)
     return
   }
+  // Only a server starting gains from a young generation kept small (bin/berth.js); serve lets it grow once listening.
+  if (command !== 'serve') releaseYoungGeneration()
   const config = loadConfig()
   if (command !== 'serve' && command !== 'worker') exitOnSignals()
   switch (command) {

@@ -1,4 +1,3 @@
-import Docker from 'dockerode'
 import type { PortRange } from '#src/config.ts'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
@@ -13,6 +12,14 @@ import { createDockerRuntime } from './docker-runtime.ts'
 // BERTH_EXECUTOR=docker: the engine at DOCKER_HOST (the local socket by default), checked before a
 // process that is to deploy there starts.
 
+/**
+ * dockerode, loaded by the processes that use an engine only: with ssh2, which it loads, it adds
+ * about 20 MB to a process (see docs/memory.md).
+ */
+export async function loadDockerode(): Promise<typeof import('dockerode')> {
+  return (await import('dockerode')).default
+}
+
 /** Where the engine is, as an operator would name it. */
 export const dockerAddress = () => process.env.DOCKER_HOST || 'unix:///var/run/docker.sock'
 
@@ -25,6 +32,7 @@ export async function connectDockerExecutor(
   secrets: SecretBox,
   settings: { publishHost: string; publishPorts: PortRange | undefined; databaseImages: string; allowPrivateUrls: boolean },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
+  const Docker = await loadDockerode()
   const docker = new Docker()
   let version: string
   try {
@@ -50,14 +58,15 @@ export async function connectDockerExecutor(
  * the default clusters under BERTH_EXECUTOR=docker). Not checked at start: an engine that does not
  * answer leaves links and statuses as the records say.
  */
-export function dockerServiceRuntime(settings: {
+export async function dockerServiceRuntime(settings: {
   publishHost: string
   publicHost: string
   timeoutMs: number
   /** The executor of the environment's cluster; undefined for a default cluster's. */
   executorOf(environmentId: string): Promise<string | undefined>
-}): ServiceRuntime {
+}): Promise<ServiceRuntime> {
   const { executorOf, ...engine } = settings
+  const Docker = await loadDockerode()
   return createDockerRuntime({
     docker: new Docker(),
     ...engine,
@@ -71,7 +80,7 @@ export function dockerServiceRuntime(settings: {
  * their containers, volumes and networks, found by label.
  */
 export async function removeDeletedEnvironments(environmentIds: string[]): Promise<void> {
-  const docker = new Docker()
+  const docker = new (await loadDockerode())()
   for (const environmentId of environmentIds) {
     const filters = { label: [`${LABELS.environment}=${environmentId}`] }
     const containers = await docker.listContainers({ all: true, filters })

@@ -1,10 +1,10 @@
-import Docker from 'dockerode'
 import type { Config } from '#src/config.ts'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { SECRET_CONFIG_FIELDS } from '#src/modules/helm-repositories/helm-repositories.rules.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import { loadDockerode } from '../docker/docker-engine.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { repositoryCredentials } from '../git-credentials.ts'
 import { createKubernetesExecutor } from './helm-executor.ts'
@@ -25,6 +25,7 @@ export function connectKubernetesExecutor(db: Db, secrets: SecretBox, settings: 
     registry: registryPullAccess(db, secrets),
     openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
     async docker() {
+      const Docker = await loadDockerode()
       const docker = new Docker()
       await docker.version()
       return docker
