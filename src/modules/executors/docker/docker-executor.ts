@@ -14,7 +14,7 @@ import { commandFor, type JobDeployOverrides, LIFECYCLE_EVENT } from '#src/modul
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { revealVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
-import { secretMask } from '#src/platform/secrets/secret-masking.ts'
+import { maskedLogLine, secretMask } from '#src/platform/secrets/secret-masking.ts'
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
 import { type GitCredentials, removeRunCheckouts } from '../git-checkout.ts'
 import { type BuildSource, builtFromGit } from './built-images.ts'
@@ -382,7 +382,8 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         // What containers and builds print, in the logs and in a failure's message, may hold the
         // service's secrets: none of them reaches either.
         mask = secretMask(secretValues(snapshot))
-        const say: Say = (step, message, level) => context.log(step, mask(message), level)
+        const logLine = maskedLogLine(mask)
+        const say: Say = (step, message, level) => context.log(step, logLine(message), level)
         const outcome = await perform(snapshot, owner, run.organizationId, action, say, signal)
         return outcome.ok ? outcome : { ok: false, message: mask(outcome.message) }
       } catch (error) {

@@ -118,9 +118,6 @@ export function demultiplex(buffer: Buffer): string[] {
   return text.split('\n').filter((line) => line.trim() !== '')
 }
 
-/** A line of a container's output longer than this is cut: a deployment's log is not a file store. */
-const MAX_LINE_LENGTH = 4096
-
 /** Following a container's output: stop it, or wait until the container closed its streams. */
 export interface OutputFollower {
   /** Stops passing lines on and lets the engine's stream go. */
@@ -155,7 +152,8 @@ export async function followOutput(
   reader.on('line', (line) => {
     if (stopped || line.trim() === '') return
     lines++
-    if (lines <= limit) onLine(line.length > MAX_LINE_LENGTH ? `${line.slice(0, MAX_LINE_LENGTH)} …` : line)
+    // Passed whole: the executor masks secrets in it before cutting it (maskedLogLine).
+    if (lines <= limit) onLine(line)
     else if (lines === limit + 1) onLimit()
   })
   const ended = new Promise<void>((resolve) => {

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { after, before, describe, it } from 'node:test'
+import { MAX_LOG_LINE_LENGTH } from '#src/platform/secrets/secret-masking.ts'
+import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
+import { buildImage, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { factories } from './helpers/factories.ts'
+
+// Issue 31: the holes of the third hardening round that need the real Docker engine, each tried
+// the way an attacker would, through the API, against a runner with the Docker executor.
+
+let t: DeploymentsTestApp
+let calls: DeploymentCalls
+let registry: LoopbackRegistry
+const environments: string[] = []
+
+before(async () => {
+  registry = await startRegistry()
+  await buildImage('berth-test/hardening:build', 'FROM berth-test/busybox:1\n')
+  await registry.push('berth-test/hardening:build', 'hardening', '1')
+  t = await createDeploymentsApp(0, {
+    BERTH_EXECUTOR: 'docker',
+    BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
+    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+    BERTH_RUNNER_LEASE_MS: '30000',
+    BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
+    BERTH_RATE_LIMIT_PER_ADDRESS: '0',
+  })
+  calls = deploymentCalls(t.app)
+})
+
+after(async () => {
+  await removeEnvironments(environments).catch(() => undefined)
+  await t?.close()
+  await registry?.close()
+})
+
+async function world() {
+  const w = await factories(t.db).environmentWithTokens()
+  environments.push(w.environment.id)
+  const created = await calls.inject('POST', `/organization/${w.organization.id}/containerRegistry`, w.tokens.admin.authorization, {
+    name: 'loopback',
+    kind: 'GENERIC_CR',
+    url: `http://${registry.host}`,
+    config: { username: registry.username, password: registry.password },
+  })
+  assert.equal(created.statusCode, 201, created.body)
+  return { ...w, registryId: created.json().id as string }
+}
+
+/** Creates a job running `script` with sh, deploys it, and returns its history entry and logs. */
+async function runJob(w: Awaited<ReturnType<typeof world>>, script: string, extra: object = {}) {
+  const created = await calls.inject('POST', `/environment/${w.environment.id}/job`, w.tokens.write.authorization, {
+    name: `job-${randomUUID().slice(0, 8)}`,
+    cpu: 250,
+    memory: 64,
+    max_nb_restart: 0,
+    max_duration_seconds: 60,
+    source: { image: { image_name: 'hardening', tag: '1', registry_id: w.registryId } },
+    schedule: { on_start: { entrypoint: '/bin/sh', arguments: ['-c', script] } },
+    healthchecks: {},
+    ...extra,
+  })
+  assert.equal(created.statusCode, 201, created.body)
+  const queued = await calls.trigger(`/job/${created.json().id}/deploy`, w.tokens.deploy.authorization)
+  const [entry] = await calls.waitUntilIdle(w.environment.id, w.tokens.read.authorization)
+  const logs = await calls.inject('GET', `/environment/${w.environment.id}/logs?version=${queued.execution_id}`, w.tokens.read.authorization)
+  assert.equal(logs.statusCode, 200, logs.body)
+  return { jobId: created.json().id as string, entry: entry!, logs: logs.body }
+}
+
+describe('hardening against the real Docker engine', () => {
+  it('masks a secret before cutting a long line: padding a line so the secret straddles the cut shows none of it', async () => {
+    const w = await world()
+    const secret = randomUUID().replaceAll('-', '')
+    const variable = await calls.inject('POST', '/variable', w.tokens.write.authorization, {
+      key: 'PADDED_SECRET',
+      value: secret,
+      is_secret: true,
+      variable_scope: 'ENVIRONMENT',
+      variable_parent_id: w.environment.id,
+    })
+    assert.equal(variable.statusCode, 201, variable.body)
+    // The secret starts 6 characters before the cut: cut first, its first 6 characters would show.
+    const padding = MAX_LOG_LINE_LENGTH - 6
+    const script = `p=${'x'.repeat(1000)}; q=${'x'.repeat(padding - 3000)}; echo "$p$p$p$q$PADDED_SECRET"`
+    const { entry, logs } = await runJob(w, script)
+    assert.equal(entry.status, 'DEPLOYED')
+    assert.ok(logs.includes(`${'x'.repeat(50)}***`), 'the masked line is in the logs')
+    assert.ok(!logs.includes(secret.slice(0, 6)), "the secret's beginning leaked")
+  })
+})
