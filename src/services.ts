@@ -355,7 +355,13 @@ export function createServices(db: Db, options: ServiceOptions) {
       findEnvironment: createEnvironmentsRepository(db).findById,
       findCluster: createClustersRepository(db).findById,
     }),
-    clusters: createClustersService({ repo: createClustersRepository(db), organizations, secrets: options.secrets, listLimit }),
+    clusters: createClustersService({
+      repo: createClustersRepository(db),
+      organizations,
+      secrets: options.secrets,
+      allowPrivateAddresses: options.git.allowPrivateUrls,
+      listLimit,
+    }),
     clusterRecords: createClusterRecordsService({ repo: createClustersRepository(db), organizations }),
   }
 }

@@ -474,7 +474,7 @@ exec "${helm}" "$@"
   })
 
   it('deploys a helm service of an environment on a KUBERNETES cluster through the API and the runner, with what the database holds', async () => {
-    const t = await createDeploymentsApp(0, { BERTH_HELM_PATH: wrapper, BERTH_RUNNER_POLL_MS: '50' })
+    const t = await createDeploymentsApp(0, { BERTH_HELM_PATH: wrapper, BERTH_RUNNER_POLL_MS: '50', BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' })
     try {
       takeCalls()
       const f = factories(t.db)
