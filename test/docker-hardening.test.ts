@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { MAX_LOG_LINE_LENGTH } from '#src/platform/secrets/secret-masking.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
@@ -88,5 +90,72 @@ describe('hardening against the real Docker engine', () => {
     assert.equal(entry.status, 'DEPLOYED')
     assert.ok(logs.includes(`${'x'.repeat(50)}***`), 'the masked line is in the logs')
     assert.ok(!logs.includes(secret.slice(0, 6)), "the secret's beginning leaked")
+  })
+})
+
+describe('the address guard at pull time', () => {
+  let guarded: DeploymentsTestApp
+  let sink: { url: string; requests: string[]; close(): Promise<void> }
+  before(async () => {
+    // The operator did not allow private addresses: registries must lead to public ones when pulled from.
+    guarded = await createDeploymentsApp(0, {
+      BERTH_EXECUTOR: 'docker',
+      BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
+      BERTH_RUNNER_LEASE_MS: '30000',
+      BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
+      BERTH_RATE_LIMIT_PER_ADDRESS: '0',
+    })
+    const requests: string[] = []
+    const server: Server = createServer((req, res) => {
+      requests.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`)
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="sink"' })
+      res.end()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    sink = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      requests,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    }
+  })
+  after(async () => {
+    await guarded?.close()
+    await sink?.close()
+  })
+
+  it('refuses to pull from a registry whose host leads to loopback when the deployment runs, saying why, and the engine never connects there', async () => {
+    const guardedCalls = deploymentCalls(guarded.app)
+    const f = factories(guarded.db)
+    const w = await f.environmentWithTokens()
+    environments.push(w.environment.id)
+    // Stored while its name led elsewhere (the factories skip the write-time rule): DNS can change after.
+    const registryRow = await f.containerRegistry(w.organization.id, {
+      kind: 'GENERIC_CR',
+      url: sink.url,
+      config: { username: 'robot' },
+      secrets: { password: `pw-${randomUUID()}` },
+    })
+    const created = await guardedCalls.inject('POST', `/environment/${w.environment.id}/container`, w.tokens.write.authorization, {
+      name: 'pulled',
+      registry_id: registryRow.id,
+      image_name: 'internal/app',
+      tag: randomUUID().slice(0, 8),
+      arguments: [],
+      cpu: 250,
+      memory: 64,
+      min_running_instances: 1,
+      max_running_instances: 1,
+      ports: [],
+      healthchecks: {},
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const queued = await guardedCalls.trigger(`/container/${created.json().id}/deploy`, w.tokens.deploy.authorization)
+    const [entry] = await guardedCalls.waitUntilIdle(w.environment.id, w.tokens.read.authorization)
+    assert.equal(entry!.status, 'DEPLOYMENT_ERROR')
+    const message = entry!.stages.flatMap((stage) => stage.services)[0]!.message ?? ''
+    assert.match(message, /pull of .* refused: 127\.0\.0\.1 leads to a loopback/)
+    const logs = await guardedCalls.inject('GET', `/environment/${w.environment.id}/logs?version=${queued.execution_id}`, w.tokens.read.authorization)
+    assert.match(logs.body, /BERTH_GIT_ALLOW_PRIVATE_URLS/)
+    assert.deepEqual(sink.requests, [], 'the engine connected to the registry')
   })
 })

@@ -21,7 +21,7 @@ import { type BuildSource, builtFromGit } from './built-images.ts'
 import { dnsLabel, ensureNetwork, type Owner } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
 import { removeBuiltImages } from './image-builds.ts'
-import { ensureImage, imageReference, type PullAuth } from './images.ts'
+import { ensureImage, imageReference, type PullAuth, PullRefused } from './images.ts'
 import { runToCompletion } from './job-runs.ts'
 import { type InstanceSpec, removeAbandoned, removeInstances, rollOut, type Say, stopInstances } from './service-instances.ts'
 
@@ -61,6 +61,7 @@ export const databaseVolume = (serviceId: string) => `berth-db-${serviceId}`
 
 export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecutor {
   const { docker } = deps
+  const pulls = { allowPrivateUrls: deps.allowPrivateUrls }
 
   /** The snapshot's variables as the engine takes them: KEY=value lines, and files for file variables. */
   function delivered(snapshot: ServiceSnapshot): { env: string[]; files: DeliveredFile[] } {
@@ -169,7 +170,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     const registry = await deps.registry(organizationId, config.registryId)
     const tag = (snapshot.overrides as ContainerDeployOverrides).imageTag ?? config.tag
     const image = imageReference(registry.host, config.imageName, tag)
-    await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal)
+    await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal, pulls)
     const network = await ensureNetwork(docker, owner.environmentId)
     const { env, files } = delivered(snapshot)
     const spec: InstanceSpec = {
@@ -216,7 +217,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     const engine = DATABASE_ENGINES[type]
     const runtime = DATABASE_RUNTIME[type]
     const image = databaseImage(deps.databaseImages, type, config.version)
-    await ensureImage(docker, image, undefined, (message) => say('pull', message), signal)
+    await ensureImage(docker, image, undefined, (message) => say('pull', message), signal, pulls)
     const network = await ensureNetwork(docker, owner.environmentId)
     const { credentials } = config
     const password = openPassword(credentials, deps.secrets)
@@ -274,7 +275,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       const { imageName, tag, registryId } = config.source.image
       const registry = await deps.registry(organizationId, registryId)
       image = imageReference(registry.host, imageName, overrides.imageTag || tag)
-      if (delivers || command) await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal)
+      if (delivers || command) await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal, pulls)
     } else if (delivers || command) {
       const { git, dockerfilePath, dockerfileRaw, dockerTargetBuildStage } = config.source.docker
       const built = await builtImage(
@@ -388,6 +389,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         return outcome.ok ? outcome : { ok: false, message: mask(outcome.message) }
       } catch (error) {
         if (signal.aborted) throw error
+        if (error instanceof PullRefused) return { ok: false, message: mask(error.message) }
         const message = error instanceof Error ? error.message : String(error)
         return { ok: false, message: mask(`the Docker engine refused: ${message}`) }
       }
