@@ -27,6 +27,7 @@ before(async () => {
     BERTH_RUNNER_LEASE_MS: '30000',
     BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
     BERTH_RATE_LIMIT_PER_ADDRESS: '0',
+    BERTH_DOCKER_PIDS_LIMIT: '20',
   })
   calls = deploymentCalls(t.app)
 })
@@ -90,6 +91,39 @@ describe('hardening against the real Docker engine', () => {
     assert.equal(entry.status, 'DEPLOYED')
     assert.ok(logs.includes(`${'x'.repeat(50)}***`), 'the masked line is in the logs')
     assert.ok(!logs.includes(secret.slice(0, 6)), "the secret's beginning leaked")
+  })
+})
+
+describe('containers are confined', () => {
+  it('stops a fork bomb at BERTH_DOCKER_PIDS_LIMIT processes', async () => {
+    const w = await world()
+    // 50 processes at once: past the limit of 20, the shell cannot fork and the run fails.
+    const { entry, logs } = await runJob(w, 'i=0; while [ $i -lt 50 ]; do sleep 3 & i=$((i+1)); done; echo started-$i; wait')
+    assert.match(logs, /can't fork/)
+    assert.doesNotMatch(logs, /started-50/)
+    assert.equal(entry.status, 'DEPLOYMENT_ERROR')
+  })
+
+  it('runs without the capabilities BERTH_DOCKER_CAP_DROP names (NET_RAW by default): no raw sockets to spoof neighbours on the bridge', async () => {
+    const w = await world()
+    const { entry, logs } = await runJob(w, 'cat /proc/self/status')
+    assert.equal(entry.status, 'DEPLOYED')
+    const lines = (JSON.parse(logs) as { message: { safe_message: string } }[]).map((line) => line.message.safe_message)
+    const effective = lines.map((line) => /^CapEff:\s*([0-9a-f]+)$/.exec(line)).find((match) => match !== null)
+    assert.ok(effective, 'the run printed its capabilities')
+    const caps = BigInt(`0x${effective[1]}`)
+    for (const [name, bit] of [
+      ['NET_RAW', 13n],
+      ['MKNOD', 27n],
+      ['AUDIT_WRITE', 29n],
+      ['SETFCAP', 31n],
+      ['SETPCAP', 8n],
+    ] as const) {
+      assert.equal((caps >> bit) & 1n, 0n, `${name} is still granted`)
+    }
+    // What services commonly need stays: changing owners and users.
+    assert.equal((caps >> 0n) & 1n, 1n, 'CHOWN')
+    assert.equal((caps >> 7n) & 1n, 1n, 'SETUID')
   })
 })
 

@@ -23,6 +23,7 @@ export async function deploymentEngine(
     publishHost: config.runner.dockerPublishHost,
     databaseImages: config.runner.dockerDatabaseImages,
     allowPrivateUrls: config.git.allowPrivateUrls,
+    confinement: { pidsLimit: config.runner.dockerPidsLimit, capDrop: config.runner.dockerCapDrop },
   })
   logger.info(
     { executor: 'docker', dockerHost: dockerAddress(), dockerVersion: version, publishHost: config.runner.dockerPublishHost },

@@ -10,6 +10,7 @@ import { asNotFound } from '#src/platform/http/not-found.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { pushTargetOf } from './push-targets.ts'
+import type { ResourceCeilingsCheck } from './resource-ceilings.ts'
 import { groupIdsOf, groupReferences, type ServiceGroupIds } from './service-groups.ts'
 import type { AnyServiceKind, PreparedService, ResolvedReference, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
 import type { ServicesRepository } from './services.repository.ts'
@@ -44,6 +45,8 @@ export interface ServicesDeps {
   deleteInstalled?(principal: Principal, type: ServiceType, serviceId: string): Promise<unknown>
   /** Seals what a clone makes afresh (a database's master password). */
   secrets: SecretBox
+  /** The organization's resource ceilings (resource-ceilings.ts), checked on every create, edit and clone. */
+  checkCeilings?: ResourceCeilingsCheck
 }
 
 /** What a clone of a service stores, checked as a create in its target environment (`prepareClone`). */
@@ -214,6 +217,7 @@ export function createServicesService(deps: ServicesDeps) {
       kind.authorize(context, input)
       const prepared = await prepareWithGroups(kind, context, input, undefined, source.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
+      await deps.checkCeilings?.(environment.organizationId, prepared.configuration)
       return { ...prepared, ...pushTargetOf(kind, prepared.configuration) }
     },
 
@@ -258,6 +262,7 @@ export function createServicesService(deps: ServicesDeps) {
       kind.authorize(context, input)
       const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input))
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
+      await deps.checkCeilings?.(environment.organizationId, prepared.configuration)
       const id = await withUniqueName(
         'services_name_key',
         () => nameTaken(prepared.name),
@@ -296,6 +301,7 @@ export function createServicesService(deps: ServicesDeps) {
       if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)
       const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input), service.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
+      await deps.checkCeilings?.(service.organizationId, prepared.configuration, service)
       const updated = await withUniqueName(
         'services_name_key',
         () => nameTaken(prepared.name),

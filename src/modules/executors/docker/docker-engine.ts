@@ -7,6 +7,7 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { repositoryCredentials } from '../git-credentials.ts'
 import { createDockerExecutor } from './docker-executor.ts'
+import type { Confinement } from './docker-objects.ts'
 import { createDockerRuntime } from './docker-runtime.ts'
 
 // BERTH_EXECUTOR=docker: the engine at DOCKER_HOST (the local socket by default), checked before a
@@ -22,7 +23,7 @@ export const dockerAddress = () => process.env.DOCKER_HOST || 'unix:///var/run/d
 export async function connectDockerExecutor(
   db: Db,
   secrets: SecretBox,
-  settings: { publishHost: string; databaseImages: string; allowPrivateUrls: boolean },
+  settings: { publishHost: string; databaseImages: string; allowPrivateUrls: boolean; confinement?: Confinement },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
   const docker = new Docker()
   let version: string

@@ -18,7 +18,7 @@ import { maskedLogLine, secretMask } from '#src/platform/secrets/secret-masking.
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
 import { type GitCredentials, removeRunCheckouts } from '../git-checkout.ts'
 import { type BuildSource, builtFromGit } from './built-images.ts'
-import { dnsLabel, ensureNetwork, type Owner } from './docker-objects.ts'
+import { type Confinement, dnsLabel, ensureNetwork, type Owner } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
 import { removeBuiltImages } from './image-builds.ts'
 import { ensureImage, imageReference, type PullAuth, PullRefused } from './images.ts'
@@ -45,6 +45,8 @@ export interface DockerExecutorDeps {
   gitCredentials(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
   /** BERTH_GIT_ALLOW_PRIVATE_URLS: whether repositories on loopback, private, link-local or metadata addresses (or plain http) may be fetched. */
   allowPrivateUrls: boolean
+  /** BERTH_DOCKER_PIDS_LIMIT and BERTH_DOCKER_CAP_DROP; absent: their defaults. */
+  confinement?: Confinement
 }
 
 /** How long a stopping instance gets before it is killed, when its settings do not say (databases have none). */
@@ -137,6 +139,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         files,
         cpuMilli: config.cpu,
         memoryMb: config.memory,
+        confinement: deps.confinement,
         ports: config.ports.map((port) => ({
           internal: port.internalPort,
           protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
@@ -186,6 +189,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       files,
       cpuMilli: config.cpu,
       memoryMb: config.memory,
+      confinement: deps.confinement,
       ports: config.ports.map((port) => ({
         internal: port.internalPort,
         protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
@@ -236,6 +240,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         files: [],
         cpuMilli: config.cpu,
         memoryMb: config.memory,
+        confinement: deps.confinement,
         ports: [{ internal: engine.port, protocol: 'TCP', publish: config.accessibility === 'PUBLIC' }],
         volumes: [{ name: volume, mountPoint: runtime.dataDir }],
         readiness: {
@@ -336,6 +341,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         files,
         cpuMilli: config.cpu,
         memoryMb: config.memory,
+        confinement: deps.confinement,
         maxDurationSeconds: config.maxDurationSeconds,
         maxRestarts: config.maxNbRestart,
       },

@@ -179,3 +179,27 @@ export async function followOutput(
     },
   }
 }
+
+/** What confines every container Berth creates, from the operator's settings (BERTH_DOCKER_PIDS_LIMIT, BERTH_DOCKER_CAP_DROP). */
+export interface Confinement {
+  /** 0: none. */
+  pidsLimit: number
+  capDrop: readonly string[]
+}
+
+export const DEFAULT_CONFINEMENT: Confinement = { pidsLimit: 1024, capDrop: ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SETFCAP', 'SETPCAP'] }
+
+/**
+ * The HostConfig fields that keep a container from the host, whatever its service asks: never
+ * privileged, no added capabilities, the operator's dropped, no privilege gained through setuid
+ * programs, and at most `pidsLimit` processes.
+ */
+export function confinedHostConfig(confinement: Confinement = DEFAULT_CONFINEMENT) {
+  return {
+    Privileged: false,
+    CapAdd: [],
+    CapDrop: [...confinement.capDrop],
+    SecurityOpt: ['no-new-privileges'],
+    ...(confinement.pidsLimit > 0 ? { PidsLimit: confinement.pidsLimit } : {}),
+  }
+}

@@ -1,7 +1,18 @@
 import type Docker from 'dockerode'
 import type { Probe } from '#src/modules/services/kinds/container/container.types.ts'
 import type { ServiceOutcome } from '../executor.ts'
-import { containerLabels, containerName, followOutput, LABELS, lastLines, type Owner, removeContainer, serviceContainers } from './docker-objects.ts'
+import {
+  type Confinement,
+  confinedHostConfig,
+  containerLabels,
+  containerName,
+  followOutput,
+  LABELS,
+  lastLines,
+  type Owner,
+  removeContainer,
+  serviceContainers,
+} from './docker-objects.ts'
 import { archiveOf, type DeliveredFile } from './file-archive.ts'
 import { waitReady } from './readiness.ts'
 
@@ -29,6 +40,8 @@ export interface InstanceSpec {
   files: InstanceFile[]
   cpuMilli: number
   memoryMb: number
+  /** The operator's confinement (BERTH_DOCKER_PIDS_LIMIT, BERTH_DOCKER_CAP_DROP); absent: the defaults. */
+  confinement?: Confinement | undefined
   ports: { internal: number; protocol: 'TCP' | 'UDP'; publish: boolean }[]
   /** Named volumes (kept until the service is deleted). */
   volumes: { name: string; mountPoint: string }[]
@@ -71,9 +84,7 @@ async function createInstance(docker: Docker, spec: InstanceSpec, index: number,
       PortBindings: bindings,
       NanoCpus: spec.cpuMilli * 1_000_000,
       Memory: spec.memoryMb * 1024 * 1024,
-      Privileged: false,
-      CapAdd: [],
-      SecurityOpt: ['no-new-privileges'],
+      ...confinedHostConfig(spec.confinement),
       RestartPolicy: { Name: 'unless-stopped' },
       Mounts: spec.volumes.map((volume) => ({ Type: 'volume' as const, Source: volume.name, Target: volume.mountPoint })),
     },
