@@ -132,11 +132,13 @@ export function serviceEntityTag(service: Pick<ServiceRecord, 'version' | 'refer
 export function createServicesService(deps: ServicesDeps) {
   const { repo, stages, kinds, listLimit = DEFAULT_LIST_LIMIT, listMaxBytes = DEFAULT_LIST_MAX_BYTES, limits = DEFAULT_SERVICE_LIMITS } = deps
 
-  // An organization's lists of services are read one at a time in this process, each until its
-  // caller is done with the page (`heldUntil`: its response written out): a burst of them (one
-  // token asking for 20 pages at once) waits here, holding neither a pooled connection nor more
-  // than one page of configurations, and other organizations' requests find connections free.
+  // An organization's lists of services are read one at a time in this process: a burst of them
+  // (one token asking for 20 pages at once) waits here, holding no pooled connection, and other
+  // organizations' requests find connections free. Each credential then holds one page at a time
+  // until its caller is done with it (`heldUntil`: its response written out), so that a client
+  // that does not read holds up its own credential's lists only, not its organization's (issue 31).
   const listTurns = createKeyedTurns()
+  const pageTurns = createKeyedTurns()
 
   const kindOf = (type: ServiceType): AnyServiceKind => {
     const kind = kinds.get(type)
@@ -227,8 +229,8 @@ export function createServicesService(deps: ServicesDeps) {
     /**
      * A page of the environment's services, of one kind or all, by name: at most BERTH_LIST_LIMIT
      * of them and BERTH_LIST_MAX_BYTES of their configurations (at least one service); `startId`
-     * (a service of the list) continues after it. 400 when it is not one. The organization's next
-     * list waits until the promise `heldUntil` returns (called once the page is read) settles.
+     * (a service of the list) continues after it. 400 when it is not one. The same credential's
+     * next list waits until the promise `heldUntil` returns (called once the page is read) settles.
      */
     async list(
       principal: Principal,
@@ -237,9 +239,13 @@ export function createServicesService(deps: ServicesDeps) {
     ): Promise<CappedList<ServiceRecord>> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
       const { type, startId, heldUntil } = options
-      const page = await listTurns.run(
-        environment.organizationId,
-        () => repo.listPage(environment.organizationId, environment.id, { kind: type, limit: listLimit, maxBytes: listMaxBytes, after: startId }),
+      const credential = principal.kind === 'api_token' ? `token:${principal.apiTokenId}` : `user:${principal.userId}`
+      const page = await pageTurns.run(
+        credential,
+        () =>
+          listTurns.run(environment.organizationId, () =>
+            repo.listPage(environment.organizationId, environment.id, { kind: type, limit: listLimit, maxBytes: listMaxBytes, after: startId }),
+          ),
         heldUntil,
       )
       if (!page) throw validationFailed([{ path: '/startId', message: 'is not the id of a service of this list', location: 'query' }])
