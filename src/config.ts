@@ -91,6 +91,8 @@ export interface Config {
     readonly dockerPidsLimit: number
     /** BERTH_DOCKER_CAP_DROP: the capabilities containers run without, of those the engine grants by default; `ALL` drops every one. */
     readonly dockerCapDrop: readonly string[]
+    /** BERTH_BUILD_CONTEXT_MAX_BYTES: the most bytes of files a build's context may send to the engine; a larger one fails the build. */
+    readonly buildContextMaxBytes: number
     /** BERTH_HELM_PATH: the helm program KUBERNETES clusters deploy with. */
     readonly helmPath: string
     /** BERTH_KUBECTL_PATH: the kubectl program that stops and restarts helm releases on KUBERNETES clusters. */
@@ -342,6 +344,7 @@ export function loadConfig(env: Env = process.env): Config {
       dockerPublicHost: text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost'),
       dockerPidsLimit: integer(env, 'BERTH_DOCKER_PIDS_LIMIT', 1024, 0, 4_194_304),
       dockerCapDrop: capabilities(env, 'BERTH_DOCKER_CAP_DROP', DEFAULT_CAP_DROP),
+      buildContextMaxBytes: integer(env, 'BERTH_BUILD_CONTEXT_MAX_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
       dockerStatusTimeoutMs: integer(env, 'BERTH_DOCKER_STATUS_TIMEOUT_MS', 1_000, 50, 60_000),
       helmPath: text(env, 'BERTH_HELM_PATH', 'helm'),
       kubectlPath: text(env, 'BERTH_KUBECTL_PATH', 'kubectl'),

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { buildImage as buildFromContext, removeBuiltImages } from '#src/modules/executors/docker/image-builds.ts'
 import { MAX_LOG_LINE_LENGTH } from '#src/platform/secrets/secret-masking.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
-import { buildImage, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
 
 // Issue 31: the holes of the third hardening round that need the real Docker engine, each tried
@@ -191,5 +195,48 @@ describe('the address guard at pull time', () => {
     const logs = await guardedCalls.inject('GET', `/environment/${w.environment.id}/logs?version=${queued.execution_id}`, w.tokens.read.authorization)
     assert.match(logs.body, /BERTH_GIT_ALLOW_PRIVATE_URLS/)
     assert.deepEqual(sink.requests, [], 'the engine connected to the registry')
+  })
+})
+
+describe('build contexts', () => {
+  it('refuses a context over BERTH_BUILD_CONTEXT_MAX_BYTES before sending anything, and streams one under it to the engine', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'berth-context-'))
+    const serviceId = randomUUID()
+    try {
+      await writeFile(path.join(dir, 'Dockerfile'), 'FROM berth-test/busybox:1\nCOPY big.bin /big.bin\n')
+      await writeFile(path.join(dir, 'big.bin'), Buffer.alloc(8 * 1024 * 1024, 7))
+      const said: string[] = []
+      const spec = {
+        serviceId,
+        checkout: dir,
+        rootPath: '/',
+        dockerfilePath: null,
+        target: null,
+        tag: `berth/${serviceId}:context`,
+        timeoutSeconds: 120,
+      }
+      const refused = await buildFromContext(
+        docker,
+        { ...spec, contextMaxBytes: 1024 * 1024 },
+        (line) => said.push(line),
+        AbortSignal.timeout(60_000),
+      )
+      assert.equal(refused.ok, false)
+      assert.match((refused as { message: string }).message, /over the 1048576 a build may send \(BERTH_BUILD_CONTEXT_MAX_BYTES\)/)
+      assert.deepEqual(said, [], 'nothing was built')
+
+      const built = await buildFromContext(
+        docker,
+        { ...spec, contextMaxBytes: 16 * 1024 * 1024 },
+        (line) => said.push(line),
+        AbortSignal.timeout(120_000),
+      )
+      assert.equal(built.ok, true, JSON.stringify(built))
+      const image = await docker.getImage(spec.tag).inspect()
+      assert.ok(image.Size >= 8 * 1024 * 1024, 'the 8 MiB file reached the image')
+    } finally {
+      await removeBuiltImages(docker, serviceId).catch(() => undefined)
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

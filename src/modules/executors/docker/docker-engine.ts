@@ -23,7 +23,7 @@ export const dockerAddress = () => process.env.DOCKER_HOST || 'unix:///var/run/d
 export async function connectDockerExecutor(
   db: Db,
   secrets: SecretBox,
-  settings: { publishHost: string; databaseImages: string; allowPrivateUrls: boolean; confinement?: Confinement },
+  settings: { publishHost: string; databaseImages: string; allowPrivateUrls: boolean; confinement?: Confinement; contextMaxBytes?: number },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
   const docker = new Docker()
   let version: string

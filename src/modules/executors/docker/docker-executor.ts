@@ -47,6 +47,8 @@ export interface DockerExecutorDeps {
   allowPrivateUrls: boolean
   /** BERTH_DOCKER_PIDS_LIMIT and BERTH_DOCKER_CAP_DROP; absent: their defaults. */
   confinement?: Confinement
+  /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
+  contextMaxBytes?: number
 }
 
 /** How long a stopping instance gets before it is killed, when its settings do not say (databases have none). */
