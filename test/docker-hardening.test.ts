@@ -223,7 +223,7 @@ describe('build contexts', () => {
       )
       assert.equal(refused.ok, false)
       assert.match((refused as { message: string }).message, /over the 1048576 a build may send \(BERTH_BUILD_CONTEXT_MAX_BYTES\)/)
-      assert.deepEqual(said, [], 'nothing was built')
+      assert.equal(said.length, 0, 'nothing was built')
 
       const built = await buildFromContext(
         docker,

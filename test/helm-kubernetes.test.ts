@@ -33,7 +33,8 @@ import { helmBinary } from './helpers/helm-binary.ts'
 // handed, runs the real helm for everything but `upgrade` and `uninstall`, and answers those two
 // with success. What the tests cannot verify: that helm really installs or uninstalls on a cluster.
 
-const KUBECONFIG = 'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: { server: "https://127.0.0.1:1" }\nusers:\n- name: u\n  user: { token: kube-secret }\n'
+const KUBECONFIG =
+  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: { server: "https://127.0.0.1:1" }\nusers:\n- name: u\n  user: { token: kube-secret }\n'
 const CREDENTIALS = { username: 'charts', password: `pw-${randomUUID()}` }
 
 const CHART_VALUES = `berth:
