@@ -7,6 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { buildImage as buildFromContext, removeBuiltImages } from '#src/modules/executors/docker/image-builds.ts'
+import { pushImage } from '#src/modules/executors/docker/image-pushes.ts'
 import { MAX_LOG_LINE_LENGTH } from '#src/platform/secrets/secret-masking.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
 import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
@@ -194,6 +195,27 @@ describe('the address guard at pull time', () => {
     assert.match(message, /pull of .* refused: 127\.0\.0\.1 leads to a loopback/)
     const logs = await guardedCalls.inject('GET', `/environment/${w.environment.id}/logs?version=${queued.execution_id}`, w.tokens.read.authorization)
     assert.match(logs.body, /BERTH_GIT_ALLOW_PRIVATE_URLS/)
+    assert.deepEqual(sink.requests, [], 'the engine connected to the registry')
+  })
+
+  it('refuses to push a built image to a registry whose host leads to loopback, before the engine connects', async () => {
+    const said: string[] = []
+    const target = `${new URL(sink.url).host}/built/app:${randomUUID().slice(0, 8)}`
+    await assert.rejects(
+      pushImage(
+        docker,
+        'berth-test/busybox:1',
+        target,
+        { username: 'robot', password: 'pw', serveraddress: new URL(sink.url).host },
+        (line) => said.push(line),
+        AbortSignal.timeout(30_000),
+        {
+          allowPrivateUrls: false,
+        },
+      ),
+      /push of .* refused: 127\.0\.0\.1 leads to a loopback/,
+    )
+    assert.match(said.join('\n'), /BERTH_GIT_ALLOW_PRIVATE_URLS/)
     assert.deepEqual(sink.requests, [], 'the engine connected to the registry')
   })
 })

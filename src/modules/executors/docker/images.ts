@@ -40,6 +40,24 @@ export class PullRefused extends Error {
 }
 
 /**
+ * Unless `allowPrivateUrls`, resolves the registry host of `reference` and checks every address
+ * right before the engine connects there: rejects with PullRefused, having said why.
+ */
+export async function guardRegistryHost(
+  what: 'pull' | 'push',
+  reference: string,
+  allowPrivateUrls: boolean,
+  say: (message: string) => void,
+): Promise<void> {
+  if (allowPrivateUrls) return
+  const check = await resolveHost(pullHost(reference))
+  if (check.ok) return
+  const message = `${what} of ${reference} refused: ${check.reason}; the server uses such registries only with BERTH_GIT_ALLOW_PRIVATE_URLS=true`
+  say(message)
+  throw new PullRefused(message)
+}
+
+/**
  * Pulls `reference` unless the engine has it, telling `say` what happens; rejects with the engine's
  * reason. Unless `allowPrivateUrls` (BERTH_GIT_ALLOW_PRIVATE_URLS), the registry's host is resolved
  * and checked right before the pull, as git calls are: the engine would otherwise connect wherever
@@ -57,14 +75,7 @@ export async function ensureImage(
     say(`image ${reference} is present`)
     return
   }
-  if (!allowPrivateUrls) {
-    const check = await resolveHost(pullHost(reference))
-    if (!check.ok) {
-      const message = `pull of ${reference} refused: ${check.reason}; the server pulls from such registries only with BERTH_GIT_ALLOW_PRIVATE_URLS=true`
-      say(message)
-      throw new PullRefused(message)
-    }
-  }
+  await guardRegistryHost('pull', reference, allowPrivateUrls, say)
   say(`pulling image ${reference}${auth ? ` as ${auth.username}` : ''}`)
   const stream = await docker.pull(reference, auth ? { authconfig: auth, abortSignal: signal } : { abortSignal: signal })
   const failure = await followTransfer(docker, stream, say, signal)
