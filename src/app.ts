@@ -198,6 +198,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     variableLimits: config.variables,
     listMaxBytes: config.http.listMaxBytes,
     serviceLimits: config.services,
+    resourceCeilings: config.services,
     domainCheck: config.domainCheck,
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     onEnvironmentsDeleted:

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import path from 'node:path'
+import { DEFAULT_RESOURCE_CEILINGS } from './modules/services/resource-ceilings.ts'
 import { DEFAULT_VARIABLE_LIMITS } from './modules/variables/variable-rules.ts'
 import type { RateLimits } from './platform/http/rate-limits.ts'
 import type { LogFormatSetting } from './platform/logger.ts'
@@ -92,6 +93,12 @@ export interface Config {
     readonly dockerPublicHost: string
     /** BERTH_DOCKER_STATUS_TIMEOUT_MS: how long a status or link read waits for the engine before answering the records. */
     readonly dockerStatusTimeoutMs: number
+    /** BERTH_DOCKER_PIDS_LIMIT: the most processes one container may run (a fork bomb stops there); 0: the engine's default, none. */
+    readonly dockerPidsLimit: number
+    /** BERTH_DOCKER_CAP_DROP: the capabilities containers run without, of those the engine grants by default; `ALL` drops every one. */
+    readonly dockerCapDrop: readonly string[]
+    /** BERTH_BUILD_CONTEXT_MAX_BYTES: the most bytes of files a build's context may send to the engine; a larger one fails the build. */
+    readonly buildContextMaxBytes: number
     /** BERTH_HELM_PATH: the helm program KUBERNETES clusters deploy with. */
     readonly helmPath: string
     /** BERTH_KUBECTL_PATH: the kubectl program that stops and restarts helm releases on KUBERNETES clusters. */
@@ -103,6 +110,10 @@ export interface Config {
     readonly configurationMaxBytes: number
     /** BERTH_SERVICES_PER_ENVIRONMENT: how many services (of every kind) an environment may hold. */
     readonly perEnvironment: number
+    /** BERTH_ORGANIZATION_MAX_MEMORY_MB: the most memory an organization's services may ask for together (instances × memory); 0: no ceiling. */
+    readonly organizationMaxMemoryMb: number
+    /** BERTH_ORGANIZATION_MAX_CPU: the most millicores an organization's services may ask for together (instances × cpu); 0: no ceiling. */
+    readonly organizationMaxCpu: number
   }
   /** BERTH_GIT_*: timeouts, caching and address rules for calls to git providers. */
   readonly git: {
@@ -182,6 +193,23 @@ function portRange(env: Env, name: string): PortRange | undefined {
 function text(env: Env, name: string, fallback: string): string {
   const raw = env[name]
   return raw === undefined || raw === '' ? fallback : raw
+}
+
+/** Capabilities the engine grants by default that services seldom need: raw sockets (spoofing on the bridge), device nodes, audit, file and process capability changes. */
+const DEFAULT_CAP_DROP = ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SETFCAP', 'SETPCAP']
+
+/** A comma-separated list of capability names (`CAP_` optional), upper case; `none` for an empty list. */
+function capabilities(env: Env, name: string, fallback: string[]): string[] {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (raw.trim().toLowerCase() === 'none') return []
+  const names = raw
+    .split(',')
+    .map((part) => part.trim().toUpperCase().replace(/^CAP_/, ''))
+    .filter((part) => part !== '')
+  const wrong = names.find((part) => !/^[A-Z_]+$/.test(part))
+  if (wrong !== undefined) throw new ConfigError(`${name} must list capability names separated by commas (or be none), got "${raw}"`)
+  return names
 }
 
 /** The Bearer scheme's settings: both BERTH_OIDC_ISSUER and BERTH_OIDC_AUDIENCE, or neither. */
@@ -325,6 +353,9 @@ export function loadConfig(env: Env = process.env): Config {
       dockerPublishPorts: portRange(env, 'BERTH_DOCKER_PUBLISH_PORTS'),
       dockerDatabaseImages: text(env, 'BERTH_DOCKER_DATABASE_IMAGES', 'docker.io/library').replace(/\/+$/, ''),
       dockerPublicHost: text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost'),
+      dockerPidsLimit: integer(env, 'BERTH_DOCKER_PIDS_LIMIT', 1024, 0, 4_194_304),
+      dockerCapDrop: capabilities(env, 'BERTH_DOCKER_CAP_DROP', DEFAULT_CAP_DROP),
+      buildContextMaxBytes: integer(env, 'BERTH_BUILD_CONTEXT_MAX_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
       dockerStatusTimeoutMs: integer(env, 'BERTH_DOCKER_STATUS_TIMEOUT_MS', 1_000, 50, 60_000),
       helmPath: text(env, 'BERTH_HELM_PATH', 'helm'),
       kubectlPath: text(env, 'BERTH_KUBECTL_PATH', 'kubectl'),
@@ -332,6 +363,8 @@ export function loadConfig(env: Env = process.env): Config {
     services: Object.freeze({
       configurationMaxBytes: integer(env, 'BERTH_SERVICE_CONFIG_MAX_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
       perEnvironment: integer(env, 'BERTH_SERVICES_PER_ENVIRONMENT', 200, 1, 100_000),
+      organizationMaxMemoryMb: integer(env, 'BERTH_ORGANIZATION_MAX_MEMORY_MB', DEFAULT_RESOURCE_CEILINGS.organizationMaxMemoryMb, 0, 1_000_000_000),
+      organizationMaxCpu: integer(env, 'BERTH_ORGANIZATION_MAX_CPU', DEFAULT_RESOURCE_CEILINGS.organizationMaxCpu, 0, 1_000_000_000),
     }),
     git: Object.freeze({
       timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),

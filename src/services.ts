@@ -60,6 +60,7 @@ import { createKindCrud } from './modules/services/kind-crud.ts'
 import type { KindCrudService, KindDescriptor } from './modules/services/kind-descriptor.ts'
 import type { KindRouteContext } from './modules/services/kind-route-context.ts'
 import { KIND_ROUTES, KINDS, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
+import { createResourceCeilings, type ResourceCeilings } from './modules/services/resource-ceilings.ts'
 import { addressLinks, type LinkedPort, type ServiceLink } from './modules/services/service-links.ts'
 import type { ServiceRuntime } from './modules/services/service-runtime.ts'
 import { createServicesRepository } from './modules/services/services.repository.ts'
@@ -103,6 +104,8 @@ export interface ServiceOptions {
   listMaxBytes?: number
   /** What a service and an environment may hold (BERTH_SERVICE_CONFIG_MAX_BYTES, BERTH_SERVICES_PER_ENVIRONMENT). */
   serviceLimits?: ServiceLimits
+  /** BERTH_ORGANIZATION_MAX_MEMORY_MB and BERTH_ORGANIZATION_MAX_CPU; absent: their defaults. */
+  resourceCeilings?: ResourceCeilings
   /** The DNS look-ups of custom domain checks (BERTH_DOMAIN_CHECK_*); the defaults when absent. */
   domainCheck?: Config['domainCheck']
   /** What a real engine says of running services (links, statuses); absent: the records alone (the simulator). */
@@ -227,6 +230,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listMaxBytes: options.listMaxBytes,
     limits: options.serviceLimits,
     secrets: options.secrets,
+    checkCeilings: createResourceCeilings(db, options.resourceCeilings),
   })
   const advancedSettings = createAdvancedSettingsService({ repo: createAdvancedSettingsRepository(db), requireService: services.requireService })
   const customDomains = createCustomDomainsService({
@@ -374,6 +378,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       repo: createClustersRepository(db),
       organizations,
       secrets: options.secrets,
+      allowPrivateAddresses: options.git.allowPrivateUrls,
       listLimit,
       defaultExecutor: options.defaultExecutor,
     }),

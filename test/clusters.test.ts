@@ -12,7 +12,7 @@ const KUBECONFIG = `apiVersion: v1
 kind: Config
 clusters:
 - name: lab
-  cluster: { server: 'https://127.0.0.1:6443' }
+  cluster: { server: 'https://203.0.114.10:6443' }
 users:
 - name: admin
   user: { token: 'secret-token-do-not-leak' }

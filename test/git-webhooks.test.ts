@@ -217,6 +217,30 @@ describe('git pushes deploy', () => {
     assert.equal((await deploymentsOf(org.organization.id)).length, 3)
   })
 
+  it('knows a replay under a new delivery id by its push: the same repository, branch and commits deploy once; a branch moved back deploys again', async () => {
+    const org = await organization()
+    const fullName = `acme-${randomUUID().slice(0, 6)}/charts`
+    for (const provider of ['github', 'gitlab', 'bitbucket'] as const) {
+      await helmFollowing(org.environment.id, REPOSITORY_URL[provider](fullName), 'main')
+      const payload = pushPayload(provider, fullName, 'main', sha(), 'dev')
+      const first = await deliver(provider, org.organization.id, payload, org.secret, randomUUID())
+      assert.equal(first.json.outcome, 'DEPLOYED', first.text)
+      // The delivery id header is not signed: the captured delivery sent again under a fresh one.
+      const replay = await deliver(provider, org.organization.id, payload, org.secret, randomUUID())
+      assert.equal(replay.status, 200, replay.text)
+      assert.equal(replay.json.outcome, 'REPLAYED', replay.text)
+      assert.deepEqual(replay.json.deployments, [])
+    }
+    assert.equal((await deploymentsOf(org.organization.id)).length, 3)
+    // Another branch at the same commit, and the branch moved back to a commit it held, are new pushes.
+    const commit = sha()
+    await helmFollowing(org.environment.id, REPOSITORY_URL.github(fullName), 'release')
+    const onMain = await deliver('github', org.organization.id, pushPayload('github', fullName, 'release', commit, 'dev'), org.secret, randomUUID())
+    assert.equal(onMain.json.outcome, 'DEPLOYED', onMain.text)
+    const movedBack = { ...pushPayload('github', fullName, 'release', commit, 'dev'), before: sha() }
+    assert.equal((await deliver('github', org.organization.id, movedBack, org.secret, randomUUID())).json.outcome, 'DEPLOYED')
+  })
+
   it('answers pings, other events, tag pushes and branch deletions with 200, deploying nothing', async () => {
     const org = await organization()
     const fullName = `acme-${randomUUID().slice(0, 6)}/charts`

@@ -522,7 +522,7 @@ echo "done"
         headers: write,
         payload: { name: 'k8s', mode: 'DEVELOPMENT', cluster: cluster.json().id },
       })
-      const gitToken = await f.gitToken(organization.id, { type: 'GITHUB', token: TOKEN })
+      const gitToken = await f.gitToken(organization.id, { type: 'GITHUB', token: TOKEN, gitApiUrl: new URL(repositoryUrl).origin })
       const git_repository = { url: repositoryUrl, branch: 'main', root_path: '/charts/webapp', git_token_id: gitToken.id, provider: 'GITHUB' }
       const helmService = await f.helmService(environment.json().id, {
         name: 'web',

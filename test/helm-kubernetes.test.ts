@@ -34,7 +34,8 @@ import { applyFlags, describeWithEachHelm, helmBinary, kubectlBinary } from './h
 // handed, runs the real helm for everything but `upgrade` and `uninstall`, and answers those two
 // with success. What the tests cannot verify: that helm really installs or uninstalls on a cluster.
 
-const KUBECONFIG = 'apiVersion: v1\nkind: Config\nclusters: []\nusers:\n- name: u\n  user: { token: kube-secret }\n'
+const KUBECONFIG =
+  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: { server: "https://127.0.0.1:1" }\nusers:\n- name: u\n  user: { token: kube-secret }\n'
 const CREDENTIALS = { username: 'charts', password: `pw-${randomUUID()}` }
 
 const CHART_VALUES = `berth:
@@ -238,6 +239,8 @@ exec "${helm}" "$@"
       chartRepository: async () => ({ kind: 'HTTPS', url: repositoryUrl, skipTlsVerification: false, ...CREDENTIALS, ...repository }),
       openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
       workRoot: work,
+      // The chart repository is a server on loopback.
+      allowPrivateUrls: true,
     })
   }
 
@@ -517,7 +520,12 @@ exec "${helm}" "$@"
     // The cluster is the recording API server: kubectl asks it its version, which the cluster's status reports.
     const api = await startFakeKubeApi()
     const kubeconfig = api.kubeconfig('kube-secret')
-    const t = await createDeploymentsApp(0, { BERTH_HELM_PATH: wrapper, BERTH_KUBECTL_PATH: kubectlBinary(major), BERTH_RUNNER_POLL_MS: '50' })
+    const t = await createDeploymentsApp(0, {
+      BERTH_HELM_PATH: wrapper,
+      BERTH_KUBECTL_PATH: kubectlBinary(major),
+      BERTH_RUNNER_POLL_MS: '50',
+      BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+    })
     try {
       takeCalls()
       const f = factories(t.db)

@@ -24,7 +24,7 @@ import { describeWithEachHelm, helmBinary } from './helpers/helm-binary.ts'
 // answers `upgrade` with success. Not verified: that a cluster pulls the image and runs it.
 
 const GIT_TOKEN = `ghp_${Math.random().toString(36).slice(2)}`
-const KUBECONFIG = 'apiVersion: v1\nkind: Config\nclusters: []\n'
+const KUBECONFIG = 'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: { server: "https://127.0.0.1:1" }\n'
 
 let t: DeploymentsTestApp
 let calls: DeploymentCalls

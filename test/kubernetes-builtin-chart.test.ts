@@ -42,7 +42,7 @@ const secrets = testSecretBox()
 const SECRET_VALUE = `s3cret-${randomUUID()}`
 const REGISTRY_PASSWORD = `registry-${randomUUID()}`
 const NAMESPACE = 'berth-ns'
-const KUBECONFIG = 'apiVersion: v1\nkind: Config\nclusters: []\n'
+const KUBECONFIG = 'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: { server: "https://127.0.0.1:1" }\n'
 
 // biome-ignore lint/suspicious/noExplicitAny: rendered objects are read field by field
 type K8sObject = Record<string, any>

@@ -28,6 +28,8 @@ export async function deploymentEngine(
     publishPorts: config.runner.dockerPublishPorts,
     databaseImages: config.runner.dockerDatabaseImages,
     allowPrivateUrls: config.git.allowPrivateUrls,
+    confinement: { pidsLimit: config.runner.dockerPidsLimit, capDrop: config.runner.dockerCapDrop },
+    contextMaxBytes: config.runner.buildContextMaxBytes,
   })
   logger.info(
     { executor: 'docker', dockerHost: dockerAddress(), dockerVersion: version, publishHost: config.runner.dockerPublishHost },

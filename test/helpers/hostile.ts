@@ -373,7 +373,11 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
   })
   const database = await f.database(environment.id)
   // A cluster no environment uses, so that deleteCluster succeeds for the roles that may.
-  const cluster = await f.cluster(organization.id, { executor: 'KUBERNETES', kubernetes: 'SELF_MANAGED' }, 'apiVersion: v1\nkind: Config\n')
+  const cluster = await f.cluster(
+    organization.id,
+    { executor: 'KUBERNETES', kubernetes: 'SELF_MANAGED' },
+    'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: { server: "https://127.0.0.1:1" }\n',
+  )
   // An ECR registry: its image listing needs AWS's API, so getContainerVersions answers 400 at once, calling nothing.
   const containerRegistry = await f.containerRegistry(organization.id, {
     kind: 'ECR',
@@ -744,7 +748,10 @@ function mutate(body: Record<string, unknown>, mutation: Mutation): void {
 /** The valid body of each documented operation that takes one: one change away from being accepted. */
 /** Valid bodies of the write routes that take no JSON, with their content type. */
 export const TEXT_BODIES: Record<string, { contentType: string; text: string }> = {
-  'PUT /organization/{organizationId}/cluster/{clusterId}/kubeconfig': { contentType: 'application/x-yaml', text: 'apiVersion: v1\nkind: Config\n' },
+  'PUT /organization/{organizationId}/cluster/{clusterId}/kubeconfig': {
+    contentType: 'application/x-yaml',
+    text: 'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: { server: "https://203.0.114.10:6443" }\n',
+  },
 }
 
 export const BASE_BODIES: Record<string, (world: World) => Record<string, unknown>> = {

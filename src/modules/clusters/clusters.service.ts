@@ -3,15 +3,18 @@ import { DEFAULT_CLUSTER } from '#src/modules/environments/environments.service.
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { violatedForeignKey, whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
-import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { ClusterExecutor } from './clusters.schemas.ts'
+import { kubeconfigErrors } from './kubeconfig-rules.ts'
 
 interface Deps {
   repo: ClustersRepository
   organizations: OrganizationsService
   secrets: SecretBox
+  /** BERTH_GIT_ALLOW_PRIVATE_URLS: whether a kubeconfig's servers may lead to loopback, private, link-local or metadata addresses. */
+  allowPrivateAddresses: boolean
   /** The most clusters a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
   /** What the default clusters deploy with (BERTH_EXECUTOR), which is what they say; SIMULATED when not given. */
@@ -35,7 +38,14 @@ const nameTaken = (name: string) => new AppError('conflict', `a cluster named "$
 const inUse = (count: number) =>
   new AppError('conflict', `the cluster is used by ${count} environment(s); delete them or move them to another cluster first`)
 
-export function createClustersService({ repo, organizations, secrets, listLimit = DEFAULT_LIST_LIMIT, defaultExecutor = 'SIMULATED' }: Deps) {
+export function createClustersService({
+  repo,
+  organizations,
+  secrets,
+  allowPrivateAddresses,
+  listLimit = DEFAULT_LIST_LIMIT,
+  defaultExecutor = 'SIMULATED',
+}: Deps) {
   /** A default cluster deploys with BERTH_EXECUTOR whatever its row says (the runner's rule), so it says that. */
   const truthful = (row: ClusterRow): ClusterRow => (row.isDefault ? { ...row, executor: defaultExecutor } : row)
 
@@ -140,6 +150,8 @@ export function createClustersService({ repo, organizations, secrets, listLimit 
       if (!(await repo.findById(organizationId, clusterId))) throw notFound('cluster')
       if (typeof kubeconfig !== 'string')
         throw new AppError('unsupported_media_type', 'send the kubeconfig as YAML (Content-Type: application/x-yaml)')
+      const errors = await kubeconfigErrors(kubeconfig, allowPrivateAddresses)
+      if (errors.length > 0) throw validationFailed(errors)
       const row = await repo.update(organizationId, clusterId, { kubeconfigSealed: secrets.seal(kubeconfig) })
       if (!row) throw notFound('cluster')
     },

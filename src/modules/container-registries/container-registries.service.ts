@@ -3,10 +3,17 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
-import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
+import { SECRET_NEEDED_AGAIN, sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { ContainerRegistriesRepository, ContainerRegistryRow } from './container-registries.repository.ts'
-import { containerRegistryErrors, type PublicConfig, registryUrl, SECRET_CONFIG_FIELDS, type SecretConfig } from './container-registries.rules.ts'
+import {
+  CONFIG_WIRE_NAMES,
+  containerRegistryErrors,
+  type PublicConfig,
+  registryUrl,
+  SECRET_CONFIG_FIELDS,
+  type SecretConfig,
+} from './container-registries.rules.ts'
 import type { ContainerRegistryKind } from './container-registries.schemas.ts'
 import type { ImageVersions, RegistryHttpApi } from './registry-http-api.ts'
 
@@ -51,10 +58,15 @@ const nameTaken = (name: string) => new AppError('conflict', `a container regist
 export function createContainerRegistriesService({ repo, organizations, secrets, http, allowPrivateUrls, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   const sealed = sealedFields(secrets, SECRET_CONFIG_FIELDS)
 
-  /** Checks the registry as it will be stored and returns its columns, the secrets sealed. */
-  function toColumns(input: ContainerRegistryInput, storedSecrets: SecretConfig) {
-    const merged = sealed.merge(storedSecrets, input.secrets)
+  /** Checks the registry as it will be stored (over `stored`, on an edit) and returns its columns, the secrets sealed. */
+  function toColumns(input: ContainerRegistryInput, stored?: { kind: string; url: string; secrets: SecretConfig }) {
+    const merged = sealed.merge(stored?.secrets ?? {}, input.secrets)
     const errors = containerRegistryErrors({ kind: input.kind, url: input.url, config: input.config, secrets: merged, allowPrivateUrls })
+    if (stored && (stored.kind !== input.kind || stored.url !== registryUrl(input.kind, input.url))) {
+      for (const field of sealed.keptAcrossMove(stored.secrets, input.secrets)) {
+        errors.push({ path: `/config/${CONFIG_WIRE_NAMES[field]}`, message: SECRET_NEEDED_AGAIN, location: 'body' })
+      }
+    }
     if (errors.length > 0) throw validationFailed(errors)
     return {
       name: input.name,
@@ -83,7 +95,7 @@ export function createContainerRegistriesService({ repo, organizations, secrets,
 
     async create(principal: Principal, organizationId: string, input: ContainerRegistryInput): Promise<ContainerRegistryRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
-      const columns = toColumns(input, {})
+      const columns = toColumns(input)
       return whenParentGone(
         () => notFound('organization'),
         () =>
@@ -98,7 +110,8 @@ export function createContainerRegistriesService({ repo, organizations, secrets,
     /**
      * A full replacement, except for secrets: clients can never read them back, so a GET-modify-PUT
      * (or a Terraform plan that leaves them out) must not wipe them. An omitted secret keeps its
-     * stored value; "" clears it.
+     * stored value; "" clears it. But an edit of the url or kind must give every stored secret
+     * again (SECRET_NEEDED_AGAIN): a WRITE token must not send an ADMIN's password to a host of its own.
      */
     async update(
       principal: Principal,
@@ -109,7 +122,7 @@ export function createContainerRegistriesService({ repo, organizations, secrets,
       await organizations.requireRole(principal, organizationId, 'WRITE')
       const stored = await repo.findSealed(organizationId, containerRegistryId)
       if (!stored) throw notFound('container registry')
-      const columns = toColumns(input, sealed.open(stored.secretsSealed))
+      const columns = toColumns(input, { kind: stored.kind, url: stored.url, secrets: sealed.open(stored.secretsSealed) })
       const row = await withUniqueName(
         'container_registries_name_key',
         () => nameTaken(input.name),

@@ -95,3 +95,31 @@ export function createGuardedAgent(allowPrivateAddresses: boolean): Agent {
     },
   })
 }
+
+/** What resolveHost found: the addresses a host leads to, or why it may not be used. */
+export type HostCheck = { ok: true; addresses: string[] } | { ok: false; reason: string }
+
+/**
+ * Resolves a host (an IP literal as itself) and judges every address it leads to: refused when any
+ * of them is not public (loopback, private, link-local, metadata…), as git calls are. A name that does
+ * not resolve is refused too. For what another program (the Docker engine, helm)
+ * connects to on its own: check right before it does.
+ */
+export async function resolveHost(hostname: string): Promise<HostCheck> {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '')
+  let addresses: string[]
+  if (isIP(host) !== 0) addresses = [host]
+  else if (LOCAL_NAMES.test(host)) return { ok: false, reason: `${host} is a name of the server's own network` }
+  else {
+    try {
+      addresses = (await dns.promises.lookup(host, { all: true })).map((found) => found.address)
+    } catch (error) {
+      return { ok: false, reason: `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})` }
+    }
+  }
+  const inside = addresses.filter((address) => !isPublicAddress(address))
+  if (addresses.length === 0 || inside.length > 0) {
+    return { ok: false, reason: `${host} leads to a loopback, private, link-local or metadata address (${inside.join(', ') || 'none'})` }
+  }
+  return { ok: true, addresses }
+}

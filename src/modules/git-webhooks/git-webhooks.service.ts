@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { Selected } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
@@ -61,6 +61,20 @@ const unverified = () =>
   new AppError('unauthenticated', 'the delivery\'s signature does not match the organization\'s git webhook secret (README, "Deploying on git push")')
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`
+
+/**
+ * What a push is, whatever delivery carries it: the delivery id header is not signed, so a captured
+ * delivery sent again under a new id must still be known for the same push (issue 31). Remembered
+ * beside delivery ids (under `pushesOf`), for as long. The commit before is part of it: a branch moved back to a
+ * commit it held earlier (A, B, then A again) is a new push.
+ */
+const pushFingerprint = (push: BranchPush): string =>
+  createHash('sha256')
+    .update(JSON.stringify([repositoryKey(push.provider, push.owner, push.name), push.branch, push.previous ?? null, push.commit]))
+    .digest('hex')
+
+/** The provider column pushes are remembered under: apart from delivery ids, which the sender names. */
+const pushesOf = (provider: WebhookProvider) => `${provider}#push`
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -148,10 +162,26 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
       if (!(await repo.rememberDelivery(organizationId, provider, id, deliveryRetentionDays))) {
         return { deliveryId: id, outcome: 'REPLAYED', reason: 'this delivery was already received: a replay deploys nothing', deployments: [] }
       }
+      const remembered: string[] = []
+      const pushes: BranchPush[] = []
+      for (const push of reading.pushes) {
+        const fingerprint = pushFingerprint(push)
+        if (!(await repo.rememberDelivery(organizationId, pushesOf(provider), fingerprint, deliveryRetentionDays))) continue
+        remembered.push(fingerprint)
+        pushes.push(push)
+      }
+      if (pushes.length === 0) {
+        return {
+          deliveryId: id,
+          outcome: 'REPLAYED',
+          reason: 'the same push (repository, branch and commits) was already received under another delivery id: a replay deploys nothing',
+          deployments: [],
+        }
+      }
       try {
-        const { selected, restricted } = await targetsOf(organizationId, reading.pushes)
+        const { selected, restricted } = await targetsOf(organizationId, pushes)
         // One delivery is one person's push, whatever branches it moved.
-        const runs = selected.length === 0 ? [] : await deps.deployPushed(organizationId, selected, reading.pushes[0]!.pusher)
+        const runs = selected.length === 0 ? [] : await deps.deployPushed(organizationId, selected, pushes[0]!.pusher)
         const deployments = runs.map((run) => ({
           executionId: run.id,
           environmentId: run.environmentId,
@@ -166,6 +196,7 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
         return { deliveryId: id, outcome: deployments.length === 0 ? 'IGNORED' : 'DEPLOYED', reason, deployments }
       } catch (error) {
         await repo.forgetDelivery(organizationId, provider, id)
+        for (const fingerprint of remembered) await repo.forgetDelivery(organizationId, pushesOf(provider), fingerprint)
         throw error
       }
     },

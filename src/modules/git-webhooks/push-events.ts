@@ -17,6 +17,8 @@ export interface BranchPush {
   defaultBranch: string | undefined
   /** The commit the branch now points at. */
   commit: string
+  /** The commit it pointed at before, when the event says (a new branch: none); with `commit`, what tells a push from a replay of it. */
+  previous: string | undefined
   /** The provider's user name of who pushed. */
   pusher: string
   /**
@@ -132,6 +134,7 @@ function readRefPush(provider: 'github' | 'gitlab', payload: unknown): DeliveryR
     branch: ref.slice(BRANCH_REF.length),
     defaultBranch: provider === 'github' ? text(payload, 'repository', 'default_branch') : text(payload, 'project', 'default_branch'),
     commit: after.toLowerCase(),
+    previous: text(payload, 'before')?.toLowerCase(),
     pusher:
       provider === 'github'
         ? pusherName(text(payload, 'pusher', 'name'), text(payload, 'sender', 'login'))
@@ -161,6 +164,7 @@ function readBitbucketPush(payload: unknown): DeliveryReading {
       // Push payloads do not always carry it; services following the default branch need it named.
       defaultBranch: text(payload, 'repository', 'mainbranch', 'name'),
       commit: commit.toLowerCase(),
+      previous: text(change, 'old', 'target', 'hash')?.toLowerCase(),
       pusher,
       // Bitbucket Cloud's push events list no files: restrictions cannot be applied (docs/git-push.md, "Deployment restrictions").
       changedPaths: undefined,

@@ -3,10 +3,10 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
-import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
+import { SECRET_NEEDED_AGAIN, sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { HelmRepositoriesRepository, HelmRepositoryRow } from './helm-repositories.repository.ts'
-import { helmRepositoryErrors, type PublicConfig, SECRET_CONFIG_FIELDS, type SecretConfig } from './helm-repositories.rules.ts'
+import { CONFIG_WIRE_NAMES, helmRepositoryErrors, type PublicConfig, SECRET_CONFIG_FIELDS, type SecretConfig } from './helm-repositories.rules.ts'
 import type { HelmRepositoryKind } from './helm-repositories.schemas.ts'
 
 interface Deps {
@@ -35,10 +35,15 @@ const nameTaken = (name: string) => new AppError('conflict', `a helm repository 
 export function createHelmRepositoriesService({ repo, organizations, secrets, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   const sealed = sealedFields(secrets, SECRET_CONFIG_FIELDS)
 
-  /** Checks the repository as it will be stored and returns its columns, the secrets sealed. */
-  function toColumns(input: HelmRepositoryInput, storedSecrets: SecretConfig) {
-    const merged = sealed.merge(storedSecrets, input.secrets)
+  /** Checks the repository as it will be stored (over `stored`, on an edit) and returns its columns, the secrets sealed. */
+  function toColumns(input: HelmRepositoryInput, stored?: { kind: string; url: string | null; secrets: SecretConfig }) {
+    const merged = sealed.merge(stored?.secrets ?? {}, input.secrets)
     const errors = helmRepositoryErrors({ kind: input.kind, url: input.url, config: input.config, secrets: merged })
+    if (stored && (stored.kind !== input.kind || stored.url !== input.url)) {
+      for (const field of sealed.keptAcrossMove(stored.secrets, input.secrets)) {
+        errors.push({ path: `/config/${CONFIG_WIRE_NAMES[field]}`, message: SECRET_NEEDED_AGAIN, location: 'body' })
+      }
+    }
     if (errors.length > 0) throw validationFailed(errors)
     return {
       name: input.name,
@@ -66,7 +71,7 @@ export function createHelmRepositoriesService({ repo, organizations, secrets, li
 
     async create(principal: Principal, organizationId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
-      const columns = toColumns(input, {})
+      const columns = toColumns(input)
       return whenParentGone(
         () => notFound('organization'),
         () =>
@@ -80,14 +85,15 @@ export function createHelmRepositoriesService({ repo, organizations, secrets, li
 
     /**
      * A full replacement, except for secrets: clients can never read them back, so a GET-modify-PUT
-     * must not wipe them. An omitted secret keeps its stored value; "" clears it. Two concurrent
+     * must not wipe them. An omitted secret keeps its stored value; "" clears it; an edit of the url
+     * or kind must give every stored secret again (SECRET_NEEDED_AGAIN). Two concurrent
      * edits of different secrets: the later one wins for all of them.
      */
     async update(principal: Principal, organizationId: string, helmRepositoryId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
       await organizations.requireRole(principal, organizationId, 'WRITE')
       const stored = await repo.findSealed(organizationId, helmRepositoryId)
       if (!stored) throw notFound('helm repository')
-      const columns = toColumns(input, sealed.open(stored.secretsSealed))
+      const columns = toColumns(input, { kind: stored.kind, url: stored.url, secrets: sealed.open(stored.secretsSealed) })
       const row = await withUniqueName(
         'helm_repositories_name_key',
         () => nameTaken(input.name),

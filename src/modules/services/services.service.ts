@@ -10,6 +10,7 @@ import { asNotFound } from '#src/platform/http/not-found.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { pushTargetOf } from './push-targets.ts'
+import type { ResourceCeilingsCheck } from './resource-ceilings.ts'
 import { groupIdsOf, groupReferences, type ServiceGroupIds } from './service-groups.ts'
 import type { AnyServiceKind, PreparedService, ResolvedReference, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
 import type { ServicesRepository } from './services.repository.ts'
@@ -44,6 +45,8 @@ export interface ServicesDeps {
   deleteInstalled?(principal: Principal, service: ServiceRecord): Promise<unknown>
   /** Seals what a clone makes afresh (a database's master password). */
   secrets: SecretBox
+  /** The organization's resource ceilings (resource-ceilings.ts), checked on every create, edit and clone. */
+  checkCeilings?: ResourceCeilingsCheck
 }
 
 /** What a clone of a service stores, checked as a create in its target environment (`prepareClone`). */
@@ -129,11 +132,13 @@ export function serviceEntityTag(service: Pick<ServiceRecord, 'version' | 'refer
 export function createServicesService(deps: ServicesDeps) {
   const { repo, stages, kinds, listLimit = DEFAULT_LIST_LIMIT, listMaxBytes = DEFAULT_LIST_MAX_BYTES, limits = DEFAULT_SERVICE_LIMITS } = deps
 
-  // An organization's lists of services are read one at a time in this process, each until its
-  // caller is done with the page (`heldUntil`: its response written out): a burst of them (one
-  // token asking for 20 pages at once) waits here, holding neither a pooled connection nor more
-  // than one page of configurations, and other organizations' requests find connections free.
+  // An organization's lists of services are read one at a time in this process: a burst of them
+  // (one token asking for 20 pages at once) waits here, holding no pooled connection, and other
+  // organizations' requests find connections free. Each credential then holds one page at a time
+  // until its caller is done with it (`heldUntil`: its response written out), so that a client
+  // that does not read holds up its own credential's lists only, not its organization's (issue 31).
   const listTurns = createKeyedTurns()
+  const pageTurns = createKeyedTurns()
 
   const kindOf = (type: ServiceType): AnyServiceKind => {
     const kind = kinds.get(type)
@@ -222,6 +227,7 @@ export function createServicesService(deps: ServicesDeps) {
       kind.authorize?.(context, input)
       const prepared = await prepareWithGroups(kind, context, input, undefined, source.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
+      await deps.checkCeilings?.(environment.organizationId, prepared.configuration)
       return { ...prepared, ...pushTargetOf(kind, prepared.configuration) }
     },
 
@@ -231,8 +237,8 @@ export function createServicesService(deps: ServicesDeps) {
     /**
      * A page of the environment's services, of one kind or all, by name: at most BERTH_LIST_LIMIT
      * of them and BERTH_LIST_MAX_BYTES of their configurations (at least one service); `startId`
-     * (a service of the list) continues after it. 400 when it is not one. The organization's next
-     * list waits until the promise `heldUntil` returns (called once the page is read) settles.
+     * (a service of the list) continues after it. 400 when it is not one. The same credential's
+     * next list waits until the promise `heldUntil` returns (called once the page is read) settles.
      */
     async list(
       principal: Principal,
@@ -241,9 +247,13 @@ export function createServicesService(deps: ServicesDeps) {
     ): Promise<CappedList<ServiceRecord>> {
       const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
       const { type, startId, heldUntil } = options
-      const page = await listTurns.run(
-        environment.organizationId,
-        () => repo.listPage(environment.organizationId, environment.id, { kind: type, limit: listLimit, maxBytes: listMaxBytes, after: startId }),
+      const credential = principal.kind === 'api_token' ? `token:${principal.apiTokenId}` : `user:${principal.userId}`
+      const page = await pageTurns.run(
+        credential,
+        () =>
+          listTurns.run(environment.organizationId, () =>
+            repo.listPage(environment.organizationId, environment.id, { kind: type, limit: listLimit, maxBytes: listMaxBytes, after: startId }),
+          ),
         heldUntil,
       )
       if (!page) throw validationFailed([{ path: '/startId', message: 'is not the id of a service of this list', location: 'query' }])
@@ -266,6 +276,7 @@ export function createServicesService(deps: ServicesDeps) {
       kind.authorize?.(context, input)
       const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input))
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
+      await deps.checkCeilings?.(environment.organizationId, prepared.configuration)
       const id = await withUniqueName(
         'services_name_key',
         () => nameTaken(prepared.name),
@@ -305,6 +316,7 @@ export function createServicesService(deps: ServicesDeps) {
       if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)
       const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input), service.references)
       checkConfigurationSize(prepared.configuration, limits.configurationMaxBytes)
+      await deps.checkCeilings?.(service.organizationId, prepared.configuration, service)
       const updated = await withUniqueName(
         'services_name_key',
         () => nameTaken(prepared.name),

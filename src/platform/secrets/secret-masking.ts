@@ -29,3 +29,17 @@ export function secretMask(values: Iterable<string>): (text: string) => string {
     return masked
   }
 }
+
+/** A log line longer than this is cut: a deployment's log is not a file store. */
+export const MAX_LOG_LINE_LENGTH = 4096
+
+/**
+ * `mask`, then the line cut at MAX_LOG_LINE_LENGTH, in that order: cut first, a secret padded to
+ * straddle the cut would show all but its last characters, which no longer match the mask.
+ */
+export function maskedLogLine(mask: (text: string) => string): (text: string) => string {
+  return (text) => {
+    const masked = mask(text)
+    return masked.length > MAX_LOG_LINE_LENGTH ? `${masked.slice(0, MAX_LOG_LINE_LENGTH)} …` : masked
+  }
+}

@@ -16,6 +16,8 @@ export interface GitBuildDeps {
   gitCredentials(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
   /** BERTH_GIT_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls: boolean
+  /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
+  contextMaxBytes?: number | undefined
 }
 
 /** What an image is built from: a repository at a commit (or a branch's head), a Dockerfile in it. */
@@ -87,6 +89,7 @@ export async function builtFromGit(
         target: source.target,
         tag: image,
         timeoutSeconds: typeof setting === 'number' && setting > 0 ? setting : DEFAULT_BUILD_TIMEOUT_SECONDS,
+        contextMaxBytes: deps.contextMaxBytes,
       },
       say,
       signal,

@@ -6,7 +6,7 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { repositoryCredentials } from '../git-credentials.ts'
 import { createDockerExecutor } from './docker-executor.ts'
-import { LABELS, removeContainer, removeNetworkIfUnused } from './docker-objects.ts'
+import { type Confinement, LABELS, removeContainer, removeNetworkIfUnused } from './docker-objects.ts'
 import { createDockerRuntime } from './docker-runtime.ts'
 
 // BERTH_EXECUTOR=docker: the engine at DOCKER_HOST (the local socket by default), checked before a
@@ -30,7 +30,14 @@ export const dockerAddress = () => process.env.DOCKER_HOST || 'unix:///var/run/d
 export async function connectDockerExecutor(
   db: Db,
   secrets: SecretBox,
-  settings: { publishHost: string; publishPorts: PortRange | undefined; databaseImages: string; allowPrivateUrls: boolean },
+  settings: {
+    publishHost: string
+    publishPorts: PortRange | undefined
+    databaseImages: string
+    allowPrivateUrls: boolean
+    confinement?: Confinement
+    contextMaxBytes?: number
+  },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
   const Docker = await loadDockerode()
   const docker = new Docker()

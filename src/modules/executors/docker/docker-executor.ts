@@ -14,14 +14,14 @@ import { commandFor, type JobDeployOverrides, LIFECYCLE_EVENT } from '#src/modul
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { revealVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
-import { secretMask } from '#src/platform/secrets/secret-masking.ts'
+import { maskedLogLine, secretMask } from '#src/platform/secrets/secret-masking.ts'
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
 import { type GitCredentials, removeRunCheckouts } from '../git-checkout.ts'
 import { type BuildSource, builtFromGit } from './built-images.ts'
-import { dnsLabel, ensureNetwork, networkName, type Owner, removeNetworkIfUnused } from './docker-objects.ts'
+import { type Confinement, dnsLabel, ensureNetwork, networkName, type Owner, removeNetworkIfUnused } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
 import { removeBuiltImages } from './image-builds.ts'
-import { ensureImage, imageReference, type PullAuth } from './images.ts'
+import { ensureImage, imageReference, type PullAuth, PullRefused } from './images.ts'
 import { runToCompletion } from './job-runs.ts'
 import {
   type InstanceSpec,
@@ -66,6 +66,10 @@ export interface DockerExecutorDeps {
   gitCredentials(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
   /** BERTH_GIT_ALLOW_PRIVATE_URLS: whether repositories on loopback, private, link-local or metadata addresses (or plain http) may be fetched. */
   allowPrivateUrls: boolean
+  /** BERTH_DOCKER_PIDS_LIMIT and BERTH_DOCKER_CAP_DROP; absent: their defaults. */
+  confinement?: Confinement
+  /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
+  contextMaxBytes?: number
 }
 
 /** How long a stopping instance gets before it is killed, when its settings do not say (databases have none). */
@@ -83,6 +87,7 @@ export const databaseVolume = (serviceId: string) => `berth-db-${serviceId}`
 export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecutor {
   const { docker } = deps
   const publish: PublishSettings = { host: deps.publishHost, ports: deps.publishPorts ?? '' }
+  const pulls = { allowPrivateUrls: deps.allowPrivateUrls }
 
   /** The snapshot's variables as the engine takes them: KEY=value lines, and files for file variables. */
   function delivered(snapshot: ServiceSnapshot): { env: string[]; files: DeliveredFile[] } {
@@ -158,6 +163,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         files,
         cpuMilli: config.cpu,
         memoryMb: config.memory,
+        confinement: deps.confinement,
         ports: config.ports.map((port) => ({
           internal: port.internalPort,
           protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
@@ -193,7 +199,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     const registry = await deps.registry(organizationId, config.registryId)
     const tag = (snapshot.overrides as ContainerDeployOverrides).imageTag ?? config.tag
     const image = imageReference(registry.host, config.imageName, tag)
-    await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal)
+    await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal, pulls)
     const network = await ensureNetwork(docker, owner.environmentId)
     const { env, files } = delivered(snapshot)
     const spec: InstanceSpec = {
@@ -209,6 +215,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       files,
       cpuMilli: config.cpu,
       memoryMb: config.memory,
+      confinement: deps.confinement,
       ports: config.ports.map((port) => ({
         internal: port.internalPort,
         protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
@@ -240,7 +247,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     const engine = DATABASE_ENGINES[type]
     const runtime = DATABASE_RUNTIME[type]
     const image = databaseImage(deps.databaseImages, type, config.version)
-    await ensureImage(docker, image, undefined, (message) => say('pull', message), signal)
+    await ensureImage(docker, image, undefined, (message) => say('pull', message), signal, pulls)
     const network = await ensureNetwork(docker, owner.environmentId)
     const { credentials } = config
     const password = openPassword(credentials, deps.secrets)
@@ -259,6 +266,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         files: [],
         cpuMilli: config.cpu,
         memoryMb: config.memory,
+        confinement: deps.confinement,
         ports: [{ internal: engine.port, protocol: 'TCP', publish: config.accessibility === 'PUBLIC' }],
         volumes: [{ name: volume, mountPoint: runtime.dataDir }],
         readiness: {
@@ -298,7 +306,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       const { imageName, tag, registryId } = config.source.image
       const registry = await deps.registry(organizationId, registryId)
       image = imageReference(registry.host, imageName, overrides.imageTag || tag)
-      if (delivers || command) await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal)
+      if (delivers || command) await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal, pulls)
     } else if (delivers || command) {
       const { git, dockerfilePath, dockerfileRaw, dockerTargetBuildStage } = config.source.docker
       const built = await builtImage(
@@ -359,6 +367,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         files,
         cpuMilli: config.cpu,
         memoryMb: config.memory,
+        confinement: deps.confinement,
         maxDurationSeconds: config.maxDurationSeconds,
         maxRestarts: config.maxNbRestart,
       },
@@ -401,7 +410,8 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         // What containers and builds print, in the logs and in a failure's message, may hold the
         // service's secrets: none of them reaches either.
         mask = secretMask(secretValues(snapshot))
-        const say: Say = (step, message, level, at) => context.log(step, mask(message), level, at)
+        const logLine = maskedLogLine(mask)
+        const say: Say = (step, message, level, at) => context.log(step, logLine(message), level, at)
         // What is still stopping in the background is not the runner's to wait for.
         const { retired: _retired, ...outcome }: Rollout = await perform(snapshot, owner, run.organizationId, action, say, signal)
         if (outcome.ok && (action === 'UNINSTALL' || action === 'DELETE') && (await removeNetworkIfUnused(docker, run.environmentId)))
@@ -409,6 +419,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         return outcome.ok ? outcome : { ok: false, message: mask(outcome.message) }
       } catch (error) {
         if (signal.aborted) throw error
+        if (error instanceof PullRefused) return { ok: false, message: mask(error.message) }
         const message = error instanceof Error ? error.message : String(error)
         return { ok: false, message: mask(`the Docker engine refused: ${message}`) }
       }

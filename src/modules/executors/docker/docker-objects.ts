@@ -139,9 +139,6 @@ export function demultiplex(buffer: Buffer): string[] {
   return text.split('\n').filter((line) => line.trim() !== '')
 }
 
-/** A line of a container's output longer than this is cut: a deployment's log is not a file store. */
-const MAX_LINE_LENGTH = 4096
-
 /** Following a container's output: stop it, or wait until the container closed its streams. */
 export interface OutputFollower {
   /** Stops passing lines on and lets the engine's stream go. */
@@ -185,7 +182,8 @@ export async function followOutput(
     const { at, text: line } = timestamped(raw)
     if (stopped || line.trim() === '') return
     lines++
-    if (lines <= limit) onLine(line.length > MAX_LINE_LENGTH ? `${line.slice(0, MAX_LINE_LENGTH)} …` : line, at)
+    // Passed whole: the executor masks secrets in it before cutting it (maskedLogLine).
+    if (lines <= limit) onLine(line, at)
     else if (lines === limit + 1) onLimit()
   })
   const ended = new Promise<void>((resolve) => {
@@ -209,5 +207,29 @@ export async function followOutput(
     get truncated() {
       return lines > limit
     },
+  }
+}
+
+/** What confines every container Berth creates, from the operator's settings (BERTH_DOCKER_PIDS_LIMIT, BERTH_DOCKER_CAP_DROP). */
+export interface Confinement {
+  /** 0: none. */
+  pidsLimit: number
+  capDrop: readonly string[]
+}
+
+export const DEFAULT_CONFINEMENT: Confinement = { pidsLimit: 1024, capDrop: ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SETFCAP', 'SETPCAP'] }
+
+/**
+ * The HostConfig fields that keep a container from the host, whatever its service asks: never
+ * privileged, no added capabilities, the operator's dropped, no privilege gained through setuid
+ * programs, and at most `pidsLimit` processes.
+ */
+export function confinedHostConfig(confinement: Confinement = DEFAULT_CONFINEMENT) {
+  return {
+    Privileged: false,
+    CapAdd: [],
+    CapDrop: [...confinement.capDrop],
+    SecurityOpt: ['no-new-privileges'],
+    ...(confinement.pidsLimit > 0 ? { PidsLimit: confinement.pidsLimit } : {}),
   }
 }

@@ -1,6 +1,7 @@
+import { createReadStream } from 'node:fs'
 import { lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
-import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import dockerignore from '@balena/dockerignore'
 import type Docker from 'dockerode'
 import { pack } from 'tar-stream'
@@ -28,6 +29,8 @@ export interface BuildSpec {
   tag: string
   /** build.timeout_max_sec. */
   timeoutSeconds: number
+  /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
+  contextMaxBytes?: number | undefined
 }
 
 export type BuildOutcome = { ok: true } | { ok: false; message: string }
@@ -59,16 +62,18 @@ async function contextRules(root: string, dockerfile: string): Promise<(relative
   }
 }
 
-/** A tar of the directory, symbolic links kept as links (never followed), git's own directory and what .dockerignore names left out. */
-async function contextArchive(root: string, dockerfile: string, inline: string | null): Promise<Buffer> {
+/** The most bytes of files a build context may send when the spec names no bound (the config's BERTH_BUILD_CONTEXT_MAX_BYTES has the same default). */
+export const DEFAULT_BUILD_CONTEXT_MAX_BYTES = 512 * 1024 * 1024
+
+type ContextEntry =
+  | { kind: 'file'; name: string; full: string; mode: number; size: number }
+  | { kind: 'directory'; name: string; mode: number }
+  | { kind: 'symlink'; name: string; linkname: string }
+
+/** What the context holds, in order: symbolic links kept as links (never followed), git's own directory and what .dockerignore names left out. */
+async function contextEntries(root: string, dockerfile: string): Promise<ContextEntry[]> {
   const rules = await contextRules(root, dockerfile)
-  const tar = pack()
-  const chunks: Buffer[] = []
-  const done = new Promise<Buffer>((resolve, reject) => {
-    tar.on('data', (chunk) => chunks.push(chunk as Buffer))
-    tar.on('end', () => resolve(Buffer.concat(chunks)))
-    tar.on('error', reject)
-  })
+  const entries: ContextEntry[] = []
   const walk = async (dir: string, prefix: string): Promise<void> => {
     for (const entry of (await readdir(dir)).sort()) {
       if (entry === '.git') continue
@@ -77,17 +82,37 @@ async function contextArchive(root: string, dockerfile: string, inline: string |
       const stat = await lstat(full)
       const rule = rules(name, stat.isDirectory())
       if (rule === 'skip') continue
-      if (stat.isSymbolicLink()) tar.entry({ name, type: 'symlink', linkname: await readlink(full) })
+      if (stat.isSymbolicLink()) entries.push({ kind: 'symlink', name, linkname: await readlink(full) })
       else if (stat.isDirectory()) {
-        if (rule === 'send') tar.entry({ name, type: 'directory', mode: stat.mode & 0o7777 })
+        if (rule === 'send') entries.push({ kind: 'directory', name, mode: stat.mode & 0o7777 })
         await walk(full, `${name}/`)
-      } else if (stat.isFile()) tar.entry({ name, mode: stat.mode & 0o7777 }, await readFile(full))
+      } else if (stat.isFile()) entries.push({ kind: 'file', name, full, mode: stat.mode & 0o7777, size: stat.size })
     }
   }
   await walk(root, '')
-  if (inline !== null) tar.entry({ name: INLINE_DOCKERFILE, mode: 0o644 }, inline)
-  tar.finalize()
-  return done
+  return entries
+}
+
+/**
+ * The context as a tar stream, each file read as the engine takes it: a context is never held in
+ * memory whole (a repository of large files would otherwise cost the runner their size).
+ */
+function contextStream(entries: ContextEntry[], inline: string | null): ReturnType<typeof pack> {
+  const tar = pack()
+  const feed = async () => {
+    for (const entry of entries) {
+      if (entry.kind === 'symlink') tar.entry({ name: entry.name, type: 'symlink', linkname: entry.linkname })
+      else if (entry.kind === 'directory') tar.entry({ name: entry.name, type: 'directory', mode: entry.mode })
+      else {
+        const sink = tar.entry({ name: entry.name, mode: entry.mode, size: entry.size })
+        await pipeline(createReadStream(entry.full), sink)
+      }
+    }
+    if (inline !== null) tar.entry({ name: INLINE_DOCKERFILE, mode: 0o644 }, inline)
+    tar.finalize()
+  }
+  feed().catch((error: unknown) => tar.destroy(error as Error))
+  return tar
 }
 
 /**
@@ -111,8 +136,16 @@ export async function buildImage(
   const inline = spec.dockerfileRaw ?? null
   const dockerfile = inline !== null && spec.dockerfilePath === null ? INLINE_DOCKERFILE : (spec.dockerfilePath ?? 'Dockerfile').replace(/^\/+/, '')
   if (!inside(root, dockerfile)) return { ok: false, message: `the dockerfile_path ${spec.dockerfilePath} leads out of the root_path` }
-  const context = await contextArchive(root, dockerfile, inline)
-  say(`building ${dockerfile} in ${spec.rootPath} (${Math.ceil(context.length / 1024)} KiB of context) as ${spec.tag}`)
+  const entries = await contextEntries(root, dockerfile)
+  const bytes = entries.reduce((sum, entry) => sum + (entry.kind === 'file' ? entry.size : 0), 0)
+  const maxBytes = spec.contextMaxBytes ?? DEFAULT_BUILD_CONTEXT_MAX_BYTES
+  if (bytes > maxBytes) {
+    return {
+      ok: false,
+      message: `the build context in ${spec.rootPath} holds ${bytes} bytes of files, over the ${maxBytes} a build may send (BERTH_BUILD_CONTEXT_MAX_BYTES); leave files out with .dockerignore`,
+    }
+  }
+  say(`building ${dockerfile} in ${spec.rootPath} (${Math.ceil(bytes / 1024)} KiB of context) as ${spec.tag}`)
 
   const timeout = AbortSignal.timeout(spec.timeoutSeconds * 1000)
   const bounded = AbortSignal.any([signal, timeout])
@@ -122,7 +155,7 @@ export async function buildImage(
     if (lastLines.length > 20) lastLines.shift()
   }
   try {
-    const stream = await docker.buildImage(Readable.from(context) as unknown as NodeJS.ReadableStream, {
+    const stream = await docker.buildImage(contextStream(entries, inline) as unknown as NodeJS.ReadableStream, {
       t: spec.tag,
       dockerfile,
       ...(spec.target ? { target: spec.target } : {}),

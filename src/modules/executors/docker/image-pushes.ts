@@ -1,10 +1,13 @@
 import type Docker from 'dockerode'
 import type { PullAuth } from '#src/modules/container-registries/registry-pull-access.ts'
-import { followTransfer } from './images.ts'
+import { followTransfer, guardRegistryHost } from './images.ts'
 
 // An image built on the runner, pushed to a registry a Kubernetes cluster pulls it from.
 
-/** Tags `local` as `target` (`host/name:tag`) and pushes it with `auth`; rejects with the engine's or the registry's reason. */
+/**
+ * Tags `local` as `target` (`host/name:tag`) and pushes it with `auth`; rejects with the engine's or
+ * the registry's reason. The registry's host goes through the address guard first, as a pull's does.
+ */
 export async function pushImage(
   docker: Docker,
   local: string,
@@ -12,7 +15,9 @@ export async function pushImage(
   auth: PullAuth | undefined,
   say: (message: string) => void,
   signal: AbortSignal,
+  { allowPrivateUrls }: { allowPrivateUrls: boolean },
 ): Promise<void> {
+  await guardRegistryHost('push', target, allowPrivateUrls, say)
   const colon = target.lastIndexOf(':')
   await docker.getImage(local).tag({ repo: target.slice(0, colon), tag: target.slice(colon + 1) })
   say(`pushing image ${target}${auth ? ` as ${auth.username}` : ''}`)

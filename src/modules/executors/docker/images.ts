@@ -1,5 +1,6 @@
 import type Docker from 'dockerode'
 import type { PullAuth } from '#src/modules/container-registries/registry-pull-access.ts'
+import { resolveHost } from '#src/modules/git-providers/address-guard.ts'
 
 // Images a deployment runs: used when the engine has them, pulled (with the registry's
 // credentials) when it does not.
@@ -22,18 +23,59 @@ export async function hasImage(docker: Docker, reference: string): Promise<boole
   }
 }
 
-/** Pulls `reference` unless the engine has it, telling `say` what happens; rejects with the engine's reason. */
+/** The registry host the engine pulls `reference` from: its first part when that names a host, else Docker Hub's. */
+export function pullHost(reference: string): string {
+  const first = reference.split('/')[0]!
+  const named = reference.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')
+  if (!named) return 'registry-1.docker.io'
+  return URL.canParse(`https://${first}`) ? new URL(`https://${first}`).hostname : first
+}
+
+/** A pull the address guard refused: the engine would have connected into the server's own network. */
+export class PullRefused extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'PullRefused'
+  }
+}
+
+/**
+ * Unless `allowPrivateUrls`, resolves the registry host of `reference` and checks every address
+ * right before the engine connects there: rejects with PullRefused, having said why.
+ */
+export async function guardRegistryHost(
+  what: 'pull' | 'push',
+  reference: string,
+  allowPrivateUrls: boolean,
+  say: (message: string) => void,
+): Promise<void> {
+  if (allowPrivateUrls) return
+  const check = await resolveHost(pullHost(reference))
+  if (check.ok) return
+  const message = `${what} of ${reference} refused: ${check.reason}; the server uses such registries only with BERTH_GIT_ALLOW_PRIVATE_URLS=true`
+  say(message)
+  throw new PullRefused(message)
+}
+
+/**
+ * Pulls `reference` unless the engine has it, telling `say` what happens; rejects with the engine's
+ * reason. Unless `allowPrivateUrls` (BERTH_GIT_ALLOW_PRIVATE_URLS), the registry's host is resolved
+ * and checked right before the pull, as git calls are: the engine would otherwise connect wherever
+ * the name leads (loopback, the cloud's metadata address), with the registry's credentials.
+ */
 export async function ensureImage(
   docker: Docker,
   reference: string,
   auth: PullAuth | undefined,
   say: (message: string) => void,
   signal: AbortSignal,
+  { allowPrivateUrls }: { allowPrivateUrls: boolean },
 ): Promise<void> {
   if (await hasImage(docker, reference)) {
     say(`image ${reference} is present`)
     return
   }
+  await guardRegistryHost('pull', reference, allowPrivateUrls, say)
   say(`pulling image ${reference}${auth ? ` as ${auth.username}` : ''}`)
   const stream = await docker.pull(reference, auth ? { authconfig: auth, abortSignal: signal } : { abortSignal: signal })
   const failure = await followTransfer(docker, stream, say, signal)

@@ -1,6 +1,8 @@
 import type Docker from 'dockerode'
 import type { ServiceOutcome } from '../executor.ts'
 import {
+  type Confinement,
+  confinedHostConfig,
   containerLabels,
   containerName,
   followOutput,
@@ -35,6 +37,8 @@ export interface JobRunSpec {
   files: InstanceFile[]
   cpuMilli: number
   memoryMb: number
+  /** The operator's confinement (BERTH_DOCKER_PIDS_LIMIT, BERTH_DOCKER_CAP_DROP); absent: the defaults. */
+  confinement?: Confinement | undefined
   maxDurationSeconds: number
   maxRestarts: number
 }
@@ -59,9 +63,7 @@ async function attempt(docker: Docker, spec: JobRunSpec, number: number, say: Sa
       NetworkMode: spec.network,
       NanoCpus: spec.cpuMilli * 1_000_000,
       Memory: spec.memoryMb * 1024 * 1024,
-      Privileged: false,
-      CapAdd: [],
-      SecurityOpt: ['no-new-privileges'],
+      ...confinedHostConfig(spec.confinement),
     },
   })
   let output: OutputFollower | undefined

@@ -2,6 +2,8 @@ import type Docker from 'dockerode'
 import type { Probe } from '#src/modules/services/kinds/container/container.types.ts'
 import type { ServiceOutcome } from '../executor.ts'
 import {
+  type Confinement,
+  confinedHostConfig,
   containerLabels,
   containerName,
   followOutput,
@@ -39,6 +41,8 @@ export interface InstanceSpec {
   files: InstanceFile[]
   cpuMilli: number
   memoryMb: number
+  /** The operator's confinement (BERTH_DOCKER_PIDS_LIMIT, BERTH_DOCKER_CAP_DROP); absent: the defaults. */
+  confinement?: Confinement | undefined
   ports: { internal: number; protocol: 'TCP' | 'UDP'; publish: boolean }[]
   /** Named volumes (kept until the service is deleted). */
   volumes: { name: string; mountPoint: string }[]
@@ -112,9 +116,7 @@ async function createInstance(
       PortBindings: bindings,
       NanoCpus: spec.cpuMilli * 1_000_000,
       Memory: spec.memoryMb * 1024 * 1024,
-      Privileged: false,
-      CapAdd: [],
-      SecurityOpt: ['no-new-privileges'],
+      ...confinedHostConfig(spec.confinement),
       RestartPolicy: { Name: 'unless-stopped' },
       Mounts: spec.volumes.map((volume) => ({ Type: 'volume' as const, Source: volume.name, Target: volume.mountPoint })),
     },

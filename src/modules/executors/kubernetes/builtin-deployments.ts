@@ -117,7 +117,9 @@ export async function deployBuiltin(
     const built = await builtFromGit(git, snapshot, { organizationId: run.organizationId, runId: run.id }, source, log('build'), steps.signal)
     if (!built.ok) return built
     const pulled = await image(registryId, builtImageRepository(snapshot.serviceId), built.commit)
-    await pushImage(docker, built.image, pulled.reference, pulled.registry.auth, log('push'), steps.signal)
+    await pushImage(docker, built.image, pulled.reference, pulled.registry.auth, log('push'), steps.signal, {
+      allowPrivateUrls: deps.allowPrivateUrls ?? false,
+    })
     // The registry's tag was only for the push; the runner keeps the last build (a restart reuses it).
     await docker
       .getImage(pulled.reference)

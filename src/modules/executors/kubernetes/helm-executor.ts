@@ -2,6 +2,7 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { stringify } from 'yaml'
+import { resolveHost } from '#src/modules/git-providers/address-guard.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { HelmDeployOverrides } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import { resolvePlaceholders } from '#src/modules/services/kinds/helm/helm-deployments.ts'
@@ -32,6 +33,14 @@ export interface ChartRepository {
   skipTlsVerification: boolean
   username?: string | undefined
   password?: string | undefined
+}
+
+/** Why helm may not fetch from the repository at `url` (its host resolved and checked), or undefined. */
+async function chartHostRefusal(url: string): Promise<string | undefined> {
+  const host = URL.canParse(url) ? new URL(url).hostname : undefined
+  const check = host ? await resolveHost(host) : { ok: false as const, reason: 'the repository URL names no host' }
+  if (check.ok) return undefined
+  return `chart fetch refused: ${check.reason}; the server fetches from such repositories only with BERTH_GIT_ALLOW_PRIVATE_URLS=true`
 }
 
 export interface KubernetesExecutorDeps extends BuiltinDeps {
@@ -254,6 +263,12 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
     if ('helmRepository' in source) {
       const chart = { name: source.helmRepository.chartName, version: overrides.chartVersion ?? source.helmRepository.chartVersion }
       const repository = await deps.chartRepository(organizationId, source.helmRepository.repositoryId)
+      // helm connects wherever the repository's host leads, with its credentials: checked right before, as git is.
+      const refused = deps.allowPrivateUrls ? undefined : await chartHostRefusal(repository.url)
+      if (refused) {
+        steps.context.log('chart', refused, 'ERROR')
+        return { ok: false, message: refused }
+      }
       steps.context.log('chart', `pulling ${chart.name} ${chart.version}`)
       chartPath = await pullChart(steps.dir, repository, chart, steps.helm('chart'), steps.dialect)
     } else {
