@@ -1,0 +1,46 @@
+import { readFile, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { build, type Plugin } from 'esbuild'
+
+/** Where the bundled test files go: inside the checkout, so that their imports resolve from its node_modules. */
+export const TEST_BUNDLE_DIR = path.join('dist', 'test')
+
+// A module that finds files beside itself (the built-in chart, dist/console, the repository root)
+// reads import.meta.url: each module keeps its own source's URL, as it has when loaded through tsx.
+const keepModuleUrls: Plugin = {
+  name: 'keep-module-urls',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined
+      const source = await readFile(args.path, 'utf8')
+      return { contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' }
+    })
+  },
+}
+
+/**
+ * Bundles the test files with esbuild (one output per test file, the code they share in common
+ * chunks, dependencies left to node_modules) as bin/berth.js bundles the server: loading a test file
+ * through tsx's hooks transpiles each of its modules again in every test process. Returns the
+ * bundled path of each test file, in order.
+ */
+export async function bundleTestFiles(files: string[]): Promise<string[]> {
+  await rm(TEST_BUNDLE_DIR, { recursive: true, force: true })
+  await build({
+    entryPoints: files,
+    outdir: TEST_BUNDLE_DIR,
+    outbase: 'test',
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'inline',
+    logLevel: 'warning',
+    plugins: [keepModuleUrls],
+  })
+  return files.map((file) => path.join(TEST_BUNDLE_DIR, path.relative('test', file).replace(/\.ts$/, '.mjs')))
+}
