@@ -1,10 +1,34 @@
-import { readFile, rm } from 'node:fs/promises'
+import { readdir, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, type Plugin } from 'esbuild'
 
-/** Where the bundled test files go: inside the checkout, so that their imports resolve from its node_modules. */
-export const TEST_BUNDLE_DIR = path.join('dist', 'test')
+/**
+ * Where this run's bundled test files go: inside the checkout, so that their imports resolve from
+ * its node_modules, and a folder of the run's own, so that runs at the same time leave each other's alone.
+ */
+export const TEST_BUNDLE_DIR = path.join('dist', `test-${process.pid}`)
+
+/** Removes the bundles of runs no longer running (one ended by a signal could not remove its own). */
+async function pruneStaleBundles(): Promise<void> {
+  const entries = await readdir('dist').catch(() => [] as string[])
+  for (const entry of entries) {
+    const pid = Number(/^test-(\d+)$/.exec(entry)?.[1])
+    if (pid && pid !== process.pid && !isRunning(pid)) await rm(path.join('dist', entry), { recursive: true, force: true })
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Removes this run's bundles. */
+export const removeTestBundles = () => rm(TEST_BUNDLE_DIR, { recursive: true, force: true })
 
 // A module that finds files beside itself (the built-in chart, dist/console, the repository root)
 // reads import.meta.url: each module keeps its own source's URL, as it has when loaded through tsx.
@@ -26,7 +50,7 @@ const keepModuleUrls: Plugin = {
  * bundled path of each test file, in order.
  */
 export async function bundleTestFiles(files: string[]): Promise<string[]> {
-  await rm(TEST_BUNDLE_DIR, { recursive: true, force: true })
+  await pruneStaleBundles()
   await build({
     entryPoints: files,
     outdir: TEST_BUNDLE_DIR,

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import { createThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
-import { bundleTestFiles } from './test-bundle.ts'
+import { bundleTestFiles, removeTestBundles } from './test-bundle.ts'
 import { type Lane, lanesOf } from './test-lanes.ts'
 import { type FileResult, readDurations, slowestFiles, summaryOf, sumSummaries, writeDurations } from './test-results.ts'
 
@@ -128,7 +128,7 @@ const bundledOf = new Map(files.map((file, i) => [file, bundled[i]!]))
 const known = readDurations()
 const lanes = lanesOf(files)
 process.stdout.write(`# lanes: ${lanes.map((lane) => `${lane.name} (${lane.files.length} files, ${lane.concurrency} at a time)`).join(', ')}\n`)
-const laneRuns = await Promise.all(lanes.map((lane) => runLane(lane, bundledOf, known)))
+const laneRuns = await Promise.all(lanes.map((lane) => runLane(lane, bundledOf, known))).finally(removeTestBundles)
 const results = laneRuns.flatMap((lane) => lane.results)
 writeDurations(known, results)
 
