@@ -35,7 +35,7 @@ const WAITING = [
   /^service-limits\./,
 ]
 
-/** How many files of each lane run at once on this 2-core machine: BERTH_TEST_CONCURRENCY=cpu:2,waiting:4 overrides. */
+/** How many files of each lane run at once on this 2-core machine: BERTH_TEST_CONCURRENCY=cpu:2,waiting:3 overrides. */
 function concurrency(lane: string, fallback: number): number {
   const setting = process.env.BERTH_TEST_CONCURRENCY?.split(',').find((part) => part.startsWith(`${lane}:`))
   const value = Number(setting?.slice(lane.length + 1))
@@ -47,7 +47,7 @@ export function lanesOf(files: string[]): Lane[] {
   const waits = (file: string) => WAITING.some((pattern) => pattern.test(path.basename(file)))
   const lanes: Lane[] = [
     { name: 'cpu', concurrency: concurrency('cpu', 2), files: files.filter((file) => !waits(file)) },
-    { name: 'waiting', concurrency: concurrency('waiting', 4), files: files.filter(waits) },
+    { name: 'waiting', concurrency: concurrency('waiting', 3), files: files.filter(waits) },
   ]
   return lanes.filter((lane) => lane.files.length > 0)
 }

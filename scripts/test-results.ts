@@ -55,8 +55,9 @@ export function readDurations(): Record<string, number> {
   }
 }
 
-export function writeDurations(known: Record<string, number>, results: FileResult[]): void {
-  const durations = { ...known }
+/** Adds `results` to the durations file. */
+export function writeDurations(results: FileResult[]): void {
+  const durations = readDurations()
   for (const result of results) durations[result.file] = Math.round(result.seconds * 10) / 10
   mkdirSync(path.dirname(DURATIONS_FILE), { recursive: true })
   writeFileSync(DURATIONS_FILE, `${JSON.stringify(durations, null, 2)}\n`)

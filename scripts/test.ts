@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
-import { createThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
+import { createThrowawayDatabase, type ThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
 import { bundleTestFiles, removeTestBundles } from './test-bundle.ts'
 import { type Lane, lanesOf } from './test-lanes.ts'
 import { type FileResult, readDurations, slowestFiles, summaryOf, sumSummaries, writeDurations } from './test-results.ts'
@@ -26,14 +26,37 @@ const reporter = process.env.CI ? 'tap' : 'spec'
 const started = Date.now()
 
 const children = new Set<ChildProcess>()
+const databases = new Set<ThrowawayDatabase>()
+let interrupted = false
+
+/** Stops a child and what it started (a test file's `berth serve`, its embedded PostgreSQL): each child leads a process group. */
+function stop(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGTERM')
+  } catch {
+    child.kill('SIGTERM')
+  }
+}
+
 process.on('exit', () => {
-  for (const child of children) child.kill('SIGTERM')
+  for (const child of children) stop(child)
 })
+// Interrupted (Ctrl-C, a CI time limit): stop the test processes and theirs, start no other, and
+// leave no database or bundle behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true
+    for (const child of children) stop(child)
+    void Promise.allSettled([...databases].map((database) => database.drop()))
+      .then(removeTestBundles)
+      .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143))
+  })
+}
 
 /** Runs a program to its end; resolves to its exit code and what it printed on both streams. */
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     children.add(child)
     const chunks: Buffer[] = []
     child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -98,18 +121,23 @@ async function runLane(
 ): Promise<{ results: FileResult[]; seconds: number }> {
   const from = Date.now()
   const database = await createThrowawayDatabase(serverUrl, 'berth_test')
+  databases.add(database)
   try {
     const queue = [...lane.files].sort((a, b) => (known[b] ?? 0) - (known[a] ?? 0))
     const results: FileResult[] = []
     const worker = async () => {
-      for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-        results.push(await runFile(lane, file, bundledOf.get(file)!, database.url))
+      for (let file = queue.shift(); file !== undefined && !interrupted; file = queue.shift()) {
+        const result = await runFile(lane, file, bundledOf.get(file)!, database.url)
+        results.push(result)
+        // Kept as they come, so that even a run cut short orders the next one.
+        writeDurations([result])
       }
     }
     await Promise.all(Array.from({ length: lane.concurrency }, worker))
     return { results, seconds: (Date.now() - from) / 1000 }
   } finally {
     await database.drop().catch(() => {})
+    databases.delete(database)
   }
 }
 
@@ -130,7 +158,6 @@ const lanes = lanesOf(files)
 process.stdout.write(`# lanes: ${lanes.map((lane) => `${lane.name} (${lane.files.length} files, ${lane.concurrency} at a time)`).join(', ')}\n`)
 const laneRuns = await Promise.all(lanes.map((lane) => runLane(lane, bundledOf, known))).finally(removeTestBundles)
 const results = laneRuns.flatMap((lane) => lane.results)
-writeDurations(known, results)
 
 const checkResults = await checks
 let failed = false
