@@ -50,7 +50,8 @@ function runNode(args: string[], cwd: string, env: Record<string, string | undef
   })
 }
 
-describe('a copy of the repository with nothing beside it', () => {
+// Its tests and its benchmark run side by side: each mostly waits on processes of its own.
+describe('a copy of the repository with nothing beside it', { concurrency: true }, () => {
   const serverUrl = process.env.TEST_DATABASE_SERVER_URL
   let root = ''
   let copy = ''
