@@ -35,6 +35,32 @@ const WAITING = [
   /^service-limits\./,
 ]
 
+// The longest files as last measured, started first in a run with no durations of its own yet (a
+// fresh clone): one of them started last would keep the whole run waiting for it.
+const LONGEST = [
+  'self-contained',
+  'console.e2e',
+  'backup-restore',
+  'database-outage',
+  'authorization-sweep',
+  'hostile-routes',
+  'hostile-input',
+  'cron-scheduler',
+  'docker-executor',
+  'deployment-processes',
+  'serve-shutdown',
+  'application-commits',
+  'cli-replay',
+]
+
+/** How long `file` is expected to take, in seconds: its last duration, else a rank among the longest, else 0. */
+export function expectedSeconds(file: string, known: Record<string, number>): number {
+  const measured = known[file]
+  if (measured !== undefined) return measured
+  const rank = LONGEST.indexOf(path.basename(file).replace(/\.test\.ts$/, ''))
+  return rank === -1 ? 0 : 1000 - rank
+}
+
 /** How many files of each lane run at once on this 2-core machine: BERTH_TEST_CONCURRENCY=cpu:2,waiting:3 overrides. */
 function concurrency(lane: string, fallback: number): number {
   const setting = process.env.BERTH_TEST_CONCURRENCY?.split(',').find((part) => part.startsWith(`${lane}:`))

@@ -10,7 +10,7 @@ import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import { createThrowawayDatabase, type ThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
 import { bundleTestFiles, removeTestBundles } from './test-bundle.ts'
-import { type Lane, lanesOf } from './test-lanes.ts'
+import { expectedSeconds, type Lane, lanesOf } from './test-lanes.ts'
 import { type FileResult, readDurations, slowestFiles, summaryOf, sumSummaries, writeDurations } from './test-results.ts'
 
 const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -123,7 +123,7 @@ async function runLane(
   const database = await createThrowawayDatabase(serverUrl, 'berth_test')
   databases.add(database)
   try {
-    const queue = [...lane.files].sort((a, b) => (known[b] ?? 0) - (known[a] ?? 0))
+    const queue = [...lane.files].sort((a, b) => expectedSeconds(b, known) - expectedSeconds(a, known))
     const results: FileResult[] = []
     const worker = async () => {
       for (let file = queue.shift(); file !== undefined && !interrupted; file = queue.shift()) {
