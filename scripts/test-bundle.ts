@@ -1,7 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { build, type Plugin } from 'esbuild'
+import { build, type Plugin, stop } from 'esbuild'
 
 /**
  * Where this run's bundled test files go: inside the checkout, so that their imports resolve from
@@ -66,5 +66,7 @@ export async function bundleTestFiles(files: string[]): Promise<string[]> {
     logLevel: 'warning',
     plugins: [keepModuleUrls],
   })
+  // esbuild's service process would otherwise live as long as the run.
+  await stop()
   return files.map((file) => path.join(TEST_BUNDLE_DIR, path.relative('test', file).replace(/\.ts$/, '.mjs')))
 }
