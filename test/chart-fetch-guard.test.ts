@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { createDeploymentsApp, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
+import { helmBinary } from './helpers/helm-binary.ts'
 
 // Issue 31, item 2: a helm repository whose host leads into the server's own network is refused
 // when a deployment fetches its chart (the name may have led elsewhere when it was stored), the
@@ -28,7 +29,8 @@ describe('the address guard at chart fetch time', () => {
   let charts: Server
   const requests: string[] = []
   before(async () => {
-    t = await createDeploymentsApp(0, { BERTH_RUNNER_POLL_MS: '50' })
+    // A real helm: the runner asks its version before anything else, and the guard must refuse after that.
+    t = await createDeploymentsApp(0, { BERTH_RUNNER_POLL_MS: '50', BERTH_HELM_PATH: helmBinary() })
     charts = createServer((req, res) => {
       requests.push(`${req.method} ${req.url}`)
       res.writeHead(404)

@@ -372,6 +372,7 @@ exec "${helm}" "$@"
           chartRepository: async () => ({ kind: 'HTTPS', url: repositoryUrl, skipTlsVerification: false, ...CREDENTIALS }),
           openSecret: () => '',
           workRoot: work,
+          allowPrivateUrls: true,
         }).run({ id: s.serviceId, name: s.name, type: 'HELM' } as ServiceProgress, 'DEPLOY', new AbortController().signal, {
           snapshot: s,
           plan: [],

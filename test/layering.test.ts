@@ -7,7 +7,8 @@ import { describe, it } from 'node:test'
 // nothing of the app, the runner names no kind, the two sides of deployments meet only at the
 // queue's tables, and no files import each other in a circle.
 
-const root = path.resolve(import.meta.dirname, '..')
+// The repository's root: the tests run from it (npm test), and this file may run from a bundle elsewhere.
+const root = process.cwd()
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
