@@ -173,6 +173,13 @@ describe('the embedded PostgreSQL stopped under a running server', () => {
     assert.ok(running, `a postmaster in ${cluster()}`)
 
     process.kill(running.pid, 'SIGKILL')
+    // Backends outlive a killed postmaster for a moment, so /readyz alone may still answer from the
+    // old one: wait for the server to have started a new postmaster, then for /readyz.
+    await until(
+      () => readPostmaster(cluster()),
+      (postmaster) => postmaster !== undefined && postmaster.pid !== running.pid,
+      { timeoutMs: 60_000, intervalMs: 100, what: 'a new postmaster' },
+    )
     await ready(server)
     const restarted = await readPostmaster(cluster())
     assert.ok(restarted && restarted.pid !== running.pid, 'the same postmaster answers')
