@@ -22,6 +22,7 @@ import { deploymentLogsRoutes } from './modules/deployments/api/logs/deployment-
 import { deploymentQueueRoutes } from './modules/deployments/api/triggers/deployment-queue.routes.ts'
 import { environmentActionsRoutes } from './modules/deployments/api/triggers/environment-actions.routes.ts'
 import { environmentStatusesRoutes } from './modules/deployments/api/triggers/environment-statuses.routes.ts'
+import { environmentRollbackRoutes, serviceRollbackRoutes } from './modules/deployments/api/triggers/rollback.routes.ts'
 import { selectedServicesRoutes } from './modules/deployments/api/triggers/selected-services.routes.ts'
 import { serviceActionsRoutes } from './modules/deployments/api/triggers/service-actions.routes.ts'
 import { HISTORY_CHANNEL } from './modules/deployments/queue/deployment-rows.ts'
@@ -277,6 +278,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(deploymentQueueRoutes(services.deployments))
     await api.register(deploymentLogsRoutes(services.deploymentLogs))
     for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
+    await api.register(environmentRollbackRoutes(services.deployments))
+    for (const kind of KIND_ROUTES) await api.register(serviceRollbackRoutes(kind, services.deployments))
     await api.register(deploymentHistoryRoutes(services.deploymentHistory))
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
     await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions, kindsWith('restrictions')))

@@ -23,6 +23,7 @@ import { createDeploymentLogsRepository } from './modules/deployments/api/logs/d
 import { createDeploymentLogsService } from './modules/deployments/api/logs/deployment-logs.service.ts'
 import { createDeploymentStatuses } from './modules/deployments/api/triggers/deployment-statuses.ts'
 import { createDeploymentTriggersService } from './modules/deployments/api/triggers/deployment-triggers.service.ts'
+import { createRestorableSnapshotsRepository } from './modules/deployments/api/triggers/restorable-snapshots.repository.ts'
 import { createCronSchedulesRepository } from './modules/deployments/queue/cron-schedules.repository.ts'
 import { createEnvironmentQueue } from './modules/deployments/queue/environment-queue.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
@@ -267,6 +268,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   const deployments = createDeploymentTriggersService({
     queues: createEnvironmentQueue(db),
     history: historyRepo,
+    restorable: createRestorableSnapshotsRepository(db),
     statuses: createDeploymentStatuses(historyRepo, options.serviceRuntime?.liveStates),
     kinds: KINDS,
     requireEnvironment: environments.requireEnvironment,

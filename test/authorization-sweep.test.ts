@@ -88,7 +88,7 @@ const NO_ORGANIZATION = new Set([
   'GET /defaultHelmAdvancedSettings',
 ])
 
-const DEPLOY_ACTION = /\/(deploy|redeploy|stop|cancelDeployment|uninstall|restart-service)$/
+const DEPLOY_ACTION = /\/(deploy|redeploy|stop|cancelDeployment|uninstall|restart-service|rollback)$/
 const ORGANIZATION_MANAGEMENT = /^\/organization(\/\{organizationId\}(\/member(\/\{userId\})?)?)?$/
 
 function requiredRole(route: Route): Role {

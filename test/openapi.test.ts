@@ -280,6 +280,13 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
     put: 'editOrganizationCustomRole',
     delete: 'deleteOrganizationCustomRole',
   },
+  // Rollbacks (issue 35, docs/rollback-and-dry-runs.md).
+  '/environment/{environmentId}/rollback': { post: 'rollbackEnvironment' },
+  '/application/{applicationId}/rollback': { post: 'rollbackApplication' },
+  '/container/{containerId}/rollback': { post: 'rollbackContainer' },
+  '/database/{databaseId}/rollback': { post: 'rollbackDatabase' },
+  '/job/{jobId}/rollback': { post: 'rollbackJob' },
+  '/helm/{helmId}/rollback': { post: 'rollbackHelm' },
 }
 
 /** Operations git providers call, signed with the organization's webhook secret: no Authorization scheme, and 200 with what was done. */
@@ -435,7 +442,7 @@ describe('OpenAPI document', () => {
         assert.deepEqual(success, ['200'], `${method} ${path}`)
       // The reference answers 201 to deployCluster: a cluster's deploy is no deployment of services.
       else if (op.operationId === 'deployCluster') assert.deepEqual(success, ['201'], `${method} ${path}`)
-      else if (method === 'post' && /\/(deploy|redeploy|stop|cancelDeployment|restart-service|clone)$/.test(path))
+      else if (method === 'post' && /\/(deploy|redeploy|stop|cancelDeployment|restart-service|clone|rollback)$/.test(path))
         assert.deepEqual(success, ['202'], `${method} ${path}`)
       else if (method === 'post') assert.deepEqual(success, ['201'], `${method} ${path}`)
       else assert.equal(success.length, 1, `${method} ${path}`)

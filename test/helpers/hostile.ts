@@ -177,11 +177,20 @@ export const KINDS: Kind[] = [
 
 /**
  * Routes whose base body is always refused by a rule: nothing lies above a project for its
- * variables to override.
+ * variables to override; and a rollback needs a successful deployment, which a world without a
+ * runner never has (its deployment stays queued).
  */
 export const ALWAYS_REFUSED = new Set([
   'POST /project/{projectId}/environmentVariable/{environmentVariableId}/override',
   'POST /project/{projectId}/secret/{secretId}/override',
+  ...[
+    'environment/{environmentId}',
+    'application/{applicationId}',
+    'container/{containerId}',
+    'database/{databaseId}',
+    'job/{jobId}',
+    'helm/{helmId}',
+  ].map((scope) => `POST /${scope}/rollback`),
 ])
 
 /** Variables and secrets: a route that takes one may take another (the generic API takes both). */
@@ -849,6 +858,7 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   }),
   'PUT /helm/{helmId}/advancedSettings': () => ({ 'network.ingress.proxy_body_size_mb': 200, 'network.gateway_api.retry.retry_on': 'reset' }),
   ...restrictionBodies(),
+  ...rollbackBodies(),
   'POST /environment/{environmentId}/deploymentStage': () => ({ name: uniqueName('stage'), description: 'made by the sweep' }),
   'PUT /deploymentStage/{deploymentStageId}': () => ({ name: uniqueName('stage'), description: null }),
   'PUT /deploymentStage/{deploymentStageId}/service/{serviceId}': () => ({ is_skipped: false }),
@@ -909,6 +919,23 @@ function restrictionBodies(): Record<string, (world: World) => Record<string, un
   ]) {
     bodies[`POST /${segment}/{${param}}/deploymentRestriction`] = body
     bodies[`PUT /${segment}/{${param}}/deploymentRestriction/{deploymentRestrictionId}`] = body
+  }
+  return bodies
+}
+
+/** The bodies of the rollbacks (a Berth extension) of environments and every kind: the world's queued deployment, never a successful one. */
+function rollbackBodies(): Record<string, (world: World) => Record<string, unknown>> {
+  const bodies: Record<string, (world: World) => Record<string, unknown>> = {}
+  const body = (w: World) => ({ execution_id: w.ids.deploymentRequest })
+  for (const [segment, param] of [
+    ['environment', 'environmentId'],
+    ['application', 'applicationId'],
+    ['container', 'containerId'],
+    ['database', 'databaseId'],
+    ['job', 'jobId'],
+    ['helm', 'helmId'],
+  ]) {
+    bodies[`POST /${segment}/{${param}}/rollback`] = body
   }
   return bodies
 }

@@ -62,12 +62,17 @@ const Commit = Nullable(
 const Arguments = Type.Array(Type.String())
 const LifecycleSchedule = Type.Object({ arguments: Arguments, entrypoint: Type.Optional(Type.String()) }, { title: 'JobLifecyleSchedule' })
 
+/** Berth extension, on the details of every kind: the execution a rollback deploys again. */
+const RESTORES = {
+  restores_execution_id: Type.Optional(Type.String({ description: 'Berth extension: on a rollback, the execution whose snapshot it deploys again' })),
+}
+
 /** Contract 2.7: the shape depends on the service's kind; no discriminator. */
 const ServiceDetails = Type.Union(
   [
-    Type.Object({ commit: Commit, build_pod_name: Type.String() }, { description: 'ApplicationDeploymentHistoryData' }),
+    Type.Object({ commit: Commit, build_pod_name: Type.String(), ...RESTORES }, { description: 'ApplicationDeploymentHistoryData' }),
     Type.Object(
-      { image_name: Type.String(), tag: Type.String(), arguments: Arguments, entrypoint: Type.Optional(Type.String()) },
+      { image_name: Type.String(), tag: Type.String(), arguments: Arguments, entrypoint: Type.Optional(Type.String()), ...RESTORES },
       { description: 'ContainerDeploymentHistoryData' },
     ),
     Type.Object(
@@ -88,6 +93,7 @@ const ServiceDetails = Type.Union(
         ),
         job_type: Enum(['CRON', 'LIFECYCLE'], 'JobType'),
         build_pod_name: Type.Optional(Nullable(Type.String())),
+        ...RESTORES,
       },
       { description: 'JobDeploymentHistoryDetails' },
     ),
@@ -96,6 +102,7 @@ const ServiceDetails = Type.Union(
         database_type: Type.String({ description: 'POSTGRESQL, MYSQL, MONGODB or REDIS' }),
         version: Type.String(),
         mode: Type.String({ description: 'CONTAINER or MANAGED' }),
+        ...RESTORES,
       },
       { description: 'Berth extension: DatabaseDeploymentHistoryDetails (the contract shows no database shape)' },
     ),
@@ -109,6 +116,7 @@ const ServiceDetails = Type.Union(
               'Berth extension: the commit a deploy of a chart in git named (`commit` is the commit fetched, once a Kubernetes executor fetched it; null until then, and with the simulated executor)',
           }),
         ),
+        ...RESTORES,
       },
       { description: 'HelmDeploymentHistoryDetails' },
     ),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
-import type { DeploymentLookups, ServiceKinds, ServiceRecord, ServiceSummary } from '#src/modules/services/service-kinds.ts'
+import type { DeploymentLookups, ServiceKinds, ServiceRecord, ServiceSnapshot, ServiceSummary } from '#src/modules/services/service-kinds.ts'
 import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
@@ -23,6 +23,7 @@ import type { EnvironmentQueue, LockedQueue, StoredRun } from '../../queue/envir
 import { queuedRun, snapshotOf, stageOfService } from '../../queue/queued-runs.ts'
 import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
 import type { DeploymentStatuses, EnvironmentStatusRecord, StatusRecord } from './deployment-statuses.ts'
+import type { RestorableSnapshotsRepository } from './restorable-snapshots.repository.ts'
 
 // Triggers: what queues a deployment of an environment, of one service, or of a selection of
 // services, with a snapshot of each service as of the trigger; and cancels. Nothing here names a
@@ -31,6 +32,8 @@ import type { DeploymentStatuses, EnvironmentStatusRecord, StatusRecord } from '
 export interface DeploymentTriggersDeps {
   queues: EnvironmentQueue
   history: DeploymentHistoryRepository
+  /** The snapshots of earlier successful deployments, which a rollback deploys again. */
+  restorable: RestorableSnapshotsRepository
   statuses: DeploymentStatuses
   kinds: ServiceKinds
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
@@ -70,6 +73,11 @@ export interface Selected {
    * service of a service action; null when the request did not name it (an environment's deployment).
    */
   path?: string | null
+  /**
+   * A rollback: the snapshot of the earlier deployment `executionId` to deploy again, as it was
+   * (configuration, overrides, variables, settings, labels), instead of the service as of now.
+   */
+  restored?: { executionId: string; snapshot: ServiceSnapshot }
 }
 
 /** A service a bulk request names: its kind, its id, and where the request named it (for errors). */
@@ -90,6 +98,9 @@ type RunTarget = { serviceId: string | null; trigger: RunnableTrigger; selected:
 /** Why a trigger cannot queue (a 409), or that it has nothing to do; undefined to queue. */
 type Refusal<Nothing> = (queue: LockedQueue, unfinished: DeploymentRun[]) => Promise<AppError | Nothing | undefined>
 type Queued = { run: DeploymentRun; unfinished: DeploymentRun[] }
+
+/** The 400 of a rollback to an execution it cannot restore. */
+const notRestorable = (message: string) => validationFailed([{ path: '/execution_id', message, location: 'body' }])
 
 const alreadyStopped = () => new AppError('conflict', 'the environment is already stopped')
 
@@ -129,7 +140,8 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     return Promise.all(
       selected.map(async (item) => {
         const kind = kindOf(item.service.kind)
-        if (!kind.resolveOverrides || !lookups) return item
+        // A restored snapshot's overrides were resolved when it first deployed.
+        if (!kind.resolveOverrides || !lookups || item.restored) return item
         try {
           const context = { organizationId: environment.organizationId, serviceId: item.service.id, trigger, lookups }
           return { ...item, overrides: await kind.resolveOverrides(item.service.configuration, item.overrides, context) }
@@ -165,14 +177,18 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       target.selected.map(({ service }) => service),
       await deps.listStages(environment.id),
     )
-    const planned = target.selected.map(({ service, overrides }) => plannedService(kindOf(service.kind), service, target.trigger, overrides, id))
+    const planned = target.selected.map(({ service, overrides, restored }) =>
+      restored ? restoredPlan(service, target.trigger, restored, id) : plannedService(kindOf(service.kind), service, target.trigger, overrides, id),
+    )
+    const current = target.selected.filter(({ restored }) => !restored).map(({ service }) => service)
     const resolved = await deps.resolveVariables(
       environment.id,
-      target.selected.map(({ service }) => service.id),
+      current.map((service) => service.id),
     )
-    const settings = await deps.advancedSettings(target.selected.map(({ service }) => service))
-    const snapshots = target.selected.map(({ service, overrides }) =>
-      snapshotOf(service, overrides, resolved.get(service.id), settings.get(service.id)),
+    const settings = await deps.advancedSettings(current)
+    const snapshots = target.selected.map(({ service, overrides, restored }) =>
+      // The service keeps its name of now (what its instances are called); the rest is as it was.
+      restored ? { ...restored.snapshot, name: service.name } : snapshotOf(service, overrides, resolved.get(service.id), settings.get(service.id)),
     )
     const queued = await queues.withEnvironmentLocked(environment.id, async (queue, next) => {
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)
@@ -204,6 +220,20 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     return queued
   }
 
+  /** A restored service's plan: its history details as the earlier deployment's, naming the execution restored. */
+  function restoredPlan(service: ServiceRecord, trigger: RunnableTrigger, restored: NonNullable<Selected['restored']>, id: string) {
+    const { snapshot } = restored
+    const kind = kindOf(service.kind)
+    const planned = plannedService(
+      kind,
+      { ...service, version: snapshot.version, configuration: snapshot.configuration },
+      trigger,
+      snapshot.overrides,
+      id,
+    )
+    return { ...planned, details: { ...planned.details, restores_execution_id: restored.executionId } }
+  }
+
   async function environmentStatusOf(environment: Target): Promise<EnvironmentStatusRecord> {
     return statuses.environmentStatus(environment.id, await deps.listServiceSummaries(environment.organizationId, environment.id))
   }
@@ -229,15 +259,22 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     return triggerFor(principal, service, trigger, overrides)
   }
 
-  /** A service trigger once the caller's access to `service`, as read, was checked. */
-  async function triggerFor(principal: Principal, service: ServiceRecord, trigger: RunnableTrigger, overrides: object = {}) {
+  /** A service trigger once the caller's access to `service`, as read, was checked; `restored` for a rollback. */
+  async function triggerFor(
+    principal: Principal,
+    service: ServiceRecord,
+    trigger: RunnableTrigger,
+    overrides: object = {},
+    restored?: Selected['restored'],
+  ) {
     const kind = kindOf(service.kind)
-    const errors = kind.overrideErrors(service.configuration, overrides)
+    // A restored snapshot's overrides are those its configuration of then accepted.
+    const errors = restored ? [] : kind.overrideErrors(service.configuration, overrides)
     if (errors.length > 0) throw validationFailed(errors)
     const triggeredBy = await deps.actorName(principal)
     const queued = await enqueue(
       { id: service.environmentId, organizationId: service.organizationId },
-      { serviceId: service.id, trigger, selected: [{ service, overrides }] },
+      { serviceId: service.id, trigger, selected: [{ service, overrides, ...(restored ? { restored } : {}) }] },
       triggeredBy,
       async (queue, unfinished) => {
         if (trigger !== 'STOP' && trigger !== 'UNINSTALL' && trigger !== 'DELETE') return undefined
@@ -459,6 +496,42 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       const triggeredBy = await deps.actorName(principal)
       const target: RunTarget = { serviceId: null, trigger: 'DELETE', selected: whole(services), deletesEnvironment: true }
       await enqueue(environment, target, triggeredBy, async (queue, unfinished) => ((await beingDeleted(queue, unfinished)) ? 'nothing' : undefined))
+    },
+
+    /**
+     * Deploys the service again as execution `executionId` deployed it (its snapshot), when that
+     * execution deployed it successfully (a deploy or a redeploy); else a 400 at `/execution_id`.
+     * The service's stored configuration stays as it is.
+     */
+    async rollbackService(principal: Principal, type: ServiceType, serviceId: string, executionId: string): Promise<StatusRecord> {
+      const { service } = await deps.requireService(principal, serviceId, 'DEPLOY', type)
+      const found = await deps.restorable.successfulSnapshots(service.environmentId, executionId, service.id)
+      const snapshot = found?.snapshots[0]
+      if (!snapshot) throw notRestorable(`is not a successful deployment of this ${kindOf(service.kind).noun} service`)
+      const status = await triggerFor(principal, service, 'DEPLOY', snapshot.overrides, { executionId, snapshot })
+      if (status === 'nothing') throw new Error('a rollback of a service found nothing to do')
+      return status
+    },
+
+    /**
+     * Deploys again, as execution `executionId` deployed them, the services of the environment that
+     * execution deployed successfully (when it succeeded as a whole) and that are still there and
+     * not skipped; the others are left as they are.
+     */
+    async rollbackEnvironment(principal: Principal, environmentId: string, executionId: string): Promise<StatusRecord> {
+      const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+      const found = await deps.restorable.successfulSnapshots(environment.id, executionId)
+      if (!found?.succeeded) throw notRestorable('is not a successful deployment of this environment')
+      const [services, triggeredBy] = await Promise.all([deps.listServices(environment.organizationId, environment.id), deps.actorName(principal)])
+      const byService = new Map(found.snapshots.map((snapshot) => [snapshot.serviceId, snapshot]))
+      const selected = services.flatMap((service): Selected[] => {
+        const snapshot = byService.get(service.id)
+        if (!snapshot || service.deploymentSkipped) return []
+        return [{ service, overrides: snapshot.overrides, path: null, restored: { executionId, snapshot } }]
+      })
+      if (selected.length === 0) throw notRestorable('deployed no service that is still in this environment and not skipped')
+      const { run, unfinished } = await enqueue(environment, { serviceId: null, trigger: 'DEPLOY', selected }, triggeredBy, async () => undefined)
+      return statuses.queuedStatus(environment.id, run, unfinished.length, await statuses.deploymentStatus(services, environment.id))
     },
 
     deployService: (principal: Principal, type: ServiceType, serviceId: string, overrides: object) =>
