@@ -280,7 +280,7 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
     put: 'editOrganizationCustomRole',
     delete: 'deleteOrganizationCustomRole',
   },
-  // Rollbacks (issue 35, docs/rollback-and-dry-runs.md).
+  // Rollbacks (issue 35, docs/rollbacks.md).
   '/environment/{environmentId}/rollback': { post: 'rollbackEnvironment' },
   '/application/{applicationId}/rollback': { post: 'rollbackApplication' },
   '/container/{containerId}/rollback': { post: 'rollbackContainer' },
