@@ -25,7 +25,7 @@ import { environmentStatusesRoutes } from './modules/deployments/triggers/enviro
 import { selectedServicesRoutes } from './modules/deployments/triggers/selected-services.routes.ts'
 import { serviceActionsRoutes } from './modules/deployments/triggers/service-actions.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
-import { dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
+import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
@@ -39,6 +39,9 @@ import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
 import { KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
+import { createServiceLogsRepository } from './modules/services/logs/service-logs.repository.ts'
+import { serviceLogsRoutes } from './modules/services/logs/service-logs.routes.ts'
+import { createServiceLogsService } from './modules/services/logs/service-logs.service.ts'
 import { servicesRoutes } from './modules/services/services.routes.ts'
 import { deploymentStagesRoutes } from './modules/services/stages/deployment-stages.routes.ts'
 import { usersRoutes } from './modules/users/users.routes.ts'
@@ -212,6 +215,12 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
           })
         : undefined,
   })
+  const serviceLogs = createServiceLogsService({
+    repo: createServiceLogsRepository(db),
+    secrets,
+    requireService: services.services.requireService,
+    output: config.runner.executor === 'docker' ? dockerServiceOutput(db) : undefined,
+  })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories } = services
   tokenUsage.start()
   app.addHook('onClose', async () => tokenUsage.stop())
@@ -271,6 +280,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(deploymentQueueRoutes(services.deployments))
     await api.register(deploymentLogsRoutes(services.deploymentLogs))
     for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
+    await api.register(serviceLogsRoutes(KIND_ROUTES, serviceLogs))
     await api.register(deploymentHistoryRoutes(services.deploymentHistory))
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
     await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions, kindsWith('restrictions')))

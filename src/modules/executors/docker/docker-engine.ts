@@ -2,6 +2,7 @@ import Docker from 'dockerode'
 import type { PortRange } from '#src/config.ts'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/queue/deployment-runs.repository.ts'
+import type { ServiceOutput } from '#src/modules/services/service-output.ts'
 import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
@@ -10,6 +11,7 @@ import { repositoryCredentials } from '../git-credentials.ts'
 import { createDockerExecutor } from './docker-executor.ts'
 import { LABELS, removeContainer, removeNetworkIfUnused } from './docker-objects.ts'
 import { createDockerRuntime } from './docker-runtime.ts'
+import { createDockerServiceOutput } from './service-output.ts'
 
 // BERTH_EXECUTOR=docker: the engine at DOCKER_HOST (the local socket by default), checked before a
 // process that is to deploy there starts.
@@ -56,6 +58,18 @@ export function dockerServiceRuntime(db: Db, settings: { publishHost: string; pu
   return createDockerRuntime({
     docker: new Docker(),
     ...settings,
+    deploysToDocker: async (environmentId) => ((await runs.executorOf(environmentId)) ?? 'DOCKER') === 'DOCKER',
+  })
+}
+
+/**
+ * What the services of environments whose cluster deploys to Docker print, from the engine at
+ * DOCKER_HOST, for the service logs (service-output.ts).
+ */
+export function dockerServiceOutput(db: Db): ServiceOutput {
+  const runs = createDeploymentRunsRepository(db)
+  return createDockerServiceOutput({
+    docker: new Docker(),
     deploysToDocker: async (environmentId) => ((await runs.executorOf(environmentId)) ?? 'DOCKER') === 'DOCKER',
   })
 }
