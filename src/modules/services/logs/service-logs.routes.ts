@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
@@ -25,6 +26,9 @@ const Log = Type.Object(
   },
   { title: 'Log' },
 )
+
+/** How long a follower may go without a line before it is sent a comment. */
+const KEEP_ALIVE_MS = 10_000
 
 const LogResponseList = Type.Object({ results: Type.Array(Log) }, { title: 'LogResponseList' })
 
@@ -100,7 +104,23 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
           async function* events() {
             // A comment first: the headers go out at once, before the engine answers.
             yield ': following\n\n'
-            for await (const next of lines) if (next) yield `event: log\nid: ${next.cursor}\ndata: ${JSON.stringify(toLog(next.line))}\n\n`
+            let pending = lines.next()
+            for (;;) {
+              // A comment when the service is quiet a while: proxies do not take the stream for a dead one.
+              const quiet = new AbortController()
+              const next = await Promise.race([
+                pending,
+                sleep(KEEP_ALIVE_MS, 'quiet' as const, { signal: quiet.signal }).catch(() => 'quiet' as const),
+              ])
+              quiet.abort()
+              if (next === 'quiet') {
+                yield ': still following\n\n'
+                continue
+              }
+              if (next.done) break
+              pending = lines.next()
+              if (next.value) yield `event: log\nid: ${next.value.cursor}\ndata: ${JSON.stringify(toLog(next.value.line))}\n\n`
+            }
             if (!stop.signal.aborted) yield 'event: end\ndata: {}\n\n'
           }
           return reply
