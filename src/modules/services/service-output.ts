@@ -28,6 +28,8 @@ export interface OutputCursor {
 }
 
 export interface ServiceOutput {
+  /** Whether the environment's services run in this engine (a job's runs logged by its deployments are read then). */
+  runsHere(environmentId: string): Promise<boolean>
   /**
    * The last `count` lines of the service's instances, oldest first; undefined when its
    * environment does not run in this engine.

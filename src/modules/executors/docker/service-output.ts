@@ -128,15 +128,13 @@ export function createDockerServiceOutput(deps: DockerServiceOutputDeps): Servic
       const instance = instanceOf(info)
       const after = positions[instance.source] ?? cursor.since
       const threshold = nanosOf(after)
-      const stream = (await docker
-        .getContainer(info.Id)
-        .logs({
-          stdout: true,
-          stderr: true,
-          timestamps: true,
-          follow: true,
-          since: sinceOf(after) as unknown as number,
-        })) as unknown as NodeJS.ReadableStream & {
+      const stream = (await docker.getContainer(info.Id).logs({
+        stdout: true,
+        stderr: true,
+        timestamps: true,
+        follow: true,
+        since: sinceOf(after) as unknown as number,
+      })) as unknown as NodeJS.ReadableStream & {
         destroy?(): void
       }
       const entry = { stream, ended: false }
@@ -186,6 +184,7 @@ export function createDockerServiceOutput(deps: DockerServiceOutputDeps): Servic
   }
 
   return {
+    runsHere: deps.deploysToDocker,
     last,
 
     async follow(service, from, signal) {

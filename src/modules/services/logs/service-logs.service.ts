@@ -100,7 +100,9 @@ export function createServiceLogsService(deps: ServiceLogsDeps) {
     /** The last lines the service's instances printed, oldest first; none when it runs nowhere real. */
     async last(principal: Principal, type: ServiceType, serviceId: string): Promise<ServiceLogLine[]> {
       const { service } = await deps.requireService(principal, serviceId, 'READ', type)
-      if (type === 'JOB')
+      // A job's runs are gone once they end: what they printed is in its deployments' logs, where an engine ran them (a simulated run printed nothing).
+      if (type === 'JOB') {
+        if (!(await deps.output?.runsHere(service.environmentId))) return []
         return (await deps.repo.jobRunLines(service.environmentId, service.id, SERVICE_LOG_LINES)).map((line) => ({
           id: lineId(line.executionId, line.id),
           at: line.createdAt,
@@ -110,6 +112,7 @@ export function createServiceLogsService(deps: ServiceLogsDeps) {
           executionId: line.executionId,
           stream: null,
         }))
+      }
       const lines = (await deps.output?.last(service, SERVICE_LOG_LINES)) ?? []
       const maskOf = masks(service.id)
       return Promise.all(lines.map((line) => toLine(line, maskOf)))
