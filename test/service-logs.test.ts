@@ -241,6 +241,21 @@ describe('service logs on the Docker engine', () => {
     )
     assert.equal(ticks(logsOf(garbled.events))[0], 1)
 
+    // A redeploy's new instance joins the stream, which goes on meanwhile.
+    let redeployed = ''
+    const following = follow(
+      `/container/${containerId}/log/follow`,
+      { authorization: tokens.read.authorization },
+      (events) => logsOf(events).some((log) => log.version === redeployed && tickOf(log) >= 2),
+      90_000,
+    )
+    redeployed = (await calls.trigger(`/container/${containerId}/redeploy`, tokens.deploy.authorization)).execution_id
+    const across = await following
+    assert.notEqual(across.events.at(-1)?.event, 'end', 'the stream went on across the redeploy')
+    const fresh = logsOf(across.events).filter((log) => log.version === redeployed)
+    assert.deepEqual(ticks(fresh).slice(0, 2), [1, 2], "the new instance's lines from its first")
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+
     // The stream ends once the container stops.
     const ending = follow(`/container/${containerId}/log/follow`, { authorization: tokens.read.authorization }, () => false, 90_000)
     await calls.trigger(`/container/${containerId}/stop`, tokens.deploy.authorization)

@@ -37,12 +37,14 @@ export interface ServiceOutput {
   last(service: { id: string; environmentId: string }, count: number): Promise<OutputLine[] | undefined>
   /**
    * The lines of the service's instances as they are printed: the last `count` first when there
-   * is no cursor, else those after it. Ends once no instance runs (and every line was given), or
-   * when `signal` aborts; undefined when the environment does not run in this engine.
+   * is no cursor, else those after it. Ends once no instance runs (and every line was given) and
+   * `deploying` says no deployment may start one, or when `signal` aborts; undefined when the
+   * environment does not run in this engine.
    */
   follow(
     service: { id: string; environmentId: string },
     from: { cursor: OutputCursor } | { last: number },
     signal: AbortSignal,
+    deploying: () => Promise<boolean>,
   ): Promise<AsyncIterable<OutputLine> | undefined>
 }

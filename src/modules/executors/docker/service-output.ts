@@ -101,8 +101,9 @@ export function createDockerServiceOutput(deps: DockerServiceOutputDeps): Servic
       const { Readable } = await import('node:stream')
       await readLines(docker, Readable.from([buffer]), instanceOf(info), (line) => lines.push(line))
     } catch (error) {
-      // Removed meanwhile: it printed nothing that is kept.
-      if ((error as { statusCode?: number }).statusCode !== 404) throw error
+      // Removed, or being removed (a replaced instance), meanwhile: what it printed is not kept.
+      const status = (error as { statusCode?: number }).statusCode
+      if (status !== 404 && status !== 409) throw error
     }
     return lines
   }
@@ -113,7 +114,13 @@ export function createDockerServiceOutput(deps: DockerServiceOutputDeps): Servic
     return all.sort(byTime).slice(-count)
   }
 
-  async function* following(serviceId: string, cursor: OutputCursor, first: OutputLine[], signal: AbortSignal): AsyncIterable<OutputLine> {
+  async function* following(
+    serviceId: string,
+    cursor: OutputCursor,
+    first: OutputLine[],
+    signal: AbortSignal,
+    deploying: () => Promise<boolean>,
+  ): AsyncIterable<OutputLine> {
     const positions = { ...cursor.positions }
     const queue: OutputLine[] = [...first]
     let wake: (() => void) | undefined
@@ -160,9 +167,8 @@ export function createDockerServiceOutput(deps: DockerServiceOutputDeps): Servic
           // A container the engine restarted prints again after its stream ended: it is read again, after its position.
           for (const info of found)
             if (!attached.has(info.Id) || (attached.get(info.Id)!.ended && info.State === 'running'))
-              await attach(info).catch((error: unknown) => {
-                if ((error as { statusCode?: number }).statusCode !== 404) throw error
-              })
+              // One removed or being removed (a replaced instance) is not read; one that failed otherwise is tried at the next look.
+              await attach(info).catch(() => undefined)
           running = found.some((info) => info.State === 'running' || info.State === 'restarting' || info.State === 'created')
         }
         while (queue.length > 0) {
@@ -170,8 +176,9 @@ export function createDockerServiceOutput(deps: DockerServiceOutputDeps): Servic
           positions[line.source] = line.timestamp
           yield line
         }
-        // Every stream ended and nothing runs: the service stopped, and every line was given.
-        if (!running && [...attached.values()].every((entry) => entry.ended)) return
+        // Every stream ended and nothing runs: the service stopped, and every line was given; unless a
+        // deployment is under way (a stateful service's redeploy stops the old instance before the new starts).
+        if (!running && [...attached.values()].every((entry) => entry.ended) && !(await deploying())) return
         await new Promise<void>((resolve) => {
           wake = resolve
           setTimeout(resolve, pollMs).unref()
@@ -187,15 +194,15 @@ export function createDockerServiceOutput(deps: DockerServiceOutputDeps): Servic
     runsHere: deps.deploysToDocker,
     last,
 
-    async follow(service, from, signal) {
+    async follow(service, from, signal, deploying) {
       if (!(await deps.deploysToDocker(service.environmentId))) return undefined
-      if ('cursor' in from) return following(service.id, from.cursor, [], signal)
+      if ('cursor' in from) return following(service.id, from.cursor, [], signal, deploying)
       // The last lines, then what each instance prints after its last of them (after the start, for one that printed none).
       const since = new Date().toISOString()
       const first = (await last(service, from.last)) ?? []
       const positions: Record<string, string> = {}
       for (const line of first) positions[line.source] = line.timestamp
-      return following(service.id, { since, positions }, first, signal)
+      return following(service.id, { since, positions }, first, signal, deploying)
     },
   }
 }

@@ -33,6 +33,18 @@ export function createServiceLogsRepository(db: Db) {
       return row && { kind: row.kind as ServiceType, variables: row.variables as SnapshotVariable[], configuration: row.configuration }
     },
 
+    /** Whether a deployment of the environment is queued or running: it may start instances. */
+    async deploying(environmentId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('deploymentRequests')
+        .select('id')
+        .where('environmentId', '=', environmentId)
+        .where('actionStatus', 'in', ['QUEUED', 'ONGOING', 'CANCELING'])
+        .limit(1)
+        .executeTakeFirst()
+      return row !== undefined
+    },
+
     /**
      * The last `limit` lines a job's runs printed (the `run` step of its deployments among the
      * environment's newest), oldest first.

@@ -106,12 +106,17 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
             yield ': following\n\n'
             let pending = lines.next()
             for (;;) {
+              // An engine that fails mid-stream ends it without `event: end`: the client reconnects with Last-Event-ID.
               // A comment when the service is quiet a while: proxies do not take the stream for a dead one.
               const quiet = new AbortController()
               const next = await Promise.race([
                 pending,
                 sleep(KEEP_ALIVE_MS, 'quiet' as const, { signal: quiet.signal }).catch(() => 'quiet' as const),
-              ])
+              ]).catch((error: unknown) => {
+                req.log.warn({ err: error }, 'a service log follower lost the engine')
+                return 'failed' as const
+              })
+              if (next === 'failed') return
               quiet.abort()
               if (next === 'quiet') {
                 yield ': still following\n\n'

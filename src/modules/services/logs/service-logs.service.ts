@@ -126,7 +126,8 @@ export function createServiceLogsService(deps: ServiceLogsDeps) {
     async *follow(principal: Principal, type: ServiceType, serviceId: string, cursor: OutputCursor | undefined, signal: AbortSignal) {
       const { service } = await deps.requireService(principal, serviceId, 'READ', type)
       yield undefined
-      const lines = await deps.output?.follow(service, cursor ? { cursor } : { last: SERVICE_LOG_LINES }, signal)
+      const deploying = () => deps.repo.deploying(service.environmentId)
+      const lines = await deps.output?.follow(service, cursor ? { cursor } : { last: SERVICE_LOG_LINES }, signal, deploying)
       if (!lines) return
       const maskOf = masks(service.id)
       const position: OutputCursor = cursor ?? { since: new Date().toISOString(), positions: {} }
