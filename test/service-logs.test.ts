@@ -16,6 +16,13 @@ i=0
 while true; do i=$((i+1)); echo "tick-$i"; sleep 1 & wait; done
 `
 const SECRET = 'ticker-s3cret-value'
+/** A database image that says its password (as a careless entrypoint might) and listens on 5432. */
+const DATABASE_SCRIPT = `#!/bin/sh
+trap 'exit 0' TERM
+echo "starting with password $POSTGRES_PASSWORD"
+httpd -f -p 5432 -h /tmp &
+wait
+`
 
 let t: DeploymentsTestApp
 let calls: DeploymentCalls
@@ -29,10 +36,14 @@ before(async () => {
     'tick.sh': TICKER_SCRIPT,
   })
   await registry.push('berth-test/ticker:build', 'ticker', '1')
+  await buildImage('berth-test/logs-library/postgres:16', 'FROM berth-test/busybox:1\nCOPY db.sh /db.sh\nENTRYPOINT ["/bin/sh", "/db.sh"]\n', {
+    'db.sh': DATABASE_SCRIPT,
+  })
   t = await createDeploymentsApp(0, {
     BERTH_EXECUTOR: 'docker',
     BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
     BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+    BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/logs-library',
     BERTH_RUNNER_LEASE_MS: '30000',
     BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
     BERTH_RATE_LIMIT_PER_ADDRESS: '0',
@@ -262,6 +273,27 @@ describe('service logs on the Docker engine', () => {
     const ended = await ending
     assert.equal(ended.status, 200)
     assert.equal(ended.events.at(-1)?.event, 'end', 'the stream ends with `event: end`')
+  })
+
+  it("masks a database's password in what it prints", async () => {
+    const { environment, tokens } = await world()
+    const database = await factories(t.db).database(environment.id)
+    await calls.trigger(`/database/${database.id}/deploy`, tokens.deploy.authorization)
+    const [entry] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal(entry!.status, 'DEPLOYED')
+    const credentials = (await calls.inject('GET', `/database/${database.id}/masterCredentials`, tokens.write.authorization)).json()
+    assert.ok(credentials.password.length >= 8)
+    const listed = await until(
+      () => calls.inject('GET', `/database/${database.id}/log`, tokens.read.authorization),
+      (res) => res.statusCode !== 200 || res.body.includes('starting with password'),
+      { what: "the database's first line", timeoutMs: 20_000, intervalMs: 250 },
+    )
+    assert.equal(listed.statusCode, 200, listed.body)
+    assert.ok(!listed.body.includes(credentials.password), 'the password is masked')
+    assert.deepEqual(
+      (listed.json() as { results: Log[] }).results.map((log) => log.message),
+      ['starting with password ***'],
+    )
   })
 
   it("keeps a job run's output readable once the run ended, secrets masked", async () => {
