@@ -28,7 +28,7 @@ import { serviceActionsRoutes } from './modules/deployments/api/triggers/service
 import { HISTORY_CHANNEL } from './modules/deployments/queue/deployment-rows.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/runner/deployment-runs.repository.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
-import { dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
+import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
@@ -42,6 +42,9 @@ import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
 import { KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
+import { createServiceLogsRepository } from './modules/services/logs/service-logs.repository.ts'
+import { serviceLogsRoutes } from './modules/services/logs/service-logs.routes.ts'
+import { createServiceLogsService } from './modules/services/logs/service-logs.service.ts'
 import { servicesRoutes } from './modules/services/services.routes.ts'
 import { deploymentStagesRoutes } from './modules/services/stages/deployment-stages.routes.ts'
 import { usersRoutes } from './modules/users/users.routes.ts'
@@ -219,6 +222,12 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
           })
         : undefined,
   })
+  const serviceLogs = createServiceLogsService({
+    repo: createServiceLogsRepository(db),
+    secrets,
+    requireService: services.services.requireService,
+    output: config.runner.executor === 'docker' ? await dockerServiceOutput(createDeploymentRunsRepository(db).executorOf) : undefined,
+  })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories } = services
   tokenUsage.start()
   app.addHook('onClose', async () => tokenUsage.stop())
@@ -280,6 +289,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
     await api.register(environmentRollbackRoutes(services.deployments))
     for (const kind of KIND_ROUTES) await api.register(serviceRollbackRoutes(kind, services.deployments))
+    await api.register(serviceLogsRoutes(KIND_ROUTES, serviceLogs))
     await api.register(deploymentHistoryRoutes(services.deploymentHistory))
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
     await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions, kindsWith('restrictions')))

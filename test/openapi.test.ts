@@ -174,6 +174,17 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/deploymentQueue/{deploymentRequestId}/cancelDeployment': { post: 'cancelDeploymentRequest' },
   '/environment/{environmentId}/logs': { get: 'listEnvironmentLogs' },
   '/environment/{environmentId}/logs/follow': { get: 'followEnvironmentLogs' },
+  // Service logs (issue 35): the reference's for applications and containers, Berth's for the other kinds and the followers.
+  '/helm/{helmId}/log': { get: 'listHelmLog' },
+  '/helm/{helmId}/log/follow': { get: 'followHelmLog' },
+  '/database/{databaseId}/log': { get: 'listDatabaseLog' },
+  '/database/{databaseId}/log/follow': { get: 'followDatabaseLog' },
+  '/container/{containerId}/log': { get: 'listContainerLog' },
+  '/container/{containerId}/log/follow': { get: 'followContainerLog' },
+  '/application/{applicationId}/log': { get: 'listApplicationLog' },
+  '/application/{applicationId}/log/follow': { get: 'followApplicationLog' },
+  '/job/{jobId}/log': { get: 'listJobLog' },
+  '/job/{jobId}/log/follow': { get: 'followJobLog' },
   // Variables and secrets: the generic API and the per-scope ones (ids as in the reference).
   '/project/{projectId}/environmentVariable': { post: 'createProjectEnvironmentVariable', get: 'listProjectEnvironmentVariable' },
   '/project/{projectId}/environmentVariable/{environmentVariableId}': {

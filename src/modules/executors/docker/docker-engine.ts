@@ -1,5 +1,6 @@
 import type { PortRange } from '#src/config.ts'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
+import type { ServiceOutput } from '#src/modules/services/service-output.ts'
 import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
@@ -8,6 +9,7 @@ import { repositoryCredentials } from '../git-credentials.ts'
 import { createDockerExecutor } from './docker-executor.ts'
 import { type Confinement, LABELS, removeContainer, removeNetworkIfUnused } from './docker-objects.ts'
 import { createDockerRuntime } from './docker-runtime.ts'
+import { createDockerServiceOutput } from './service-output.ts'
 
 // BERTH_EXECUTOR=docker: the engine at DOCKER_HOST (the local socket by default), checked before a
 // process that is to deploy there starts.
@@ -77,6 +79,21 @@ export async function dockerServiceRuntime(settings: {
   return createDockerRuntime({
     docker: new Docker(),
     ...engine,
+    deploysToDocker: async (environmentId) => ((await executorOf(environmentId)) ?? 'DOCKER') === 'DOCKER',
+  })
+}
+
+/**
+ * What the services of environments whose cluster deploys to Docker print, from the engine at
+ * DOCKER_HOST, for the service logs (service-output.ts).
+ */
+export async function dockerServiceOutput(
+  /** The executor of the environment's cluster; undefined for a default cluster's. */
+  executorOf: (environmentId: string) => Promise<string | undefined>,
+): Promise<ServiceOutput> {
+  const Docker = await loadDockerode()
+  return createDockerServiceOutput({
+    docker: new Docker(),
     deploysToDocker: async (environmentId) => ((await executorOf(environmentId)) ?? 'DOCKER') === 'DOCKER',
   })
 }

@@ -17,6 +17,7 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { maskedLogLine, secretMask } from '#src/platform/secrets/secret-masking.ts'
 import type { DeploymentExecutor, ExecutionContext, ServiceOutcome } from '../executor.ts'
 import { type GitCredentials, removeRunCheckouts } from '../git-checkout.ts'
+import { snapshotSecretValues } from '../snapshot-secrets.ts'
 import { type BuildSource, builtFromGit } from './built-images.ts'
 import { type Confinement, dnsLabel, ensureNetwork, networkName, type Owner, removeNetworkIfUnused } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
@@ -96,16 +97,6 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       env: revealed.filter((variable) => !variable.mountPath).map((variable) => `${variable.key}=${variable.value}`),
       files: revealed.flatMap((variable) => (variable.mountPath ? [{ path: variable.mountPath, content: variable.value }] : [])),
     }
-  }
-
-  /** The values the logs must never show: the secret variables, and a database's password. */
-  function secretValues(snapshot: ServiceSnapshot): string[] {
-    const values = revealVariables(
-      snapshot.variables.filter((variable) => variable.isSecret),
-      deps.secrets,
-    ).map((variable) => variable.value)
-    if (snapshot.kind === 'DATABASE') values.push(openPassword((snapshot as ServiceSnapshot<DatabaseConfig>).configuration.credentials, deps.secrets))
-    return values
   }
 
   /** The image of `source` at its commit (built-images.ts), the build's lines under `build`. */
@@ -409,7 +400,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       try {
         // What containers and builds print, in the logs and in a failure's message, may hold the
         // service's secrets: none of them reaches either.
-        mask = secretMask(secretValues(snapshot))
+        mask = secretMask(snapshotSecretValues(snapshot, deps.secrets))
         const logLine = maskedLogLine(mask)
         const say: Say = (step, message, level, at) => context.log(step, logLine(message), level, at)
         // What is still stopping in the background is not the runner's to wait for.

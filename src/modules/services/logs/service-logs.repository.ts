@@ -1,0 +1,67 @@
+import { sql } from 'kysely'
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
+import type { Db } from '#src/platform/db/database.ts'
+
+// What the service logs read from the database: the snapshot whose secrets mask an instance's
+// lines, and a job's runs' output as its deployments' logs kept it.
+
+/** A line of a job's run, as the deployment that ran it logged it (already masked). */
+export interface JobRunLine {
+  id: string
+  executionId: string
+  createdAt: Date
+  message: string
+}
+
+/** How many of an environment's newest deployments a job's output is looked for in. */
+const JOB_RUN_DEPLOYMENTS = 50
+
+export function createServiceLogsRepository(db: Db) {
+  return {
+    /** What masks the lines of an instance the deployment `executionId` started: the service's snapshot there. */
+    async snapshot(
+      executionId: string,
+      serviceId: string,
+    ): Promise<{ kind: ServiceType; variables: SnapshotVariable[]; configuration: unknown } | undefined> {
+      const row = await db
+        .selectFrom('deploymentSnapshots')
+        .select(['kind', 'variables', 'configuration'])
+        .where('executionId', '=', executionId)
+        .where('serviceId', '=', serviceId)
+        .executeTakeFirst()
+      return row && { kind: row.kind as ServiceType, variables: row.variables as SnapshotVariable[], configuration: row.configuration }
+    },
+
+    /** Whether a deployment of the environment is queued or running: it may start instances. */
+    async deploying(environmentId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('deploymentRequests')
+        .select('id')
+        .where('environmentId', '=', environmentId)
+        .where('actionStatus', 'in', ['QUEUED', 'ONGOING', 'CANCELING'])
+        .limit(1)
+        .executeTakeFirst()
+      return row !== undefined
+    },
+
+    /**
+     * The last `limit` lines a job's runs printed (the `run` step of its deployments among the
+     * environment's newest), oldest first.
+     */
+    async jobRunLines(environmentId: string, serviceId: string, limit: number): Promise<JobRunLine[]> {
+      const { rows } = await sql<JobRunLine>`
+        select * from (
+          select l.id::text as id, l.execution_id as "executionId", l.created_at as "createdAt", l.message
+          from deployment_logs l
+          where l.execution_id in (
+            select id from deployment_requests where environment_id = ${environmentId} order by seq desc limit ${JOB_RUN_DEPLOYMENTS}
+          ) and l.service_id = ${serviceId} and l.step = 'run'
+          order by l.id desc limit ${limit}
+        ) t order by t.id::bigint`.execute(db)
+      return rows
+    },
+  }
+}
+
+export type ServiceLogsRepository = ReturnType<typeof createServiceLogsRepository>
