@@ -23,6 +23,7 @@ import { createDeploymentLogsRepository } from './modules/deployments/api/logs/d
 import { createDeploymentLogsService } from './modules/deployments/api/logs/deployment-logs.service.ts'
 import { createDeploymentStatuses } from './modules/deployments/api/triggers/deployment-statuses.ts'
 import { createDeploymentTriggersService } from './modules/deployments/api/triggers/deployment-triggers.service.ts'
+import { toStatusResponse } from './modules/deployments/api/triggers/triggers.wire.ts'
 import { createCronSchedulesRepository } from './modules/deployments/queue/cron-schedules.repository.ts'
 import { createEnvironmentQueue } from './modules/deployments/queue/environment-queue.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
@@ -317,7 +318,15 @@ export function createServices(db: Db, options: ServiceOptions) {
   )
   const kindRouteContext: KindRouteContext = {
     core: services,
-    triggers: deployments,
+    triggers: {
+      restart: async (principal, type, serviceId) => toStatusResponse(await deployments.redeployService(principal, type, serviceId)),
+      environmentStatuses: async (principal, environmentId) =>
+        (await deployments.getEnvironmentStatuses(principal, environmentId)).services.map(({ service, status }) => ({
+          serviceId: service.id,
+          kind: service.kind,
+          status: toStatusResponse(status),
+        })),
+    },
     secrets: options.secrets,
     requireEnvironment: environments.requireEnvironment,
     commits: gitCommits,

@@ -72,6 +72,10 @@ describe('layering', () => {
     assert.deepEqual([...arrows('src/modules/executors/', runner), ...arrows('src/modules/services/', runner)], [])
   })
 
+  it('kinds and the service core do not import the API side of deployments: the route context hands them what they need', () => {
+    assert.deepEqual(arrows('src/modules/services/', under('src/modules/deployments/api/')), [])
+  })
+
   it('no files import each other in a circle', () => {
     const circles: string[] = []
     const state = new Map<string, 'open' | 'done'>()

@@ -1,19 +1,9 @@
-import type { Principal } from '#src/platform/auth/principal.ts'
-import type { CappedList } from '#src/platform/http/lists.ts'
-import type { EditHooks, KindDescriptor, RecordLookups } from './kind-descriptor.ts'
+import type { EditHooks, KindCrudService, KindDescriptor, RecordLookups } from './kind-descriptor.ts'
 import type { ServiceRecord } from './service-kinds.ts'
 import type { ServicesService } from './services.service.ts'
 
-/** The service core's operations on one kind, answering the kind's records for its wire mapping. */
-export interface KindCrudService<Rec = { entityTag: string }, Write = unknown> {
-  /** A page of the environment's services of the kind; `startId` continues after that one; `heldUntil` as the core's. */
-  list(principal: Principal, environmentId: string, options: { startId?: string; heldUntil?: () => Promise<unknown> }): Promise<CappedList<Rec>>
-  get(principal: Principal, serviceId: string): Promise<Rec>
-  create(principal: Principal, environmentId: string, write: Write): Promise<Rec>
-  /** An edit; `ifMatch`: the ETags If-Match accepts. */
-  update(principal: Principal, serviceId: string, write: Write, ifMatch?: string[]): Promise<Rec>
-  delete(principal: Principal, serviceId: string): Promise<void>
-}
+// The interface lives with the descriptor, whose own routes take it; re-exported for the routes.
+export type { KindCrudService } from './kind-descriptor.ts'
 
 export function createKindCrud<Rec extends { entityTag: string }, Write>(
   core: ServicesService,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { TSchema } from 'typebox'
-import type { KindCrudService } from './kind-crud.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { CappedList } from '#src/platform/http/lists.ts'
 import type { KindRouteContext } from './kind-route-context.ts'
 import type { KindBulkMembers, KindRoutes } from './kind-routes.ts'
 import type { AnyServiceKind, CloneInputContext, ServiceRecord } from './service-kinds.ts'
@@ -18,6 +19,17 @@ export interface RecordLookups {
 /** What a kind's edit may have to tell other modules (a cron job's new schedule). */
 export interface EditHooks {
   reschedule(serviceId: string, configuration: unknown): Promise<void>
+}
+
+/** The service core's operations on one kind, answering the kind's records for its wire mapping. */
+export interface KindCrudService<Rec = { entityTag: string }, Write = unknown> {
+  /** A page of the environment's services of the kind; `startId` continues after that one; `heldUntil` as the core's. */
+  list(principal: Principal, environmentId: string, options: { startId?: string; heldUntil?: () => Promise<unknown> }): Promise<CappedList<Rec>>
+  get(principal: Principal, serviceId: string): Promise<Rec>
+  create(principal: Principal, environmentId: string, write: Write): Promise<Rec>
+  /** An edit; `ifMatch`: the ETags If-Match accepts. */
+  update(principal: Principal, serviceId: string, write: Write, ifMatch?: string[]): Promise<Rec>
+  delete(principal: Principal, serviceId: string): Promise<void>
 }
 
 /** The side features a kind has; each side module serves the kinds that name it (`kindsWith` in the registry). */
