@@ -313,7 +313,12 @@ export function createServices(db: Db, options: ServiceOptions) {
   const kindCruds = new Map(
     SERVICE_KINDS.map((descriptor) => [
       descriptor.kind.type,
-      createKindCrud(services, descriptor, { deployedOverrides: historyRepo.deployedOverrides, reschedule: cronSchedules.reschedule }),
+      createKindCrud(services, descriptor, {
+        deployedOverrides: historyRepo.deployedOverrides,
+        reschedule: async (serviceId, configuration) => {
+          if (descriptor.kind.schedule) await cronSchedules.reschedule(serviceId, descriptor.kind.schedule, configuration)
+        },
+      }),
     ]),
   )
   const kindRouteContext: KindRouteContext = {

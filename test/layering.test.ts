@@ -61,6 +61,11 @@ describe('layering', () => {
     assert.deepEqual([...arrows('src/modules/deployments/', registry), ...arrows('src/modules/executors/', registry)], [])
   })
 
+  it('the runner, cron and the queue import no kind: what cron needs of one is its schedule hook', () => {
+    const kinds = under('src/modules/services/kinds/')
+    assert.deepEqual([...arrows('src/modules/deployments/runner/', kinds), ...arrows('src/modules/deployments/queue/', kinds)], [])
+  })
+
   it('the API side and the runner side of deployments meet only at the queue', () => {
     assert.deepEqual(arrows('src/modules/deployments/api/', under('src/modules/deployments/runner/')), [])
     assert.deepEqual(arrows('src/modules/deployments/runner/', under('src/modules/deployments/api/')), [])
