@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { TSchema } from 'typebox'
+import type { DockerKind } from '#src/modules/executors/docker/docker-executor.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { CappedList } from '#src/platform/http/lists.ts'
 import type { KindRouteContext } from './kind-route-context.ts'
@@ -44,6 +45,11 @@ export interface KindFeatures {
   scopedVariables?: { importOperation: string }
   /** `/{segment}/{id}/customDomain`, with these operation ids; `getSuffix` the path of `get` under a domain. */
   customDomains?: { ids: { list: string; create: string; edit: string; delete: string; get: string; check: string }; getSuffix: string }
+}
+
+/** A kind's entries in the executors' tables (`<kind>.docker.ts`, `<kind>.kubernetes.ts`). */
+export interface KindExecutors {
+  docker?: DockerKind
 }
 
 /** The routes only the kind has, registered before its list, after its create, or after its delete (the document's order). */
@@ -92,6 +98,8 @@ export interface KindDefinition<Rec extends { entityTag: string }, Write> {
   afterEdit?(record: Rec, hooks: EditHooks): Promise<void>
   features: KindFeatures
   ownRoutes?: KindOwnRoutes<Rec>
+  /** What each executor does to its services: the executors' tables, filled from the registry at wiring; absent: that executor refuses the kind. */
+  executors?: KindExecutors
 }
 
 export interface KindDescriptor<Rec extends { entityTag: string } = { entityTag: string }, Write = unknown> extends KindDefinition<Rec, Write> {

@@ -6,7 +6,7 @@ import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { repositoryCredentials } from '../git-credentials.ts'
-import { createDockerExecutor } from './docker-executor.ts'
+import { createDockerExecutor, type DockerKinds } from './docker-executor.ts'
 import { LABELS, removeContainer, removeNetworkIfUnused } from './docker-objects.ts'
 import { createDockerRuntime } from './docker-runtime.ts'
 
@@ -23,7 +23,7 @@ export const dockerAddress = () => process.env.DOCKER_HOST || 'unix:///var/run/d
 export async function connectDockerExecutor(
   db: Db,
   secrets: SecretBox,
-  settings: { publishHost: string; publishPorts: PortRange | undefined; databaseImages: string; allowPrivateUrls: boolean },
+  settings: { publishHost: string; publishPorts: PortRange | undefined; databaseImages: string; allowPrivateUrls: boolean; kinds: DockerKinds },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
   const docker = new Docker()
   let version: string

@@ -3,6 +3,7 @@ import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import { applicationDocker } from './application.docker.ts'
 import { type ApplicationWrite, applicationKind, toApplicationRecord } from './application.kind.ts'
 import { applicationMemberRoutes } from './application.routes.ts'
 import {
@@ -86,4 +87,5 @@ export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWr
     },
   },
   ownRoutes: { after: applicationMemberRoutes },
+  executors: { docker: applicationDocker },
 })

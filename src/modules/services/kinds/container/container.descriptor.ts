@@ -2,6 +2,7 @@ import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit, SERVICES_LIMIT } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import { containerDocker } from './container.docker.ts'
 import { type ContainerWrite, containerKind, toContainerRecord } from './container.kind.ts'
 import { containerMemberRoutes, containerStatusRoutes } from './container.routes.ts'
 import {
@@ -66,4 +67,5 @@ export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerW
     },
   },
   ownRoutes: { before: containerStatusRoutes, after: containerMemberRoutes },
+  executors: { docker: containerDocker },
 })

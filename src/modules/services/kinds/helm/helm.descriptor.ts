@@ -2,6 +2,7 @@ import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
+import { helmDocker } from './helm.docker.ts'
 import { type HelmWrite, helmKind, toHelmRecord } from './helm.kind.ts'
 import { type HelmDeployRequest as HelmDeployBody, HelmDeployRequest, HelmForceEventQuery, HelmRequest, HelmResponse } from './helm.schemas.ts'
 import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
@@ -68,4 +69,5 @@ export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
       getSuffix: '',
     },
   },
+  executors: { docker: helmDocker },
 })

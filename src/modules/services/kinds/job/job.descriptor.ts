@@ -3,6 +3,7 @@ import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/m
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
+import { jobDocker } from './job.docker.ts'
 import { type JobWrite, jobKind, toJobRecord } from './job.kind.ts'
 import {
   type JobDeployRequest as JobDeployBody,
@@ -72,4 +73,5 @@ export const jobDescriptor = defineKind<JobServiceRecord, JobWrite>({
     restrictions: true,
     scopedVariables: { importOperation: 'importJobEnvironmentVariable' },
   },
+  executors: { docker: jobDocker },
 })
