@@ -72,6 +72,18 @@ describe('layering', () => {
     assert.deepEqual(arrows('src/modules/deployments/queue/', under('src/modules/deployments/api/', 'src/modules/deployments/runner/')), [])
   })
 
+  it("the executors' tables are filled by the kinds: the executors take them at wiring and import no kind's entry", () => {
+    const kinds = under('src/modules/services/kinds/')
+    assert.deepEqual(
+      [
+        ...arrows('src/modules/executors/docker/docker-executor.ts', kinds),
+        ...arrows('src/modules/executors/kubernetes/builtin-deployments.ts', kinds),
+        ...arrows('src/modules/executors/', (target) => /\.(docker|kubernetes)\.ts$/.test(target)),
+      ],
+      [],
+    )
+  })
+
   it('executors and kinds do not import the runner', () => {
     const runner = under('src/modules/deployments/runner/')
     assert.deepEqual([...arrows('src/modules/executors/', runner), ...arrows('src/modules/services/', runner)], [])

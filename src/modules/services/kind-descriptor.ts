@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { TSchema } from 'typebox'
 import type { DockerKind } from '#src/modules/executors/docker/docker-executor.ts'
+import type { KubernetesKind } from '#src/modules/executors/kubernetes/builtin-deployments.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { CappedList } from '#src/platform/http/lists.ts'
 import type { KindRouteContext } from './kind-route-context.ts'
@@ -50,6 +51,7 @@ export interface KindFeatures {
 /** A kind's entries in the executors' tables (`<kind>.docker.ts`, `<kind>.kubernetes.ts`). */
 export interface KindExecutors {
   docker?: DockerKind
+  kubernetes?: KubernetesKind
 }
 
 /** The routes only the kind has, registered before its list, after its create, or after its delete (the document's order). */

@@ -5,6 +5,7 @@ import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { applicationDocker } from './application.docker.ts'
 import { type ApplicationWrite, applicationKind, toApplicationRecord } from './application.kind.ts'
+import { applicationKubernetes } from './application.kubernetes.ts'
 import { applicationMemberRoutes } from './application.routes.ts'
 import {
   type ApplicationDeployRequest as ApplicationDeployBody,
@@ -87,5 +88,5 @@ export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWr
     },
   },
   ownRoutes: { after: applicationMemberRoutes },
-  executors: { docker: applicationDocker },
+  executors: { docker: applicationDocker, kubernetes: applicationKubernetes },
 })

@@ -4,6 +4,7 @@ import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { containerDocker } from './container.docker.ts'
 import { type ContainerWrite, containerKind, toContainerRecord } from './container.kind.ts'
+import { containerKubernetes } from './container.kubernetes.ts'
 import { containerMemberRoutes, containerStatusRoutes } from './container.routes.ts'
 import {
   type ContainerDeployRequest as ContainerDeployBody,
@@ -67,5 +68,5 @@ export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerW
     },
   },
   ownRoutes: { before: containerStatusRoutes, after: containerMemberRoutes },
-  executors: { docker: containerDocker },
+  executors: { docker: containerDocker, kubernetes: containerKubernetes },
 })

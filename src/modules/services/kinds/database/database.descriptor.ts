@@ -5,6 +5,7 @@ import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { databaseDocker } from './database.docker.ts'
 import { databaseKind, toDatabaseRecord } from './database.kind.ts'
+import { databaseKubernetes } from './database.kubernetes.ts'
 import { databaseConfigurationRoutes, databaseMemberRoutes } from './database.routes.ts'
 import { DatabaseActionQuery, DatabaseDeployRequest, DatabaseEditRequest, DatabaseRequest, DatabaseResponse } from './database.schemas.ts'
 import type { DatabaseConfig, DatabaseRecord, DatabaseWrite } from './database.types.ts'
@@ -56,5 +57,5 @@ export const databaseDescriptor = defineKind<DatabaseRecord, DatabaseWrite>({
   toResponse: toDatabaseResponse,
   features: { documentOrder: 5 },
   ownRoutes: { afterCreate: databaseConfigurationRoutes, after: databaseMemberRoutes },
-  executors: { docker: databaseDocker },
+  executors: { docker: databaseDocker, kubernetes: databaseKubernetes },
 })

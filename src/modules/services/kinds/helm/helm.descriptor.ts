@@ -4,6 +4,7 @@ import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 import { helmDocker } from './helm.docker.ts'
 import { type HelmWrite, helmKind, toHelmRecord } from './helm.kind.ts'
+import { helmKubernetes } from './helm.kubernetes.ts'
 import { type HelmDeployRequest as HelmDeployBody, HelmDeployRequest, HelmForceEventQuery, HelmRequest, HelmResponse } from './helm.schemas.ts'
 import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
 import { helmInput, toHelmResponse } from './helm.wire.ts'
@@ -69,5 +70,5 @@ export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
       getSuffix: '',
     },
   },
-  executors: { docker: helmDocker },
+  executors: { docker: helmDocker, kubernetes: helmKubernetes },
 })
