@@ -235,6 +235,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireService: services.requireService,
     // Addresses of the server's own network count as configured under the setting that lets git providers live there.
     dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: git.allowPrivateUrls },
+    validationDomainOf: (service) => {
+      const domains = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === service.kind)?.features.customDomains
+      if (!domains) throw new Error(`${service.kind.toLowerCase()} services have no custom domains`)
+      return domains.validationDomain(service)
+    },
   })
   const deploymentStages = createDeploymentStagesService({
     repo: stagesRepo,

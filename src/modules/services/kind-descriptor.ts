@@ -45,7 +45,12 @@ export interface KindFeatures {
   /** `/{segment}/{id}/environmentVariable` and `/secret`, with the import's operation id. */
   scopedVariables?: { importOperation: string }
   /** `/{segment}/{id}/customDomain`, with these operation ids; `getSuffix` the path of `get` under a domain. */
-  customDomains?: { ids: { list: string; create: string; edit: string; delete: string; get: string; check: string }; getSuffix: string }
+  customDomains?: {
+    ids: { list: string; create: string; edit: string; delete: string; get: string; check: string }
+    getSuffix: string
+    /** The host a domain's CNAME must point at: the host of the service's default link, derived from the ids so it stays across deploys and edits. */
+    validationDomain(service: { id: string; environmentId: string }): string
+  }
 }
 
 /** A kind's entries in the executors' tables (`<kind>.docker.ts`, `<kind>.kubernetes.ts`). */

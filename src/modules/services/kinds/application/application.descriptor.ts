@@ -3,6 +3,7 @@ import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import { defaultLinkHost } from '#src/modules/services/service-links.ts'
 import { applicationDocker } from './application.docker.ts'
 import { type ApplicationWrite, applicationKind, toApplicationRecord } from './application.kind.ts'
 import { applicationKubernetes } from './application.kubernetes.ts'
@@ -85,6 +86,7 @@ export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWr
         check: 'checkApplicationCustomDomain',
       },
       getSuffix: '/status',
+      validationDomain: (service) => defaultLinkHost(service.id),
     },
   },
   ownRoutes: { after: applicationMemberRoutes },

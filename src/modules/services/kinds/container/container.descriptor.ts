@@ -15,6 +15,7 @@ import {
 import type { ContainerConfig, ContainerServiceRecord } from './container.types.ts'
 import { containerInput, toContainerResponse } from './container.wire.ts'
 import type { ContainerDeployOverrides } from './container-deployments.ts'
+import { containerHost } from './container-links.ts'
 import { containerRequestErrors } from './container-request-rules.ts'
 
 /** What a container deploy request (alone, or in a bulk deploy's `containers`) asks for beyond the configuration. */
@@ -65,6 +66,7 @@ export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerW
         check: 'checkContainerCustomDomain',
       },
       getSuffix: '/status',
+      validationDomain: (service) => containerHost(service),
     },
   },
   ownRoutes: { before: containerStatusRoutes, after: containerMemberRoutes },
