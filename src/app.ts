@@ -41,10 +41,11 @@ import { organizationsRoutes } from './modules/organizations/organizations.route
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
-import { KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
+import { DOCKER_KINDS, KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
 import { createServiceLogsRepository } from './modules/services/logs/service-logs.repository.ts'
 import { serviceLogsRoutes } from './modules/services/logs/service-logs.routes.ts'
 import { createServiceLogsService } from './modules/services/logs/service-logs.service.ts'
+import type { ServiceSnapshot } from './modules/services/service-kinds.ts'
 import { servicesRoutes } from './modules/services/services.routes.ts'
 import { deploymentStagesRoutes } from './modules/services/stages/deployment-stages.routes.ts'
 import { usersRoutes } from './modules/users/users.routes.ts'
@@ -225,6 +226,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   const serviceLogs = createServiceLogsService({
     repo: createServiceLogsRepository(db),
     secrets,
+    configurationSecrets: (snapshot, box) => DOCKER_KINDS[snapshot.kind]?.secretValues?.(snapshot as ServiceSnapshot, box) ?? [],
     requireService: services.services.requireService,
     output: config.runner.executor === 'docker' ? await dockerServiceOutput(createDeploymentRunsRepository(db).executorOf) : undefined,
   })

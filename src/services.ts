@@ -24,6 +24,7 @@ import { createDeploymentLogsService } from './modules/deployments/api/logs/depl
 import { createDeploymentStatuses } from './modules/deployments/api/triggers/deployment-statuses.ts'
 import { createDeploymentTriggersService } from './modules/deployments/api/triggers/deployment-triggers.service.ts'
 import { createRestorableSnapshotsRepository } from './modules/deployments/api/triggers/restorable-snapshots.repository.ts'
+import { toStatusResponse } from './modules/deployments/api/triggers/triggers.wire.ts'
 import { createCronSchedulesRepository } from './modules/deployments/queue/cron-schedules.repository.ts'
 import { createEnvironmentQueue } from './modules/deployments/queue/environment-queue.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
@@ -239,6 +240,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireService: services.requireService,
     // Addresses of the server's own network count as configured under the setting that lets git providers live there.
     dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: git.allowPrivateUrls },
+    validationDomainOf: (service) => {
+      const domains = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === service.kind)?.features.customDomains
+      if (!domains) throw new Error(`${service.kind.toLowerCase()} services have no custom domains`)
+      return domains.validationDomain(service)
+    },
   })
   const deploymentStages = createDeploymentStagesService({
     repo: stagesRepo,
@@ -318,12 +324,25 @@ export function createServices(db: Db, options: ServiceOptions) {
   const kindCruds = new Map(
     SERVICE_KINDS.map((descriptor) => [
       descriptor.kind.type,
-      createKindCrud(services, descriptor, { deployedOverrides: historyRepo.deployedOverrides, reschedule: cronSchedules.reschedule }),
+      createKindCrud(services, descriptor, {
+        deployedOverrides: historyRepo.deployedOverrides,
+        reschedule: async (serviceId, configuration) => {
+          if (descriptor.kind.schedule) await cronSchedules.reschedule(serviceId, descriptor.kind.schedule, configuration)
+        },
+      }),
     ]),
   )
   const kindRouteContext: KindRouteContext = {
     core: services,
-    triggers: deployments,
+    triggers: {
+      restart: async (principal, type, serviceId) => toStatusResponse(await deployments.redeployService(principal, type, serviceId)),
+      environmentStatuses: async (principal, environmentId) =>
+        (await deployments.getEnvironmentStatuses(principal, environmentId)).services.map(({ service, status }) => ({
+          serviceId: service.id,
+          kind: service.kind,
+          status: toStatusResponse(status),
+        })),
+    },
     secrets: options.secrets,
     requireEnvironment: environments.requireEnvironment,
     commits: gitCommits,

@@ -381,8 +381,8 @@ describe('deployment log lines and the end of a deployment', () => {
       const writes: string[] = []
       const recording: DeploymentRunsRepository = {
         ...runs,
-        async save(run, runnerId, leaseMs) {
-          const saved = await runs.save(run, runnerId, leaseMs)
+        async save(run, runnerId, leaseMs, kinds) {
+          const saved = await runs.save(run, runnerId, leaseMs, kinds)
           if (saved === 'saved' && runFinished(run)) writes.push('finished')
           return saved
         },

@@ -11,8 +11,8 @@ import type { GitCredentials } from '#src/modules/executors/git-checkout.ts'
 import { createKubernetesExecutor, namespaceOf, releaseName } from '#src/modules/executors/kubernetes/helm-executor.ts'
 import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
+import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
-
 import { createDeploymentsApp } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
@@ -243,6 +243,7 @@ echo "done"
     const logs: string[] = []
     const credentials: GitRepositoryRef[] = []
     const executor = createKubernetesExecutor({
+      kinds: KUBERNETES_KINDS,
       helmPath: helmWrapper,
       kubectlPath: kubectlWrapper,
       allowPrivateUrls: true,
@@ -419,6 +420,7 @@ echo "done"
     const warnings: string[] = []
     try {
       const executor = createKubernetesExecutor({
+        kinds: KUBERNETES_KINDS,
         helmPath: helmBinary(major),
         kubectlPath: kubectlBinary(major),
         recordClusterVersions: async (org, env, versions) => {

@@ -19,6 +19,7 @@ import {
   valuesArguments,
 } from '#src/modules/executors/kubernetes/helm-executor.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
+import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { testSecretBox } from './helpers/app.ts'
 import { createDeploymentsApp } from './helpers/deployments.ts'
@@ -234,6 +235,7 @@ exec "${helm}" "$@"
 
   function executor(repository: Partial<ChartRepository>, kubeconfig: string | undefined) {
     return createKubernetesExecutor({
+      kinds: KUBERNETES_KINDS,
       helmPath: wrapper,
       kubeconfig: async (org, env) => (org === organizationId && env === environmentId ? kubeconfig : undefined),
       chartRepository: async () => ({ kind: 'HTTPS', url: repositoryUrl, skipTlsVerification: false, ...CREDENTIALS, ...repository }),
@@ -367,6 +369,7 @@ exec "${helm}" "$@"
         const s = snapshot({ arguments: extra })
         const logs: string[] = []
         const outcome = await createKubernetesExecutor({
+          kinds: KUBERNETES_KINDS,
           helmPath: helm,
           kubeconfig: async () => api.kubeconfig('kube-secret'),
           chartRepository: async () => ({ kind: 'HTTPS', url: repositoryUrl, skipTlsVerification: false, ...CREDENTIALS }),

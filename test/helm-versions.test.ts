@@ -16,6 +16,7 @@ import {
   unsupportedHelm,
   unsupportedKubectl,
 } from '#src/modules/executors/kubernetes/program-versions.ts'
+import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { TEST_SECRET_KEY, testDatabaseUrl } from './helpers/app.ts'
 import { helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
@@ -121,6 +122,7 @@ describe('helm and kubectl versions', () => {
       overrides: {},
     } as unknown as ServiceSnapshot
     const executor = createKubernetesExecutor({
+      kinds: KUBERNETES_KINDS,
       helmPath: old,
       kubeconfig: async () => 'apiVersion: v1\nkind: Config\n',
       chartRepository: async () => {
@@ -158,6 +160,7 @@ describe('helm and kubectl versions', () => {
       overrides: {},
     } as unknown as ServiceSnapshot
     const executor = createKubernetesExecutor({
+      kinds: KUBERNETES_KINDS,
       helmPath: helm312,
       kubeconfig: async () => 'apiVersion: v1\nkind: Config\n',
       chartRepository: async () => {

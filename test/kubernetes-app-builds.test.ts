@@ -7,6 +7,7 @@ import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-
 import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
 import type { ChartValues } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
 import { createKubernetesExecutor } from '#src/modules/executors/kubernetes/helm-executor.ts'
+import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
 import { busyboxImage, docker, type LoopbackRegistry, startRegistry } from './helpers/docker.ts'
@@ -253,6 +254,7 @@ exec "${helm}" "$@"
 
   it('fails, saying what it needs, when no Docker engine answers on the runner', async () => {
     const executor = createKubernetesExecutor({
+      kinds: KUBERNETES_KINDS,
       helmPath: path.join(work, 'helm-wrapper.sh'),
       kubeconfig: async () => KUBECONFIG,
       chartRepository: async () => {

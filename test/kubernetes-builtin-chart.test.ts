@@ -23,6 +23,7 @@ import type { DatabaseConfig } from '#src/modules/services/kinds/database/databa
 import { newDatabaseCredentials } from '#src/modules/services/kinds/database/database-credentials.ts'
 import type { DatabaseType } from '#src/modules/services/kinds/database/database-engines.ts'
 import type { JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
+import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import { testSecretBox } from './helpers/app.ts'
@@ -493,6 +494,7 @@ exec "${helm}" "$@"
   async function run(snapshot: ServiceSnapshot, action: RunnableTrigger = 'DEPLOY') {
     const logs: string[] = []
     const executor = createKubernetesExecutor({
+      kinds: KUBERNETES_KINDS,
       helmPath: wrapper,
       kubeconfig: async () => KUBECONFIG,
       chartRepository: async () => {

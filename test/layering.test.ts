@@ -62,15 +62,36 @@ describe('layering', () => {
     assert.deepEqual([...arrows('src/modules/deployments/', registry), ...arrows('src/modules/executors/', registry)], [])
   })
 
+  it('the runner, cron and the queue import no kind: what cron needs of one is its schedule hook', () => {
+    const kinds = under('src/modules/services/kinds/')
+    assert.deepEqual([...arrows('src/modules/deployments/runner/', kinds), ...arrows('src/modules/deployments/queue/', kinds)], [])
+  })
+
   it('the API side and the runner side of deployments meet only at the queue', () => {
     assert.deepEqual(arrows('src/modules/deployments/api/', under('src/modules/deployments/runner/')), [])
     assert.deepEqual(arrows('src/modules/deployments/runner/', under('src/modules/deployments/api/')), [])
     assert.deepEqual(arrows('src/modules/deployments/queue/', under('src/modules/deployments/api/', 'src/modules/deployments/runner/')), [])
   })
 
+  it("the executors' tables are filled by the kinds: the executors take them at wiring and import no kind's entry", () => {
+    const kinds = under('src/modules/services/kinds/')
+    assert.deepEqual(
+      [
+        ...arrows('src/modules/executors/docker/docker-executor.ts', kinds),
+        ...arrows('src/modules/executors/kubernetes/builtin-deployments.ts', kinds),
+        ...arrows('src/modules/executors/', (target) => /\.(docker|kubernetes)\.ts$/.test(target)),
+      ],
+      [],
+    )
+  })
+
   it('executors and kinds do not import the runner', () => {
     const runner = under('src/modules/deployments/runner/')
     assert.deepEqual([...arrows('src/modules/executors/', runner), ...arrows('src/modules/services/', runner)], [])
+  })
+
+  it('kinds and the service core do not import the API side of deployments: the route context hands them what they need', () => {
+    assert.deepEqual(arrows('src/modules/services/', under('src/modules/deployments/api/')), [])
   })
 
   it('no files import each other in a circle', () => {

@@ -4,7 +4,7 @@ import type { DeploymentRunsRepository } from '#src/modules/deployments/runner/d
 import { connectDockerExecutor, dockerAddress } from '#src/modules/executors/docker/docker-engine.ts'
 import type { DeploymentExecutor } from '#src/modules/executors/executor.ts'
 import { createSimulatedExecutor } from '#src/modules/executors/simulated-executor.ts'
-import { KINDS } from '#src/modules/services/kinds/registry.ts'
+import { DOCKER_KINDS, KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 
@@ -30,6 +30,7 @@ export async function deploymentEngine(
     allowPrivateUrls: config.git.allowPrivateUrls,
     confinement: { pidsLimit: config.runner.dockerPidsLimit, capDrop: config.runner.dockerCapDrop },
     contextMaxBytes: config.runner.buildContextMaxBytes,
+    kinds: DOCKER_KINDS,
   })
   logger.info(
     { executor: 'docker', dockerHost: dockerAddress(), dockerVersion: version, publishHost: config.runner.dockerPublishHost },

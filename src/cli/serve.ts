@@ -6,6 +6,7 @@ import { type Config, secretKeySettings } from '#src/config.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { checkKubernetesPrograms, connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
+import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { SupervisorEvents } from '#src/platform/db/embedded.ts'
 import { isDatabaseUnavailable } from '#src/platform/db/errors.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
@@ -142,7 +143,7 @@ export async function serve(config: Config): Promise<void> {
       const docker = await deploymentEngine(config, runtime.db, secrets, logger)
       const kubernetes = await checkKubernetesPrograms(kubernetesSettings(config), logger)
       runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog(), docker, {
-        KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes),
+        KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes, KUBERNETES_KINDS),
       })
     }
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake() })

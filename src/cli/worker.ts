@@ -6,6 +6,7 @@ import {
   type KubernetesSettings,
   kubernetesSettings,
 } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
+import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
@@ -32,7 +33,7 @@ export async function worker(config: Config): Promise<void> {
     throw error
   }
   const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }), docker, {
-    KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes),
+    KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes, KUBERNETES_KINDS),
   })
   let stopping: Promise<boolean> | undefined
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {

@@ -6,6 +6,7 @@ import { type Config, loadConfig } from '#src/config.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
+import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
 import { createSecretBox, type SecretBox } from '#src/platform/secrets/secret-box.ts'
 
@@ -45,7 +46,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
   const docker = options.runner ? await deploymentEngine(config, db, testSecretBox(), quiet) : undefined
   const runner = options.runner
     ? createConfiguredRunner(createDeploymentRunsRepository(db), config.runner, quiet, docker, {
-        KUBERNETES: connectKubernetesExecutor(db, testSecretBox(), kubernetesSettings(config)),
+        KUBERNETES: connectKubernetesExecutor(db, testSecretBox(), kubernetesSettings(config), KUBERNETES_KINDS),
       })
     : undefined
   const app = await buildApp({

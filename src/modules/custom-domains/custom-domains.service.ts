@@ -1,8 +1,8 @@
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
-import { containerHost, DEFAULT_SERVICE_DOMAIN } from '#src/modules/services/kinds/container/container-links.ts'
+import { DEFAULT_SERVICE_DOMAIN } from '#src/modules/services/kinds/container/container-links.ts'
 import type { HelmPort } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
-import { defaultLinkHost, type ServiceLink, SIMULATED_LINK_DOMAIN, serviceLinks } from '#src/modules/services/service-links.ts'
+import { type ServiceLink, SIMULATED_LINK_DOMAIN, serviceLinks } from '#src/modules/services/service-links.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
@@ -42,15 +42,8 @@ export interface CustomDomainsDeps {
   dnsCheck: DnsCheckSettings
   /** A resolver for one check; node's, asking dnsCheck.servers, when absent. */
   resolver?: () => DomainResolver
-}
-
-/**
- * The host a domain's CNAME must point at: the host of the service's default link (service-links.ts
- * for applications and helm services, container-links.ts for containers), which Berth derives from
- * the ids and which stays the same across deploys and edits.
- */
-export function validationDomainOf(service: Pick<ServiceRecord, 'id' | 'environmentId' | 'kind'>): string {
-  return service.kind === 'CONTAINER' ? containerHost(service) : defaultLinkHost(service.id)
+  /** The host a domain of the service must point at (its kind's `customDomains.validationDomain`). */
+  validationDomainOf(service: ServiceRecord): string
 }
 
 /** Names Berth gives services itself: no custom domain may be under them. */
@@ -79,7 +72,7 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
 
   const record =
     (service: ServiceRecord) =>
-    (row: CustomDomainRow): CustomDomainRecord => ({ ...row, validationDomain: validationDomainOf(service) })
+    (row: CustomDomainRow): CustomDomainRecord => ({ ...row, validationDomain: deps.validationDomainOf(service) })
 
   const checkInput = (input: CustomDomainInput): CustomDomainInput => {
     const problem = customDomainProblem(input.domain, RESERVED)

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { TSchema } from 'typebox'
+import type { DockerKind } from '#src/modules/executors/docker/docker-executor.ts'
+import type { KubernetesKind } from '#src/modules/executors/kubernetes/builtin-deployments.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { CappedList } from '#src/platform/http/lists.ts'
 import type { KindRouteContext } from './kind-route-context.ts'
@@ -32,6 +34,17 @@ export interface EditHooks {
   reschedule(serviceId: string, configuration: unknown): Promise<void>
 }
 
+/** The service core's operations on one kind, answering the kind's records for its wire mapping. */
+export interface KindCrudService<Rec = { entityTag: string }, Write = unknown> {
+  /** A page of the environment's services of the kind; `startId` continues after that one; `heldUntil` as the core's. */
+  list(principal: Principal, environmentId: string, options: { startId?: string; heldUntil?: () => Promise<unknown> }): Promise<CappedList<Rec>>
+  get(principal: Principal, serviceId: string): Promise<Rec>
+  create(principal: Principal, environmentId: string, write: Write): Promise<Rec>
+  /** An edit; `ifMatch`: the ETags If-Match accepts. */
+  update(principal: Principal, serviceId: string, write: Write, ifMatch?: string[]): Promise<Rec>
+  delete(principal: Principal, serviceId: string): Promise<void>
+}
+
 /** The side features a kind has; each side module serves the kinds that name it (`kindsWith` in the registry). */
 export interface KindFeatures {
   /** Where the kind's side routes stand among the kinds' in `/openapi.json` (the reference's order). */
@@ -43,7 +56,18 @@ export interface KindFeatures {
   /** `/{segment}/{id}/environmentVariable` and `/secret`, with the import's operation id. */
   scopedVariables?: { importOperation: string }
   /** `/{segment}/{id}/customDomain`, with these operation ids; `getSuffix` the path of `get` under a domain. */
-  customDomains?: { ids: { list: string; create: string; edit: string; delete: string; get: string; check: string }; getSuffix: string }
+  customDomains?: {
+    ids: { list: string; create: string; edit: string; delete: string; get: string; check: string }
+    getSuffix: string
+    /** The host a domain's CNAME must point at: the host of the service's default link, derived from the ids so it stays across deploys and edits. */
+    validationDomain(service: { id: string; environmentId: string }): string
+  }
+}
+
+/** A kind's entries in the executors' tables (`<kind>.docker.ts`, `<kind>.kubernetes.ts`). */
+export interface KindExecutors {
+  docker?: DockerKind
+  kubernetes?: KubernetesKind
 }
 
 /** The routes only the kind has, registered before its list, after its create, or after its delete (the document's order). */
@@ -92,6 +116,8 @@ export interface KindDefinition<Rec extends { entityTag: string }, Write> {
   afterEdit?(record: Rec, hooks: EditHooks): Promise<void>
   features: KindFeatures
   ownRoutes?: KindOwnRoutes<Rec>
+  /** What each executor does to its services: the executors' tables, filled from the registry at wiring; absent: that executor refuses the kind. */
+  executors?: KindExecutors
 }
 
 export interface KindDescriptor<Rec extends { entityTag: string } = { entityTag: string }, Write = unknown> extends KindDefinition<Rec, Write> {

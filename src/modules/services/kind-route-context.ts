@@ -1,5 +1,7 @@
+import type { Static } from 'typebox'
 import type { ContainerRegistriesService } from '#src/modules/container-registries/container-registries.service.ts'
-import type { DeploymentTriggersService } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import type { GitCommitsService } from '#src/modules/git-providers/git-commits.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
@@ -7,10 +9,24 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { LinkedPort, ServiceLink } from './service-links.ts'
 import type { ServicesService } from './services.service.ts'
 
+/** A service's status on the wire (the reference's Status). */
+export type StatusResponse = Static<typeof Status>
+
+/**
+ * What the kinds' own routes ask of the deployments, answered on the wire: declared here so that
+ * a kind imports nothing of deployments/api/ (services.ts fills it from the triggers).
+ */
+export interface KindTriggers {
+  /** Restarts the service (trigger RESTART), as its redeploy does: its status. */
+  restart(principal: Principal, type: ServiceType, serviceId: string): Promise<StatusResponse>
+  /** The status of each service of the environment, with its id and kind. */
+  environmentStatuses(principal: Principal, environmentId: string): Promise<{ serviceId: string; kind: ServiceType; status: StatusResponse }[]>
+}
+
 /** What the routes only one kind has may use of other modules (services.ts makes it). */
 export interface KindRouteContext {
   core: ServicesService
-  triggers: Pick<DeploymentTriggersService, 'redeployService' | 'getEnvironmentStatuses'>
+  triggers: KindTriggers
   secrets: SecretBox
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<unknown>
   commits: Pick<GitCommitsService, 'listCommits'>

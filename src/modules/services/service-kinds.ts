@@ -155,6 +155,27 @@ export interface PlannedStep {
   failure?: string
 }
 
+/** When a scheduled service fires: its cron expression, and the timezone it is read in. */
+export interface ServiceTiming {
+  scheduledAt: string
+  timezone: string
+}
+
+/**
+ * What cron needs of a kind whose services run on a schedule (a cron job), so that the runner, cron
+ * and the queue's schedules name no kind (docs/adding-a-kind.md).
+ */
+export interface KindSchedule<Config = unknown, Overrides extends object = Record<string, unknown>> {
+  /** The configuration's schedule; undefined when it runs on none (a lifecycle job). */
+  timingOf(configuration: Config): ServiceTiming | undefined
+  /** The first time `timing` fires after `after`; null when it never fires again. */
+  nextFireAfter(timing: ServiceTiming, after: Date): Date | null
+  /** What a run queued for the tick `scheduledFor` adds to the configuration; `catchUp` when it stands for missed ticks too. */
+  tickOverrides(scheduledFor: string, catchUp: boolean): Overrides
+  /** Whether a run with these overrides forced an event (a tick, a force-run): such a run changes no schedule. */
+  forced(overrides: Overrides): boolean
+}
+
 /**
  * One kind of service. `Input` is what its routes hand the core after validation; `Config` what is
  * stored; `Overrides` what a deploy request may add (a chart version, a commit).
@@ -197,6 +218,8 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   followedBranch?(configuration: Config): FollowedBranch | undefined
   /** What an executor does for `action`, step by step, as it reports it; never a secret value. */
   plan(snapshot: ServiceSnapshot<Config>, action: RunnableTrigger): PlannedStep[]
+  /** How its services run on a schedule, when they may (cron firing); absent: never scheduled. */
+  schedule?: KindSchedule<Config, Overrides>
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds kinds of every configuration type

@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely'
-import { nextFireAfter } from '#src/modules/services/kinds/job/cron-expressions.ts'
-import type { CronSchedule, JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
+import type { KindSchedule, ServiceKinds, ServiceTiming } from '#src/modules/services/service-kinds.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 import type { DeploymentRun } from './deployment-progress.ts'
@@ -12,65 +11,77 @@ import { databaseNow } from './deployment-rows.ts'
 
 type Queries = Db | Transaction<Database>
 
-/** The job a finished run scheduled or unscheduled, read from what the run deployed. */
-interface JobOutcome {
+/** The service a finished run scheduled or unscheduled, read from what the run deployed. */
+interface ScheduleOutcome {
   serviceId: string
-  schedule: CronSchedule | null
+  schedule: KindSchedule
+  timing: ServiceTiming | undefined
   forced: boolean
 }
 
-/** Writes a cron job's schedule: a new one, or a changed expression or timezone, fires next from now; an unchanged one keeps its next fire time. */
-async function upsertSchedule(trx: Queries, serviceId: string, environmentId: string, schedule: CronSchedule, now: Date): Promise<void> {
+/** Writes a service's schedule: a new one, or a changed expression or timezone, fires next from now; an unchanged one keeps its next fire time. */
+async function upsertSchedule(
+  trx: Queries,
+  serviceId: string,
+  environmentId: string,
+  schedule: KindSchedule,
+  timing: ServiceTiming,
+  now: Date,
+): Promise<void> {
   const existing = await trx.selectFrom('cronJobSchedules').selectAll().where('serviceId', '=', serviceId).forUpdate().executeTakeFirst()
-  if (existing && existing.scheduledAt === schedule.scheduledAt && existing.timezone === schedule.timezone) return
-  const next = nextFireAfter(schedule.scheduledAt, schedule.timezone, now)
+  if (existing && existing.scheduledAt === timing.scheduledAt && existing.timezone === timing.timezone) return
+  const next = schedule.nextFireAfter(timing, now)
   if (!next) {
     await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', serviceId).execute()
     return
   }
   await trx
     .insertInto('cronJobSchedules')
-    .values({ serviceId, environmentId, scheduledAt: schedule.scheduledAt, timezone: schedule.timezone, nextFireAt: next })
+    .values({ serviceId, environmentId, scheduledAt: timing.scheduledAt, timezone: timing.timezone, nextFireAt: next })
     .onConflict((conflict) =>
       conflict
         .column('serviceId')
-        .doUpdateSet({ scheduledAt: schedule.scheduledAt, timezone: schedule.timezone, nextFireAt: next, updatedAt: new Date() }),
+        .doUpdateSet({ scheduledAt: timing.scheduledAt, timezone: timing.timezone, nextFireAt: next, updatedAt: new Date() }),
     )
     .execute()
 }
 
 /**
- * What a finished run changes in the schedules, in the transaction that writes its end: a cron
- * job it deployed (or redeployed) is scheduled; one it stopped, uninstalled or deleted is not any
- * more; a lifecycle job has no schedule. Runs the scheduler queued and force-runs change nothing.
+ * What a finished run changes in the schedules, in the transaction that writes its end: a service
+ * on a schedule (a cron job) it deployed (or redeployed) is scheduled; one it stopped, uninstalled
+ * or deleted is not any more; one of a kind that may be scheduled but is not (a lifecycle job) has
+ * no schedule. Runs the scheduler queued and forced events change nothing. `kinds` say which kinds
+ * run on a schedule, and how.
  */
-export async function recordFinishedRun(trx: Transaction<Database>, run: DeploymentRun): Promise<void> {
+export async function recordFinishedRun(trx: Transaction<Database>, run: DeploymentRun, kinds: ServiceKinds): Promise<void> {
   if (run.origin === 'PLATFORM_INTERNAL') return
-  const succeeded = run.progress.stages.flatMap((stage) => stage.services).filter((service) => service.type === 'JOB' && service.phase === 'SUCCESS')
+  const scheduleOf = new Map<string, KindSchedule>()
+  for (const service of run.progress.stages.flatMap((stage) => stage.services)) {
+    const schedule = kinds.get(service.type)?.schedule
+    if (schedule && service.phase === 'SUCCESS') scheduleOf.set(service.id, schedule)
+  }
+  const succeeded = [...scheduleOf.keys()]
   if (succeeded.length === 0) return
   const snapshots = await trx
     .selectFrom('deploymentSnapshots')
     .select(['serviceId', 'configuration', 'overrides'])
     .where('executionId', '=', run.id)
-    .where(
-      'serviceId',
-      'in',
-      succeeded.map((service) => service.id),
-    )
+    .where('serviceId', 'in', succeeded)
     .execute()
-  const outcomes: JobOutcome[] = snapshots.map((row) => {
-    const { schedule } = row.configuration as JobConfig
+  const outcomes: ScheduleOutcome[] = snapshots.map((row) => {
+    const schedule = scheduleOf.get(row.serviceId)!
     return {
       serviceId: row.serviceId,
-      schedule: 'cronjob' in schedule ? schedule.cronjob : null,
-      forced: (row.overrides as { forceEvent?: string }).forceEvent !== undefined,
+      schedule,
+      timing: schedule.timingOf(row.configuration),
+      forced: schedule.forced(row.overrides as Record<string, unknown>),
     }
   })
   const delivers = run.triggerAction === 'DEPLOY' || run.triggerAction === 'RESTART'
   const now = new Date(await databaseNow(trx))
   for (const outcome of outcomes) {
     if (outcome.forced) continue
-    if (delivers && outcome.schedule) await upsertSchedule(trx, outcome.serviceId, run.environmentId, outcome.schedule, now)
+    if (delivers && outcome.timing) await upsertSchedule(trx, outcome.serviceId, run.environmentId, outcome.schedule, outcome.timing, now)
     else await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', outcome.serviceId).execute()
   }
 }
@@ -78,11 +89,11 @@ export async function recordFinishedRun(trx: Transaction<Database>, run: Deploym
 export function createCronSchedulesRepository(db: Db) {
   return {
     /**
-     * An edit of a job takes effect on its schedule at once: a scheduled cron job whose expression
-     * or timezone changed fires next by the new one; a job that is no longer a cron job is
-     * unscheduled. A job that is not scheduled (never deployed, stopped) stays so.
+     * An edit of a service on a schedule takes effect at once: a scheduled cron job whose expression
+     * or timezone changed fires next by the new one; one no longer on a schedule (a job made a
+     * lifecycle job) is unscheduled. One that is not scheduled (never deployed, stopped) stays so.
      */
-    async reschedule(serviceId: string, configuration: JobConfig): Promise<void> {
+    async reschedule(serviceId: string, schedule: KindSchedule, configuration: unknown): Promise<void> {
       await db.transaction().execute(async (trx) => {
         const existing = await trx
           .selectFrom('cronJobSchedules')
@@ -91,12 +102,12 @@ export function createCronSchedulesRepository(db: Db) {
           .forUpdate()
           .executeTakeFirst()
         if (!existing) return
-        const { schedule } = configuration
-        if (!('cronjob' in schedule)) {
+        const timing = schedule.timingOf(configuration)
+        if (!timing) {
           await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', serviceId).execute()
           return
         }
-        await upsertSchedule(trx, serviceId, existing.environmentId, schedule.cronjob, new Date(await databaseNow(trx)))
+        await upsertSchedule(trx, serviceId, existing.environmentId, schedule, timing, new Date(await databaseNow(trx)))
       })
     },
 

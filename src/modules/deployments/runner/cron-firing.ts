@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Transaction } from 'kysely'
 import { createAdvancedSettingsRepository } from '#src/modules/services/advanced-settings/advanced-settings.repository.ts'
 import { settingsForDeployment } from '#src/modules/services/advanced-settings/advanced-settings.service.ts'
-import { nextFireAfter } from '#src/modules/services/kinds/job/cron-expressions.ts'
-import type { JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
-import type { JobDeployOverrides } from '#src/modules/services/kinds/job/job-deployments.ts'
-import type { ServiceKinds } from '#src/modules/services/service-kinds.ts'
+import type { KindSchedule, ServiceKinds, ServiceTiming } from '#src/modules/services/service-kinds.ts'
 import { createServicesRepository } from '#src/modules/services/services.repository.ts'
 import { createDeploymentStagesRepository } from '#src/modules/services/stages/deployment-stages.repository.ts'
 import { resolveServiceVariables } from '#src/modules/variables/resolved-variables.ts'
@@ -40,15 +37,16 @@ export interface FiringLog {
 const TAKES_DOWN = new Set(['STOP', 'UNINSTALL', 'DELETE'])
 
 /** The next fire time after the tick `firedFor`, skipping past ticks missed for longer than the grace. */
-export function nextFireTime(expression: string, timezone: string, firedFor: Date, now: Date): Date | null {
-  const next = nextFireAfter(expression, timezone, firedFor)
-  if (next && next.getTime() <= now.getTime() - MISSED_TICK_GRACE_MS) return nextFireAfter(expression, timezone, now)
+export function nextFireTime(schedule: KindSchedule, timing: ServiceTiming, firedFor: Date, now: Date): Date | null {
+  const next = schedule.nextFireAfter(timing, firedFor)
+  if (next && next.getTime() <= now.getTime() - MISSED_TICK_GRACE_MS) return schedule.nextFireAfter(timing, now)
   return next
 }
 
 /**
  * Fires the schedules due now, at most `limit` of them, in `trx`: how many runs it queued.
- * `changes` is told of each environment whose history it writes; `kinds` plan each job's part.
+ * `changes` is told of each environment whose history it writes; `kinds` say which services run on a
+ * schedule (`schedule`), what a tick adds to their configuration, and plan each one's part.
  */
 export async function fireDueSchedules(
   trx: Transaction<Database>,
@@ -74,15 +72,17 @@ export async function fireDueSchedules(
   for (const schedule of due) {
     const now = new Date(await databaseNow(trx))
     const service = await services.findById(schedule.serviceId)
-    const configuration = service?.configuration as JobConfig | undefined
     const kind = service && kinds.get(service.kind)
-    if (service?.kind !== 'JOB' || !kind || !configuration || !('cronjob' in configuration.schedule)) {
+    // A service gone, or no longer on a schedule (an edit made it a lifecycle job), is unscheduled.
+    if (!service || !kind?.schedule?.timingOf(service.configuration)) {
       await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', schedule.serviceId).execute()
       continue
     }
-    const next = nextFireTime(schedule.scheduledAt, schedule.timezone, schedule.nextFireAt, now)
-    const catchUp = next !== null && nextFireAfter(schedule.scheduledAt, schedule.timezone, schedule.nextFireAt)!.getTime() < next.getTime()
-    const overrides: JobDeployOverrides = { forceEvent: 'CRON', scheduledFor: schedule.nextFireAt.toISOString(), ...(catchUp ? { catchUp } : {}) }
+    const timing: ServiceTiming = { scheduledAt: schedule.scheduledAt, timezone: schedule.timezone }
+    const next = nextFireTime(kind.schedule, timing, schedule.nextFireAt, now)
+    const catchUp = next !== null && kind.schedule.nextFireAfter(timing, schedule.nextFireAt)!.getTime() < next.getTime()
+    const scheduledFor = schedule.nextFireAt.toISOString()
+    const overrides = kind.schedule.tickOverrides(scheduledFor, catchUp)
     const id = randomUUID()
     changes(service.environmentId)
     const queued = await lockEnvironmentIn(trx, service.environmentId, async (queue, nextSeq) => {
@@ -115,8 +115,7 @@ export async function fireDueSchedules(
       await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', schedule.serviceId).execute()
       continue
     }
-    if (!queued)
-      log?.warn({ serviceId: service.id, tick: overrides.scheduledFor }, 'a cron tick was not run: a stop or a deletion of the job is queued')
+    if (!queued) log?.warn({ serviceId: service.id, tick: scheduledFor }, 'a cron tick was not run: a stop or a deletion of the job is queued')
     if (next === null) await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', schedule.serviceId).execute()
     else {
       await trx

@@ -134,7 +134,7 @@ export function createDeploymentRunner(deps: {
     const giveUpAt = Date.now() + options.leaseMs
     for (;;) {
       try {
-        return await runs.save(next, runnerId, options.leaseMs)
+        return await runs.save(next, runnerId, options.leaseMs, kinds)
       } catch (error) {
         if (signal.aborted || Date.now() >= giveUpAt) throw error
         log.warn({ err: error, executionId: next.id }, 'could not save a deployment step; will retry')

@@ -153,9 +153,10 @@ export function createDeploymentRunsRepository(db: Db) {
      * Writes the run's new state while `runnerId` still holds it, and extends the lease. Once a
      * cancel was asked for, only the steps of canceling are written ('canceled': the runner must
      * cancel). 'lost' when the run is no longer this runner's: its lease expired and another
-     * runner took it, it was canceled for good, or its environment is gone.
+     * runner took it, it was canceled for good, or its environment is gone. A finished run
+     * schedules or unschedules the services of `kinds` that run on a schedule (a cron job).
      */
-    async save(run: DeploymentRun, runnerId: string, leaseMs: number): Promise<'saved' | 'canceled' | 'lost'> {
+    async save(run: DeploymentRun, runnerId: string, leaseMs: number, kinds: ServiceKinds): Promise<'saved' | 'canceled' | 'lost'> {
       const canceling = run.actionStatus === 'CANCELING' || run.actionStatus === 'CANCELED'
       const saved = await historyTransaction(db, async (trx, changes) => {
         changes(run.environmentId)
@@ -170,7 +171,7 @@ export function createDeploymentRunsRepository(db: Db) {
         const updated = await update.returning('id').executeTakeFirst()
         if (!updated) return false
         await writeEntries(trx, run)
-        if (isFinished(run)) await recordFinishedRun(trx, run)
+        if (isFinished(run)) await recordFinishedRun(trx, run, kinds)
         if (run.triggerAction === 'DELETE' && isFinished(run)) await deleteRemovedServices(trx, run)
         // Its history goes with it, as with an environment deleted at once.
         if (deletesEnvironment) await trx.deleteFrom('environments').where('id', '=', run.environmentId).execute()

@@ -46,6 +46,9 @@ export function containerLabels(owner: Owner, groupLabels: Record<string, string
 /** The environment's own network: its services reach each other there by name, and nothing else is on it. */
 export const networkName = (environmentId: string) => `berth-env-${environmentId}`
 
+/** A database's storage: one named volume, kept on stop and uninstall, removed on delete. */
+export const databaseVolume = (serviceId: string) => `berth-db-${serviceId}`
+
 /** A name Docker and DNS accept, from a service's name: lower case letters, digits and dashes, at most 40. */
 export function dnsLabel(name: string): string {
   const label = name

@@ -9,13 +9,13 @@ import { resolvePlaceholders } from '#src/modules/services/kinds/helm/helm-deplo
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { DeploymentExecutor, ServiceOutcome } from '../executor.ts'
 import { removeRunCheckouts } from '../git-checkout.ts'
-import { type BuiltinDeps, deployBuiltin } from './builtin-deployments.ts'
+import { type BuiltinDeps, type KubernetesKinds, kubernetesAction } from './builtin-deployments.ts'
 import { type ClusterVersions, clusterVersions } from './cluster-versions.ts'
 import { gitChart, gitValuesFiles } from './git-charts.ts'
 import { type HelmDialect, helmDialect } from './helm-dialect.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
 import { helmVersion, type ProgramVersion, unsupportedHelm } from './program-versions.ts'
-import { type ReleaseContext, renderCheckInstall, uninstallRelease } from './release-steps.ts'
+import { type ReleaseContext, renderCheckInstall } from './release-steps.ts'
 import { releaseWorkloadAction } from './release-workloads.ts'
 
 // Helm services on a Kubernetes cluster (docs/kubernetes.md, "Deploying to Kubernetes"): the chart is fetched
@@ -44,6 +44,8 @@ async function chartHostRefusal(url: string): Promise<string | undefined> {
 }
 
 export interface KubernetesExecutorDeps extends BuiltinDeps {
+  /** What it does to a service of each kind (the kinds' `kubernetes` entries). */
+  kinds: KubernetesKinds
   /** BERTH_HELM_PATH: the helm program. */
   helmPath: string
   /** Its version, as the start-up found it; asked of helm at the first deployment when not given. */
@@ -183,7 +185,7 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
       await removeRunCheckouts(run.id, say)
     },
     async run(_service, action, signal, context): Promise<ServiceOutcome> {
-      const snapshot = context.snapshot as ServiceSnapshot<HelmConfig> | undefined
+      const snapshot = context.snapshot
       if (!snapshot || !context.run) return { ok: false, message: 'the deployment has no snapshot of the service' }
       const { organizationId, environmentId } = context.run
       const kubeconfig = await deps.kubeconfig(organizationId, environmentId)
@@ -215,23 +217,27 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
         const release = releaseName(snapshot)
         const cluster = ['--namespace', namespace, '--kubeconfig', kubeconfigPath]
         const steps: ReleaseContext = { helmPath: deps.helmPath, dialect: flags, dir, namespace, release, cluster, helm, context, signal }
-        // Containers, jobs and databases are releases of the chart Berth ships.
-        if (snapshot.kind !== 'HELM') return await deployBuiltin(deps, steps, snapshot, action, context.run)
-        if (action === 'UNINSTALL' || action === 'DELETE') return await uninstallRelease(steps)
-        // Both act on the release's workloads with kubectl: a second `upgrade` would restart nothing.
-        if (action === 'STOP' || action === 'RESTART') {
-          return await releaseWorkloadAction(action, {
-            helmPath: deps.helmPath,
-            kubectlPath: deps.kubectlPath ?? 'kubectl',
-            kubeconfigPath,
-            home: dir,
-            release,
-            namespace,
-            signal,
-            log: context.log,
-          })
-        }
-        return await install(snapshot, steps, organizationId, found)
+        // What is done is the kind's entry: containers, jobs and databases are releases of the chart
+        // Berth ships; a helm service's is its own chart.
+        const kind = deps.kinds[snapshot.kind]
+        if (!kind) return { ok: false, message: `${snapshot.kind.toLowerCase()} services are not deployed on Kubernetes clusters` }
+        return await kind.perform(snapshot, {
+          ...kubernetesAction(deps, steps, snapshot, action, context.run),
+          ownChart: {
+            install: () => install(snapshot as ServiceSnapshot<HelmConfig>, steps, organizationId, found),
+            workloads: (workloadAction) =>
+              releaseWorkloadAction(workloadAction, {
+                helmPath: deps.helmPath,
+                kubectlPath: deps.kubectlPath ?? 'kubectl',
+                kubeconfigPath,
+                home: dir,
+                release,
+                namespace,
+                signal,
+                log: context.log,
+              }),
+          },
+        })
       } catch (error) {
         if (signal.aborted) throw error
         if (error instanceof HelmFailed || error instanceof Error) return { ok: false, message: error.message, ...found }

@@ -7,6 +7,7 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { loadDockerode } from '../docker/docker-engine.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { repositoryCredentials } from '../git-credentials.ts'
+import type { KubernetesKinds } from './builtin-deployments.ts'
 import { createKubernetesExecutor } from './helm-executor.ts'
 import { HelmFailed } from './helm-program.ts'
 import { helmVersion, kubectlVersion, type ProgramVersion, unsupportedHelm, unsupportedKubectl } from './program-versions.ts'
@@ -16,11 +17,12 @@ import { helmVersion, kubectlVersion, type ProgramVersion, unsupportedHelm, unsu
  * cluster's kubeconfig, the organization's helm repositories, git tokens and container registries,
  * their secrets opened with the server's SecretBox. It needs nothing to start: helm and kubectl are
  * run, the cluster reached, and the runner's Docker engine (DOCKER_HOST) asked to build an image,
- * per deployment.
+ * per deployment. `kinds`: what it does to a service of each kind (the registry's table).
  */
-export function connectKubernetesExecutor(db: Db, secrets: SecretBox, settings: KubernetesSettings): DeploymentExecutor {
+export function connectKubernetesExecutor(db: Db, secrets: SecretBox, settings: KubernetesSettings, kinds: KubernetesKinds): DeploymentExecutor {
   return createKubernetesExecutor({
     ...settings,
+    kinds,
     gitCredentials: repositoryCredentials(db, secrets),
     registry: registryPullAccess(db, secrets),
     openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),

@@ -1,3 +1,5 @@
+import type { DockerKinds } from '#src/modules/executors/docker/docker-executor.ts'
+import type { KubernetesKinds } from '#src/modules/executors/kubernetes/builtin-deployments.ts'
 import type { AnyKindDescriptor } from '../kind-descriptor.ts'
 import type { KindRoutes } from '../kind-routes.ts'
 import { serviceKinds } from '../service-kinds.ts'
@@ -29,3 +31,13 @@ export const kindsWith = <F extends keyof AnyKindDescriptor['features']>(feature
   SERVICE_KINDS.filter((descriptor) => descriptor.features[feature] !== undefined).sort(
     (a, b) => a.features.documentOrder - b.features.documentOrder,
   ) as (AnyKindDescriptor & { features: Required<Pick<AnyKindDescriptor['features'], F>> })[]
+
+/** The Docker executor's table: each kind's entry (docs/adding-a-kind.md), handed to it at wiring. */
+export const DOCKER_KINDS: DockerKinds = Object.fromEntries(
+  SERVICE_KINDS.flatMap((descriptor) => (descriptor.executors?.docker ? [[descriptor.kind.type, descriptor.executors.docker]] : [])),
+)
+
+/** The Kubernetes executor's table: each kind's entry (docs/adding-a-kind.md), handed to it at wiring. */
+export const KUBERNETES_KINDS: KubernetesKinds = Object.fromEntries(
+  SERVICE_KINDS.flatMap((descriptor) => (descriptor.executors?.kubernetes ? [[descriptor.kind.type, descriptor.executors.kubernetes]] : [])),
+)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
-import { snapshotSecretValues } from '#src/modules/executors/snapshot-secrets.ts'
+import { type ConfigurationSecrets, snapshotSecretValues } from '#src/modules/services/snapshot-secrets.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
@@ -32,6 +32,8 @@ export interface ServiceLogLine {
 export interface ServiceLogsDeps {
   repo: ServiceLogsRepository
   secrets: SecretBox
+  /** What each kind's configuration holds that must be masked too (a database's password). */
+  configurationSecrets: ConfigurationSecrets
   requireService(
     principal: Principal,
     serviceId: string,
@@ -79,7 +81,9 @@ export function createServiceLogsService(deps: ServiceLogsDeps) {
       if (!mask) {
         mask = deps.repo
           .snapshot(executionId, serviceId)
-          .then((snapshot) => (snapshot ? secretMask(snapshotSecretValues(snapshot, deps.secrets)) : (text: string) => text))
+          .then((snapshot) =>
+            snapshot ? secretMask(snapshotSecretValues(snapshot, deps.secrets, deps.configurationSecrets)) : (text: string) => text,
+          )
         made.set(executionId, mask)
       }
       return mask

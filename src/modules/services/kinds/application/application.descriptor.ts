@@ -3,7 +3,10 @@ import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import { defaultLinkHost } from '#src/modules/services/service-links.ts'
+import { applicationDocker } from './application.docker.ts'
 import { type ApplicationWrite, applicationKind, toApplicationRecord } from './application.kind.ts'
+import { applicationKubernetes } from './application.kubernetes.ts'
 import { applicationMemberRoutes } from './application.routes.ts'
 import {
   type ApplicationDeployRequest as ApplicationDeployBody,
@@ -83,7 +86,9 @@ export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWr
         check: 'checkApplicationCustomDomain',
       },
       getSuffix: '/status',
+      validationDomain: (service) => defaultLinkHost(service.id),
     },
   },
   ownRoutes: { after: applicationMemberRoutes },
+  executors: { docker: applicationDocker, kubernetes: applicationKubernetes },
 })

@@ -2,7 +2,9 @@ import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit, SERVICES_LIMIT } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import { containerDocker } from './container.docker.ts'
 import { type ContainerWrite, containerKind, toContainerRecord } from './container.kind.ts'
+import { containerKubernetes } from './container.kubernetes.ts'
 import { containerMemberRoutes, containerStatusRoutes } from './container.routes.ts'
 import {
   type ContainerDeployRequest as ContainerDeployBody,
@@ -13,6 +15,7 @@ import {
 import type { ContainerConfig, ContainerServiceRecord } from './container.types.ts'
 import { containerInput, toContainerResponse } from './container.wire.ts'
 import type { ContainerDeployOverrides } from './container-deployments.ts'
+import { containerHost } from './container-links.ts'
 import { containerRequestErrors } from './container-request-rules.ts'
 
 /** What a container deploy request (alone, or in a bulk deploy's `containers`) asks for beyond the configuration. */
@@ -63,7 +66,9 @@ export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerW
         check: 'checkContainerCustomDomain',
       },
       getSuffix: '/status',
+      validationDomain: (service) => containerHost(service),
     },
   },
   ownRoutes: { before: containerStatusRoutes, after: containerMemberRoutes },
+  executors: { docker: containerDocker, kubernetes: containerKubernetes },
 })

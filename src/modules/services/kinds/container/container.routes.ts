@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ContainerRegistryParams } from '#src/modules/container-registries/container-registries.schemas.ts'
-import { toStatusResponse } from '#src/modules/deployments/api/triggers/triggers.wire.ts'
 import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import type { KindCrudService } from '#src/modules/services/kind-descriptor.ts'
@@ -20,10 +19,8 @@ const StatusList = Type.Object({ results: Type.Array(Status) }, { title: 'Refere
 export function containerStatusRoutes({ triggers, containerRegistries }: KindRouteContext): FastifyPluginAsyncTypebox {
   /** The statuses of the environment's containers, or of those of them `only` names. */
   async function containerStatuses(principal: Principal, environmentId: string, only?: Set<string>) {
-    const { services } = await triggers.getEnvironmentStatuses(principal, environmentId)
-    return services
-      .filter(({ service }) => service.kind === 'CONTAINER' && (!only || only.has(service.id)))
-      .map(({ status }) => toStatusResponse(status))
+    const services = await triggers.environmentStatuses(principal, environmentId)
+    return services.filter(({ serviceId, kind }) => kind === 'CONTAINER' && (!only || only.has(serviceId))).map(({ status }) => status)
   }
 
   return async (app) => {
@@ -121,8 +118,7 @@ export function containerMemberRoutes(
           response: { 202: Status },
         },
       },
-      async (req, reply) =>
-        reply.code(202).send(toStatusResponse(await triggers.redeployService(req.principal, 'CONTAINER', req.params.containerId))),
+      async (req, reply) => reply.code(202).send(await triggers.restart(req.principal, 'CONTAINER', req.params.containerId)),
     )
   }
 }

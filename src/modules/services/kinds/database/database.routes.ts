@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { toStatusResponse } from '#src/modules/deployments/api/triggers/triggers.wire.ts'
 import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import type { KindRouteContext } from '#src/modules/services/kind-route-context.ts'
@@ -84,8 +83,7 @@ export function databaseMemberRoutes(context: KindRouteContext): FastifyPluginAs
           response: { 202: Status },
         },
       },
-      async (req, reply) =>
-        reply.code(202).send(toStatusResponse(await context.triggers.redeployService(req.principal, 'DATABASE', req.params.databaseId))),
+      async (req, reply) => reply.code(202).send(await context.triggers.restart(req.principal, 'DATABASE', req.params.databaseId)),
     )
   }
 }

@@ -1,8 +1,11 @@
 import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
+import { defaultLinkHost } from '#src/modules/services/service-links.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
+import { helmDocker } from './helm.docker.ts'
 import { type HelmWrite, helmKind, toHelmRecord } from './helm.kind.ts'
+import { helmKubernetes } from './helm.kubernetes.ts'
 import { type HelmDeployRequest as HelmDeployBody, HelmDeployRequest, HelmForceEventQuery, HelmRequest, HelmResponse } from './helm.schemas.ts'
 import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
 import { helmInput, toHelmResponse } from './helm.wire.ts'
@@ -66,6 +69,8 @@ export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
         check: 'checkHelmCustomDomain',
       },
       getSuffix: '',
+      validationDomain: (service) => defaultLinkHost(service.id),
     },
   },
+  executors: { docker: helmDocker, kubernetes: helmKubernetes },
 })

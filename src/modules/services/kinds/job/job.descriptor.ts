@@ -3,7 +3,9 @@ import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/m
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
+import { jobDocker } from './job.docker.ts'
 import { type JobWrite, jobKind, toJobRecord } from './job.kind.ts'
+import { jobKubernetes } from './job.kubernetes.ts'
 import {
   type JobDeployRequest as JobDeployBody,
   JobDeployRequest,
@@ -72,4 +74,5 @@ export const jobDescriptor = defineKind<JobServiceRecord, JobWrite>({
     restrictions: true,
     scopedVariables: { importOperation: 'importJobEnvironmentVariable' },
   },
+  executors: { docker: jobDocker, kubernetes: jobKubernetes },
 })

@@ -6,6 +6,7 @@ import { coreRecordFields, gitTokenNamesOf } from '#src/modules/services/service
 import { type FieldError, validationFailed } from '#src/platform/http/errors.ts'
 import type { JobConfig, JobServiceInput, JobServiceRecord, JobSource } from './job.types.ts'
 import { type JobDeployOverrides, jobOverrideErrors, jobPlan, jobPlanning } from './job-deployments.ts'
+import { jobSchedule } from './job-schedule.ts'
 
 /**
  * A write as the route validated it: the job's input plus the field errors of the request's own
@@ -84,6 +85,7 @@ export const jobKind: ServiceKind<JobWrite, JobConfig, JobDeployOverrides> = {
 
   overrideErrors: jobOverrideErrors,
   plan: jobPlan,
+  schedule: jobSchedule,
 
   followedBranch(configuration) {
     const { source } = configuration
