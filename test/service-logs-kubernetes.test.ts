@@ -53,6 +53,26 @@ interface Log {
   stream: string | null
 }
 
+/** The events of a server-sent event stream, as they come. */
+async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
+  const decoder = new TextDecoder()
+  let buffer = ''
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true })
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const block = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .filter((line) => line.startsWith(`${name}: `))
+          .map((line) => line.slice(name.length + 2))
+          .join('\n')
+      if (field('event') !== '') yield { event: field('event'), data: field('data') }
+    }
+  }
+}
+
 describe('service logs on Kubernetes', () => {
   it("lists a built-in chart container's lines from its pods, secrets masked; none when no pod exists", async () => {
     const f = factories(t.db)
@@ -85,16 +105,14 @@ describe('service logs on Kubernetes', () => {
 
     // Two pods of the release, as the built-in chart labels them; their lines interleave by time.
     const labels = { 'berth.service-id': container.id, 'berth.execution-id': queued.execution_id as string, 'berth.kind': 'CONTAINER' }
+    const logA = [
+      { at: '2026-11-28T12:00:01.000000001Z', message: `the key is ${SECRET}` },
+      { at: '2026-11-28T12:00:03.25Z', message: 'tick-2' },
+    ]
+    const logB = [{ at: '2026-11-28T12:00:02.5Z', message: 'tick-1' }]
     api.pods(namespace, [
-      {
-        name: 'web-pod-a',
-        labels,
-        log: [
-          { at: '2026-11-28T12:00:01.000000001Z', message: `the key is ${SECRET}` },
-          { at: '2026-11-28T12:00:03.25Z', message: 'tick-2' },
-        ],
-      },
-      { name: 'web-pod-b', labels, log: [{ at: '2026-11-28T12:00:02.5Z', message: 'tick-1' }] },
+      { name: 'web-pod-a', labels, log: logA },
+      { name: 'web-pod-b', labels, log: logB },
       { name: 'other-0', labels: { 'berth.service-id': 'someone-else' }, log: [{ at: '2026-11-28T12:00:00.5Z', message: 'not mine' }] },
     ])
     const res = await calls.inject('GET', `/container/${container.id}/log`, tokens.read.authorization)
@@ -118,6 +136,40 @@ describe('service logs on Kubernetes', () => {
     assert.match(log?.url ?? '', /timestamps=true/)
     assert.match(log?.url ?? '', /tailLines=1000/)
     assert.equal(log?.authorization, 'Bearer kube-token')
+
+    // Following: the last lines, then a line printed meanwhile (kubectl logs --follow), and the end once no pod runs.
+    const base = await t.listen()
+    const stream = await fetch(`${base}/container/${container.id}/log/follow`, {
+      headers: { authorization: tokens.read.authorization, accept: 'text/event-stream' },
+      signal: AbortSignal.timeout(30_000),
+    })
+    assert.equal(stream.status, 200)
+    const events = sseEvents(stream.body!)
+    const followed: string[] = []
+    const next = async () => {
+      const { value, done } = await events.next()
+      assert.ok(!done, `the stream ended early after ${JSON.stringify(followed)}`)
+      return value
+    }
+    while (followed.length < 3) {
+      const event = await next()
+      if (event.event === 'log') followed.push((JSON.parse(event.data) as Log).message)
+    }
+    const podA = { name: 'web-pod-a', labels, log: [...logA, { at: '2026-11-28T12:00:04.75Z', message: 'tick-3' }] }
+    api.pods(namespace, [podA, { name: 'web-pod-b', labels, log: logB }])
+    for (let event = await next(); event.event !== 'log'; event = await next()) assert.notEqual(event.event, 'end')
+    followed.push('tick-3')
+    api.pods(namespace, [
+      { ...podA, phase: 'Succeeded' },
+      { name: 'web-pod-b', labels, phase: 'Succeeded', log: logB },
+    ])
+    let last = await next()
+    while (last.event !== 'end') {
+      assert.notEqual(last.event, 'log', `no line is given twice: ${last.data}`)
+      last = await next()
+    }
+    assert.deepEqual(followed, ['the key is ***', 'tick-1', 'tick-2', 'tick-3'])
+    assert.ok(api.requests.some((request) => request.url.includes('/pods/web-pod-a/log?') && request.url.includes('follow=true')))
 
     // Another organization's token gets 404.
     const stranger = await f.organizationWithTokens()

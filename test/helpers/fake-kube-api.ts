@@ -142,7 +142,10 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
       if (podPath && pod && !podPath[3]) return send(200, podObject(podPath[1]!, pod))
       if (podPath && pod) {
         const tail = url.searchParams.get('tailLines')
-        const lines = tail === null ? pod.log : pod.log.slice(-Number(tail))
+        // The API's sinceTime is to the second; a follow (`follow=true`) is answered with what is there, then ends.
+        const since = url.searchParams.get('sinceTime')
+        const kept = since === null ? pod.log : pod.log.filter((line) => Date.parse(line.at) >= Date.parse(since))
+        const lines = tail === null ? kept : kept.slice(-Number(tail))
         const stamped = url.searchParams.get('timestamps') === 'true'
         res.writeHead(200, { 'content-type': 'text/plain' })
         return res.end(lines.map((line) => `${stamped ? `${line.at} ` : ''}${line.message}\n`).join(''))
