@@ -29,6 +29,7 @@ import { HISTORY_CHANNEL } from './modules/deployments/queue/deployment-rows.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/runner/deployment-runs.repository.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
+import { kubernetesServiceOutput } from './modules/executors/kubernetes/kubernetes-engine.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
@@ -46,6 +47,7 @@ import { createServiceLogsRepository } from './modules/services/logs/service-log
 import { serviceLogsRoutes } from './modules/services/logs/service-logs.routes.ts'
 import { createServiceLogsService } from './modules/services/logs/service-logs.service.ts'
 import type { ServiceSnapshot } from './modules/services/service-kinds.ts'
+import { serviceOutputByExecutor } from './modules/services/service-output-by-executor.ts'
 import { servicesRoutes } from './modules/services/services.routes.ts'
 import { deploymentStagesRoutes } from './modules/services/stages/deployment-stages.routes.ts'
 import { usersRoutes } from './modules/users/users.routes.ts'
@@ -228,7 +230,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     secrets,
     configurationSecrets: (snapshot, box) => DOCKER_KINDS[snapshot.kind]?.secretValues?.(snapshot as ServiceSnapshot, box) ?? [],
     requireService: services.services.requireService,
-    output: config.runner.executor === 'docker' ? await dockerServiceOutput(createDeploymentRunsRepository(db).executorOf) : undefined,
+    // Each environment's lines come from the engine its cluster deploys with.
+    output: serviceOutputByExecutor(createDeploymentRunsRepository(db).executorOf, config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED', {
+      DOCKER: config.runner.executor === 'docker' ? await dockerServiceOutput(createDeploymentRunsRepository(db).executorOf) : undefined,
+      KUBERNETES: kubernetesServiceOutput(db, secrets, { kubectlPath: config.runner.kubectlPath }),
+    }),
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories } = services
   tokenUsage.start()

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -9,7 +10,8 @@ import { gzipSync } from 'node:zlib'
 // A recording stand-in for a Kubernetes API server on loopback, for the real helm and kubectl:
 // enough of discovery (/version, /api, /apis, apps/v1 with the scale subresources), helm's release
 // secrets (`helm get manifest` reads them), and GET and PATCH of Deployments, StatefulSets and
-// DaemonSets, answered as an API server would shape them. It keeps no state: it records requests.
+// DaemonSets, answered as an API server would shape them, and the pods `pods` sets with their
+// logs (list by label selector, get, and `…/log` with timestamps and tailLines). It records requests.
 
 export interface KubeRequest {
   method: string
@@ -26,10 +28,42 @@ export interface FakeKubeApi {
   /** A kubeconfig reaching it with `token`, its certificate trusted. */
   kubeconfig(token: string): string
   requests: KubeRequest[]
+  /** The pods of `namespace` from now on (none by default), each with what it printed. */
+  pods(namespace: string, pods: FakePod[]): void
   /** Makes `helm get manifest name` answer `manifest` (a deployed release, revision 1). */
   release(name: string, namespace: string, manifest: string): void
   close(): Promise<void>
 }
+
+export interface FakePod {
+  name: string
+  labels: Record<string, string>
+  phase?: string
+  /** Its log, oldest first: each line with when it was printed (RFC 3339, to the nanosecond). */
+  log: { at: string; message: string }[]
+}
+
+/** Whether `labels` match a selector of `key=value` terms (all a pod lister needs here). */
+const matches = (labels: Record<string, string>, selector: string) =>
+  selector.split(',').every((term) => term === '' || labels[term.split('=')[0]!] === term.split('=').slice(1).join('='))
+
+const podObject = (namespace: string, pod: FakePod) => ({
+  kind: 'Pod',
+  apiVersion: 'v1',
+  metadata: {
+    name: pod.name,
+    namespace,
+    uid: createHash('sha256')
+      .update(pod.name)
+      .digest('hex')
+      .slice(0, 32)
+      .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
+    labels: pod.labels,
+    creationTimestamp: '2026-01-01T00:00:00Z',
+  },
+  spec: { containers: [{ name: 'main', image: 'app' }] },
+  status: { phase: pod.phase ?? 'Running' },
+})
 
 const KINDS: Record<string, string> = { deployments: 'Deployment', statefulsets: 'StatefulSet', daemonsets: 'DaemonSet' }
 
@@ -61,6 +95,7 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
   const certificate = readFileSync(cert)
   const requests: KubeRequest[] = []
   const releases = new Map<string, { namespace: string; encoded: string }>()
+  const podsOf = new Map<string, FakePod[]>()
 
   const server: Server = createServer({ key: readFileSync(key), cert: certificate }, (req, res) => {
     let body = ''
@@ -87,7 +122,34 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
         const version = { groupVersion: 'apps/v1', version: 'v1' }
         return send(200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: 'apps', versions: [version], preferredVersion: version }] })
       }
-      if (p === '/api/v1') return send(200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [] })
+      if (p === '/api/v1')
+        return send(200, {
+          kind: 'APIResourceList',
+          groupVersion: 'v1',
+          resources: [
+            { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list'], shortNames: ['po'] },
+            { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+          ],
+        })
+      const podList = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(p)
+      if (podList) {
+        const selector = url.searchParams.get('labelSelector') ?? ''
+        const items = (podsOf.get(podList[1]!) ?? []).filter((pod) => matches(pod.labels, selector)).map((pod) => podObject(podList[1]!, pod))
+        return send(200, { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items })
+      }
+      const podPath = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)(\/log)?$/.exec(p)
+      const pod = podPath ? podsOf.get(podPath[1]!)?.find((found) => found.name === podPath[2]) : undefined
+      if (podPath && pod && !podPath[3]) return send(200, podObject(podPath[1]!, pod))
+      if (podPath && pod) {
+        const tail = url.searchParams.get('tailLines')
+        // The API's sinceTime is to the second; a follow (`follow=true`) is answered with what is there, then ends.
+        const since = url.searchParams.get('sinceTime')
+        const kept = since === null ? pod.log : pod.log.filter((line) => Date.parse(line.at) >= Date.parse(since))
+        const lines = tail === null ? kept : kept.slice(-Number(tail))
+        const stamped = url.searchParams.get('timestamps') === 'true'
+        res.writeHead(200, { 'content-type': 'text/plain' })
+        return res.end(lines.map((line) => `${stamped ? `${line.at} ` : ''}${line.message}\n`).join(''))
+      }
       if (p === '/apis/apps/v1') {
         const verbs = ['get', 'list', 'patch', 'update']
         return send(200, {
@@ -159,6 +221,9 @@ contexts:
   context: { cluster: fake, user: berth }
 current-context: fake
 `,
+    pods(namespace, pods) {
+      podsOf.set(namespace, pods)
+    },
     release(name, namespace, manifest) {
       const stored = {
         name,

@@ -12,7 +12,8 @@ export interface OutputLine {
   instanceName: string
   /** The deployment (execution id) that started the instance: whose variables mask the line. */
   executionId: string
-  stream: 'stdout' | 'stderr'
+  /** Null where the engine keeps them merged (the kubelet's pod logs). */
+  stream: 'stdout' | 'stderr' | null
   /** When it was printed: the engine's RFC 3339 timestamp, to the nanosecond. */
   timestamp: string
   message: string

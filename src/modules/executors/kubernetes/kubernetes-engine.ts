@@ -1,6 +1,7 @@
 import type { Config } from '#src/config.ts'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { SECRET_CONFIG_FIELDS } from '#src/modules/helm-repositories/helm-repositories.rules.ts'
+import type { ServiceOutput } from '#src/modules/services/service-output.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
@@ -11,6 +12,7 @@ import type { KubernetesKinds } from './builtin-deployments.ts'
 import { createKubernetesExecutor } from './helm-executor.ts'
 import { HelmFailed } from './helm-program.ts'
 import { helmVersion, kubectlVersion, type ProgramVersion, unsupportedHelm, unsupportedKubectl } from './program-versions.ts'
+import { createKubernetesServiceOutput } from './service-output.ts'
 
 /**
  * The executor of KUBERNETES clusters, reading what it needs from the database: the environment's
@@ -72,6 +74,32 @@ export function connectKubernetesExecutor(db: Db, secrets: SecretBox, settings: 
       if (!row?.url) throw new Error('the helm repository of the service is gone, or has no URL')
       const sealed = sealedFields(secrets, SECRET_CONFIG_FIELDS).open(row.secretsSealed)
       return { kind: row.kind, url: row.url, skipTlsVerification: row.skipTlsVerification, username: row.config.username, password: sealed.password }
+    },
+  })
+}
+
+/**
+ * What the services of environments whose cluster deploys to Kubernetes print, from their pods
+ * (kubectl logs with the cluster's kubeconfig), for the service logs (service-output.ts).
+ */
+export function kubernetesServiceOutput(db: Db, secrets: SecretBox, settings: Pick<KubernetesSettings, 'kubectlPath'>): ServiceOutput {
+  const cluster = (environmentId: string) =>
+    db
+      .selectFrom('environments as e')
+      .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+      .select(['c.executor', 'c.isDefault', 'c.kubeconfigSealed'])
+      .where('e.id', '=', environmentId)
+      .executeTakeFirst()
+  return createKubernetesServiceOutput({
+    kubectlPath: settings.kubectlPath,
+    // A default cluster deploys with BERTH_EXECUTOR's engine, never Kubernetes.
+    deploysToKubernetes: async (environmentId) => {
+      const row = await cluster(environmentId)
+      return row !== undefined && !row.isDefault && row.executor === 'KUBERNETES'
+    },
+    async kubeconfig(environmentId) {
+      const row = await cluster(environmentId)
+      return row?.kubeconfigSealed ? secrets.open(row.kubeconfigSealed) : undefined
     },
   })
 }

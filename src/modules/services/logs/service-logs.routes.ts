@@ -20,7 +20,8 @@ const Log = Type.Object(
     ),
     stream: Nullable(
       Type.Union([Type.Literal('stdout'), Type.Literal('stderr')], {
-        description: 'Berth extension: where it printed it; null for a job run read from its deployment (its streams are kept merged)',
+        description:
+          'Berth extension: where it printed it; null for a job run read from its deployment and on Kubernetes (their streams are kept merged)',
       }),
     ),
   },

@@ -91,7 +91,7 @@ export function createServiceLogsService(deps: ServiceLogsDeps) {
   }
 
   const toLine = async (line: OutputLine, maskOf: ReturnType<typeof masks>): Promise<ServiceLogLine> => ({
-    id: lineId(line.source, line.timestamp, line.stream, line.message),
+    id: lineId(line.source, line.timestamp, line.stream ?? '', line.message),
     at: new Date(line.timestamp),
     message: (await maskOf(line.executionId))(line.message),
     instanceName: line.instanceName,

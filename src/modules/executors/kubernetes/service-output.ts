@@ -1,0 +1,263 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import type { OutputCursor, OutputLine, ServiceOutput } from '#src/modules/services/service-output.ts'
+import { nanosOf } from '../docker/service-output.ts'
+import { namespaceOf } from './helm-executor.ts'
+import { HelmFailed, runHelm } from './helm-program.ts'
+
+// The Kubernetes executor's answer to "what did this service print" (service-output.ts): the log
+// of each pod of the service in its environment's namespace, found by the `berth.service-id` label
+// the built-in chart puts on every pod, read with `kubectl logs --timestamps` (argv only, the
+// cluster's kubeconfig in a private temporary file). The kubelet keeps stdout and stderr merged:
+// each line's stream is null.
+
+export interface KubernetesServiceOutputDeps {
+  /** BERTH_KUBECTL_PATH. */
+  kubectlPath: string
+  /** Whether the environment's cluster deploys to Kubernetes (one small query; no cluster call when not). */
+  deploysToKubernetes(environmentId: string): Promise<boolean>
+  /** The kubeconfig of the environment's cluster, in clear; undefined when none is stored. */
+  kubeconfig(environmentId: string): Promise<string | undefined>
+  /** How often a follower looks for pods that started or stopped (a redeploy's new pods). */
+  pollMs?: number
+  /** Where the kubeconfig's directory is made; the system's temporary directory by default. */
+  workRoot?: string
+}
+
+/** A line longer than this is cut. */
+const MAX_LINE_LENGTH = 16_384
+
+interface Pod {
+  name: string
+  uid: string
+  labels: Record<string, string>
+  createdAt: string
+  phase: string
+}
+
+type Instance = Pick<OutputLine, 'source' | 'instance' | 'instanceName' | 'executionId'>
+
+/** A pod's instance number: a StatefulSet's ordinal, else its rank among the service's pods by age. */
+function instancesOf(pods: Pod[]): Map<string, Instance> {
+  const ordered = [...pods].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name))
+  return new Map(
+    ordered.map((pod, rank) => [
+      pod.uid,
+      {
+        source: pod.uid.replace(/-/g, '').slice(0, 12).padEnd(12, '0'),
+        instance: pod.labels['apps.kubernetes.io/pod-index'] ?? String(rank),
+        instanceName: pod.name,
+        executionId: pod.labels['berth.execution-id'] ?? '',
+      },
+    ]),
+  )
+}
+
+/** `2026-…Z message` (kubectl's --timestamps) as a line; undefined when it has no timestamp. */
+function lineOf(raw: string, instance: Instance): OutputLine | undefined {
+  const space = raw.indexOf(' ')
+  const timestamp = space > 0 ? raw.slice(0, space) : ''
+  if (nanosOf(timestamp) < 0n) return undefined
+  const message = raw.slice(space + 1).replace(/\r$/, '')
+  return { ...instance, stream: null, timestamp, message: message.length > MAX_LINE_LENGTH ? `${message.slice(0, MAX_LINE_LENGTH)} …` : message }
+}
+
+const byTime = (a: OutputLine, b: OutputLine) => {
+  const difference = nanosOf(a.timestamp) - nanosOf(b.timestamp)
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0
+}
+
+export function createKubernetesServiceOutput(deps: KubernetesServiceOutputDeps): ServiceOutput {
+  const pollMs = deps.pollMs ?? 1000
+
+  /** A private directory holding the cluster's kubeconfig for `use`; removed after. Undefined when no kubeconfig is stored. */
+  async function withKubeconfig<T>(environmentId: string, use: (cluster: { path: string; home: string }) => Promise<T>): Promise<T | undefined> {
+    const kubeconfig = await deps.kubeconfig(environmentId)
+    if (kubeconfig === undefined) return undefined
+    const home = await mkdtemp(path.join(deps.workRoot ?? os.tmpdir(), 'berth-kubectl-logs-'))
+    try {
+      const file = path.join(home, 'kubeconfig')
+      await writeFile(file, kubeconfig, { mode: 0o600 })
+      return await use({ path: file, home })
+    } finally {
+      await rm(home, { recursive: true, force: true })
+    }
+  }
+
+  const clusterArgs = (environmentId: string, kubeconfigPath: string) => ['--namespace', namespaceOf(environmentId), '--kubeconfig', kubeconfigPath]
+
+  async function pods(service: { id: string; environmentId: string }, cluster: { path: string; home: string }, signal: AbortSignal): Promise<Pod[]> {
+    const { stdout } = await runHelm(
+      deps.kubectlPath,
+      ['get', 'pods', '--selector', `berth.service-id=${service.id}`, '--output', 'json', ...clusterArgs(service.environmentId, cluster.path)],
+      { signal, env: { HOME: cluster.home }, program: 'kubectl', quietStdout: true },
+    )
+    const list = JSON.parse(stdout) as {
+      items?: {
+        metadata?: { name?: string; uid?: string; labels?: Record<string, string>; creationTimestamp?: string }
+        status?: { phase?: string }
+      }[]
+    }
+    return (list.items ?? []).flatMap((item) =>
+      item.metadata?.name && item.metadata.uid
+        ? [
+            {
+              name: item.metadata.name,
+              uid: item.metadata.uid,
+              labels: item.metadata.labels ?? {},
+              createdAt: item.metadata.creationTimestamp ?? '',
+              phase: item.status?.phase ?? '',
+            },
+          ]
+        : [],
+    )
+  }
+
+  const logArgs = (pod: Pod, environmentId: string, kubeconfigPath: string) => [
+    'logs',
+    pod.name,
+    '--all-containers=true',
+    '--timestamps=true',
+    ...clusterArgs(environmentId, kubeconfigPath),
+  ]
+
+  async function lastOf(pod: Pod, instance: Instance, environmentId: string, cluster: { path: string; home: string }, count: number) {
+    try {
+      const { stdout } = await runHelm(deps.kubectlPath, [...logArgs(pod, environmentId, cluster.path), `--tail=${count}`], {
+        signal: AbortSignal.timeout(30_000),
+        env: { HOME: cluster.home },
+        program: 'kubectl',
+        quietStdout: true,
+      })
+      return stdout.split('\n').flatMap((raw) => lineOf(raw, instance) ?? [])
+    } catch (error) {
+      // A pod whose container has not started yet, or that is gone meanwhile: it printed nothing to keep.
+      if (error instanceof HelmFailed) return []
+      throw error
+    }
+  }
+
+  async function lastLines(service: { id: string; environmentId: string }, cluster: { path: string; home: string }, count: number) {
+    const found = await pods(service, cluster, AbortSignal.timeout(30_000))
+    const instances = instancesOf(found)
+    const all = (await Promise.all(found.map((pod) => lastOf(pod, instances.get(pod.uid)!, service.environmentId, cluster, count)))).flat()
+    return all.sort(byTime).slice(-count)
+  }
+
+  async function* following(
+    service: { id: string; environmentId: string },
+    cluster: { path: string; home: string },
+    cursor: OutputCursor,
+    first: OutputLine[],
+    signal: AbortSignal,
+    deploying: () => Promise<boolean>,
+  ): AsyncIterable<OutputLine> {
+    const positions = { ...cursor.positions }
+    const queue: OutputLine[] = [...first]
+    let wake: (() => void) | undefined
+    const attached = new Map<string, { stop: AbortController; ended: boolean }>()
+    const nudge = () => {
+      wake?.()
+      wake = undefined
+    }
+    signal.addEventListener('abort', nudge, { once: true })
+
+    function attach(pod: Pod, instance: Instance) {
+      const after = positions[instance.source] ?? cursor.since
+      const threshold = nanosOf(after)
+      const entry = { stop: new AbortController(), ended: false }
+      attached.set(pod.uid, entry)
+      // The API keeps lines from the second of `--since-time` on: those at or before the position were given already.
+      const child = spawn(deps.kubectlPath, [...logArgs(pod, service.environmentId, cluster.path), '--follow=true', `--since-time=${after}`], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cluster.home },
+        stdio: ['ignore', 'pipe', 'ignore'],
+        signal: entry.stop.signal,
+      })
+      let rest = ''
+      child.stdout.on('data', (chunk: Buffer) => {
+        const parts = (rest + chunk.toString('utf8')).split('\n')
+        rest = parts.pop() ?? ''
+        for (const raw of parts) {
+          const line = lineOf(raw, instance)
+          if (!line || nanosOf(line.timestamp) <= threshold) continue
+          queue.push(line)
+        }
+        nudge()
+      })
+      child.on('error', () => undefined)
+      child.on('close', () => {
+        const line = rest === '' ? undefined : lineOf(rest, instance)
+        if (line && nanosOf(line.timestamp) > threshold) queue.push(line)
+        entry.ended = true
+        nudge()
+      })
+    }
+
+    try {
+      let running = true
+      let lookedAt = 0
+      while (!signal.aborted) {
+        if (Date.now() - lookedAt >= pollMs) {
+          lookedAt = Date.now()
+          const found = await pods(service, cluster, signal)
+          const instances = instancesOf(found)
+          // A pod whose container restarted prints again after its stream ended: it is read again, after its position.
+          for (const pod of found)
+            if (!attached.has(pod.uid) || (attached.get(pod.uid)!.ended && pod.phase === 'Running')) attach(pod, instances.get(pod.uid)!)
+          running = found.some((pod) => pod.phase === 'Running' || pod.phase === 'Pending')
+        }
+        while (queue.length > 0) {
+          const line = queue.shift()!
+          positions[line.source] = line.timestamp
+          yield line
+        }
+        // Nothing runs and every stream ended: every line was given, unless a deployment may start pods.
+        if (!running && [...attached.values()].every((entry) => entry.ended) && !(await deploying())) return
+        await new Promise<void>((resolve) => {
+          wake = resolve
+          setTimeout(resolve, pollMs).unref()
+        })
+      }
+    } finally {
+      signal.removeEventListener('abort', nudge)
+      for (const entry of attached.values()) entry.stop.abort()
+    }
+  }
+
+  return {
+    runsHere: deps.deploysToKubernetes,
+
+    async last(service, count) {
+      if (!(await deps.deploysToKubernetes(service.environmentId))) return undefined
+      return (await withKubeconfig(service.environmentId, (cluster) => lastLines(service, cluster, count))) ?? []
+    },
+
+    async follow(service, from, signal, deploying) {
+      if (!(await deps.deploysToKubernetes(service.environmentId))) return undefined
+      const kubeconfig = await deps.kubeconfig(service.environmentId)
+      if (kubeconfig === undefined) return (async function* () {})()
+      return (async function* () {
+        // The kubeconfig's directory lives as long as the follower.
+        const home = await mkdtemp(path.join(deps.workRoot ?? os.tmpdir(), 'berth-kubectl-logs-'))
+        try {
+          const cluster = { path: path.join(home, 'kubeconfig'), home }
+          await writeFile(cluster.path, kubeconfig, { mode: 0o600 })
+          if ('cursor' in from) {
+            yield* following(service, cluster, from.cursor, [], signal, deploying)
+            return
+          }
+          // The last lines, then what each pod prints after its last of them (after the start, for one that printed none).
+          const since = new Date().toISOString()
+          const first = await lastLines(service, cluster, from.last)
+          const positions: Record<string, string> = {}
+          for (const line of first) positions[line.source] = line.timestamp
+          yield* following(service, cluster, { since, positions }, first, signal, deploying)
+        } finally {
+          await rm(home, { recursive: true, force: true })
+        }
+      })()
+    },
+  }
+}
