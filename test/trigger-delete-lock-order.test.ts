@@ -28,7 +28,7 @@ async function whileLocked(
   steps: {
     first(trx: Transaction<Database>): Promise<unknown>
     request(): Promise<LightMyRequestResponse>
-    then(trx: Transaction<Database>): Promise<unknown>
+    next(trx: Transaction<Database>): Promise<unknown>
   },
 ): Promise<LightMyRequestResponse> {
   const trx = await db.startTransaction().execute()
