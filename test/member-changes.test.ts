@@ -177,6 +177,47 @@ describe('membership changes and the tokens and requests they race with', () => 
     })
   }
 
+  /** Bob, an ADMIN of Alice's organization, and an organization a token of Bob's made there: Bob holds ADMIN in it through its parent. */
+  async function managedByBob() {
+    const alice = await person('alice')
+    const bob = await person('bob')
+    const parentId = await organizationOf(alice)
+    assert.equal((await put(alice, parentId, bob.id, { role: 'ADMIN' })).statusCode, 200)
+    const own = (await createToken(bob.authorization, parentId, { name: 'own', role: 'ADMIN' })).json()
+    const made = await request(`Token ${own.token}`, 'POST', '/organization', { name: `managed ${bob.name}`, plan: 'FREE' })
+    assert.equal(made.statusCode, 201, made.body)
+    return { alice, bob, parentId, managedId: made.json().id as string, ownToken: `Token ${own.token}` }
+  }
+
+  for (const by of ['user', 'token'] as const) {
+    it(`does not let a ${by === 'user' ? 'user' : "user's token"} mint an ADMIN token in a managed organization while the user is demoted in its parent`, async () => {
+      const { bob, parentId, managedId, ownToken } = await managedByBob()
+      const res = await raceWithChange(t.db, parentId, demoteByHand(parentId, bob, 'READ'), () =>
+        createToken(by === 'user' ? bob.authorization : ownToken, managedId, { name: 'late', role: 'ADMIN' }),
+      )
+      // Bob holds nothing in the managed organization once demoted in its parent: it is not found.
+      assertError(res, 404, 'not_found')
+      assert.equal(await tokenCount(managedId, 'late'), 0)
+    })
+  }
+
+  it('leaves no token held beyond the demotion when demotions in a parent and mints in its managed organization run together', async () => {
+    for (let round = 0; round < 15; round++) {
+      const { alice, bob, parentId, managedId } = await managedByBob()
+      const [demoted, minted] = await Promise.all([
+        put(alice, parentId, bob.id, { role: 'READ' }),
+        createToken(bob.authorization, managedId, { name: 'late', role: 'ADMIN' }),
+      ])
+      assert.equal(demoted.statusCode, 200, demoted.body)
+      assert.ok([201, 404].includes(minted.statusCode), minted.body)
+      // A token minted first was deleted with the demotion: Bob holds nothing there any more.
+      assert.equal(await tokenCount(managedId, 'late'), 0, `round ${round}: ${minted.statusCode}`)
+      if (minted.statusCode === 201) {
+        assertError(await request(`Token ${minted.json().token}`, 'GET', `/organization/${managedId}`), 401, 'unauthenticated')
+      }
+    }
+  })
+
   it('does not let an ADMIN finish a membership change after it was removed itself', async () => {
     const alice = await person('alice')
     const bob = await person('bob')

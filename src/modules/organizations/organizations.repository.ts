@@ -37,8 +37,18 @@ function organizationQueries(db: Db) {
   return {
     ancestorIds,
 
-    /** Takes the lock on the organization's row; false when the organization does not exist. */
+    /**
+     * Takes the lock on the organization's row, after a `use` lock on each of its ancestors; false
+     * when the organization does not exist. An ADMIN of an ancestor holds ADMIN here, so a role
+     * used here can be taken away by a membership change of any ancestor: holding them all makes
+     * that change wait, or be waited for. The order is always the root first, then down the chain
+     * to the organization itself, so that two transactions locking parts of one chain wait for
+     * each other rather than deadlock.
+     */
     async lock(organizationId: string, mode: OrganizationLock): Promise<boolean> {
+      for (const ancestorId of (await ancestorIds(organizationId)).reverse()) {
+        await db.selectFrom('organizations').select('id').where('id', '=', ancestorId).forShare().execute()
+      }
       const query = db.selectFrom('organizations').select('id').where('id', '=', organizationId)
       const row = await (mode === 'change' ? query.forNoKeyUpdate() : query.forShare()).executeTakeFirst()
       return row !== undefined

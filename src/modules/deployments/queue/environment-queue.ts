@@ -146,17 +146,22 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
 export type LockedQueue = ReturnType<typeof lockedQueue>
 
 /**
- * Runs `work` in `trx` with the environment's row locked (after a key share lock on its
- * organization, in the order deletes take them). Resolves undefined when the environment is gone.
+ * Runs `work` in `trx` with the environment's row locked (after key share locks on its
+ * organization and its project, in the order deletes take them). Resolves undefined when the
+ * environment is gone.
  */
 export async function lockEnvironmentIn<T>(
   trx: Transaction<Database>,
   environmentId: string,
   work: (queue: LockedQueue, next: () => Promise<{ seq: string; createdAt: string }>) => Promise<T>,
 ): Promise<T | undefined> {
-  // Its organization first, as deletes lock an organization before its projects and
-  // environments: a trigger waits for a delete under way rather than holding the
-  // environment that delete wants next (the run's rows lock the organization too).
+  // The one lock order of everything that deletes or queues in an environment: its organization,
+  // its project, the environment, then the environment's rows (runs, services, history). Organization,
+  // project and environment deletes take them so (organizations, projects and environments
+  // repositories), as does the run that deletes its environment (deployment-runs.repository.ts). A
+  // trigger takes the organization and the project as key shares, which wait for their deletes and
+  // for nothing else: it then waits for a delete under way rather than holding the environment
+  // that delete wants next (the run's rows lock the organization too).
   const organization = await trx
     .selectFrom('organizations')
     .select('id')
@@ -164,6 +169,13 @@ export async function lockEnvironmentIn<T>(
     .forKeyShare()
     .executeTakeFirst()
   if (!organization) return undefined
+  const project = await trx
+    .selectFrom('projects')
+    .select('id')
+    .where(sql<boolean>`id = (select project_id from environments where id = ${environmentId})`)
+    .forKeyShare()
+    .executeTakeFirst()
+  if (!project) return undefined
   const locked = await trx.selectFrom('environments').select('deploymentSeq').where('id', '=', environmentId).forNoKeyUpdate().executeTakeFirst()
   if (!locked) return undefined
   const next = async () => {
@@ -206,8 +218,8 @@ export function createEnvironmentQueue(db: Db) {
   const environmentTurns = createKeyedTurns()
   return {
     /**
-     * Runs `work` with the environment's row locked (after a key share lock on its organization,
-     * in the order deletes take them), so that its triggers and cancels happen one at a time.
+     * Runs `work` with the environment's row locked (after key share locks on its organization and
+     * its project, in the order deletes take them), so that its triggers and cancels happen one at a time.
      * `next` is the seq and the creation time the environment's next run gets: the database's
      * clock, and strictly later than the previous run's, so that history order (by creation time)
      * is queue order. Resolves undefined when the environment is gone.
