@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
-import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
-import { listBody } from '#src/platform/http/lists.ts'
+import { organizationResourceRoutes } from '#src/platform/http/organization-resource.routes.ts'
 import {
   AvailableContainerRegistryResponseList,
   ContainerRegistryAssociatedServicesResponseList,
@@ -21,99 +19,49 @@ import {
 } from './container-registries.wire.ts'
 
 const tags = ['Container Registries']
-const inUse = Type.Ref('ErrorResponse', { description: 'services use the registry (`conflict`)' })
 const SECRETS = 'password, secret_access_key, scaleway_secret_key and json_credentials are stored encrypted and never returned.'
 
 export function containerRegistriesRoutes(registries: ContainerRegistriesService): FastifyPluginAsyncTypebox {
-  return async (app) => {
-    const base = '/organization/:organizationId/containerRegistry'
-
-    app.get(
-      base,
-      {
-        schema: {
+  const crud = organizationResourceRoutes(
+    {
+      segment: 'containerRegistry',
+      param: 'containerRegistryId',
+      tags,
+      schemas: {
+        params: ContainerRegistryParams,
+        request: ContainerRegistryRequest,
+        response: ContainerRegistryResponse,
+        responseList: ContainerRegistryResponseList,
+      },
+      docs: {
+        list: {
           operationId: 'listContainerRegistry',
           summary: 'List organization container registries',
           description: `Ordered by name; at most BERTH_LIST_LIMIT of them (\`has_more\` says when more exist). ${SECRETS}`,
-          tags,
-          params: OrganizationParams,
-          response: { 200: ContainerRegistryResponseList },
         },
-      },
-      async (req) => listBody(await registries.list(req.principal, req.params.organizationId), toContainerRegistryResponse),
-    )
-
-    app.post(
-      base,
-      {
-        schema: {
-          operationId: 'createContainerRegistry',
-          summary: 'Create a container registry',
-          description: `Needs the WRITE role. ${SECRETS}`,
-          tags,
-          params: OrganizationParams,
-          body: ContainerRegistryRequest,
-          response: { 201: ContainerRegistryResponse },
-        },
-      },
-      async (req, reply) => {
-        const created = await registries.create(req.principal, req.params.organizationId, containerRegistryInput(req.body))
-        return reply.code(201).send(toContainerRegistryResponse(created))
-      },
-    )
-
-    app.get(
-      `${base}/:containerRegistryId`,
-      {
-        schema: {
-          operationId: 'getContainerRegistry',
-          summary: 'Get a container registry',
-          tags,
-          params: ContainerRegistryParams,
-          response: { 200: ContainerRegistryResponse },
-        },
-      },
-      async (req) => toContainerRegistryResponse(await registries.get(req.principal, req.params.organizationId, req.params.containerRegistryId)),
-    )
-
-    app.put(
-      `${base}/:containerRegistryId`,
-      {
-        schema: {
+        create: { operationId: 'createContainerRegistry', summary: 'Create a container registry', description: `Needs the WRITE role. ${SECRETS}` },
+        get: { operationId: 'getContainerRegistry', summary: 'Get a container registry' },
+        edit: {
           operationId: 'editContainerRegistry',
           summary: 'Edit a container registry',
           description: 'Needs the WRITE role. A full replacement, except that an omitted secret config field keeps its stored value; "" clears it.',
-          tags,
-          params: ContainerRegistryParams,
-          body: ContainerRegistryRequest,
-          response: { 200: ContainerRegistryResponse },
         },
-      },
-      async (req) => {
-        const { organizationId, containerRegistryId } = req.params
-        return toContainerRegistryResponse(
-          await registries.update(req.principal, organizationId, containerRegistryId, containerRegistryInput(req.body)),
-        )
-      },
-    )
-
-    app.delete(
-      `${base}/:containerRegistryId`,
-      {
-        schema: {
+        delete: {
           operationId: 'deleteContainerRegistry',
           summary: 'Delete a container registry',
           description: 'Needs the WRITE role. Refused with 409 while services use the registry.',
-          tags,
-          params: ContainerRegistryParams,
-          response: { 204: Type.Null({ description: 'deleted' }), 409: inUse },
         },
       },
-      async (req, reply) => {
-        await registries.delete(req.principal, req.params.organizationId, req.params.containerRegistryId)
-        return reply.code(204).send(null)
-      },
-    )
+      inUse: 'services use the registry (`conflict`)',
+      toInput: containerRegistryInput,
+      toResponse: toContainerRegistryResponse,
+    },
+    registries,
+  )
+
+  return async (app) => {
+    const base = '/organization/:organizationId/containerRegistry'
+    await app.register(crud)
 
     app.get(
       `${base}/:containerRegistryId/images`,
