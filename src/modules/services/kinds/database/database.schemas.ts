@@ -33,7 +33,19 @@ const Storage = Type.Integer({
 const InstanceType = Type.String({ minLength: 1, maxLength: 255, description: 'required for MANAGED databases; refused for CONTAINER ones' })
 const Description = Type.String({ maxLength: 10_000 })
 const IconUri = Type.String({ format: 'uri', maxLength: 2048 })
-/** The reference's annotations and labels groups: Berth has none, so only an empty list is accepted. */
+
+/** What a create sets and a full edit may change, after the name, type, version and mode. */
+const settings = {
+  accessibility: Type.Optional(DatabaseAccessibility),
+  cpu: Type.Optional(Cpu),
+  memory: Type.Optional(Memory),
+  storage: Type.Optional(Storage),
+  instance_type: Type.Optional(Nullable(InstanceType)),
+  disk_type: Type.Optional(Nullable(DiskType)),
+  annotations_groups: ServiceGroupIdsRequest('annotations'),
+  labels_groups: ServiceGroupIdsRequest('labels'),
+  icon_uri: Type.Optional(Nullable(IconUri)),
+}
 
 export const DatabaseRequest = Type.Object(
   {
@@ -42,15 +54,7 @@ export const DatabaseRequest = Type.Object(
     type: DatabaseType,
     version: Version,
     mode: DatabaseMode,
-    accessibility: Type.Optional(DatabaseAccessibility),
-    cpu: Type.Optional(Cpu),
-    memory: Type.Optional(Memory),
-    storage: Type.Optional(Storage),
-    instance_type: Type.Optional(Nullable(InstanceType)),
-    disk_type: Type.Optional(Nullable(DiskType)),
-    annotations_groups: ServiceGroupIdsRequest('annotations'),
-    labels_groups: ServiceGroupIdsRequest('labels'),
-    icon_uri: Type.Optional(Nullable(IconUri)),
+    ...settings,
   },
   { additionalProperties: false, title: 'DatabaseRequest' },
 )
@@ -61,15 +65,7 @@ export const DatabaseEditRequest = Type.Object(
     name: Type.Optional(Name),
     description: Type.Optional(Nullable(Description)),
     version: Type.Optional(Version),
-    accessibility: Type.Optional(DatabaseAccessibility),
-    cpu: Type.Optional(Cpu),
-    memory: Type.Optional(Memory),
-    storage: Type.Optional(Storage),
-    instance_type: Type.Optional(Nullable(InstanceType)),
-    disk_type: Type.Optional(Nullable(DiskType)),
-    annotations_groups: ServiceGroupIdsRequest('annotations'),
-    labels_groups: ServiceGroupIdsRequest('labels'),
-    icon_uri: Type.Optional(Nullable(IconUri)),
+    ...settings,
   },
   { additionalProperties: false, title: 'DatabaseEditRequest' },
 )
