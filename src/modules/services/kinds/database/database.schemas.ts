@@ -1,12 +1,8 @@
 import { type Static, Type } from 'typebox'
 import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
-import {
-  AnnotationsGroupResponse,
-  LabelsGroupResponse,
-  ServiceGroupIdsRequest,
-} from '#src/modules/organization-groups/organization-groups.schemas.ts'
-import { kindParams } from '#src/modules/services/kind-schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ServiceGroupIdsRequest } from '#src/modules/organization-groups/organization-groups.schemas.ts'
+import { kindParams, serviceResponseHead, serviceResponseTail } from '#src/modules/services/kind-schemas.ts'
+import { Nullable } from '#src/platform/http/common-schemas.ts'
 import { DATABASE_ACCESSIBILITIES, DATABASE_LIMITS, DATABASE_MODES, DATABASE_TYPES, DISK_TYPES } from './database-engines.ts'
 
 // The reference's DatabaseRequest, DatabaseEditRequest, Database and Credentials, and the lists
@@ -73,10 +69,7 @@ export type DatabaseEditRequest = Static<typeof DatabaseEditRequest>
 
 export const DatabaseResponse = Type.Object(
   {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: DateTime,
-    environment: Type.Object({ id: Uuid }),
+    ...serviceResponseHead,
     name: Type.String(),
     description: Type.Optional(Type.String()),
     type: DatabaseType,
@@ -93,10 +86,7 @@ export const DatabaseResponse = Type.Object(
     disk_encrypted: Type.Boolean(),
     instance_type: Nullable(Type.String()),
     disk_type: Nullable(Type.String()),
-    annotations_groups: Type.Array(AnnotationsGroupResponse),
-    labels_groups: Type.Array(LabelsGroupResponse),
-    icon_uri: Type.String(),
-    service_type: Type.Literal('DATABASE'),
+    ...serviceResponseTail('DATABASE'),
   },
   { title: 'Database' },
 )
