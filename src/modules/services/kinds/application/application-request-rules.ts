@@ -1,5 +1,6 @@
 import { bodyError } from '#src/modules/services/field-errors.ts'
 import { checkGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
+import { checkPublicPath, portListChecks } from '#src/modules/services/port-request-rules.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import { type ApplicationEditRequest, type ApplicationRequest, MAXIMUM_CPU, MAXIMUM_MEMORY } from './application.schemas.ts'
 
@@ -9,24 +10,12 @@ import { type ApplicationEditRequest, type ApplicationRequest, MAXIMUM_CPU, MAXI
 type Body = ApplicationRequest | ApplicationEditRequest
 
 function checkPorts(ports: NonNullable<Body['ports']>, errors: FieldError[]): void {
-  let defaultSeen = false
-  const names = new Set<string>()
+  const checks = portListChecks(errors)
   ports.forEach((port, index) => {
     const path = `/ports/${index}`
-    if (port.is_default) {
-      if (defaultSeen) errors.push(bodyError(`${path}/is_default`, 'only one port may be the default'))
-      defaultSeen = true
-    }
-    const name = port.name ?? `p${port.internal_port}`
-    if (names.has(name)) errors.push(bodyError(`${path}/name`, `"${name}" is used by another port; port names must be unique`))
-    names.add(name)
-    const web = (port.protocol ?? 'HTTP') === 'HTTP' || port.protocol === 'GRPC'
-    for (const field of ['public_path', 'public_path_rewrite'] as const) {
-      if (port[field] != null && !(port.publicly_accessible && web)) {
-        errors.push(bodyError(`${path}/${field}`, 'applies only to a publicly accessible HTTP or GRPC port'))
-      }
-    }
-    if (port.public_path != null && !port.public_path.startsWith('/')) errors.push(bodyError(`${path}/public_path`, 'must start with /'))
+    checks.isDefault(port, path)
+    checks.name(port, path)
+    checkPublicPath(port, path, 'applies only to a publicly accessible HTTP or GRPC port', errors)
   })
 }
 

@@ -1,8 +1,9 @@
 import type { DockerAction, DockerKind } from '#src/modules/executors/docker/docker-executor.ts'
-import { dnsLabel, ensureNetwork } from '#src/modules/executors/docker/docker-objects.ts'
+import { ensureNetwork } from '#src/modules/executors/docker/docker-objects.ts'
 import { removeBuiltImages } from '#src/modules/executors/docker/image-builds.ts'
 import type { Rollout } from '#src/modules/executors/docker/service-instances.ts'
 import { removeInstances, rollOut, stopInstances } from '#src/modules/executors/docker/service-instances.ts'
+import { containerInstanceSpec } from '#src/modules/services/kinds/container/container-instance.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { ApplicationConfig, ApplicationDeployOverrides } from './application.types.ts'
 import { containerProbe } from './application-probes.ts'
@@ -37,33 +38,9 @@ async function application(snapshot: ServiceSnapshot<ApplicationConfig>, act: Do
   })
   if (!built.ok) return built
   const network = await ensureNetwork(docker, owner.environmentId)
-  const { env, files } = act.delivered()
   const outcome = await rollOut(
     docker,
-    {
-      owner,
-      labels: snapshot.labels,
-      serviceName: snapshot.name,
-      networkAlias: dnsLabel(snapshot.name),
-      network,
-      image: built.image,
-      entrypoint: config.entrypoint ? [config.entrypoint] : null,
-      command: config.arguments.length > 0 ? config.arguments : null,
-      env,
-      files,
-      cpuMilli: config.cpu,
-      memoryMb: config.memory,
-      confinement: act.confinement,
-      ports: config.ports.map((port) => ({
-        internal: port.internalPort,
-        protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
-        publish: port.publiclyAccessible,
-      })),
-      volumes: config.storage.map((volume) => ({ name: `berth-${owner.serviceId}-${volume.id}`, mountPoint: volume.mountPoint })),
-      readiness: containerProbe(config.healthchecks.readiness_probe),
-      instances: Math.max(config.minRunningInstances, 1),
-      stopGraceSeconds: act.stopGraceSeconds,
-    },
+    containerInstanceSpec(snapshot, act, network, built.image, containerProbe(config.healthchecks.readiness_probe)),
     publish,
     say,
     signal,

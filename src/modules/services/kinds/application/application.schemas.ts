@@ -1,21 +1,14 @@
 import { type Static, Type } from 'typebox'
 import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
-import {
-  AnnotationsGroupResponse,
-  LabelsGroupResponse,
-  ServiceGroupIdsRequest,
-} from '#src/modules/organization-groups/organization-groups.schemas.ts'
+import { ServiceGroupIdsRequest } from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
-import { kindParams } from '#src/modules/services/kind-schemas.ts'
+import { kindParams, PortProtocol, ServicePortResponse, serviceResponseHead, serviceResponseTail } from '#src/modules/services/kind-schemas.ts'
+import { probeTypeRequest } from '#src/modules/services/probe-schemas.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The reference's ApplicationRequest, ApplicationEditRequest and Application (its response), with
 // the parts Berth keeps. Request objects drop members they do not name (Ajv's removeAdditional), so
 // that a client echoing a response back (the CLI's `application update`) is accepted.
-
-export const APPLICATION_PORT_PROTOCOLS = ['HTTP', 'GRPC', 'TCP', 'UDP'] as const
-export type ApplicationPortProtocol = (typeof APPLICATION_PORT_PROTOCOLS)[number]
-const PortProtocol = Enum(APPLICATION_PORT_PROTOCOLS, 'PortProtocolEnum')
 
 /** The most a cluster gives one instance; the response's `maximum_cpu` and `maximum_memory`. */
 export const MAXIMUM_CPU = 64_000
@@ -50,43 +43,7 @@ const StorageRequest = Type.Object(
   { additionalProperties: false, title: 'ServiceStorageRequest' },
 )
 
-const Port = Type.Integer({ minimum: 1, maximum: 65_535 })
-
-const ProbeType = Type.Object(
-  {
-    tcp: Type.Optional(
-      Nullable(
-        Type.Object({ port: Type.Optional(Port), host: Type.Optional(Nullable(Type.String({ maxLength: 255 }))) }, { additionalProperties: false }),
-      ),
-    ),
-    http: Type.Optional(
-      Nullable(
-        Type.Object(
-          {
-            path: Type.Optional(Type.String({ maxLength: 1024, default: '/' })),
-            scheme: Type.Optional(Type.String({ maxLength: 16, default: 'HTTP' })),
-            port: Type.Optional(Port),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    exec: Type.Optional(
-      Nullable(
-        Type.Object({ command: Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 100 }) }, { additionalProperties: false }),
-      ),
-    ),
-    grpc: Type.Optional(
-      Nullable(
-        Type.Object(
-          { service: Type.Optional(Nullable(Type.String({ maxLength: 255 }))), port: Type.Optional(Port) },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-  },
-  { additionalProperties: false },
-)
+const ProbeType = probeTypeRequest({ maxLength: 1024, default: '/' }, { maxLength: 16, default: 'HTTP' })
 
 const Seconds = (fallback: number) => Type.Optional(Type.Integer({ minimum: 0, maximum: 3600, default: fallback }))
 
@@ -158,21 +115,6 @@ export const ApplicationEditRequest = Type.Object(
 )
 export type ApplicationEditRequest = Static<typeof ApplicationEditRequest>
 
-const ServicePort = Type.Object(
-  {
-    id: Uuid,
-    name: Type.String(),
-    internal_port: Type.Integer(),
-    external_port: Type.Optional(Type.Integer()),
-    publicly_accessible: Type.Boolean(),
-    is_default: Type.Boolean(),
-    protocol: PortProtocol,
-    public_path: Type.Optional(Type.String()),
-    public_path_rewrite: Type.Optional(Type.String()),
-  },
-  { title: 'ServicePort' },
-)
-
 const ProbeResponse = Type.Object({
   type: Type.Object({
     tcp: Type.Optional(Nullable(Type.Object({ port: Type.Optional(Type.Integer()), host: Type.Optional(Nullable(Type.String())) }))),
@@ -189,10 +131,7 @@ const ProbeResponse = Type.Object({
 
 export const ApplicationResponse = Type.Object(
   {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: DateTime,
-    environment: Type.Object({ id: Uuid }),
+    ...serviceResponseHead,
     storage: Type.Array(Type.Object({ id: Uuid, type: Type.String(), size: Type.Integer(), mount_point: Type.String() })),
     git_repository: ApplicationGitRepository,
     maximum_cpu: Type.Integer(),
@@ -211,14 +150,11 @@ export const ApplicationResponse = Type.Object(
     max_running_instances: Type.Integer(),
     healthchecks: Type.Object({ readiness_probe: Nullable(ProbeResponse), liveness_probe: Nullable(ProbeResponse) }),
     auto_preview: Type.Boolean(),
-    ports: Type.Array(ServicePort),
+    ports: Type.Array(ServicePortResponse),
     arguments: Type.Array(Type.String()),
     entrypoint: Type.Optional(Type.String()),
     auto_deploy: Type.Boolean(),
-    annotations_groups: Type.Array(AnnotationsGroupResponse),
-    labels_groups: Type.Array(LabelsGroupResponse),
-    icon_uri: Type.String(),
-    service_type: Type.Literal('APPLICATION'),
+    ...serviceResponseTail('APPLICATION'),
     docker_target_build_stage: Nullable(Type.String()),
   },
   { title: 'Application' },

@@ -1,9 +1,9 @@
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import type { GitRepositoryInput, GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
+import type { PortProtocol } from '#src/modules/services/kind-schemas.ts'
 import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
 import type { CoreRecord, GitTokenNames } from '#src/modules/services/service-records.ts'
 import type { ServicePort } from '#src/modules/services/service-responses.ts'
-import type { ApplicationPortProtocol } from './application.schemas.ts'
 
 // The application as the service layer and the database see it: camelCase records, stored as JSON
 // in the service's configuration.
@@ -12,7 +12,7 @@ import type { ApplicationPortProtocol } from './application.schemas.ts'
  * Its id is kept across edits for a port named by its id, else by its name; `externalPort` is null
  * when none was given and none defaulted (a port that is not public, or a TCP or UDP one).
  */
-export type ApplicationPort = ServicePort<ApplicationPortProtocol>
+export type ApplicationPort = ServicePort<PortProtocol>
 
 /** A port as a request names it: `requestedId` is the id it gave, which may name no port. */
 export type ApplicationPortInput = Omit<ApplicationPort, 'id'> & { requestedId: string | null }

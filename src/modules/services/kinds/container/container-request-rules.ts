@@ -1,4 +1,5 @@
 import { bodyError } from '#src/modules/services/field-errors.ts'
+import { checkPublicPath, portListChecks } from '#src/modules/services/port-request-rules.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { ContainerRequest } from './container.schemas.ts'
 import { CONTAINER_DEFAULTS, CONTAINER_MAXIMUMS } from './container.wire.ts'
@@ -27,32 +28,20 @@ function checkProbe(probe: Probe | null | undefined, path: string, errors: Field
 }
 
 function checkPorts(ports: NonNullable<ContainerRequest['ports']>, errors: FieldError[]): void {
-  let defaultSeen = false
-  const names = new Set<string>()
+  const checks = portListChecks(errors)
   const internal = new Set<number>()
   const ids = new Set<string>()
   ports.forEach((port, index) => {
     const path = `/ports/${index}`
-    if (port.is_default) {
-      if (defaultSeen) errors.push(bodyError(`${path}/is_default`, 'only one port may be the default'))
-      defaultSeen = true
-    }
-    const name = port.name ?? `p${port.internal_port}`
-    if (names.has(name)) errors.push(bodyError(`${path}/name`, `"${name}" is used by another port; port names must be unique`))
-    names.add(name)
+    checks.isDefault(port, path)
+    checks.name(port, path)
     if (internal.has(port.internal_port)) errors.push(bodyError(`${path}/internal_port`, 'is given by another port already'))
     internal.add(port.internal_port)
     if (port.id) {
       if (ids.has(port.id)) errors.push(bodyError(`${path}/id`, 'names the same port as another entry'))
       ids.add(port.id)
     }
-    const web = (port.protocol ?? 'HTTP') === 'HTTP' || port.protocol === 'GRPC'
-    for (const field of ['public_path', 'public_path_rewrite'] as const) {
-      if (port[field] != null && !(port.publicly_accessible && web)) {
-        errors.push(bodyError(`${path}/${field}`, 'applies to publicly accessible HTTP or GRPC ports only'))
-      }
-    }
-    if (port.public_path != null && !port.public_path.startsWith('/')) errors.push(bodyError(`${path}/public_path`, 'must start with /'))
+    checkPublicPath(port, path, 'applies to publicly accessible HTTP or GRPC ports only', errors)
   })
 }
 

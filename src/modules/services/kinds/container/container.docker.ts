@@ -1,11 +1,12 @@
 import type { DockerAction, DockerKind } from '#src/modules/executors/docker/docker-executor.ts'
-import { dnsLabel, ensureNetwork } from '#src/modules/executors/docker/docker-objects.ts'
+import { ensureNetwork } from '#src/modules/executors/docker/docker-objects.ts'
 import { ensureImage, imageReference } from '#src/modules/executors/docker/images.ts'
 import type { Rollout } from '#src/modules/executors/docker/service-instances.ts'
-import { type InstanceSpec, removeInstances, rollOut, stopInstances } from '#src/modules/executors/docker/service-instances.ts'
+import { removeInstances, rollOut, stopInstances } from '#src/modules/executors/docker/service-instances.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { ContainerConfig } from './container.types.ts'
 import type { ContainerDeployOverrides } from './container-deployments.ts'
+import { containerInstanceSpec } from './container-instance.ts'
 
 // What the Docker executor does to a container (docs/docker.md, "Deploying with Docker"): its registry's image
 // pulled and rolled out.
@@ -25,30 +26,5 @@ async function container(snapshot: ServiceSnapshot<ContainerConfig>, act: Docker
   const image = imageReference(registry.host, config.imageName, tag)
   await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal, act.pulls)
   const network = await ensureNetwork(docker, owner.environmentId)
-  const { env, files } = act.delivered()
-  const spec: InstanceSpec = {
-    owner,
-    labels: snapshot.labels,
-    serviceName: snapshot.name,
-    networkAlias: dnsLabel(snapshot.name),
-    network,
-    image,
-    entrypoint: config.entrypoint ? [config.entrypoint] : null,
-    command: config.arguments.length > 0 ? config.arguments : null,
-    env,
-    files,
-    cpuMilli: config.cpu,
-    memoryMb: config.memory,
-    confinement: act.confinement,
-    ports: config.ports.map((port) => ({
-      internal: port.internalPort,
-      protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
-      publish: port.publiclyAccessible,
-    })),
-    volumes: config.storage.map((volume) => ({ name: `berth-${owner.serviceId}-${volume.id}`, mountPoint: volume.mountPoint })),
-    readiness: config.healthchecks.readinessProbe,
-    instances: Math.max(config.minRunningInstances, 1),
-    stopGraceSeconds: act.stopGraceSeconds,
-  }
-  return rollOut(docker, spec, publish, say, signal)
+  return rollOut(docker, containerInstanceSpec(snapshot, act, network, image, config.healthchecks.readinessProbe), publish, say, signal)
 }

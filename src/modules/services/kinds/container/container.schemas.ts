@@ -1,19 +1,11 @@
 import { type Static, Type } from 'typebox'
 import { ContainerRegistryKind } from '#src/modules/container-registries/container-registries.schemas.ts'
-import {
-  AnnotationsGroupResponse,
-  LabelsGroupResponse,
-  ServiceGroupIdsRequest,
-} from '#src/modules/organization-groups/organization-groups.schemas.ts'
-import { kindParams } from '#src/modules/services/kind-schemas.ts'
+import { ServiceGroupIdsRequest } from '#src/modules/organization-groups/organization-groups.schemas.ts'
+import { kindParams, PortProtocol, ServicePortResponse, serviceResponseTail } from '#src/modules/services/kind-schemas.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf: Ajv's removeAdditional
 // would strip members while trying alternatives. "Exactly one of" is checked in container-request-rules.ts.
-
-export const CONTAINER_PORT_PROTOCOLS = ['HTTP', 'GRPC', 'TCP', 'UDP'] as const
-export type ContainerPortProtocol = (typeof CONTAINER_PORT_PROTOCOLS)[number]
-const PortProtocol = Type.Unsafe<ContainerPortProtocol>({ type: 'string', enum: [...CONTAINER_PORT_PROTOCOLS], title: 'PortProtocolEnum' })
 
 export const CPU_ARCHITECTURES = ['AMD64', 'ARM64'] as const
 export type CpuArchitecture = (typeof CPU_ARCHITECTURES)[number]
@@ -154,27 +146,9 @@ export const ContainerResponse = Type.Object(
     max_running_instances: Type.Integer(),
     healthchecks: Type.Object({ readiness_probe: Nullable(ProbeResponse), liveness_probe: Nullable(ProbeResponse) }),
     auto_preview: Type.Boolean(),
-    ports: Type.Array(
-      Type.Object(
-        {
-          id: Uuid,
-          name: Type.String(),
-          internal_port: Type.Integer(),
-          external_port: Type.Optional(Type.Integer()),
-          publicly_accessible: Type.Boolean(),
-          is_default: Type.Boolean(),
-          protocol: PortProtocol,
-          public_path: Type.Optional(Type.String()),
-          public_path_rewrite: Type.Optional(Type.String()),
-        },
-        { title: 'ServicePort' },
-      ),
-    ),
+    ports: Type.Array(ServicePortResponse),
     auto_deploy: Type.Boolean(),
-    annotations_groups: Type.Array(AnnotationsGroupResponse),
-    labels_groups: Type.Array(LabelsGroupResponse),
-    icon_uri: Type.String(),
-    service_type: Type.Literal('CONTAINER'),
+    ...serviceResponseTail('CONTAINER'),
   },
   { title: 'ContainerResponse' },
 )

@@ -1,7 +1,8 @@
+import type { PortProtocol } from '#src/modules/services/kind-schemas.ts'
 import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
 import type { CoreRecord } from '#src/modules/services/service-records.ts'
 import type { ServicePort } from '#src/modules/services/service-responses.ts'
-import type { ContainerPortProtocol, CpuArchitecture } from './container.schemas.ts'
+import type { CpuArchitecture } from './container.schemas.ts'
 
 // The container service as the service layer and the database see it: camelCase records, stored as
 // JSON in the service core's configuration column.
@@ -10,7 +11,7 @@ import type { ContainerPortProtocol, CpuArchitecture } from './container.schemas
  * Its id is kept across edits: the id the request names when it is one of the service's, else the
  * id of the port of the same name; `externalPort` is null for a port that is not public and names none.
  */
-export type ContainerPort = ServicePort<ContainerPortProtocol>
+export type ContainerPort = ServicePort<PortProtocol>
 
 export type ContainerPortInput = Omit<ContainerPort, 'id'> & { id: string | null }
 

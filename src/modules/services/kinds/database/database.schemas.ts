@@ -1,12 +1,8 @@
 import { type Static, Type } from 'typebox'
 import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
-import {
-  AnnotationsGroupResponse,
-  LabelsGroupResponse,
-  ServiceGroupIdsRequest,
-} from '#src/modules/organization-groups/organization-groups.schemas.ts'
-import { kindParams } from '#src/modules/services/kind-schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ServiceGroupIdsRequest } from '#src/modules/organization-groups/organization-groups.schemas.ts'
+import { kindParams, serviceResponseHead, serviceResponseTail } from '#src/modules/services/kind-schemas.ts'
+import { Nullable } from '#src/platform/http/common-schemas.ts'
 import { DATABASE_ACCESSIBILITIES, DATABASE_LIMITS, DATABASE_MODES, DATABASE_TYPES, DISK_TYPES } from './database-engines.ts'
 
 // The reference's DatabaseRequest, DatabaseEditRequest, Database and Credentials, and the lists
@@ -33,7 +29,19 @@ const Storage = Type.Integer({
 const InstanceType = Type.String({ minLength: 1, maxLength: 255, description: 'required for MANAGED databases; refused for CONTAINER ones' })
 const Description = Type.String({ maxLength: 10_000 })
 const IconUri = Type.String({ format: 'uri', maxLength: 2048 })
-/** The reference's annotations and labels groups: Berth has none, so only an empty list is accepted. */
+
+/** What a create sets and a full edit may change, after the name, type, version and mode. */
+const settings = {
+  accessibility: Type.Optional(DatabaseAccessibility),
+  cpu: Type.Optional(Cpu),
+  memory: Type.Optional(Memory),
+  storage: Type.Optional(Storage),
+  instance_type: Type.Optional(Nullable(InstanceType)),
+  disk_type: Type.Optional(Nullable(DiskType)),
+  annotations_groups: ServiceGroupIdsRequest('annotations'),
+  labels_groups: ServiceGroupIdsRequest('labels'),
+  icon_uri: Type.Optional(Nullable(IconUri)),
+}
 
 export const DatabaseRequest = Type.Object(
   {
@@ -42,15 +50,7 @@ export const DatabaseRequest = Type.Object(
     type: DatabaseType,
     version: Version,
     mode: DatabaseMode,
-    accessibility: Type.Optional(DatabaseAccessibility),
-    cpu: Type.Optional(Cpu),
-    memory: Type.Optional(Memory),
-    storage: Type.Optional(Storage),
-    instance_type: Type.Optional(Nullable(InstanceType)),
-    disk_type: Type.Optional(Nullable(DiskType)),
-    annotations_groups: ServiceGroupIdsRequest('annotations'),
-    labels_groups: ServiceGroupIdsRequest('labels'),
-    icon_uri: Type.Optional(Nullable(IconUri)),
+    ...settings,
   },
   { additionalProperties: false, title: 'DatabaseRequest' },
 )
@@ -61,15 +61,7 @@ export const DatabaseEditRequest = Type.Object(
     name: Type.Optional(Name),
     description: Type.Optional(Nullable(Description)),
     version: Type.Optional(Version),
-    accessibility: Type.Optional(DatabaseAccessibility),
-    cpu: Type.Optional(Cpu),
-    memory: Type.Optional(Memory),
-    storage: Type.Optional(Storage),
-    instance_type: Type.Optional(Nullable(InstanceType)),
-    disk_type: Type.Optional(Nullable(DiskType)),
-    annotations_groups: ServiceGroupIdsRequest('annotations'),
-    labels_groups: ServiceGroupIdsRequest('labels'),
-    icon_uri: Type.Optional(Nullable(IconUri)),
+    ...settings,
   },
   { additionalProperties: false, title: 'DatabaseEditRequest' },
 )
@@ -77,10 +69,7 @@ export type DatabaseEditRequest = Static<typeof DatabaseEditRequest>
 
 export const DatabaseResponse = Type.Object(
   {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: DateTime,
-    environment: Type.Object({ id: Uuid }),
+    ...serviceResponseHead,
     name: Type.String(),
     description: Type.Optional(Type.String()),
     type: DatabaseType,
@@ -97,10 +86,7 @@ export const DatabaseResponse = Type.Object(
     disk_encrypted: Type.Boolean(),
     instance_type: Nullable(Type.String()),
     disk_type: Nullable(Type.String()),
-    annotations_groups: Type.Array(AnnotationsGroupResponse),
-    labels_groups: Type.Array(LabelsGroupResponse),
-    icon_uri: Type.String(),
-    service_type: Type.Literal('DATABASE'),
+    ...serviceResponseTail('DATABASE'),
   },
   { title: 'Database' },
 )

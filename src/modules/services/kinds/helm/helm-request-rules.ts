@@ -1,5 +1,6 @@
 import { bodyError } from '#src/modules/services/field-errors.ts'
 import { checkGitRepository } from '#src/modules/services/git-repositories/git-repositories.ts'
+import { portListChecks } from '#src/modules/services/port-request-rules.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { HelmRequest } from './helm.schemas.ts'
 import { refusedHelmArgument } from './helm-arguments.ts'
@@ -54,14 +55,10 @@ function checkValuesOverride(values: HelmRequest['values_override'], errors: Fie
 }
 
 function checkPorts(ports: NonNullable<HelmRequest['ports']>, clusterWide: boolean, errors: FieldError[]): void {
-  let defaultSeen = false
-  const names = new Set<string>()
+  const checks = portListChecks(errors)
   ports.forEach((port, index) => {
     const path = `/ports/${index}`
-    if (port.is_default) {
-      if (defaultSeen) errors.push(bodyError(`${path}/is_default`, 'only one port may be the default'))
-      defaultSeen = true
-    }
+    checks.isDefault(port, path)
     const hasName = port.service_name !== undefined
     const hasSelectors = port.service_selectors !== undefined && port.service_selectors.length > 0
     if (hasName === hasSelectors) {
@@ -70,9 +67,7 @@ function checkPorts(ports: NonNullable<HelmRequest['ports']>, clusterWide: boole
     if (port.namespace != null && !clusterWide) {
       errors.push(bodyError(`${path}/namespace`, "needs allow_cluster_wide_resources: the service is in the environment's namespace"))
     }
-    const name = port.name ?? `p${port.internal_port}`
-    if (names.has(name)) errors.push(bodyError(`${path}/name`, `"${name}" is used by another port; port names must be unique`))
-    names.add(name)
+    checks.name(port, path)
   })
 }
 

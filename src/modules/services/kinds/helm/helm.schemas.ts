@@ -1,7 +1,8 @@
 import { type Static, Type } from 'typebox'
 import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { serviceResponseHead } from '#src/modules/services/kind-schemas.ts'
+import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf: Ajv's removeAdditional
 // would strip members while trying alternatives. "Exactly one of" is checked in helm-request-rules.ts.
@@ -140,10 +141,7 @@ const KeyValuesResponse = Type.Array(Type.Array(Type.String()))
 
 export const HelmResponse = Type.Object(
   {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: DateTime,
-    environment: Type.Object({ id: Uuid }),
+    ...serviceResponseHead,
     name: Type.String(),
     description: Type.Optional(Type.String()),
     timeout_sec: Type.Integer(),

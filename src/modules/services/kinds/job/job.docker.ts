@@ -6,6 +6,7 @@ import { runToCompletion } from '#src/modules/executors/docker/job-runs.ts'
 import type { Rollout } from '#src/modules/executors/docker/service-instances.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { JobCommand, JobConfig } from './job.types.ts'
+import { jobBuildSource } from './job-builds.ts'
 import { commandFor, type JobDeployOverrides, LIFECYCLE_EVENT } from './job-deployments.ts'
 
 // What the Docker executor does to a job (docs/docker.md, "Deploying with Docker"): the event's command run to
@@ -31,16 +32,7 @@ async function job(snapshot: ServiceSnapshot<JobConfig>, act: DockerAction): Pro
     image = imageReference(registry.host, imageName, overrides.imageTag || tag)
     if (delivers || command) await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal, act.pulls)
   } else if (delivers || command) {
-    const { git, dockerfilePath, dockerfileRaw, dockerTargetBuildStage } = config.source.docker
-    const built = await act.builtImage({
-      repository: git,
-      ref: overrides.gitCommitId ? { commit: overrides.gitCommitId } : { branch: git.branch },
-      dockerfilePath,
-      dockerfileRaw,
-      target: dockerTargetBuildStage,
-      // A deploy builds; a cron tick, a forced event and a stop or delete event run the image built for the commit.
-      reuse: action !== 'DEPLOY' || overrides.forceEvent !== undefined,
-    })
+    const built = await act.builtImage(jobBuildSource(config.source.docker, overrides, action))
     if (!built.ok) return built
     image = built.image
   }

@@ -2,6 +2,7 @@ import type { ServiceOutcome } from '#src/modules/executors/executor.ts'
 import { jobValues } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
 import type { KubernetesKind, PulledImage } from '#src/modules/executors/kubernetes/builtin-deployments.ts'
 import type { JobConfig } from './job.types.ts'
+import { jobBuildSource } from './job-builds.ts'
 import { commandFor, type JobDeployOverrides, LIFECYCLE_EVENT } from './job-deployments.ts'
 
 /** What a job's run gets beyond its max_duration_seconds: pulling the image, waiting for a node. */
@@ -35,16 +36,7 @@ export const jobKubernetes: KubernetesKind<JobConfig> = {
     let pulled: PulledImage
     if ('image' in source) pulled = await act.image(source.image.registryId, source.image.imageName, overrides.imageTag || source.image.tag)
     else {
-      const { git, dockerfilePath, dockerfileRaw, dockerTargetBuildStage } = source.docker
-      const built = await act.pushed('a job', {
-        repository: git,
-        ref: overrides.gitCommitId ? { commit: overrides.gitCommitId } : { branch: git.branch },
-        dockerfilePath,
-        dockerfileRaw,
-        target: dockerTargetBuildStage,
-        // A deploy builds; a forced event and a stop or delete event run the image built for the commit.
-        reuse: action !== 'DEPLOY' || overrides.forceEvent !== undefined,
-      })
+      const built = await act.pushed('a job', jobBuildSource(source.docker, overrides, action))
       if (!built.ok) return built
       pulled = built.pulled
     }

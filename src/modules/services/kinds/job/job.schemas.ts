@@ -6,7 +6,9 @@ import {
   ServiceGroupIdsRequest,
 } from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { serviceResponseHead } from '#src/modules/services/kind-schemas.ts'
+import { probeTypeRequest } from '#src/modules/services/probe-schemas.ts'
+import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { LIFECYCLE_TYPES } from './job.types.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf (Ajv's removeAdditional
@@ -25,44 +27,7 @@ const Entrypoint = Type.String({ maxLength: 4096, description: 'optional entrypo
 const Command = (title: string) =>
   Type.Object({ arguments: Type.Optional(Arguments), entrypoint: Type.Optional(Nullable(Entrypoint)) }, { additionalProperties: false, title })
 
-const ProbeType = Type.Object(
-  {
-    tcp: Type.Optional(
-      Nullable(
-        Type.Object(
-          { port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })), host: Type.Optional(Nullable(Type.String({ maxLength: 255 }))) },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    http: Type.Optional(
-      Nullable(
-        Type.Object(
-          {
-            path: Type.Optional(Type.String({ maxLength: 2048 })),
-            scheme: Type.Optional(Type.String({ maxLength: 16 })),
-            port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    exec: Type.Optional(
-      Nullable(
-        Type.Object({ command: Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 100 }) }, { additionalProperties: false }),
-      ),
-    ),
-    grpc: Type.Optional(
-      Nullable(
-        Type.Object(
-          { service: Type.Optional(Nullable(Type.String({ maxLength: 255 }))), port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })) },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-  },
-  { additionalProperties: false },
-)
+const ProbeType = probeTypeRequest({ maxLength: 2048 }, { maxLength: 16 })
 
 const Seconds = Type.Integer({ minimum: 0, maximum: 86_400 })
 const Probe = Nullable(
@@ -170,10 +135,7 @@ export type JobRequest = Static<typeof JobRequest>
 const CommandResponse = { arguments: Type.Array(Type.String()), entrypoint: Type.Optional(Type.String()) }
 
 const BaseJobResponse = {
-  id: Uuid,
-  created_at: DateTime,
-  updated_at: DateTime,
-  environment: Type.Object({ id: Uuid }),
+  ...serviceResponseHead,
   maximum_cpu: Type.Integer(),
   maximum_memory: Type.Integer(),
   maximum_gpu: Type.Integer(),

@@ -1,0 +1,22 @@
+import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
+import type { BuildSource } from '#src/modules/executors/docker/built-images.ts'
+import type { JobSource } from './job.types.ts'
+import type { JobDeployOverrides } from './job-deployments.ts'
+
+/** What a job built from git asks its executor to build (or reuse) for `action`. */
+export function jobBuildSource(
+  source: Extract<JobSource, { docker: unknown }>['docker'],
+  overrides: JobDeployOverrides,
+  action: RunnableTrigger,
+): BuildSource {
+  const { git, dockerfilePath, dockerfileRaw, dockerTargetBuildStage } = source
+  return {
+    repository: git,
+    ref: overrides.gitCommitId ? { commit: overrides.gitCommitId } : { branch: git.branch },
+    dockerfilePath,
+    dockerfileRaw,
+    target: dockerTargetBuildStage,
+    // A deploy builds; a cron tick, a forced event and a stop or delete event run the image built for the commit.
+    reuse: action !== 'DEPLOY' || overrides.forceEvent !== undefined,
+  }
+}
