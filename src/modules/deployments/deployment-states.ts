@@ -68,7 +68,7 @@ export const ORIGINS = ['API', 'CLI', 'CONSOLE', 'GIT', 'PLATFORM_INTERNAL', 'IA
 export type Origin = (typeof ORIGINS)[number]
 
 /** The triggers Berth runs: what each does to services and the state words it goes through. */
-export type RunnableTrigger = 'DEPLOY' | 'RESTART' | 'STOP' | 'UNINSTALL' | 'DELETE'
+export type RunnableTrigger = 'DEPLOY' | 'DEPLOY_DRY_RUN' | 'RESTART' | 'STOP' | 'UNINSTALL' | 'DELETE'
 
 interface Family {
   action: ServiceAction
@@ -82,6 +82,15 @@ interface Family {
 
 export const FAMILIES: Record<RunnableTrigger, Family> = {
   DEPLOY: { action: 'DEPLOY', queued: 'DEPLOYMENT_QUEUED', running: 'DEPLOYING', done: 'DEPLOYED', failed: 'DEPLOYMENT_ERROR', reverse: false },
+  // A dry run goes through a deploy's words, but what it records reaches no service (deployment-rows.ts).
+  DEPLOY_DRY_RUN: {
+    action: 'DEPLOY',
+    queued: 'DEPLOYMENT_QUEUED',
+    running: 'DEPLOYING',
+    done: 'DEPLOYED',
+    failed: 'DEPLOYMENT_ERROR',
+    reverse: false,
+  },
   // Redeploying restarts what runs, as the platform's console calls it.
   RESTART: { action: 'RESTART', queued: 'RESTART_QUEUED', running: 'RESTARTING', done: 'RESTARTED', failed: 'RESTART_ERROR', reverse: false },
   STOP: { action: 'STOP', queued: 'STOP_QUEUED', running: 'STOPPING', done: 'STOPPED', failed: 'STOP_ERROR', reverse: true },

@@ -232,3 +232,15 @@ export const CancelRequest = Type.Object({
     Type.Boolean({ default: false, description: 'accepted for compatibility: Berth runs no lifecycle jobs, so a cancel is always complete' }),
   ),
 })
+
+/** `dry_run` of the deploy actions, in the form the reference gives it (deployCluster's). */
+export const DRY_RUN_PROPERTIES = {
+  dry_run: Type.Optional(
+    Type.Boolean({
+      description:
+        'default: false. Decide if the deployment should be done in dry_run mode, avoiding any changes: a DEPLOY_DRY_RUN pulls or builds ' +
+        'what a deploy would and says in its logs what would change, and changes nothing running (Berth: the Docker executor dry-runs containers only)',
+    }),
+  ),
+}
+export const DryRunQuery = Type.Object(DRY_RUN_PROPERTIES)

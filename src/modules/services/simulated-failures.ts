@@ -6,6 +6,8 @@ import type { RunnableTrigger } from '#src/modules/deployments/deployment-states
 /** The word of each action in such a list. */
 const ACTION_WORDS: Record<RunnableTrigger, string> = {
   DEPLOY: 'deploy',
+  // A dry run does what a deploy does up to changing what runs: it fails where a deploy would.
+  DEPLOY_DRY_RUN: 'deploy',
   RESTART: 'restart',
   STOP: 'stop',
   UNINSTALL: 'uninstall',

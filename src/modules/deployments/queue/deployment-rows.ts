@@ -67,7 +67,8 @@ async function writeServiceEntries(db: Queries, run: DeploymentRun): Promise<voi
         origin: run.origin,
         status: entry.status,
         actionStatus: entry.status_details.status,
-        reached: service.startedAt !== null,
+        // A dry run changes nothing running: its entries never tell a service's state.
+        reached: service.startedAt !== null && run.triggerAction !== DRY_RUN,
         serviceVersion: service.version,
         entryJson: JSON.stringify(entry),
       }
@@ -108,9 +109,12 @@ export async function databaseNow(db: Queries): Promise<string> {
   return rows[0]!.now.toISOString()
 }
 
-/** Entries that tell a service's state: those that reached it, and those that still may. */
+/** The trigger of dry runs, which reach no service (their entries say `reached` false). */
+export const DRY_RUN = 'DEPLOY_DRY_RUN' satisfies RunnableTrigger
+
+/** Entries that tell a service's state: those that reached it, and those that still may (a dry run never will). */
 const reachedOrPending = (eb: ExpressionBuilder<Database, 'serviceDeployments'>) =>
-  eb.or([eb('reached', '=', true), eb('actionStatus', 'in', UNFINISHED)])
+  eb.or([eb('reached', '=', true), eb.and([eb('actionStatus', 'in', UNFINISHED), eb('triggerAction', '!=', DRY_RUN)])])
 
 /** Each service's latest entry that tells its state (it reached the service, or still may); services with none are absent. */
 export async function latestServiceEntries(db: Queries, serviceIds: string[]) {

@@ -6,7 +6,7 @@ import type { Database } from '#src/platform/db/schema.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import { type State, UNFINISHED } from '../deployment-states.ts'
 import type { DeploymentRun } from './deployment-progress.ts'
-import { databaseNow, finishedStates, HISTORY_CHANNEL, latestServiceEntry, runColumns, toRun, writeEntries } from './deployment-rows.ts'
+import { DRY_RUN, databaseNow, finishedStates, HISTORY_CHANNEL, latestServiceEntry, runColumns, toRun, writeEntries } from './deployment-rows.ts'
 
 // An environment's queue under its lock: where triggers (the API side) and the cron scheduler (the
 // runner side) add, read and cancel runs, one at a time per environment.
@@ -100,12 +100,13 @@ function lockedQueue(trx: Transaction<Database>, environmentId: string) {
       return row?.executionId
     },
 
-    /** The status of the environment's newest run; undefined before its first. */
+    /** The status of the environment's newest run but dry runs; undefined before its first. */
     async latestStatus(): Promise<State | undefined> {
       const row = await trx
         .selectFrom('deploymentRequests')
         .select('status')
         .where('environmentId', '=', environmentId)
+        .where('triggerAction', '!=', DRY_RUN)
         .orderBy('seq', 'desc')
         .limit(1)
         .executeTakeFirst()

@@ -309,7 +309,7 @@ export function createDeploymentRunner(deps: {
     if (!kind || !snapshot) return { snapshot, plan: [], log: say }
     const plan = kind.plan(snapshot, action)
     // Whatever the kind, what a service is deployed with is named (never a value).
-    const delivers = action === 'DEPLOY' || action === 'RESTART'
+    const delivers = action === 'DEPLOY' || action === 'DEPLOY_DRY_RUN' || action === 'RESTART'
     return {
       snapshot,
       plan: delivers ? [{ step: 'variables', lines: [`variables: ${variableNames(snapshot.variables)}`] }, ...plan] : plan,

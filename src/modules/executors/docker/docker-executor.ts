@@ -57,6 +57,11 @@ export interface DockerAction {
 export interface DockerKind<Config = unknown> {
   /** Does the action; a rollout's `retired` (instances still stopping in the background) is not waited for. */
   perform(snapshot: ServiceSnapshot<Config>, act: DockerAction): Promise<Rollout>
+  /**
+   * A dry run (DEPLOY_DRY_RUN): what `perform` does for a deploy up to changing what runs, saying
+   * what would change. A kind without one cannot be dry-run: its dry run fails, changing nothing.
+   */
+  dryRun?(snapshot: ServiceSnapshot<Config>, act: DockerAction): Promise<ServiceOutcome>
   /** The values of its configuration the logs must never show (a database's password), besides the secret variables. */
   secretValues?(snapshot: ServiceSnapshot<Config>, secrets: SecretBox): string[]
 }
@@ -125,7 +130,12 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
   ): Promise<Rollout> {
     const kind = deps.kinds[snapshot.kind]
     if (!kind) return Promise.resolve({ ok: false, message: `the Docker executor does not deploy ${snapshot.kind.toLowerCase()} services yet` })
-    return kind.perform(snapshot, {
+    if (action === 'DEPLOY_DRY_RUN' && !kind.dryRun)
+      return Promise.resolve({
+        ok: false,
+        message: `the Docker executor cannot dry-run ${snapshot.kind.toLowerCase()} services yet: nothing was changed`,
+      })
+    const act: DockerAction = {
       docker,
       action,
       owner,
@@ -142,7 +152,8 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       delivered: () => delivered(snapshot),
       builtImage: (source) =>
         builtFromGit(deps, snapshot, { organizationId, runId: owner.executionId }, source, (message, level) => say('build', message, level), signal),
-    })
+    }
+    return action === 'DEPLOY_DRY_RUN' && kind.dryRun ? kind.dryRun(snapshot, act) : kind.perform(snapshot, act)
   }
 
   return {

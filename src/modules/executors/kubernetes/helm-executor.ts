@@ -187,6 +187,8 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
     async run(_service, action, signal, context): Promise<ServiceOutcome> {
       const snapshot = context.snapshot
       if (!snapshot || !context.run) return { ok: false, message: 'the deployment has no snapshot of the service' }
+      // Dry runs are only done by the Docker executor yet (docs/rollbacks.md, "Dry runs").
+      if (action === 'DEPLOY_DRY_RUN') return { ok: false, message: 'dry runs on Kubernetes clusters are not done yet: nothing was changed' }
       const { organizationId, environmentId } = context.run
       const kubeconfig = await deps.kubeconfig(organizationId, environmentId)
       if (kubeconfig === undefined) return { ok: false, message: 'the cluster has no kubeconfig: store one with editClusterKubeconfig' }

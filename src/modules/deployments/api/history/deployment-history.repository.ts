@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { UNFINISHED } from '../../deployment-states.ts'
 import type { DeploymentRun } from '../../queue/deployment-progress.ts'
-import { finishedStates, latestServiceEntries, toRun } from '../../queue/deployment-rows.ts'
+import { DRY_RUN, finishedStates, latestServiceEntries, toRun } from '../../queue/deployment-rows.ts'
 import type { EnvironmentVersion } from './history-versions.ts'
 
 // Reading what deployments did: history pages, made of the stored entries, and statuses.
@@ -138,11 +138,11 @@ export function createDeploymentHistoryRepository(db: Db) {
     /** A page of one service's history. */
     servicePage: (serviceId: string, query: HistoryPageQuery) => keysetPage(db, SERVICE_HISTORY, serviceId, query),
 
-    /** What an environment status needs: its newest run, and the run it is busy with. */
+    /** What an environment status needs: its newest run but dry runs (which change nothing), and the run it is busy with. */
     async environmentRuns(environmentId: string): Promise<{ latest?: DeploymentRun; current?: DeploymentRun }> {
       const runs = db.selectFrom('deploymentRequests').selectAll().where('environmentId', '=', environmentId)
       const [latest, current] = await Promise.all([
-        runs.orderBy('seq', 'desc').limit(1).executeTakeFirst(),
+        runs.where('triggerAction', '!=', DRY_RUN).orderBy('seq', 'desc').limit(1).executeTakeFirst(),
         runs.where('actionStatus', 'in', UNFINISHED).orderBy('seq').limit(1).executeTakeFirst(),
       ])
       return { latest: latest && toRun(latest), current: current && toRun(current) }

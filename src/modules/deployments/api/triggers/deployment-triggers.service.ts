@@ -238,7 +238,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     return statuses.environmentStatus(environment.id, await deps.listServiceSummaries(environment.organizationId, environment.id))
   }
 
-  async function triggerEnvironment(principal: Principal, environmentId: string, trigger: 'DEPLOY' | 'RESTART' | 'STOP') {
+  async function triggerEnvironment(principal: Principal, environmentId: string, trigger: 'DEPLOY' | 'DEPLOY_DRY_RUN' | 'RESTART' | 'STOP') {
     const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
     const [services, triggeredBy] = await Promise.all([deps.listServices(environment.organizationId, environment.id), deps.actorName(principal)])
     // A service its stage marks skipped is left out of what the environment deploys.
@@ -294,7 +294,7 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
     principal: Principal,
     type: ServiceType,
     serviceId: string,
-    trigger: 'DEPLOY' | 'RESTART' | 'STOP',
+    trigger: 'DEPLOY' | 'DEPLOY_DRY_RUN' | 'RESTART' | 'STOP',
     overrides?: object,
   ) {
     const status = await triggerService(principal, type, serviceId, trigger, overrides)
@@ -374,8 +374,9 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
   }
 
   return {
-    async deployEnvironment(principal: Principal, environmentId: string): Promise<StatusRecord> {
-      const { environment, services, run, unfinished } = await triggerEnvironment(principal, environmentId, 'DEPLOY')
+    /** `dryRun`: a DEPLOY_DRY_RUN, which does what a deploy does up to changing what runs. */
+    async deployEnvironment(principal: Principal, environmentId: string, dryRun = false): Promise<StatusRecord> {
+      const { environment, services, run, unfinished } = await triggerEnvironment(principal, environmentId, dryRun ? 'DEPLOY_DRY_RUN' : 'DEPLOY')
       return statuses.queuedStatus(environment.id, run, unfinished.length, await statuses.deploymentStatus(services, environment.id))
     },
 
@@ -534,8 +535,9 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
       return statuses.queuedStatus(environment.id, run, unfinished.length, await statuses.deploymentStatus(services, environment.id))
     },
 
-    deployService: (principal: Principal, type: ServiceType, serviceId: string, overrides: object) =>
-      queuedService(principal, type, serviceId, 'DEPLOY', overrides),
+    /** `dryRun`: a DEPLOY_DRY_RUN, which does what a deploy does up to changing what runs. */
+    deployService: (principal: Principal, type: ServiceType, serviceId: string, overrides: object, dryRun = false) =>
+      queuedService(principal, type, serviceId, dryRun ? 'DEPLOY_DRY_RUN' : 'DEPLOY', overrides),
     redeployService: (principal: Principal, type: ServiceType, serviceId: string, overrides?: object) =>
       queuedService(principal, type, serviceId, 'RESTART', overrides),
     stopService: (principal: Principal, type: ServiceType, serviceId: string) => queuedService(principal, type, serviceId, 'STOP'),

@@ -4,7 +4,7 @@ import { EnvironmentParams } from '#src/modules/environments/environments.schema
 import { ProjectParams } from '#src/modules/projects/projects.schemas.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { conflictResponse } from '#src/platform/http/common-schemas.ts'
-import { CancelRequest, EnvironmentStatus, Status } from '../../deployments.schemas.ts'
+import { CancelRequest, DryRunQuery, EnvironmentStatus, Status } from '../../deployments.schemas.ts'
 import type { DeploymentTriggersService } from './deployment-triggers.service.ts'
 import { toEnvironmentStatusResponse, toStatusResponse } from './triggers.wire.ts'
 
@@ -23,10 +23,14 @@ export function environmentActionsRoutes(deployments: DeploymentTriggersService)
           description: `Deploys every service of the environment. ${QUEUES}`,
           tags: environmentTags,
           params: EnvironmentParams,
+          querystring: DryRunQuery,
           response: { 202: Status },
         },
       },
-      async (req, reply) => reply.code(202).send(toStatusResponse(await deployments.deployEnvironment(req.principal, req.params.environmentId))),
+      async (req, reply) =>
+        reply
+          .code(202)
+          .send(toStatusResponse(await deployments.deployEnvironment(req.principal, req.params.environmentId, req.query.dry_run === true))),
     )
 
     app.post(

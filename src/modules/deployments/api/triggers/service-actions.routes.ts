@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
+import { type TObject, Type } from 'typebox'
 import type { KindRoutes } from '#src/modules/services/kind-routes.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { conflictResponse, Uuid } from '#src/platform/http/common-schemas.ts'
-import { HistoryQuery, ServiceHistoryPage, Status } from '../../deployments.schemas.ts'
+import { DRY_RUN_PROPERTIES, DryRunQuery, HistoryQuery, ServiceHistoryPage, Status } from '../../deployments.schemas.ts'
 import { HISTORY_DESCRIPTION, HISTORY_ETAG_HEADER, NOT_MODIFIED, sendHistoryPage } from '../history/deployment-history.routes.ts'
 import type { DeploymentHistoryService } from '../history/deployment-history.service.ts'
 import { historyPageQuery } from '../history/history-pages.ts'
@@ -21,6 +21,8 @@ export function serviceActionsRoutes(
   const Params = Type.Object({ [kind.param]: Uuid })
   const path = (action: string) => `/${kind.segment}/:${kind.param}/${action}`
   const lower = kind.name.toLowerCase()
+  // The kind's own query parameters, and `dry_run`.
+  const deployQuery = kind.actionQuery ? Type.Object({ ...(kind.actionQuery as TObject).properties, ...DRY_RUN_PROPERTIES }) : DryRunQuery
   return async (app) => {
     const idOf = (params: unknown) => (params as Record<string, string>)[kind.param]!
 
@@ -34,14 +36,15 @@ export function serviceActionsRoutes(
           description: `${kind.deploy.description} ${QUEUES}`,
           tags: [kind.tags.actions],
           params: Params,
-          ...(kind.actionQuery ? { querystring: kind.actionQuery } : {}),
+          querystring: deployQuery,
           body: kind.deploy.body,
           response: { 202: Status },
         },
       },
       async (req, reply) => {
-        const overrides = { ...kind.deploy.overrides(req.body), ...kind.queryOverrides?.(req.query) }
-        const queued = await triggers.deployService(req.principal, kind.type, idOf(req.params), overrides)
+        const { dry_run: dryRun, ...query } = req.query as { dry_run?: boolean }
+        const overrides = { ...kind.deploy.overrides(req.body), ...kind.queryOverrides?.(query) }
+        const queued = await triggers.deployService(req.principal, kind.type, idOf(req.params), overrides, dryRun === true)
         return reply.code(202).send(toStatusResponse(queued))
       },
     )

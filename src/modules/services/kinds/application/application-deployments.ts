@@ -1,5 +1,6 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
+import { uncheckedDryRun } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ResolveContext, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { argumentsSimulateFailure } from '#src/modules/services/simulated-failures.ts'
 import type { ApplicationConfig, ApplicationDeployOverrides } from './application.types.ts'
@@ -20,7 +21,7 @@ export async function resolveApplicationOverrides(
   overrides: ApplicationDeployOverrides,
   { organizationId, serviceId, trigger, lookups }: ResolveContext,
 ): Promise<ApplicationDeployOverrides> {
-  if (trigger === 'DEPLOY') {
+  if (trigger === 'DEPLOY' || trigger === 'DEPLOY_DRY_RUN') {
     const { provider, owner, name, gitTokenId, branch } = configuration.gitRepository
     const commit = await lookups.gitCommit({ organizationId, provider, owner, name, gitTokenId }, overrides.gitCommitId ?? branch)
     return { ...overrides, commit }
@@ -80,6 +81,8 @@ export function applicationPlan(snapshot: ServiceSnapshot<ApplicationConfig>, ac
       ]
     case 'RESTART':
       return [{ step: 'restart', lines: [`restarting the instances of ${name}`] }]
+    case 'DEPLOY_DRY_RUN':
+      return uncheckedDryRun(name)
     case 'STOP':
       return [{ step: 'stop', lines: [`scaling ${name} to zero instances`] }]
     case 'UNINSTALL':

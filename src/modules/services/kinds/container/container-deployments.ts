@@ -62,6 +62,11 @@ export function containerPlan(snapshot: ServiceSnapshot<ContainerConfig>, action
         { step: 'pull', lines: [imageLine(snapshot)] },
         { step: 'start', lines: startLines(snapshot) },
       ]
+    case 'DEPLOY_DRY_RUN':
+      return [
+        { step: 'pull', lines: [imageLine(snapshot)] },
+        { step: 'compare', lines: [`comparing the image ${name} would run with the image it runs now; nothing running is changed`] },
+      ]
     case 'RESTART':
       return [{ step: 'restart', lines: [`restarting the instances of ${name}`] }]
     case 'STOP':

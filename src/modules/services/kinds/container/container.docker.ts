@@ -1,30 +1,56 @@
 import type { DockerAction, DockerKind } from '#src/modules/executors/docker/docker-executor.ts'
-import { ensureNetwork } from '#src/modules/executors/docker/docker-objects.ts'
+import { ensureNetwork, serviceContainers } from '#src/modules/executors/docker/docker-objects.ts'
 import { ensureImage, imageReference } from '#src/modules/executors/docker/images.ts'
 import type { Rollout } from '#src/modules/executors/docker/service-instances.ts'
 import { removeInstances, rollOut, stopInstances } from '#src/modules/executors/docker/service-instances.ts'
+import type { ServiceOutcome } from '#src/modules/executors/executor.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { ContainerConfig } from './container.types.ts'
 import type { ContainerDeployOverrides } from './container-deployments.ts'
 import { containerInstanceSpec } from './container-instance.ts'
 
 // What the Docker executor does to a container (docs/docker.md, "Deploying with Docker"): its registry's image
-// pulled and rolled out.
+// pulled and rolled out; a dry run pulls it and compares it with the image running.
 
 /** The Docker executor's entry for a container. */
 export const containerDocker: DockerKind<ContainerConfig> = {
   perform: container,
+  dryRun: containerDryRun,
+}
+
+/** The image the snapshot runs, pulled from its registry unless the engine has it. */
+async function pulledImage(snapshot: ServiceSnapshot<ContainerConfig>, act: DockerAction): Promise<string> {
+  const config = snapshot.configuration
+  const registry = await act.registry(act.organizationId, config.registryId)
+  const tag = (snapshot.overrides as ContainerDeployOverrides).imageTag ?? config.tag
+  const image = imageReference(registry.host, config.imageName, tag)
+  await ensureImage(act.docker, image, registry.auth, (message) => act.say('pull', message), act.signal, act.pulls)
+  return image
+}
+
+/** A deploy up to its rollout: the image pulled, and what it would run compared with what runs now. */
+async function containerDryRun(snapshot: ServiceSnapshot<ContainerConfig>, act: DockerAction): Promise<ServiceOutcome> {
+  const image = await pulledImage(snapshot, act)
+  const running = (await serviceContainers(act.docker, act.owner.serviceId)).filter((instance) => instance.State === 'running')
+  const images = [...new Set(running.map((instance) => instance.Image))]
+  const instances = Math.max(snapshot.configuration.minRunningInstances, 1)
+  const compare = (message: string) => act.say('compare', message)
+  if (images.length === 0) compare(`${snapshot.name} runs nothing now: a deploy would start ${instances} instance(s) of ${image}`)
+  else if (images.length === 1 && images[0] === image)
+    compare(
+      `${snapshot.name} runs ${image} now (${running.length} instance(s)): a deploy would roll out the same image with the configuration and variables as of now`,
+    )
+  else compare(`${snapshot.name} runs ${images.join(', ')} now (${running.length} instance(s)): a deploy would run ${image} instead`)
+  compare('dry run: nothing running was changed')
+  return { ok: true }
 }
 
 async function container(snapshot: ServiceSnapshot<ContainerConfig>, act: DockerAction): Promise<Rollout> {
-  const { docker, owner, organizationId, action, say, signal, publish } = act
+  const { docker, owner, action, say, signal, publish } = act
   const config = snapshot.configuration
   if (action === 'STOP') return stopInstances(docker, owner.serviceId, act.stopGraceSeconds, say)
   if (action === 'UNINSTALL' || action === 'DELETE') return removeInstances(docker, owner.serviceId, act.stopGraceSeconds, say)
-  const registry = await act.registry(organizationId, config.registryId)
-  const tag = (snapshot.overrides as ContainerDeployOverrides).imageTag ?? config.tag
-  const image = imageReference(registry.host, config.imageName, tag)
-  await ensureImage(docker, image, registry.auth, (message) => say('pull', message), signal, act.pulls)
+  const image = await pulledImage(snapshot, act)
   const network = await ensureNetwork(docker, owner.environmentId)
   return rollOut(docker, containerInstanceSpec(snapshot, act, network, image, config.healthchecks.readinessProbe), publish, say, signal)
 }

@@ -1,4 +1,5 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
+import { uncheckedDryRun } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { DatabaseConfig } from './database.types.ts'
 import { DATABASE_ENGINES } from './database-engines.ts'
@@ -32,6 +33,8 @@ export function databasePlan({ name, configuration }: ServiceSnapshot<DatabaseCo
         { step: 'ready', lines: [`${what} ${where}`] },
       ]
     }
+    case 'DEPLOY_DRY_RUN':
+      return uncheckedDryRun(name)
     case 'STOP':
       return [{ step: 'stop', lines: [`stopping ${what}; its data is kept`] }]
     case 'UNINSTALL':

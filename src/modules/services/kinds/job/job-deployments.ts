@@ -1,4 +1,5 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
+import { uncheckedDryRun } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { JobForceEvent } from './job.schemas.ts'
@@ -145,6 +146,7 @@ function runStep(job: JobConfig, event: JobForceEvent, command: JobCommand, note
 /** The event a lifecycle job runs for an action. */
 export const LIFECYCLE_EVENT: Record<RunnableTrigger, JobForceEvent> = {
   DEPLOY: 'START',
+  DEPLOY_DRY_RUN: 'START',
   RESTART: 'START',
   STOP: 'STOP',
   UNINSTALL: 'DELETE',
@@ -153,6 +155,7 @@ export const LIFECYCLE_EVENT: Record<RunnableTrigger, JobForceEvent> = {
 
 /** What an executor does for a job, as it reports it. */
 export function jobPlan(snapshot: ServiceSnapshot<JobConfig>, action: RunnableTrigger): PlannedStep[] {
+  if (action === 'DEPLOY_DRY_RUN') return uncheckedDryRun(snapshot.name)
   const job = snapshot.configuration
   const given = snapshot.overrides as JobDeployOverrides
   const delivers = action === 'DEPLOY' || action === 'RESTART'

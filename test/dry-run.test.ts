@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
+import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
+import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { factories } from './helpers/factories.ts'
+
+// Issue 35, "Dry runs": `dry_run=true` on a deploy pulls what a deploy would and says what would
+// change, in the real Docker engine, and changes nothing running nor any status.
+
+const serveScript = (version: string) => `#!/bin/sh
+mkdir -p /tmp/www
+echo "${version}" > /tmp/www/index.html
+trap 'exit 0' TERM
+httpd -f -p 8080 -h /tmp/www &
+wait
+`
+
+let t: DeploymentsTestApp
+let calls: DeploymentCalls
+let registry: LoopbackRegistry
+const environments: string[] = []
+
+before(async () => {
+  registry = await startRegistry()
+  for (const version of ['v1', 'v2']) {
+    const local = `berth-test/dry-run-web:${version}`
+    await buildImage(local, 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n', {
+      'serve.sh': serveScript(version),
+    })
+    await registry.push(local, 'dry-run-web', version.slice(1))
+  }
+  t = await createDeploymentsApp(0, {
+    BERTH_EXECUTOR: 'docker',
+    BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
+    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+    BERTH_RUNNER_LEASE_MS: '30000',
+    BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
+    BERTH_RATE_LIMIT_PER_ADDRESS: '0',
+  })
+  calls = deploymentCalls(t.app)
+})
+
+after(async () => {
+  await removeEnvironments(environments).catch(() => undefined)
+  await t?.close()
+  await registry?.close()
+})
+
+const containerRequest = (registryId: string, tag: string) => ({
+  name: 'web',
+  registry_id: registryId,
+  image_name: 'dry-run-web',
+  tag,
+  arguments: [],
+  cpu: 250,
+  memory: 64,
+  min_running_instances: 1,
+  max_running_instances: 1,
+  ports: [{ name: 'http', internal_port: 8080, external_port: 443, publicly_accessible: false, protocol: 'HTTP' }],
+  healthchecks: {},
+})
+
+/** The service's one running instance: its container id and image. */
+async function runningAlone(serviceId: string): Promise<{ id: string; image: string }> {
+  const [instance] = await until(
+    async () => (await docker.listContainers({ filters: { label: [`${LABELS.service}=${serviceId}`] } })).filter((info) => info.State === 'running'),
+    (list) => list.length === 1,
+    { what: 'one instance running', timeoutMs: 30_000, intervalMs: 100 },
+  )
+  return { id: instance!.Id, image: instance!.Image }
+}
+
+async function deployedContainer() {
+  const w = await factories(t.db).environmentWithTokens()
+  environments.push(w.environment.id)
+  const registryRes = await calls.inject('POST', `/organization/${w.organization.id}/containerRegistry`, w.tokens.admin.authorization, {
+    name: 'loopback',
+    kind: 'GENERIC_CR',
+    url: `http://${registry.host}`,
+    config: { username: registry.username, password: registry.password },
+  })
+  assert.equal(registryRes.statusCode, 201, registryRes.body)
+  const registryId = registryRes.json().id as string
+  const created = await calls.inject(
+    'POST',
+    `/environment/${w.environment.id}/container`,
+    w.tokens.write.authorization,
+    containerRequest(registryId, '1'),
+  )
+  assert.equal(created.statusCode, 201, created.body)
+  const containerId = created.json().id as string
+  const deployed = await calls.trigger(`/container/${containerId}/deploy`, w.tokens.deploy.authorization)
+  await calls.waitUntilIdle(w.environment.id, w.tokens.read.authorization)
+  return { ...w, registryId, containerId, deployed }
+}
+
+const statusOf = async (containerId: string, authorization: string) => {
+  const res = await calls.inject('GET', `/container/${containerId}/status`, authorization)
+  assert.equal(res.statusCode, 200, res.body)
+  const { id, state, service_deployment_status, last_deployment_date, execution_id, status_details } = res.json()
+  return { id, state, service_deployment_status, last_deployment_date, execution_id, status_details }
+}
+
+const environmentStatusOf = async (environmentId: string, authorization: string) => {
+  const { state, last_deployment_id, last_deployment_state, deployment_status } = await calls.environmentStatus(environmentId, authorization)
+  return { state, last_deployment_id, last_deployment_state, deployment_status }
+}
+
+async function logsOf(environmentId: string, executionId: string, authorization: string): Promise<string> {
+  const res = await calls.inject('GET', `/environment/${environmentId}/logs?version=${executionId}`, authorization)
+  assert.equal(res.statusCode, 200, res.body)
+  return res.body
+}
+
+/** The entry of `executionId` in the environment's history, and its one service's. */
+async function entryOf(environmentId: string, executionId: string, authorization: string) {
+  const entry = (await calls.entries(environmentId, authorization)).find((candidate) => candidate.identifier.execution_id === executionId)
+  assert.ok(entry, `an entry for ${executionId}`)
+  return { entry, service: entry.stages.flatMap((stage) => stage.services)[0]! }
+}
+
+describe('dry runs', () => {
+  it('of a container with a new tag pulls it, says what would change, leaves the old container running and every status as it was', async () => {
+    const { environment, tokens, containerId, deployed } = await deployedContainer()
+    const before = await runningAlone(containerId)
+    assert.match(before.image, /dry-run-web:1$/)
+    const statusBefore = await statusOf(containerId, tokens.read.authorization)
+    assert.equal(statusBefore.state, 'DEPLOYED')
+    assert.equal(statusBefore.service_deployment_status, 'UP_TO_DATE')
+    const environmentBefore = await environmentStatusOf(environment.id, tokens.read.authorization)
+
+    const dryRun = await calls.trigger(`/container/${containerId}/deploy?dry_run=true`, tokens.deploy.authorization, { image_tag: '2' })
+    assert.notEqual(dryRun.execution_id, deployed.execution_id)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+
+    const { entry, service } = await entryOf(environment.id, dryRun.execution_id, tokens.read.authorization)
+    assert.equal(entry.trigger_action, 'DEPLOY_DRY_RUN')
+    assert.equal(entry.action_status, 'SUCCESS')
+    assert.deepEqual(service.status_details, { action: 'DEPLOY', status: 'SUCCESS', sub_action: 'NONE' })
+    const logs = await logsOf(environment.id, dryRun.execution_id, tokens.read.authorization)
+    assert.match(logs, /runs \S*dry-run-web:1 now \(1 instance\(s\)\): a deploy would run \S*dry-run-web:2 instead/)
+    assert.match(logs, /nothing running was changed/)
+
+    // The same container still runs the same image; no status moved.
+    assert.deepEqual(await runningAlone(containerId), before)
+    assert.deepEqual(await statusOf(containerId, tokens.read.authorization), statusBefore)
+    assert.deepEqual(await environmentStatusOf(environment.id, tokens.read.authorization), environmentBefore)
+    // The image a deploy would run was pulled.
+    assert.ok((await docker.listImages()).some((image) => image.RepoTags?.some((tag) => tag.endsWith('dry-run-web:2'))))
+  })
+
+  it('of an environment deploys nothing: the container edited to another tag keeps running its old image and reads OUT_OF_DATE as before', async () => {
+    const { environment, tokens, containerId, registryId, deployed } = await deployedContainer()
+    const before = await runningAlone(containerId)
+    const edited = await calls.inject('PUT', `/container/${containerId}`, tokens.write.authorization, containerRequest(registryId, '2'))
+    assert.equal(edited.statusCode, 200, edited.body)
+    const statusBefore = await statusOf(containerId, tokens.read.authorization)
+    assert.equal(statusBefore.service_deployment_status, 'OUT_OF_DATE')
+    const environmentBefore = await environmentStatusOf(environment.id, tokens.read.authorization)
+    assert.equal(environmentBefore.last_deployment_id, deployed.execution_id)
+
+    const dryRun = await calls.trigger(`/environment/${environment.id}/deploy?dry_run=true`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    const { entry } = await entryOf(environment.id, dryRun.execution_id, tokens.read.authorization)
+    assert.equal(entry.trigger_action, 'DEPLOY_DRY_RUN')
+    assert.equal(entry.action_status, 'SUCCESS')
+    assert.match(await logsOf(environment.id, dryRun.execution_id, tokens.read.authorization), /a deploy would run \S*dry-run-web:2 instead/)
+
+    assert.deepEqual(await runningAlone(containerId), before)
+    assert.deepEqual(await statusOf(containerId, tokens.read.authorization), statusBefore)
+    assert.deepEqual(await environmentStatusOf(environment.id, tokens.read.authorization), environmentBefore)
+
+    // A plain deploy still deploys: dry runs left nothing in its way.
+    await calls.trigger(`/environment/${environment.id}/deploy?dry_run=false`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.match((await runningAlone(containerId)).image, /dry-run-web:2$/)
+    assert.equal((await statusOf(containerId, tokens.read.authorization)).service_deployment_status, 'UP_TO_DATE')
+  })
+
+  it('needs DEPLOY: READ gets a 403 and nothing is queued', async () => {
+    const { environment, tokens, containerId, deployed } = await deployedContainer()
+    for (const url of [`/container/${containerId}/deploy?dry_run=true`, `/environment/${environment.id}/deploy?dry_run=true`]) {
+      const res = await calls.inject('POST', url, tokens.read.authorization, {})
+      assert.equal(res.statusCode, 403, `${url}: ${res.body}`)
+    }
+    const notBoolean = await calls.inject('POST', `/container/${containerId}/deploy?dry_run=maybe`, tokens.deploy.authorization, {})
+    assert.equal(notBoolean.statusCode, 400, notBoolean.body)
+    assert.equal((await calls.entries(environment.id, tokens.read.authorization))[0]!.identifier.execution_id, deployed.execution_id)
+  })
+})
