@@ -8,9 +8,15 @@ import path from 'node:path'
 /**
  * Writes `<work>/helm-wrapper.sh` around the real `helm` and makes `<work>/calls`: a directory a
  * call, holding its argv (a line an argument) and what `captures` copies there. `captures` is sh
- * run for each argument, `$prev` the one before it, `$a` it and `$call` the call's directory.
+ * run for each argument, `$prev` the one before it, `$a` it and `$call` the call's directory;
+ * `answers` are the arms of a `case "$1"` that answer instead of helm.
  */
-export function writeRecordingHelm(work: string, helm: string, captures: string): { wrapper: string; callsDir: string } {
+export function writeRecordingHelm(
+  work: string,
+  helm: string,
+  captures: string,
+  answers = '  upgrade|uninstall) echo "Release \\"$3\\" done."; exit 0;;',
+): { wrapper: string; callsDir: string } {
   const callsDir = path.join(work, 'calls')
   mkdirSync(callsDir)
   const wrapper = path.join(work, 'helm-wrapper.sh')
@@ -28,7 +34,7 @@ ${captures}
   prev="$a"
 done
 case "$1" in
-  upgrade|uninstall) echo "Release \\"$3\\" done."; exit 0;;
+${answers}
 esac
 exec "${helm}" "$@"
 `,
