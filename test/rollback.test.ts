@@ -2,16 +2,17 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
-import { type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { buildScriptImage, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, until } from './helpers/deployments.ts'
+import { buildScriptImage, type LoopbackRegistry } from './helpers/docker.ts'
 import {
   containerVariable,
   createContainer,
-  createDockerDeploymentsApp,
   fetchText,
   readinessProbe,
   registryWorld,
   serviceInstances,
+  startDockerSuite,
+  stopDockerSuite,
   webContainerRequest,
 } from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
@@ -33,21 +34,16 @@ let registry: LoopbackRegistry
 const environments: string[] = []
 
 before(async () => {
-  registry = await startRegistry()
-  for (const version of ['v1', 'v2']) {
-    const local = `berth-test/rollback-web:${version}`
-    await buildScriptImage(local, 'serve.sh', versionScript(version))
-    await registry.push(local, 'rollback-web', version.slice(1))
-  }
-  t = await createDockerDeploymentsApp()
-  calls = deploymentCalls(t.app)
+  ;({ registry, t, calls } = await startDockerSuite({}, async (registry) => {
+    for (const version of ['v1', 'v2']) {
+      const local = `berth-test/rollback-web:${version}`
+      await buildScriptImage(local, 'serve.sh', versionScript(version))
+      await registry.push(local, 'rollback-web', version.slice(1))
+    }
+  }))
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  await t?.close()
-  await registry?.close()
-})
+after(() => stopDockerSuite({ t, registry }, environments))
 
 const containerRequest = (registryId: string, tag: string) =>
   webContainerRequest(registryId, { imageName: 'rollback-web', tag }, readinessProbe('http', 5))

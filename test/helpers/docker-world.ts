@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
 import type { TestApp } from './app.ts'
-import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp } from './deployments.ts'
-import { docker, type LoopbackRegistry } from './docker.ts'
+import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './deployments.ts'
+import { docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './docker.ts'
 import { factories } from './factories.ts'
 
 // What the tests that deploy into the real Docker engine set up alike: the app with the Docker
@@ -23,6 +23,26 @@ export const DOCKER_APP_ENV = {
 /** The app with an in-process runner deploying into the Docker engine; `env` adds to or overrides DOCKER_APP_ENV. */
 export function createDockerDeploymentsApp(env: Record<string, string> = {}): Promise<DeploymentsTestApp> {
   return createDeploymentsApp(0, { ...DOCKER_APP_ENV, ...env })
+}
+
+/** A test file's Docker set-up: the loopback registry with `pushImages` done on it, then the Docker app with `env`. */
+export async function startDockerSuite(env: Record<string, string>, pushImages: (registry: LoopbackRegistry) => Promise<void>) {
+  const registry = await startRegistry()
+  try {
+    await pushImages(registry)
+    const t = await createDockerDeploymentsApp(env)
+    return { registry, t, calls: deploymentCalls(t.app) }
+  } catch (error) {
+    await registry.close()
+    throw error
+  }
+}
+
+/** Ends what startDockerSuite started (either may be unset when it failed), removing the environments' containers first. */
+export async function stopDockerSuite(suite: { t?: TestApp; registry?: LoopbackRegistry }, environments: string[]) {
+  await removeEnvironments(environments).catch(() => undefined)
+  await suite.t?.close()
+  await suite.registry?.close()
 }
 
 /**
