@@ -10,8 +10,8 @@ import { buildImage as buildFromContext, removeBuiltImages } from '#src/modules/
 import { pushImage } from '#src/modules/executors/docker/image-pushes.ts'
 import { MAX_LOG_LINE_LENGTH } from '#src/platform/secrets/secret-masking.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
-import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
-import { createDockerDeploymentsApp, type RegistryWorld, registryWorld } from './helpers/docker-world.ts'
+import { buildImage, docker, type LoopbackRegistry } from './helpers/docker.ts'
+import { type RegistryWorld, registryWorld, startDockerSuite, stopDockerSuite } from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
 
 // Issue 31: the holes of the third hardening round that need the real Docker engine, each tried
@@ -23,18 +23,13 @@ let registry: LoopbackRegistry
 const environments: string[] = []
 
 before(async () => {
-  registry = await startRegistry()
-  await buildImage('berth-test/hardening:build', 'FROM berth-test/busybox:1\n')
-  await registry.push('berth-test/hardening:build', 'hardening', '1')
-  t = await createDockerDeploymentsApp({ BERTH_DOCKER_PIDS_LIMIT: '20' })
-  calls = deploymentCalls(t.app)
+  ;({ registry, t, calls } = await startDockerSuite({ BERTH_DOCKER_PIDS_LIMIT: '20' }, async (registry) => {
+    await buildImage('berth-test/hardening:build', 'FROM berth-test/busybox:1\n')
+    await registry.push('berth-test/hardening:build', 'hardening', '1')
+  }))
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  await t?.close()
-  await registry?.close()
-})
+after(() => stopDockerSuite({ t, registry }, environments))
 
 const world = () => registryWorld(t, calls, registry, environments)
 
