@@ -4,14 +4,15 @@ import { databaseVolume } from '#src/modules/executors/docker/docker-executor.ts
 import { LABELS, networkName } from '#src/modules/executors/docker/docker-objects.ts'
 import { RUN_OUTPUT_LINES } from '#src/modules/executors/docker/job-runs.ts'
 import { TEST_SECRET_KEY, testDatabaseUrl } from './helpers/app.ts'
-import { type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { buildScriptImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, until } from './helpers/deployments.ts'
+import { buildScriptImage, docker, type LoopbackRegistry } from './helpers/docker.ts'
 import {
-  createDockerDeploymentsApp,
   fetchText,
   readinessProbe,
   registryWorld,
   serviceInstances,
+  startDockerSuite,
+  stopDockerSuite,
   webContainerRequest,
 } from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
@@ -48,19 +49,14 @@ let registry: LoopbackRegistry
 const environments: string[] = []
 
 before(async () => {
-  registry = await startRegistry()
-  await buildScriptImage('berth-test/web:build', 'serve.sh', WEB_SCRIPT)
-  await registry.push('berth-test/web:build', 'web', '1')
-  await buildScriptImage('berth-test/library/postgres:16', 'db.sh', DATABASE_SCRIPT)
-  t = await createDockerDeploymentsApp({ BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/library' })
-  calls = deploymentCalls(t.app)
+  ;({ registry, t, calls } = await startDockerSuite({ BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/library' }, async (registry) => {
+    await buildScriptImage('berth-test/web:build', 'serve.sh', WEB_SCRIPT)
+    await registry.push('berth-test/web:build', 'web', '1')
+    await buildScriptImage('berth-test/library/postgres:16', 'db.sh', DATABASE_SCRIPT)
+  }))
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  await t?.close()
-  await registry?.close()
-})
+after(() => stopDockerSuite({ t, registry }, environments))
 
 const make = () => factories(t.db)
 
