@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { buildScriptImage, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
-import { createDockerDeploymentsApp, registryWorld } from './helpers/docker-world.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, until } from './helpers/deployments.ts'
+import { buildScriptImage, type LoopbackRegistry } from './helpers/docker.ts'
+import { registryWorld, startDockerSuite, stopDockerSuite } from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
 
 // Issue 35, "Service logs": what a deployed service prints, read from the real Docker engine of
@@ -32,20 +32,15 @@ let basePath: string
 const environments: string[] = []
 
 before(async () => {
-  registry = await startRegistry()
-  await buildScriptImage('berth-test/ticker:build', 'tick.sh', TICKER_SCRIPT)
-  await registry.push('berth-test/ticker:build', 'ticker', '1')
-  await buildScriptImage('berth-test/logs-library/postgres:16', 'db.sh', DATABASE_SCRIPT)
-  t = await createDockerDeploymentsApp({ BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/logs-library' })
-  calls = deploymentCalls(t.app)
+  ;({ registry, t, calls } = await startDockerSuite({ BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/logs-library' }, async (registry) => {
+    await buildScriptImage('berth-test/ticker:build', 'tick.sh', TICKER_SCRIPT)
+    await registry.push('berth-test/ticker:build', 'ticker', '1')
+    await buildScriptImage('berth-test/logs-library/postgres:16', 'db.sh', DATABASE_SCRIPT)
+  }))
   basePath = await t.listen()
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  await t?.close()
-  await registry?.close()
-})
+after(() => stopDockerSuite({ t, registry }, environments))
 
 interface Log {
   id: string
