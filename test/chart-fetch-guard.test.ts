@@ -5,24 +5,13 @@ import { after, before, describe, it } from 'node:test'
 import { createDeploymentsApp, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { helmBinary } from './helpers/helm-binary.ts'
+import { UNREACHABLE_KUBECONFIG } from './helpers/kubeconfig.ts'
 
 // Issue 31, item 2: a helm repository whose host leads into the server's own network is refused
 // when a deployment fetches its chart (the name may have led elsewhere when it was stored), the
 // deployment saying why, and helm never connects there.
 
-const KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters:
-- name: c
-  cluster: { server: "https://127.0.0.1:1" }
-users:
-- name: u
-  user: { token: kube-secret }
-contexts:
-- name: x
-  context: { cluster: c, user: u }
-current-context: x
-`
+const KUBECONFIG = UNREACHABLE_KUBECONFIG
 
 describe('the address guard at chart fetch time', () => {
   let t: DeploymentsTestApp

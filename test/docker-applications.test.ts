@@ -8,8 +8,9 @@ import { createDockerExecutor, type DockerExecutorDeps } from '#src/modules/exec
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
 import { buildImage, builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
 import { CheckoutError, checkout, guardedAddresses } from '#src/modules/executors/git-checkout.ts'
-import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
 import { busyboxImage, docker, removeEnvironments } from './helpers/docker.ts'
+import { createDockerDeploymentsApp } from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
 import { type FakeProvider, type FakeRepository, startFakeProvider } from './helpers/fake-git-providers.ts'
 import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
@@ -41,14 +42,7 @@ before(async () => {
   github = await startFakeProvider('github')
   github.tokens.add(GIT_TOKEN)
   github.repositories.set('acme/site', fakeRepository)
-  t = await createDeploymentsApp(0, {
-    BERTH_EXECUTOR: 'docker',
-    BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
-    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
-    BERTH_RUNNER_LEASE_MS: '30000',
-    BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
-    BERTH_RATE_LIMIT_PER_ADDRESS: '0',
-  })
+  t = await createDockerDeploymentsApp()
   calls = deploymentCalls(t.app)
 })
 

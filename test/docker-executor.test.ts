@@ -4,8 +4,17 @@ import { databaseVolume } from '#src/modules/executors/docker/docker-executor.ts
 import { LABELS, networkName } from '#src/modules/executors/docker/docker-objects.ts'
 import { RUN_OUTPUT_LINES } from '#src/modules/executors/docker/job-runs.ts'
 import { TEST_SECRET_KEY, testDatabaseUrl } from './helpers/app.ts'
-import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, until } from './helpers/deployments.ts'
+import { buildScriptImage, docker, type LoopbackRegistry } from './helpers/docker.ts'
+import {
+  fetchText,
+  readinessProbe,
+  registryWorld,
+  serviceInstances,
+  startDockerSuite,
+  stopDockerSuite,
+  webContainerRequest,
+} from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
 import { runCli } from './helpers/process.ts'
 
@@ -40,46 +49,18 @@ let registry: LoopbackRegistry
 const environments: string[] = []
 
 before(async () => {
-  registry = await startRegistry()
-  await buildImage('berth-test/web:build', 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n', {
-    'serve.sh': WEB_SCRIPT,
-  })
-  await registry.push('berth-test/web:build', 'web', '1')
-  await buildImage('berth-test/library/postgres:16', 'FROM berth-test/busybox:1\nCOPY db.sh /db.sh\nENTRYPOINT ["/bin/sh", "/db.sh"]\n', {
-    'db.sh': DATABASE_SCRIPT,
-  })
-  t = await createDeploymentsApp(0, {
-    BERTH_EXECUTOR: 'docker',
-    BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
-    BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/library',
-    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
-    BERTH_RUNNER_LEASE_MS: '30000',
-    BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
-    BERTH_RATE_LIMIT_PER_ADDRESS: '0',
-  })
-  calls = deploymentCalls(t.app)
+  ;({ registry, t, calls } = await startDockerSuite({ BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/library' }, async (registry) => {
+    await buildScriptImage('berth-test/web:build', 'serve.sh', WEB_SCRIPT)
+    await registry.push('berth-test/web:build', 'web', '1')
+    await buildScriptImage('berth-test/library/postgres:16', 'db.sh', DATABASE_SCRIPT)
+  }))
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  await t?.close()
-  await registry?.close()
-})
+after(() => stopDockerSuite({ t, registry }, environments))
 
 const make = () => factories(t.db)
 
-async function world() {
-  const w = await make().environmentWithTokens()
-  environments.push(w.environment.id)
-  const created = await calls.inject('POST', `/organization/${w.organization.id}/containerRegistry`, w.tokens.admin.authorization, {
-    name: 'loopback',
-    kind: 'GENERIC_CR',
-    url: `http://${registry.host}`,
-    config: { username: registry.username, password: registry.password },
-  })
-  assert.equal(created.statusCode, 201, created.body)
-  return { ...w, registryId: created.json().id as string }
-}
+const world = () => registryWorld(t, calls, registry, environments)
 
 async function variable(authorization: string, scope: string, parentId: string, key: string, value: string, extra: object = {}) {
   const res = await calls.inject('POST', '/variable', authorization, {
@@ -94,22 +75,12 @@ async function variable(authorization: string, scope: string, parentId: string, 
   return res.json().id as string
 }
 
-const running = async (serviceId: string) =>
-  (await docker.listContainers({ filters: { label: [`${LABELS.service}=${serviceId}`] } })).filter((info) => info.State === 'running')
+const running = async (serviceId: string) => (await serviceInstances(serviceId)).filter((info) => info.State === 'running')
 
 /** The address the engine published an instance's port 8080 on. */
 const published = (info: { Ports: { PrivatePort: number; PublicPort?: number; IP?: string }[] }, port = 8080) => {
   const binding = info.Ports.find((candidate) => candidate.PrivatePort === port && candidate.PublicPort)
   return binding ? `http://127.0.0.1:${binding.PublicPort}` : undefined
-}
-
-async function fetchText(url: string): Promise<string | undefined> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2_000) })
-    return res.ok ? (await res.text()).trim() : undefined
-  } catch {
-    return undefined
-  }
 }
 
 async function logsOf(environmentId: string, executionId: string, authorization: string): Promise<string> {
@@ -118,28 +89,8 @@ async function logsOf(environmentId: string, executionId: string, authorization:
   return res.body
 }
 
-const webRequest = (registryId: string, extra: object = {}) => ({
-  name: 'web',
-  registry_id: registryId,
-  image_name: 'web',
-  tag: '1',
-  arguments: [],
-  cpu: 250,
-  memory: 64,
-  min_running_instances: 1,
-  max_running_instances: 1,
-  ports: [{ name: 'http', internal_port: 8080, external_port: 443, publicly_accessible: true, protocol: 'HTTP' }],
-  healthchecks: {
-    readiness_probe: {
-      type: { http: { path: '/', port: 8080 } },
-      initial_delay_seconds: 0,
-      period_seconds: 1,
-      timeout_seconds: 1,
-      failure_threshold: 5,
-    },
-  },
-  ...extra,
-})
+const webRequest = (registryId: string, extra: object = {}) =>
+  webContainerRequest(registryId, { imageName: 'web', tag: '1' }, readinessProbe('http', 5), extra)
 
 describe('the Docker executor', () => {
   it('runs a container of a registry image pulled with its credentials, with its variables, files, limits and published port; redeploys it with an instance answering throughout; a failed readiness keeps the previous version; stop and delete', async () => {

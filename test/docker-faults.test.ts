@@ -7,8 +7,16 @@ import { addressLinks } from '#src/modules/services/service-links.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { baseEnv, processScenario } from './helpers/berth-processes.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
-import { factories } from './helpers/factories.ts'
+import { buildScriptImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import {
+  containerVariable,
+  createContainer,
+  fetchText,
+  readinessProbe,
+  registryWorld,
+  serviceInstances,
+  webContainerRequest,
+} from './helpers/docker-world.ts'
 import { startWorker } from './helpers/process.ts'
 
 // Issue 21, faults of the Docker executor: links answer the addresses the engine published,
@@ -30,9 +38,7 @@ const environments: string[] = []
 
 before(async () => {
   registry = await startRegistry()
-  await buildImage('berth-test/faults:build', 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n', {
-    'serve.sh': WEB_SCRIPT,
-  })
+  await buildScriptImage('berth-test/faults:build', 'serve.sh', WEB_SCRIPT)
   await registry.push('berth-test/faults:build', 'faults', '1')
 })
 
@@ -45,63 +51,17 @@ const APP_ENV = { BERTH_GIT_ALLOW_PRIVATE_URLS: 'true', BERTH_RATE_LIMIT_PER_CRE
 
 /** An environment with tokens, a loopback registry and a web container of it (readiness every 200 ms, up to 60 s). */
 async function world(t: TestApp, calls: DeploymentCalls) {
-  const w = await factories(t.db).environmentWithTokens()
-  environments.push(w.environment.id)
-  const registryRes = await calls.inject('POST', `/organization/${w.organization.id}/containerRegistry`, w.tokens.admin.authorization, {
-    name: 'loopback',
-    kind: 'GENERIC_CR',
-    url: `http://${registry.host}`,
-    config: { username: registry.username, password: registry.password },
-  })
-  assert.equal(registryRes.statusCode, 201, registryRes.body)
-  const created = await calls.inject('POST', `/environment/${w.environment.id}/container`, w.tokens.write.authorization, {
-    name: 'web',
-    registry_id: registryRes.json().id,
-    image_name: 'faults',
-    tag: '1',
-    arguments: [],
-    cpu: 250,
-    memory: 64,
-    min_running_instances: 1,
-    max_running_instances: 1,
-    ports: [{ name: 'http', internal_port: 8080, external_port: 443, publicly_accessible: true, protocol: 'HTTP' }],
-    healthchecks: {
-      readiness_probe: {
-        type: { tcp: { port: 8080 } },
-        initial_delay_seconds: 0,
-        period_seconds: 1,
-        timeout_seconds: 1,
-        failure_threshold: 60,
-      },
-    },
-  })
-  assert.equal(created.statusCode, 201, created.body)
-  const containerId = created.json().id as string
+  const w = await registryWorld(t, calls, registry, environments)
+  const containerId = await createContainer(calls, w, webContainerRequest(w.registryId, { imageName: 'faults', tag: '1' }, readinessProbe('tcp', 60)))
   const variable = async (key: string, value: string) => {
-    const res = await calls.inject('POST', '/variable', w.tokens.write.authorization, {
-      key,
-      value,
-      is_secret: false,
-      variable_scope: 'CONTAINER',
-      variable_parent_id: containerId,
-    })
-    assert.equal(res.statusCode, 201, res.body)
+    await containerVariable(calls, w.tokens.write.authorization, containerId, key, value)
   }
   await variable('GREETING', 'hello')
   return { ...w, containerId, variable }
 }
 
-const instances = (serviceId: string) => docker.listContainers({ all: true, filters: { label: [`${LABELS.service}=${serviceId}`] } })
+const instances = (serviceId: string) => serviceInstances(serviceId, { all: true })
 const running = async (serviceId: string) => (await instances(serviceId)).filter((info) => info.State === 'running')
-
-async function fetchText(url: string): Promise<string | undefined> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2_000) })
-    return res.ok ? (await res.text()).trim() : undefined
-  } catch {
-    return undefined
-  }
-}
 
 describe('the Docker executor, seen from the API', () => {
   let t: DeploymentsTestApp

@@ -10,7 +10,8 @@ import { buildImage as buildFromContext, removeBuiltImages } from '#src/modules/
 import { pushImage } from '#src/modules/executors/docker/image-pushes.ts'
 import { MAX_LOG_LINE_LENGTH } from '#src/platform/secrets/secret-masking.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
-import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { buildImage, docker, type LoopbackRegistry } from './helpers/docker.ts'
+import { type RegistryWorld, registryWorld, startDockerSuite, stopDockerSuite } from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
 
 // Issue 31: the holes of the third hardening round that need the real Docker engine, each tried
@@ -22,42 +23,18 @@ let registry: LoopbackRegistry
 const environments: string[] = []
 
 before(async () => {
-  registry = await startRegistry()
-  await buildImage('berth-test/hardening:build', 'FROM berth-test/busybox:1\n')
-  await registry.push('berth-test/hardening:build', 'hardening', '1')
-  t = await createDeploymentsApp(0, {
-    BERTH_EXECUTOR: 'docker',
-    BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
-    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
-    BERTH_RUNNER_LEASE_MS: '30000',
-    BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
-    BERTH_RATE_LIMIT_PER_ADDRESS: '0',
-    BERTH_DOCKER_PIDS_LIMIT: '20',
-  })
-  calls = deploymentCalls(t.app)
+  ;({ registry, t, calls } = await startDockerSuite({ BERTH_DOCKER_PIDS_LIMIT: '20' }, async (registry) => {
+    await buildImage('berth-test/hardening:build', 'FROM berth-test/busybox:1\n')
+    await registry.push('berth-test/hardening:build', 'hardening', '1')
+  }))
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  await t?.close()
-  await registry?.close()
-})
+after(() => stopDockerSuite({ t, registry }, environments))
 
-async function world() {
-  const w = await factories(t.db).environmentWithTokens()
-  environments.push(w.environment.id)
-  const created = await calls.inject('POST', `/organization/${w.organization.id}/containerRegistry`, w.tokens.admin.authorization, {
-    name: 'loopback',
-    kind: 'GENERIC_CR',
-    url: `http://${registry.host}`,
-    config: { username: registry.username, password: registry.password },
-  })
-  assert.equal(created.statusCode, 201, created.body)
-  return { ...w, registryId: created.json().id as string }
-}
+const world = () => registryWorld(t, calls, registry, environments)
 
 /** Creates a job running `script` with sh, deploys it, and returns its history entry and logs. */
-async function runJob(w: Awaited<ReturnType<typeof world>>, script: string, extra: object = {}) {
+async function runJob(w: RegistryWorld, script: string, extra: object = {}) {
   const created = await calls.inject('POST', `/environment/${w.environment.id}/job`, w.tokens.write.authorization, {
     name: `job-${randomUUID().slice(0, 8)}`,
     cpu: 250,

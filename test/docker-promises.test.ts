@@ -10,7 +10,8 @@ import { openEmbeddedDatabase } from '#src/platform/db/embedded.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { baseEnv, processScenario } from './helpers/berth-processes.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { buildScriptImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { containerVariable, createContainer, readinessProbe, registryWorld, serviceInstances, webContainerRequest } from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
 import { startWorker } from './helpers/process.ts'
 
@@ -45,20 +46,12 @@ const environments: string[] = []
 
 before(async () => {
   registry = await startRegistry()
-  await buildImage('berth-test/promises-web:build', 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n', {
-    'serve.sh': WEB_SCRIPT,
-  })
+  await buildScriptImage('berth-test/promises-web:build', 'serve.sh', WEB_SCRIPT)
   await registry.push('berth-test/promises-web:build', 'promises-web', '1')
   // The same, stopped with SIGUSR1 (its STOPSIGNAL).
-  await buildImage(
-    'berth-test/promises-web:usr1',
-    'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nSTOPSIGNAL SIGUSR1\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n',
-    { 'serve.sh': WEB_SCRIPT },
-  )
+  await buildScriptImage('berth-test/promises-web:usr1', 'serve.sh', WEB_SCRIPT, { stopSignal: 'SIGUSR1' })
   await registry.push('berth-test/promises-web:usr1', 'promises-web', 'usr1')
-  await buildImage('berth-test/promises/postgres:16', 'FROM berth-test/busybox:1\nCOPY db.sh /db.sh\nENTRYPOINT ["/bin/sh", "/db.sh"]\n', {
-    'db.sh': DATABASE_SCRIPT,
-  })
+  await buildScriptImage('berth-test/promises/postgres:16', 'db.sh', DATABASE_SCRIPT)
 })
 
 after(async () => {
@@ -75,7 +68,7 @@ const APP_ENV = {
   BERTH_RATE_LIMIT_PER_ADDRESS: '0',
 }
 
-const instances = (serviceId: string) => docker.listContainers({ all: true, filters: { label: [`${LABELS.service}=${serviceId}`] } })
+const instances = (serviceId: string) => serviceInstances(serviceId, { all: true })
 const running = async (serviceId: string) => (await instances(serviceId)).filter((info) => info.State === 'running')
 /** What the engine holds of a container's configuration (dockerode's type leaves out the stop settings). */
 const engineConfig = async (id: string) => (await docker.getContainer(id).inspect()).Config as { StopTimeout?: number; StopSignal?: string }
@@ -83,48 +76,14 @@ const networkExists = async (environmentId: string) =>
   (await docker.listNetworks({ filters: { name: [networkName(environmentId)] } })).some((network) => network.Name === networkName(environmentId))
 
 async function containerWorld(t: TestApp, calls: DeploymentCalls, options: { tag?: string; variables?: Record<string, string> } = {}) {
-  const w = await factories(t.db).environmentWithTokens()
-  environments.push(w.environment.id)
-  const registryRes = await calls.inject('POST', `/organization/${w.organization.id}/containerRegistry`, w.tokens.admin.authorization, {
-    name: 'loopback',
-    kind: 'GENERIC_CR',
-    url: `http://${registry.host}`,
-    config: { username: registry.username, password: registry.password },
-  })
-  assert.equal(registryRes.statusCode, 201, registryRes.body)
-  const created = await calls.inject('POST', `/environment/${w.environment.id}/container`, w.tokens.write.authorization, {
-    name: 'web',
-    registry_id: registryRes.json().id,
-    image_name: 'promises-web',
-    tag: options.tag ?? '1',
-    arguments: [],
-    cpu: 250,
-    memory: 64,
-    min_running_instances: 1,
-    max_running_instances: 1,
-    ports: [{ name: 'http', internal_port: 8080, external_port: 443, publicly_accessible: true, protocol: 'HTTP' }],
-    healthchecks: {
-      readiness_probe: {
-        type: { tcp: { port: 8080 } },
-        initial_delay_seconds: 0,
-        period_seconds: 1,
-        timeout_seconds: 1,
-        failure_threshold: 60,
-      },
-    },
-  })
-  assert.equal(created.statusCode, 201, created.body)
-  const containerId = created.json().id as string
-  for (const [key, value] of Object.entries({ GREETING: 'hello', ...options.variables })) {
-    const res = await calls.inject('POST', '/variable', w.tokens.write.authorization, {
-      key,
-      value,
-      is_secret: false,
-      variable_scope: 'CONTAINER',
-      variable_parent_id: containerId,
-    })
-    assert.equal(res.statusCode, 201, res.body)
-  }
+  const w = await registryWorld(t, calls, registry, environments)
+  const containerId = await createContainer(
+    calls,
+    w,
+    webContainerRequest(w.registryId, { imageName: 'promises-web', tag: options.tag ?? '1' }, readinessProbe('tcp', 60)),
+  )
+  for (const [key, value] of Object.entries({ GREETING: 'hello', ...options.variables }))
+    await containerVariable(calls, w.tokens.write.authorization, containerId, key, value)
   return { ...w, containerId }
 }
 

@@ -18,6 +18,7 @@ import { factories } from './helpers/factories.ts'
 import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
 import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
 import { describeWithEachHelm, helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
+import { UNREACHABLE_KUBECONFIG } from './helpers/kubeconfig.ts'
 
 // Helm charts and values files kept in git, and STOP and RESTART of a release, on Kubernetes: a
 // repository served on loopback by git's own http-backend over HTTPS (test/helpers/git-server.ts,
@@ -30,19 +31,7 @@ import { describeWithEachHelm, helmBinary, kubectlBinary } from './helpers/helm-
 // a recording stand-in for the API server (test/helpers/fake-kube-api.ts).
 
 const TOKEN = `ghp_${randomUUID().replaceAll('-', '')}`
-const KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters:
-- name: c
-  cluster: { server: "https://127.0.0.1:1" }
-users:
-- name: u
-  user: { token: kube-secret }
-contexts:
-- name: x
-  context: { cluster: c, user: u }
-current-context: x
-`
+const KUBECONFIG = UNREACHABLE_KUBECONFIG
 
 const CHART = {
   'charts/webapp/Chart.yaml': 'apiVersion: v2\nname: webapp\nversion: 0.1.0\n',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -27,6 +27,7 @@ import { startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
 import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
 import { applyFlags, describeWithEachHelm, helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
+import { writeRecordingHelm } from './helpers/recording-helm.ts'
 
 // Helm services on Kubernetes with the real helm program (test/helpers/helm-binary.ts): a chart
 // repository made here with `helm create`, `helm package` and `helm repo index`, served on loopback
@@ -153,32 +154,17 @@ describeWithEachHelm('helm services on Kubernetes (real helm, no API server)', (
     // Relative chart URLs: each server's index points at its own address.
     run(['repo', 'index', repo])
 
-    callsDir = path.join(work, 'calls')
-    mkdirSync(callsDir)
-    wrapper = path.join(work, 'helm-wrapper.sh')
-    writeFileSync(
-      wrapper,
-      `#!/bin/sh
-# The version the executor asks first is no call of the deployment.
-if [ "$1" = "version" ]; then exec "${helm}" "$@"; fi
-call="${callsDir}/$(date +%s%N)-$$"
-mkdir "$call"
-for a in "$@"; do printf '%s\\n' "$a" >> "$call/argv"; done
-prev=""
-for a in "$@"; do
-  if [ "$prev" = "--kubeconfig" ]; then cp "$a" "$call/kubeconfig"; stat -c %a "$a" > "$call/kubeconfig-mode"; fi
-  prev="$a"
-done
-case "$1" in
-  upgrade|uninstall)
-    for a in "$@"; do if [ "$a" = "slow-install" ]; then exec sleep 30; fi; done
-    echo "Release \\"$3\\" has been upgraded. Happy Helming!"
-    exit 0;;
-esac
-exec "${helm}" "$@"
-`,
-    )
-    chmodSync(wrapper, 0o755)
+    ;({ wrapper, callsDir } = writeRecordingHelm(
+      work,
+      helm,
+      '  if [ "$prev" = "--kubeconfig" ]; then cp "$a" "$call/kubeconfig"; stat -c %a "$a" > "$call/kubeconfig-mode"; fi',
+      [
+        '  upgrade|uninstall)',
+        '    for a in "$@"; do if [ "$a" = "slow-install" ]; then exec sleep 30; fi; done',
+        '    echo "Release \\"$3\\" has been upgraded. Happy Helming!"',
+        '    exit 0;;',
+      ].join('\n'),
+    ))
   })
   after(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, it } from 'node:test'
@@ -15,6 +15,7 @@ import { factories } from './helpers/factories.ts'
 import { type FakeProvider, type FakeRepository, startFakeProvider } from './helpers/fake-git-providers.ts'
 import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
 import { describeWithEachHelm, helmBinary } from './helpers/helm-binary.ts'
+import { writeRecordingHelm } from './helpers/recording-helm.ts'
 
 // Issue 22: applications and jobs built from git on a KUBERNETES cluster. The runner's Docker
 // engine builds the commit (served on loopback by git over HTTPS, looked up at a fake GitHub, as in
@@ -65,29 +66,8 @@ describeWithEachHelm('applications and jobs built from git on a KUBERNETES clust
     await busyboxImage()
     const helm = helmBinary(major)
     work = mkdtempSync(path.join(os.tmpdir(), 'berth-k8s-builds-'))
-    callsDir = path.join(work, 'calls')
-    mkdirSync(callsDir)
-    const wrapper = path.join(work, 'helm-wrapper.sh')
-    writeFileSync(
-      wrapper,
-      `#!/bin/sh
-# The version the executor asks first is no call of the deployment.
-if [ "$1" = "version" ]; then exec "${helm}" "$@"; fi
-call="${callsDir}/$(date +%s%N)-$$"
-mkdir "$call"
-for a in "$@"; do printf '%s\\n' "$a" >> "$call/argv"; done
-prev=""
-for a in "$@"; do
-  if [ "$prev" = "--values" ]; then cp "$a" "$call/values"; fi
-  prev="$a"
-done
-case "$1" in
-  upgrade|uninstall) echo "Release \\"$3\\" done."; exit 0;;
-esac
-exec "${helm}" "$@"
-`,
-    )
-    chmodSync(wrapper, 0o755)
+    const recording = writeRecordingHelm(work, helm, '  if [ "$prev" = "--values" ]; then cp "$a" "$call/values"; fi')
+    callsDir = recording.callsDir
     registry = await startRegistry()
     git = await startGitServer('x-access-token', GIT_TOKEN)
     process.env.GIT_SSL_CAINFO = git.certificateFile
@@ -95,7 +75,7 @@ exec "${helm}" "$@"
     github.tokens.add(GIT_TOKEN)
     github.repositories.set('acme/site', fakeRepository)
     t = await createDeploymentsApp(0, {
-      BERTH_HELM_PATH: wrapper,
+      BERTH_HELM_PATH: recording.wrapper,
       BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
       BERTH_RUNNER_LEASE_MS: '30000',
       BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',

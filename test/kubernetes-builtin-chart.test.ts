@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, it } from 'node:test'
@@ -30,6 +30,7 @@ import { testSecretBox } from './helpers/app.ts'
 import { createDeploymentsApp, deploymentCalls } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { applyFlags, describeWithEachHelm, helmBinary } from './helpers/helm-binary.ts'
+import { writeRecordingHelm } from './helpers/recording-helm.ts'
 
 // The chart Berth ships for containers, container databases and jobs on Kubernetes
 // (src/modules/executors/kubernetes/chart), rendered by the real helm (test/helpers/helm-binary.ts)
@@ -445,30 +446,14 @@ describeWithEachHelm('containers, databases and jobs on a Kubernetes cluster (th
   before(() => {
     const helm = helmBinary(major)
     work = mkdtempSync(path.join(os.tmpdir(), 'berth-chart-exec-'))
-    callsDir = path.join(work, 'calls')
-    mkdirSync(callsDir)
-    wrapper = path.join(work, 'helm-wrapper.sh')
-    writeFileSync(
-      wrapper,
-      `#!/bin/sh
-# The version the executor asks first is no call of the deployment.
-if [ "$1" = "version" ]; then exec "${helm}" "$@"; fi
-call="${callsDir}/$(date +%s%N)-$$"
-mkdir "$call"
-for a in "$@"; do printf '%s\\n' "$a" >> "$call/argv"; done
-prev=""
-for a in "$@"; do
-  if [ "$prev" = "--values" ]; then stat -c %a "$a" > "$call/values-mode"; cp "$a" "$call/values"; fi
-  if [ "$prev" = "--kubeconfig" ]; then cp "$a" "$call/kubeconfig"; fi
-  prev="$a"
-done
-case "$1" in
-  upgrade|uninstall) echo "Release \\"$3\\" done."; exit 0;;
-esac
-exec "${helm}" "$@"
-`,
-    )
-    chmodSync(wrapper, 0o755)
+    ;({ wrapper, callsDir } = writeRecordingHelm(
+      work,
+      helm,
+      [
+        '  if [ "$prev" = "--values" ]; then stat -c %a "$a" > "$call/values-mode"; cp "$a" "$call/values"; fi',
+        '  if [ "$prev" = "--kubeconfig" ]; then cp "$a" "$call/kubeconfig"; fi',
+      ].join('\n'),
+    ))
   })
   after(() => {
     if (work) rmSync(work, { recursive: true, force: true })

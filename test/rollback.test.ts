@@ -2,8 +2,19 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
-import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, until } from './helpers/deployments.ts'
+import { buildScriptImage, type LoopbackRegistry } from './helpers/docker.ts'
+import {
+  containerVariable,
+  createContainer,
+  fetchText,
+  readinessProbe,
+  registryWorld,
+  serviceInstances,
+  startDockerSuite,
+  stopDockerSuite,
+  webContainerRequest,
+} from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
 
 // Issue 35, "Going back": a rollback deploys an earlier execution's snapshot again, in the real
@@ -23,65 +34,25 @@ let registry: LoopbackRegistry
 const environments: string[] = []
 
 before(async () => {
-  registry = await startRegistry()
-  for (const version of ['v1', 'v2']) {
-    const local = `berth-test/rollback-web:${version}`
-    await buildImage(local, 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n', {
-      'serve.sh': versionScript(version),
-    })
-    await registry.push(local, 'rollback-web', version.slice(1))
-  }
-  t = await createDeploymentsApp(0, {
-    BERTH_EXECUTOR: 'docker',
-    BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
-    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
-    BERTH_RUNNER_LEASE_MS: '30000',
-    BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
-    BERTH_RATE_LIMIT_PER_ADDRESS: '0',
-  })
-  calls = deploymentCalls(t.app)
+  ;({ registry, t, calls } = await startDockerSuite({}, async (registry) => {
+    for (const version of ['v1', 'v2']) {
+      const local = `berth-test/rollback-web:${version}`
+      await buildScriptImage(local, 'serve.sh', versionScript(version))
+      await registry.push(local, 'rollback-web', version.slice(1))
+    }
+  }))
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  await t?.close()
-  await registry?.close()
-})
+after(() => stopDockerSuite({ t, registry }, environments))
 
-const containerRequest = (registryId: string, tag: string) => ({
-  name: 'web',
-  registry_id: registryId,
-  image_name: 'rollback-web',
-  tag,
-  arguments: [],
-  cpu: 250,
-  memory: 64,
-  min_running_instances: 1,
-  max_running_instances: 1,
-  ports: [{ name: 'http', internal_port: 8080, external_port: 443, publicly_accessible: true, protocol: 'HTTP' }],
-  healthchecks: {
-    readiness_probe: {
-      type: { http: { path: '/', port: 8080 } },
-      initial_delay_seconds: 0,
-      period_seconds: 1,
-      timeout_seconds: 1,
-      failure_threshold: 5,
-    },
-  },
-})
+const containerRequest = (registryId: string, tag: string) =>
+  webContainerRequest(registryId, { imageName: 'rollback-web', tag }, readinessProbe('http', 5))
 
-const running = async (serviceId: string) =>
-  (await docker.listContainers({ filters: { label: [`${LABELS.service}=${serviceId}`] } })).filter((info) => info.State === 'running')
+const running = async (serviceId: string) => (await serviceInstances(serviceId)).filter((info) => info.State === 'running')
 
 async function served(info: { Ports: { PrivatePort: number; PublicPort?: number }[] }): Promise<string | undefined> {
   const port = info.Ports.find((candidate) => candidate.PrivatePort === 8080 && candidate.PublicPort)?.PublicPort
-  if (!port) return undefined
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000) })
-    return res.ok ? (await res.text()).trim() : undefined
-  } catch {
-    return undefined
-  }
+  return port ? fetchText(`http://127.0.0.1:${port}/`) : undefined
 }
 
 /** Waits until the service runs one instance alone, and answers what that instance serves and its image. */
@@ -95,33 +66,10 @@ async function runningAlone(serviceId: string): Promise<{ answer: string | undef
 }
 
 async function world() {
-  const w = await factories(t.db).environmentWithTokens()
-  environments.push(w.environment.id)
-  const registryRes = await calls.inject('POST', `/organization/${w.organization.id}/containerRegistry`, w.tokens.admin.authorization, {
-    name: 'loopback',
-    kind: 'GENERIC_CR',
-    url: `http://${registry.host}`,
-    config: { username: registry.username, password: registry.password },
-  })
-  assert.equal(registryRes.statusCode, 201, registryRes.body)
-  const registryId = registryRes.json().id as string
-  const created = await calls.inject(
-    'POST',
-    `/environment/${w.environment.id}/container`,
-    w.tokens.write.authorization,
-    containerRequest(registryId, '1'),
-  )
-  assert.equal(created.statusCode, 201, created.body)
-  const containerId = created.json().id as string
-  const variable = await calls.inject('POST', '/variable', w.tokens.write.authorization, {
-    key: 'GREETING',
-    value: 'one',
-    is_secret: false,
-    variable_scope: 'CONTAINER',
-    variable_parent_id: containerId,
-  })
-  assert.equal(variable.statusCode, 201, variable.body)
-  return { ...w, registryId, containerId, greetingId: variable.json().id as string }
+  const w = await registryWorld(t, calls, registry, environments)
+  const containerId = await createContainer(calls, w, containerRequest(w.registryId, '1'))
+  const greetingId = await containerVariable(calls, w.tokens.write.authorization, containerId, 'GREETING', 'one')
+  return { ...w, containerId, greetingId }
 }
 
 /** The container's entry in the environment's history entry of `executionId`. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { buildImage, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, until } from './helpers/deployments.ts'
+import { buildScriptImage, type LoopbackRegistry } from './helpers/docker.ts'
+import { registryWorld, startDockerSuite, stopDockerSuite } from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
 
 // Issue 35, "Service logs": what a deployed service prints, read from the real Docker engine of
@@ -31,32 +32,15 @@ let basePath: string
 const environments: string[] = []
 
 before(async () => {
-  registry = await startRegistry()
-  await buildImage('berth-test/ticker:build', 'FROM berth-test/busybox:1\nCOPY tick.sh /tick.sh\nENTRYPOINT ["/bin/sh", "/tick.sh"]\n', {
-    'tick.sh': TICKER_SCRIPT,
-  })
-  await registry.push('berth-test/ticker:build', 'ticker', '1')
-  await buildImage('berth-test/logs-library/postgres:16', 'FROM berth-test/busybox:1\nCOPY db.sh /db.sh\nENTRYPOINT ["/bin/sh", "/db.sh"]\n', {
-    'db.sh': DATABASE_SCRIPT,
-  })
-  t = await createDeploymentsApp(0, {
-    BERTH_EXECUTOR: 'docker',
-    BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
-    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
-    BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/logs-library',
-    BERTH_RUNNER_LEASE_MS: '30000',
-    BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
-    BERTH_RATE_LIMIT_PER_ADDRESS: '0',
-  })
-  calls = deploymentCalls(t.app)
+  ;({ registry, t, calls } = await startDockerSuite({ BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/logs-library' }, async (registry) => {
+    await buildScriptImage('berth-test/ticker:build', 'tick.sh', TICKER_SCRIPT)
+    await registry.push('berth-test/ticker:build', 'ticker', '1')
+    await buildScriptImage('berth-test/logs-library/postgres:16', 'db.sh', DATABASE_SCRIPT)
+  }))
   basePath = await t.listen()
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  await t?.close()
-  await registry?.close()
-})
+after(() => stopDockerSuite({ t, registry }, environments))
 
 interface Log {
   id: string
@@ -123,18 +107,7 @@ const logsOf = (events: SseEvent[]) => events.filter((event) => event.event === 
 const tickOf = (log: Log) => Number(/^tick-(\d+)$/.exec(log.message)?.[1] ?? Number.NaN)
 const ticks = (logs: Log[]) => logs.map(tickOf).filter((tick) => !Number.isNaN(tick))
 
-async function world() {
-  const w = await factories(t.db).environmentWithTokens()
-  environments.push(w.environment.id)
-  const created = await calls.inject('POST', `/organization/${w.organization.id}/containerRegistry`, w.tokens.admin.authorization, {
-    name: 'loopback',
-    kind: 'GENERIC_CR',
-    url: `http://${registry.host}`,
-    config: { username: registry.username, password: registry.password },
-  })
-  assert.equal(created.statusCode, 201, created.body)
-  return { ...w, registryId: created.json().id as string }
-}
+const world = () => registryWorld(t, calls, registry, environments)
 
 async function secretVariable(authorization: string, scope: string, parentId: string, key: string, value: string) {
   const res = await calls.inject('POST', '/variable', authorization, {

@@ -86,6 +86,12 @@ export async function buildImage(tag: string, dockerfile: string, files: Record<
   return tag
 }
 
+/** Builds `tag` on the busybox image: `script` as /`fileName`, run with sh as its entrypoint (stopped by `stopSignal` when given). */
+export function buildScriptImage(tag: string, fileName: string, script: string, options: { stopSignal?: string } = {}): Promise<string> {
+  const stop = options.stopSignal ? `STOPSIGNAL ${options.stopSignal}\n` : ''
+  return buildImage(tag, `FROM ${BUSYBOX}\nCOPY ${fileName} /${fileName}\n${stop}ENTRYPOINT ["/bin/sh", "/${fileName}"]\n`, { [fileName]: script })
+}
+
 async function freePort(): Promise<number> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
