@@ -49,7 +49,7 @@ after(async () => {
 
 const APP_ENV = { BERTH_GIT_ALLOW_PRIVATE_URLS: 'true', BERTH_RATE_LIMIT_PER_CREDENTIAL: '0', BERTH_RATE_LIMIT_PER_ADDRESS: '0' }
 
-/** An environment with tokens, a loopback registry and a web container of it (readiness every 200 ms, up to 60 s). */
+/** An environment with tokens, a loopback registry and a web container of it (readiness every second, up to 60 s). */
 async function world(t: TestApp, calls: DeploymentCalls) {
   const w = await registryWorld(t, calls, registry, environments)
   const containerId = await createContainer(calls, w, webContainerRequest(w.registryId, { imageName: 'faults', tag: '1' }, readinessProbe('tcp', 60)))
