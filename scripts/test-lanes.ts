@@ -19,6 +19,7 @@ const WAITING = [
   /^cron-scheduler\./,
   /^database-outage\./,
   /^demo-seed\./,
+  /^dry-run\./,
   /^deployment-processes\./,
   /^docker-/,
   /^embedded\./,
@@ -28,11 +29,13 @@ const WAITING = [
   /^log-format\./,
   /^provider-replay\./,
   /^resilience-load\./,
+  /^rollback\./,
   /^secret-key-check\./,
   /^secrets-in-logs\./,
   /^self-contained\./,
   /^serve-/,
   /^service-limits\./,
+  /^service-logs/,
 ]
 
 // The longest files as last measured, started first in a run with no durations of its own yet (a
