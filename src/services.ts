@@ -275,7 +275,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     queues: createEnvironmentQueue(db),
     history: historyRepo,
     restorable: createRestorableSnapshotsRepository(db),
-    statuses: createDeploymentStatuses(historyRepo, options.serviceRuntime?.liveStates),
+    statuses: createDeploymentStatuses(historyRepo, KINDS, options.serviceRuntime?.liveStates),
     kinds: KINDS,
     requireEnvironment: environments.requireEnvironment,
     requireService: services.requireService,

@@ -184,6 +184,8 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   type: ServiceType
   /** How errors name one: "helm not found". */
   noun: string
+  /** Its instances keep running once deployed (jobs run to completion): only these kinds' statuses ask the engine whether they still run. */
+  longRunning?: true
   /** The request field that holds each reference `field`, for errors about it. */
   referencePaths: Record<string, string>
   /** Throws `forbidden` for what the caller's role may not set; checked before anything else of a write. Absent: every role that may write may set everything. */
