@@ -234,7 +234,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     secrets: options.secrets,
     checkCeilings: createResourceCeilings(db, options.resourceCeilings),
   })
-  const advancedSettings = createAdvancedSettingsService({ repo: createAdvancedSettingsRepository(db), requireService: services.requireService })
+  const advancedSettings = createAdvancedSettingsService({
+    repo: createAdvancedSettingsRepository(db),
+    kinds: KINDS,
+    requireService: services.requireService,
+  })
   const customDomains = createCustomDomainsService({
     repo: createCustomDomainsRepository(db),
     requireService: services.requireService,

@@ -5,6 +5,7 @@ import type { SnapshotVariable } from '#src/modules/variables/resolved-variables
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { Settings } from './advanced-settings/advanced-settings.schemas.ts'
 
 // How a kind of service plugs into the one service core (docs/architecture.md, "Adding a kind").
 // The core owns names, access, organization scoping, stages, versions, references, triggers,
@@ -220,6 +221,8 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   followedBranch?(configuration: Config): FollowedBranch | undefined
   /** What an executor does for `action`, step by step, as it reports it; never a secret value. */
   plan(snapshot: ServiceSnapshot<Config>, action: RunnableTrigger): PlannedStep[]
+  /** Its table of advanced settings, which the registry takes from its descriptor (`features.advancedSettings`); absent: it has none. */
+  advancedSettings?: Settings
   /** How its services run on a schedule, when they may (cron firing); absent: never scheduled. */
   schedule?: KindSchedule<Config, Overrides>
 }
