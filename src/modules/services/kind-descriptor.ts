@@ -57,6 +57,8 @@ export interface KindFeatures {
   advancedSettings?: { get: string; edit: string } & KindSettings
   /** `/{segment}/{id}/deploymentRestriction`. */
   restrictions?: true
+  /** Its services hold variables, each its own scope of the `/variable` routes (the project's, the environment's and these kinds'). */
+  variables?: true
   /** `/{segment}/{id}/environmentVariable` and `/secret`, with the import's operation id. */
   scopedVariables?: { importOperation: string }
   /** `/{segment}/{id}/customDomain`, with these operation ids; `getSuffix` the path of `get` under a domain. */

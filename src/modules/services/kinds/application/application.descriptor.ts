@@ -74,6 +74,7 @@ export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWr
   toResponse: toApplicationResponse,
   features: {
     documentOrder: 1,
+    variables: true,
     advancedSettings: {
       get: 'getAdvancedSettings',
       edit: 'editAdvancedSettings',

@@ -55,6 +55,7 @@ export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerW
   toResponse: toContainerResponse,
   features: {
     documentOrder: 2,
+    variables: true,
     advancedSettings: {
       get: 'getContainerAdvancedSettings',
       edit: 'editContainerAdvancedSettings',

@@ -58,6 +58,7 @@ export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
   toResponse: toHelmResponse,
   features: {
     documentOrder: 4,
+    variables: true,
     advancedSettings: {
       get: 'getHelmAdvancedSettings',
       edit: 'editHelmAdvancedSettings',

@@ -71,6 +71,7 @@ export const jobDescriptor = defineKind<JobServiceRecord, JobWrite>({
   afterEdit: (job, hooks) => hooks.reschedule(job.id, job),
   features: {
     documentOrder: 3,
+    variables: true,
     advancedSettings: {
       get: 'getJobAdvancedSettings',
       edit: 'editJobAdvancedSettings',
