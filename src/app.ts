@@ -287,7 +287,12 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(customDomainsRoutes(services.customDomains, kindsWith('customDomains')))
     await api.register(servicesRoutes(services.services, KIND_ROUTES))
     await api.register(deploymentStagesRoutes(services.deploymentStages))
-    await api.register(variablesRoutes(services.variables))
+    await api.register(
+      variablesRoutes(
+        services.variables,
+        kindsWith('variables').map((descriptor) => descriptor.kind.type),
+      ),
+    )
     await api.register(scopedVariablesRoutes(services.variables, kindsWith('scopedVariables')))
     await api.register(environmentActionsRoutes(services.deployments))
     await api.register(selectedServicesRoutes(services.deployments, KIND_ROUTES))

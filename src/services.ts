@@ -234,7 +234,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     secrets: options.secrets,
     checkCeilings: createResourceCeilings(db, options.resourceCeilings),
   })
-  const advancedSettings = createAdvancedSettingsService({ repo: createAdvancedSettingsRepository(db), requireService: services.requireService })
+  const advancedSettings = createAdvancedSettingsService({
+    repo: createAdvancedSettingsRepository(db),
+    kinds: KINDS,
+    requireService: services.requireService,
+  })
   const customDomains = createCustomDomainsService({
     repo: createCustomDomainsRepository(db),
     requireService: services.requireService,
@@ -275,7 +279,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     queues: createEnvironmentQueue(db),
     history: historyRepo,
     restorable: createRestorableSnapshotsRepository(db),
-    statuses: createDeploymentStatuses(historyRepo, options.serviceRuntime?.liveStates),
+    statuses: createDeploymentStatuses(historyRepo, KINDS, options.serviceRuntime?.liveStates),
     kinds: KINDS,
     requireEnvironment: environments.requireEnvironment,
     requireService: services.requireService,

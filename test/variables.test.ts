@@ -345,6 +345,14 @@ describe('variables and secrets', () => {
       '/variable_scope',
     )
     assertValidationError(await calls.send('GET', `/variable?scope=TERRAFORM&parent_id=${projectId}`, auth), '/scope')
+    // The scopes are the kinds whose services hold variables, named in the document's order.
+    assert.deepEqual(validationErrors(await calls.send('GET', `/variable?scope=AGENTIC_WORKFLOW&parent_id=${projectId}`, auth)), [
+      {
+        path: '/scope',
+        message: 'must be PROJECT, ENVIRONMENT, APPLICATION, CONTAINER, JOB or HELM (AGENTIC_WORKFLOW holds no variables here)',
+        location: 'query',
+      },
+    ])
     assertValidationError(
       await calls.send('POST', '/variable', auth, {
         key: 'X',
@@ -453,6 +461,13 @@ describe('variables and secrets', () => {
     })
     assertValidationError(bad, '/vars/1/name')
     assertValidationError(bad, '/vars/2/scope')
+    // An import into a kind that holds no variables is refused, naming the kinds that do.
+    assert.deepEqual(
+      validationErrors(
+        await calls.send('POST', `/variable/import?service_id=${helm.id}&service_type=TERRAFORM`, auth, { overwrite: false, vars: [] }),
+      ),
+      [{ path: '/service_type', message: 'must be APPLICATION, CONTAINER, JOB or HELM', location: 'query' }],
+    )
     assert.ok(!(await calls.list('HELM', helm.id, auth)).some((v) => v.key === 'GOOD'))
   })
 

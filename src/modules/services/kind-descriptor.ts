@@ -4,6 +4,7 @@ import type { DockerKind } from '#src/modules/executors/docker/docker-executor.t
 import type { KubernetesKind } from '#src/modules/executors/kubernetes/builtin-deployments.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { CappedList } from '#src/platform/http/lists.ts'
+import type { KindSettings } from './advanced-settings/advanced-settings.schemas.ts'
 import type { KindRouteContext } from './kind-route-context.ts'
 import type { KindBulkMembers, KindRoutes } from './kind-routes.ts'
 import type { AnyServiceKind, CloneInputContext, ServiceRecord } from './service-kinds.ts'
@@ -49,10 +50,15 @@ export interface KindCrudService<Rec = { entityTag: string }, Write = unknown> {
 export interface KindFeatures {
   /** Where the kind's side routes stand among the kinds' in `/openapi.json` (the reference's order). */
   documentOrder: number
-  /** `/{segment}/{id}/advancedSettings` and `/default<Name>AdvancedSettings`, with these operation ids. */
-  advancedSettings?: { get: string; edit: string }
+  /**
+   * `/{segment}/{id}/advancedSettings` and `/default<Name>AdvancedSettings`, with these operation ids;
+   * `title` and `settings` its table (composed of `SETTING_GROUPS`), which the registry hands the kind's `advancedSettings`.
+   */
+  advancedSettings?: { get: string; edit: string } & KindSettings
   /** `/{segment}/{id}/deploymentRestriction`. */
   restrictions?: true
+  /** Its services hold variables, each its own scope of the `/variable` routes (the project's, the environment's and these kinds'). */
+  variables?: true
   /** `/{segment}/{id}/environmentVariable` and `/secret`, with the import's operation id. */
   scopedVariables?: { importOperation: string }
   /** `/{segment}/{id}/customDomain`, with these operation ids; `getSuffix` the path of `get` under a domain. */

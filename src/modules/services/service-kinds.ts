@@ -5,6 +5,7 @@ import type { SnapshotVariable } from '#src/modules/variables/resolved-variables
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { Settings } from './advanced-settings/advanced-settings.schemas.ts'
 
 // How a kind of service plugs into the one service core (docs/architecture.md, "Adding a kind").
 // The core owns names, access, organization scoping, stages, versions, references, triggers,
@@ -184,6 +185,8 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   type: ServiceType
   /** How errors name one: "helm not found". */
   noun: string
+  /** Its instances keep running once deployed (jobs run to completion): only these kinds' statuses ask the engine whether they still run. */
+  longRunning?: true
   /** The request field that holds each reference `field`, for errors about it. */
   referencePaths: Record<string, string>
   /** Throws `forbidden` for what the caller's role may not set; checked before anything else of a write. Absent: every role that may write may set everything. */
@@ -218,6 +221,8 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   followedBranch?(configuration: Config): FollowedBranch | undefined
   /** What an executor does for `action`, step by step, as it reports it; never a secret value. */
   plan(snapshot: ServiceSnapshot<Config>, action: RunnableTrigger): PlannedStep[]
+  /** Its table of advanced settings, which the registry takes from its descriptor (`features.advancedSettings`); absent: it has none. */
+  advancedSettings?: Settings
   /** How its services run on a schedule, when they may (cron firing); absent: never scheduled. */
   schedule?: KindSchedule<Config, Overrides>
 }

@@ -16,7 +16,7 @@ import {
   type VariableScopeWord,
 } from './variables.schemas.ts'
 import type { VariablesService } from './variables.service.ts'
-import { isServiceScope, type ParentScope } from './variables.types.ts'
+import { isServiceScope, listedWords, type ParentScope, type ServiceScope } from './variables.types.ts'
 import { asParentScope, importInput, linkInput, toVariableImport, toVariableResponse } from './variables.wire.ts'
 
 // The generic variables API (reference tag "Variable Main Calls"): what the CLI and the Terraform
@@ -26,12 +26,12 @@ const tags = ['Variable Main Calls']
 
 const CONFLICTS = conflictResponse('the key is taken in the scope, or the scope is at its limits')
 
-/** A scope variables may be created in; 400 at `path` for BUILT_IN and the kinds Berth does not serve. */
-function parentScope(scope: VariableScopeWord, path: string, location: 'body' | 'query'): ParentScope {
-  const parent = asParentScope(scope)
+/** A scope variables may be created in (the project, the environment, `scopes`); 400 at `path` for BUILT_IN and the kinds Berth does not serve. */
+function parentScope(scopes: readonly ServiceScope[], scope: VariableScopeWord, path: string, location: 'body' | 'query'): ParentScope {
+  const parent = asParentScope(scopes, scope)
   if (!parent) {
     throw validationFailed([
-      { path, message: `must be PROJECT, ENVIRONMENT, APPLICATION, CONTAINER, JOB or HELM (${scope} holds no variables here)`, location },
+      { path, message: `must be ${listedWords(['PROJECT', 'ENVIRONMENT', ...scopes])} (${scope} holds no variables here)`, location },
     ])
   }
   return parent
@@ -41,7 +41,8 @@ const noSecretManager = (id: string | null | undefined, path: string) => {
   if (id) throw validationFailed([{ path, message: 'external secret managers are not supported: leave it out or null', location: 'body' }])
 }
 
-export function variablesRoutes(variables: VariablesService): FastifyPluginAsyncTypebox {
+/** `scopes`: the kinds whose services hold variables (`features.variables`), in the order errors list them. */
+export function variablesRoutes(variables: VariablesService, scopes: readonly ServiceScope[]): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/variable',
@@ -57,7 +58,7 @@ export function variablesRoutes(variables: VariablesService): FastifyPluginAsync
         },
       },
       async (req) => {
-        const scope = parentScope(req.query.scope, '/scope', 'query')
+        const scope = parentScope(scopes, req.query.scope, '/scope', 'query')
         const list = await variables.list(req.principal, scope, req.query.parent_id, req.query.is_secret)
         return { results: list.map(toVariableResponse) }
       },
@@ -77,7 +78,7 @@ export function variablesRoutes(variables: VariablesService): FastifyPluginAsync
       },
       async (req, reply) => {
         const { body } = req
-        const scope = parentScope(body.variable_scope, '/variable_scope', 'body')
+        const scope = parentScope(scopes, body.variable_scope, '/variable_scope', 'body')
         noSecretManager(body.secret_manager_access_id, '/secret_manager_access_id')
         const created = await variables.create(req.principal, scope, body.variable_parent_id, {
           key: body.key,
@@ -151,7 +152,7 @@ export function variablesRoutes(variables: VariablesService): FastifyPluginAsync
       },
       async (req, reply) => {
         const { body } = req
-        const scope = parentScope(body.alias_scope, '/alias_scope', 'body')
+        const scope = parentScope(scopes, body.alias_scope, '/alias_scope', 'body')
         const alias = await variables.createAlias(req.principal, req.params.variableId, body.key, linkInput(body), scope, body.alias_parent_id)
         return reply.code(201).send(toVariableResponse(alias))
       },
@@ -172,7 +173,7 @@ export function variablesRoutes(variables: VariablesService): FastifyPluginAsync
       },
       async (req, reply) => {
         const { body } = req
-        const scope = parentScope(body.override_scope, '/override_scope', 'body')
+        const scope = parentScope(scopes, body.override_scope, '/override_scope', 'body')
         const override = await variables.createOverride(
           req.principal,
           req.params.variableId,
@@ -201,8 +202,8 @@ export function variablesRoutes(variables: VariablesService): FastifyPluginAsync
       },
       async (req, reply) => {
         const type = req.query.service_type
-        if (!isServiceScope(type)) {
-          throw validationFailed([{ path: '/service_type', message: 'must be APPLICATION, CONTAINER, JOB or HELM', location: 'query' }])
+        if (!isServiceScope(scopes, type)) {
+          throw validationFailed([{ path: '/service_type', message: `must be ${listedWords(scopes)}`, location: 'query' }])
         }
         const result = await variables.import(req.principal, type, req.query.service_id, importInput(req.body))
         return reply.code(201).send(toVariableImport(result))

@@ -77,17 +77,11 @@ export interface ImportResult {
   imported: { name: string; value: string | null; scope: string; isSecret: boolean }[]
 }
 
-const NOUN: Record<ParentScope, string> = {
-  PROJECT: 'project',
-  ENVIRONMENT: 'environment',
-  APPLICATION: 'application',
-  CONTAINER: 'container',
-  JOB: 'job',
-  HELM: 'helm',
-}
+/** How errors name a scope: "project", "application". */
+const scopeNoun = (scope: ParentScope): string => scope.toLowerCase()
 
 const keyTaken = (key: string, target: ScopeTarget) =>
-  new AppError('conflict', `a variable named "${key}" already exists in this ${NOUN[target.scope]}; edit it or choose another key`)
+  new AppError('conflict', `a variable named "${key}" already exists in this ${scopeNoun(target.scope)}; edit it or choose another key`)
 
 /** How errors name a variable: as the route that names it does. */
 const nounOf = (isSecret?: boolean) => (isSecret === undefined ? 'variable' : isSecret ? 'secret' : 'environment variable')
@@ -137,7 +131,7 @@ export function createVariablesService(deps: VariablesDeps) {
       }
     }
     const { service } = await deps.requireService(principal, parentId, needed, scope)
-    const { environment } = await deps.requireEnvironment(principal, service.environmentId, 'READ').catch(asNotFound(NOUN[scope]))
+    const { environment } = await deps.requireEnvironment(principal, service.environmentId, 'READ').catch(asNotFound(scopeNoun(scope)))
     return {
       scope,
       parentId,
@@ -181,7 +175,7 @@ export function createVariablesService(deps: VariablesDeps) {
 
   /** Refuses a write that would take the scope past its limits. */
   function checkUsage(target: ScopeTarget, usage: { count: number; bytes: number }, added: { count: number; bytes: number }) {
-    const noun = NOUN[target.scope]
+    const noun = scopeNoun(target.scope)
     if (usage.count + added.count > limits.perScope) {
       throw new AppError(
         'conflict',
@@ -204,7 +198,7 @@ export function createVariablesService(deps: VariablesDeps) {
   const whenGone = (target: ScopeTarget, linked?: string) => (error: unknown) => {
     const constraint = violatedForeignKey(error)
     if (constraint === undefined) throw error
-    throw notFound(/aliased|overridden/.test(constraint) && linked ? linked : NOUN[target.scope])
+    throw notFound(/aliased|overridden/.test(constraint) && linked ? linked : scopeNoun(target.scope))
   }
 
   /** Inserts a variable in its locked scope, within the scope's limits; a taken key is 409. */
@@ -423,7 +417,7 @@ export function createVariablesService(deps: VariablesDeps) {
         if (!targets[entry.scope]) {
           errors.push({
             path: `/vars/${index}/scope`,
-            message: `must be PROJECT, ENVIRONMENT or ${serviceScope} for this ${NOUN[serviceScope]}`,
+            message: `must be PROJECT, ENVIRONMENT or ${serviceScope} for this ${scopeNoun(serviceScope)}`,
             location: 'body',
           })
         }

@@ -1,13 +1,21 @@
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+
 // The words of variables and secrets, as the reference spells them (APIVariableScopeEnum, APIVariableTypeEnum).
 
-/** The service kinds that hold variables, each its own scope. */
-export const SERVICE_SCOPES = ['APPLICATION', 'CONTAINER', 'JOB', 'HELM'] as const
-export type ServiceScope = (typeof SERVICE_SCOPES)[number]
+/**
+ * A service kind that holds variables, each its own scope: one whose descriptor has
+ * `features.variables`. The routes are handed those kinds (`isServiceScope`).
+ */
+export type ServiceScope = ServiceType
 
 /** Where a variable may be created. */
 export type ParentScope = 'PROJECT' | 'ENVIRONMENT' | ServiceScope
 
-export const isServiceScope = (scope: string): scope is ServiceScope => (SERVICE_SCOPES as readonly string[]).includes(scope)
+export const isServiceScope = (scopes: readonly ServiceScope[], scope: string): scope is ServiceScope => (scopes as readonly string[]).includes(scope)
+
+/** Words as an error lists them: "A, B or C". */
+export const listedWords = (words: readonly string[]): string =>
+  words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`
 
 export type VariableType = 'VALUE' | 'FILE' | 'ALIAS' | 'OVERRIDE' | 'BUILT_IN'
 

@@ -1,15 +1,13 @@
 import type { EnvironmentVariable, Secret, VariableImport, VariableImportRequest, VariableResponse, VariableScopeWord } from './variables.schemas.ts'
 import type { ImportResult, LinkInput } from './variables.service.ts'
-import type { LinkedVariable, ParentScope, VariableRecord } from './variables.types.ts'
+import { isServiceScope, type LinkedVariable, type ParentScope, type ServiceScope, type VariableRecord } from './variables.types.ts'
 
 // Variables as the reference's responses show them. A secret's value is never among them: reads
 // never load it (the repository leaves sealed values out of what it returns).
 
-/** The scopes a variable may be created in, from the reference's enum; others are refused by the caller. */
-export const asParentScope = (scope: VariableScopeWord): ParentScope | undefined =>
-  scope === 'PROJECT' || scope === 'ENVIRONMENT' || scope === 'APPLICATION' || scope === 'CONTAINER' || scope === 'JOB' || scope === 'HELM'
-    ? scope
-    : undefined
+/** The scopes a variable may be created in, from the reference's enum: the project, the environment and `scopes`; others are refused by the caller. */
+export const asParentScope = (scopes: readonly ServiceScope[], scope: VariableScopeWord): ParentScope | undefined =>
+  scope === 'PROJECT' || scope === 'ENVIRONMENT' || isServiceScope(scopes, scope) ? scope : undefined
 
 /** What an alias shows as its value: the key of the variable it aliases. */
 const shownValue = (variable: VariableRecord): string | null =>

@@ -106,7 +106,7 @@ export async function fireDueSchedules(
         createdAt,
         stageOf,
       })
-      const settings = await settingsForDeployment(createAdvancedSettingsRepository(trx), [service])
+      const settings = await settingsForDeployment(createAdvancedSettingsRepository(trx), kinds, [service])
       await queue.insert(run, seq, [snapshotOf(service, overrides, resolved, settings.get(service.id))])
       return true
     })

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
 import type { AnyKindDescriptor } from '../kind-descriptor.ts'
-import { type SettingsKind, settingsRequest, settingsResponse } from './advanced-settings.schemas.ts'
+import { settingsRequestOf, settingsResponseOf } from './advanced-settings.schemas.ts'
 import type { AdvancedSettingsService } from './advanced-settings.service.ts'
 
 // The advanced settings routes of each kind, with the public document's paths and operation ids.
@@ -14,7 +14,7 @@ export function advancedSettingsRoutes(settings: AdvancedSettingsService, kinds:
   return async (app) => {
     for (const { routes, names, features } of kinds) {
       const k = {
-        kind: routes.type as SettingsKind,
+        kind: routes.type,
         noun: routes.segment,
         segment: routes.segment,
         param: routes.param,
@@ -25,7 +25,7 @@ export function advancedSettingsRoutes(settings: AdvancedSettingsService, kinds:
         defaultTag: names.plural,
       }
       const params = Type.Object({ [k.param]: Uuid })
-      const response = settingsResponse(k.kind)
+      const response = settingsResponseOf(k.title, k.settings)
       const serviceId = (req: { params: Record<string, string> }) => req.params[k.param] as string
 
       app.get(
@@ -66,7 +66,7 @@ export function advancedSettingsRoutes(settings: AdvancedSettingsService, kinds:
             description: `Needs the WRITE role. The keys given replace the ${k.noun}'s; the others keep their value. A key the ${k.noun} does not have, or a value of the wrong type or out of range, is a 400 naming it. ${KEPT}`,
             tags: [k.tag],
             params,
-            body: settingsRequest(k.kind),
+            body: settingsRequestOf(k.title, k.settings),
             response: { 201: response },
           },
         },

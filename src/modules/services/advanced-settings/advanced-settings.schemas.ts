@@ -116,53 +116,38 @@ const job: Settings = {
   'cronjob.success_jobs_history_limit': s(Count(), 1),
 }
 
-/** The kinds that have advanced settings, and the wire name of each kind's settings object. */
-export const SETTINGS_KINDS = {
-  APPLICATION: {
-    title: 'ApplicationAdvancedSettings',
-    settings: {
-      ...customDomainCheck,
-      ...placement,
-      ...pods,
-      ...lifecycle,
-      ...updateStrategy,
-      ...build,
-      ...ingress,
-      ...ingressAccess,
-      ...gateway,
-      ...autoscaling,
-      ...security,
-    },
-  },
-  CONTAINER: {
-    title: 'ContainerAdvancedSettings',
-    settings: {
-      ...customDomainCheck,
-      ...placement,
-      ...pods,
-      ...updateStrategy,
-      ...ingress,
-      ...requestBuffering,
-      ...ingressAccess,
-      ...gateway,
-      ...autoscaling,
-      ...security,
-    },
-  },
-  JOB: { title: 'JobAdvancedSettings', settings: { ...build, ...placement, ...job, ...security } },
-  HELM: { title: 'HelmAdvancedSettings', settings: { ...customDomainCheck, ...ingress, ...requestBuffering, ...ingressAccess, ...gateway } },
-} satisfies Record<string, { title: string; settings: Settings }>
+/**
+ * The groups of settings the kinds compose their tables of (`features.advancedSettings` in each
+ * kind's descriptor), in the order the document lists each kind's keys.
+ */
+export const SETTING_GROUPS = {
+  build,
+  customDomainCheck,
+  placement,
+  pods,
+  lifecycle,
+  updateStrategy,
+  ingress,
+  requestBuffering,
+  ingressAccess,
+  gateway,
+  autoscaling,
+  security,
+  job,
+}
 
-export type SettingsKind = keyof typeof SETTINGS_KINDS
+/** A kind's advanced settings: the wire name of its settings object (`ContainerAdvancedSettings`), and its keys. */
+export interface KindSettings {
+  title: string
+  settings: Settings
+}
+
 export type AdvancedSettings = Record<string, unknown>
 
 /** The values of a table of settings before anything was set. */
 export function defaultsOf(settings: Settings): AdvancedSettings {
   return Object.fromEntries(Object.entries(settings).map(([key, setting]) => [key, structuredClone(setting.default)]))
 }
-
-/** The values a service of the kind has before anything was set. */
-export const defaultSettings = (kind: SettingsKind): AdvancedSettings => defaultsOf(SETTINGS_KINDS[kind].settings)
 
 /** The keys of `settings` the table has whose value is not its default: what is worth storing. */
 export function overridesIn(table: Settings, settings: AdvancedSettings): AdvancedSettings {
@@ -175,15 +160,6 @@ export function overridesIn(table: Settings, settings: AdvancedSettings): Advanc
 export function takesSetting(settings: Settings, key: string, value: unknown): boolean {
   const setting = settings[key]
   return setting !== undefined && Value.Check(setting.schema, value)
-}
-
-/**
- * Whether `value` is one the kind's `key` takes now: a stored value an earlier Berth took (jobs'
- * `cronjob.concurrency_policy` was any text) reads as the default instead, so that a client that
- * sends back what it read is not refused.
- */
-export function isValidSetting(kind: SettingsKind, key: string, value: unknown): boolean {
-  return takesSetting(SETTINGS_KINDS[kind].settings, key, value)
 }
 
 const properties = (settings: Settings, optional: boolean) =>
@@ -199,9 +175,3 @@ export const settingsResponseOf = (title: string, settings: Settings) => Type.Ob
  */
 export const settingsRequestOf = (title: string, settings: Settings) =>
   Type.Object(properties(settings, true), { title, additionalProperties: Type.Never() })
-
-/** What a read answers: every key of the kind. */
-export const settingsResponse = (kind: SettingsKind) => settingsResponseOf(SETTINGS_KINDS[kind].title, SETTINGS_KINDS[kind].settings)
-
-/** What an edit takes: any of the kind's keys. */
-export const settingsRequest = (kind: SettingsKind) => settingsRequestOf(SETTINGS_KINDS[kind].title, SETTINGS_KINDS[kind].settings)

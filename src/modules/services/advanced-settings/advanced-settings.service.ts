@@ -1,15 +1,9 @@
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
+import type { ServiceKinds } from '../service-kinds.ts'
 import type { AdvancedSettingsRepository } from './advanced-settings.repository.ts'
-import {
-  type AdvancedSettings,
-  defaultSettings,
-  isValidSetting,
-  overridesIn,
-  SETTINGS_KINDS,
-  type SettingsKind,
-} from './advanced-settings.schemas.ts'
+import { type AdvancedSettings, defaultsOf, overridesIn, type Settings, takesSetting } from './advanced-settings.schemas.ts'
 
 // Advanced settings of every kind of service. A read is the kind's defaults overlaid with what the
 // service was given; an edit sets the keys it names and leaves the others as they were (the
@@ -18,49 +12,68 @@ import {
 
 export interface AdvancedSettingsDeps {
   repo: AdvancedSettingsRepository
+  /** The kinds served: each one's `advancedSettings` is its table of keys. */
+  kinds: ServiceKinds
   requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: { id: string } }>
 }
 
-/** The keys of `settings` whose value is not the kind's default: what is worth storing. */
-const overridesOf = (kind: SettingsKind, settings: AdvancedSettings): AdvancedSettings => overridesIn(SETTINGS_KINDS[kind].settings, settings)
-
-const hasSettings = (kind: string): kind is SettingsKind => Object.hasOwn(SETTINGS_KINDS, kind)
+/** The table of keys of `kind`; undefined for a kind without advanced settings (databases). */
+const tableOf = (kinds: ServiceKinds, kind: string): Settings | undefined => kinds.get(kind as ServiceType)?.advancedSettings
 
 /**
- * Every setting of a service of `kind`, given what is stored for it: its kind's defaults overlaid
- * with the stored keys the kind has. A kind without advanced settings (databases) has none.
+ * Every setting of a service with the table `settings`, given what is stored for it: the table's
+ * defaults overlaid with the stored keys it has. A stored value the key no longer takes (jobs'
+ * `cronjob.concurrency_policy` was any text in an earlier Berth) reads as the default instead, so
+ * that a client that sends back what it read is not refused.
  */
-export function effectiveSettings(kind: string, stored: AdvancedSettings): AdvancedSettings {
-  if (!hasSettings(kind)) return {}
-  const valid = Object.entries(stored).filter(([key, value]) => isValidSetting(kind, key, value))
-  return { ...defaultSettings(kind), ...overridesOf(kind, Object.fromEntries(valid)) }
+export function effectiveSettings(settings: Settings, stored: AdvancedSettings): AdvancedSettings {
+  const valid = Object.entries(stored).filter(([key, value]) => takesSetting(settings, key, value))
+  return { ...defaultsOf(settings), ...overridesIn(settings, Object.fromEntries(valid)) }
 }
 
 /**
  * The settings each service deploys with, for a deployment's snapshots: every key, as of the
- * trigger, so that an executor honours what was set when the deployment was asked for.
+ * trigger, so that an executor honours what was set when the deployment was asked for; {} for a
+ * kind without advanced settings.
  */
-export async function settingsForDeployment(repo: Pick<AdvancedSettingsRepository, 'findMany'>, services: { id: string; kind: string }[]) {
-  const stored = await repo.findMany(services.filter((service) => hasSettings(service.kind)).map((service) => service.id))
-  return new Map(services.map((service) => [service.id, effectiveSettings(service.kind, stored.get(service.id) ?? {})]))
+export async function settingsForDeployment(
+  repo: Pick<AdvancedSettingsRepository, 'findMany'>,
+  kinds: ServiceKinds,
+  services: { id: string; kind: string }[],
+) {
+  const stored = await repo.findMany(services.filter((service) => tableOf(kinds, service.kind)).map((service) => service.id))
+  return new Map(
+    services.map((service) => {
+      const settings = tableOf(kinds, service.kind)
+      return [service.id, settings ? effectiveSettings(settings, stored.get(service.id) ?? {}) : {}]
+    }),
+  )
 }
 
 export function createAdvancedSettingsService(deps: AdvancedSettingsDeps) {
-  const { repo } = deps
+  const { repo, kinds } = deps
 
-  const effective = async (kind: SettingsKind, serviceId: string): Promise<AdvancedSettings> => effectiveSettings(kind, await repo.find(serviceId))
+  /** The table of a kind the routes serve: one with advanced settings. */
+  const table = (kind: ServiceType): Settings => {
+    const settings = tableOf(kinds, kind)
+    if (!settings) throw new Error(`${kind} has no advanced settings`)
+    return settings
+  }
+  const effective = async (kind: ServiceType, serviceId: string): Promise<AdvancedSettings> =>
+    effectiveSettings(table(kind), await repo.find(serviceId))
 
   return {
-    defaults: (kind: SettingsKind): AdvancedSettings => defaultSettings(kind),
+    /** The values a service of the kind has before anything was set. */
+    defaults: (kind: ServiceType): AdvancedSettings => defaultsOf(table(kind)),
 
-    async get(principal: Principal, kind: SettingsKind, serviceId: string): Promise<AdvancedSettings> {
+    async get(principal: Principal, kind: ServiceType, serviceId: string): Promise<AdvancedSettings> {
       await deps.requireService(principal, serviceId, 'READ', kind)
       return effective(kind, serviceId)
     },
 
-    async edit(principal: Principal, kind: SettingsKind, serviceId: string, changes: AdvancedSettings): Promise<AdvancedSettings> {
+    async edit(principal: Principal, kind: ServiceType, serviceId: string, changes: AdvancedSettings): Promise<AdvancedSettings> {
       await deps.requireService(principal, serviceId, 'WRITE', kind)
-      const set = overridesOf(kind, changes)
+      const set = overridesIn(table(kind), changes)
       await repo.merge(
         serviceId,
         set,
@@ -70,7 +83,7 @@ export function createAdvancedSettingsService(deps: AdvancedSettingsDeps) {
     },
 
     /** What each service deploys with, for a deployment's snapshots. */
-    forDeployment: (services: { id: string; kind: string }[]) => settingsForDeployment(repo, services),
+    forDeployment: (services: { id: string; kind: string }[]) => settingsForDeployment(repo, kinds, services),
   }
 }
 

@@ -21,7 +21,12 @@ export const SERVICE_KINDS: readonly AnyKindDescriptor[] = [
   jobDescriptor,
 ]
 
-export const KINDS = serviceKinds(...SERVICE_KINDS.map((descriptor) => descriptor.kind))
+/** The kinds, each with its table of advanced settings from its descriptor, as the core, the runner and cron take them. */
+export const KINDS = serviceKinds(
+  ...SERVICE_KINDS.map(({ kind, features }) =>
+    features.advancedSettings ? { ...kind, advancedSettings: features.advancedSettings.settings } : kind,
+  ),
+)
 
 /** The kinds on the wire. */
 export const KIND_ROUTES: readonly KindRoutes[] = SERVICE_KINDS.map((descriptor) => descriptor.routes)

@@ -1,3 +1,4 @@
+import type { ServiceKinds } from '#src/modules/services/service-kinds.ts'
 import type { LiveState } from '#src/modules/services/service-runtime.ts'
 import {
   FAMILIES,
@@ -54,15 +55,15 @@ export interface StatusTarget {
 
 /** The states a service's last deployment leaves it running in: what the engine may contradict. */
 const RUNNING_STATES: ReadonlySet<State> = new Set(['DEPLOYED', 'RESTARTED'])
-/** The kinds whose instances keep running after their deployment (jobs run to completion). */
-const LONG_RUNNING: ReadonlySet<ServiceType> = new Set(['CONTAINER', 'APPLICATION', 'DATABASE'])
 
 /**
+ * `kinds`: the kinds served; only the long-running ones (`longRunning`) are asked about.
  * `liveStates`: what a real engine says of services recorded as running (service-runtime.ts); a
  * service it says stopped or unavailable shows that state instead of its last deployment's.
  */
 export function createDeploymentStatuses(
   history: DeploymentHistoryRepository,
+  kinds: ServiceKinds,
   liveStates?: (environmentId: string, serviceIds: string[]) => Promise<Map<string, LiveState>>,
 ) {
   /**
@@ -104,7 +105,7 @@ export function createDeploymentStatuses(
     // Only services left running with nothing queued are asked about, and only where an engine runs them.
     const asked = services.filter((service) => {
       const latest = latestEntries.get(service.id)
-      return LONG_RUNNING.has(service.kind) && latest && RUNNING_STATES.has(latest.status) && !unfinishedRuns.get(service.id)?.length
+      return kinds.get(service.kind)?.longRunning === true && latest && RUNNING_STATES.has(latest.status) && !unfinishedRuns.get(service.id)?.length
     })
     const live =
       liveStates && asked.length > 0

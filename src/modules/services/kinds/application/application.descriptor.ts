@@ -1,4 +1,5 @@
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
+import { SETTING_GROUPS as g } from '#src/modules/services/advanced-settings/advanced-settings.schemas.ts'
 import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
@@ -73,7 +74,25 @@ export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWr
   toResponse: toApplicationResponse,
   features: {
     documentOrder: 1,
-    advancedSettings: { get: 'getAdvancedSettings', edit: 'editAdvancedSettings' },
+    variables: true,
+    advancedSettings: {
+      get: 'getAdvancedSettings',
+      edit: 'editAdvancedSettings',
+      title: 'ApplicationAdvancedSettings',
+      settings: {
+        ...g.customDomainCheck,
+        ...g.placement,
+        ...g.pods,
+        ...g.lifecycle,
+        ...g.updateStrategy,
+        ...g.build,
+        ...g.ingress,
+        ...g.ingressAccess,
+        ...g.gateway,
+        ...g.autoscaling,
+        ...g.security,
+      },
+    },
     restrictions: true,
     scopedVariables: { importOperation: 'importEnvironmentVariable' },
     customDomains: {

@@ -60,6 +60,7 @@ export function toApplicationRecord(service: ServiceRecord<ApplicationConfig>, d
 export const applicationKind: ServiceKind<ApplicationWrite, ApplicationConfig, ApplicationDeployOverrides> = {
   ...applicationPlanning,
   noun: 'application',
+  longRunning: true,
   referencePaths: REFERENCE_PATHS,
 
   async prepare({ organizationId, lookups, environment, previous }, { input, ruleErrors }) {

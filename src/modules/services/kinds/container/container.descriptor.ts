@@ -1,3 +1,4 @@
+import { SETTING_GROUPS as g } from '#src/modules/services/advanced-settings/advanced-settings.schemas.ts'
 import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit, SERVICES_LIMIT } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
@@ -54,7 +55,24 @@ export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerW
   toResponse: toContainerResponse,
   features: {
     documentOrder: 2,
-    advancedSettings: { get: 'getContainerAdvancedSettings', edit: 'editContainerAdvancedSettings' },
+    variables: true,
+    advancedSettings: {
+      get: 'getContainerAdvancedSettings',
+      edit: 'editContainerAdvancedSettings',
+      title: 'ContainerAdvancedSettings',
+      settings: {
+        ...g.customDomainCheck,
+        ...g.placement,
+        ...g.pods,
+        ...g.updateStrategy,
+        ...g.ingress,
+        ...g.requestBuffering,
+        ...g.ingressAccess,
+        ...g.gateway,
+        ...g.autoscaling,
+        ...g.security,
+      },
+    },
     scopedVariables: { importOperation: 'importContainerEnvironmentVariable' },
     customDomains: {
       ids: {

@@ -64,6 +64,7 @@ export function toContainerRecord(service: ServiceRecord<ContainerConfig>): Cont
 export const containerKind: ServiceKind<ContainerWrite, ContainerConfig, ContainerDeployOverrides> = {
   ...containerPlanning,
   noun: 'container',
+  longRunning: true,
   referencePaths: REFERENCE_PATHS,
 
   async prepare({ organizationId, lookups, environment, previous }, { input, ruleErrors }) {

@@ -40,6 +40,7 @@ function edited(previous: ServiceRecord<DatabaseConfig>, edit: Extract<DatabaseW
 export const databaseKind: ServiceKind<DatabaseWrite, DatabaseConfig> = {
   ...databasePlanning,
   noun: 'database',
+  longRunning: true,
   referencePaths: {},
 
   async prepare({ previous }, write) {

@@ -1,3 +1,4 @@
+import { SETTING_GROUPS as g } from '#src/modules/services/advanced-settings/advanced-settings.schemas.ts'
 import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
@@ -57,7 +58,13 @@ export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
   toResponse: toHelmResponse,
   features: {
     documentOrder: 4,
-    advancedSettings: { get: 'getHelmAdvancedSettings', edit: 'editHelmAdvancedSettings' },
+    variables: true,
+    advancedSettings: {
+      get: 'getHelmAdvancedSettings',
+      edit: 'editHelmAdvancedSettings',
+      title: 'HelmAdvancedSettings',
+      settings: { ...g.customDomainCheck, ...g.ingress, ...g.requestBuffering, ...g.ingressAccess, ...g.gateway },
+    },
     restrictions: true,
     customDomains: {
       ids: {

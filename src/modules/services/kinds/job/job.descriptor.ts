@@ -1,3 +1,4 @@
+import { SETTING_GROUPS as g } from '#src/modules/services/advanced-settings/advanced-settings.schemas.ts'
 import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
@@ -70,7 +71,13 @@ export const jobDescriptor = defineKind<JobServiceRecord, JobWrite>({
   afterEdit: (job, hooks) => hooks.reschedule(job.id, job),
   features: {
     documentOrder: 3,
-    advancedSettings: { get: 'getJobAdvancedSettings', edit: 'editJobAdvancedSettings' },
+    variables: true,
+    advancedSettings: {
+      get: 'getJobAdvancedSettings',
+      edit: 'editJobAdvancedSettings',
+      title: 'JobAdvancedSettings',
+      settings: { ...g.build, ...g.placement, ...g.job, ...g.security },
+    },
     restrictions: true,
     scopedVariables: { importOperation: 'importJobEnvironmentVariable' },
   },
