@@ -35,17 +35,6 @@ export interface EditHooks {
   reschedule(serviceId: string, configuration: unknown): Promise<void>
 }
 
-/** The service core's operations on one kind, answering the kind's records for its wire mapping. */
-export interface KindCrudService<Rec = { entityTag: string }, Write = unknown> {
-  /** A page of the environment's services of the kind; `startId` continues after that one; `heldUntil` as the core's. */
-  list(principal: Principal, environmentId: string, options: { startId?: string; heldUntil?: () => Promise<unknown> }): Promise<CappedList<Rec>>
-  get(principal: Principal, serviceId: string): Promise<Rec>
-  create(principal: Principal, environmentId: string, write: Write): Promise<Rec>
-  /** An edit; `ifMatch`: the ETags If-Match accepts. */
-  update(principal: Principal, serviceId: string, write: Write, ifMatch?: string[]): Promise<Rec>
-  delete(principal: Principal, serviceId: string): Promise<void>
-}
-
 /** The side features a kind has; each side module serves the kinds that name it (`kindsWith` in the registry). */
 export interface KindFeatures {
   /** Where the kind's side routes stand among the kinds' in `/openapi.json` (the reference's order). */
