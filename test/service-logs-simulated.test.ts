@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { nanosOf } from '#src/modules/executors/docker/service-output.ts'
+import { nanosOf } from '#src/modules/executors/followed-output.ts'
 import { decodeCursor, encodeCursor } from '#src/modules/services/logs/service-logs.service.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'

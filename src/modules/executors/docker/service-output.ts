@@ -1,5 +1,6 @@
 import type Docker from 'dockerode'
 import type { OutputCursor, OutputLine, ServiceOutput } from '#src/modules/services/service-output.ts'
+import { byTime, type FollowedEngine, followOutput, nanosOf } from '../followed-output.ts'
 import { LABELS } from './docker-objects.ts'
 
 // The Docker executor's answer to "what did this service print" (service-output.ts): the engine's
@@ -16,15 +17,6 @@ export interface DockerServiceOutputDeps {
 
 /** A line of the engine's output longer than this is cut. */
 const MAX_LINE_LENGTH = 16_384
-
-/** An RFC 3339 time (the engine's, to the nanosecond) as nanoseconds since the epoch: the engine trims trailing zeros, so text does not sort. */
-export function nanosOf(timestamp: string): bigint {
-  const match = /^(.*?:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(timestamp)
-  if (!match) return -1n
-  const seconds = Date.parse(`${match[1]}${match[3]}`)
-  if (Number.isNaN(seconds)) return -1n
-  return BigInt(seconds) * 1_000_000n + BigInt((match[2] ?? '').padEnd(9, '0'))
-}
 
 /** The engine's `since` for a time: seconds and nanoseconds (it keeps lines at that time too). */
 const sinceOf = (timestamp: string) => {
@@ -77,11 +69,6 @@ function readLines(docker: Docker, stream: NodeJS.ReadableStream, instance: Inst
   })
 }
 
-const byTime = (a: OutputLine, b: OutputLine) => {
-  const difference = nanosOf(a.timestamp) - nanosOf(b.timestamp)
-  return difference < 0n ? -1 : difference > 0n ? 1 : 0
-}
-
 export function createDockerServiceOutput(deps: DockerServiceOutputDeps): ServiceOutput {
   const { docker } = deps
   const pollMs = deps.pollMs ?? 1000
@@ -114,81 +101,30 @@ export function createDockerServiceOutput(deps: DockerServiceOutputDeps): Servic
     return all.sort(byTime).slice(-count)
   }
 
-  async function* following(
-    serviceId: string,
-    cursor: OutputCursor,
-    first: OutputLine[],
-    signal: AbortSignal,
-    deploying: () => Promise<boolean>,
-  ): AsyncIterable<OutputLine> {
-    const positions = { ...cursor.positions }
-    const queue: OutputLine[] = [...first]
-    let wake: (() => void) | undefined
-    const attached = new Map<string, { stream: NodeJS.ReadableStream & { destroy?(): void }; ended: boolean }>()
-    const nudge = () => {
-      wake?.()
-      wake = undefined
-    }
-    signal.addEventListener('abort', nudge, { once: true })
-
-    async function attach(info: Docker.ContainerInfo) {
-      const instance = instanceOf(info)
-      const after = positions[instance.source] ?? cursor.since
-      const threshold = nanosOf(after)
+  /** What `followOutput` needs of the engine: the service's containers, each read from a time on. */
+  const followed = (serviceId: string): FollowedEngine<Docker.ContainerInfo> => ({
+    async look() {
+      const found = await instances(serviceId)
+      return { found, running: found.some((info) => info.State === 'running' || info.State === 'restarting' || info.State === 'created') }
+    },
+    id: (info) => info.Id,
+    source: (info) => instanceOf(info).source,
+    printsAgain: (info) => info.State === 'running',
+    async read(info, after, line, ended) {
       const stream = (await docker.getContainer(info.Id).logs({
         stdout: true,
         stderr: true,
         timestamps: true,
         follow: true,
         since: sinceOf(after) as unknown as number,
-      })) as unknown as NodeJS.ReadableStream & {
-        destroy?(): void
-      }
-      const entry = { stream, ended: false }
-      attached.set(info.Id, entry)
-      void readLines(docker, stream, instance, (line) => {
-        // The engine's `since` keeps lines at that very time: those were given already.
-        if (nanosOf(line.timestamp) <= threshold) return
-        queue.push(line)
-        nudge()
-      }).then(() => {
-        entry.ended = true
-        nudge()
-      })
-    }
+      })) as unknown as NodeJS.ReadableStream & { destroy?(): void }
+      void readLines(docker, stream, instanceOf(info), line).then(ended)
+      return () => stream.destroy?.()
+    },
+  })
 
-    try {
-      let running = true
-      let lookedAt = 0
-      while (!signal.aborted) {
-        if (Date.now() - lookedAt >= pollMs) {
-          lookedAt = Date.now()
-          const found = await instances(serviceId)
-          // A container the engine restarted prints again after its stream ended: it is read again, after its position.
-          for (const info of found)
-            if (!attached.has(info.Id) || (attached.get(info.Id)!.ended && info.State === 'running'))
-              // One removed or being removed (a replaced instance) is not read; one that failed otherwise is tried at the next look.
-              await attach(info).catch(() => undefined)
-          running = found.some((info) => info.State === 'running' || info.State === 'restarting' || info.State === 'created')
-        }
-        while (queue.length > 0) {
-          const line = queue.shift()!
-          positions[line.source] = line.timestamp
-          yield line
-        }
-        // Every stream ended and nothing runs: the service stopped, and every line was given; unless a
-        // deployment is under way (a stateful service's redeploy stops the old instance before the new starts).
-        if (!running && [...attached.values()].every((entry) => entry.ended) && !(await deploying())) return
-        await new Promise<void>((resolve) => {
-          wake = resolve
-          setTimeout(resolve, pollMs).unref()
-        })
-      }
-    } finally {
-      signal.removeEventListener('abort', nudge)
-      for (const entry of attached.values()) entry.stream.destroy?.()
-    }
-  }
+  const following = (serviceId: string, cursor: OutputCursor, first: OutputLine[], signal: AbortSignal, deploying: () => Promise<boolean>) =>
+    followOutput(followed(serviceId), cursor, first, signal, deploying, pollMs)
 
   return {
     runsHere: deps.deploysToDocker,

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { OutputCursor, OutputLine, ServiceOutput } from '#src/modules/services/service-output.ts'
-import { nanosOf } from '../docker/service-output.ts'
+import { byTime, type FollowedEngine, followOutput, nanosOf } from '../followed-output.ts'
 import { namespaceOf } from './helm-executor.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
 
@@ -39,6 +39,9 @@ interface Pod {
 
 type Instance = Pick<OutputLine, 'source' | 'instance' | 'instanceName' | 'executionId'>
 
+/** A pod of the service, with which instance it is. */
+type PodInstance = { pod: Pod; instance: Instance }
+
 /** A pod's instance number: a StatefulSet's ordinal, else its rank among the service's pods by age. */
 function instancesOf(pods: Pod[]): Map<string, Instance> {
   const ordered = [...pods].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name))
@@ -62,11 +65,6 @@ function lineOf(raw: string, instance: Instance): OutputLine | undefined {
   if (nanosOf(timestamp) < 0n) return undefined
   const message = raw.slice(space + 1).replace(/\r$/, '')
   return { ...instance, stream: null, timestamp, message: message.length > MAX_LINE_LENGTH ? `${message.slice(0, MAX_LINE_LENGTH)} …` : message }
-}
-
-const byTime = (a: OutputLine, b: OutputLine) => {
-  const difference = nanosOf(a.timestamp) - nanosOf(b.timestamp)
-  return difference < 0n ? -1 : difference > 0n ? 1 : 0
 }
 
 export function createKubernetesServiceOutput(deps: KubernetesServiceOutputDeps): ServiceOutput {
@@ -146,85 +144,54 @@ export function createKubernetesServiceOutput(deps: KubernetesServiceOutputDeps)
     return all.sort(byTime).slice(-count)
   }
 
-  async function* following(
-    service: { id: string; environmentId: string },
-    cluster: { path: string; home: string },
-    cursor: OutputCursor,
-    first: OutputLine[],
-    signal: AbortSignal,
-    deploying: () => Promise<boolean>,
-  ): AsyncIterable<OutputLine> {
-    const positions = { ...cursor.positions }
-    const queue: OutputLine[] = [...first]
-    let wake: (() => void) | undefined
-    const attached = new Map<string, { stop: AbortController; ended: boolean }>()
-    const nudge = () => {
-      wake?.()
-      wake = undefined
-    }
-    signal.addEventListener('abort', nudge, { once: true })
-
-    function attach(pod: Pod, instance: Instance) {
-      const after = positions[instance.source] ?? cursor.since
-      const threshold = nanosOf(after)
-      const entry = { stop: new AbortController(), ended: false }
-      attached.set(pod.uid, entry)
-      // The API keeps lines from the second of `--since-time` on: those at or before the position were given already.
+  /** What `followOutput` needs of the cluster: the service's pods, each read with `kubectl logs --follow` from a time on. */
+  const followed = (service: { id: string; environmentId: string }, cluster: { path: string; home: string }): FollowedEngine<PodInstance> => ({
+    async look(signal) {
+      const found = await pods(service, cluster, signal)
+      const instances = instancesOf(found)
+      return {
+        found: found.map((pod) => ({ pod, instance: instances.get(pod.uid)! })),
+        running: found.some((pod) => pod.phase === 'Running' || pod.phase === 'Pending'),
+      }
+    },
+    id: ({ pod }) => pod.uid,
+    source: ({ instance }) => instance.source,
+    printsAgain: ({ pod }) => pod.phase === 'Running',
+    async read({ pod, instance }, after, line, ended) {
+      const stop = new AbortController()
+      // The API keeps lines from the second of `--since-time` on: those at or before the position are dropped by the follower.
       const child = spawn(deps.kubectlPath, [...logArgs(pod, service.environmentId, cluster.path), '--follow=true', `--since-time=${after}`], {
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cluster.home },
         stdio: ['ignore', 'pipe', 'ignore'],
-        signal: entry.stop.signal,
+        signal: stop.signal,
       })
       let rest = ''
       child.stdout.on('data', (chunk: Buffer) => {
         const parts = (rest + chunk.toString('utf8')).split('\n')
         rest = parts.pop() ?? ''
         for (const raw of parts) {
-          const line = lineOf(raw, instance)
-          if (!line || nanosOf(line.timestamp) <= threshold) continue
-          queue.push(line)
+          const parsed = lineOf(raw, instance)
+          if (parsed) line(parsed)
         }
-        nudge()
       })
       child.on('error', () => undefined)
       child.on('close', () => {
-        const line = rest === '' ? undefined : lineOf(rest, instance)
-        if (line && nanosOf(line.timestamp) > threshold) queue.push(line)
-        entry.ended = true
-        nudge()
+        const parsed = rest === '' ? undefined : lineOf(rest, instance)
+        if (parsed) line(parsed)
+        ended()
       })
-    }
+      return () => stop.abort()
+    },
+  })
 
-    try {
-      let running = true
-      let lookedAt = 0
-      while (!signal.aborted) {
-        if (Date.now() - lookedAt >= pollMs) {
-          lookedAt = Date.now()
-          const found = await pods(service, cluster, signal)
-          const instances = instancesOf(found)
-          // A pod whose container restarted prints again after its stream ended: it is read again, after its position.
-          for (const pod of found)
-            if (!attached.has(pod.uid) || (attached.get(pod.uid)!.ended && pod.phase === 'Running')) attach(pod, instances.get(pod.uid)!)
-          running = found.some((pod) => pod.phase === 'Running' || pod.phase === 'Pending')
-        }
-        while (queue.length > 0) {
-          const line = queue.shift()!
-          positions[line.source] = line.timestamp
-          yield line
-        }
-        // Nothing runs and every stream ended: every line was given, unless a deployment may start pods.
-        if (!running && [...attached.values()].every((entry) => entry.ended) && !(await deploying())) return
-        await new Promise<void>((resolve) => {
-          wake = resolve
-          setTimeout(resolve, pollMs).unref()
-        })
-      }
-    } finally {
-      signal.removeEventListener('abort', nudge)
-      for (const entry of attached.values()) entry.stop.abort()
-    }
-  }
+  const following = (
+    service: { id: string; environmentId: string },
+    cluster: { path: string; home: string },
+    cursor: OutputCursor,
+    first: OutputLine[],
+    signal: AbortSignal,
+    deploying: () => Promise<boolean>,
+  ) => followOutput(followed(service, cluster), cursor, first, signal, deploying, pollMs)
 
   return {
     runsHere: deps.deploysToKubernetes,
