@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
-import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { buildImage, docker, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
-import { factories } from './helpers/factories.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, until } from './helpers/deployments.ts'
+import { buildScriptImage, docker, type LoopbackRegistry } from './helpers/docker.ts'
+import { createContainer, registryWorld, serviceInstances, startDockerSuite, stopDockerSuite } from './helpers/docker-world.ts'
 
 // Issue 35, "Dry runs": `dry_run=true` on a deploy pulls what a deploy would and says what would
 // change, in the real Docker engine, and changes nothing running nor any status.
@@ -22,30 +21,16 @@ let registry: LoopbackRegistry
 const environments: string[] = []
 
 before(async () => {
-  registry = await startRegistry()
-  for (const version of ['v1', 'v2']) {
-    const local = `berth-test/dry-run-web:${version}`
-    await buildImage(local, 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n', {
-      'serve.sh': serveScript(version),
-    })
-    await registry.push(local, 'dry-run-web', version.slice(1))
-  }
-  t = await createDeploymentsApp(0, {
-    BERTH_EXECUTOR: 'docker',
-    BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
-    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
-    BERTH_RUNNER_LEASE_MS: '30000',
-    BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
-    BERTH_RATE_LIMIT_PER_ADDRESS: '0',
-  })
-  calls = deploymentCalls(t.app)
+  ;({ registry, t, calls } = await startDockerSuite({}, async (registry) => {
+    for (const version of ['v1', 'v2']) {
+      const local = `berth-test/dry-run-web:${version}`
+      await buildScriptImage(local, 'serve.sh', serveScript(version))
+      await registry.push(local, 'dry-run-web', version.slice(1))
+    }
+  }))
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  await t?.close()
-  await registry?.close()
-})
+after(() => stopDockerSuite({ t, registry }, environments))
 
 const containerRequest = (registryId: string, tag: string) => ({
   name: 'web',
@@ -64,7 +49,7 @@ const containerRequest = (registryId: string, tag: string) => ({
 /** The service's one running instance: its container id and image. */
 async function runningAlone(serviceId: string): Promise<{ id: string; image: string }> {
   const [instance] = await until(
-    async () => (await docker.listContainers({ filters: { label: [`${LABELS.service}=${serviceId}`] } })).filter((info) => info.State === 'running'),
+    async () => (await serviceInstances(serviceId)).filter((info) => info.State === 'running'),
     (list) => list.length === 1,
     { what: 'one instance running', timeoutMs: 30_000, intervalMs: 100 },
   )
@@ -72,27 +57,11 @@ async function runningAlone(serviceId: string): Promise<{ id: string; image: str
 }
 
 async function deployedContainer() {
-  const w = await factories(t.db).environmentWithTokens()
-  environments.push(w.environment.id)
-  const registryRes = await calls.inject('POST', `/organization/${w.organization.id}/containerRegistry`, w.tokens.admin.authorization, {
-    name: 'loopback',
-    kind: 'GENERIC_CR',
-    url: `http://${registry.host}`,
-    config: { username: registry.username, password: registry.password },
-  })
-  assert.equal(registryRes.statusCode, 201, registryRes.body)
-  const registryId = registryRes.json().id as string
-  const created = await calls.inject(
-    'POST',
-    `/environment/${w.environment.id}/container`,
-    w.tokens.write.authorization,
-    containerRequest(registryId, '1'),
-  )
-  assert.equal(created.statusCode, 201, created.body)
-  const containerId = created.json().id as string
+  const w = await registryWorld(t, calls, registry, environments)
+  const containerId = await createContainer(calls, w, containerRequest(w.registryId, '1'))
   const deployed = await calls.trigger(`/container/${containerId}/deploy`, w.tokens.deploy.authorization)
   await calls.waitUntilIdle(w.environment.id, w.tokens.read.authorization)
-  return { ...w, registryId, containerId, deployed }
+  return { ...w, containerId, deployed }
 }
 
 const statusOf = async (containerId: string, authorization: string) => {
