@@ -78,7 +78,7 @@ describe('advanced settings', () => {
     const expected: Record<string, [number, Settings]> = {
       Application: [
         47,
-        { 'deployment.termination_grace_period_seconds': 60, 'build.timeout_max_sec': 1800, 'hpa.memory.average_utilization_percent': null },
+        { 'deployment.termination_grace_period_seconds': 30, 'build.timeout_max_sec': 1800, 'hpa.memory.average_utilization_percent': null },
       ],
       Container: [41, { 'deployment.update_strategy.type': 'RollingUpdate', 'network.ingress.proxy_request_buffering': 'on' }],
       Job: [14, { 'job.delete_ttl_seconds_after_finished': null, 'cronjob.concurrency_policy': 'Forbid', 'build.timeout_max_sec': 1800 }],

@@ -38,7 +38,7 @@ const build: Settings = {
 const customDomainCheck: Settings = { 'deployment.custom_domain_check_enabled': s(Type.Boolean(), true) }
 
 const placement: Settings = {
-  'deployment.termination_grace_period_seconds': s(Count(), 60),
+  'deployment.termination_grace_period_seconds': s(Count(), 30),
   'deployment.affinity.node.required': s(NodeLabels, {}),
 }
 
