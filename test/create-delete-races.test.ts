@@ -121,6 +121,20 @@ describe('creates and deletes racing each other', () => {
     }
   })
 
+  it("makes one default cluster when an organization's first environments are created at once", async () => {
+    const f = factories(t.db)
+    for (let round = 0; round < ROUNDS; round++) {
+      const { organization, tokens } = await f.organizationWithTokens()
+      const project = await f.project(organization.id)
+      const creates = await Promise.all(
+        Array.from({ length: 6 }, () => send(tokens.write.authorization, 'POST', `/project/${project.id}/environment`, { name: uniqueName('e') })),
+      )
+      for (const res of creates) expectStatuses('a create', res, [201])
+      assert.equal(await remaining('clusters', organization.id), 1)
+      assert.equal(new Set(creates.map((res) => res.json().cluster_id)).size, 1)
+    }
+  })
+
   it('finishes deletes of an organization, its projects and environments racing each other, without a deadlock', async () => {
     const f = factories(t.db)
     for (let round = 0; round < ROUNDS; round++) {

@@ -27,12 +27,16 @@ export function createClustersRepository(db: Db) {
       return db.selectFrom('clusters').selectAll().where('organizationId', '=', organizationId).where('isDefault', '=', true).executeTakeFirst()
     },
 
-    /** Inserts the default cluster unless one exists (`clusters_default_key`); undefined when it did. */
+    /**
+     * Inserts the default cluster unless one exists; undefined when it did. No conflict target: two
+     * first inserts racing each other can also meet on `clusters_name_key` (same name), which a
+     * target of `clusters_default_key` alone would let through as a unique violation (a 500).
+     */
     insertDefaultIfMissing(organizationId: string, values: NewCluster): Promise<ClusterRow | undefined> {
       return db
         .insertInto('clusters')
         .values({ ...values, organizationId, isDefault: true })
-        .onConflict((oc) => oc.column('organizationId').where('isDefault', '=', true).doNothing())
+        .onConflict((oc) => oc.doNothing())
         .returningAll()
         .executeTakeFirst()
     },
