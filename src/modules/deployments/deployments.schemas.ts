@@ -229,7 +229,7 @@ export const EnvironmentStatus = Type.Object(
 
 export const CancelRequest = Type.Object({
   force_cancel: Type.Optional(
-    Type.Boolean({ default: false, description: 'accepted for compatibility: Berth runs no lifecycle jobs, so a cancel is always complete' }),
+    Type.Boolean({ default: false, description: 'accepted for compatibility: a cancel always stops what runs, a running job included, so forcing it changes nothing' }),
   ),
 })
 
