@@ -328,6 +328,7 @@ describe('applications and jobs built from git on the Docker executor', () => {
           target: null,
           tag: `${builtImageRepository(serviceId)}:x`,
           timeoutSeconds: 2,
+          allowPrivateUrls: false,
         },
         (line) => lines.push(line),
         new AbortController().signal,
@@ -343,7 +344,14 @@ describe('applications and jobs built from git on the Docker executor', () => {
         { timeoutMs: 20_000, intervalMs: 200, what: 'the build container removed' },
       )
       // A root_path or Dockerfile leading out of the checkout builds nothing.
-      const outside = { serviceId, checkout: dir, target: null, tag: `${builtImageRepository(serviceId)}:y`, timeoutSeconds: 60 }
+      const outside = {
+        serviceId,
+        checkout: dir,
+        target: null,
+        tag: `${builtImageRepository(serviceId)}:y`,
+        timeoutSeconds: 60,
+        allowPrivateUrls: true,
+      }
       assert.equal(
         (await buildImage(docker, { ...outside, rootPath: '/../..', dockerfilePath: null }, () => {}, new AbortController().signal)).ok,
         false,
@@ -352,6 +360,45 @@ describe('applications and jobs built from git on the Docker executor', () => {
         (await buildImage(docker, { ...outside, rootPath: '/', dockerfilePath: '../../etc/passwd' }, () => {}, new AbortController().signal)).ok,
         false,
       )
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses a build whose Dockerfile would pull an image from a private address, unless BERTH_GIT_ALLOW_PRIVATE_URLS', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'berth-build-test-'))
+    const serviceId = `from-guard-${Math.random().toString(36).slice(2)}`
+    try {
+      const spec = {
+        serviceId,
+        checkout: dir,
+        rootPath: '/',
+        dockerfilePath: null,
+        target: null,
+        tag: `${builtImageRepository(serviceId)}:x`,
+        timeoutSeconds: 60,
+      }
+      const lines: string[] = []
+      for (const [dockerfile, refused] of [
+        ['FROM 127.0.0.1:5999/absent/base:1\n', '127.0.0.1:5999/absent/base:1'],
+        [`ARG REGISTRY=169.254.169.254\nFROM \${REGISTRY}/base:1 AS build\nFROM build\n`, '169.254.169.254/base:1'],
+        ['FROM berth-test/busybox:1\nCOPY --from=10.1.2.3:5000/tools:1 /bin/x /x\n', '10.1.2.3:5000/tools:1'],
+      ] as const) {
+        await writeFile(path.join(dir, 'Dockerfile'), dockerfile)
+        const outcome = await buildImage(docker, { ...spec, allowPrivateUrls: false }, (line) => lines.push(line), new AbortController().signal)
+        assert.equal(outcome.ok, false, dockerfile)
+        assert.match(
+          (outcome as { message: string }).message,
+          new RegExp(`image ${refused.replace(/[.$]/g, '\\$&')} would be pulled from`),
+          dockerfile,
+        )
+      }
+      assert.deepEqual(lines, [], 'nothing was sent to the engine')
+      // Allowed, the engine is asked (and fails to pull from the closed port): the guard is what refused.
+      await writeFile(path.join(dir, 'Dockerfile'), 'FROM 127.0.0.1:5999/absent/base:1\n')
+      const allowed = await buildImage(docker, { ...spec, allowPrivateUrls: true }, () => {}, new AbortController().signal)
+      assert.equal(allowed.ok, false)
+      assert.doesNotMatch((allowed as { message: string }).message, /would be pulled from/)
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
@@ -380,7 +427,7 @@ describe('applications and jobs built from git on the Docker executor', () => {
       const lines: string[] = []
       const outcome = await buildImage(
         docker,
-        { serviceId, checkout: dir, rootPath: '/', dockerfilePath: null, target: null, tag, timeoutSeconds: 120 },
+        { serviceId, checkout: dir, rootPath: '/', dockerfilePath: null, target: null, tag, timeoutSeconds: 120, allowPrivateUrls: false },
         (line) => lines.push(line),
         new AbortController().signal,
       )

@@ -213,6 +213,7 @@ describe('build contexts', () => {
         target: null,
         tag: `berth/${serviceId}:context`,
         timeoutSeconds: 120,
+        allowPrivateUrls: false,
       }
       const refused = await buildFromContext(
         docker,

@@ -90,6 +90,7 @@ export async function builtFromGit(
         tag: image,
         timeoutSeconds: typeof setting === 'number' && setting > 0 ? setting : DEFAULT_BUILD_TIMEOUT_SECONDS,
         contextMaxBytes: deps.contextMaxBytes,
+        allowPrivateUrls: deps.allowPrivateUrls,
       },
       say,
       signal,

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises'
 import dockerignore from '@balena/dockerignore'
 import type Docker from 'dockerode'
 import { pack } from 'tar-stream'
+import { refusedBaseImage } from './base-images.ts'
 import { LABELS } from './docker-objects.ts'
 
 // Images built from a checkout (applications, jobs built from git): the checkout's root_path sent
@@ -31,6 +32,8 @@ export interface BuildSpec {
   timeoutSeconds: number
   /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
   contextMaxBytes?: number | undefined
+  /** BERTH_GIT_ALLOW_PRIVATE_URLS: unless true, the images the Dockerfile pulls pass the registries' address guard (base-images.ts). */
+  allowPrivateUrls: boolean
 }
 
 export type BuildOutcome = { ok: true } | { ok: false; message: string }
@@ -144,6 +147,11 @@ export async function buildImage(
       ok: false,
       message: `the build context in ${spec.rootPath} holds ${bytes} bytes of files, over the ${maxBytes} a build may send (BERTH_BUILD_CONTEXT_MAX_BYTES); leave files out with .dockerignore`,
     }
+  }
+  if (!spec.allowPrivateUrls) {
+    const text = inline !== null && dockerfile === INLINE_DOCKERFILE ? inline : await readFile(path.join(root, dockerfile), 'utf8').catch(() => '')
+    const refused = await refusedBaseImage(docker, text)
+    if (refused) return { ok: false, message: refused }
   }
   say(`building ${dockerfile} in ${spec.rootPath} (${Math.ceil(bytes / 1024)} KiB of context) as ${spec.tag}`)
 
