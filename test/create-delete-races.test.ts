@@ -8,6 +8,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { sql, type Transaction } from 'kysely'
+import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
+import { KINDS } from '#src/modules/services/kinds/registry.ts'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
@@ -226,5 +228,50 @@ describe('a deployment trigger racing the delete of its organization', () => {
       t.db,
     )
     assert.equal(rows[0]!.n, 0, 'nothing queued')
+  })
+})
+
+describe('a cron tick racing the delete of its organization', () => {
+  let database: IsolatedDatabase
+  let t: TestApp
+  before(async () => {
+    // A database of its own: the tick fires every due schedule of its database, other files' too.
+    database = await createIsolatedDatabase()
+    t = await createTestApp({ DATABASE_URL: database.url })
+  })
+  after(async () => {
+    await t?.close()
+    await database?.drop()
+  })
+
+  it('waits for the delete under the environment lock order instead of holding the schedule the delete cascades to', async () => {
+    const f = factories(t.db)
+    const { organization, environment } = await f.environmentWithTokens()
+    const job = await f.job(environment.id, { schedule: { cronjob: { scheduled_at: '* * * * *', arguments: ['tick'] } } })
+    await t.db
+      .insertInto('cronJobSchedules')
+      .values({
+        serviceId: job.id,
+        environmentId: environment.id,
+        scheduledAt: '* * * * *',
+        timezone: 'Etc/UTC',
+        nextFireAt: new Date(Date.now() - 1_000),
+      })
+      .execute()
+    const runs = createDeploymentRunsRepository(t.db)
+    const fired = await whileHeld(t.db, {
+      // An organization delete's locks, in their order...
+      hold: async (trx) => {
+        await trx.selectFrom('organizations').select('id').where('id', '=', organization.id).forUpdate().execute()
+        await trx.selectFrom('projects').select('id').where('organizationId', '=', organization.id).forUpdate().execute()
+        await trx.selectFrom('environments').select('id').where('organizationId', '=', organization.id).forUpdate().execute()
+      },
+      request: () => runs.fireDueSchedules(10, KINDS),
+      // ...then the delete, whose cascade reaches the job's schedule: had the tick claimed it before
+      // waiting for the organization, one of the two would be aborted as a deadlock.
+      next: (trx) => trx.deleteFrom('organizations').where('id', '=', organization.id).execute(),
+    })
+    assert.equal(fired, 0)
+    assert.equal((await t.db.selectFrom('cronJobSchedules').select('serviceId').execute()).length, 0)
   })
 })

@@ -13,9 +13,9 @@ import { databaseNow, includes } from '../queue/deployment-rows.ts'
 import { lockEnvironmentIn } from '../queue/environment-queue.ts'
 import { queuedRun, snapshotOf, stageOfService } from '../queue/queued-runs.ts'
 
-// The cron scheduler's tick (docs/architecture.md, "Cron jobs"): in one transaction, claim the due
-// schedules with FOR UPDATE SKIP LOCKED, queue one run of each job (origin PLATFORM_INTERNAL) and
-// advance its next fire time. A tick is queued exactly once however many runners look: a runner
+// The cron scheduler's tick (docs/architecture.md, "Cron jobs"): in one transaction, claim each due
+// schedule (FOR UPDATE SKIP LOCKED, under its environment's lock), queue one run of its job (origin
+// PLATFORM_INTERNAL) and advance its next fire time. A tick is queued exactly once however many runners look: a runner
 // skips the rows another holds, and the row's next fire time moves in the transaction that queues
 // the run, so a crash before the commit leaves both undone, for the next runner to do.
 
@@ -55,76 +55,93 @@ export async function fireDueSchedules(
   kinds: ServiceKinds,
   log?: FiringLog,
 ): Promise<number> {
-  const due = await trx
-    .selectFrom('cronJobSchedules')
-    .selectAll()
-    .where('nextFireAt', '<=', new Date(await databaseNow(trx)))
-    .orderBy('nextFireAt')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()
-    .execute()
+  const now = new Date(await databaseNow(trx))
+  // Read without locks, then each one claimed under its environment's lock: the one lock order of
+  // everything that deletes or queues in an environment (lockEnvironmentIn). Claiming the schedule
+  // rows first would hold a row an environment's delete must cascade to while waiting for the
+  // environment that delete holds: a deadlock. Environments are taken in one order (their ids), so
+  // that two runners' ticks never wait on each other in a circle either.
+  const due = (
+    await trx
+      .selectFrom('cronJobSchedules')
+      .select(['serviceId', 'environmentId'])
+      .where('nextFireAt', '<=', now)
+      .orderBy('nextFireAt')
+      .limit(limit)
+      .execute()
+  ).sort((a, b) => a.environmentId.localeCompare(b.environmentId) || a.serviceId.localeCompare(b.serviceId))
   if (due.length === 0) return 0
   const services = createServicesRepository(trx)
   const stages = createDeploymentStagesRepository(trx)
   const variables = createVariablesRepository(trx)
+  const unschedule = (serviceId: string) => trx.deleteFrom('cronJobSchedules').where('serviceId', '=', serviceId).execute()
   let fired = 0
-  for (const schedule of due) {
-    const now = new Date(await databaseNow(trx))
-    const service = await services.findById(schedule.serviceId)
-    const kind = service && kinds.get(service.kind)
-    // A service gone, or no longer on a schedule (an edit made it a lifecycle job), is unscheduled.
-    if (!service || !kind?.schedule?.timingOf(service.configuration)) {
-      await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', schedule.serviceId).execute()
-      continue
-    }
-    const timing: ServiceTiming = { scheduledAt: schedule.scheduledAt, timezone: schedule.timezone }
-    const next = nextFireTime(kind.schedule, timing, schedule.nextFireAt, now)
-    const catchUp = next !== null && kind.schedule.nextFireAfter(timing, schedule.nextFireAt)!.getTime() < next.getTime()
-    const scheduledFor = schedule.nextFireAt.toISOString()
-    const overrides = kind.schedule.tickOverrides(scheduledFor, catchUp)
-    const id = randomUUID()
-    changes(service.environmentId)
-    const queued = await lockEnvironmentIn(trx, service.environmentId, async (queue, nextSeq) => {
+  for (const { serviceId, environmentId } of due) {
+    changes(environmentId)
+    const outcome = await lockEnvironmentIn(trx, environmentId, async (queue, nextSeq) => {
+      // Another runner's tick holds it, or fired it while this one waited for the environment.
+      const schedule = await trx
+        .selectFrom('cronJobSchedules')
+        .selectAll()
+        .where('serviceId', '=', serviceId)
+        .where('nextFireAt', '<=', now)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst()
+      if (!schedule) return 'not due'
+      const service = await services.findById(serviceId)
+      const kind = service && kinds.get(service.kind)
+      // A service gone, or no longer on a schedule (an edit made it a lifecycle job), is unscheduled.
+      if (!service || !kind?.schedule?.timingOf(service.configuration)) {
+        await unschedule(serviceId)
+        return 'unscheduled'
+      }
+      const firedAt = new Date(await databaseNow(trx))
+      const timing: ServiceTiming = { scheduledAt: schedule.scheduledAt, timezone: schedule.timezone }
+      const next = nextFireTime(kind.schedule, timing, schedule.nextFireAt, firedAt)
+      const catchUp = next !== null && kind.schedule.nextFireAfter(timing, schedule.nextFireAt)!.getTime() < next.getTime()
+      const scheduledFor = schedule.nextFireAt.toISOString()
+      const overrides = kind.schedule.tickOverrides(scheduledFor, catchUp)
+      const id = randomUUID()
       const unfinished = (await queue.unfinished()).map((stored) => stored.run)
-      if (unfinished.some((run) => TAKES_DOWN.has(run.triggerAction) && includes(run, service.id))) return false
-      const stageOf = stageOfService([service], await stages.list(service.environmentId))
-      const planned = [plannedService(kind, service, 'DEPLOY', overrides, id)]
-      const resolved = resolveServiceVariables(await variables.resolvableInEnvironment(service.environmentId), service.id)
-      const { seq, createdAt } = await nextSeq()
-      const states = await queue.finishedStates([service.id])
-      const environment = { id: service.environmentId, organizationId: service.organizationId }
-      const run = queuedRun({
-        id,
-        environment,
-        serviceId: service.id,
-        trigger: 'DEPLOY',
-        origin: 'PLATFORM_INTERNAL',
-        triggeredBy: SCHEDULER_ACTOR,
-        planned,
-        states,
-        createdAt,
-        stageOf,
-      })
-      const settings = await settingsForDeployment(createAdvancedSettingsRepository(trx), kinds, [service])
-      await queue.insert(run, seq, [snapshotOf(service, overrides, resolved, settings.get(service.id))])
-      return true
+      const queued = !unfinished.some((run) => TAKES_DOWN.has(run.triggerAction) && includes(run, service.id))
+      if (queued) {
+        const stageOf = stageOfService([service], await stages.list(environmentId))
+        const planned = [plannedService(kind, service, 'DEPLOY', overrides, id)]
+        const resolved = resolveServiceVariables(await variables.resolvableInEnvironment(environmentId), service.id)
+        const { seq, createdAt } = await nextSeq()
+        const states = await queue.finishedStates([service.id])
+        const environment = { id: environmentId, organizationId: service.organizationId }
+        const run = queuedRun({
+          id,
+          environment,
+          serviceId: service.id,
+          trigger: 'DEPLOY',
+          origin: 'PLATFORM_INTERNAL',
+          triggeredBy: SCHEDULER_ACTOR,
+          planned,
+          states,
+          createdAt,
+          stageOf,
+        })
+        const settings = await settingsForDeployment(createAdvancedSettingsRepository(trx), kinds, [service])
+        await queue.insert(run, seq, [snapshotOf(service, overrides, resolved, settings.get(service.id))])
+      } else {
+        log?.warn({ serviceId: service.id, tick: scheduledFor }, 'a cron tick was not run: a stop or a deletion of the job is queued')
+      }
+      if (next === null) await unschedule(serviceId)
+      else {
+        await trx
+          .updateTable('cronJobSchedules')
+          .set((eb) => ({ nextFireAt: next, fired: eb('fired', '+', queued ? 1 : 0), lastFiredAt: queued ? firedAt : schedule.lastFiredAt }))
+          .where('serviceId', '=', serviceId)
+          .execute()
+      }
+      return queued ? 'queued' : 'not run'
     })
-    if (queued === undefined) {
-      // The environment is going: its schedules go with it.
-      await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', schedule.serviceId).execute()
-      continue
-    }
-    if (!queued) log?.warn({ serviceId: service.id, tick: scheduledFor }, 'a cron tick was not run: a stop or a deletion of the job is queued')
-    if (next === null) await trx.deleteFrom('cronJobSchedules').where('serviceId', '=', schedule.serviceId).execute()
-    else {
-      await trx
-        .updateTable('cronJobSchedules')
-        .set((eb) => ({ nextFireAt: next, fired: eb('fired', '+', queued ? 1 : 0), lastFiredAt: queued ? now : schedule.lastFiredAt }))
-        .where('serviceId', '=', schedule.serviceId)
-        .execute()
-    }
-    if (queued) fired++
+    // The environment is going: its schedules go with it.
+    if (outcome === undefined) await unschedule(serviceId)
+    if (outcome === 'queued') fired++
   }
   return fired
 }
