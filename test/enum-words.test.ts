@@ -133,6 +133,7 @@ describe('word plans', () => {
       origin: { anyOf: [{ type: 'string', enum: ['API', 'PLATFORM_INTERNAL'] }, { type: 'null' }] },
       stages: { type: 'array', items: { type: 'object', properties: { action: { type: 'string', enum: ['IAC_FORCE_UNLOCK'] } } } },
       labels: { type: 'object', additionalProperties: { type: 'string' } },
+      kinds: { type: 'object', properties: { note: { type: 'string' } }, additionalProperties: { type: 'string', enum: ['IAC', 'HELM'] } },
     },
   }
 
@@ -146,6 +147,7 @@ describe('word plans', () => {
       origin: 'PLATFORM_INTERNAL',
       stages: Object.freeze([Object.freeze({ action: 'IAC_FORCE_UNLOCK', message: 'IAC_FORCE_UNLOCK' })]),
       labels: Object.freeze({ IAC: 'IAC' }),
+      kinds: { note: 'IAC', first: 'IAC' },
       extra: 'GITOPS_APP',
     })
     assert.deepEqual(inWords(plan, value), {
@@ -155,6 +157,7 @@ describe('word plans', () => {
       origin: 'QOVERY_INTERNAL',
       stages: [{ action: 'TERRAFORM_FORCE_UNLOCK', message: 'IAC_FORCE_UNLOCK' }],
       labels: { IAC: 'IAC' },
+      kinds: { note: 'IAC', first: 'TERRAFORM' },
       extra: 'GITOPS_APP',
     })
     // Frozen values were copied, not changed; an unchanged one is handed back as it is.

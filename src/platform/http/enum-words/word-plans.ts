@@ -63,8 +63,10 @@ export interface WordPlan {
   words?: ReadonlyMap<string, string>
   properties?: ReadonlyMap<string, WordPlan>
   items?: WordPlan
-  /** Properties not named in `properties` (additionalProperties, patternProperties). */
+  /** Properties the schema does not name (additionalProperties, patternProperties). */
   others?: WordPlan
+  /** With `others`: the properties the schema names, which `others` does not cover. */
+  named?: ReadonlySet<string>
 }
 
 /** The word changes of one enum, from its declared values; undefined or empty: none. */
@@ -94,9 +96,10 @@ function planOf(node: unknown, changes: EnumWordChanges, depth: number): WordPla
     if (plan) parts.push({ items: plan })
   }
   const others = [node.additionalProperties, ...(isNode(node.patternProperties) ? Object.values(node.patternProperties) : [])]
+  const named = new Set(isNode(node.properties) ? Object.keys(node.properties) : [])
   for (const other of others) {
     const plan = planOf(other, changes, depth + 1)
-    if (plan) parts.push({ others: plan })
+    if (plan) parts.push({ others: plan, named })
   }
   for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
     const branches = node[keyword]
@@ -113,7 +116,7 @@ function merged(a: WordPlan | undefined, b: WordPlan | undefined): WordPlan | un
     ...(a.words || b.words ? { words: new Map([...(a.words ?? []), ...(b.words ?? [])]) } : {}),
     ...(properties.size > 0 ? { properties } : {}),
     ...(a.items || b.items ? { items: merged(a.items, b.items) } : {}),
-    ...(a.others || b.others ? { others: merged(a.others, b.others) } : {}),
+    ...(a.others || b.others ? { others: merged(a.others, b.others), named: new Set([...(a.named ?? []), ...(b.named ?? [])]) } : {}),
   }
 }
 
@@ -145,7 +148,7 @@ function changedValue(plan: WordPlan, value: unknown): unknown {
   if (!isNode(value) || (!plan.properties && !plan.others)) return value
   let copy: SchemaNode | undefined
   for (const key of Object.keys(value)) {
-    const keyPlan = plan.properties?.get(key) ?? plan.others
+    const keyPlan = plan.properties?.get(key) ?? (plan.named?.has(key) ? undefined : plan.others)
     if (!keyPlan) continue
     const item = value[key]
     const next = changedValue(keyPlan, item)
