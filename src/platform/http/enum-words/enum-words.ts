@@ -79,66 +79,76 @@ export function registerEnumWords(app: FastifyInstance, words: EnumWords): void 
   app.addHook('onRoute', (route: RouteOptions) => {
     const schema = route.schema as Record<string, unknown> | undefined
     if (!schema) return
-    const next: Record<string, unknown> = { ...schema }
-    let changed = false
-
-    const inputPlans: [(typeof INPUT_PARTS)[number][1], WordPlan][] = []
-    for (const [part, key] of INPUT_PARTS) {
-      const plan = wordPlan(schema[part], toDeclared)
-      if (!plan) continue
-      inputPlans.push([key, plan])
-      next[part] = rewriteEnums(schema[part], withPartners)
-      changed = true
-    }
-    if (inputPlans.length > 0) {
-      const declaredWords: Hook<[done: () => void]> = (request, _reply, done) => {
-        const parts = request as unknown as Record<string, unknown>
-        for (const [key, plan] of inputPlans) if (parts[key] !== undefined) parts[key] = inWords(plan, parts[key])
-        done()
-      }
-      route.preValidation = [...hooksOf(route.preValidation), declaredWords] as RouteOptions['preValidation']
-    }
-
-    const responses = schema.response as Record<string, unknown> | undefined
-    if (words === 'reference' && responses) {
-      const plans = new Map<string, WordPlan>()
-      const served: Record<string, unknown> = { ...responses }
-      for (const [status, entry] of Object.entries(responses)) {
-        const plan = wordPlan(jsonSchemaOf(entry), toReference)
-        if (!plan) continue
-        plans.set(status, plan)
-        served[status] = rewriteEnums(entry, referenceValues)
-      }
-      if (plans.size > 0) {
-        next.response = served
-        changed = true
-        const objectWords: Hook<[payload: unknown, done: (error: null, payload: unknown) => void]> = (_request, reply, payload, done) => {
-          serialized.add(reply)
-          const plan = planForStatus(plans, reply.statusCode)
-          done(null, plan ? inWords(plan, payload) : payload)
-        }
-        const textWords: Hook<[payload: unknown, done: (error: null, payload: unknown) => void]> = (_request, reply, payload, done) => {
-          const plan = planForStatus(plans, reply.statusCode)
-          if (!plan || serialized.has(reply) || !(typeof payload === 'string' || Buffer.isBuffer(payload)) || !isJson(reply))
-            return done(null, payload)
-          done(null, Buffer.isBuffer(payload) ? bytesInWords(plan, payload) : textInWords(plan, payload))
-        }
-        const bytesInWords = (plan: WordPlan, bytes: Buffer) => {
-          let changedPage = changedBytes.get(bytes)
-          if (!changedPage) {
-            changedPage = Buffer.from(textInWords(plan, bytes.toString('utf8')))
-            changedBytes.set(bytes, changedPage)
-          }
-          return changedPage
-        }
-        // Pages served again and again as the same bytes (kept history pages) are changed once.
-        const changedBytes = new WeakMap<Buffer, Buffer>()
-        route.preSerialization = [...hooksOf(route.preSerialization), objectWords] as RouteOptions['preSerialization']
-        route.onSend = [...hooksOf(route.onSend), textWords] as RouteOptions['onSend']
-      }
-    }
-    if (changed) route.schema = next
+    const input = takeEitherWord(route, schema)
+    const response = words === 'reference' ? answerReferenceWords(route, schema.response, serialized) : undefined
+    // A new schema object: the route's own may share its parts with other routes.
+    if (input || response) route.schema = { ...schema, ...input, ...(response ? { response } : {}) }
   })
+}
+
+/**
+ * Input: the route's request schemas list both words of a pair wherever they list one, and a
+ * preValidation hook hands the route the declared word. Returns the changed request schemas.
+ */
+function takeEitherWord(route: RouteOptions, schema: Record<string, unknown>): Record<string, unknown> | undefined {
+  const plans: [(typeof INPUT_PARTS)[number][1], WordPlan][] = []
+  const changed: Record<string, unknown> = {}
+  for (const [part, key] of INPUT_PARTS) {
+    const plan = wordPlan(schema[part], toDeclared)
+    if (!plan) continue
+    plans.push([key, plan])
+    changed[part] = rewriteEnums(schema[part], withPartners)
+  }
+  if (plans.length === 0) return undefined
+  const declaredWords: Hook<[done: () => void]> = (request, _reply, done) => {
+    const parts = request as unknown as Record<string, unknown>
+    for (const [key, plan] of plans) if (parts[key] !== undefined) parts[key] = inWords(plan, parts[key])
+    done()
+  }
+  route.preValidation = [...hooksOf(route.preValidation), declaredWords] as RouteOptions['preValidation']
+  return changed
+}
+
+/**
+ * Answers in the reference's words: the response schemas list them (for /openapi.json and the
+ * serializers), preSerialization changes those of objects, onSend those of JSON sent as text or
+ * bytes. Returns the changed response schemas.
+ */
+function answerReferenceWords(route: RouteOptions, responses: unknown, serialized: WeakSet<FastifyReply>): Record<string, unknown> | undefined {
+  if (typeof responses !== 'object' || responses === null) return undefined
+  const plans = new Map<string, WordPlan>()
+  const served: Record<string, unknown> = { ...responses }
+  for (const [status, entry] of Object.entries(responses)) {
+    const plan = wordPlan(jsonSchemaOf(entry), toReference)
+    if (!plan) continue
+    plans.set(status, plan)
+    served[status] = rewriteEnums(entry, referenceValues)
+  }
+  if (plans.size === 0) return undefined
+
+  const objectWords: Hook<[payload: unknown, done: (error: null, payload: unknown) => void]> = (_request, reply, payload, done) => {
+    serialized.add(reply)
+    const plan = planForStatus(plans, reply.statusCode)
+    done(null, plan ? inWords(plan, payload) : payload)
+  }
+  // Pages served again and again as the same bytes (kept history pages) are changed once.
+  const changedBytes = new WeakMap<Buffer, Buffer>()
+  const bytesInWords = (plan: WordPlan, bytes: Buffer) => {
+    let changed = changedBytes.get(bytes)
+    if (!changed) {
+      changed = Buffer.from(textInWords(plan, bytes.toString('utf8')))
+      changedBytes.set(bytes, changed)
+    }
+    return changed
+  }
+  const textWords: Hook<[payload: unknown, done: (error: null, payload: unknown) => void]> = (_request, reply, payload, done) => {
+    const plan = planForStatus(plans, reply.statusCode)
+    if (!plan || serialized.has(reply) || !(typeof payload === 'string' || Buffer.isBuffer(payload)) || !isJson(reply)) return done(null, payload)
+    done(null, Buffer.isBuffer(payload) ? bytesInWords(plan, payload) : textInWords(plan, payload))
+  }
+  route.preSerialization = [...hooksOf(route.preSerialization), objectWords] as RouteOptions['preSerialization']
+  route.onSend = [...hooksOf(route.onSend), textWords] as RouteOptions['onSend']
+  return served
 }
 
 /** JSON text with its words changed; as it was when nothing changes (or it is not JSON after all). */
