@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { Configuration, JobDeploymentHistoryApi } from 'qovery-typescript-axios'
 import { SCHEDULER_ACTOR } from '#src/modules/deployments/runner/cron-firing.ts'
 import { ENUM_WORD_PAIRS, PARTNER_WORD } from '#src/platform/http/enum-words/enum-word-pairs.ts'
 import { inWords, rewriteEnums, wordPlan } from '#src/platform/http/enum-words/word-plans.ts'
 import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
 import { factories, uniqueName } from './helpers/factories.ts'
+import { contractWordIn, refuseContractWordsInClient } from './helpers/go-client-words.ts'
 
 // The words on the wire (docs/enum-words.md): the table of word pairs against the two documents'
 // enums, the plans that change words only where a schema declares an enum, and both settings of
@@ -123,6 +125,16 @@ const toReference = (values: readonly string[]) =>
     values.flatMap((word) => (PARTNER_WORD.has(word) && ENUM_WORD_PAIRS.some((p) => p.contract === word) ? [[word, PARTNER_WORD.get(word)!]] : [])),
   )
 
+describe("the Go client's refusal, as the tests make the official client refuse", () => {
+  it('finds a contract-only word anywhere in an answer, and nothing else', () => {
+    assert.deepEqual(contractWordIn({ results: [{ auditing_data: { origin: 'PLATFORM_INTERNAL' } }] }), {
+      path: '/results/0/auditing_data/origin',
+      word: 'PLATFORM_INTERNAL',
+    })
+    assert.equal(contractWordIn({ results: [{ origin: 'QOVERY_INTERNAL', name: 'IAC service', type: 'TERRAFORM' }] }), undefined)
+  })
+})
+
 describe('word plans', () => {
   const schema = {
     type: 'object',
@@ -179,6 +191,9 @@ describe('word plans', () => {
   })
 })
 
+// The official client, from here on, refuses the contract's words as the Go client does.
+refuseContractWordsInClient()
+
 const CONTRACT_ONLY = ENUM_WORD_PAIRS.map((pair) => pair.contract)
 const REFERENCE_ONLY = ENUM_WORD_PAIRS.map((pair) => pair.reference)
 
@@ -203,11 +218,13 @@ for (const words of ['contract', 'reference'] as const) {
     let t: DeploymentsTestApp
     let calls: DeploymentCalls
     let make: ReturnType<typeof factories>
+    let basePath: string
 
     before(async () => {
       t = await createDeploymentsApp(20, { BERTH_ENUM_WORDS: words })
       calls = deploymentCalls(t.app)
       make = factories(t.db)
+      basePath = await t.listen()
     })
     after(() => t?.close())
 
@@ -348,6 +365,13 @@ for (const words of ['contract', 'reference'] as const) {
       assert.equal(v1.statusCode, 200, v1.body)
       assert.ok(v1.json().results.some((entry: { origin?: string }) => entry.origin === internal))
       assert.ok(v1.json().results.every((entry: { origin?: string }) => entry.origin === internal || entry.origin === 'API'))
+
+      // Through the official client, refusing the contract's words as the Go client does: only the
+      // reference's pass (the scheduled job's history: no free text of it reads as a contract word).
+      const strictJobHistory = new JobDeploymentHistoryApi(new Configuration({ basePath, apiKey: tokens.read.authorization }))
+      const read = strictJobHistory.listJobDeploymentHistoryV2(cron.id, 100)
+      if (words === 'reference') assert.ok(((await read).data.results ?? []).some((entry) => entry.auditing_data.origin === 'QOVERY_INTERNAL'))
+      else await assert.rejects(read, /answered PLATFORM_INTERNAL at \/results\/\d+\/auditing_data\/origin, which the Go client refuses/)
 
       // Variables' scopes: the reference's word (the contract does not show it), asked in either.
       const [asContract, asReference] = await Promise.all(
