@@ -23,6 +23,7 @@ const WAITING = [
   /^deployment-processes\./,
   /^docker-/,
   /^embedded\./,
+  /^enum-words\./,
   /^helm-kubernetes/,
   /^kubernetes-/,
   /^list-memory\./,

@@ -60,6 +60,7 @@ import type { Db } from './platform/db/database.ts'
 import { listen } from './platform/db/notifications.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
+import { registerEnumWords } from './platform/http/enum-words/enum-words.ts'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
 import type { CappedList } from './platform/http/lists.ts'
 import { registerOpenApi } from './platform/http/openapi.ts'
@@ -117,6 +118,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   registerValidation(app)
+  // Before any route: every route's enums take either document's words (docs/enum-words.md).
+  registerEnumWords(app, config.http.enumWords)
   registerErrorHandling(app)
   app.addSchema(ErrorResponse)
   // Hooks that do not wait on anything take Fastify's callback: no promise per request.

@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import path from 'node:path'
 import { DEFAULT_RESOURCE_CEILINGS } from './modules/services/resource-ceilings.ts'
 import { DEFAULT_VARIABLE_LIMITS } from './modules/variables/variable-rules.ts'
+import { ENUM_WORDS, type EnumWords } from './platform/http/enum-words/enum-word-pairs.ts'
 import type { RateLimits } from './platform/http/rate-limits.ts'
 import type { LogFormatSetting } from './platform/logger.ts'
 import { parseSecretKey } from './platform/secrets/secret-box.ts'
@@ -34,6 +35,12 @@ export interface Config {
     /** BERTH_CORS_ORIGINS: the browser origins allowed to call the API; none: no CORS headers at all. */
     readonly corsOrigins: readonly string[]
     readonly rateLimits: RateLimits
+    /**
+     * BERTH_ENUM_WORDS: whose enum words the answers use, the contract's neutral ones (`IAC`) or the
+     * reference's (`TERRAFORM`), for clients that refuse words they do not know (docs/enum-words.md).
+     * Input takes either.
+     */
+    readonly enumWords: EnumWords
   }
   readonly database: {
     /** External PostgreSQL server; when unset, Berth runs an embedded one in `dataDir`. */
@@ -296,6 +303,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (executor !== 'simulated' && executor !== 'docker') throw new ConfigError(`BERTH_EXECUTOR must be simulated or docker, got "${executor}"`)
   const logFormat = text(env, 'BERTH_LOG_FORMAT', 'auto') as LogFormatSetting
   if (!LOG_FORMATS.includes(logFormat)) throw new ConfigError(`BERTH_LOG_FORMAT must be auto, json or pretty, got "${logFormat}"`)
+  const enumWords = text(env, 'BERTH_ENUM_WORDS', 'contract') as EnumWords
+  if (!ENUM_WORDS.includes(enumWords)) throw new ConfigError(`BERTH_ENUM_WORDS must be contract or reference, got "${enumWords}"`)
   const secretKeyText = text(env, 'BERTH_SECRET_KEY', '')
   const secretKey = secretKeyText === '' ? undefined : parseSecretKey(secretKeyText)
   if (secretKeyText !== '' && !secretKey) {
@@ -313,6 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
       listMaxBytes: integer(env, 'BERTH_LIST_MAX_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       trustProxy: trustProxy(env),
       corsOrigins: Object.freeze(corsOrigins(env)),
+      enumWords,
       rateLimits: Object.freeze({
         windowMs: integer(env, 'BERTH_RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
         perCredential: integer(env, 'BERTH_RATE_LIMIT_PER_CREDENTIAL', 6_000, 0, 100_000_000),

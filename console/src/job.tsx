@@ -4,6 +4,9 @@ import { formatDuration, formatTime, toneOf, words } from './format.ts'
 import { Breadcrumbs, Show, useLoad } from './pages.tsx'
 import type { JobService, ServiceHistoryPage } from './types.ts'
 
+/** The origin of the runs a schedule starts, in the contract's word and the reference's (BERTH_ENUM_WORDS, docs/enum-words.md). */
+const SCHEDULED_ORIGINS = new Set(['PLATFORM_INTERNAL', 'QOVERY_INTERNAL'])
+
 /** What a job runs and when, in a line. */
 export function jobSummary(job: JobService): string {
   const image = 'image' in job.source ? `${job.source.image.image_name}:${job.source.image.tag}` : 'built from git'
@@ -54,7 +57,7 @@ export function JobPage({ jobId }: { jobId: string }) {
                     <tr key={entry.identifier.execution_id}>
                       <td>{formatTime(entry.auditing_data.created_at)}</td>
                       <td class={`tone-${toneOf(entry.status)}`}>{words(entry.status)}</td>
-                      <td>{entry.auditing_data.origin === 'PLATFORM_INTERNAL' ? 'schedule' : entry.auditing_data.triggered_by}</td>
+                      <td>{SCHEDULED_ORIGINS.has(entry.auditing_data.origin ?? '') ? 'schedule' : entry.auditing_data.triggered_by}</td>
                       <td>{formatDuration(entry.total_duration)}</td>
                     </tr>
                   ))}

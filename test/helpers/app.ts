@@ -22,6 +22,12 @@ export const TEST_SECRET_KEY = 'b'.repeat(64)
 
 export const testSecretBox = (): SecretBox => createSecretBox(Buffer.from(TEST_SECRET_KEY, 'hex'))
 
+/**
+ * BERTH_ENUM_WORDS of the test process, when set: a file run with BERTH_ENUM_WORDS=reference (or a
+ * `*.reference.test.ts` file that sets it) answers in the reference's words (docs/enum-words.md).
+ */
+const enumWordsOfRun = (): Record<string, string> => (process.env.BERTH_ENUM_WORDS ? { BERTH_ENUM_WORDS: process.env.BERTH_ENUM_WORDS } : {})
+
 export interface TestApp {
   app: FastifyInstance
   db: Db
@@ -40,7 +46,7 @@ export interface TestApp {
  * runner takes every queued deployment of its database, so give it a database of its own.
  */
 export async function createTestApp(env: Record<string, string> = {}, options: { oidcCooldownMs?: number; runner?: boolean } = {}): Promise<TestApp> {
-  const config = loadConfig({ DATABASE_URL: testDatabaseUrl(), BERTH_LOG_LEVEL: 'silent', ...env })
+  const config = loadConfig({ DATABASE_URL: testDatabaseUrl(), BERTH_LOG_LEVEL: 'silent', ...enumWordsOfRun(), ...env })
   const db = openDatabase(config.database.url!, 5)
   const quiet = { info() {}, warn() {} }
   const docker = options.runner ? await deploymentEngine(config, db, testSecretBox(), quiet) : undefined

@@ -1,5 +1,7 @@
 import type { Static } from 'typebox'
 import { Type } from 'typebox'
+import type { Origin as OriginWord } from '../../deployment-states.ts'
+import { Origin } from '../../deployments.schemas.ts'
 
 // The v1 environment history (`listEnvironmentDeploymentHistory`), which the CLI's `environment
 // deployment list` still reads: the V2 entries of the same page, each told the v1 way (one object
@@ -35,7 +37,7 @@ export const DeploymentHistoryEnvironment = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.Optional(Type.String({ format: 'date-time' })),
     status: Type.String(),
-    origin: Type.Optional(Type.String()),
+    origin: Type.Optional(Origin),
     triggered_by: Type.Optional(Type.String()),
     applications: Type.Array(WithCommit),
     containers: Type.Array(ContainerLike),
@@ -54,7 +56,7 @@ export type DeploymentHistoryEnvironmentPage = Static<typeof DeploymentHistoryEn
 /** A V2 entry as the rendered page holds it (contract 2.3 to 2.9), of which the v1 shape takes a part. */
 interface EntryV2 {
   identifier: { execution_id: string }
-  auditing_data: { created_at: string; updated_at?: string; origin?: string; triggered_by?: string }
+  auditing_data: { created_at: string; updated_at?: string; origin?: OriginWord; triggered_by?: string }
   status: string
   stages: {
     services: {

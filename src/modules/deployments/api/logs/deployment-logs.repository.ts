@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Db } from '#src/platform/db/database.ts'
 
 // Reading what deployments' steps wrote (the runner writes them: queue/deployment-runs.repository.ts).
@@ -15,7 +16,7 @@ export interface LogLine {
   serviceId: string | null
   /** The service's name and kind as the deployment deployed it, or the environment's name. */
   transmitterName: string
-  transmitterType: string
+  transmitterType: ServiceType | 'ENVIRONMENT'
   stageName: string | null
   step: string
   level: 'INFO' | 'WARNING' | 'ERROR'

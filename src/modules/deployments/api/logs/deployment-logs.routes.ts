@@ -1,8 +1,10 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { SERVICE_TYPES } from '../../deployment-states.ts'
+import { Enum } from '../../deployments.schemas.ts'
 import type { LogLine } from './deployment-logs.repository.ts'
 import type { DeploymentLogsService } from './deployment-logs.service.ts'
 
@@ -18,7 +20,11 @@ const EnvironmentLogs = Type.Object(
       transmitter: Type.Object({
         id: Uuid,
         name: Type.String(),
-        type: Type.String({ description: "the service's kind (HELM, …), or ENVIRONMENT for the deployment as a whole" }),
+        type: Enum(
+          [...SERVICE_TYPES, 'ENVIRONMENT'],
+          'DeploymentLogTransmitterType',
+          "the service's kind (HELM, …), or ENVIRONMENT for the deployment as a whole",
+        ),
       }),
       stage: Type.Object({ step: Type.String(), id: Nullable(Uuid), name: Nullable(Type.String()) }),
     }),
@@ -54,6 +60,8 @@ const lineNumber = (header: string | string[] | undefined) => (typeof header ===
 
 export function deploymentLogsRoutes(logs: DeploymentLogsService): FastifyPluginAsyncTypebox {
   return async (app) => {
+    // Events are written here, not by the serializer: they take the served words here too.
+    const served = app.servedWords<Static<typeof EnvironmentLogs>>(EnvironmentLogs)
     const tags = ['Environment Logs']
 
     app.get(
@@ -101,7 +109,7 @@ export function deploymentLogsRoutes(logs: DeploymentLogsService): FastifyPlugin
           while (!next.done) {
             // A comment when there is no line: the headers go out at once, and a quiet stream stays open.
             if (next.value.lines.length === 0) yield ': waiting for lines\n\n'
-            for (const line of next.value.lines) yield `event: log\nid: ${line.id}\ndata: ${JSON.stringify(toEnvironmentLog(line))}\n\n`
+            for (const line of next.value.lines) yield `event: log\nid: ${line.id}\ndata: ${JSON.stringify(served(toEnvironmentLog(line)))}\n\n`
             next = await lines.next()
           }
           if (!stop.signal.aborted) yield 'event: end\ndata: {}\n\n'
