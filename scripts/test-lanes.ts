@@ -23,6 +23,7 @@ const WAITING = [
   /^deployment-processes\./,
   /^docker-/,
   /^embedded\./,
+  /^helm-dry-run\./,
   /^helm-kubernetes/,
   /^kubernetes-/,
   /^list-memory\./,
