@@ -8,8 +8,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, it } from 'node:test'
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
+import { BUILTIN_CHART, containerValues } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
 import { createKubernetesExecutor, namespaceOf, releaseName } from '#src/modules/executors/kubernetes/helm-executor.ts'
 import type { ProgramVersion } from '#src/modules/executors/kubernetes/program-versions.ts'
+import type { ContainerConfig } from '#src/modules/services/kinds/container/container.types.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
@@ -311,6 +313,106 @@ describeWithEachHelm('dry runs of helm services on Kubernetes (real helm, a reco
     assert.ok(logs.includes(`diff: changed: ConfigMap/${release}-settings`), logs.join('\n'))
     assert.ok(logs.includes('diff: a deploy would add 1, change 2 and remove 1 object(s); 0 unchanged'), logs.join('\n'))
     assert.deepEqual(writesOf(requests), [])
+  })
+
+  it('of a container (the chart Berth ships) with a new tag: the image line of its Deployment changes, its variables’ Secret never shown', async () => {
+    const secretValue = `s3cret-${randomUUID()}`
+    const registry = {
+      host: 'registry.example.com',
+      auth: { username: 'puller', password: `pull-${randomUUID()}`, serveraddress: 'registry.example.com' },
+    }
+    const configuration: ContainerConfig = {
+      description: null,
+      registryId: randomUUID(),
+      imageName: 'acme/web',
+      tag: '1.4.2',
+      arguments: [],
+      entrypoint: null,
+      cpu: 250,
+      memory: 256,
+      gpu: 0,
+      ephemeralStorageInGib: null,
+      cpuArchitecture: null,
+      minRunningInstances: 1,
+      maxRunningInstances: 1,
+      healthchecks: {},
+      autoPreview: false,
+      autoDeploy: false,
+      ports: [],
+      storage: [],
+      iconUri: '',
+    } as unknown as ContainerConfig
+    const variables: ServiceSnapshot['variables'] = [
+      {
+        key: 'API_KEY',
+        sealed: secrets.seal(secretValue).toString('base64'),
+        isSecret: true,
+        mountPath: null,
+        variableId: randomUUID(),
+        scope: 'SERVICE',
+        variableType: 'VALUE',
+      },
+    ]
+    const s: ServiceSnapshot<ContainerConfig> = {
+      serviceId: randomUUID(),
+      kind: 'CONTAINER',
+      name: 'Web',
+      version: 1,
+      configuration,
+      overrides: { imageTag: '1.5.0' },
+      variables,
+      variablesFingerprint: '',
+      advancedSettings: {},
+    }
+    const release = releaseName(s)
+    // The release running: the chart as the deploy of tag 1.4.2 rendered it.
+    const owner = { serviceId: s.serviceId, environmentId, executionId: randomUUID() }
+    const openVariables = [{ key: 'API_KEY', value: secretValue, mountPath: null }]
+    const valuesFile = path.join(work, `${randomUUID()}.json`)
+    writeFileSync(
+      valuesFile,
+      JSON.stringify(
+        containerValues({ ...s, overrides: {} }, owner, openVariables, { reference: 'registry.example.com/acme/web:1.4.2', registry }, false),
+      ),
+    )
+    const running = execFileSync(helm, ['template', release, BUILTIN_CHART, '--namespace', namespace, '--values', valuesFile], {
+      env: { PATH: process.env.PATH, HOME: work },
+      encoding: 'utf8',
+    })
+    api.release(release, namespace, running)
+    api.requests.length = 0
+    const logs: string[] = []
+    const outcome = await createKubernetesExecutor({
+      kinds: KUBERNETES_KINDS,
+      helmPath: helm,
+      kubectlPath: kubectlBinary(major),
+      kubeconfig: async () => api.kubeconfig('kube-secret'),
+      chartRepository: async () => {
+        throw new Error('no helm repository here')
+      },
+      registry: async () => registry,
+      openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
+      workRoot: work,
+    }).run({ id: s.serviceId, name: s.name, type: 'CONTAINER' } as ServiceProgress, 'DEPLOY_DRY_RUN', new AbortController().signal, {
+      snapshot: s,
+      plan: [],
+      run: { id: randomUUID(), organizationId, environmentId },
+      log: (step, message) => logs.push(`${step}: ${message}`),
+    })
+    const text = logs.join('\n')
+    assert.deepEqual(outcome, { ok: true }, text)
+    assert.ok(logs.includes(`diff: changed: Deployment/${release}`), text)
+    assert.ok(
+      logs.some((line) => /^diff: -\s+image: "?registry\.example\.com\/acme\/web:1\.4\.2"?$/.test(line)),
+      text,
+    )
+    assert.ok(
+      logs.some((line) => /^diff: \+\s+image: "?registry\.example\.com\/acme\/web:1\.5\.0"?$/.test(line)),
+      text,
+    )
+    assert.ok(!text.includes(secretValue), 'the secret variable is never shown')
+    assert.ok(!text.includes(registry.auth.password), 'nor the registry’s password')
+    assert.deepEqual(writesOf(api.requests), [])
   })
 
   it('through the API: dry_run=true on a helm service records DEPLOY_DRY_RUN/SUCCESS whose logs hold the diff, and installs nothing', async () => {

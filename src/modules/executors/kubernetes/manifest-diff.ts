@@ -7,7 +7,7 @@ import { unifiedDiff } from './line-diff.ts'
 
 /** One object of a manifest: who it is, and its text as rendered. */
 interface ManifestObject {
-  /** `Kind/name`, with ` (namespace ns)` when the object names its namespace. */
+  /** `Kind/name`, with ` (namespace ns)` when the object names a namespace other than the release's. */
   id: string
   kind: string
   text: string
@@ -18,7 +18,7 @@ export type ObjectChange =
   | { change: 'changed'; id: string /** Its unified diff, or for a Secret a line naming the keys whose values change. */; diff: string[] }
 
 /** The objects of a manifest (`helm template`, `helm get manifest`), by id; empty documents, hooks and helm's `# Source:` lines left out. */
-function manifestObjects(manifest: string): Map<string, ManifestObject> {
+function manifestObjects(manifest: string, releaseNamespace: string): Map<string, ManifestObject> {
   const objects = new Map<string, ManifestObject>()
   for (const document of manifest.split(/^---[ \t]*$/m)) {
     const text = document
@@ -31,7 +31,8 @@ function manifestObjects(manifest: string): Map<string, ManifestObject> {
     // Hooks run around an install, and no release manifest holds them (`helm template` prints them).
     if (value.metadata?.annotations?.['helm.sh/hook'] !== undefined) continue
     const kind = String(value.kind ?? '')
-    const namespace = typeof value.metadata?.namespace === 'string' ? ` (namespace ${value.metadata.namespace})` : ''
+    const named = value.metadata?.namespace
+    const namespace = typeof named === 'string' && named !== releaseNamespace ? ` (namespace ${named})` : ''
     const id = `${kind}/${String(value.metadata?.name ?? '')}${namespace}`
     objects.set(id, { id, kind, text })
   }
@@ -62,12 +63,13 @@ function secretChange(before: string, after: string): string[] {
 }
 
 /**
- * How the objects of `rendered` differ from those of `running`: each object of either, in the
- * order rendered then removed ones, added, changed (with its diff), removed or unchanged.
+ * How the objects of `rendered` differ from those of `running` (a release's in `namespace`): each
+ * object of either, in the order rendered then removed ones, added, changed (with its diff),
+ * removed or unchanged.
  */
-export function manifestChanges(running: string, rendered: string): ObjectChange[] {
-  const was = manifestObjects(running)
-  const now = manifestObjects(rendered)
+export function manifestChanges(running: string, rendered: string, namespace: string): ObjectChange[] {
+  const was = manifestObjects(running, namespace)
+  const now = manifestObjects(rendered, namespace)
   const changes: ObjectChange[] = []
   for (const object of now.values()) {
     const old = was.get(object.id)

@@ -97,7 +97,7 @@ export async function dryRunRelease(release: ReleaseContext, chart: DryRunChart,
       ? `the release ${release.release} is not installed in ${release.namespace}: a deploy would install it`
       : `compared with the manifest of the release ${release.release} running in ${release.namespace} (helm get manifest)`,
   )
-  const changes = manifestChanges(running ?? '', proposed)
+  const changes = manifestChanges(running ?? '', proposed, release.namespace)
   const count = (change: string) => changes.filter((object) => object.change === change).length
   for (const object of changes) {
     if (object.change === 'unchanged') continue
