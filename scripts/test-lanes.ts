@@ -19,7 +19,7 @@ const WAITING = [
   /^cron-scheduler\./,
   /^database-outage\./,
   /^demo-seed\./,
-  /^dry-run\./,
+  /^dry-run/,
   /^deployment-processes\./,
   /^docker-/,
   /^embedded\./,

@@ -152,7 +152,10 @@ export function helmPlan(snapshot: ServiceSnapshot<HelmConfig>, action: Runnable
       return [
         { step: 'chart', lines: [chartLine(snapshot)] },
         valuesStep(snapshot),
-        comparisonStep('diff', `the objects of release ${name}, rendered with helm upgrade --install --dry-run=server, with those of the release running`),
+        comparisonStep(
+          'diff',
+          `the objects of release ${name}, rendered with helm upgrade --install --dry-run=server, with those of the release running`,
+        ),
       ]
     case 'STOP':
       return [{ step: 'stop', lines: [`scaling the workloads of release ${name} to zero`] }]

@@ -21,7 +21,10 @@ export const jobDocker: DockerKind<JobConfig> = {
 }
 
 /** The image a deploy of the job would run: pulled from its registry, or built from git. */
-async function jobImage(snapshot: ServiceSnapshot<JobConfig>, act: DockerAction): Promise<{ ok: true; image: string } | { ok: false; message: string }> {
+async function jobImage(
+  snapshot: ServiceSnapshot<JobConfig>,
+  act: DockerAction,
+): Promise<{ ok: true; image: string } | { ok: false; message: string }> {
   const config = snapshot.configuration
   const overrides = snapshot.overrides as JobDeployOverrides
   if ('docker' in config.source) return act.builtImage(jobBuildSource(config.source.docker, overrides, act.action))
