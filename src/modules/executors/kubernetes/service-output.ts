@@ -9,7 +9,8 @@ import { HelmFailed, runHelm } from './helm-program.ts'
 
 // The Kubernetes executor's answer to "what did this service print" (service-output.ts): the log
 // of each pod of the service in its environment's namespace, found by the `berth.service-id` label
-// the built-in chart puts on every pod, read with `kubectl logs --timestamps` (argv only, the
+// the built-in chart puts on every pod (a helm service's own chart: by its release's
+// `app.kubernetes.io/instance` label, podSelector), read with `kubectl logs --timestamps` (argv only, the
 // cluster's kubeconfig in a private temporary file). The kubelet keeps stdout and stderr merged:
 // each line's stream is null.
 
