@@ -40,12 +40,13 @@ function edits(before: string[], after: string[]): Edit[] {
   return out
 }
 
-/** `@@ -a,b +c,d @@`: where a hunk starts (1-based) and how many lines it spans on each side. */
+/** `@@ -a,b +c,d @@`: where a hunk starts (1-based) and how many lines it spans on each side (`,1` left out). */
 function hunkHeader(hunk: Edit[]): string {
   const span = (side: 'before' | 'after', skipped: '+' | '-') => {
     const lines = hunk.filter((edit) => edit.op !== skipped)
     const start = lines.length === 0 ? hunk[0]![side] : lines[0]![side] + 1
-    return `${start},${lines.length}`
+    // As diff prints it: a span of one line is its number alone.
+    return lines.length === 1 ? `${start}` : `${start},${lines.length}`
   }
   return `@@ -${span('before', '+')} +${span('after', '-')} @@`
 }
@@ -63,8 +64,8 @@ export function unifiedDiff(before: string, after: string, beforeName: string, a
   while (at < changed.length) {
     const start = Math.max(0, changed[at]! - CONTEXT)
     let end = changed[at]!
-    // A change within twice the context of the last one joins its hunk.
-    while (at + 1 < changed.length && changed[at + 1]! - end <= 2 * CONTEXT) end = changed[++at]!
+    // A change at most twice the context after the last one joins its hunk (their contexts would touch).
+    while (at + 1 < changed.length && changed[at + 1]! - end - 1 <= 2 * CONTEXT) end = changed[++at]!
     at++
     const hunk = all.slice(start, Math.min(all.length, end + CONTEXT + 1))
     lines.push(hunkHeader(hunk), ...hunk.map((edit) => `${edit.op}${edit.line}`))
