@@ -233,17 +233,20 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
           ...kubernetesAction(deps, steps, snapshot, action, context.run),
           ownChart: {
             install: () => install(snapshot as ServiceSnapshot<HelmConfig>, steps, organizationId, found),
-            workloads: (workloadAction) =>
-              releaseWorkloadAction(workloadAction, {
-                helmPath: deps.helmPath,
-                kubectlPath: deps.kubectlPath ?? 'kubectl',
-                kubeconfigPath,
-                home: dir,
-                release,
-                namespace,
-                signal,
-                log: context.log,
-              }),
+            workloads: async (workloadAction) =>
+              // A dry run never scales nor restarts (kinds ask it only of STOP and RESTART).
+              steps.dryRun
+                ? { ok: false, message: `a dry run does not ${workloadAction.toLowerCase()} workloads: nothing was changed` }
+                : releaseWorkloadAction(workloadAction, {
+                    helmPath: deps.helmPath,
+                    kubectlPath: deps.kubectlPath ?? 'kubectl',
+                    kubeconfigPath,
+                    home: dir,
+                    release,
+                    namespace,
+                    signal,
+                    log: context.log,
+                  }),
           },
         })
       } catch (error) {

@@ -32,6 +32,11 @@ export interface ReleaseContext {
 
 /** `helm uninstall` of the release in its namespace; one already gone is fine. */
 export async function uninstallRelease(release: ReleaseContext): Promise<ServiceOutcome> {
+  // Whatever a kind's entry asks of a dry run, it changes nothing: it only says so.
+  if (release.dryRun) {
+    release.context.log('diff', `a deploy would uninstall the release ${release.release}; dry run: nothing was uninstalled`)
+    return { ok: true }
+  }
   release.context.log('uninstall', `helm uninstall ${release.release} --namespace ${release.namespace}`)
   const ignoreNotFound = release.dialect.uninstallIgnoresNotFound
   try {
