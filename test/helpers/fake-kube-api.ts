@@ -8,7 +8,9 @@ import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 
 // A recording stand-in for a Kubernetes API server on loopback, for the real helm and kubectl:
-// enough of discovery (/version, /api, /apis, apps/v1 with the scale subresources), helm's release
+// enough of discovery (/version, /api, /apis, apps/v1 with the scale subresources, the core objects
+// charts make) and of OpenAPI v3 (kubectl's validation: each kind's PATCH takes fieldValidation, so
+// the client leaves validation to the server) for `helm upgrade --dry-run=server`, helm's release
 // secrets (`helm get manifest` reads them), and GET and PATCH of Deployments, StatefulSets and
 // DaemonSets, answered as an API server would shape them, and the pods `pods` sets with their
 // logs (list by label selector, get, and `…/log` with timestamps and tailLines). It records requests.
