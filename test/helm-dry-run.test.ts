@@ -8,10 +8,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, it } from 'node:test'
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
-import { BUILTIN_CHART, containerValues } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
+import { BUILTIN_CHART, containerValues, databaseValues } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
 import { createKubernetesExecutor, namespaceOf, releaseName } from '#src/modules/executors/kubernetes/helm-executor.ts'
 import type { ProgramVersion } from '#src/modules/executors/kubernetes/program-versions.ts'
 import type { ContainerConfig } from '#src/modules/services/kinds/container/container.types.ts'
+import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
+import { newDatabaseCredentials } from '#src/modules/services/kinds/database/database-credentials.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
@@ -412,6 +414,70 @@ describeWithEachHelm('dry runs of helm services on Kubernetes (real helm, a reco
     )
     assert.ok(!text.includes(secretValue), 'the secret variable is never shown')
     assert.ok(!text.includes(registry.auth.password), 'nor the registry’s password')
+    assert.deepEqual(writesOf(api.requests), [])
+  })
+
+  it('of a database (the chart Berth ships) given more CPU: its StatefulSet’s limits change, its password never shown', async () => {
+    const serviceId = randomUUID()
+    const configuration: DatabaseConfig = {
+      description: null,
+      type: 'POSTGRESQL',
+      version: '16',
+      mode: 'CONTAINER',
+      accessibility: 'PRIVATE',
+      cpu: 500,
+      memory: 512,
+      storage: 20,
+      instanceType: null,
+      diskType: null,
+      iconUri: '',
+      credentials: newDatabaseCredentials(serviceId, 'POSTGRESQL', secrets),
+    }
+    const password = secrets.open(Buffer.from(configuration.credentials.passwordSealed, 'base64'))
+    const s: ServiceSnapshot<DatabaseConfig> = {
+      serviceId,
+      kind: 'DATABASE',
+      name: 'Main',
+      version: 1,
+      configuration: { ...configuration, cpu: 1000 },
+      overrides: {},
+      variables: [],
+      variablesFingerprint: '',
+      advancedSettings: {},
+    }
+    const release = releaseName(s)
+    const valuesFile = path.join(work, `${randomUUID()}.json`)
+    const owner = { serviceId, environmentId, executionId: randomUUID() }
+    writeFileSync(valuesFile, JSON.stringify(databaseValues({ ...s, configuration }, owner, 'docker.io/library', password, false)))
+    const running = execFileSync(helm, ['template', release, BUILTIN_CHART, '--namespace', namespace, '--values', valuesFile], {
+      env: { PATH: process.env.PATH, HOME: work },
+      encoding: 'utf8',
+    })
+    api.release(release, namespace, running)
+    api.requests.length = 0
+    const logs: string[] = []
+    const outcome = await createKubernetesExecutor({
+      kinds: KUBERNETES_KINDS,
+      helmPath: helm,
+      kubectlPath: kubectlBinary(major),
+      kubeconfig: async () => api.kubeconfig('kube-secret'),
+      chartRepository: async () => {
+        throw new Error('no helm repository here')
+      },
+      openSecret: (sealed) => secrets.open(Buffer.from(sealed, 'base64')),
+      workRoot: work,
+    }).run({ id: serviceId, name: s.name, type: 'DATABASE' } as ServiceProgress, 'DEPLOY_DRY_RUN', new AbortController().signal, {
+      snapshot: s,
+      plan: [],
+      run: { id: randomUUID(), organizationId, environmentId },
+      log: (step, message) => logs.push(`${step}: ${message}`),
+    })
+    const text = logs.join('\n')
+    assert.deepEqual(outcome, { ok: true }, text)
+    assert.ok(logs.includes(`diff: changed: StatefulSet/${release}`), text)
+    assert.ok(logs.includes('diff: -            limits: {"cpu":"500m","memory":"512Mi"}'), text)
+    assert.ok(logs.includes('diff: +            limits: {"cpu":"1000m","memory":"512Mi"}'), text)
+    assert.ok(!text.includes(password), 'the database’s password is never shown')
     assert.deepEqual(writesOf(api.requests), [])
   })
 
