@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { type DeploymentCalls, type DeploymentsTestApp, until } from './helpers/deployments.ts'
 import { buildScriptImage, docker, type LoopbackRegistry } from './helpers/docker.ts'
 import { createContainer, registryWorld, serviceInstances, startDockerSuite, stopDockerSuite } from './helpers/docker-world.ts'
+import { factories } from './helpers/factories.ts'
 
 // Issue 35, "Dry runs": `dry_run=true` on a deploy pulls what a deploy would and says what would
 // change, in the real Docker engine, and changes nothing running nor any status.
@@ -21,12 +22,14 @@ let registry: LoopbackRegistry
 const environments: string[] = []
 
 before(async () => {
-  ;({ registry, t, calls } = await startDockerSuite({}, async (registry) => {
+  ;({ registry, t, calls } = await startDockerSuite({ BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/dry-run-library' }, async (registry) => {
     for (const version of ['v1', 'v2']) {
       const local = `berth-test/dry-run-web:${version}`
       await buildScriptImage(local, 'serve.sh', serveScript(version))
       await registry.push(local, 'dry-run-web', version.slice(1))
     }
+    // A stand-in for the official postgres image: it serves on the engine's port until stopped.
+    await buildScriptImage('berth-test/dry-run-library/postgres:16', 'db.sh', serveScript('db').replace('-p 8080', '-p 5432'))
   }))
 })
 
@@ -145,6 +148,65 @@ describe('dry runs', () => {
     await calls.waitUntilIdle(environment.id, tokens.read.authorization)
     assert.match((await runningAlone(containerId)).image, /dry-run-web:2$/)
     assert.equal((await statusOf(containerId, tokens.read.authorization)).service_deployment_status, 'UP_TO_DATE')
+  })
+
+  it('of a job pulls the image a deploy would run and says what it would run, running nothing', async () => {
+    const w = await registryWorld(t, calls, registry, environments)
+    const created = await calls.inject('POST', `/environment/${w.environment.id}/job`, w.tokens.write.authorization, {
+      name: 'migrate',
+      cpu: 250,
+      memory: 64,
+      max_nb_restart: 0,
+      max_duration_seconds: 60,
+      source: { image: { image_name: 'dry-run-web', tag: '1', registry_id: w.registryId } },
+      schedule: { on_start: { entrypoint: '/bin/sh', arguments: ['-c', 'echo the-job-ran'] } },
+      healthchecks: {},
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const jobId = created.json().id as string
+    await docker
+      .getImage(`${registry.host}/dry-run-web:2`)
+      .remove({ force: true })
+      .catch(() => undefined)
+    const dryRun = await calls.trigger(`/job/${jobId}/deploy?dry_run=true`, w.tokens.deploy.authorization, { image_tag: '2' })
+    await calls.waitUntilIdle(w.environment.id, w.tokens.read.authorization)
+    const { entry } = await entryOf(w.environment.id, dryRun.execution_id, w.tokens.read.authorization)
+    const logs = await logsOf(w.environment.id, dryRun.execution_id, w.tokens.read.authorization)
+    assert.equal(entry.trigger_action, 'DEPLOY_DRY_RUN')
+    assert.equal(entry.action_status, 'SUCCESS', logs)
+    assert.match(logs, /a deploy would run the START event in \S*dry-run-web:2: entrypoint \/bin\/sh, 2 argument\(s\)/)
+    assert.match(logs, /dry run: the job was not run/)
+    assert.doesNotMatch(logs, /the-job-ran/)
+    assert.deepEqual(await serviceInstances(jobId, { all: true }), [], 'no container of the job was made')
+    assert.ok(
+      (await docker.listImages()).some((image) => image.RepoTags?.includes(`${registry.host}/dry-run-web:2`)),
+      'the image was pulled',
+    )
+    assert.equal((await calls.inject('GET', `/job/${jobId}/status`, w.tokens.read.authorization)).json().state, 'READY', 'the job never ran')
+  })
+
+  it('of a database pulls its image and compares it with the one running, leaving the instance and its volume as they were', async () => {
+    const w = await registryWorld(t, calls, registry, environments)
+    const database = await factories(t.db).database(w.environment.id, {
+      name: 'main',
+      type: 'POSTGRESQL',
+      version: '16',
+      mode: 'CONTAINER',
+      accessibility: 'PRIVATE',
+    })
+    await calls.trigger(`/database/${database.id}/deploy`, w.tokens.deploy.authorization)
+    const [deployed] = await calls.waitUntilIdle(w.environment.id, w.tokens.read.authorization)
+    assert.equal(deployed!.status, 'DEPLOYED', JSON.stringify(deployed))
+    const before = await runningAlone(database.id)
+    const dryRun = await calls.trigger(`/database/${database.id}/deploy?dry_run=true`, w.tokens.deploy.authorization)
+    await calls.waitUntilIdle(w.environment.id, w.tokens.read.authorization)
+    const { entry } = await entryOf(w.environment.id, dryRun.execution_id, w.tokens.read.authorization)
+    const logs = await logsOf(w.environment.id, dryRun.execution_id, w.tokens.read.authorization)
+    assert.equal(entry.trigger_action, 'DEPLOY_DRY_RUN')
+    assert.equal(entry.action_status, 'SUCCESS', logs)
+    assert.match(logs, /main runs berth-test\/dry-run-library\/postgres:16 now \(1 instance\(s\)\): a deploy would roll out the same image/)
+    assert.match(logs, new RegExp(`its data stays in the volume berth-db-${database.id}, which a deploy keeps`))
+    assert.deepEqual(await runningAlone(database.id), before, 'the same instance runs')
   })
 
   it('needs DEPLOY: READ gets a 403 and nothing is queued', async () => {

@@ -368,7 +368,7 @@ describeWithEachHelm('helm services on Kubernetes (real helm, no API server)', (
           run: { id: randomUUID(), organizationId, environmentId },
           log: (step, message) => logs.push(`${step}: ${message}`),
         })
-        // The stand-in serves no OpenAPI document nor object writes: helm stops there, past its arguments.
+        // The stand-in takes no object writes, and its Deployments belong to no release: helm stops there, past its arguments.
         assert.equal(outcome.ok, false)
         const message = (outcome as { message: string }).message
         assert.match(message, /^helm upgrade failed/, logs.join('\n'))

@@ -8,7 +8,9 @@ import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 
 // A recording stand-in for a Kubernetes API server on loopback, for the real helm and kubectl:
-// enough of discovery (/version, /api, /apis, apps/v1 with the scale subresources), helm's release
+// enough of discovery (/version, /api, /apis, apps/v1 with the scale subresources, the core objects
+// charts make) and of OpenAPI v3 (kubectl's validation: each kind's PATCH takes fieldValidation, so
+// the client leaves validation to the server) for `helm upgrade --dry-run=server`, helm's release
 // secrets (`helm get manifest` reads them), and GET and PATCH of Deployments, StatefulSets and
 // DaemonSets, answered as an API server would shape them, and the pods `pods` sets with their
 // logs (list by label selector, get, and `…/log` with timestamps and tailLines). It records requests.
@@ -66,6 +68,32 @@ const podObject = (namespace: string, pod: FakePod) => ({
 })
 
 const KINDS: Record<string, string> = { deployments: 'Deployment', statefulsets: 'StatefulSet', daemonsets: 'DaemonSet' }
+/** Core objects charts make, which the API knows but holds none of. */
+const CORE_KINDS: Record<string, string> = { configmaps: 'ConfigMap', secrets: 'Secret', services: 'Service', serviceaccounts: 'ServiceAccount' }
+const WRITE_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update']
+/** The kinds of each group version, by its OpenAPI v3 path. */
+const OPENAPI_GROUPS: Record<string, { group: string; version: string; kinds: Record<string, string> }> = {
+  'api/v1': { group: '', version: 'v1', kinds: { ...CORE_KINDS, pods: 'Pod' } },
+  'apis/apps/v1': { group: 'apps', version: 'v1', kinds: KINDS },
+}
+
+/** A group version's OpenAPI v3 document: a PATCH of each kind, taking fieldValidation. */
+function openapiDocument(path: string) {
+  const { group, version, kinds } = OPENAPI_GROUPS[path]!
+  const paths = Object.fromEntries(
+    Object.entries(kinds).map(([plural, kind]) => [
+      `/${path}/namespaces/{namespace}/${plural}/{name}`,
+      {
+        patch: {
+          'x-kubernetes-group-version-kind': { group, version, kind },
+          parameters: [{ name: 'fieldValidation', in: 'query', schema: { type: 'string' } }],
+          responses: {},
+        },
+      },
+    ]),
+  )
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.31.0' }, paths }
+}
 
 export async function startFakeKubeApi(): Promise<FakeKubeApi> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'berth-kube-api-'))
@@ -129,6 +157,14 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
           resources: [
             { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list'], shortNames: ['po'] },
             { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+            // Objects charts make: known to helm's mapping (none stored: a GET of one is 404).
+            ...Object.entries(CORE_KINDS).map(([name, kind]) => ({
+              name,
+              singularName: kind.toLowerCase(),
+              namespaced: true,
+              kind,
+              verbs: WRITE_VERBS,
+            })),
           ],
         })
       const podList = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(p)
@@ -150,6 +186,13 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
         res.writeHead(200, { 'content-type': 'text/plain' })
         return res.end(lines.map((line) => `${stamped ? `${line.at} ` : ''}${line.message}\n`).join(''))
       }
+      // OpenAPI v3, only as far as kubectl's validation reads it: every kind's PATCH takes fieldValidation, so the server validates.
+      if (p === '/openapi/v3')
+        return send(200, {
+          paths: Object.fromEntries(Object.keys(OPENAPI_GROUPS).map((gv) => [gv, { serverRelativeURL: `/openapi/v3/${gv}?hash=1` }])),
+        })
+      const openapiGroup = /^\/openapi\/v3\/(.+)$/.exec(p)
+      if (openapiGroup && OPENAPI_GROUPS[openapiGroup[1]!]) return send(200, openapiDocument(openapiGroup[1]!))
       if (p === '/apis/apps/v1') {
         const verbs = ['get', 'list', 'patch', 'update']
         return send(200, {

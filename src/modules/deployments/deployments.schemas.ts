@@ -239,7 +239,7 @@ export const DRY_RUN_PROPERTIES = {
     Type.Boolean({
       description:
         'default: false. Decide if the deployment should be done in dry_run mode, avoiding any changes: a DEPLOY_DRY_RUN pulls or builds ' +
-        'what a deploy would and says in its logs what would change, and changes nothing running (Berth: the Docker executor dry-runs containers only)',
+        'what a deploy would and says in its logs what would change, and changes nothing running (Berth: on Kubernetes, the diff of the release\'s rendered objects against the running release; docs/rollbacks.md, "Dry runs")',
     }),
   ),
 }

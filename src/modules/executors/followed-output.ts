@@ -73,6 +73,9 @@ export async function* followOutput<Found>(
       (line) => {
         if (nanosOf(line.timestamp) <= threshold) return
         queue.push(line)
+        // The position moves as a line is queued, not only as it is given: an instance whose stream
+        // ends meanwhile is read again from after it, not from before the lines still queued.
+        positions[line.source] = line.timestamp
         nudge()
       },
       () => {

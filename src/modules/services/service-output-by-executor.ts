@@ -16,6 +16,9 @@ export function serviceOutputByExecutor(
     async runsHere(environmentId) {
       return (await (await outputOf(environmentId))?.runsHere(environmentId)) ?? false
     },
+    async keepsJobRuns(environmentId) {
+      return (await (await outputOf(environmentId))?.keepsJobRuns?.(environmentId)) ?? false
+    },
     async last(service, count) {
       return (await outputOf(service.environmentId))?.last(service, count)
     },

@@ -28,14 +28,31 @@ export interface OutputCursor {
   positions: Record<string, string>
 }
 
+/** The service whose output is asked for. */
+export interface OutputService {
+  id: string
+  environmentId: string
+  /**
+   * A helm service's own chart as its last deploy installed it: the service's name then (which
+   * names the release) and that deployment, whose secrets mask its pods' lines. Its pods carry the
+   * chart's labels, not Berth's.
+   */
+  release?: { serviceName: string; executionId: string }
+}
+
 export interface ServiceOutput {
   /** Whether the environment's services run in this engine (a job's runs logged by its deployments are read then). */
   runsHere(environmentId: string): Promise<boolean>
   /**
+   * Whether a job's finished runs can still be read from this engine for the environment (a
+   * Kubernetes Job's pods stay once complete); when not, they are read from the deployments' logs.
+   */
+  keepsJobRuns?(environmentId: string): Promise<boolean>
+  /**
    * The last `count` lines of the service's instances, oldest first; undefined when its
    * environment does not run in this engine.
    */
-  last(service: { id: string; environmentId: string }, count: number): Promise<OutputLine[] | undefined>
+  last(service: OutputService, count: number): Promise<OutputLine[] | undefined>
   /**
    * The lines of the service's instances as they are printed: the last `count` first when there
    * is no cursor, else those after it. Ends once no instance runs (and every line was given) and
@@ -43,7 +60,7 @@ export interface ServiceOutput {
    * environment does not run in this engine.
    */
   follow(
-    service: { id: string; environmentId: string },
+    service: OutputService,
     from: { cursor: OutputCursor } | { last: number },
     signal: AbortSignal,
     deploying: () => Promise<boolean>,

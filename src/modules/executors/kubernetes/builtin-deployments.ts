@@ -80,7 +80,10 @@ export interface KubernetesAction {
 
 /** What the Kubernetes executor needs of a kind: how it does an action to one of its services. */
 export interface KubernetesKind<Config = unknown> {
+  /** Does the action; a dry run (DEPLOY_DRY_RUN) goes through a deploy's steps, and its release is compared instead of installed (release-steps.ts). */
   perform(snapshot: ServiceSnapshot<Config>, act: KubernetesAction): Promise<ServiceOutcome>
+  /** The values of its configuration a dry run's comparison must never show (a database's password), besides the secret variables. */
+  secretValues?(snapshot: ServiceSnapshot<Config>, openSecret: (sealed: string) => string): string[]
 }
 
 /** The Kubernetes executor's table, one entry per kind it deploys, filled by the kinds; a kind without one is refused (docs/adding-a-kind.md). */

@@ -11,6 +11,8 @@ export interface HelmDialect {
   repoUpdateFlags: string[]
   /** Whether `helm uninstall --ignore-not-found` exists (3.13); without it, "not found" is caught. */
   uninstallIgnoresNotFound: boolean
+  /** Whether `helm upgrade --dry-run=server` exists (3.13); without it, a dry run compares what `helm template` renders. */
+  serverDryRun: boolean
   /** Why an OCI registry over plain HTTP cannot be pulled from (`--plain-http`, 3.13), or undefined. */
   plainHttpRefused: string | undefined
   /**
@@ -48,6 +50,7 @@ export function helmDialect(version: ProgramVersion): HelmDialect {
     version,
     repoUpdateFlags: helm4 ? [] : ['--fail-on-repo-update-fail'],
     uninstallIgnoresNotFound: since313,
+    serverDryRun: since313,
     plainHttpRefused: since313
       ? undefined
       : `an OCI registry over plain HTTP needs helm 3.13 or newer (--plain-http); this runner has helm ${version.text}`,

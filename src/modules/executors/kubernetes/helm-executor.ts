@@ -7,6 +7,7 @@ import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { HelmDeployOverrides } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import { resolvePlaceholders } from '#src/modules/services/kinds/helm/helm-deployments.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import { secretMask } from '#src/platform/secrets/secret-masking.ts'
 import type { DeploymentExecutor, ServiceOutcome } from '../executor.ts'
 import { removeRunCheckouts } from '../git-checkout.ts'
 import { type BuiltinDeps, type KubernetesKinds, kubernetesAction } from './builtin-deployments.ts'
@@ -173,6 +174,11 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
     })
     return dialect
   }
+  /** The values a dry run's comparison must never show: the secret variables, and what the kind names (a database's password). */
+  const secretValues = (snapshot: ServiceSnapshot): string[] => [
+    ...snapshot.variables.filter((variable) => variable.isSecret).map((variable) => deps.openSecret(variable.sealed ?? '')),
+    ...(deps.kinds[snapshot.kind]?.secretValues?.(snapshot, deps.openSecret) ?? []),
+  ]
   return {
     /** Removes the work directories (each holding the cluster's kubeconfig) and checkouts a run whose runner was killed left on this host. */
     async abandoned(run, say) {
@@ -187,8 +193,6 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
     async run(_service, action, signal, context): Promise<ServiceOutcome> {
       const snapshot = context.snapshot
       if (!snapshot || !context.run) return { ok: false, message: 'the deployment has no snapshot of the service' }
-      // Dry runs are only done by the Docker executor yet (docs/rollbacks.md, "Dry runs").
-      if (action === 'DEPLOY_DRY_RUN') return { ok: false, message: 'dry runs on Kubernetes clusters are not done yet: nothing was changed' }
       const { organizationId, environmentId } = context.run
       const kubeconfig = await deps.kubeconfig(organizationId, environmentId)
       if (kubeconfig === undefined) return { ok: false, message: 'the cluster has no kubeconfig: store one with editClusterKubeconfig' }
@@ -219,6 +223,8 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
         const release = releaseName(snapshot)
         const cluster = ['--namespace', namespace, '--kubeconfig', kubeconfigPath]
         const steps: ReleaseContext = { helmPath: deps.helmPath, dialect: flags, dir, namespace, release, cluster, helm, context, signal }
+        // A dry run renders and guards as a deploy does, and compares instead of installing (release-dry-runs.ts).
+        if (action === 'DEPLOY_DRY_RUN') steps.dryRun = { mask: secretMask(secretValues(snapshot)) }
         // What is done is the kind's entry: containers, jobs and databases are releases of the chart
         // Berth ships; a helm service's is its own chart.
         const kind = deps.kinds[snapshot.kind]
@@ -227,17 +233,20 @@ export function createKubernetesExecutor(deps: KubernetesExecutorDeps): Deployme
           ...kubernetesAction(deps, steps, snapshot, action, context.run),
           ownChart: {
             install: () => install(snapshot as ServiceSnapshot<HelmConfig>, steps, organizationId, found),
-            workloads: (workloadAction) =>
-              releaseWorkloadAction(workloadAction, {
-                helmPath: deps.helmPath,
-                kubectlPath: deps.kubectlPath ?? 'kubectl',
-                kubeconfigPath,
-                home: dir,
-                release,
-                namespace,
-                signal,
-                log: context.log,
-              }),
+            workloads: async (workloadAction) =>
+              // A dry run never scales nor restarts (kinds ask it only of STOP and RESTART).
+              steps.dryRun
+                ? { ok: false, message: `a dry run does not ${workloadAction.toLowerCase()} workloads: nothing was changed` }
+                : releaseWorkloadAction(workloadAction, {
+                    helmPath: deps.helmPath,
+                    kubectlPath: deps.kubectlPath ?? 'kubectl',
+                    kubeconfigPath,
+                    home: dir,
+                    release,
+                    namespace,
+                    signal,
+                    log: context.log,
+                  }),
           },
         })
       } catch (error) {

@@ -1,6 +1,7 @@
 import type { ExecutionContext, ServiceOutcome } from '../executor.ts'
 import type { HelmDialect } from './helm-dialect.ts'
 import { HelmFailed, type HelmRun, runHelm } from './helm-program.ts'
+import { dryRunRelease } from './release-dry-runs.ts'
 import { clusterWideObjects, renderedObjects } from './rendered-objects.ts'
 
 // The steps every release goes through on a Kubernetes cluster, whichever chart it is (a helm
@@ -21,10 +22,21 @@ export interface ReleaseContext {
   helm: (step: string) => (args: string[]) => Promise<HelmRun>
   context: ExecutionContext
   signal: AbortSignal
+  /**
+   * Set for a dry run (DEPLOY_DRY_RUN): the release is rendered and guarded as for a deploy, then
+   * compared with the one running instead of installed (release-dry-runs.ts); `mask` hides the
+   * service's secrets in what the comparison logs.
+   */
+  dryRun?: { mask(text: string): string }
 }
 
 /** `helm uninstall` of the release in its namespace; one already gone is fine. */
 export async function uninstallRelease(release: ReleaseContext): Promise<ServiceOutcome> {
+  // Whatever a kind's entry asks of a dry run, it changes nothing: it only says so.
+  if (release.dryRun) {
+    release.context.log('diff', `a deploy would uninstall the release ${release.release}; dry run: nothing was uninstalled`)
+    return { ok: true }
+  }
   release.context.log('uninstall', `helm uninstall ${release.release} --namespace ${release.namespace}`)
   const ignoreNotFound = release.dialect.uninstallIgnoresNotFound
   try {
@@ -39,7 +51,8 @@ export async function uninstallRelease(release: ReleaseContext): Promise<Service
 
 /**
  * Renders `chart` with `values` (`helm template`), refuses objects outside the namespace unless
- * `allowClusterWide`, then `helm upgrade --install` with the same values and `extra` arguments.
+ * `allowClusterWide`, then `helm upgrade --install` with the same values and `extra` arguments; a
+ * dry run says what that install would change instead.
  */
 export async function renderCheckInstall(
   release: ReleaseContext,
@@ -64,6 +77,12 @@ export async function renderCheckInstall(
       }
     }
   }
+  if (release.dryRun)
+    return dryRunRelease(
+      release,
+      { path: chart.path, values: chart.values, timeoutSeconds: chart.timeoutSeconds, extra: extra.args },
+      rendered.stdout,
+    )
   context.log('install', `helm upgrade --install ${release.release} --namespace ${namespace} --timeout ${chart.timeoutSeconds}s`)
   await release.helm('install')([
     'upgrade',

@@ -2,14 +2,15 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import type { OutputCursor, OutputLine, ServiceOutput } from '#src/modules/services/service-output.ts'
+import type { OutputCursor, OutputLine, OutputService, ServiceOutput } from '#src/modules/services/service-output.ts'
 import { byTime, type FollowedEngine, followOutput, nanosOf } from '../followed-output.ts'
-import { namespaceOf } from './helm-executor.ts'
+import { namespaceOf, releaseName } from './helm-executor.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
 
 // The Kubernetes executor's answer to "what did this service print" (service-output.ts): the log
 // of each pod of the service in its environment's namespace, found by the `berth.service-id` label
-// the built-in chart puts on every pod, read with `kubectl logs --timestamps` (argv only, the
+// the built-in chart puts on every pod (a helm service's own chart: by its release's
+// `app.kubernetes.io/instance` label, podSelector), read with `kubectl logs --timestamps` (argv only, the
 // cluster's kubeconfig in a private temporary file). The kubelet keeps stdout and stderr merged:
 // each line's stream is null.
 
@@ -42,8 +43,21 @@ type Instance = Pick<OutputLine, 'source' | 'instance' | 'instanceName' | 'execu
 /** A pod of the service, with which instance it is. */
 type PodInstance = { pod: Pod; instance: Instance }
 
-/** A pod's instance number: a StatefulSet's ordinal, else its rank among the service's pods by age. */
-function instancesOf(pods: Pod[]): Map<string, Instance> {
+/**
+ * How the service's pods are found: the `berth.service-id` label the built-in chart puts on them, or
+ * for a helm service's own chart the label charts put on their release's pods by convention
+ * (`app.kubernetes.io/instance=<release>`, as `helm create` writes it).
+ */
+export const podSelector = (service: OutputService) =>
+  service.release
+    ? `app.kubernetes.io/instance=${releaseName({ name: service.release.serviceName, serviceId: service.id })}`
+    : `berth.service-id=${service.id}`
+
+/**
+ * A pod's instance number: a StatefulSet's ordinal, else its rank among the service's pods by age;
+ * its deployment, from Berth's label, else (a helm service's chart) the release's last deploy.
+ */
+function instancesOf(pods: Pod[], release?: OutputService['release']): Map<string, Instance> {
   const ordered = [...pods].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name))
   return new Map(
     ordered.map((pod, rank) => [
@@ -52,7 +66,7 @@ function instancesOf(pods: Pod[]): Map<string, Instance> {
         source: pod.uid.replace(/-/g, '').slice(0, 12).padEnd(12, '0'),
         instance: pod.labels['apps.kubernetes.io/pod-index'] ?? String(rank),
         instanceName: pod.name,
-        executionId: pod.labels['berth.execution-id'] ?? '',
+        executionId: pod.labels['berth.execution-id'] ?? release?.executionId ?? '',
       },
     ]),
   )
@@ -86,10 +100,10 @@ export function createKubernetesServiceOutput(deps: KubernetesServiceOutputDeps)
 
   const clusterArgs = (environmentId: string, kubeconfigPath: string) => ['--namespace', namespaceOf(environmentId), '--kubeconfig', kubeconfigPath]
 
-  async function pods(service: { id: string; environmentId: string }, cluster: { path: string; home: string }, signal: AbortSignal): Promise<Pod[]> {
+  async function pods(service: OutputService, cluster: { path: string; home: string }, signal: AbortSignal): Promise<Pod[]> {
     const { stdout } = await runHelm(
       deps.kubectlPath,
-      ['get', 'pods', '--selector', `berth.service-id=${service.id}`, '--output', 'json', ...clusterArgs(service.environmentId, cluster.path)],
+      ['get', 'pods', '--selector', podSelector(service), '--output', 'json', ...clusterArgs(service.environmentId, cluster.path)],
       { signal, env: { HOME: cluster.home }, program: 'kubectl', quietStdout: true },
     )
     const list = JSON.parse(stdout) as {
@@ -137,18 +151,18 @@ export function createKubernetesServiceOutput(deps: KubernetesServiceOutputDeps)
     }
   }
 
-  async function lastLines(service: { id: string; environmentId: string }, cluster: { path: string; home: string }, count: number) {
+  async function lastLines(service: OutputService, cluster: { path: string; home: string }, count: number) {
     const found = await pods(service, cluster, AbortSignal.timeout(30_000))
-    const instances = instancesOf(found)
+    const instances = instancesOf(found, service.release)
     const all = (await Promise.all(found.map((pod) => lastOf(pod, instances.get(pod.uid)!, service.environmentId, cluster, count)))).flat()
     return all.sort(byTime).slice(-count)
   }
 
   /** What `followOutput` needs of the cluster: the service's pods, each read with `kubectl logs --follow` from a time on. */
-  const followed = (service: { id: string; environmentId: string }, cluster: { path: string; home: string }): FollowedEngine<PodInstance> => ({
+  const followed = (service: OutputService, cluster: { path: string; home: string }): FollowedEngine<PodInstance> => ({
     async look(signal) {
       const found = await pods(service, cluster, signal)
-      const instances = instancesOf(found)
+      const instances = instancesOf(found, service.release)
       return {
         found: found.map((pod) => ({ pod, instance: instances.get(pod.uid)! })),
         running: found.some((pod) => pod.phase === 'Running' || pod.phase === 'Pending'),
@@ -185,7 +199,7 @@ export function createKubernetesServiceOutput(deps: KubernetesServiceOutputDeps)
   })
 
   const following = (
-    service: { id: string; environmentId: string },
+    service: OutputService,
     cluster: { path: string; home: string },
     cursor: OutputCursor,
     first: OutputLine[],
@@ -195,6 +209,8 @@ export function createKubernetesServiceOutput(deps: KubernetesServiceOutputDeps)
 
   return {
     runsHere: deps.deploysToKubernetes,
+    // A Job's pods stay once complete (until the Job goes): its runs are read from them.
+    keepsJobRuns: deps.deploysToKubernetes,
 
     async last(service, count) {
       if (!(await deps.deploysToKubernetes(service.environmentId))) return undefined

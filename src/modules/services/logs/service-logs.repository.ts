@@ -33,6 +33,25 @@ export function createServiceLogsRepository(db: Db) {
       return row && { kind: row.kind as ServiceType, variables: row.variables as SnapshotVariable[], configuration: row.configuration }
     },
 
+    /**
+     * The release a helm service's last deploy installed: that deployment (the newest DEPLOY that
+     * reached the service) and the service's name in its snapshot, which names the release.
+     */
+    async installedRelease(serviceId: string): Promise<{ executionId: string; serviceName: string } | undefined> {
+      const row = await db
+        .selectFrom('serviceDeployments as d')
+        .innerJoin('deploymentSnapshots as s', (join) => join.onRef('s.executionId', '=', 'd.executionId').onRef('s.serviceId', '=', 'd.serviceId'))
+        .select(['d.executionId', 's.name'])
+        .where('d.serviceId', '=', serviceId)
+        .where('d.reached', '=', true)
+        .where('d.triggerAction', '=', 'DEPLOY')
+        .orderBy('d.createdAt', 'desc')
+        .orderBy('d.executionId', 'desc')
+        .limit(1)
+        .executeTakeFirst()
+      return row && { executionId: row.executionId, serviceName: row.name }
+    },
+
     /** Whether a deployment of the environment is queued or running: it may start instances. */
     async deploying(environmentId: string): Promise<boolean> {
       const row = await db

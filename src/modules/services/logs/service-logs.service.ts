@@ -5,7 +5,7 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { secretMask } from '#src/platform/secrets/secret-masking.ts'
-import type { OutputCursor, OutputLine, ServiceOutput } from '../service-output.ts'
+import type { OutputCursor, OutputLine, OutputService, ServiceOutput } from '../service-output.ts'
 import type { ServiceLogsRepository } from './service-logs.repository.ts'
 
 // A service's own logs (docs/service-logs.md): what its instances print, from the engine that runs
@@ -100,12 +100,23 @@ export function createServiceLogsService(deps: ServiceLogsDeps) {
     stream: line.stream,
   })
 
+  /**
+   * The service as its engine is asked about it: a helm service with the release its last deploy
+   * installed (its own chart's pods carry no Berth label); undefined for one never deployed, which runs nothing.
+   */
+  async function outputService(type: ServiceType, service: { id: string; environmentId: string }): Promise<OutputService | undefined> {
+    if (type !== 'HELM') return service
+    const release = await deps.repo.installedRelease(service.id)
+    return release && { ...service, release }
+  }
+
   return {
     /** The last lines the service's instances printed, oldest first; none when it runs nowhere real. */
     async last(principal: Principal, type: ServiceType, serviceId: string): Promise<ServiceLogLine[]> {
       const { service } = await deps.requireService(principal, serviceId, 'READ', type)
-      // A job's runs are gone once they end: what they printed is in its deployments' logs, where an engine ran them (a simulated run printed nothing).
-      if (type === 'JOB') {
+      // A job's runs are gone once they end on Docker: what they printed is in its deployments' logs, where an engine ran
+      // them (a simulated run printed nothing). A Kubernetes Job's pods stay: they are read as a service's instances.
+      if (type === 'JOB' && !(await deps.output?.keepsJobRuns?.(service.environmentId))) {
         if (!(await deps.output?.runsHere(service.environmentId))) return []
         return (await deps.repo.jobRunLines(service.environmentId, service.id, SERVICE_LOG_LINES)).map((line) => ({
           id: lineId(line.executionId, line.id),
@@ -117,7 +128,9 @@ export function createServiceLogsService(deps: ServiceLogsDeps) {
           stream: null,
         }))
       }
-      const lines = (await deps.output?.last(service, SERVICE_LOG_LINES)) ?? []
+      const found = await outputService(type, service)
+      if (!found) return []
+      const lines = (await deps.output?.last(found, SERVICE_LOG_LINES)) ?? []
       const maskOf = masks(service.id)
       return Promise.all(lines.map((line) => toLine(line, maskOf)))
     },
@@ -131,7 +144,9 @@ export function createServiceLogsService(deps: ServiceLogsDeps) {
       const { service } = await deps.requireService(principal, serviceId, 'READ', type)
       yield undefined
       const deploying = () => deps.repo.deploying(service.environmentId)
-      const lines = await deps.output?.follow(service, cursor ? { cursor } : { last: SERVICE_LOG_LINES }, signal, deploying)
+      const found = await outputService(type, service)
+      if (!found) return
+      const lines = await deps.output?.follow(found, cursor ? { cursor } : { last: SERVICE_LOG_LINES }, signal, deploying)
       if (!lines) return
       const maskOf = masks(service.id)
       const position: OutputCursor = cursor ?? { since: new Date().toISOString(), positions: {} }

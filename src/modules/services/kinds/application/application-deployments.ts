@@ -1,6 +1,6 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
-import { uncheckedDryRun } from '#src/modules/services/dry-run-plans.ts'
+import { comparisonStep } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ResolveContext, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { argumentsSimulateFailure } from '#src/modules/services/simulated-failures.ts'
 import type { ApplicationConfig, ApplicationDeployOverrides } from './application.types.ts'
@@ -64,14 +64,17 @@ export function applicationPlan(snapshot: ServiceSnapshot<ApplicationConfig>, ac
   const ports = app.ports.map((port) => `${port.internalPort}/${port.protocol}${port.publiclyAccessible ? ' (public)' : ''}`).join(', ') || 'none'
   switch (action) {
     case 'DEPLOY':
+    case 'DEPLOY_DRY_RUN': {
+      const build: PlannedStep = {
+        step: 'build',
+        lines: [
+          commitLine(snapshot),
+          `docker build -f ${app.dockerfilePath ?? 'Dockerfile'}${app.dockerTargetBuildStage ? ` --target ${app.dockerTargetBuildStage}` : ''} .`,
+        ],
+      }
+      if (action === 'DEPLOY_DRY_RUN') return [build, comparisonStep('compare', `the image built for ${name} with the image it runs now`)]
       return [
-        {
-          step: 'build',
-          lines: [
-            commitLine(snapshot),
-            `docker build -f ${app.dockerfilePath ?? 'Dockerfile'}${app.dockerTargetBuildStage ? ` --target ${app.dockerTargetBuildStage}` : ''} .`,
-          ],
-        },
+        build,
         {
           step: 'deploy',
           lines: [
@@ -79,10 +82,9 @@ export function applicationPlan(snapshot: ServiceSnapshot<ApplicationConfig>, ac
           ],
         },
       ]
+    }
     case 'RESTART':
       return [{ step: 'restart', lines: [`restarting the instances of ${name}`] }]
-    case 'DEPLOY_DRY_RUN':
-      return uncheckedDryRun(name)
     case 'STOP':
       return [{ step: 'stop', lines: [`scaling ${name} to zero instances`] }]
     case 'UNINSTALL':

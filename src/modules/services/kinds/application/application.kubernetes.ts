@@ -19,8 +19,8 @@ export const applicationKubernetes: KubernetesKind<ApplicationConfig> = {
       dockerfilePath: config.dockerfilePath,
       dockerfileRaw: null,
       target: config.dockerTargetBuildStage,
-      // A restart or a stop runs what the last deploy built.
-      reuse: action !== 'DEPLOY',
+      // A restart or a stop runs what the last deploy built; a dry run builds as a deploy does.
+      reuse: action !== 'DEPLOY' && action !== 'DEPLOY_DRY_RUN',
     })
     if (!built.ok) return built
     const values = applicationValues(application, act.owner, act.variables(), built.pulled, action === 'STOP')

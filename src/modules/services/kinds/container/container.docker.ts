@@ -1,5 +1,6 @@
 import type { DockerAction, DockerKind } from '#src/modules/executors/docker/docker-executor.ts'
-import { ensureNetwork, serviceContainers } from '#src/modules/executors/docker/docker-objects.ts'
+import { ensureNetwork } from '#src/modules/executors/docker/docker-objects.ts'
+import { compareWithRunning } from '#src/modules/executors/docker/dry-run-comparisons.ts'
 import { ensureImage, imageReference } from '#src/modules/executors/docker/images.ts'
 import type { Rollout } from '#src/modules/executors/docker/service-instances.ts'
 import { removeInstances, rollOut, stopInstances } from '#src/modules/executors/docker/service-instances.ts'
@@ -31,18 +32,7 @@ async function pulledImage(snapshot: ServiceSnapshot<ContainerConfig>, act: Dock
 /** A deploy up to its rollout: the image pulled, and what it would run compared with what runs now. */
 async function containerDryRun(snapshot: ServiceSnapshot<ContainerConfig>, act: DockerAction): Promise<ServiceOutcome> {
   const image = await pulledImage(snapshot, act)
-  const running = (await serviceContainers(act.docker, act.owner.serviceId)).filter((instance) => instance.State === 'running')
-  const images = [...new Set(running.map((instance) => instance.Image))]
-  const instances = Math.max(snapshot.configuration.minRunningInstances, 1)
-  const compare = (message: string) => act.say('compare', message)
-  if (images.length === 0) compare(`${snapshot.name} runs nothing now: a deploy would start ${instances} instance(s) of ${image}`)
-  else if (images.length === 1 && images[0] === image)
-    compare(
-      `${snapshot.name} runs ${image} now (${running.length} instance(s)): a deploy would roll out the same image with the configuration and variables as of now`,
-    )
-  else compare(`${snapshot.name} runs ${images.join(', ')} now (${running.length} instance(s)): a deploy would run ${image} instead`)
-  compare('dry run: nothing running was changed')
-  return { ok: true }
+  return compareWithRunning(act, snapshot.name, image, Math.max(snapshot.configuration.minRunningInstances, 1))
 }
 
 async function container(snapshot: ServiceSnapshot<ContainerConfig>, act: DockerAction): Promise<Rollout> {

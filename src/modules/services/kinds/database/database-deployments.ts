@@ -1,5 +1,5 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
-import { uncheckedDryRun } from '#src/modules/services/dry-run-plans.ts'
+import { comparisonStep } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { DatabaseConfig } from './database.types.ts'
 import { DATABASE_ENGINES } from './database-engines.ts'
@@ -34,7 +34,10 @@ export function databasePlan({ name, configuration }: ServiceSnapshot<DatabaseCo
       ]
     }
     case 'DEPLOY_DRY_RUN':
-      return uncheckedDryRun(name)
+      return [
+        { step: 'pull', lines: [`pulling the image of ${what}`] },
+        comparisonStep('compare', `the image of ${what} with the image it runs now (its data is kept)`),
+      ]
     case 'STOP':
       return [{ step: 'stop', lines: [`stopping ${what}; its data is kept`] }]
     case 'UNINSTALL':

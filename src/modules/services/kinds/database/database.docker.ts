@@ -1,8 +1,10 @@
 import type { DockerAction, DockerKind } from '#src/modules/executors/docker/docker-executor.ts'
 import { databaseVolume, ensureNetwork } from '#src/modules/executors/docker/docker-objects.ts'
+import { compareWithRunning } from '#src/modules/executors/docker/dry-run-comparisons.ts'
 import { ensureImage } from '#src/modules/executors/docker/images.ts'
 import type { Rollout } from '#src/modules/executors/docker/service-instances.ts'
 import { removeInstances, rollOut, stopInstances } from '#src/modules/executors/docker/service-instances.ts'
+import type { ServiceOutcome } from '#src/modules/executors/executor.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { DatabaseConfig } from './database.types.ts'
 import { openPassword } from './database-credentials.ts'
@@ -10,12 +12,25 @@ import { DATABASE_ENGINES, type DatabaseType } from './database-engines.ts'
 import { DATABASE_RUNTIME, databaseImage } from './database-runtime.ts'
 
 // What the Docker executor does to a database (docs/docker.md, "Deploying with Docker"): a CONTAINER database is
-// its engine's official image with one volume; its password never shows in the logs.
+// its engine's official image with one volume; its password never shows in the logs. A dry run pulls
+// the image and compares it with the one running.
 
 /** The Docker executor's entry for a database. */
 export const databaseDocker: DockerKind<DatabaseConfig> = {
   perform: database,
+  dryRun: databaseDryRun,
   secretValues: (snapshot, secrets) => [openPassword(snapshot.configuration.credentials, secrets)],
+}
+
+/** A deploy up to its rollout: the engine's image pulled and compared with what runs now; its storage untouched. */
+async function databaseDryRun(snapshot: ServiceSnapshot<DatabaseConfig>, act: DockerAction): Promise<ServiceOutcome> {
+  const config = snapshot.configuration
+  if (config.mode !== 'CONTAINER')
+    return { ok: false, message: `a ${config.mode} database needs a cloud provider; the Docker executor runs CONTAINER databases` }
+  const image = databaseImage(act.databaseImages, config.type as DatabaseType, config.version)
+  await ensureImage(act.docker, image, undefined, (message) => act.say('pull', message), act.signal, act.pulls)
+  act.say('compare', `its data stays in the volume ${databaseVolume(act.owner.serviceId)}, which a deploy keeps`)
+  return compareWithRunning(act, snapshot.name, image, 1)
 }
 
 async function database(snapshot: ServiceSnapshot<DatabaseConfig>, act: DockerAction): Promise<Rollout> {

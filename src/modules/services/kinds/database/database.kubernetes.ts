@@ -4,6 +4,7 @@ import type { DatabaseConfig } from './database.types.ts'
 
 /** The Kubernetes executor's entry for a database (docs/kubernetes.md): a CONTAINER database is a release of the chart Berth ships. */
 export const databaseKubernetes: KubernetesKind<DatabaseConfig> = {
+  secretValues: (database, openSecret) => [openSecret(database.configuration.credentials.passwordSealed)],
   async perform(database, act) {
     const { action } = act
     if (action === 'UNINSTALL' || action === 'DELETE') return act.uninstall()

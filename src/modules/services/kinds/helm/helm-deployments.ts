@@ -1,6 +1,6 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import { type PlannedService, plannedService } from '#src/modules/deployments/queue/deployment-plan.ts'
-import { uncheckedDryRun } from '#src/modules/services/dry-run-plans.ts'
+import { comparisonStep } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { listNamesAction } from '#src/modules/services/simulated-failures.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
@@ -149,7 +149,14 @@ export function helmPlan(snapshot: ServiceSnapshot<HelmConfig>, action: Runnable
         },
       ]
     case 'DEPLOY_DRY_RUN':
-      return uncheckedDryRun(name)
+      return [
+        { step: 'chart', lines: [chartLine(snapshot)] },
+        valuesStep(snapshot),
+        comparisonStep(
+          'diff',
+          `the objects of release ${name}, rendered with helm upgrade --install --dry-run=server, with those of the release running`,
+        ),
+      ]
     case 'STOP':
       return [{ step: 'stop', lines: [`scaling the workloads of release ${name} to zero`] }]
     case 'UNINSTALL':

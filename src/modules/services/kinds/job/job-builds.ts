@@ -16,7 +16,7 @@ export function jobBuildSource(
     dockerfilePath,
     dockerfileRaw,
     target: dockerTargetBuildStage,
-    // A deploy builds; a cron tick, a forced event and a stop or delete event run the image built for the commit.
-    reuse: action !== 'DEPLOY' || overrides.forceEvent !== undefined,
+    // A deploy (and its dry run) builds; a cron tick, a forced event and a stop or delete event run the image built for the commit.
+    reuse: (action !== 'DEPLOY' && action !== 'DEPLOY_DRY_RUN') || overrides.forceEvent !== undefined,
   }
 }

@@ -1,5 +1,4 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
-import { uncheckedDryRun } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { JobForceEvent } from './job.schemas.ts'
@@ -155,7 +154,8 @@ export const LIFECYCLE_EVENT: Record<RunnableTrigger, JobForceEvent> = {
 
 /** What an executor does for a job, as it reports it. */
 export function jobPlan(snapshot: ServiceSnapshot<JobConfig>, action: RunnableTrigger): PlannedStep[] {
-  if (action === 'DEPLOY_DRY_RUN') return uncheckedDryRun(snapshot.name)
+  if (action === 'DEPLOY_DRY_RUN')
+    return [imageStep(snapshot), { step: 'run', lines: [`saying what a deploy of ${snapshot.name} would run; nothing is run`] }]
   const job = snapshot.configuration
   const given = snapshot.overrides as JobDeployOverrides
   const delivers = action === 'DEPLOY' || action === 'RESTART'

@@ -4,17 +4,58 @@ import { removeBuiltImages } from '#src/modules/executors/docker/image-builds.ts
 import { ensureImage, imageReference } from '#src/modules/executors/docker/images.ts'
 import { runToCompletion } from '#src/modules/executors/docker/job-runs.ts'
 import type { Rollout } from '#src/modules/executors/docker/service-instances.ts'
+import type { ServiceOutcome } from '#src/modules/executors/executor.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { JobCommand, JobConfig } from './job.types.ts'
 import { jobBuildSource } from './job-builds.ts'
 import { commandFor, type JobDeployOverrides, LIFECYCLE_EVENT } from './job-deployments.ts'
 
 // What the Docker executor does to a job (docs/docker.md, "Deploying with Docker"): the event's command run to
-// completion in its image (pulled, or built from git); a cron job's ticks are runs of their own.
+// completion in its image (pulled, or built from git); a cron job's ticks are runs of their own. A dry
+// run pulls or builds the image and says what a deploy would run, running nothing.
 
 /** The Docker executor's entry for a job. */
 export const jobDocker: DockerKind<JobConfig> = {
   perform: job,
+  dryRun: jobDryRun,
+}
+
+/** The image a deploy of the job would run: pulled from its registry, or built from git. */
+async function jobImage(
+  snapshot: ServiceSnapshot<JobConfig>,
+  act: DockerAction,
+): Promise<{ ok: true; image: string } | { ok: false; message: string }> {
+  const config = snapshot.configuration
+  const overrides = snapshot.overrides as JobDeployOverrides
+  if ('docker' in config.source) return act.builtImage(jobBuildSource(config.source.docker, overrides, act.action))
+  const { imageName, tag, registryId } = config.source.image
+  const registry = await act.registry(act.organizationId, registryId)
+  const image = imageReference(registry.host, imageName, overrides.imageTag || tag)
+  await ensureImage(act.docker, image, registry.auth, (message) => act.say('pull', message), act.signal, act.pulls)
+  return { ok: true, image }
+}
+
+/** A deploy up to its run: the image pulled or built, and what a deploy would run said; nothing is run. */
+async function jobDryRun(snapshot: ServiceSnapshot<JobConfig>, act: DockerAction): Promise<ServiceOutcome> {
+  const config = snapshot.configuration
+  const overrides = snapshot.overrides as JobDeployOverrides
+  const found = await jobImage(snapshot, act)
+  if (!found.ok) return found
+  const say = (message: string) => act.say('run', message)
+  if ('cronjob' in config.schedule && !overrides.forceEvent) {
+    const { scheduledAt, timezone } = config.schedule.cronjob
+    say(`a deploy would schedule the cron job "${scheduledAt}" (${timezone}): each tick runs ${found.image}`)
+  } else {
+    const event = overrides.forceEvent ?? LIFECYCLE_EVENT.DEPLOY
+    const command = commandFor(config, event)
+    if (!command) say(`the job has no command for its ${event} event: a deploy would run nothing`)
+    else
+      say(
+        `a deploy would run the ${event} event in ${found.image}: entrypoint ${command.entrypoint ?? '(image default)'}, ${command.arguments.length} argument(s)`,
+      )
+  }
+  say('dry run: the job was not run')
+  return { ok: true }
 }
 
 async function job(snapshot: ServiceSnapshot<JobConfig>, act: DockerAction): Promise<Rollout> {
