@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks'
 import { formatDuration, formatTime, isFailed, isUnfinished, toneOf, words } from './format.ts'
 import { DeploymentLogs } from './logs.tsx'
+import { formatSeconds, useNow } from './polled.ts'
 import type { DeploymentEntry, ServiceEntry, Stage } from './types.ts'
 
 export function DeploymentCard({ entry }: { entry: DeploymentEntry }) {
@@ -30,8 +31,8 @@ export function DeploymentCard({ entry }: { entry: DeploymentEntry }) {
           {audit.origin ? <> from {audit.origin}</> : null}
         </span>
         <time dateTime={audit.created_at}>{formatTime(audit.created_at)}</time>
-        <span class="total-duration" title="total duration">
-          {formatDuration(entry.total_duration)}
+        <span class="total-duration" title={isUnfinished(entry.action_status) ? 'running for' : 'total duration'}>
+          {isUnfinished(entry.action_status) ? <Elapsed since={audit.created_at} /> : formatDuration(entry.total_duration)}
         </span>
         <button
           type="button"
@@ -111,4 +112,10 @@ function ServiceView({ service }: { service: ServiceEntry }) {
       {service.message ? <p class="message">{service.message}</p> : null}
     </li>
   )
+}
+
+/** How long an unfinished deployment has been going, counting up each second. */
+function Elapsed({ since }: { since: string }) {
+  const now = useNow()
+  return <span data-testid="elapsed">{formatSeconds((now - new Date(since).getTime()) / 1000)}</span>
 }
