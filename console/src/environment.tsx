@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import { History } from './history.tsx'
+import { NewContainer } from './new-container.tsx'
 import { Breadcrumbs, type Crumb, ErrorMessage, Show, useLoad } from './pages.tsx'
 import { Previews, ServicesAtAGlance } from './services-glance.tsx'
 import { DeploymentStages } from './stages.tsx'
@@ -52,6 +53,7 @@ export function EnvironmentPage({ environmentId }: { environmentId: string }) {
           </header>
           <Actions environmentId={environmentId} role={loaded.role} onTriggered={() => setPokes((n) => n + 1)} />
           <ServicesAtAGlance environmentId={environmentId} />
+          {hasRole(loaded.role, 'WRITE') ? <NewContainer environmentId={environmentId} organizationId={loaded.organization.id} /> : null}
           <Previews project={loaded.project} />
           <DeploymentStages environmentId={environmentId} role={loaded.role} />
           <VariablesPanel scope="ENVIRONMENT" parentId={environmentId} role={loaded.role} />

@@ -220,7 +220,13 @@ export const KINDS: Record<KindName, KindSpec> = {
       port: s.port ?? null,
       source:
         'image' in s.source
-          ? { image: { image_name: s.source.image.image_name, tag: s.source.image.tag, registry_id: s.source.image.registry_id ?? s.source.image.registry?.id } }
+          ? {
+              image: {
+                image_name: s.source.image.image_name,
+                tag: s.source.image.tag,
+                registry_id: s.source.image.registry_id ?? s.source.image.registry?.id,
+              },
+            }
           : { docker: { git_repository: gitRequest(s.source.docker.git_repository), dockerfile_path: s.source.docker.dockerfile_path ?? null } },
       healthchecks: s.healthchecks ?? {},
       schedule: s.schedule,
@@ -267,7 +273,9 @@ export const KINDS: Record<KindName, KindSpec> = {
     // Its configuration shows above its values override editor (helm.tsx).
     summary: () => [],
     configuredVersion: (s) =>
-      'git' in s.source ? `chart in git ${s.source.git.git_repository.branch ?? ''}` : `${s.source.repository.chart_name} ${s.source.repository.chart_version}`,
+      'git' in s.source
+        ? `chart in git ${s.source.git.git_repository.branch ?? ''}`
+        : `${s.source.repository.chart_name} ${s.source.repository.chart_version}`,
     // Its values override has an editor of its own (helm.tsx), which sends the whole service.
     form: [],
     editRequest: () => ({}),

@@ -79,16 +79,34 @@ export function ServiceActions({ spec, service, role, onTriggered }: Props) {
         <button type="submit" data-action="deploy" disabled={busy}>
           Deploy
         </button>
-        <button type="button" class="secondary" data-action="dry-run" disabled={busy} onClick={() => run('Dry run', () => api.post(`${base}/deploy?dry_run=true`, deployBody()))}>
+        <button
+          type="button"
+          class="secondary"
+          data-action="dry-run"
+          disabled={busy}
+          onClick={() => run('Dry run', () => api.post(`${base}/deploy?dry_run=true`, deployBody()))}
+        >
           Dry run
         </button>
       </form>
       <div class="buttons">
-        <button type="button" class="secondary" data-action="redeploy" disabled={busy} onClick={() => run('Redeploy', () => api.post(`${base}/redeploy`))}>
+        <button
+          type="button"
+          class="secondary"
+          data-action="redeploy"
+          disabled={busy}
+          onClick={() => run('Redeploy', () => api.post(`${base}/redeploy`))}
+        >
           Redeploy
         </button>
         {spec.restart ? (
-          <button type="button" class="secondary" data-action="restart" disabled={busy} onClick={() => run('Restart', () => api.post(`${base}/restart-service`))}>
+          <button
+            type="button"
+            class="secondary"
+            data-action="restart"
+            disabled={busy}
+            onClick={() => run('Restart', () => api.post(`${base}/restart-service`))}
+          >
             Restart
           </button>
         ) : null}
@@ -96,7 +114,14 @@ export function ServiceActions({ spec, service, role, onTriggered }: Props) {
           Stop
         </button>
         {hasRole(role, 'WRITE') ? (
-          <button type="button" class="danger" data-action="delete" disabled={busy} aria-expanded={confirming} onClick={() => setConfirming((open) => !open)}>
+          <button
+            type="button"
+            class="danger"
+            data-action="delete"
+            disabled={busy}
+            aria-expanded={confirming}
+            onClick={() => setConfirming((open) => !open)}
+          >
             Delete…
           </button>
         ) : null}
@@ -133,7 +158,17 @@ export function ServiceActions({ spec, service, role, onTriggered }: Props) {
 }
 
 /** "Roll back to this" on a deployment of the service that succeeded: its snapshot is deployed again. */
-export function RollbackButton({ spec, serviceId, executionId, onTriggered }: { spec: KindSpec; serviceId: string; executionId: string; onTriggered: () => void }) {
+export function RollbackButton({
+  spec,
+  serviceId,
+  executionId,
+  onTriggered,
+}: {
+  spec: KindSpec
+  serviceId: string
+  executionId: string
+  onTriggered: () => void
+}) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string>()
   return (

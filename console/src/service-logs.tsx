@@ -114,10 +114,11 @@ export function ServiceLogs({ kind, serviceId }: { kind: KindName; serviceId: st
         )}
       </div>
       <p class="hint" role="status" data-testid="log-state">
-        {paused ? 'Paused: new lines are kept and shown on resume.' : STATUS[state]} {instances.length > 0 ? `Instances: ${instances.join(', ')}.` : ''} {shown.length}/
-        {lines.length} lines shown.
+        {paused ? 'Paused: new lines are kept and shown on resume.' : STATUS[state]}{' '}
+        {instances.length > 0 ? `Instances: ${instances.join(', ')}.` : ''} {shown.length}/{lines.length} lines shown.
       </p>
       <ErrorMessage message={error} />
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled box must take the focus, so that the keyboard scrolls it */}
       <ol
         class="service-log-lines"
         ref={box}

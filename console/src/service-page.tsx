@@ -44,7 +44,15 @@ interface CustomDomain {
 
 const STATUS_POLL_MS = 2000
 
-export function ServicePage({ kind, id, extra }: { kind: KindName; id: string; extra?: (service: AnyService, role: Role, etag: string | null) => ComponentChildren }) {
+export function ServicePage({
+  kind,
+  id,
+  extra,
+}: {
+  kind: KindName
+  id: string
+  extra?: (service: AnyService, role: Role, etag: string | null) => ComponentChildren
+}) {
   const spec = KINDS[kind]
   const loaded = useLoad(async () => {
     const { data: service, etag } = await getWithTag<AnyService>(`/${kind}/${id}`)
@@ -53,7 +61,15 @@ export function ServicePage({ kind, id, extra }: { kind: KindName; id: string; e
   return (
     <Show loaded={loaded}>
       {({ service, etag, context }) => (
-        <ServiceView key={service.id} spec={spec} initial={service} etag={etag} role={context.role} crumbs={environmentCrumbs(context, { label: service.name })} extra={extra} />
+        <ServiceView
+          key={service.id}
+          spec={spec}
+          initial={service}
+          etag={etag}
+          role={context.role}
+          crumbs={environmentCrumbs(context, { label: service.name })}
+          extra={extra}
+        />
       )}
     </Show>
   )
@@ -108,7 +124,9 @@ function ServiceView({
             <dt>State</dt>
             <dd data-testid="service-state" data-state={status.data.state}>
               <StateBadge state={status.data.state} />
-              {status.data.deployment_requests_count > 0 ? <span class="note"> {status.data.deployment_requests_count} deployment(s) queued or running</span> : null}
+              {status.data.deployment_requests_count > 0 ? (
+                <span class="note"> {status.data.deployment_requests_count} deployment(s) queued or running</span>
+              ) : null}
             </dd>
             <dt>Configuration</dt>
             <dd data-testid="deployment-status">{words(status.data.service_deployment_status)}</dd>
@@ -135,7 +153,9 @@ function ServiceView({
         <h3>Last deployments</h3>
         <ErrorMessage message={history.error} />
         {history.data === undefined ? (
-          history.error ? null : <p class="loading">Loading…</p>
+          history.error ? null : (
+            <p class="loading">Loading…</p>
+          )
         ) : history.data.results.length === 0 ? (
           <p class="empty">Never deployed.</p>
         ) : (
@@ -167,7 +187,9 @@ function ServiceView({
                     <td>{formatDuration(entry.total_duration)}</td>
                     {canDeploy ? (
                       <td>
-                        {['DEPLOY', 'RESTART'].includes(entry.status_details.action) && entry.status_details.status === 'SUCCESS' && entry.identifier.execution_id ? (
+                        {['DEPLOY', 'RESTART'].includes(entry.status_details.action) &&
+                        entry.status_details.status === 'SUCCESS' &&
+                        entry.identifier.execution_id ? (
                           <RollbackButton spec={spec} serviceId={service.id} executionId={entry.identifier.execution_id} onTriggered={refresh} />
                         ) : null}
                       </td>
@@ -216,7 +238,9 @@ function Addresses({ links, domains }: { links: { data?: List<Link>; error?: str
       <h3>Addresses</h3>
       <ErrorMessage message={links.error} />
       {links.data === undefined ? (
-        links.error ? null : <p class="loading">Loading…</p>
+        links.error ? null : (
+          <p class="loading">Loading…</p>
+        )
       ) : links.data.results.length === 0 ? (
         <p class="empty">No public address.</p>
       ) : (
@@ -238,7 +262,9 @@ function Addresses({ links, domains }: { links: { data?: List<Link>; error?: str
       <h4>Custom domains</h4>
       <ErrorMessage message={domains.error} />
       {domains.data === undefined ? (
-        domains.error ? null : <p class="loading">Loading…</p>
+        domains.error ? null : (
+          <p class="loading">Loading…</p>
+        )
       ) : domains.data.results.length === 0 ? (
         <p class="empty">No custom domain.</p>
       ) : (
