@@ -118,10 +118,10 @@ export function ServiceLogs({ kind, serviceId }: { kind: KindName; serviceId: st
         {instances.length > 0 ? `Instances: ${instances.join(', ')}.` : ''} {shown.length}/{lines.length} lines shown.
       </p>
       <ErrorMessage message={error} />
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled box must take the focus, so that the keyboard scrolls it */}
       <ol
         class="service-log-lines"
         ref={box}
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled box takes the focus, so that the keyboard scrolls it
         tabIndex={0}
         aria-label="Log lines"
         onScroll={(event) => {
@@ -131,7 +131,7 @@ export function ServiceLogs({ kind, serviceId }: { kind: KindName; serviceId: st
       >
         {shown.length === 0 ? <li class="empty">{lines.length === 0 ? 'No line yet.' : 'No line matches.'}</li> : null}
         {shown.map((line) => (
-          <li key={line.id} class={line.stream === 'stderr' ? 'stderr' : undefined} data-instance={line.instance ?? ''}>
+          <li key={line.id} class={line.stream === 'stderr' ? 'line stderr' : 'line'} data-instance={line.instance ?? ''}>
             <time dateTime={line.created_at}>{clockOf(line.created_at)}</time>
             <span class="instance">{line.instance ?? '–'}</span>
             <span class="stream">{line.stream ?? ''}</span>

@@ -43,6 +43,7 @@ interface CustomDomain {
 }
 
 const STATUS_POLL_MS = 2000
+const LINKS_POLL_MS = 5000
 
 export function ServicePage({
   kind,
@@ -94,8 +95,13 @@ function ServiceView({
   const base = `/${spec.name}/${service.id}`
   const status = usePolled(() => api.get<ServiceStatus>(`${base}/status`), base, STATUS_POLL_MS)
   const history = usePolled(() => api.get<List<ServiceEntry>>(`${base}/deploymentHistoryV2?pageSize=10`), base, STATUS_POLL_MS)
-  const links = useLoad(() => (spec.links ? api.get<List<Link>>(`${base}/link`) : Promise.resolve({ results: [] })), base)
-  const domains = useLoad(() => (spec.customDomains ? api.get<List<CustomDomain>>(`${base}/customDomain`) : Promise.resolve({ results: [] })), base)
+  // A deploy publishes new ports: the addresses are read again too, less often.
+  const links = usePolled(() => (spec.links ? api.get<List<Link>>(`${base}/link`) : Promise.resolve({ results: [] })), base, LINKS_POLL_MS)
+  const domains = usePolled(
+    () => (spec.customDomains ? api.get<List<CustomDomain>>(`${base}/customDomain`) : Promise.resolve({ results: [] })),
+    base,
+    LINKS_POLL_MS,
+  )
   const running = history.data?.results.find((e) => e.status_details.action === 'DEPLOY' && e.status_details.status === 'SUCCESS')
   const canDeploy = hasRole(role, 'DEPLOY')
   const refresh = () => {
