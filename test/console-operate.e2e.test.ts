@@ -30,29 +30,10 @@ while true; do i=$((i+1)); echo "hello from ${version} tick-$i"; sleep 1 & wait 
 const DOCKER_WAIT = { timeout: 120_000 }
 const WAIT = { timeout: 30_000 }
 
-const scenario = processScenario()
 let registry: LoopbackRegistry | undefined
 let server: RunningServer
 let browser: Browser
 const environments: string[] = []
-
-before(async () => {
-  await ensureConsoleBuilt()
-  registry = await startRegistry()
-  for (const version of ['v1', 'v2']) {
-    const local = `berth-test/console-web:${version}`
-    await buildScriptImage(local, 'serve.sh', webScript(version))
-    await registry.push(local, 'console-web', version.slice(1))
-  }
-  server = await scenario.group.add(startServer(baseEnv(scenario.database, { ...DOCKER_APP_ENV, BERTH_LOG_LEVEL: 'info' })))
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-})
-
-after(async () => {
-  await browser?.close()
-  await removeEnvironments(environments).catch(() => undefined)
-  await registry?.close()
-})
 
 /** A signed-in tab at `#/<route>`, collecting what the page reports as errors (4xx of fetches aside). */
 async function openTab(token: string, route: string) {
@@ -76,6 +57,26 @@ const state = (page: Page, value: string) => page.locator(`[data-testid=service-
 const logLine = (page: Page, text: string) => page.locator('.service-log-lines li.line', { hasText: text })
 
 describe('operating a container from the console', () => {
+  const scenario = processScenario()
+
+  before(async () => {
+    await ensureConsoleBuilt()
+    registry = await startRegistry()
+    for (const version of ['v1', 'v2']) {
+      const local = `berth-test/console-web:${version}`
+      await buildScriptImage(local, 'serve.sh', webScript(version))
+      await registry.push(local, 'console-web', version.slice(1))
+    }
+    server = await scenario.group.add(startServer(baseEnv(scenario.database, { ...DOCKER_APP_ENV, BERTH_LOG_LEVEL: 'info' })))
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  })
+
+  after(async () => {
+    await browser?.close()
+    await removeEnvironments(environments).catch(() => undefined)
+    await registry?.close()
+  })
+
   it('creates, deploys, watches healthy, opens, reads logs, edits the tag (field error, then a 412), rolls back, stops and deletes it', async () => {
     const make = factories(scenario.db)
     const w = await make.environmentWithTokens()
@@ -150,7 +151,11 @@ describe('operating a container from the console', () => {
     await page.click('.service-form [data-action=save]')
     await page.locator('.service-form .error', { hasText: 'Someone else changed this service' }).waitFor(WAIT)
     await page.click('.service-form [data-action=reload]')
-    assert.equal(await page.inputValue('.service-form [data-field="/cpu"]'), '300', 'the reload shows their edit')
+    await until(
+      () => page.inputValue('.service-form [data-field="/cpu"]'),
+      (cpu) => cpu === '300',
+      { what: 'the reload showing their edit', timeoutMs: 30_000, intervalMs: 100 },
+    )
     await page.fill('.service-form [data-field="/tag"]', '2')
     await page.click('.service-form [data-action=save]')
     await page.locator('.service-form .saved').waitFor(WAIT)

@@ -21,7 +21,11 @@ const STATUS: Record<State, string> = {
   failed: 'The logs could not be read.',
 }
 
-export function ServiceLogs({ kind, serviceId }: { kind: KindName; serviceId: string }) {
+/**
+ * `activity` changes when the service's state or deployment does: logs that ended (nothing ran)
+ * are followed again then, so that a deploy's new instances show without a click.
+ */
+export function ServiceLogs({ kind, serviceId, activity }: { kind: KindName; serviceId: string; activity: string }) {
   const [lines, setLines] = useState<ServiceLogLine[]>([])
   const [state, setState] = useState<State>('connecting')
   const [error, setError] = useState<string>()
@@ -54,6 +58,12 @@ export function ServiceLogs({ kind, serviceId }: { kind: KindName; serviceId: st
     )
     return () => stop.abort()
   }, [kind, serviceId, round])
+
+  const ended = state === 'ended' || state === 'failed'
+  // Only a change of activity follows again.
+  useEffect(() => {
+    if (ended) setRound((n) => n + 1)
+  }, [activity])
 
   const shownFrom = paused ?? lines
   const shown = useMemo(() => shownFrom.filter((line) => matches(line, filter)), [shownFrom, filter])

@@ -207,7 +207,11 @@ function ServiceView({
           </div>
         )}
       </section>
-      <ServiceLogs kind={spec.name} serviceId={service.id} />
+      <ServiceLogs
+        kind={spec.name}
+        serviceId={service.id}
+        activity={status.data ? `${status.data.state} ${status.data.last_deployment_date ?? ''}` : ''}
+      />
       {spec.summary(service).length > 0 ? (
         <section class="configuration">
           <h3>Configuration</h3>
