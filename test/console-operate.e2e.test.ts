@@ -168,8 +168,19 @@ describe('operating a container from the console', () => {
       { what: 'v2 served', timeoutMs: 60_000, intervalMs: 500 },
     )
 
+    // A dry run of tag 1: recorded apart, its logs say what a deploy would change, and v2 keeps running.
+    await page.fill('.service-actions [data-field=version]', '1')
+    await page.click('.service-actions [data-action=dry-run]')
+    const dryRun = page.locator('.service-deployments tr[data-dry-run=true][data-status=SUCCESS]')
+    await dryRun.waitFor(DOCKER_WAIT)
+    await dryRun.locator('[data-action=logs]').click()
+    await page.locator('.service-deployments .logs-row li.log-line', { hasText: 'a deploy would run' }).waitFor(WAIT)
+    assert.equal(await servedBy(containerId), 'console-web v2', 'the dry run changed nothing running')
+    await page.locator('[data-testid=running-version]', { hasText: 'console-web:2' }).waitFor(WAIT)
+    await page.fill('.service-actions [data-field=version]', '')
+
     // Roll back to the first deployment: v1 runs again, and the history says so.
-    const first = page.locator('.service-deployments tr[data-status=SUCCESS]', { hasText: 'console-web:1' }).last()
+    const first = page.locator('.service-deployments tr[data-dry-run=false][data-status=SUCCESS]', { hasText: 'console-web:1' }).last()
     await first.locator('[data-action=rollback]').click()
     await until(
       () => servedBy(containerId),
@@ -178,6 +189,7 @@ describe('operating a container from the console', () => {
     )
     await page.locator('[data-testid=running-version]', { hasText: 'console-web:1' }).waitFor(DOCKER_WAIT)
     await page.locator('[data-testid=deployment-status]', { hasText: 'out of date' }).waitFor(WAIT)
+    await page.locator('.service-deployments tr', { hasText: 'rollback to' }).first().waitFor(WAIT)
 
     // Stop it.
     await page.click('.service-actions [data-action=stop]')

@@ -5,11 +5,12 @@ import { type ComponentChildren, Fragment } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, getWithTag } from './api.ts'
 import { environmentCrumbs, loadEnvironmentContext } from './environment.tsx'
-import { formatDuration, formatTime, toneOf, words } from './format.ts'
+import { formatTime, toneOf, words } from './format.ts'
 import { type AnyService, deployedVersion, KINDS, type KindName, type KindSpec } from './kinds.ts'
 import { Breadcrumbs, ErrorMessage, Show, useLoad } from './pages.tsx'
 import { usePolled } from './polled.ts'
-import { RollbackButton, ServiceActions } from './service-actions.tsx'
+import { ServiceActions } from './service-actions.tsx'
+import { ServiceDeployments } from './service-deployments.tsx'
 import { ServiceForm } from './service-form.tsx'
 import { ServiceLogs } from './service-logs.tsx'
 import { hasRole, type List, type Role, type ServiceEntry } from './types.ts'
@@ -102,11 +103,25 @@ function ServiceView({
     base,
     LINKS_POLL_MS,
   )
-  const running = history.data?.results.find((e) => e.status_details.action === 'DEPLOY' && e.status_details.status === 'SUCCESS')
+  // The service's entries do not say which were dry runs: its dry runs are listed apart, and told apart by execution id.
+  const dryRuns = usePolled(
+    async () =>
+      new Set(
+        (await api.get<List<ServiceEntry>>(`${base}/deploymentHistoryV2?pageSize=10&trigger_action=DEPLOY_DRY_RUN`)).results.map(
+          (e) => e.identifier.execution_id ?? '',
+        ),
+      ),
+    base,
+    STATUS_POLL_MS,
+  )
+  const running = history.data?.results.find(
+    (e) => e.status_details.action === 'DEPLOY' && e.status_details.status === 'SUCCESS' && !dryRuns.data?.has(e.identifier.execution_id ?? ''),
+  )
   const canDeploy = hasRole(role, 'DEPLOY')
   const refresh = () => {
     status.refresh()
     history.refresh()
+    dryRuns.refresh()
   }
 
   return (
@@ -155,58 +170,15 @@ function ServiceView({
       ) : (
         <p class="hint">Your {role} token can look at this service; deploying needs DEPLOY.</p>
       )}
-      <section class="service-deployments">
-        <h3>Last deployments</h3>
-        <ErrorMessage message={history.error} />
-        {history.data === undefined ? (
-          history.error ? null : (
-            <p class="loading">Loading…</p>
-          )
-        ) : history.data.results.length === 0 ? (
-          <p class="empty">Never deployed.</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">By</th>
-                  <th scope="col">Took</th>
-                  {canDeploy ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {history.data.results.map((entry) => (
-                  <tr key={entry.identifier.execution_id} data-execution-id={entry.identifier.execution_id} data-status={entry.status_details.status}>
-                    <td>{formatTime(entry.auditing_data.created_at)}</td>
-                    <td>{words(entry.status_details.action)}</td>
-                    <td>
-                      <span class={`badge tone-${toneOf(entry.status)}`} title={entry.message ?? entry.status}>
-                        {words(entry.status)}
-                      </span>
-                    </td>
-                    <td class="wrap">{deployedVersion(entry)}</td>
-                    <td class="wrap">{entry.auditing_data.origin === 'PLATFORM_INTERNAL' ? 'schedule' : entry.auditing_data.triggered_by}</td>
-                    <td>{formatDuration(entry.total_duration)}</td>
-                    {canDeploy ? (
-                      <td>
-                        {['DEPLOY', 'RESTART'].includes(entry.status_details.action) &&
-                        entry.status_details.status === 'SUCCESS' &&
-                        entry.identifier.execution_id ? (
-                          <RollbackButton spec={spec} serviceId={service.id} executionId={entry.identifier.execution_id} onTriggered={refresh} />
-                        ) : null}
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+      <ServiceDeployments
+        spec={spec}
+        serviceId={service.id}
+        environmentId={service.environment.id}
+        history={history}
+        dryRuns={dryRuns.data}
+        canDeploy={canDeploy}
+        onTriggered={refresh}
+      />
       <ServiceLogs
         kind={spec.name}
         serviceId={service.id}
