@@ -36,8 +36,8 @@ let browser: Browser
 const environments: string[] = []
 
 /** A signed-in tab at `#/<route>`, collecting what the page reports as errors (4xx of fetches aside). */
-async function openTab(token: string, route: string) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+async function openTab(token: string, route: string, viewport = { width: 1280, height: 800 }) {
+  const context = await browser.newContext({ viewport })
   await context.addInitScript(
     (value) =>
       (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('berth.console.token', value),
@@ -213,7 +213,7 @@ describe('operating a container from the console', () => {
     await context.close()
   })
 
-  it('offers a READ token no action on a service page, and a DEPLOY token no delete nor edit', async () => {
+  it('offers a READ token no action on a service page and a DEPLOY token no delete nor edit, reachable by Tab; a long name fits a narrow window', async () => {
     const make = factories(scenario.db)
     const w = await make.environmentWithTokens()
     const helm = await make.helmService(w.environment.id)
@@ -226,7 +226,25 @@ describe('operating a container from the console', () => {
     await deployer.page.locator('.service-actions [data-action=deploy]').waitFor(WAIT)
     assert.equal(await deployer.page.locator('.service-actions [data-action=delete]').count(), 0)
     assert.equal(await deployer.page.locator('.service-actions [data-field=version]').getAttribute('placeholder'), 'the configured version')
+    // Reachable with the keyboard alone: Tab gets to the Deploy button.
+    let focused: string | null = null
+    for (let presses = 0; presses < 60 && focused !== 'deploy'; presses++) {
+      await deployer.page.keyboard.press('Tab')
+      focused = await deployer.page.evaluate('document.activeElement && document.activeElement.getAttribute("data-action")')
+    }
+    assert.equal(focused, 'deploy', 'Tab reaches Deploy')
     await deployer.context.close()
+
+    // A narrow window and a long name: nothing wider than the window.
+    const long = await make.helmService(w.environment.id, { name: `a-helm-service-with-a-very-long-name-${'x'.repeat(60)}` })
+    const narrow = await openTab(w.tokens.write.token, `helm/${long.id}`, { width: 400, height: 800 })
+    await narrow.page.locator('.service-page [data-testid=service-state]').waitFor(WAIT)
+    await narrow.page.locator('.service-deployments .empty, .service-deployments table').first().waitFor(WAIT)
+    assert.ok(
+      (await narrow.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true,
+      'the page is no wider than a 400 px window',
+    )
+    await narrow.context.close()
   })
 })
 

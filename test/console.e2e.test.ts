@@ -778,6 +778,14 @@ describe('web console', () => {
         { timeoutMs: 20_000, what: 'the log stream asked for' },
       )
       assert.equal(await panel.locator('li.log-line').count(), 0)
+      // A deployment not finished counts its time up (not "0 s").
+      const elapsed = item.locator('[data-testid=elapsed]')
+      const firstElapsed = await elapsed.textContent()
+      await until(
+        () => elapsed.textContent(),
+        (text) => text !== firstElapsed && /^\d+ (s|min \d+ s)$/.test(text ?? ''),
+        { timeoutMs: 20_000, what: 'the elapsed time counting up' },
+      )
       // Every change of the panel from now on: how many lines, its state, and the card's action status then.
       await page.evaluate(
         `(() => {
