@@ -38,7 +38,12 @@ const db = openDatabase(databaseUrl, 2)
 let server: Awaited<ReturnType<typeof startServer>> | undefined
 try {
   await ensureConsoleBuilt()
-  server = await startServer({ DATABASE_URL: databaseUrl, BERTH_SECRET_KEY: TEST_SECRET_KEY, BERTH_SIMULATED_STEP_MS: '300', BERTH_RUNNER_POLL_MS: '50' })
+  server = await startServer({
+    DATABASE_URL: databaseUrl,
+    BERTH_SECRET_KEY: TEST_SECRET_KEY,
+    BERTH_SIMULATED_STEP_MS: '300',
+    BERTH_RUNNER_POLL_MS: '50',
+  })
   const base = server.baseUrl
   const make = factories(db)
   const organization = await make.organization('acme')

@@ -233,7 +233,11 @@ describe('web console', () => {
     await page.getByRole('link', { name: environment.name, exact: true }).click()
     await page.locator('section.actions[data-role="DEPLOY"]').waitFor(WAIT)
     await page.getByText('No deployment yet.').waitFor(WAIT)
-    assert.equal(await page.locator('section.services-glance').getByRole('link', { name: helm.name, exact: true }).count(), 1, 'the helm service is listed')
+    assert.equal(
+      await page.locator('section.services-glance').getByRole('link', { name: helm.name, exact: true }).count(),
+      1,
+      'the helm service is listed',
+    )
     await page.locator(`li.plan-service[data-service-id="${helm.id}"]`).waitFor(WAIT)
 
     // With the runner stopped the deployment stays queued, however slow the machine.
