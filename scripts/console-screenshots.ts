@@ -96,9 +96,9 @@ try {
   if (application.status !== 201) throw new Error(`creating the application: ${application.status} ${application.text}`)
   const applicationId = application.body.id as string
 
-  /** Deploys one service through the API and waits until its status says it is done. */
-  async function deploy(kind: string, id: string, body: object = {}) {
-    const answer = await call(base, 'POST', `/${kind}/${id}/deploy`, auth, { body })
+  /** Deploys one service through the API (`action` another of its triggers) and waits until its status says it is done. */
+  async function deploy(kind: string, id: string, body: object = {}, action = 'deploy') {
+    const answer = await call(base, 'POST', `/${kind}/${id}/${action}`, auth, { body })
     if (answer.status !== 202) throw new Error(`deploying ${kind} ${id}: ${answer.status} ${answer.text}`)
     await until(
       async () => (await call(base, 'GET', `/${kind}/${id}/status`, auth)).body,
@@ -108,6 +108,10 @@ try {
   }
   await deploy('container', container.id, { image_tag: '1.3.2' })
   await deploy('container', container.id)
+  await deploy('container', container.id, { image_tag: '1.5.0-rc.1' }, 'deploy?dry_run=true')
+  const containerHistory = await call(base, 'GET', `/container/${container.id}/deploymentHistoryV2?pageSize=10`, auth)
+  const firstDeploy = (containerHistory.body.results as { identifier: { execution_id: string } }[]).at(-1)!.identifier.execution_id
+  await deploy('container', container.id, { execution_id: firstDeploy }, 'rollback')
   await deploy('job', job.id)
   await deploy('database', database.id)
   await deploy('helm', helm.id, { chart_version: '18.1.5' })
