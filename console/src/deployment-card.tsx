@@ -115,7 +115,7 @@ function ServiceView({ service }: { service: ServiceEntry }) {
 }
 
 /** How long an unfinished deployment has been going, counting up each second. */
-function Elapsed({ since }: { since: string }) {
+export function Elapsed({ since }: { since: string }) {
   const now = useNow()
   return <span data-testid="elapsed">{formatSeconds((now - new Date(since).getTime()) / 1000)}</span>
 }

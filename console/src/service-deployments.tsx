@@ -3,6 +3,7 @@
 // what a deploy would change); and "Roll back to this" on those that deployed successfully.
 import { Fragment } from 'preact'
 import { useState } from 'preact/hooks'
+import { Elapsed } from './deployment-card.tsx'
 import { formatDuration, formatTime, isUnfinished, toneOf, words } from './format.ts'
 import { deployedVersion, type KindSpec } from './kinds.ts'
 import { DeploymentLogs } from './logs.tsx'
@@ -74,7 +75,13 @@ export function ServiceDeployments({ spec, serviceId, environmentId, history, dr
                       </td>
                       <td class="wrap">{deployedVersion(entry)}</td>
                       <td class="wrap">{entry.auditing_data.origin === 'PLATFORM_INTERNAL' ? 'schedule' : entry.auditing_data.triggered_by}</td>
-                      <td>{formatDuration(entry.total_duration)}</td>
+                      <td>
+                        {isUnfinished(entry.status_details.status) ? (
+                          <Elapsed since={entry.auditing_data.created_at} />
+                        ) : (
+                          formatDuration(entry.total_duration)
+                        )}
+                      </td>
                       <td>
                         <button
                           type="button"
