@@ -546,6 +546,40 @@ describe('web console', () => {
     assertNoProblems(reader)
   })
 
+  it('rolls the environment back to a deployment that succeeded from its card ("Roll back to this"), offered to DEPLOY and above only', async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    await make.helmService(environment.id, { name: 'api' })
+    await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    const [second, first] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    const firstId = first!.identifier.execution_id
+
+    const reader = await environmentPage(tokens.read.token, environment.id)
+    await card(reader.page, firstId).waitFor(WAIT)
+    assert.equal(await reader.page.locator('[data-action=rollback]').count(), 0, 'READ is offered no rollback')
+
+    const session = await environmentPage(tokens.deploy.token, environment.id)
+    const { page } = session
+    await card(page, firstId).locator('[data-action=rollback]').click()
+    const restored = await until(
+      () => calls.entries(environment.id, tokens.read.authorization),
+      (list) => list.length === 3 && list[0]!.status === 'DEPLOYED',
+      { what: 'the rollback deployed', timeoutMs: 30_000 },
+    )
+    const rollbackId = restored[0]!.identifier.execution_id
+    assert.notEqual(rollbackId, second!.identifier.execution_id)
+    assert.equal(restored[0]!.trigger_action, 'DEPLOY')
+    assert.equal(
+      (restored[0]!.stages.flatMap((stage) => stage.services)[0]!.details as { restores_execution_id?: string }).restores_execution_id,
+      firstId,
+      'the history says which execution it restores',
+    )
+    await page.locator(`article.deployment[data-execution-id="${rollbackId}"][data-status=DEPLOYED]`).waitFor(WAIT)
+    assertNoProblems(session)
+    assertNoProblems(reader)
+  })
+
   it('lets a WRITE token edit a helm service values override, with the API field errors next to the fields; READ only looks', async () => {
     const { environment, tokens } = await make.environmentWithTokens()
     const helm = await make.helmService(environment.id, {

@@ -57,7 +57,18 @@ export function EnvironmentPage({ environmentId }: { environmentId: string }) {
           <Previews project={loaded.project} />
           <DeploymentStages environmentId={environmentId} role={loaded.role} />
           <VariablesPanel scope="ENVIRONMENT" parentId={environmentId} role={loaded.role} />
-          <History environmentId={environmentId} pokes={pokes} />
+          <History
+            environmentId={environmentId}
+            pokes={pokes}
+            onRollback={
+              hasRole(loaded.role, 'DEPLOY')
+                ? async (executionId) => {
+                    await api.post(`/environment/${environmentId}/rollback`, { execution_id: executionId })
+                    setPokes((n) => n + 1)
+                  }
+                : undefined
+            }
+          />
         </>
       )}
     </Show>
