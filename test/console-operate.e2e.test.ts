@@ -122,6 +122,7 @@ describe('operating a container from the console', () => {
 
     // Its logs, live: new ticks keep coming; the stderr line alone under stderr; a search.
     await logLine(page, 'hello from v1 tick-3').waitFor(WAIT)
+    await page.locator('[data-testid=instances] .instance-seen', { hasText: /^0/ }).waitFor(WAIT)
     await page.selectOption('[data-field=stream]', 'stderr')
     await logLine(page, 'starting v1 with a warning').waitFor(WAIT)
     assert.equal(await logLine(page, 'tick-').count(), 0, 'stderr shows no stdout line')

@@ -532,7 +532,7 @@ describe('web console', () => {
 
   it('shows the deploy, redeploy, stop and cancel buttons to DEPLOY and above only', async () => {
     const { environment, tokens } = await make.environmentWithTokens()
-    const buttons = (page: Page) => page.getByRole('button', { name: /^(Deploy|Redeploy|Stop|Cancel)$/ })
+    const buttons = (page: Page) => page.getByRole('button', { name: /^(Deploy|Dry run|Redeploy|Stop|Cancel)$/ })
 
     const reader = await environmentPage(tokens.read.token, environment.id)
     await reader.page.locator('section.actions[data-role="READ"]').waitFor(WAIT)
@@ -541,7 +541,7 @@ describe('web console', () => {
 
     const deployer = await environmentPage(tokens.deploy.token, environment.id)
     await deployer.page.locator('section.actions[data-role="DEPLOY"]').waitFor(WAIT)
-    assert.deepEqual(await buttons(deployer.page).allTextContents(), ['Deploy', 'Redeploy', 'Stop', 'Cancel'])
+    assert.deepEqual(await buttons(deployer.page).allTextContents(), ['Deploy', 'Dry run', 'Redeploy', 'Stop', 'Cancel'])
     assertNoProblems(deployer)
     assertNoProblems(reader)
   })

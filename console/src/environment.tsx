@@ -77,6 +77,7 @@ export function EnvironmentPage({ environmentId }: { environmentId: string }) {
 
 const ACTIONS = [
   { action: 'deploy', label: 'Deploy', path: 'deploy' },
+  { action: 'dry-run', label: 'Dry run', path: 'deploy?dry_run=true' },
   { action: 'redeploy', label: 'Redeploy', path: 'redeploy' },
   { action: 'stop', label: 'Stop', path: 'stop' },
   { action: 'cancel', label: 'Cancel', path: 'cancelDeployment' },
@@ -112,7 +113,7 @@ function Actions({ environmentId, role, onTriggered }: { environmentId: string; 
             key={action}
             type="button"
             data-action={action}
-            class={action === 'cancel' || action === 'stop' ? 'secondary' : ''}
+            class={action === 'cancel' || action === 'stop' || action === 'dry-run' ? 'secondary' : ''}
             disabled={busy}
             onClick={() => trigger(path)}
           >

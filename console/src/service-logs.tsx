@@ -8,6 +8,22 @@ import { clockOf } from './log-stream.ts'
 import { ErrorMessage } from './pages.tsx'
 import { followServiceLogs, instancesOf, type LogFilter, matches, type ServiceLogLine } from './service-log-stream.ts'
 
+export interface InstanceSeen {
+  instance: string
+  pod: string
+  lastLineAt: string
+}
+
+/** Each instance the lines name, with its container's name and the time of its last line. */
+function instancesSeen(lines: ServiceLogLine[]): InstanceSeen[] {
+  const byInstance = new Map<string, InstanceSeen>()
+  for (const line of lines) {
+    if (line.instance === null) continue
+    byInstance.set(line.instance, { instance: line.instance, pod: line.pod_name ?? '', lastLineAt: line.created_at })
+  }
+  return instancesOf(lines).map((instance) => byInstance.get(instance)!)
+}
+
 /** The lines kept in the tab: the oldest go past it. */
 const MAX_LINES = 5000
 
@@ -25,7 +41,18 @@ const STATUS: Record<State, string> = {
  * `activity` changes when the service's state or deployment does: logs that ended (nothing ran)
  * are followed again then, so that a deploy's new instances show without a click.
  */
-export function ServiceLogs({ kind, serviceId, activity }: { kind: KindName; serviceId: string; activity: string }) {
+export function ServiceLogs({
+  kind,
+  serviceId,
+  activity,
+  onInstances,
+}: {
+  kind: KindName
+  serviceId: string
+  activity: string
+  /** Told the instances the lines name, each with its container's name and its last line's time, as they change. */
+  onInstances?: (instances: InstanceSeen[]) => void
+}) {
   const [lines, setLines] = useState<ServiceLogLine[]>([])
   const [state, setState] = useState<State>('connecting')
   const [error, setError] = useState<string>()
@@ -69,6 +96,10 @@ export function ServiceLogs({ kind, serviceId, activity }: { kind: KindName; ser
   const shown = useMemo(() => shownFrom.filter((line) => matches(line, filter)), [shownFrom, filter])
   const instances = useMemo(() => instancesOf(lines), [lines])
   const pods = useMemo(() => new Map(lines.map((l) => [l.instance ?? '', l.pod_name ?? ''])), [lines])
+  const seen = useMemo(() => instancesSeen(lines), [lines])
+  const seenKey = JSON.stringify(seen)
+  // Told again only when what it says changed.
+  useEffect(() => onInstances?.(seen), [seenKey])
 
   // Following keeps the newest line in view, unless the reader scrolled up to read.
   const atEnd = useRef(true)

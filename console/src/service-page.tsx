@@ -7,12 +7,13 @@ import { api, getWithTag } from './api.ts'
 import { environmentCrumbs, loadEnvironmentContext } from './environment.tsx'
 import { formatTime, toneOf, words } from './format.ts'
 import { type AnyService, deployedVersion, KINDS, type KindName, type KindSpec } from './kinds.ts'
+import { clockOf } from './log-stream.ts'
 import { Breadcrumbs, ErrorMessage, Show, useLoad } from './pages.tsx'
 import { usePolled } from './polled.ts'
 import { ServiceActions } from './service-actions.tsx'
 import { ServiceDeployments } from './service-deployments.tsx'
 import { ServiceForm } from './service-form.tsx'
-import { ServiceLogs } from './service-logs.tsx'
+import { type InstanceSeen, ServiceLogs } from './service-logs.tsx'
 import { hasRole, type List, type Role, type ServiceEntry } from './types.ts'
 import { VariablesPanel } from './variables.tsx'
 
@@ -93,6 +94,7 @@ function ServiceView({
   extra: ((service: AnyService, role: Role, etag: string | null) => ComponentChildren) | undefined
 }) {
   const [service, setService] = useState(initial)
+  const [instances, setInstances] = useState<InstanceSeen[]>([])
   const base = `/${spec.name}/${service.id}`
   const status = usePolled(() => api.get<ServiceStatus>(`${base}/status`), base, STATUS_POLL_MS)
   const history = usePolled(() => api.get<List<ServiceEntry>>(`${base}/deploymentHistoryV2?pageSize=10`), base, STATUS_POLL_MS)
@@ -151,6 +153,20 @@ function ServiceView({
             </dd>
             <dt>Configuration</dt>
             <dd data-testid="deployment-status">{words(status.data.service_deployment_status)}</dd>
+            <dt>Instances</dt>
+            <dd data-testid="instances">
+              {instances.length === 0
+                ? 'none seen in the logs'
+                : instances.map((seen) => (
+                    <span class="instance-seen" key={seen.instance} title={seen.pod}>
+                      {seen.instance}
+                      <span class="note">
+                        {' '}
+                        {seen.pod ? `${seen.pod}, ` : ''}last line {clockOf(seen.lastLineAt)}
+                      </span>
+                    </span>
+                  ))}
+            </dd>
             <dt>Running</dt>
             <dd data-testid="running-version">{running ? deployedVersion(running) : 'nothing deployed yet'}</dd>
             <dt>Configured</dt>
@@ -183,6 +199,7 @@ function ServiceView({
         kind={spec.name}
         serviceId={service.id}
         activity={status.data ? `${status.data.state} ${status.data.last_deployment_date ?? ''}` : ''}
+        onInstances={setInstances}
       />
       {spec.summary(service).length > 0 ? (
         <section class="configuration">
