@@ -73,7 +73,7 @@ export function ServiceDeployments({ spec, serviceId, environmentId, history, dr
                           {dryRun && entry.status_details.status === 'SUCCESS' ? 'checked' : words(entry.status)}
                         </span>
                       </td>
-                      <td class="wrap">{deployedVersion(entry)}</td>
+                      <td class="wrap version">{deployedVersion(entry)}</td>
                       <td class="wrap">{entry.auditing_data.origin === 'PLATFORM_INTERNAL' ? 'schedule' : entry.auditing_data.triggered_by}</td>
                       <td>
                         {isUnfinished(entry.status_details.status) ? (
