@@ -192,6 +192,11 @@ describe('operating a container from the console', () => {
     await page.locator('[data-testid=deployment-status]', { hasText: 'out of date' }).waitFor(WAIT)
     await page.locator('.service-deployments tr', { hasText: 'rollback to' }).first().waitFor(WAIT)
 
+    // The project's list of environments shows each one's health.
+    const list = await openTab(w.tokens.read.token, `project/${w.project.id}`)
+    await list.page.locator('ul.links li', { hasText: w.environment.name }).locator('.badge[data-state=DEPLOYED]').waitFor(WAIT)
+    await list.context.close()
+
     // Stop it.
     await page.click('.service-actions [data-action=stop]')
     await state(page, 'STOPPED').waitFor(DOCKER_WAIT)
