@@ -169,6 +169,9 @@ describe('operating a container from the console', () => {
       { what: 'v2 served', timeoutMs: 60_000, intervalMs: 500 },
     )
 
+    // The version chooser offers the tags deployed before, newest first.
+    assert.deepEqual(await page.locator('#version-choices option').evaluateAll((options) => options.map((o) => o.getAttribute('value'))), ['2', '1'])
+
     // A dry run of tag 1: recorded apart, its logs say what a deploy would change, and v2 keeps running.
     await page.fill('.service-actions [data-field=version]', '1')
     await page.click('.service-actions [data-action=dry-run]')

@@ -55,6 +55,14 @@ export interface KindSpec {
   editRequest(service: AnyService): Record<string, unknown>
 }
 
+/** What a deployment ran, in the terms of a deploy request's `field` (its tag, commit or chart version), when it says. */
+export function versionIn(entry: ServiceEntry, field: VersionField['field']): string | undefined {
+  const d = entry.details
+  if (field === 'image_tag') return d.tag
+  if (field === 'chart_version') return d.repository?.chart_version
+  return d.git_commit_id ?? d.commit?.git_commit_id ?? undefined
+}
+
 /** The version a deployment ran, from its history entry's details: image and tag, commit, chart version. */
 export function deployedVersion(entry: ServiceEntry): string {
   const d = entry.details

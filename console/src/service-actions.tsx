@@ -11,10 +11,12 @@ interface Props {
   spec: KindSpec
   service: AnyService
   role: Role
+  /** Versions to offer in the chooser (those deployed before, newest first). */
+  suggestions: string[]
   onTriggered: () => void
 }
 
-export function ServiceActions({ spec, service, role, onTriggered }: Props) {
+export function ServiceActions({ spec, service, role, suggestions, onTriggered }: Props) {
   const base = `/${spec.name}/${service.id}`
   const version = spec.versionField(service)
   const [chosen, setChosen] = useState('')
@@ -71,9 +73,15 @@ export function ServiceActions({ spec, service, role, onTriggered }: Props) {
               data-field="version"
               spellcheck={false}
               placeholder={version.placeholder}
+              list="version-choices"
               value={chosen}
               onInput={(event) => setChosen(event.currentTarget.value)}
             />
+            <datalist id="version-choices">
+              {suggestions.map((choice) => (
+                <option key={choice} value={choice} />
+              ))}
+            </datalist>
           </label>
         ) : null}
         <button type="submit" data-action="deploy" disabled={busy}>

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks'
 import { api, getWithTag } from './api.ts'
 import { environmentCrumbs, loadEnvironmentContext } from './environment.tsx'
 import { formatTime, toneOf, words } from './format.ts'
-import { type AnyService, deployedVersion, KINDS, type KindName, type KindSpec } from './kinds.ts'
+import { type AnyService, deployedVersion, KINDS, type KindName, type KindSpec, versionIn } from './kinds.ts'
 import { clockOf } from './log-stream.ts'
 import { Breadcrumbs, ErrorMessage, Show, useLoad } from './pages.tsx'
 import { usePolled } from './polled.ts'
@@ -120,6 +120,11 @@ function ServiceView({
     (e) => e.status_details.action === 'DEPLOY' && e.status_details.status === 'SUCCESS' && !dryRuns.data?.has(e.identifier.execution_id ?? ''),
   )
   const canDeploy = hasRole(role, 'DEPLOY')
+  const versionField = spec.versionField(service)?.field
+  // The versions deployed before, newest first, offered by the version chooser.
+  const suggestions = versionField
+    ? [...new Set((history.data?.results ?? []).map((e) => versionIn(e, versionField)).filter((v): v is string => Boolean(v)))]
+    : []
   const refresh = () => {
     status.refresh()
     history.refresh()
@@ -182,7 +187,7 @@ function ServiceView({
       </section>
       {spec.links || spec.customDomains ? <Addresses links={links} domains={domains} /> : null}
       {canDeploy ? (
-        <ServiceActions spec={spec} service={service} role={role} onTriggered={refresh} />
+        <ServiceActions spec={spec} service={service} role={role} suggestions={suggestions} onTriggered={refresh} />
       ) : (
         <p class="hint">Your {role} token can look at this service; deploying needs DEPLOY.</p>
       )}
