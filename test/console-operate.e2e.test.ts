@@ -46,7 +46,7 @@ async function openTab(token: string, route: string, viewport = { width: 1280, h
   const page = await context.newPage()
   const problems: string[] = []
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of (400|404|409|412)/.test(message.text())) problems.push(message.text())
+    if (message.type() === 'error' && !/status of (304|400|404|409|412)/.test(message.text())) problems.push(message.text())
   })
   page.on('pageerror', (error) => problems.push(error.message))
   await page.goto(`${server.baseUrl}/console/#/${route}`)

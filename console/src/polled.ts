@@ -2,7 +2,7 @@
 // asked (after an action). An answer keeps what was shown until it comes; a failed read shows its
 // error next to the last data read, and the next read tries again.
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { messageOf } from './api.ts'
+import { api, messageOf } from './api.ts'
 
 export interface Polled<T> {
   data?: T
@@ -64,4 +64,22 @@ export function formatSeconds(total: number): string {
   if (seconds >= 3600) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`
   if (seconds >= 60) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`
   return `${seconds} s`
+}
+
+/**
+ * usePolled of one path that answers with an ETag (histories): asked with If-None-Match, so that
+ * an unchanged answer is a 304 that costs nothing and keeps the data read before.
+ */
+export function usePolledPath<T>(path: string, everyMs: number): Polled<T> {
+  const last = useRef<{ path: string; etag: string | null; data?: T }>({ path, etag: null })
+  return usePolled(
+    async () => {
+      if (last.current.path !== path) last.current = { path, etag: null }
+      const answer = await api.poll<T>(path, last.current.etag)
+      if (answer) last.current = { path, etag: answer.etag, data: answer.data }
+      return last.current.data as T
+    },
+    path,
+    everyMs,
+  )
 }

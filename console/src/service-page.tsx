@@ -9,7 +9,7 @@ import { formatTime, toneOf, words } from './format.ts'
 import { type AnyService, deployedVersion, KINDS, type KindName, type KindSpec, versionIn } from './kinds.ts'
 import { clockOf } from './log-stream.ts'
 import { Breadcrumbs, ErrorMessage, Show, useLoad } from './pages.tsx'
-import { usePolled } from './polled.ts'
+import { usePolled, usePolledPath } from './polled.ts'
 import { ServiceActions } from './service-actions.tsx'
 import { ServiceDeployments } from './service-deployments.tsx'
 import { ServiceForm } from './service-form.tsx'
@@ -97,7 +97,7 @@ function ServiceView({
   const [instances, setInstances] = useState<InstanceSeen[]>([])
   const base = `/${spec.name}/${service.id}`
   const status = usePolled(() => api.get<ServiceStatus>(`${base}/status`), base, STATUS_POLL_MS)
-  const history = usePolled(() => api.get<List<ServiceEntry>>(`${base}/deploymentHistoryV2?pageSize=10`), base, STATUS_POLL_MS)
+  const history = usePolledPath<List<ServiceEntry>>(`${base}/deploymentHistoryV2?pageSize=10`, STATUS_POLL_MS)
   // A deploy publishes new ports: the addresses are read again too, less often.
   const links = usePolled(() => (spec.links ? api.get<List<Link>>(`${base}/link`) : Promise.resolve({ results: [] })), base, LINKS_POLL_MS)
   const domains = usePolled(
