@@ -15,11 +15,10 @@ interface ServiceState {
   service_deployment_status: string
 }
 
-type KindStatuses = Record<'applications' | 'containers' | 'jobs' | 'databases' | 'helms', ServiceState[]>
-
 interface StagesStatuses {
   environment: { state: string }
-  stages: (KindStatuses & { stage: { id: string; name: string; status?: string } })[]
+  /** Each stage with its services' statuses, one member per kind (`containers`, `helms`…). */
+  stages: ({ stage: { id: string; name: string; status?: string } } & Record<string, unknown>)[]
 }
 
 const STATUS_POLL_MS = 2000
@@ -37,11 +36,18 @@ export function ServicesAtAGlance({ environmentId }: { environmentId: string }) 
           if (!statuses.data) return statuses.error ? null : <p class="loading">Loading…</p>
           const byId = new Map(results.map((service) => [service.id, service]))
           return statuses.data.stages.map((stage) => {
-            const rows: { spec: KindSpec; state: ServiceState; name: string }[] = []
+            const rows: { spec: KindSpec | undefined; type: string; state: ServiceState; name: string }[] = []
+            // Each kind's statuses are a member of the stage (`containers`…): a kind the console has no page for yet still shows.
+            const states = Object.values(stage).flatMap((member) => (Array.isArray(member) ? (member as ServiceState[]) : []))
             for (const service of results) {
-              const spec = kindOfType(service.service_type)
-              const state = spec ? stage[spec.statusesKey]?.find((s) => s.id === service.id) : undefined
-              if (spec && state) rows.push({ spec, state, name: byId.get(service.id)?.name ?? service.id })
+              const state = states.find((s) => s.id === service.id)
+              if (state)
+                rows.push({
+                  spec: kindOfType(service.service_type),
+                  type: service.service_type,
+                  state,
+                  name: byId.get(service.id)?.name ?? service.id,
+                })
             }
             return (
               <div class="stage-group" key={stage.stage.id} data-stage={stage.stage.name}>
@@ -63,12 +69,10 @@ export function ServicesAtAGlance({ environmentId }: { environmentId: string }) 
                         </tr>
                       </thead>
                       <tbody>
-                        {rows.map(({ spec, state, name }) => (
-                          <tr key={state.id} data-service-id={state.id} data-kind={spec.name}>
-                            <td class="wrap">
-                              <a href={`#/${spec.name}/${state.id}`}>{name}</a>
-                            </td>
-                            <td>{spec.title}</td>
+                        {rows.map(({ spec, type, state, name }) => (
+                          <tr key={state.id} data-service-id={state.id} data-kind={spec?.name ?? type}>
+                            <td class="wrap">{spec ? <a href={`#/${spec.name}/${state.id}`}>{name}</a> : name}</td>
+                            <td>{spec?.title ?? words(type)}</td>
                             <td>
                               <StateBadge state={state.state} />
                             </td>
