@@ -16,6 +16,7 @@ const WAITING = [
   /^backup-restore\./,
   /^cli-replay\./,
   /^console\.e2e\./,
+  /^console-operate\./,
   /^cron-scheduler\./,
   /^database-outage\./,
   /^demo-seed\./,

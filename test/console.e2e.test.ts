@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
-import { readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
 import { type Browser, type BrowserContext, chromium, type Page, type Request, type Response } from 'playwright-core'
-import { build } from 'vite'
 import { createConfiguredRunner } from '#src/cli/deployment-engine.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
+import { CHROMIUM, CHROMIUM_ARGS, ensureConsoleBuilt } from './helpers/console-browser.ts'
 import { type DeploymentCalls, deploymentCalls, type EnvironmentEntry, until } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
@@ -17,34 +16,10 @@ import { repoRoot } from './helpers/process.ts'
 // runner. Chromium must be installed (`apt-get install chromium`): without it these tests fail.
 // CONSOLE_SCREENSHOT=docs/console-history.png also writes docs/console.md's screenshot.
 
-const CHROMIUM = '/usr/bin/chromium'
-// Without the background-networking flags, Chromium's own connections are refused on CI machines.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const WAIT = { timeout: 20_000 }
 /** The simulated step of the runner that runs a deployment whose logs are followed: slow enough to see them come. */
 const SLOW_STEP_MS = 2_000
 const FAIL = [['berth.simulate.fail', 'true']]
-
-/** Builds the console when dist/console is missing or older than a file of console/, so a test never runs an old build. */
-async function ensureConsoleBuilt() {
-  const sources = path.join(repoRoot, 'console')
-  const builtAt = statSync(path.join(repoRoot, 'dist', 'console', 'index.html'), { throwIfNoEntry: false })?.mtimeMs ?? 0
-  const changedAt = Math.max(
-    ...readdirSync(sources, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile())
-      .map((entry) => statSync(path.join(entry.parentPath, entry.name)).mtimeMs),
-  )
-  if (changedAt > builtAt) await build({ configFile: path.join(sources, 'vite.config.ts'), logLevel: 'warn' })
-}
 
 let database: IsolatedDatabase
 let t: TestApp
@@ -258,7 +233,11 @@ describe('web console', () => {
     await page.getByRole('link', { name: environment.name, exact: true }).click()
     await page.locator('section.actions[data-role="DEPLOY"]').waitFor(WAIT)
     await page.getByText('No deployment yet.').waitFor(WAIT)
-    assert.equal(await page.locator('section.helms').getByRole('link', { name: helm.name, exact: true }).count(), 1, 'the helm service is listed')
+    assert.equal(
+      await page.locator('section.services-glance').getByRole('link', { name: helm.name, exact: true }).count(),
+      1,
+      'the helm service is listed',
+    )
     await page.locator(`li.plan-service[data-service-id="${helm.id}"]`).waitFor(WAIT)
 
     // With the runner stopped the deployment stays queued, however slow the machine.
@@ -553,7 +532,7 @@ describe('web console', () => {
 
   it('shows the deploy, redeploy, stop and cancel buttons to DEPLOY and above only', async () => {
     const { environment, tokens } = await make.environmentWithTokens()
-    const buttons = (page: Page) => page.getByRole('button', { name: /^(Deploy|Redeploy|Stop|Cancel)$/ })
+    const buttons = (page: Page) => page.getByRole('button', { name: /^(Deploy|Dry run|Redeploy|Stop|Cancel)$/ })
 
     const reader = await environmentPage(tokens.read.token, environment.id)
     await reader.page.locator('section.actions[data-role="READ"]').waitFor(WAIT)
@@ -562,8 +541,42 @@ describe('web console', () => {
 
     const deployer = await environmentPage(tokens.deploy.token, environment.id)
     await deployer.page.locator('section.actions[data-role="DEPLOY"]').waitFor(WAIT)
-    assert.deepEqual(await buttons(deployer.page).allTextContents(), ['Deploy', 'Redeploy', 'Stop', 'Cancel'])
+    assert.deepEqual(await buttons(deployer.page).allTextContents(), ['Deploy', 'Dry run', 'Redeploy', 'Stop', 'Cancel'])
     assertNoProblems(deployer)
+    assertNoProblems(reader)
+  })
+
+  it('rolls the environment back to a deployment that succeeded from its card ("Roll back to this"), offered to DEPLOY and above only', async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    await make.helmService(environment.id, { name: 'api' })
+    await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    const [second, first] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    const firstId = first!.identifier.execution_id
+
+    const reader = await environmentPage(tokens.read.token, environment.id)
+    await card(reader.page, firstId).waitFor(WAIT)
+    assert.equal(await reader.page.locator('[data-action=rollback]').count(), 0, 'READ is offered no rollback')
+
+    const session = await environmentPage(tokens.deploy.token, environment.id)
+    const { page } = session
+    await card(page, firstId).locator('[data-action=rollback]').click()
+    const restored = await until(
+      () => calls.entries(environment.id, tokens.read.authorization),
+      (list) => list.length === 3 && list[0]!.status === 'DEPLOYED',
+      { what: 'the rollback deployed', timeoutMs: 30_000 },
+    )
+    const rollbackId = restored[0]!.identifier.execution_id
+    assert.notEqual(rollbackId, second!.identifier.execution_id)
+    assert.equal(restored[0]!.trigger_action, 'DEPLOY')
+    assert.equal(
+      (restored[0]!.stages.flatMap((stage) => stage.services)[0]!.details as { restores_execution_id?: string }).restores_execution_id,
+      firstId,
+      'the history says which execution it restores',
+    )
+    await page.locator(`article.deployment[data-execution-id="${rollbackId}"][data-status=DEPLOYED]`).waitFor(WAIT)
+    assertNoProblems(session)
     assertNoProblems(reader)
   })
 
@@ -580,7 +593,7 @@ describe('web console', () => {
 
     const writer = await environmentPage(tokens.write.token, environment.id)
     const { page } = writer
-    await page.locator('section.helms').getByRole('link', { name: helm.name, exact: true }).click()
+    await page.locator('section.services-glance').getByRole('link', { name: helm.name, exact: true }).click()
     await page.locator('form.values[data-editable="true"]').waitFor(WAIT)
     assert.equal(await page.locator('[data-testid=helm-source]').textContent(), `app 1.0.0 from ${before.source.repository.repository.name}`)
 
@@ -803,6 +816,14 @@ describe('web console', () => {
         { timeoutMs: 20_000, what: 'the log stream asked for' },
       )
       assert.equal(await panel.locator('li.log-line').count(), 0)
+      // A deployment not finished counts its time up (not "0 s").
+      const elapsed = item.locator('[data-testid=elapsed]')
+      const firstElapsed = await elapsed.textContent()
+      await until(
+        () => elapsed.textContent(),
+        (text) => text !== firstElapsed && /^\d+ (s|min \d+ s)$/.test(text ?? ''),
+        { timeoutMs: 20_000, what: 'the elapsed time counting up' },
+      )
       // Every change of the panel from now on: how many lines, its state, and the card's action status then.
       await page.evaluate(
         `(() => {
@@ -1001,7 +1022,7 @@ describe('web console', () => {
     assert.equal((await listed('ENVIRONMENT', environment.id)).find((v) => v.key === 'LOG_LEVEL')?.value, 'info')
 
     // The helm service: the environment's variables inherited; one overridden, one of the project's aliased here.
-    await page.locator('section.helms').getByRole('link', { name: helm.name, exact: true }).click()
+    await page.locator('section.services-glance').getByRole('link', { name: helm.name, exact: true }).click()
     await row(page, 'ENVIRONMENT', 'LOG_LEVEL').waitFor(WAIT)
     assert.equal(await page.locator('section.variables').getAttribute('data-scope'), 'HELM')
     assert.equal(await shownValue(page, 'ENVIRONMENT', 'DB_PASSWORD'), '••••••••')

@@ -4,9 +4,20 @@
 import { useState } from 'preact/hooks'
 import { formatDuration, formatTime, isFailed, isUnfinished, toneOf, words } from './format.ts'
 import { DeploymentLogs } from './logs.tsx'
+import { formatSeconds, useNow } from './polled.ts'
 import type { DeploymentEntry, ServiceEntry, Stage } from './types.ts'
 
-export function DeploymentCard({ entry }: { entry: DeploymentEntry }) {
+export function DeploymentCard({
+  entry,
+  onRollback,
+}: {
+  entry: DeploymentEntry
+  /** Given to DEPLOY and above: a deploy or redeploy that succeeded offers "Roll back to this". */
+  onRollback?: ((executionId: string) => Promise<void>) | undefined
+}) {
+  const [rollbackError, setRollbackError] = useState<string>()
+  const [rollingBack, setRollingBack] = useState(false)
+  const restorable = onRollback !== undefined && ['DEPLOY', 'RESTART'].includes(entry.trigger_action) && entry.action_status === 'SUCCESS'
   const { auditing_data: audit, identifier } = entry
   const tone = toneOf(entry.status)
   // The card stays the same element as the history updates it: an open panel stays open, following on.
@@ -30,8 +41,8 @@ export function DeploymentCard({ entry }: { entry: DeploymentEntry }) {
           {audit.origin ? <> from {audit.origin}</> : null}
         </span>
         <time dateTime={audit.created_at}>{formatTime(audit.created_at)}</time>
-        <span class="total-duration" title="total duration">
-          {formatDuration(entry.total_duration)}
+        <span class="total-duration" title={isUnfinished(entry.action_status) ? 'running for' : 'total duration'}>
+          {isUnfinished(entry.action_status) ? <Elapsed since={audit.created_at} /> : formatDuration(entry.total_duration)}
         </span>
         <button
           type="button"
@@ -43,7 +54,33 @@ export function DeploymentCard({ entry }: { entry: DeploymentEntry }) {
         >
           {logsOpen ? 'Hide logs' : 'Logs'}
         </button>
+        {restorable ? (
+          <button
+            type="button"
+            class="secondary small"
+            data-action="rollback"
+            disabled={rollingBack}
+            onClick={async () => {
+              setRollingBack(true)
+              setRollbackError(undefined)
+              try {
+                await onRollback(identifier.execution_id)
+              } catch (failure) {
+                setRollbackError(failure instanceof Error ? failure.message : String(failure))
+              } finally {
+                setRollingBack(false)
+              }
+            }}
+          >
+            Roll back to this
+          </button>
+        ) : null}
       </header>
+      {rollbackError ? (
+        <p class="error" role="alert">
+          {rollbackError}
+        </p>
+      ) : null}
       {entry.message ? <p class="message">{entry.message}</p> : null}
       {entry.stages.length === 0 ? (
         <p class="hint">No service to deploy.</p>
@@ -111,4 +148,10 @@ function ServiceView({ service }: { service: ServiceEntry }) {
       {service.message ? <p class="message">{service.message}</p> : null}
     </li>
   )
+}
+
+/** How long an unfinished deployment has been going, counting up each second. */
+export function Elapsed({ since }: { since: string }) {
+  const now = useNow()
+  return <span data-testid="elapsed">{formatSeconds((now - new Date(since).getTime()) / 1000)}</span>
 }

@@ -1,22 +1,11 @@
 import { useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import { History } from './history.tsx'
-import { jobSummary } from './job.tsx'
-import { Breadcrumbs, type Crumb, ErrorMessage, LinkList, Show, useLoad } from './pages.tsx'
+import { NewContainer } from './new-container.tsx'
+import { Breadcrumbs, type Crumb, ErrorMessage, Show, useLoad } from './pages.tsx'
+import { Previews, ServicesAtAGlance } from './services-glance.tsx'
 import { DeploymentStages } from './stages.tsx'
-import {
-  type ApplicationService,
-  type ContainerService,
-  type CurrentRole,
-  type DatabaseService,
-  type Environment,
-  type HelmService,
-  hasRole,
-  type JobService,
-  type Organization,
-  type Project,
-  type Role,
-} from './types.ts'
+import { type CurrentRole, type Environment, hasRole, type Organization, type Project, type Role } from './types.ts'
 import { VariablesPanel } from './variables.tsx'
 
 export interface EnvironmentContext {
@@ -48,11 +37,6 @@ export const environmentCrumbs = ({ organization, project, environment }: Enviro
 
 export function EnvironmentPage({ environmentId }: { environmentId: string }) {
   const context = useLoad(() => loadEnvironmentContext(environmentId), environmentId)
-  const helms = useLoad(() => api.allPages<HelmService>(`/environment/${environmentId}/helm`), environmentId)
-  const databases = useLoad(() => api.allPages<DatabaseService>(`/environment/${environmentId}/database`), environmentId)
-  const containers = useLoad(() => api.allPages<ContainerService>(`/environment/${environmentId}/container`), environmentId)
-  const applications = useLoad(() => api.allPages<ApplicationService>(`/environment/${environmentId}/application`), environmentId)
-  const jobs = useLoad(() => api.allPages<JobService>(`/environment/${environmentId}/job`), environmentId)
   // Bumped after a trigger, so that the history asks for its first page at once.
   const [pokes, setPokes] = useState(0)
 
@@ -68,88 +52,23 @@ export function EnvironmentPage({ environmentId }: { environmentId: string }) {
             </span>
           </header>
           <Actions environmentId={environmentId} role={loaded.role} onTriggered={() => setPokes((n) => n + 1)} />
-          <section class="helms">
-            <h3>Helm services</h3>
-            <Show loaded={helms}>
-              {({ results }) => (
-                <LinkList
-                  empty="No helm service."
-                  items={results.map((helm) => ({
-                    id: helm.id,
-                    href: `#/helm/${helm.id}`,
-                    label: helm.name,
-                    note:
-                      'repository' in helm.source ? `${helm.source.repository.chart_name} ${helm.source.repository.chart_version}` : 'chart in git',
-                  }))}
-                />
-              )}
-            </Show>
-          </section>
-          <section class="helms databases">
-            <h3>Databases</h3>
-            <Show loaded={databases}>
-              {({ results }) => (
-                <LinkList
-                  empty="No database."
-                  items={results.map((database) => ({
-                    id: database.id,
-                    href: `#/database/${database.id}`,
-                    label: database.name,
-                    note: `${database.type} ${database.version}, ${database.mode.toLowerCase()}`,
-                  }))}
-                />
-              )}
-            </Show>
-          </section>
-          <section class="containers">
-            <h3>Containers</h3>
-            <Show loaded={containers}>
-              {({ results }) => (
-                <LinkList
-                  empty="No container."
-                  items={results.map((container) => ({
-                    id: container.id,
-                    href: `#/container/${container.id}`,
-                    label: container.name,
-                    note: `${container.image_name}:${container.tag}`,
-                  }))}
-                />
-              )}
-            </Show>
-          </section>
-          <section class="applications">
-            <h3>Applications</h3>
-            <Show loaded={applications}>
-              {({ results }) => (
-                <LinkList
-                  empty="No application."
-                  items={results.map((application) => ({
-                    id: application.id,
-                    // Applications have no page of their own yet: their deployments are in the history below.
-                    href: `#/environment/${environmentId}`,
-                    label: application.name,
-                    note: `${application.git_repository.url}${application.git_repository.branch ? ` ${application.git_repository.branch}` : ''}${
-                      application.git_repository.deployed_commit_id ? ` at ${application.git_repository.deployed_commit_id.slice(0, 7)}` : ''
-                    }`,
-                  }))}
-                />
-              )}
-            </Show>
-          </section>
-          <section class="jobs">
-            <h3>Jobs</h3>
-            <Show loaded={jobs}>
-              {({ results }) => (
-                <LinkList
-                  empty="No job."
-                  items={results.map((job) => ({ id: job.id, href: `#/job/${job.id}`, label: job.name, note: jobSummary(job) }))}
-                />
-              )}
-            </Show>
-          </section>
+          <ServicesAtAGlance environmentId={environmentId} />
+          {hasRole(loaded.role, 'WRITE') ? <NewContainer environmentId={environmentId} organizationId={loaded.organization.id} /> : null}
+          <Previews project={loaded.project} />
           <DeploymentStages environmentId={environmentId} role={loaded.role} />
           <VariablesPanel scope="ENVIRONMENT" parentId={environmentId} role={loaded.role} />
-          <History environmentId={environmentId} pokes={pokes} />
+          <History
+            environmentId={environmentId}
+            pokes={pokes}
+            onRollback={
+              hasRole(loaded.role, 'DEPLOY')
+                ? async (executionId) => {
+                    await api.post(`/environment/${environmentId}/rollback`, { execution_id: executionId })
+                    setPokes((n) => n + 1)
+                  }
+                : undefined
+            }
+          />
         </>
       )}
     </Show>
@@ -158,6 +77,7 @@ export function EnvironmentPage({ environmentId }: { environmentId: string }) {
 
 const ACTIONS = [
   { action: 'deploy', label: 'Deploy', path: 'deploy' },
+  { action: 'dry-run', label: 'Dry run', path: 'deploy?dry_run=true' },
   { action: 'redeploy', label: 'Redeploy', path: 'redeploy' },
   { action: 'stop', label: 'Stop', path: 'stop' },
   { action: 'cancel', label: 'Cancel', path: 'cancelDeployment' },
@@ -193,7 +113,7 @@ function Actions({ environmentId, role, onTriggered }: { environmentId: string; 
             key={action}
             type="button"
             data-action={action}
-            class={action === 'cancel' || action === 'stop' ? 'secondary' : ''}
+            class={action === 'cancel' || action === 'stop' || action === 'dry-run' ? 'secondary' : ''}
             disabled={busy}
             onClick={() => trigger(path)}
           >

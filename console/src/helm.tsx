@@ -1,11 +1,10 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { ApiError, api, type FieldError, getWithTag, messageOf } from './api.ts'
-import { environmentCrumbs, loadEnvironmentContext } from './environment.tsx'
 import { bodyErrors, Field, FieldErrorText, OtherFieldErrors } from './fields.tsx'
-import { Breadcrumbs, ErrorMessage, Show, useLoad } from './pages.tsx'
+import { ErrorMessage } from './pages.tsx'
+import { ServicePage } from './service-page.tsx'
 import { type GitRepository, type HelmService, hasRole, type KeyValues, type RawValuesFile } from './types.ts'
-import { VariablesPanel } from './variables.tsx'
 
 type PairField = 'set' | 'set_string' | 'set_json'
 const PAIR_FIELDS: { field: PairField; title: string; hint: string }[] = [
@@ -91,27 +90,16 @@ function editRequest(helm: HelmService, draft: Draft) {
   }
 }
 
+/** A helm service: the page of every kind, with its values override editor. */
 export function HelmPage({ helmId }: { helmId: string }) {
-  const loaded = useLoad(async () => {
-    const { data: helm, etag } = await getWithTag<HelmService>(`/helm/${helmId}`)
-    return { helm, etag, context: await loadEnvironmentContext(helm.environment.id) }
-  }, helmId)
   return (
-    <Show loaded={loaded}>
-      {({ helm, etag, context }) => (
-        <>
-          <Breadcrumbs items={environmentCrumbs(context, { label: helm.name })} />
-          <header class="page-head">
-            <h2>{helm.name}</h2>
-            <span class="role" title="your role in this organization">
-              {context.role}
-            </span>
-          </header>
-          <HelmEditor key={helm.id} initial={helm} initialTag={etag} editable={hasRole(context.role, 'WRITE')} />
-          <VariablesPanel scope="HELM" parentId={helm.id} role={context.role} />
-        </>
+    <ServicePage
+      kind="helm"
+      id={helmId}
+      extra={(helm, role, etag) => (
+        <HelmEditor key={helm.id} initial={helm as unknown as HelmService} initialTag={etag} editable={hasRole(role, 'WRITE')} />
       )}
-    </Show>
+    />
   )
 }
 

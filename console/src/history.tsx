@@ -17,7 +17,16 @@ const DEEP_POLLS = 10
  * If-None-Match. Entries are keyed by execution id, so a running deployment is patched in place.
  * Older pages load by `startId`, one each time the end of the list comes into view.
  */
-export function History({ environmentId, pokes }: { environmentId: string; pokes: number }) {
+export function History({
+  environmentId,
+  pokes,
+  onRollback,
+}: {
+  environmentId: string
+  pokes: number
+  /** Rolls the environment back to a deployment; absent for a role that may not deploy. */
+  onRollback?: ((executionId: string) => Promise<void>) | undefined
+}) {
   const store = useRef<HistoryStore>(emptyStore())
   const [, setRenders] = useState(0)
   const render = () => setRenders((n) => n + 1)
@@ -169,7 +178,7 @@ export function History({ environmentId, pokes }: { environmentId: string; pokes
       <ol class="deployments">
         {order.map((id) => (
           <li key={id}>
-            <DeploymentCard entry={byId.get(id)!} />
+            <DeploymentCard entry={byId.get(id)!} onRollback={onRollback} />
           </li>
         ))}
       </ol>

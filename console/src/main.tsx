@@ -1,12 +1,10 @@
 import { type JSX, render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { session } from './api.ts'
-import { ContainerPage } from './container.tsx'
-import { DatabasePage } from './database.tsx'
 import { EnvironmentPage } from './environment.tsx'
 import { HelmPage } from './helm.tsx'
-import { JobPage } from './job.tsx'
 import { EnvironmentsPage, OrganizationsPage, ProjectsPage, SignIn } from './pages.tsx'
+import { ServicePage } from './service-page.tsx'
 import './console.css'
 
 // Hash routes (`#/environment/<id>`): the server serves one page and needs no routing of its own.
@@ -15,9 +13,11 @@ const ROUTES: [RegExp, (id: string) => JSX.Element][] = [
   [/^#\/project\/([\w-]+)$/, (id) => <EnvironmentsPage projectId={id} />],
   [/^#\/environment\/([\w-]+)$/, (id) => <EnvironmentPage environmentId={id} />],
   [/^#\/helm\/([\w-]+)$/, (id) => <HelmPage helmId={id} />],
-  [/^#\/database\/([\w-]+)$/, (id) => <DatabasePage databaseId={id} />],
-  [/^#\/container\/([\w-]+)$/, (id) => <ContainerPage containerId={id} />],
-  [/^#\/job\/([\w-]+)$/, (id) => <JobPage jobId={id} />],
+  // Every other kind has the same page (kinds.ts says what differs).
+  [/^#\/application\/([\w-]+)$/, (id) => <ServicePage kind="application" id={id} />],
+  [/^#\/database\/([\w-]+)$/, (id) => <ServicePage kind="database" id={id} />],
+  [/^#\/container\/([\w-]+)$/, (id) => <ServicePage kind="container" id={id} />],
+  [/^#\/job\/([\w-]+)$/, (id) => <ServicePage kind="job" id={id} />],
 ]
 
 function useHash(): string {

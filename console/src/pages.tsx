@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, session } from './api.ts'
+import { toneOf, words } from './format.ts'
+import { usePolled } from './polled.ts'
 import type { Environment, List, Organization, Project } from './types.ts'
 
 /** What an async load gave: the data, or the API's error message, or neither while it runs. */
@@ -154,7 +156,14 @@ export function ProjectsPage({ organizationId }: { organizationId: string }) {
   )
 }
 
+/** Each environment's state, read every 5 s: the list shows their health. */
+function useEnvironmentStates(projectId: string): Map<string, string> {
+  const polled = usePolled(() => api.get<List<{ id: string; state: string }>>(`/project/${projectId}/environment/status`), projectId, 5000)
+  return new Map((polled.data?.results ?? []).map((status) => [status.id, status.state]))
+}
+
 export function EnvironmentsPage({ projectId }: { projectId: string }) {
+  const states = useEnvironmentStates(projectId)
   const loaded = useLoad(async () => {
     const [project, { results }] = await Promise.all([
       api.get<Project>(`/project/${projectId}`),
@@ -176,7 +185,13 @@ export function EnvironmentsPage({ projectId }: { projectId: string }) {
           <h2>Environments</h2>
           <LinkList
             empty="No environment yet."
-            items={environments.map((e) => ({ id: e.id, href: `#/environment/${e.id}`, label: e.name, note: `${e.mode} · ${e.cluster_name}` }))}
+            items={environments.map((e) => ({
+              id: e.id,
+              href: `#/environment/${e.id}`,
+              label: e.name,
+              note: `${e.mode} · ${e.cluster_name}`,
+              state: states.get(e.id),
+            }))}
           />
         </>
       )}
@@ -189,6 +204,8 @@ interface LinkItem {
   href: string
   label: string
   note?: string | null | undefined
+  /** A state word of the API, shown as a coloured badge. */
+  state?: string | undefined
 }
 
 export function LinkList({ items, empty }: { items: LinkItem[]; empty: string }) {
@@ -198,6 +215,11 @@ export function LinkList({ items, empty }: { items: LinkItem[]; empty: string })
       {items.map((item) => (
         <li key={item.id}>
           <a href={item.href}>{item.label}</a>
+          {item.state ? (
+            <span class={`badge tone-${toneOf(item.state)}`} data-state={item.state}>
+              {words(item.state)}
+            </span>
+          ) : null}
           {item.note ? <span class="note">{item.note}</span> : null}
         </li>
       ))}

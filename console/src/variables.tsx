@@ -10,10 +10,18 @@ import { ErrorMessage, Show, useLoad } from './pages.tsx'
 import { hasRole, type List, type Role, type Variable } from './types.ts'
 
 /** The scopes whose pages show this panel, as the API names them. */
-export type PanelScope = 'ENVIRONMENT' | 'HELM' | 'CONTAINER'
+export type PanelScope = 'ENVIRONMENT' | 'HELM' | 'CONTAINER' | 'APPLICATION' | 'JOB'
 
 /** What stands in for a secret's value: the same whatever its length. */
 const SECRET_MASK = '••••••••'
+
+/** A service's groups: its own, then what it inherits from the environment and the project, then the built-in ones. */
+const serviceGroups = (scope: string) => [
+  { scope, title: 'This service' },
+  { scope: 'ENVIRONMENT', title: 'From the environment' },
+  { scope: 'PROJECT', title: 'From the project' },
+  { scope: 'BUILT_IN', title: 'Built-in' },
+]
 
 /** The groups of a page's panel, its own scope first, then those it inherits from. */
 const GROUPS: Record<PanelScope, { scope: string; title: string }[]> = {
@@ -22,18 +30,10 @@ const GROUPS: Record<PanelScope, { scope: string; title: string }[]> = {
     { scope: 'PROJECT', title: 'From the project' },
     { scope: 'BUILT_IN', title: 'Built-in' },
   ],
-  HELM: [
-    { scope: 'HELM', title: 'This service' },
-    { scope: 'ENVIRONMENT', title: 'From the environment' },
-    { scope: 'PROJECT', title: 'From the project' },
-    { scope: 'BUILT_IN', title: 'Built-in' },
-  ],
-  CONTAINER: [
-    { scope: 'CONTAINER', title: 'This service' },
-    { scope: 'ENVIRONMENT', title: 'From the environment' },
-    { scope: 'PROJECT', title: 'From the project' },
-    { scope: 'BUILT_IN', title: 'Built-in' },
-  ],
+  HELM: serviceGroups('HELM'),
+  CONTAINER: serviceGroups('CONTAINER'),
+  APPLICATION: serviceGroups('APPLICATION'),
+  JOB: serviceGroups('JOB'),
 }
 
 const TYPE_LABELS: Record<string, string> = { VALUE: 'value', FILE: 'file', ALIAS: 'alias', OVERRIDE: 'override', BUILT_IN: 'built-in' }

@@ -1,0 +1,312 @@
+// What differs between the kinds of service, as one table: each kind's API path, its member in the
+// statuses answers, what its version chooser sends, which actions the API has for it, and how its
+// configuration reads and edits. The service page (service-page.tsx) is the same for all of them:
+// a new kind is one entry here (and its route in main.tsx).
+import type { ServiceEntry } from './types.ts'
+
+export type KindName = 'application' | 'container' | 'job' | 'database' | 'helm'
+
+/** A service as any kind's `GET /{kind}/{id}` answers it: the kind's fields are read through its entry. */
+// biome-ignore lint/suspicious/noExplicitAny: each kind reads its own fields of the response
+export type AnyService = { id: string; name: string; environment: { id: string } } & Record<string, any>
+
+/** An editable field of a kind's configuration: where it is in the `PUT` body (a JSON pointer), and how it reads. */
+export interface FormField {
+  path: string
+  label: string
+  type: 'text' | 'number'
+  hint?: string
+}
+
+export interface VersionField {
+  field: 'image_tag' | 'git_commit_id' | 'chart_version'
+  label: string
+  placeholder: string
+}
+
+const COMMIT: VersionField = { field: 'git_commit_id', label: 'Commit', placeholder: 'head of the branch' }
+const TAG: VersionField = { field: 'image_tag', label: 'Image tag', placeholder: 'the configured tag' }
+
+export interface KindSpec {
+  name: KindName
+  /** `Container`, as a heading says it. */
+  title: string
+  /** Its member in `GET /environment/{id}/statuses` (`containers`). */
+  statusesKey: 'applications' | 'containers' | 'jobs' | 'databases' | 'helms'
+  /** `service_type` in `GET /environment/{id}/services` and in deployment stages. */
+  serviceType: string
+  /** The deploy request's field that picks a version, when the service has one (a chart in git takes a commit, not a chart version). */
+  versionField(service: AnyService): VersionField | undefined
+  /** Whether the kind has `POST /{kind}/{id}/restart-service`. */
+  restart: boolean
+  /** `GET /{kind}/{id}/link` (its addresses). */
+  links: boolean
+  /** `GET /{kind}/{id}/customDomain`. */
+  customDomains: boolean
+  /** The variable scope of its own variables, when it has them. */
+  variableScope?: 'APPLICATION' | 'CONTAINER' | 'JOB' | 'HELM'
+  /** Lines of its configuration: label and value. */
+  summary(service: AnyService): [string, string][]
+  /** The version it is configured with, in a few words. */
+  configuredVersion(service: AnyService): string
+  /** The fields its form edits (the helm kind has its own values editor besides). */
+  form: FormField[]
+  /** The `PUT /{kind}/{id}` body that keeps everything as read: reads and writes name some fields differently. */
+  editRequest(service: AnyService): Record<string, unknown>
+}
+
+/** What a deployment ran, in the terms of a deploy request's `field` (its tag, commit or chart version), when it says. */
+export function versionIn(entry: ServiceEntry, field: VersionField['field']): string | undefined {
+  const d = entry.details
+  if (field === 'image_tag') return d.tag
+  if (field === 'chart_version') return d.repository?.chart_version
+  return d.git_commit_id ?? d.commit?.git_commit_id ?? undefined
+}
+
+/** The version a deployment ran, from its history entry's details: image and tag, commit, chart version. */
+export function deployedVersion(entry: ServiceEntry): string {
+  const d = entry.details
+  const parts: string[] = []
+  if (d.image_name || d.tag) parts.push(`${d.image_name ?? ''}${d.tag ? `:${d.tag}` : ''}`)
+  if (d.repository) parts.push(`${d.repository.chart_name} ${d.repository.chart_version}`)
+  const commit = d.git_commit_id ?? d.commit?.git_commit_id
+  if (commit) parts.push(`commit ${commit.slice(0, 7)}`)
+  if (d.database_type) parts.push(`${d.database_type} ${d.version ?? ''}`.trim())
+  return parts.join(', ') || '—'
+}
+
+const resources = (s: AnyService): [string, string] => [
+  'Resources',
+  `${s.cpu}m CPU, ${s.memory} MB${s.min_running_instances === undefined ? '' : `, ${s.min_running_instances}–${s.max_running_instances} instance(s)`}`,
+]
+
+const ports = (s: AnyService): [string, string] => [
+  'Ports',
+  Array.isArray(s.ports) && s.ports.length > 0
+    ? s.ports
+        .map(
+          (p: { internal_port: number; external_port?: number; publicly_accessible?: boolean; protocol: string }) =>
+            `${p.internal_port}${p.external_port ? `→${p.external_port}` : ''}/${p.protocol}${p.publicly_accessible ? ' public' : ''}`,
+        )
+        .join(', ')
+    : 'none',
+]
+
+/** Drops the fields a read has and a write has not (ids of sub-objects, server-made fields). */
+const withoutIds = <T extends Record<string, unknown>>(items: T[] | undefined) => (items ?? []).map(({ id: _id, ...rest }) => rest)
+
+const gitRequest = (repository: Record<string, unknown>) => ({
+  url: repository.url,
+  branch: repository.branch ?? null,
+  root_path: repository.root_path,
+  git_token_id: repository.git_token_id ?? null,
+  provider: repository.provider,
+})
+
+const RESOURCE_FIELDS: FormField[] = [
+  { path: '/cpu', label: 'CPU (millicores)', type: 'number' },
+  { path: '/memory', label: 'Memory (MB)', type: 'number' },
+]
+const INSTANCE_FIELDS: FormField[] = [
+  { path: '/min_running_instances', label: 'Minimum instances', type: 'number' },
+  { path: '/max_running_instances', label: 'Maximum instances', type: 'number', hint: '-1: no limit' },
+]
+
+export const KINDS: Record<KindName, KindSpec> = {
+  application: {
+    name: 'application',
+    title: 'Application',
+    statusesKey: 'applications',
+    serviceType: 'APPLICATION',
+    versionField: () => COMMIT,
+    restart: true,
+    links: true,
+    customDomains: true,
+    variableScope: 'APPLICATION',
+    summary: (s) => [
+      ['Repository', `${s.git_repository.url}${s.git_repository.branch ? ` (${s.git_repository.branch})` : ''} ${s.git_repository.root_path ?? ''}`],
+      ['Build', `${s.build_mode ?? 'DOCKER'}${s.dockerfile_path ? ` ${s.dockerfile_path}` : ''}`],
+      resources(s),
+      ports(s),
+    ],
+    configuredVersion: (s) =>
+      `${s.git_repository.branch ?? 'default branch'}${s.git_repository.deployed_commit_id ? ` at ${String(s.git_repository.deployed_commit_id).slice(0, 7)}` : ''}`,
+    form: [
+      { path: '/name', label: 'Name', type: 'text' },
+      { path: '/git_repository/branch', label: 'Branch', type: 'text' },
+      ...RESOURCE_FIELDS,
+      ...INSTANCE_FIELDS,
+    ],
+    editRequest: (s) => ({
+      name: s.name,
+      description: s.description ?? null,
+      git_repository: gitRequest(s.git_repository),
+      build_mode: s.build_mode,
+      dockerfile_path: s.dockerfile_path ?? null,
+      cpu: s.cpu,
+      memory: s.memory,
+      min_running_instances: s.min_running_instances,
+      max_running_instances: s.max_running_instances,
+      healthchecks: s.healthchecks ?? {},
+      auto_preview: s.auto_preview,
+      auto_deploy: s.auto_deploy,
+      arguments: s.arguments ?? [],
+      entrypoint: s.entrypoint ?? null,
+      ports: withoutIds(s.ports),
+      storage: withoutIds(s.storage),
+    }),
+  },
+  container: {
+    name: 'container',
+    title: 'Container',
+    statusesKey: 'containers',
+    serviceType: 'CONTAINER',
+    versionField: () => TAG,
+    restart: true,
+    links: true,
+    customDomains: true,
+    variableScope: 'CONTAINER',
+    summary: (s) => [
+      ['Image', `${s.image_name}:${s.tag}`],
+      ['Registry', `${s.registry.name} (${s.registry.kind}, ${s.registry.url})`],
+      resources(s),
+      ports(s),
+    ],
+    configuredVersion: (s) => `${s.image_name}:${s.tag}`,
+    form: [
+      { path: '/name', label: 'Name', type: 'text' },
+      { path: '/image_name', label: 'Image', type: 'text' },
+      { path: '/tag', label: 'Tag', type: 'text' },
+      ...RESOURCE_FIELDS,
+      ...INSTANCE_FIELDS,
+    ],
+    editRequest: (s) => ({
+      name: s.name,
+      description: s.description ?? null,
+      registry_id: s.registry.id,
+      image_name: s.image_name,
+      tag: s.tag,
+      arguments: s.arguments ?? [],
+      entrypoint: s.entrypoint ?? null,
+      cpu: s.cpu,
+      memory: s.memory,
+      min_running_instances: s.min_running_instances,
+      max_running_instances: s.max_running_instances,
+      healthchecks: s.healthchecks ?? {},
+      auto_preview: s.auto_preview,
+      auto_deploy: s.auto_deploy,
+      ports: withoutIds(s.ports),
+      storage: withoutIds(s.storage),
+    }),
+  },
+  job: {
+    name: 'job',
+    title: 'Job',
+    statusesKey: 'jobs',
+    serviceType: 'JOB',
+    versionField: (s) => ('image' in s.source ? TAG : COMMIT),
+    restart: false,
+    links: false,
+    customDomains: false,
+    variableScope: 'JOB',
+    summary: (s) => [
+      ['Source', 'image' in s.source ? `${s.source.image.image_name}:${s.source.image.tag}` : `git ${s.source.docker?.git_repository?.url ?? ''}`],
+      ['Schedule', s.schedule.cronjob ? `cron "${s.schedule.cronjob.scheduled_at}" (${s.schedule.cronjob.timezone})` : 'lifecycle events'],
+      resources(s),
+    ],
+    configuredVersion: (s) => ('image' in s.source ? `${s.source.image.image_name}:${s.source.image.tag}` : 'built from git'),
+    form: [{ path: '/name', label: 'Name', type: 'text' }, ...RESOURCE_FIELDS],
+    editRequest: (s) => ({
+      name: s.name,
+      description: s.description ?? null,
+      cpu: s.cpu,
+      memory: s.memory,
+      max_nb_restart: s.max_nb_restart,
+      max_duration_seconds: s.max_duration_seconds,
+      auto_preview: s.auto_preview,
+      auto_deploy: s.auto_deploy,
+      port: s.port ?? null,
+      source:
+        'image' in s.source
+          ? {
+              image: {
+                image_name: s.source.image.image_name,
+                tag: s.source.image.tag,
+                registry_id: s.source.image.registry_id ?? s.source.image.registry?.id,
+              },
+            }
+          : { docker: { git_repository: gitRequest(s.source.docker.git_repository), dockerfile_path: s.source.docker.dockerfile_path ?? null } },
+      healthchecks: s.healthchecks ?? {},
+      schedule: s.schedule,
+    }),
+  },
+  database: {
+    name: 'database',
+    title: 'Database',
+    statusesKey: 'databases',
+    serviceType: 'DATABASE',
+    versionField: () => undefined,
+    restart: true,
+    links: false,
+    customDomains: false,
+    summary: (s) => [
+      ['Type', `${s.type} ${s.version}`],
+      ['Mode', s.mode === 'MANAGED' ? `managed (${s.instance_type})` : 'container'],
+      ['Host', `${s.host}:${s.port} (${String(s.accessibility).toLowerCase()})`],
+      ['Resources', `${s.cpu}m CPU, ${s.memory} MB memory, ${s.storage} GB storage`],
+    ],
+    configuredVersion: (s) => `${s.type} ${s.version}`,
+    form: [{ path: '/name', label: 'Name', type: 'text' }, ...RESOURCE_FIELDS, { path: '/storage', label: 'Storage (GB)', type: 'number' }],
+    editRequest: (s) => ({
+      name: s.name,
+      description: s.description ?? null,
+      version: s.version,
+      accessibility: s.accessibility,
+      cpu: s.cpu,
+      memory: s.memory,
+      storage: s.storage,
+      ...(s.instance_type ? { instance_type: s.instance_type } : {}),
+    }),
+  },
+  helm: {
+    name: 'helm',
+    title: 'Helm service',
+    statusesKey: 'helms',
+    serviceType: 'HELM',
+    versionField: (s) => ('git' in s.source ? COMMIT : { field: 'chart_version', label: 'Chart version', placeholder: 'the configured version' }),
+    restart: false,
+    links: true,
+    customDomains: true,
+    variableScope: 'HELM',
+    // Its configuration shows above its values override editor (helm.tsx).
+    summary: () => [],
+    configuredVersion: (s) =>
+      'git' in s.source
+        ? `chart in git ${s.source.git.git_repository.branch ?? ''}`
+        : `${s.source.repository.chart_name} ${s.source.repository.chart_version}`,
+    // Its values override has an editor of its own (helm.tsx), which sends the whole service.
+    form: [],
+    editRequest: () => ({}),
+  },
+}
+
+/** The kind of a `service_type` (`CONTAINER` → container), when the console knows it. */
+export const kindOfType = (serviceType: string): KindSpec | undefined => Object.values(KINDS).find((k) => k.serviceType === serviceType)
+
+/** The value at a JSON pointer of `object` (`/git_repository/branch`). */
+export function valueAt(object: Record<string, unknown>, pointer: string): unknown {
+  let at: unknown = object
+  for (const key of pointer.split('/').slice(1)) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined
+  return at
+}
+
+/** Sets the value at a JSON pointer of `object`, making the objects on the way. */
+export function setAt(object: Record<string, unknown>, pointer: string, value: unknown): void {
+  const keys = pointer.split('/').slice(1)
+  let at = object
+  for (const key of keys.slice(0, -1)) {
+    if (at[key] === null || typeof at[key] !== 'object') at[key] = {}
+    at = at[key] as Record<string, unknown>
+  }
+  at[keys.at(-1)!] = value
+}

@@ -1,0 +1,185 @@
+// A service's live output on its page: followed from the moment the page opens (the last 1,000
+// lines first), paused and resumed without losing lines, filtered by instance and by stream
+// (stdout or stderr), searched. The lines are the server's, masked there.
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { api, messageOf } from './api.ts'
+import type { KindName } from './kinds.ts'
+import { clockOf } from './log-stream.ts'
+import { ErrorMessage } from './pages.tsx'
+import { followServiceLogs, instancesOf, type LogFilter, matches, type ServiceLogLine } from './service-log-stream.ts'
+
+export interface InstanceSeen {
+  instance: string
+  pod: string
+  lastLineAt: string
+}
+
+/** Each instance the lines name, with its container's name and the time of its last line. */
+function instancesSeen(lines: ServiceLogLine[]): InstanceSeen[] {
+  const byInstance = new Map<string, InstanceSeen>()
+  for (const line of lines) {
+    if (line.instance === null) continue
+    byInstance.set(line.instance, { instance: line.instance, pod: line.pod_name ?? '', lastLineAt: line.created_at })
+  }
+  return instancesOf(lines).map((instance) => byInstance.get(instance)!)
+}
+
+/** The lines kept in the tab: the oldest go past it. */
+const MAX_LINES = 5000
+
+type State = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'failed'
+
+const STATUS: Record<State, string> = {
+  connecting: 'Connecting…',
+  live: 'Following live',
+  reconnecting: 'Connection lost: reconnecting…',
+  ended: 'Nothing of the service runs: end of its logs.',
+  failed: 'The logs could not be read.',
+}
+
+/**
+ * `activity` changes when the service's state or deployment does: logs that ended (nothing ran)
+ * are followed again then, so that a deploy's new instances show without a click.
+ */
+export function ServiceLogs({
+  kind,
+  serviceId,
+  activity,
+  onInstances,
+}: {
+  kind: KindName
+  serviceId: string
+  activity: string
+  /** Told the instances the lines name, each with its container's name and its last line's time, as they change. */
+  onInstances?: (instances: InstanceSeen[]) => void
+}) {
+  const [lines, setLines] = useState<ServiceLogLine[]>([])
+  const [state, setState] = useState<State>('connecting')
+  const [error, setError] = useState<string>()
+  const [round, setRound] = useState(0)
+  const [paused, setPaused] = useState<ServiceLogLine[] | null>(null)
+  const [filter, setFilter] = useState<LogFilter>({ instance: '', stream: '', search: '' })
+  const box = useRef<HTMLOListElement>(null)
+
+  useEffect(() => {
+    const stop = new AbortController()
+    let held: ServiceLogLine[] = []
+    setLines([])
+    setError(undefined)
+    followServiceLogs({
+      path: `/${kind}/${serviceId}/log/follow`,
+      open: api.stream,
+      signal: stop.signal,
+      onState: setState,
+      onLines: (more) => {
+        held = held.concat(more)
+        if (held.length > MAX_LINES) held = held.slice(-MAX_LINES)
+        setLines(held)
+      },
+    }).then(
+      (ended) => ended && setState('ended'),
+      (failure: unknown) => {
+        setState('failed')
+        setError(messageOf(failure))
+      },
+    )
+    return () => stop.abort()
+  }, [kind, serviceId, round])
+
+  const ended = state === 'ended' || state === 'failed'
+  // Only a change of activity follows again.
+  useEffect(() => {
+    if (ended) setRound((n) => n + 1)
+  }, [activity])
+
+  const shownFrom = paused ?? lines
+  const shown = useMemo(() => shownFrom.filter((line) => matches(line, filter)), [shownFrom, filter])
+  const instances = useMemo(() => instancesOf(lines), [lines])
+  const pods = useMemo(() => new Map(lines.map((l) => [l.instance ?? '', l.pod_name ?? ''])), [lines])
+  const seen = useMemo(() => instancesSeen(lines), [lines])
+  const seenKey = JSON.stringify(seen)
+  // Told again only when what it says changed.
+  useEffect(() => onInstances?.(seen), [seenKey])
+
+  // Following keeps the newest line in view, unless the reader scrolled up to read.
+  const atEnd = useRef(true)
+  useLayoutEffect(() => {
+    const element = box.current
+    if (element && atEnd.current && !paused) element.scrollTop = element.scrollHeight
+  }, [shown, paused])
+
+  const set = (fields: Partial<LogFilter>) => setFilter((previous) => ({ ...previous, ...fields }))
+
+  return (
+    <section class="service-logs" aria-label="Service logs" data-state={state}>
+      <h3>Logs</h3>
+      <div class="log-tools">
+        <label class="field">
+          <span class="label">Instance</span>
+          <select data-field="instance" value={filter.instance} onChange={(e) => set({ instance: e.currentTarget.value })}>
+            <option value="">all</option>
+            {instances.map((instance) => (
+              <option key={instance} value={instance}>
+                {instance}
+                {pods.get(instance) ? ` (${pods.get(instance)})` : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="field">
+          <span class="label">Stream</span>
+          <select data-field="stream" value={filter.stream} onChange={(e) => set({ stream: e.currentTarget.value })}>
+            <option value="">stdout and stderr</option>
+            <option value="stdout">stdout</option>
+            <option value="stderr">stderr</option>
+          </select>
+        </label>
+        <label class="field grow">
+          <span class="label">Search</span>
+          <input type="search" data-field="search" spellcheck={false} value={filter.search} onInput={(e) => set({ search: e.currentTarget.value })} />
+        </label>
+        {state === 'ended' || state === 'failed' ? (
+          <button type="button" class="secondary" data-action="follow" onClick={() => setRound((n) => n + 1)}>
+            Follow again
+          </button>
+        ) : (
+          <button
+            type="button"
+            class="secondary"
+            data-action={paused ? 'resume' : 'pause'}
+            aria-pressed={paused !== null}
+            onClick={() => setPaused(paused ? null : lines)}
+          >
+            {paused ? `Resume (${lines.length - paused.length} new)` : 'Pause'}
+          </button>
+        )}
+      </div>
+      <p class="hint" role="status" data-testid="log-state">
+        {paused ? 'Paused: new lines are kept and shown on resume.' : STATUS[state]}{' '}
+        {instances.length > 0 ? `Instances: ${instances.join(', ')}.` : ''} {shown.length}/{lines.length} lines shown.
+      </p>
+      <ErrorMessage message={error} />
+      <ol
+        class="service-log-lines"
+        ref={box}
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled box takes the focus, so that the keyboard scrolls it
+        tabIndex={0}
+        aria-label="Log lines"
+        onScroll={(event) => {
+          const element = event.currentTarget
+          atEnd.current = element.scrollHeight - element.scrollTop - element.clientHeight < 24
+        }}
+      >
+        {shown.length === 0 ? <li class="empty">{lines.length === 0 ? 'No line yet.' : 'No line matches.'}</li> : null}
+        {shown.map((line) => (
+          <li key={line.id} class={line.stream === 'stderr' ? 'line stderr' : 'line'} data-instance={line.instance ?? ''}>
+            <time dateTime={line.created_at}>{clockOf(line.created_at)}</time>
+            <span class="instance">{line.instance ?? '–'}</span>
+            <span class="stream">{line.stream ?? ''}</span>
+            <span class="text">{line.message}</span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  )
+}
