@@ -39,6 +39,7 @@ import { membersRoutes } from './modules/members/members.routes.ts'
 import { organizationGroupsRoutes } from './modules/organization-groups/organization-groups.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
+import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
@@ -208,6 +209,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     resourceCeilings: config.services,
     domainCheck: config.domainCheck,
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
+    previews: config.previews,
+    log: app.log,
     onEnvironmentsDeleted:
       config.runner.executor === 'docker'
         ? (environmentIds) =>
@@ -239,6 +242,16 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories } = services
   tokenUsage.start()
   app.addHook('onClose', async () => tokenUsage.stop())
+  // Previews without activity for BERTH_PREVIEW_IDLE_TTL_MS are deleted (docs/previews.md).
+  if (config.previews.idleTtlMs > 0) {
+    const sweep = setInterval(() => {
+      services.previews
+        .sweepIdle(config.previews.idleTtlMs)
+        .catch((error: unknown) => app.log.warn({ err: error }, 'could not sweep idle previews; will retry'))
+    }, config.previews.sweepIntervalMs)
+    sweep.unref()
+    app.addHook('onClose', async () => clearInterval(sweep))
+  }
   app.addHook('onClose', async () => services.closeGitProviders())
   app.addHook('onClose', async () => services.closeContainerRegistries())
 
@@ -307,6 +320,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
     await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions, kindsWith('restrictions')))
     await api.register(clonesRoutes(services.clones, KIND_ROUTES))
+    await api.register(previewsRoutes(services.previews, services.deploymentRules))
     await api.register(invitationsRoutes(services.invitations))
     await api.register(organizationGroupsRoutes(services.organizationGroups))
     await api.register(customRolesRoutes(services.customRoles))
