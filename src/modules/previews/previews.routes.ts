@@ -89,7 +89,7 @@ export function previewsRoutes(previews: PreviewsService, rules: DeploymentRules
           operationId: 'previewContainerEnvironments',
           summary: 'Preview container environments',
           description:
-            'Triggers a new container preview for each environment matching the following conditions: preview environment feature should be enabled for the container (`auto_preview`); the container should have the same image name and a different tag. Each preview is a clone of the environment, of mode PREVIEW, named `<environment>-<tag>`, where those containers run `tag`, deployed at once (origin API). The same tag again makes nothing new. Needs DEPLOY on each environment previewed (others are left out; 403 when there were some and none may be deployed); BERTH_PREVIEWS_PER_ENVIRONMENT bounds them (docs/previews.md).',
+            'Triggers a new container preview for each environment matching the following conditions: preview environment feature should be enabled for the container (`auto_preview`); the container should have the same image name and a different tag. Each preview is a clone of the environment, of mode PREVIEW, named `<environment>-<tag>`, where those containers run `tag`, deployed at once (origin API). The same tag again makes nothing new. Needs DEPLOY in the organization and on each environment previewed (others are left out; 403 when there were some and none may be deployed); BERTH_PREVIEWS_PER_ENVIRONMENT bounds them (docs/previews.md).',
           tags: ['Containers'],
           params: OrganizationParams,
           body: OrganizationContainerPreviewRequest,

@@ -212,11 +212,11 @@ export function createPreviewsService(deps: PreviewsDeps) {
     /**
      * previewContainerEnvironments: for each environment with a container of `imageName` whose
      * tag differs and that has `auto_preview` on, a preview where those containers run `tag`.
-     * Only environments the principal may deploy are previewed: 403 when there were some and the
-     * principal may deploy none of them.
+     * DEPLOY in the organization, and only environments the principal may deploy are previewed
+     * (a custom role's): 403 when there were some and the principal may deploy none of them.
      */
     async previewContainers(principal: Principal, organizationId: string, imageName: string, tag: string): Promise<DeploymentRun[]> {
-      await deps.requireOrganizationRole(principal, organizationId, 'READ')
+      await deps.requireOrganizationRole(principal, organizationId, 'DEPLOY')
       const triggeredBy = `${await deps.actorName(principal)} (preview of ${imageName}:${tag})`.slice(0, TRIGGERED_BY_MAX)
       const matches = (service: ServiceRecord) => {
         const configuration = service.configuration as { imageName?: unknown; tag?: unknown }
