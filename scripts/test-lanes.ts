@@ -23,6 +23,7 @@ const WAITING = [
   /^deployment-processes\./,
   /^docker-/,
   /^embedded\./,
+  /^previews-docker\./,
   /^helm-kubernetes/,
   /^kubernetes-/,
   /^list-memory\./,
