@@ -100,6 +100,11 @@ describe('preview environments', () => {
         value: 's3cret',
       })
       assert.equal(secret.statusCode, 201, secret.body)
+      const domain = await calls.inject('POST', `/helm/${w.chart.id}/customDomain`, w.tokens.write.authorization, {
+        domain: `${provider}-${randomUUID().slice(0, 8)}.example.com`,
+        generate_certificate: true,
+      })
+      assert.equal(domain.statusCode, 201, domain.body)
       const head = sha()
       const pr: PullRequestFields = {
         number: 7,
@@ -138,6 +143,9 @@ describe('preview environments', () => {
       assert.equal(snapshots.find((snapshot) => snapshot.name === 'other')!.overrides.gitCommitId, undefined)
       const services = await t.db.selectFrom('services').selectAll().where('environmentId', '=', preview.id).execute()
       assert.ok(services.every((service) => service.pushRepository === null))
+      // The source's custom domains stay the source's.
+      const serviceIds = services.map((service) => service.id)
+      assert.deepEqual(await t.db.selectFrom('customDomains').select('id').where('serviceId', 'in', serviceIds).execute(), [])
       // Variables cloned, the secret still sealed.
       const variables = await t.db
         .selectFrom('variables')
