@@ -99,6 +99,11 @@ export function createPreviewsRepository(db: Db) {
       return result.numUpdatedRows > 0n
     },
 
+    /** Marks a preview as not deployed at any commit: its deployment could not be queued. */
+    async forgetHead(id: string): Promise<void> {
+      await db.updateTable('previewEnvironments').set({ headCommit: null }).where('id', '=', id).execute()
+    },
+
     /** Forgets a preview (its environment's deletion was queued). */
     async remove(id: string): Promise<void> {
       await db.deleteFrom('previewEnvironments').where('id', '=', id).execute()

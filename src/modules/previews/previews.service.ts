@@ -144,6 +144,21 @@ export function createPreviewsService(deps: PreviewsDeps) {
     author: pr.author,
   })
 
+  /**
+   * Queues a pull request preview's deployment. When it cannot be queued the preview's head is
+   * forgotten, so that the provider's retry of the delivery deploys it whole.
+   */
+  async function deployAt(previewId: string, selected: Selected[], triggeredBy: string): Promise<DeploymentRun[]> {
+    const organizationId = selected[0]?.service.organizationId
+    if (organizationId === undefined) return []
+    try {
+      return await deps.deployPreview(organizationId, selected, triggeredBy, 'GIT')
+    } catch (error) {
+      await repo.forgetHead(previewId)
+      throw error
+    }
+  }
+
   /** A pull request opened, reopened or updated: each source environment's preview made, or redeployed at its new head. */
   async function openOrUpdate(organizationId: string, pr: PullRequestEvent): Promise<PreviewOutcome> {
     const repository = repositoryKey(pr.provider, pr.owner, pr.name)
@@ -171,10 +186,11 @@ export function createPreviewsService(deps: PreviewsDeps) {
           reasons.push(`the preview of pull request #${pr.number} is at ${pr.headCommit} already`)
           continue
         }
-        // Only the event that moves the head from where it was redeploys.
+        // Only the event that moves the head from where it was redeploys; a preview never deployed (null) deploys whole.
         if (!(await repo.touch(existing.id, detailsOf(pr), existing.headCommit))) continue
         const services = await deps.listServices(organizationId, existing.environmentId)
-        runs.push(...(await deps.deployPreview(organizationId, selection(services, repository, pr.headCommit, 'repository'), triggeredBy, 'GIT')))
+        const only = existing.headCommit === null ? 'all' : 'repository'
+        runs.push(...(await deployAt(existing.id, selection(services, repository, pr.headCommit, only), triggeredBy)))
         continue
       }
       const preview = await makePreview(claimed, source, previewName(source.name, `pr-${pr.number}`))
@@ -183,7 +199,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
         'preview environment made',
       )
       const services = await deps.listServices(organizationId, preview.id)
-      runs.push(...(await deps.deployPreview(organizationId, selection(services, repository, pr.headCommit, 'all'), triggeredBy, 'GIT')))
+      runs.push(...(await deployAt(claimed.id, selection(services, repository, pr.headCommit, 'all'), triggeredBy)))
     }
     return { runs, deleted: [], reason: runs.length > 0 ? null : reasons.join('; ') || 'nothing to deploy' }
   }
