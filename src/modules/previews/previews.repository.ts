@@ -139,6 +139,15 @@ export function createPreviewsRepository(db: Db) {
         .execute()
     },
 
+    /** Drops the claims whose clone never came (their process stopped mid-way) after `afterMs`, so that their pull requests may claim again. */
+    async releaseStale(afterMs: number): Promise<void> {
+      await db
+        .deleteFrom('previewEnvironments')
+        .where('environmentId', 'is', null)
+        .where('createdAt', '<', sql<Date>`now() - make_interval(secs => ${afterMs / 1000})`)
+        .execute()
+    },
+
     /** The previews without activity for `idleMs`, at most `limit` of them. */
     listIdle(idleMs: number, limit: number): Promise<PreviewRow[]> {
       return db

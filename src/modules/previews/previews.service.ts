@@ -54,6 +54,8 @@ export interface PreviewRecord extends PreviewRow {
 }
 
 const TRIGGERED_BY_MAX = 255
+/** A claim still without its environment after this long was left by a process that stopped: a clone takes seconds. */
+const STALE_CLAIM_MS = 10 * 60_000
 const NAME_MAX = 255
 
 /** The history's `triggered_by` of a pull request's deployments: who, and which pull request. */
@@ -297,6 +299,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
 
     /** Deletes the previews without activity for `idleMs` (BERTH_PREVIEW_IDLE_TTL_MS); returns the environments whose deletion was queued. */
     async sweepIdle(idleMs: number): Promise<string[]> {
+      await repo.releaseStale(STALE_CLAIM_MS)
       const deleted: string[] = []
       for (const row of await repo.listIdle(idleMs, 50)) {
         const environmentId = await deletePreview(row, `preview idle for ${Math.round(idleMs / 1000)} s`)
