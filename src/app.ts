@@ -242,16 +242,14 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories } = services
   tokenUsage.start()
   app.addHook('onClose', async () => tokenUsage.stop())
-  // Previews without activity for BERTH_PREVIEW_IDLE_TTL_MS are deleted (docs/previews.md).
-  if (config.previews.idleTtlMs > 0) {
-    const sweep = setInterval(() => {
-      services.previews
-        .sweepIdle(config.previews.idleTtlMs)
-        .catch((error: unknown) => app.log.warn({ err: error }, 'could not sweep idle previews; will retry'))
-    }, config.previews.sweepIntervalMs)
-    sweep.unref()
-    app.addHook('onClose', async () => clearInterval(sweep))
-  }
+  // Previews without activity for BERTH_PREVIEW_IDLE_TTL_MS, or whose source went, are deleted (docs/previews.md).
+  const previewSweep = setInterval(() => {
+    services.previews
+      .sweepIdle(config.previews.idleTtlMs)
+      .catch((error: unknown) => app.log.warn({ err: error }, 'could not sweep idle previews; will retry'))
+  }, config.previews.sweepIntervalMs)
+  previewSweep.unref()
+  app.addHook('onClose', async () => clearInterval(previewSweep))
   app.addHook('onClose', async () => services.closeGitProviders())
   app.addHook('onClose', async () => services.closeContainerRegistries())
 

@@ -247,6 +247,16 @@ describe('preview environments', () => {
       (await previewsOf(w.environment.id)).map((row) => row.pullRequestNumber),
       [2],
     )
+
+    // The source deleted: its previews go with it.
+    const remaining = (await previewsOf(w.environment.id))[0]!
+    assert.equal((await calls.inject('DELETE', `/environment/${w.environment.id}`, w.tokens.write.authorization)).statusCode, 204)
+    await until(
+      () => environmentsOf(w.project.id),
+      (list) => list.length === 0,
+      { what: 'the source and its preview deleted', timeoutMs: 20_000 },
+    )
+    assert.equal(await t.db.selectFrom('previewEnvironments').select('id').where('id', '=', remaining.id).executeTakeFirst(), undefined)
   })
 
   it('previewContainerEnvironments: a preview with the new tag for each container of that image with previews on, for those who may deploy it', async () => {

@@ -148,13 +148,18 @@ export function createPreviewsRepository(db: Db) {
         .execute()
     },
 
-    /** The previews without activity for `idleMs`, at most `limit` of them. */
+    /** The previews without activity for `idleMs` (0: none), or whose source environment was deleted, at most `limit` of them. */
     listIdle(idleMs: number, limit: number): Promise<PreviewRow[]> {
       return db
         .selectFrom('previewEnvironments')
         .selectAll()
         .where('environmentId', 'is not', null)
-        .where('lastActivityAt', '<', sql<Date>`now() - make_interval(secs => ${idleMs / 1000})`)
+        .where((eb) =>
+          eb.or([
+            eb('sourceEnvironmentId', 'is', null),
+            ...(idleMs > 0 ? [eb('lastActivityAt', '<', sql<Date>`now() - make_interval(secs => ${idleMs / 1000})`)] : []),
+          ]),
+        )
         .orderBy('lastActivityAt')
         .limit(limit)
         .execute()

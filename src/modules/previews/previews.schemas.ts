@@ -20,7 +20,7 @@ export const PreviewEnvironment = Type.Object(
     id: Uuid,
     environment_id: Nullable(Uuid),
     environment_name: Nullable(Type.String({ description: 'null while the clone is being made' })),
-    source_environment_id: Uuid,
+    source_environment_id: Nullable(Uuid),
     kind: Type.Union([Type.Literal('PULL_REQUEST'), Type.Literal('CONTAINER_TAG')]),
     provider: Type.String({ description: 'GITHUB, GITLAB, BITBUCKET; CONTAINER for an image tag' }),
     repository: Type.String({ description: 'provider:owner/name (lower case) of the pull request, or the image name' }),

@@ -297,12 +297,16 @@ export function createPreviewsService(deps: PreviewsDeps) {
       return repo.listOfSource(environment.id)
     },
 
-    /** Deletes the previews without activity for `idleMs` (BERTH_PREVIEW_IDLE_TTL_MS); returns the environments whose deletion was queued. */
+    /**
+     * Deletes the previews without activity for `idleMs` (BERTH_PREVIEW_IDLE_TTL_MS; 0: none) and
+     * those whose source environment was deleted; returns the environments whose deletion was queued.
+     */
     async sweepIdle(idleMs: number): Promise<string[]> {
       await repo.releaseStale(STALE_CLAIM_MS)
       const deleted: string[] = []
       for (const row of await repo.listIdle(idleMs, 50)) {
-        const environmentId = await deletePreview(row, `preview idle for ${Math.round(idleMs / 1000)} s`)
+        const why = row.sourceEnvironmentId === null ? 'the source environment was deleted' : `preview idle for ${Math.round(idleMs / 1000)} s`
+        const environmentId = await deletePreview(row, why)
         if (environmentId) {
           deps.log.info(
             { organizationId: row.organizationId, environmentId, sourceEnvironmentId: row.sourceEnvironmentId },

@@ -488,7 +488,8 @@ export interface CustomRolesTable {
 export interface PreviewEnvironmentsTable {
   id: Generated<string>
   organizationId: string
-  sourceEnvironmentId: string
+  /** Null once the source environment is deleted: the sweep deletes the preview then. */
+  sourceEnvironmentId: string | null
   /** Null while the clone is being made. */
   environmentId: string | null
   provider: string

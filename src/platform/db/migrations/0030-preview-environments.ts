@@ -13,7 +13,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create table preview_environments (
       id uuid primary key default gen_random_uuid(),
       organization_id uuid not null references organizations (id) on delete cascade,
-      source_environment_id uuid not null references environments (id) on delete cascade,
+      -- null once the source is deleted: the sweep then deletes the preview
+      source_environment_id uuid references environments (id) on delete set null,
       environment_id uuid unique references environments (id) on delete cascade,
       -- GITHUB, GITLAB, BITBUCKET for pull requests; CONTAINER for an image's tag
       provider text not null,
