@@ -123,7 +123,12 @@ describe('a pull request preview on the Docker executor', () => {
     environments.push(previewId)
     const preview = await t.db.selectFrom('environments').selectAll().where('id', '=', previewId).executeTakeFirstOrThrow()
     assert.equal(preview.mode, 'PREVIEW')
-    const previewApp = await t.db.selectFrom('services').select('id').where('environmentId', '=', previewId).executeTakeFirstOrThrow()
+    const previewApp = await t.db
+      .selectFrom('services')
+      .select(['id', 'configuration'])
+      .where('environmentId', '=', previewId)
+      .executeTakeFirstOrThrow()
+    assert.equal((previewApp.configuration as { gitRepository: { branch: string } }).gitRepository.branch, 'feature')
     services.push(previewApp.id, created.json().id)
     const [first] = await calls.waitUntilIdle(previewId, w.tokens.read.authorization)
     assert.equal(first!.status, 'DEPLOYED', JSON.stringify(first))

@@ -143,6 +143,8 @@ describe('preview environments', () => {
       assert.equal(snapshots.find((snapshot) => snapshot.name === 'other')!.overrides.gitCommitId, undefined)
       const services = await t.db.selectFrom('services').selectAll().where('environmentId', '=', preview.id).execute()
       assert.ok(services.every((service) => service.pushRepository === null))
+      const chartConfiguration = services.find((service) => service.name === 'chart')!.configuration as { source: { git: { branch: string } } }
+      assert.equal(chartConfiguration.source.git.branch, 'feature/login', "the chart follows the pull request's branch")
       // The source's custom domains stay the source's.
       const serviceIds = services.map((service) => service.id)
       assert.deepEqual(await t.db.selectFrom('customDomains').select('id').where('serviceId', 'in', serviceIds).execute(), [])

@@ -195,7 +195,13 @@ export function createPreviewsService(deps: PreviewsDeps) {
         runs.push(...(await deployAt(existing.id, selection(services, repository, pr.headCommit, only), triggeredBy)))
         continue
       }
-      const preview = await makePreview(claimed, source, previewName(source.name, `pr-${pr.number}`))
+      // The services building the repository follow the pull request's branch there, so that a deploy by hand builds it too.
+      const onHeadBranch = (service: ServiceRecord) => {
+        const kind = deps.kinds.get(service.kind)
+        if (!kind?.onBranch || followed(service, undefined)?.repository !== repository) return service
+        return { ...service, configuration: kind.onBranch(service.configuration, pr.headBranch) }
+      }
+      const preview = await makePreview(claimed, source, previewName(source.name, `pr-${pr.number}`), onHeadBranch)
       deps.log.info(
         { organizationId, environmentId: preview.id, sourceEnvironmentId: source.id, pullRequest: pr.number, repository },
         'preview environment made',
