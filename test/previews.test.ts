@@ -295,6 +295,44 @@ describe('preview environments', () => {
     assert.equal((await calls.inject('POST', url, w.tokens.deploy.authorization, { image_name: 'acme/web' })).statusCode, 400)
   })
 
+  it('previewContainerEnvironments for a custom role: only the environments where it may deploy', async () => {
+    const { organization, tokens } = await f.organizationWithTokens()
+    const admin = tokens.admin.authorization
+    const project = await f.project(organization.id)
+    const development = await f.environment(project.id, { mode: 'DEVELOPMENT', autoPreview: true })
+    const staging = await f.environment(project.id, { mode: 'STAGING', autoPreview: true })
+    for (const environment of [development, staging]) await f.containerService(environment.id, { image_name: 'acme/custom', tag: '1' })
+    const holderOf = async (permissions: Record<string, string>) => {
+      const role = (
+        await calls.inject('POST', `/organization/${organization.id}/customRole`, admin, { name: `role ${randomUUID().slice(0, 8)}` })
+      ).json()
+      const edited = await calls.inject('PUT', `/organization/${organization.id}/customRole/${role.id}`, admin, {
+        name: role.name,
+        cluster_permissions: [{ cluster_id: development.clusterId, permission: 'ENV_CREATOR' }],
+        project_permissions: [
+          {
+            project_id: project.id,
+            permissions: Object.entries(permissions).map(([environment_type, permission]) => ({ environment_type, permission })),
+          },
+        ],
+      })
+      assert.equal(edited.statusCode, 200, edited.body)
+      const minted = await calls.inject('POST', `/organization/${organization.id}/apiToken`, admin, {
+        name: `custom ${randomUUID().slice(0, 8)}`,
+        role_id: role.id,
+      })
+      assert.equal(minted.statusCode, 201, minted.body)
+      return `Token ${minted.json().token}`
+    }
+    const url = `/organization/${organization.id}/container/preview`
+    const viewer = await holderOf({ DEVELOPMENT: 'VIEWER', STAGING: 'VIEWER' })
+    assert.equal((await calls.inject('POST', url, viewer, { image_name: 'acme/custom', tag: '2' })).statusCode, 403)
+    const deployer = await holderOf({ DEVELOPMENT: 'DEPLOYER', STAGING: 'VIEWER' })
+    assert.equal((await calls.inject('POST', url, deployer, { image_name: 'acme/custom', tag: '2' })).statusCode, 202)
+    assert.equal((await previewsOf(development.id)).length, 1)
+    assert.equal((await previewsOf(staging.id)).length, 0)
+  })
+
   it("the environment deployment rule holds its preview settings: auto_preview is the environment's", async () => {
     const w = await f.environmentWithTokens()
     const path = `/environment/${w.environment.id}/deploymentRule`

@@ -7,7 +7,7 @@ import type { PullRequestEvent } from '#src/modules/git-webhooks/pull-request-ev
 import { repositoryKey } from '#src/modules/services/push-targets.ts'
 import type { ServiceKinds, ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
+import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import { AppError } from '#src/platform/http/errors.ts'
 import type { PreviewDetails, PreviewKey, PreviewRow, PreviewsRepository } from './previews.repository.ts'
 
@@ -31,7 +31,7 @@ export interface PreviewsDeps {
   /** deployment triggers' deletePreviewEnvironment. */
   deletePreviewEnvironment(environment: { id: string; organizationId: string }, triggeredBy: string): Promise<void>
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: EnvironmentRecord }>
-  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<{ role: Role; customRoleId: string | null }>
   actorName(principal: Principal): Promise<string>
   log: { info(details: object, message: string): void; warn(details: object, message: string): void }
   /** BERTH_PREVIEWS_PER_ENVIRONMENT. */
@@ -236,11 +236,16 @@ export function createPreviewsService(deps: PreviewsDeps) {
     /**
      * previewContainerEnvironments: for each environment with a container of `imageName` whose
      * tag differs and that has `auto_preview` on, a preview where those containers run `tag`.
-     * DEPLOY in the organization, and only environments the principal may deploy are previewed
-     * (a custom role's): 403 when there were some and the principal may deploy none of them.
+     * DEPLOY in the organization (a custom role's holder: where it grants it), and only
+     * environments the principal may deploy are previewed: 403 when there were some and the
+     * principal may deploy none of them.
      */
     async previewContainers(principal: Principal, organizationId: string, imageName: string, tag: string): Promise<DeploymentRun[]> {
-      await deps.requireOrganizationRole(principal, organizationId, 'DEPLOY')
+      // A custom role grants per environment (checked below); a built-in one, in the whole organization.
+      const access = await deps.requireOrganizationRole(principal, organizationId, 'READ')
+      if (access.customRoleId === null && !hasRole(access.role, 'DEPLOY')) {
+        throw new AppError('forbidden', `previews need the DEPLOY role; this credential has ${access.role}`)
+      }
       const triggeredBy = `${await deps.actorName(principal)} (preview of ${imageName}:${tag})`.slice(0, TRIGGERED_BY_MAX)
       const matches = (service: ServiceRecord) => {
         const configuration = service.configuration as { imageName?: unknown; tag?: unknown }
