@@ -75,9 +75,10 @@ export function createPreviewsRepository(db: Db) {
       }
     },
 
-    /** The claim's preview environment, once cloned. */
-    async attach(id: string, environmentId: string): Promise<void> {
-      await db.updateTable('previewEnvironments').set({ environmentId }).where('id', '=', id).execute()
+    /** The claim's preview environment, once cloned; false when the claim went meanwhile (its pull request closed). */
+    async attach(id: string, environmentId: string): Promise<boolean> {
+      const result = await db.updateTable('previewEnvironments').set({ environmentId }).where('id', '=', id).executeTakeFirst()
+      return result.numUpdatedRows > 0n
     },
 
     /** Drops a claim whose clone failed, so that a retry claims again. */

@@ -113,13 +113,14 @@ export function createPreviewsService(deps: PreviewsDeps) {
   /**
    * Clones `source` into the preview a claim made, under `name` (another, with the key's hash,
    * when an environment has it), and records it; the claim is dropped when the clone fails.
+   * Undefined when the claim went meanwhile (the pull request closed): the clone is deleted.
    */
   async function makePreview(
     claim: PreviewRow,
     source: EnvironmentRecord,
     name: string,
     adjust?: (service: ServiceRecord) => ServiceRecord,
-  ): Promise<EnvironmentRecord> {
+  ): Promise<EnvironmentRecord | undefined> {
     try {
       let preview: EnvironmentRecord
       try {
@@ -128,9 +129,13 @@ export function createPreviewsService(deps: PreviewsDeps) {
         if (!(error instanceof AppError && error.code === 'conflict')) throw error
         preview = await deps.clonePreview(source.id, previewName(name, shortHash(`${claim.provider}:${claim.repository}`)), adjust)
       }
-      await repo.attach(claim.id, preview.id)
       // Pushes deploy the source's services, not their previews: a pull request's events drive them.
       await repo.clearPushTargets(preview.id)
+      if (!(await repo.attach(claim.id, preview.id))) {
+        // Closed while it was being made: it goes at once.
+        await deps.deletePreviewEnvironment(preview, 'the pull request closed while its preview was made')
+        return undefined
+      }
       return preview
     } catch (error) {
       await repo.release(claim.id)
@@ -202,6 +207,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
         return { ...service, configuration: kind.onBranch(service.configuration, pr.headBranch) }
       }
       const preview = await makePreview(claimed, source, previewName(source.name, `pr-${pr.number}`), onHeadBranch)
+      if (!preview) continue
       deps.log.info(
         { organizationId, environmentId: preview.id, sourceEnvironmentId: source.id, pullRequest: pr.number, repository },
         'preview environment made',
@@ -293,6 +299,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
         const preview = await makePreview(claimed, source, previewName(source.name, suffix), (service) =>
           matches(service) ? { ...service, configuration: { ...(service.configuration as object), tag } } : service,
         )
+        if (!preview) continue
         const selected = (await deps.listServices(organizationId, preview.id))
           .filter((service) => !service.deploymentSkipped)
           .map((service) => ({ service, overrides: {} }))
