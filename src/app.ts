@@ -58,6 +58,7 @@ import { type Authenticators, registerAuthentication } from './platform/auth/aut
 import { createOidcVerifier } from './platform/auth/oidc-verifier.ts'
 import { createAnnouncedCache } from './platform/cache/announced-cache.ts'
 import type { Db } from './platform/db/database.ts'
+import { isDatabaseUnavailable } from './platform/db/errors.ts'
 import { listen } from './platform/db/notifications.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
@@ -246,7 +247,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   const previewSweep = setInterval(() => {
     services.previews
       .sweepIdle(config.previews.idleTtlMs)
-      .catch((error: unknown) => app.log.warn({ err: error }, 'could not sweep idle previews; will retry'))
+      // An outage is reported once, by what watches the database; the sweep just tries again.
+      .catch((error: unknown) => {
+        const unavailable = typeof error === 'object' && error !== null && isDatabaseUnavailable(error)
+        if (!unavailable) app.log.warn({ err: error }, 'could not sweep idle previews; will retry')
+      })
   }, config.previews.sweepIntervalMs)
   previewSweep.unref()
   app.addHook('onClose', async () => clearInterval(previewSweep))
