@@ -26,6 +26,7 @@ const WAITING = [
   /^embedded\./,
   /^enum-words\./,
   /^helm-dry-run\./,
+  /^previews-docker\./,
   /^helm-kubernetes/,
   /^kubernetes-/,
   /^list-memory\./,

@@ -39,6 +39,7 @@ import { membersRoutes } from './modules/members/members.routes.ts'
 import { organizationGroupsRoutes } from './modules/organization-groups/organization-groups.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
+import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
@@ -57,6 +58,7 @@ import { type Authenticators, registerAuthentication } from './platform/auth/aut
 import { createOidcVerifier } from './platform/auth/oidc-verifier.ts'
 import { createAnnouncedCache } from './platform/cache/announced-cache.ts'
 import type { Db } from './platform/db/database.ts'
+import { isDatabaseUnavailable } from './platform/db/errors.ts'
 import { listen } from './platform/db/notifications.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
@@ -211,6 +213,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     resourceCeilings: config.services,
     domainCheck: config.domainCheck,
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
+    previews: config.previews,
+    log: app.log,
     onEnvironmentsDeleted:
       config.runner.executor === 'docker'
         ? (environmentIds) =>
@@ -242,6 +246,18 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories } = services
   tokenUsage.start()
   app.addHook('onClose', async () => tokenUsage.stop())
+  // Previews without activity for BERTH_PREVIEW_IDLE_TTL_MS, or whose source went, are deleted (docs/previews.md).
+  const previewSweep = setInterval(() => {
+    services.previews
+      .sweepIdle(config.previews.idleTtlMs)
+      // An outage is reported once, by what watches the database; the sweep just tries again.
+      .catch((error: unknown) => {
+        const unavailable = typeof error === 'object' && error !== null && isDatabaseUnavailable(error)
+        if (!unavailable) app.log.warn({ err: error }, 'could not sweep idle previews; will retry')
+      })
+  }, config.previews.sweepIntervalMs)
+  previewSweep.unref()
+  app.addHook('onClose', async () => clearInterval(previewSweep))
   app.addHook('onClose', async () => services.closeGitProviders())
   app.addHook('onClose', async () => services.closeContainerRegistries())
 
@@ -310,6 +326,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
     await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions, kindsWith('restrictions')))
     await api.register(clonesRoutes(services.clones, KIND_ROUTES))
+    await api.register(previewsRoutes(services.previews, services.deploymentRules))
     await api.register(invitationsRoutes(services.invitations))
     await api.register(organizationGroupsRoutes(services.organizationGroups))
     await api.register(customRolesRoutes(services.customRoles))

@@ -122,6 +122,15 @@ export interface Config {
     /** BERTH_ORGANIZATION_MAX_CPU: the most millicores an organization's services may ask for together (instances × cpu); 0: no ceiling. */
     readonly organizationMaxCpu: number
   }
+  /** Preview environments (docs/previews.md). */
+  readonly previews: {
+    /** BERTH_PREVIEWS_PER_ENVIRONMENT: how many previews one environment may have at once; a further one is refused (and logged), none deleted for it. */
+    readonly perEnvironment: number
+    /** BERTH_PREVIEW_IDLE_TTL_MS: how long a preview may go without activity (an event of its pull request, a new tag) before it is deleted; 0: never. */
+    readonly idleTtlMs: number
+    /** BERTH_PREVIEW_SWEEP_INTERVAL_MS: how often the server looks for idle previews. */
+    readonly sweepIntervalMs: number
+  }
   /** BERTH_GIT_*: timeouts, caching and address rules for calls to git providers. */
   readonly git: {
     /** How long one branch listing may take at the provider, every page and connection included, before it fails with 504. */
@@ -375,6 +384,11 @@ export function loadConfig(env: Env = process.env): Config {
       perEnvironment: integer(env, 'BERTH_SERVICES_PER_ENVIRONMENT', 200, 1, 100_000),
       organizationMaxMemoryMb: integer(env, 'BERTH_ORGANIZATION_MAX_MEMORY_MB', DEFAULT_RESOURCE_CEILINGS.organizationMaxMemoryMb, 0, 1_000_000_000),
       organizationMaxCpu: integer(env, 'BERTH_ORGANIZATION_MAX_CPU', DEFAULT_RESOURCE_CEILINGS.organizationMaxCpu, 0, 1_000_000_000),
+    }),
+    previews: Object.freeze({
+      perEnvironment: integer(env, 'BERTH_PREVIEWS_PER_ENVIRONMENT', 10, 0, 10_000),
+      idleTtlMs: integer(env, 'BERTH_PREVIEW_IDLE_TTL_MS', 7 * 24 * 3_600_000, 0, 365 * 24 * 3_600_000),
+      sweepIntervalMs: integer(env, 'BERTH_PREVIEW_SWEEP_INTERVAL_MS', 60_000, 100, 24 * 3_600_000),
     }),
     git: Object.freeze({
       timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),

@@ -25,6 +25,7 @@ import { createDeploymentStatuses } from './modules/deployments/api/triggers/dep
 import { createDeploymentTriggersService } from './modules/deployments/api/triggers/deployment-triggers.service.ts'
 import { createRestorableSnapshotsRepository } from './modules/deployments/api/triggers/restorable-snapshots.repository.ts'
 import { toStatusResponse } from './modules/deployments/api/triggers/triggers.wire.ts'
+import type { ServiceType } from './modules/deployments/deployment-states.ts'
 import { createCronSchedulesRepository } from './modules/deployments/queue/cron-schedules.repository.ts'
 import { createEnvironmentQueue } from './modules/deployments/queue/environment-queue.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
@@ -54,6 +55,10 @@ import {
   type OrganizationAncestryCache,
   type OrganizationListCache,
 } from './modules/organizations/organizations.service.ts'
+import { createDeploymentRulesRepository } from './modules/previews/deployment-rules.repository.ts'
+import { createDeploymentRulesService } from './modules/previews/deployment-rules.service.ts'
+import { createPreviewsRepository } from './modules/previews/previews.repository.ts'
+import { createPreviewsService } from './modules/previews/previews.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
 import { createAdvancedSettingsRepository } from './modules/services/advanced-settings/advanced-settings.repository.ts'
@@ -117,6 +122,10 @@ export interface ServiceOptions {
    * services): what runs them in an engine is removed there.
    */
   onEnvironmentsDeleted?: (environmentIds: string[]) => void
+  /** Preview environments' limits (BERTH_PREVIEWS_PER_ENVIRONMENT); the defaults when absent. */
+  previews?: Pick<Config['previews'], 'perEnvironment'>
+  /** Where previews say what they made, refused and deleted; absent: nowhere. */
+  log?: { info(details: object, message: string): void; warn(details: object, message: string): void }
   /** BERTH_EXECUTOR: what the default clusters deploy with, and so what they say. */
   defaultExecutor?: 'SIMULATED' | 'DOCKER'
 }
@@ -292,6 +301,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     advancedSettings: advancedSettings.forDeployment,
     actorName: async (principal) => (principal.kind === 'api_token' ? `API token ${principal.name}` : users.displayName(principal.userId)),
     deleteEmptyEnvironment: environments.delete,
+    deleteEnvironmentRecord: environments.deleteUnchecked,
     onQueued: () => options.onDeploymentQueued?.(),
     listLimit,
     deploymentLookups: {
@@ -314,15 +324,46 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: createDeploymentRestrictionsRepository(db),
     requireService: services.requireService,
   })
+  const commitOverrides = (type: ServiceType, commit: string) =>
+    KIND_ROUTES.find((kind) => kind.type === type)?.deploy.overrides({ git_commit_id: commit }) ?? {}
+  const clones = createClonesService({
+    repo: createClonesRepository(db, stagesRepo),
+    core: services,
+    environments,
+    projects,
+    listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
+    findService: servicesRepo.findById,
+    listStages: stagesRepo.list,
+    findStageOf: stagesRepo.findByService,
+    findEnvironment: createEnvironmentsRepository(db).findById,
+    findCluster: createClustersRepository(db).findById,
+  })
+  // Issue 36: preview environments, made by pull requests' deliveries and previewContainerEnvironments.
+  const previews = createPreviewsService({
+    repo: createPreviewsRepository(db),
+    kinds: KINDS,
+    listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
+    findEnvironment: createEnvironmentsRepository(db).findById,
+    clonePreview: clones.clonePreview,
+    commitOverrides,
+    deployPreview: deployments.deployPreview,
+    deletePreviewEnvironment: deployments.deletePreviewEnvironment,
+    requireEnvironment: environments.requireEnvironment,
+    requireOrganizationRole: organizations.requireRole,
+    actorName,
+    log: options.log ?? { info: () => undefined, warn: () => undefined },
+    maxPerEnvironment: options.previews?.perEnvironment ?? 10,
+  })
   // Git pushes deploy (issue 19): a deploy of the pushed commit is what each kind's deploy request makes of `git_commit_id`.
   const gitWebhooks = createGitWebhooksService({
     repo: createGitWebhooksRepository(db),
     secrets: options.secrets,
     requireOrganizationRole: organizations.requireRole,
     listPushTargets: servicesRepo.listPushTargets,
-    commitOverrides: (type, commit) => KIND_ROUTES.find((kind) => kind.type === type)?.deploy.overrides({ git_commit_id: commit }) ?? {},
+    commitOverrides,
     deployedBy: deploymentRestrictions.deployedBy,
     deployPushed: deployments.deployPushed,
+    pullRequest: previews.pullRequest,
   })
   const cronSchedules = createCronSchedulesRepository(db)
   const kindCruds = new Map(
@@ -387,18 +428,9 @@ export function createServices(db: Db, options: ServiceOptions) {
     deployments,
     deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
     advancedSettings,
-    clones: createClonesService({
-      repo: createClonesRepository(db, stagesRepo),
-      core: services,
-      environments,
-      projects,
-      listServices: (organizationId, environmentId) => servicesRepo.listByEnvironment(organizationId, environmentId),
-      findService: servicesRepo.findById,
-      listStages: stagesRepo.list,
-      findStageOf: stagesRepo.findByService,
-      findEnvironment: createEnvironmentsRepository(db).findById,
-      findCluster: createClustersRepository(db).findById,
-    }),
+    clones,
+    previews,
+    deploymentRules: createDeploymentRulesService({ repo: createDeploymentRulesRepository(db), requireEnvironment: environments.requireEnvironment }),
     clusters: createClustersService({
       repo: createClustersRepository(db),
       organizations,

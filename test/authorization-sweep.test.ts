@@ -70,6 +70,8 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   // A cluster's deploy and stop change the cluster, not a deployment of services: WRITE, as its edits.
   'POST /organization/{organizationId}/cluster/{clusterId}/deploy': 'WRITE',
   'POST /organization/{organizationId}/cluster/{clusterId}/stop': 'WRITE',
+  // A preview of a container's new tag is a deployment: what may deploy its environment may ask for it (docs/previews.md).
+  'POST /organization/{organizationId}/container/preview': 'DEPLOY',
 }
 
 /**

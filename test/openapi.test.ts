@@ -138,6 +138,10 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
     delete: 'deleteHelmDeploymentRestriction',
   },
   '/environment/{environmentId}/clone': { post: 'cloneEnvironment' },
+  '/organization/{organizationId}/container/preview': { post: 'previewContainerEnvironments' },
+  '/environment/{environmentId}/previews': { get: 'listEnvironmentPreviews' },
+  '/environment/{environmentId}/deploymentRule': { get: 'getEnvironmentDeploymentRule' },
+  '/environment/{environmentId}/deploymentRule/{deploymentRuleId}': { put: 'editEnvironmentDeploymentRule' },
   '/application/{applicationId}/clone': { post: 'cloneApplication' },
   '/container/{containerId}/clone': { post: 'cloneContainer' },
   '/database/{databaseId}/clone': { post: 'cloneDatabase' },
@@ -453,7 +457,7 @@ describe('OpenAPI document', () => {
         assert.deepEqual(success, ['200'], `${method} ${path}`)
       // The reference answers 201 to deployCluster: a cluster's deploy is no deployment of services.
       else if (op.operationId === 'deployCluster') assert.deepEqual(success, ['201'], `${method} ${path}`)
-      else if (method === 'post' && /\/(deploy|redeploy|stop|cancelDeployment|restart-service|clone|rollback)$/.test(path))
+      else if (method === 'post' && /\/(deploy|redeploy|stop|cancelDeployment|restart-service|clone|rollback|container\/preview)$/.test(path))
         assert.deepEqual(success, ['202'], `${method} ${path}`)
       else if (method === 'post') assert.deepEqual(success, ['201'], `${method} ${path}`)
       else assert.equal(success.length, 1, `${method} ${path}`)

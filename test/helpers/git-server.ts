@@ -29,8 +29,11 @@ export interface LoopbackGitServer {
   certificateFile: string
   /** The Authorization headers requests came with, in order. */
   authorizations: (string | undefined)[]
-  /** Makes a repository at `owner/name.git` (bare, served) with a working copy; commit() writes files and returns the sha. */
-  repository(fullName: string): Promise<{ commit(files: Record<string, string>, message: string): Promise<string> }>
+  /**
+   * Makes a repository at `owner/name.git` (bare, served) with a working copy; commit() writes files
+   * on `branch` (main when absent; a new branch starts where the working copy is) and returns the sha.
+   */
+  repository(fullName: string): Promise<{ commit(files: Record<string, string>, message: string, branch?: string): Promise<string> }>
   close(): Promise<void>
 }
 
@@ -123,14 +126,20 @@ export async function startGitServer(username: string, token: string): Promise<L
       await run('git', ['-C', bare, 'config', 'uploadpack.allowAnySHA1InWant', 'true'], { env: GIT_ENV })
       await run('git', ['init', '--quiet', '-b', 'main', work], { env: GIT_ENV })
       return {
-        async commit(files, message) {
+        async commit(files, message, branch = 'main') {
+          const current = (await run('git', ['-C', work, 'symbolic-ref', '--short', 'HEAD'], { env: GIT_ENV })).stdout.trim()
+          if (current !== branch) {
+            await run('git', ['-C', work, 'checkout', '--quiet', branch], { env: GIT_ENV }).catch(() =>
+              run('git', ['-C', work, 'checkout', '--quiet', '-b', branch], { env: GIT_ENV }),
+            )
+          }
           for (const [name, content] of Object.entries(files)) {
             await mkdir(path.dirname(path.join(work, name)), { recursive: true })
             await writeFile(path.join(work, name), content)
           }
           await run('git', ['-C', work, 'add', '--all'], { env: GIT_ENV })
           await run('git', ['-C', work, 'commit', '--quiet', '-m', message], { env: GIT_ENV })
-          await run('git', ['-C', work, 'push', '--quiet', bare, 'HEAD:refs/heads/main'], { env: GIT_ENV })
+          await run('git', ['-C', work, 'push', '--quiet', bare, `HEAD:refs/heads/${branch}`], { env: GIT_ENV })
           return (await run('git', ['-C', work, 'rev-parse', 'HEAD'], { env: GIT_ENV })).stdout.trim()
         },
       }

@@ -256,6 +256,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   inviteId: 'invitation',
   customRoleId: 'customRole',
   clusterId: 'cluster',
+  // An environment's deployment rule is named by its environment's id.
+  deploymentRuleId: 'environment',
 }
 
 /**
@@ -875,6 +877,14 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /variable/import': () => importBody('HELM'),
   ...scopedVariableBodies(),
   'POST /environment/{environmentId}/clone': () => ({ name: uniqueName('env'), apply_deployment_rule: false }),
+  'POST /organization/{organizationId}/container/preview': () => ({ image_name: 'busybox', tag: '9.9' }),
+  'PUT /environment/{environmentId}/deploymentRule/{deploymentRuleId}': () => ({
+    auto_preview: false,
+    timezone: 'UTC',
+    start_time: '1970-01-01T08:00:00.000Z',
+    stop_time: '1970-01-01T19:00:00.000Z',
+    weekdays: ['MONDAY'],
+  }),
   'POST /application/{applicationId}/clone': (w) => ({ name: uniqueName('app'), environment_id: w.ids.environment }),
   'POST /container/{containerId}/clone': (w) => ({ name: uniqueName('container'), environment_id: w.ids.environment }),
   'POST /database/{databaseId}/clone': (w) => ({ name: uniqueName('database'), environment_id: w.ids.environment }),

@@ -6,6 +6,7 @@ import type { ProjectsService } from '#src/modules/projects/projects.service.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { ServicesService } from '#src/modules/services/services.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import type { ClonesRepository, ServiceClone } from './clones.repository.ts'
@@ -57,6 +58,54 @@ function goneMeanwhile(noun: string) {
 export function createClonesService(deps: ClonesDeps) {
   const { repo, core } = deps
 
+  /** Writes the clone of `source` where `into` says, its services prepared as `role` would create them. */
+  async function writeClone(
+    source: EnvironmentRecord,
+    into: { projectId: string; clusterId: string; name: string; mode: Mode },
+    role: Role,
+    adjust: (service: ServiceRecord) => ServiceRecord = (service) => service,
+  ): Promise<EnvironmentRecord> {
+    const services = (await deps.listServices(source.organizationId, source.id)).map(adjust)
+    if (services.length > core.perEnvironment) throw core.environmentFull()
+    const target = { environment: { id: source.id, organizationId: source.organizationId, autoPreview: source.autoPreview }, role }
+    const clones: (ServiceClone & { sourceStageId: string })[] = []
+    for (const service of services) {
+      const prepared = await core.prepareClone(service, target, service.name)
+      clones.push({
+        sourceId: service.id,
+        sourceStageId: service.deploymentStageId,
+        kind: service.kind,
+        prepared,
+        deploymentSkipped: service.deploymentSkipped,
+      })
+    }
+    const stages = await deps.listStages(source.id)
+    const variables = await repo.sourceVariables(
+      source.id,
+      services.map((service) => service.id),
+    )
+    const { name } = into
+    const id = await withUniqueName(
+      'environments_name_key',
+      () => environmentNameTaken(name),
+      () =>
+        repo.cloneEnvironment(
+          {
+            organizationId: source.organizationId,
+            projectId: into.projectId,
+            clusterId: into.clusterId,
+            name,
+            mode: into.mode,
+            autoPreview: source.autoPreview,
+          },
+          stages,
+          clones,
+          variables,
+        ),
+    ).catch(goneMeanwhile('environment'))
+    return (await deps.findEnvironment(id))!
+  }
+
   return {
     /**
      * A new environment named `input.name` in `input.projectId` (the source's project when absent,
@@ -71,45 +120,24 @@ export function createClonesService(deps: ClonesDeps) {
       if (project.organizationId !== source.organizationId) throw notFound('project')
       const clusterId = input.clusterId ?? source.clusterId
       if (!(await deps.findCluster(source.organizationId, clusterId))) throw unknownCluster()
-      const services = await deps.listServices(source.organizationId, source.id)
-      if (services.length > core.perEnvironment) throw core.environmentFull()
-      const target = { environment: { id: source.id, organizationId: source.organizationId, autoPreview: source.autoPreview }, role }
-      const clones: (ServiceClone & { sourceStageId: string })[] = []
-      for (const service of services) {
-        const prepared = await core.prepareClone(service, target, service.name)
-        clones.push({
-          sourceId: service.id,
-          sourceStageId: service.deploymentStageId,
-          kind: service.kind,
-          prepared,
-          deploymentSkipped: service.deploymentSkipped,
-        })
-      }
-      const stages = await deps.listStages(source.id)
-      const variables = await repo.sourceVariables(
-        source.id,
-        services.map((service) => service.id),
-      )
-      const name = input.name.trim()
-      const id = await withUniqueName(
-        'environments_name_key',
-        () => environmentNameTaken(name),
-        () =>
-          repo.cloneEnvironment(
-            {
-              organizationId: source.organizationId,
-              projectId: project.id,
-              clusterId,
-              name,
-              mode: input.mode ?? source.mode,
-              autoPreview: source.autoPreview,
-            },
-            stages,
-            clones,
-            variables,
-          ),
-      ).catch(goneMeanwhile('environment'))
-      return (await deps.findEnvironment(id))!
+      return writeClone(source, { projectId: project.id, clusterId, name: input.name.trim(), mode: input.mode ?? (source.mode as Mode) }, role)
+    },
+
+    /**
+     * A preview of `sourceEnvironmentId` (docs/previews.md): its clone named `name`, of mode
+     * PREVIEW, in its project and on its cluster, asked for by a pull request or an image's tag
+     * rather than a principal. Each service's configuration goes through `adjust` first (an
+     * image's new tag). Every rule of a create holds again, as for any clone; the source's
+     * configurations were authorized when written, so they are prepared as an ADMIN's.
+     */
+    async clonePreview(
+      sourceEnvironmentId: string,
+      name: string,
+      adjust: (service: ServiceRecord) => ServiceRecord = (service) => service,
+    ): Promise<EnvironmentRecord> {
+      const source = await deps.findEnvironment(sourceEnvironmentId)
+      if (!source) throw notFound('environment')
+      return writeClone(source, { projectId: source.projectId, clusterId: source.clusterId, name, mode: 'PREVIEW' }, 'ADMIN', adjust)
     },
 
     /**

@@ -150,6 +150,13 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
       const deleted = await repo.delete(environment.organizationId, environment.projectId, environmentId).finally(() => onDeleted?.(environment.id))
       if (!deleted) throw notFound('environment')
     },
+
+    /** Deletes an environment for no principal (a preview without services): nothing when it is gone already. */
+    async deleteUnchecked(environmentId: string): Promise<void> {
+      const environment = await repo.findById(environmentId)
+      if (!environment) return
+      await repo.delete(environment.organizationId, environment.projectId, environmentId).finally(() => onDeleted?.(environment.id))
+    },
   }
 }
 

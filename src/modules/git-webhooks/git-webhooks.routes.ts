@@ -39,6 +39,7 @@ const toDeliveryResponse = (outcome: DeliveryOutcome) => ({
     environment_id: deployment.environmentId,
     service_ids: deployment.serviceIds,
   })),
+  ...(outcome.deletedEnvironmentIds === undefined ? {} : { deleted_environment_ids: outcome.deletedEnvironmentIds }),
 })
 
 /** The organization's webhook secret: read, made or rotated, removed. ADMIN only; registered with the authenticated routes. */
@@ -119,7 +120,7 @@ export function gitWebhookDeliveryRoutes(webhooks: GitWebhooksService): FastifyP
           schema: {
             operationId: `receive${operationName(provider)}Webhook`,
             summary: `Receive a ${PROVIDER_NAMES[provider]} webhook delivery`,
-            description: `Berth extension, called by ${PROVIDER_NAMES[provider]}, not by API clients: no Authorization header; the delivery is verified with \`${SIGNATURE_HEADER[provider]}\` against the organization's git webhook secret. The body is the provider's event as JSON (\`application/json\`); \`${EVENT_HEADER[provider]}\` names the event and \`${DELIVERY_HEADER[provider]}\` the delivery. A push to a branch queues a deployment of every service with \`auto_deploy\` on that follows it (origin GIT); other events, tag pushes, deleted branches and replayed deliveries deploy nothing.`,
+            description: `Berth extension, called by ${PROVIDER_NAMES[provider]}, not by API clients: no Authorization header; the delivery is verified with \`${SIGNATURE_HEADER[provider]}\` against the organization's git webhook secret. The body is the provider's event as JSON (\`application/json\`); \`${EVENT_HEADER[provider]}\` names the event and \`${DELIVERY_HEADER[provider]}\` the delivery. A push to a branch queues a deployment of every service with \`auto_deploy\` on that follows it (origin GIT); a pull (merge) request opened, updated or closed makes, redeploys or deletes its preview environments (docs/previews.md); other events, tag pushes, deleted branches and replayed deliveries deploy nothing.`,
             tags,
             params: OrganizationParams,
             security: [],

@@ -18,7 +18,9 @@ export const GitWebhookSecretResponse = Type.Object(
 export const GitWebhookDeliveryResponse = Type.Object(
   {
     delivery_id: Type.String({ description: "the provider's delivery id" }),
-    outcome: Type.Union([Type.Literal('DEPLOYED'), Type.Literal('IGNORED'), Type.Literal('REPLAYED')]),
+    outcome: Type.Union([Type.Literal('DEPLOYED'), Type.Literal('DELETED'), Type.Literal('IGNORED'), Type.Literal('REPLAYED')], {
+      description: 'DELETED: a closed pull request queued the deletion of its preview environments (docs/previews.md)',
+    }),
     reason: Nullable(Type.String({ description: 'why nothing was deployed' })),
     deployments: Type.Array(
       Type.Object({
@@ -27,6 +29,7 @@ export const GitWebhookDeliveryResponse = Type.Object(
         service_ids: Type.Array(Uuid),
       }),
     ),
+    deleted_environment_ids: Type.Optional(Type.Array(Uuid, { description: 'the preview environments a closed pull request deletes' })),
   },
   { $id: 'GitWebhookDeliveryResponse', title: 'GitWebhookDeliveryResponse' },
 )

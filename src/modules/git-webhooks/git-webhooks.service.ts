@@ -9,6 +9,7 @@ import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, validationFailed } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { GitWebhooksRepository } from './git-webhooks.repository.ts'
+import type { PullRequestEvent } from './pull-request-events.ts'
 import { type BranchPush, DELIVERY_HEADER, deliveryId, eventName, readDelivery } from './push-events.ts'
 import { verifySignature, type WebhookProvider } from './webhook-signatures.ts'
 
@@ -31,6 +32,8 @@ export interface GitWebhooksDeps {
   deployedBy(serviceIds: readonly string[], changedPaths: readonly string[] | undefined): Promise<Set<string>>
   /** Queues the deployments of a push (deployment triggers' `deployPushed`). */
   deployPushed(organizationId: string, selected: Selected[], pusher: string): Promise<DeploymentRun[]>
+  /** What a pull request's event does to previews (previews' `pullRequest`); absent: pull requests are ignored. */
+  pullRequest?(organizationId: string, pullRequest: PullRequestEvent): Promise<{ runs: DeploymentRun[]; deleted: string[]; reason: string | null }>
   /** How long delivery ids are remembered, in days. */
   deliveryRetentionDays?: number
 }
@@ -46,9 +49,11 @@ export interface WebhookSecretRecord {
 /** What Berth made of a delivery, as the answer tells the provider (its delivery log shows it). */
 export interface DeliveryOutcome {
   deliveryId: string
-  outcome: 'DEPLOYED' | 'IGNORED' | 'REPLAYED'
+  outcome: 'DEPLOYED' | 'DELETED' | 'IGNORED' | 'REPLAYED'
   reason: string | null
   deployments: { executionId: string; environmentId: string; serviceIds: string[] }[]
+  /** The preview environments whose deletion a closed pull request queued. */
+  deletedEnvironmentIds?: string[]
 }
 
 /** Delivery ids are kept 30 days: longer than any provider offers to redeliver. */
@@ -114,6 +119,19 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
     return { selected: [...selected.values()], restricted: [...restricted].filter((id) => !selected.has(id)).length }
   }
 
+  /** A pull request's delivery: its previews made, redeployed or deleted (docs/previews.md). */
+  async function previewsOf(organizationId: string, id: string, pullRequest: PullRequestEvent): Promise<DeliveryOutcome> {
+    if (!deps.pullRequest) return { deliveryId: id, outcome: 'IGNORED', reason: 'previews are not served here', deployments: [] }
+    const { runs, deleted, reason } = await deps.pullRequest(organizationId, pullRequest)
+    const deployments = runs.map((run) => ({
+      executionId: run.id,
+      environmentId: run.environmentId,
+      serviceIds: run.progress.stages.flatMap((stage) => stage.services.map((service) => service.id)),
+    }))
+    const outcome = deployments.length > 0 ? 'DEPLOYED' : deleted.length > 0 ? 'DELETED' : 'IGNORED'
+    return { deliveryId: id, outcome, reason: outcome === 'IGNORED' ? reason : null, deployments, deletedEnvironmentIds: deleted }
+  }
+
   return {
     /** The organization's webhook secret: ADMIN only. */
     async getSecret(principal: Principal, organizationId: string): Promise<WebhookSecretRecord> {
@@ -161,6 +179,14 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
       if ('ignored' in reading) return { deliveryId: id, outcome: 'IGNORED', reason: reading.ignored, deployments: [] }
       if (!(await repo.rememberDelivery(organizationId, provider, id, deliveryRetentionDays))) {
         return { deliveryId: id, outcome: 'REPLAYED', reason: 'this delivery was already received: a replay deploys nothing', deployments: [] }
+      }
+      if ('pullRequest' in reading) {
+        try {
+          return await previewsOf(organizationId, id, reading.pullRequest)
+        } catch (error) {
+          await repo.forgetDelivery(organizationId, provider, id)
+          throw error
+        }
       }
       const remembered: string[] = []
       const pushes: BranchPush[] = []

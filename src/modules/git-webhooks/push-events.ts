@@ -1,5 +1,6 @@
 import type { FollowedBranch } from '#src/modules/services/service-kinds.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
+import { isPullRequestEvent, type PullRequestEvent, readPullRequest } from './pull-request-events.ts'
 import type { WebhookProvider } from './webhook-signatures.ts'
 
 // What a verified delivery says, read from each provider's headers and payload: the pushes to
@@ -28,7 +29,7 @@ export interface BranchPush {
   changedPaths: string[] | undefined
 }
 
-export type DeliveryReading = { pushes: BranchPush[] } | { ignored: string } | { invalid: FieldError[] }
+export type DeliveryReading = { pushes: BranchPush[] } | { pullRequest: PullRequestEvent } | { ignored: string } | { invalid: FieldError[] }
 
 /** The header naming each provider's delivery, which a replay repeats. */
 export const DELIVERY_HEADER: Record<WebhookProvider, string> = {
@@ -175,7 +176,8 @@ function readBitbucketPush(payload: unknown): DeliveryReading {
 
 /** What a verified delivery of `event` says. */
 export function readDelivery(provider: WebhookProvider, event: string | undefined, payload: unknown): DeliveryReading {
-  if (event !== PUSH_EVENT[provider]) return { ignored: `${event ?? 'an unnamed'} event: only pushes deploy` }
+  if (event !== undefined && isPullRequestEvent(provider, event)) return readPullRequest(provider, event, payload)
+  if (event !== PUSH_EVENT[provider]) return { ignored: `${event ?? 'an unnamed'} event: only pushes and pull requests deploy` }
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
     return { invalid: [bodyError('', 'must be the push event, a JSON object')] }
   return provider === 'bitbucket' ? readBitbucketPush(payload) : readRefPush(provider, payload)

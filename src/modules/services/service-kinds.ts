@@ -219,6 +219,8 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   simulatesFailure(configuration: Config, trigger: RunnableTrigger): boolean
   /** The git branch this configuration builds or takes its chart from; undefined when none (an image, a chart repository). */
   followedBranch?(configuration: Config): FollowedBranch | undefined
+  /** The configuration building `branch` of the same repository instead (a pull request's preview, docs/previews.md); with followedBranch. */
+  onBranch?(configuration: Config, branch: string): Config
   /** What an executor does for `action`, step by step, as it reports it; never a secret value. */
   plan(snapshot: ServiceSnapshot<Config>, action: RunnableTrigger): PlannedStep[]
   /** Its table of advanced settings, which the registry takes from its descriptor (`features.advancedSettings`); absent: it has none. */

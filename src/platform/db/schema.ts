@@ -28,6 +28,8 @@ export interface Database {
   environmentDeletions: EnvironmentDeletionsTable
   deploymentRestrictions: DeploymentRestrictionsTable
   customDomains: CustomDomainsTable
+  previewEnvironments: PreviewEnvironmentsTable
+  environmentDeploymentRules: EnvironmentDeploymentRulesTable
   organizationGroups: OrganizationGroupsTable
   memberInvitations: MemberInvitationsTable
   customRoles: CustomRolesTable
@@ -478,6 +480,40 @@ export interface CustomRolesTable {
   description: string | null
   clusterPermissions: ColumnType<Record<string, string>, string | undefined, string>
   projectPermissions: ColumnType<Record<string, { is_admin: boolean; permissions: Record<string, string> }>, string | undefined, string>
+  createdAt: CreatedAt
+  updatedAt: Date | null
+}
+
+/** A preview environment and what asked for it: a pull request, or a container image's tag (migration 0030). */
+export interface PreviewEnvironmentsTable {
+  id: Generated<string>
+  organizationId: string
+  /** Null once the source environment is deleted: the sweep deletes the preview then. */
+  sourceEnvironmentId: string | null
+  /** Null while the clone is being made. */
+  environmentId: string | null
+  provider: string
+  repository: string
+  pullRequestNumber: number | null
+  imageTag: string | null
+  title: string | null
+  url: string | null
+  headBranch: string | null
+  headCommit: string | null
+  author: string | null
+  createdAt: CreatedAt
+  lastActivityAt: Generated<Date>
+}
+
+/** An environment's deployment rule: the preview settings the reference keeps there (migration 0030). */
+export interface EnvironmentDeploymentRulesTable {
+  environmentId: string
+  onDemandPreview: Generated<boolean>
+  autoStop: Generated<boolean>
+  timezone: Generated<string>
+  startTime: Generated<Date>
+  stopTime: Generated<Date>
+  weekdays: ColumnType<string[], string | undefined, string>
   createdAt: CreatedAt
   updatedAt: Date | null
 }

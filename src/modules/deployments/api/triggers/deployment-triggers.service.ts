@@ -54,6 +54,8 @@ export interface DeploymentTriggersDeps {
   advancedSettings(services: { id: string; kind: string }[]): Promise<Map<string, Record<string, unknown>>>
   /** How history names who triggered (`triggered_by`). */
   actorName(principal: Principal): Promise<string>
+  /** Deletes an environment, without services, at once, for no principal (a preview's). */
+  deleteEnvironmentRecord?(environmentId: string): Promise<void>
   /** Deletes an environment without services at once (`environments.delete`). */
   deleteEmptyEnvironment(principal: Principal, environmentId: string): Promise<void>
   /** Told when a run was queued, so that a runner of this process looks at once. */
@@ -365,6 +367,27 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
   }
 
   /** The environment's status and each of its services'. */
+  /** deployPushed's work, with the origin given: one run per environment of the selected services. */
+  async function deployAs(organizationId: string, selected: Selected[], pusher: string, origin: Origin): Promise<DeploymentRun[]> {
+    const byEnvironment = new Map<string, Selected[]>()
+    for (const { service, overrides } of selected) {
+      const accepted = kindOf(service.kind).overrideErrors(service.configuration, overrides).length === 0 ? overrides : {}
+      byEnvironment.set(service.environmentId, [...(byEnvironment.get(service.environmentId) ?? []), { service, overrides: accepted }])
+    }
+    const runs: DeploymentRun[] = []
+    for (const [environmentId, services] of byEnvironment) {
+      const serviceId = services.length === 1 ? services[0]!.service.id : null
+      const target: RunTarget = { serviceId, trigger: 'DEPLOY', selected: services, origin }
+      try {
+        runs.push((await enqueue({ id: environmentId, organizationId }, target, pusher, async () => undefined)).run)
+      } catch (error) {
+        // An environment deleted, or being deleted, since the push's services were found.
+        if (!(error instanceof AppError && (error.code === 'not_found' || error.code === 'conflict'))) throw error
+      }
+    }
+    return runs
+  }
+
   async function statusesOf(environmentId: string, services: ServiceSummary[]) {
     const [environment, serviceStatuses] = await Promise.all([
       statuses.environmentStatus(environmentId, services),
@@ -466,23 +489,31 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
      * its kind accepts them, else deploys as configured. An environment deleted meanwhile is skipped.
      */
     async deployPushed(organizationId: string, selected: Selected[], pusher: string): Promise<DeploymentRun[]> {
-      const byEnvironment = new Map<string, Selected[]>()
-      for (const { service, overrides } of selected) {
-        const accepted = kindOf(service.kind).overrideErrors(service.configuration, overrides).length === 0 ? overrides : {}
-        byEnvironment.set(service.environmentId, [...(byEnvironment.get(service.environmentId) ?? []), { service, overrides: accepted }])
+      return deployAs(organizationId, selected, pusher, 'GIT')
+    },
+
+    /**
+     * Queues a preview environment's deployment (docs/previews.md): as deployPushed, with `origin`
+     * (GIT for a pull request, API for previewContainerEnvironments) and `triggeredBy` naming
+     * what asked for it.
+     */
+    deployPreview: deployAs,
+
+    /**
+     * Deletes a preview environment for what no principal asked (a closed pull request, an idle
+     * preview): as deleteEnvironment, with origin PLATFORM_INTERNAL and `triggeredBy` naming why.
+     */
+    async deletePreviewEnvironment(environment: Target, triggeredBy: string): Promise<void> {
+      const services = await deps.listServices(environment.organizationId, environment.id)
+      if (services.length === 0) return deps.deleteEnvironmentRecord?.(environment.id)
+      const target: RunTarget = {
+        serviceId: null,
+        trigger: 'DELETE',
+        selected: whole(services),
+        deletesEnvironment: true,
+        origin: 'PLATFORM_INTERNAL',
       }
-      const runs: DeploymentRun[] = []
-      for (const [environmentId, services] of byEnvironment) {
-        const serviceId = services.length === 1 ? services[0]!.service.id : null
-        const target: RunTarget = { serviceId, trigger: 'DEPLOY', selected: services, origin: 'GIT' }
-        try {
-          runs.push((await enqueue({ id: environmentId, organizationId }, target, pusher, async () => undefined)).run)
-        } catch (error) {
-          // An environment deleted, or being deleted, since the push's services were found.
-          if (!(error instanceof AppError && (error.code === 'not_found' || error.code === 'conflict'))) throw error
-        }
-      }
-      return runs
+      await enqueue(environment, target, triggeredBy, async (queue, unfinished) => ((await beingDeleted(queue, unfinished)) ? 'nothing' : undefined))
     },
 
     /**

@@ -90,6 +90,8 @@ export const applicationKind: ServiceKind<ApplicationWrite, ApplicationConfig, A
 
   overrideErrors: () => [],
 
+  onBranch: (configuration, branch) => ({ ...configuration, gitRepository: { ...configuration.gitRepository, branch } }),
+
   followedBranch({ gitRepository, autoDeploy }) {
     // Without a branch the repository's default branch is built, which only the provider knows: such
     // an application follows no branch for pushes (docs/applications.md, "Applications").

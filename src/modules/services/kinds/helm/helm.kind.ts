@@ -111,6 +111,11 @@ export const helmKind: ServiceKind<HelmWrite, HelmConfig, HelmDeployOverrides> =
   overrideErrors: helmOverrideErrors,
   plan: helmPlan,
 
+  onBranch(configuration, branch) {
+    const { source } = configuration
+    return 'git' in source ? { ...configuration, source: { ...source, git: { ...source.git, branch } } } : configuration
+  },
+
   /** A chart in git follows its repository's branch (null: the default branch); a chart of a helm repository follows none. */
   followedBranch({ source, autoDeploy }) {
     if (!('git' in source)) return undefined

@@ -87,6 +87,12 @@ export const jobKind: ServiceKind<JobWrite, JobConfig, JobDeployOverrides> = {
   plan: jobPlan,
   schedule: jobSchedule,
 
+  onBranch(configuration, branch) {
+    const { source } = configuration
+    if (!('docker' in source)) return configuration
+    return { ...configuration, source: { ...source, docker: { ...source.docker, git: { ...source.docker.git, branch } } } }
+  },
+
   followedBranch(configuration) {
     const { source } = configuration
     if (!('docker' in source)) return undefined
