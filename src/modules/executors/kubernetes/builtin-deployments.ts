@@ -13,7 +13,8 @@ import { imageReference } from '../docker/images.ts'
 import type { ServiceOutcome } from '../executor.ts'
 import type { GitCredentials } from '../git-checkout.ts'
 import { BUILTIN_CHART, type ChartOwner, type ChartValues, type OpenVariable } from './builtin-chart-values.ts'
-import { type ReleaseContext, renderCheckInstall, uninstallRelease } from './release-steps.ts'
+import type { ReleaseContext } from './release-context.ts'
+import { renderCheckInstall, uninstallRelease } from './release-steps.ts'
 
 // Services on a Kubernetes cluster (docs/kubernetes.md, "Deploying to Kubernetes"): what the executor
 // does to a service of each kind is that kind's entry (`KubernetesKind`, written in the kind's folder

@@ -16,7 +16,8 @@ import { gitChart, gitValuesFiles } from './git-charts.ts'
 import { type HelmDialect, helmDialect } from './helm-dialect.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
 import { helmVersion, type ProgramVersion, unsupportedHelm } from './program-versions.ts'
-import { type ReleaseContext, renderCheckInstall } from './release-steps.ts'
+import type { ReleaseContext } from './release-context.ts'
+import { renderCheckInstall } from './release-steps.ts'
 import { releaseWorkloadAction } from './release-workloads.ts'
 
 // Helm services on a Kubernetes cluster (docs/kubernetes.md, "Deploying to Kubernetes"): the chart is fetched

@@ -2,7 +2,7 @@ import { maskedLogLine } from '#src/platform/secrets/secret-masking.ts'
 import type { ServiceOutcome } from '../executor.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
 import { manifestChanges } from './manifest-diff.ts'
-import type { ReleaseContext } from './release-steps.ts'
+import type { ReleaseContext } from './release-context.ts'
 
 // A dry run of a release (trigger DEPLOY_DRY_RUN; docs/rollbacks.md, "Dry runs"): the chart, rendered
 // and guarded as a deploy renders and guards it, is rendered once more as `helm upgrade --install

@@ -1,34 +1,12 @@
-import type { ExecutionContext, ServiceOutcome } from '../executor.ts'
-import type { HelmDialect } from './helm-dialect.ts'
-import { HelmFailed, type HelmRun, runHelm } from './helm-program.ts'
+import type { ServiceOutcome } from '../executor.ts'
+import { HelmFailed, runHelm } from './helm-program.ts'
+import type { ReleaseContext } from './release-context.ts'
+
 import { dryRunRelease } from './release-dry-runs.ts'
 import { clusterWideObjects, renderedObjects } from './rendered-objects.ts'
 
 // The steps every release goes through on a Kubernetes cluster, whichever chart it is (a helm
 // service's, or the one Berth ships for the other kinds): render, check, install; or uninstall.
-
-/** One action on one release: where helm runs, and what it acts on. */
-export interface ReleaseContext {
-  helmPath: string
-  /** The flags that helm takes. */
-  dialect: HelmDialect
-  /** The private work directory (mode 0700): helm's HOME, the kubeconfig and values files. */
-  dir: string
-  namespace: string
-  release: string
-  /** --namespace and --kubeconfig */
-  cluster: string[]
-  /** Runs helm, each line it prints logged under `step`. */
-  helm: (step: string) => (args: string[]) => Promise<HelmRun>
-  context: ExecutionContext
-  signal: AbortSignal
-  /**
-   * Set for a dry run (DEPLOY_DRY_RUN): the release is rendered and guarded as for a deploy, then
-   * compared with the one running instead of installed (release-dry-runs.ts); `mask` hides the
-   * service's secrets in what the comparison logs.
-   */
-  dryRun?: { mask(text: string): string }
-}
 
 /** `helm uninstall` of the release in its namespace; one already gone is fine. */
 export async function uninstallRelease(release: ReleaseContext): Promise<ServiceOutcome> {
