@@ -80,6 +80,8 @@ export interface AppDeps {
   logger?: FastifyBaseLogger
   /** Told when a deployment was queued, so that a runner of this process starts it at once. */
   onDeploymentQueued?: () => void
+  /** The front door (docs/front-door.md) when this process runs one: links answer its names, custom domains' changes reload its routes. */
+  frontDoor?: { sync(reason: string): Promise<void> }
   /** Tests only: a Bearer key-fetch cooldown below the 1 s that BERTH_OIDC_COOLDOWN_MS allows, so key reloads need no waiting. */
   oidcCooldownMs?: number
 }
@@ -102,7 +104,7 @@ function requestId(req: IncomingMessage): string {
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops
 
 /** Builds the whole API as a Fastify instance, without listening. */
-export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, onDeploymentQueued }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, onDeploymentQueued, frontDoor }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger ?? createLogger(config.log.level),
     genReqId: requestId,
@@ -215,6 +217,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
               app.log.warn({ err: error, environmentIds }, 'could not remove from the Docker engine what deleted environments ran'),
             )
         : undefined,
+    frontDoor: frontDoor ? { appsDomain: config.proxy.appsDomain, httpsPort: config.proxy.httpsPort, sync: frontDoor.sync } : undefined,
     serviceRuntime:
       config.runner.executor === 'docker'
         ? await dockerServiceRuntime({

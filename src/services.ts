@@ -63,6 +63,7 @@ import type { KindCrudService, KindDescriptor } from './modules/services/kind-de
 import type { KindRouteContext } from './modules/services/kind-route-context.ts'
 import { KIND_ROUTES, KINDS, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
 import { createResourceCeilings, type ResourceCeilings } from './modules/services/resource-ceilings.ts'
+import { type FrontDoorLinks, frontDoorLinks } from './modules/front-door/front-door-links.ts'
 import { addressLinks, type LinkedPort, type ServiceLink } from './modules/services/service-links.ts'
 import type { ServiceRuntime } from './modules/services/service-runtime.ts'
 import { createServicesRepository } from './modules/services/services.repository.ts'
@@ -112,6 +113,8 @@ export interface ServiceOptions {
   domainCheck?: Config['domainCheck']
   /** What a real engine says of running services (links, statuses); absent: the records alone (the simulator). */
   serviceRuntime?: ServiceRuntime
+  /** The front door (docs/front-door.md), when it runs: where its names are, and how to load its routes again. */
+  frontDoor?: FrontDoorLinks
   /**
    * Told of environments deleted with their project or organization (no deployment deletes their
    * services): what runs them in an engine is removed there.
@@ -244,6 +247,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireService: services.requireService,
     // Addresses of the server's own network count as configured under the setting that lets git providers live there.
     dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: git.allowPrivateUrls },
+    onRoutesChanged: options.frontDoor ? (reason) => options.frontDoor!.sync(reason) : undefined,
     validationDomainOf: (service) => {
       const domains = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === service.kind)?.features.customDomains
       if (!domains) throw new Error(`${service.kind.toLowerCase()} services have no custom domains`)
@@ -299,7 +303,12 @@ export function createServices(db: Db, options: ServiceOptions) {
       deployedOverrides: async (serviceId) => (await historyRepo.deployedOverrides([serviceId])).get(serviceId),
     },
   })
-  /** A service's links: the derived ones, those of its running instances' addresses (service-runtime.ts), then its custom domains. */
+  /**
+   * A service's links. Where an engine really runs it (Docker), only what answers: its names at the
+   * front door and its custom domains whose check passed (when the front door runs and an instance
+   * runs), then the addresses its instances are published on (for debugging). Elsewhere (the
+   * simulator): the derived ones, then its custom domains.
+   */
   const withLiveLinks = async (
     service: { organizationId: string; id: string; environmentId: string },
     kind: 'CONTAINER' | 'APPLICATION',
@@ -307,7 +316,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     links: ServiceLink[],
   ): Promise<ServiceLink[]> => {
     const addresses = await options.serviceRuntime?.addresses(service)
-    return customDomains.withLinks(service, [...links, ...addressLinks({ id: service.id, kind }, ports, addresses ?? [])])
+    if (addresses === undefined) return customDomains.withLinks(service, links)
+    const published = addressLinks({ id: service.id, kind }, ports, addresses)
+    const { frontDoor } = options
+    if (!frontDoor || addresses.length === 0) return published
+    return [...frontDoorLinks({ id: service.id, kind }, ports, frontDoor, await customDomains.servedDomains(service)), ...published]
   }
   // Deployment restrictions (issue 20): which pushes deploy a service, by the paths they changed.
   const deploymentRestrictions = createDeploymentRestrictionsService({

@@ -44,6 +44,8 @@ export interface CustomDomainsDeps {
   resolver?: () => DomainResolver
   /** The host a domain of the service must point at (its kind's `customDomains.validationDomain`). */
   validationDomainOf(service: ServiceRecord): string
+  /** Told when what the front door serves may have changed (a domain edited, deleted or checked); awaited (docs/front-door.md). */
+  onRoutesChanged?: ((reason: string) => Promise<void>) | undefined
 }
 
 /** Names Berth gives services itself: no custom domain may be under them. */
@@ -124,12 +126,14 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
         () => repo.update(service.organizationId, service.id, customDomainId, checked),
       )
       if (!row) throw notFound('custom domain')
+      await deps.onRoutesChanged?.('custom domain edited')
       return record(service)(row)
     },
 
     async delete(principal: Principal, type: DomainKind, serviceId: string, customDomainId: string): Promise<void> {
       const service = await requireKind(principal, type, serviceId, 'WRITE')
       if (!(await repo.delete(service.organizationId, service.id, customDomainId))) throw notFound('custom domain')
+      await deps.onRoutesChanged?.('custom domain deleted')
     },
 
     /**
@@ -139,14 +143,19 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     async check(principal: Principal, type: DomainKind, serviceId: string): Promise<CheckedDomain[]> {
       const service = await requireKind(principal, type, serviceId, 'READ')
       const domains = (await repo.list(service.organizationId, service.id)).map(record(service))
-      return Promise.all(
+      const checked = await Promise.all(
         domains.map(async (domain) => {
           const outcome = await checkDomain(domain, newResolver(), dnsCheck)
           await repo.recordCheck(domain.id, domain.domain, outcome.status, outcome.errorDetails)
           return { domain: domain.domain, ...outcome }
         }),
       )
+      if (checked.length > 0) await deps.onRoutesChanged?.('custom domains checked')
+      return checked
     },
+
+    /** The service's domains whose last check passed: those the front door serves. */
+    servedDomains: (service: { organizationId: string; id: string }): Promise<string[]> => repo.servedDomainsOf(service.organizationId, service.id),
 
     /** A service's links (the caller read the service) with a link per custom domain added (withCustomDomainLinks). */
     withLinks: async <L extends LinkLike>(service: { organizationId: string; id: string }, links: L[]): Promise<L[]> =>

@@ -31,6 +31,7 @@ export interface Database {
   organizationGroups: OrganizationGroupsTable
   memberInvitations: MemberInvitationsTable
   customRoles: CustomRolesTable
+  frontDoorReadyInstances: FrontDoorReadyInstancesTable
 }
 
 /** Set by the database on insert. */
@@ -480,4 +481,11 @@ export interface CustomRolesTable {
   projectPermissions: ColumnType<Record<string, { is_admin: boolean; permissions: Record<string, string> }>, string | undefined, string>
   createdAt: CreatedAt
   updatedAt: Date | null
+}
+
+/** A container its rollout found ready: the front door may send it traffic (migration 0030). */
+export interface FrontDoorReadyInstancesTable {
+  containerId: string
+  serviceId: string
+  readyAt: CreatedAt
 }
