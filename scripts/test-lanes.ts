@@ -23,6 +23,7 @@ const WAITING = [
   /^deployment-processes\./,
   /^docker-/,
   /^embedded\./,
+  /^front-door\./,
   /^helm-kubernetes/,
   /^kubernetes-/,
   /^list-memory\./,

@@ -2,7 +2,7 @@ import path from 'node:path'
 import type { ProxySettings } from '#src/config.ts'
 import { loadDockerode } from '#src/modules/executors/docker/docker-engine.ts'
 import type { Db } from '#src/platform/db/database.ts'
-import { adminListen } from './caddy-admin.ts'
+import { adminListen, answers } from './caddy-admin.ts'
 import { type CaddySettings, type CertificateIssuer, caddyConfig } from './caddy-config.ts'
 import { configFile, startCaddy } from './caddy-process.ts'
 import { createFrontDoor, type FrontDoor } from './front-door.ts'
@@ -84,4 +84,18 @@ export async function openFrontDoor(settings: ProxySettings, dataDir: string, db
       await process?.stop()
     },
   }
+}
+
+/**
+ * A worker's front door: the admin API serve (or the operator) runs, when it answers at the
+ * worker's start; otherwise none (serve's periodic reload then follows the worker's rollouts,
+ * without switching the routes before an old instance stops).
+ */
+export async function workerFrontDoor(settings: ProxySettings, dataDir: string, db: Db, log: Log): Promise<FrontDoor | undefined> {
+  const adminUrl = adminUrlOf(settings)
+  if (!(await answers(adminUrl))) {
+    log.info({ component: 'front-door', adminUrl }, 'no front door answers at its admin address: this worker does not load routes (serve reloads them every 30 s)')
+    return undefined
+  }
+  return (await openFrontDoor(settings, dataDir, db, log, false)).frontDoor
 }
