@@ -30,6 +30,7 @@ import { createEnvironmentQueue } from './modules/deployments/queue/environment-
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
 import { createEnvironmentsRepository } from './modules/environments/environments.repository.ts'
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
+import { type FrontDoorLinks, frontDoorLinks } from './modules/front-door/front-door-links.ts'
 import { gitApiUrlProblem } from './modules/git-providers/address-guard.ts'
 import { createBranchCache } from './modules/git-providers/branch-cache.ts'
 import { createGitCommitsService } from './modules/git-providers/git-commits.service.ts'
@@ -63,7 +64,6 @@ import type { KindCrudService, KindDescriptor } from './modules/services/kind-de
 import type { KindRouteContext } from './modules/services/kind-route-context.ts'
 import { KIND_ROUTES, KINDS, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
 import { createResourceCeilings, type ResourceCeilings } from './modules/services/resource-ceilings.ts'
-import { type FrontDoorLinks, frontDoorLinks } from './modules/front-door/front-door-links.ts'
 import { addressLinks, type LinkedPort, type ServiceLink } from './modules/services/service-links.ts'
 import type { ServiceRuntime } from './modules/services/service-runtime.ts'
 import { createServicesRepository } from './modules/services/services.repository.ts'
@@ -248,6 +248,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     // Addresses of the server's own network count as configured under the setting that lets git providers live there.
     dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: git.allowPrivateUrls },
     onRoutesChanged: options.frontDoor ? (reason) => options.frontDoor!.sync(reason) : undefined,
+    appsDomain: options.frontDoor?.appsDomain,
     validationDomainOf: (service) => {
       const domains = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === service.kind)?.features.customDomains
       if (!domains) throw new Error(`${service.kind.toLowerCase()} services have no custom domains`)

@@ -1,25 +1,25 @@
 import assert from 'node:assert/strict'
-import https from 'node:https'
 import { mkdtemp, rm } from 'node:fs/promises'
+import https from 'node:https'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { processScenario, baseEnv } from './helpers/berth-processes.ts'
-import { deploymentCalls, until } from './helpers/deployments.ts'
+import type { TestApp } from './helpers/app.ts'
+import { baseEnv, processScenario } from './helpers/berth-processes.ts'
+import { deploymentCalls, isFinished, until } from './helpers/deployments.ts'
+import { type DnsServer, startDnsServer } from './helpers/dns-server.ts'
 import { buildScriptImage, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
 import { readinessProbe, registryWorld, webContainerRequest } from './helpers/docker-world.ts'
-import { type DnsServer, startDnsServer } from './helpers/dns-server.ts'
 import { freePort, type Pebble, startPebble } from './helpers/pebble.ts'
 import { type RunningServer, startServer } from './helpers/process.ts'
-import type { TestApp } from './helpers/app.ts'
 
 // Issue 34, the front door end to end: a real `berth serve` runs Caddy in front of what it deploys
 // into the real Docker engine, with certificates from Debian's pebble on loopback. Host names under
 // the apps domain are sent to 127.0.0.1 by the client itself (a `lookup`), with the name as SNI.
 
 const APPS_DOMAIN = 'apps.berth.test'
-const CUSTOM_DOMAIN = 'shop.example.test'
+const CUSTOM_DOMAIN = 'shop.berth-front-door.dev'
 
 const versionScript = (version: string) => `#!/bin/sh
 mkdir -p /tmp/www
@@ -60,7 +60,9 @@ function get(url: string, ca: string): Promise<Answer> {
         let body = ''
         res.setEncoding('utf8')
         res.on('data', (chunk: string) => (body += chunk))
-        res.on('end', () => resolve({ status: res.statusCode, body: body.trim(), issuer: String(certificate.issuer?.CN ?? ""), names: certificate.subjectaltname }))
+        res.on('end', () =>
+          resolve({ status: res.statusCode, body: body.trim(), issuer: String(certificate.issuer?.CN ?? ''), names: certificate.subjectaltname }),
+        )
         res.on('error', (error) => resolve({ error: error.message }))
       },
     )
@@ -143,11 +145,16 @@ describe('the front door', () => {
     const created = await calls.inject('POST', `/environment/${w.environment.id}/container`, w.tokens.write.authorization, body('1'))
     assert.equal(created.statusCode, 201, created.body)
     const containerId = created.json().id as string
-    const links = async () => (await calls.inject('GET', `/container/${containerId}/link`, read)).json().results as { url: string; is_default: boolean; is_qovery_domain: boolean }[]
+    const links = async () =>
+      (await calls.inject('GET', `/container/${containerId}/link`, read)).json().results as {
+        url: string
+        is_default: boolean
+        is_qovery_domain: boolean
+      }[]
     const deployed = async (state: string) => {
       const [last] = await until(
         () => calls.entries(w.environment.id, read),
-        (list) => list.every((entry) => !['QUEUED', 'ONGOING', 'CANCELING'].includes(entry.status)),
+        (list) => list.every(isFinished),
         { timeoutMs: 120_000, intervalMs: 200, what: 'every deployment finished' },
       )
       assert.equal(last!.status, state, JSON.stringify(last))
@@ -162,7 +169,11 @@ describe('the front door', () => {
     await deployed('DEPLOYED')
     const address = (await links()).find((link) => link.is_default)?.url
     assert.equal(address, `https://z${containerId.replaceAll('-', '').slice(0, 8)}.${APPS_DOMAIN}:${httpsPort}`)
-    const first = await until(() => get(address!, root), (answer) => answer.status === 200, { timeoutMs: 60_000, intervalMs: 250, what: 'the first answer at the stable address' })
+    const first = await until(
+      () => get(address!, root),
+      (answer) => answer.status === 200,
+      { timeoutMs: 60_000, intervalMs: 250, what: 'the first answer at the stable address' },
+    )
     assert.equal(first.body, 'version one')
     assert.match(first.issuer ?? '', /Pebble/i, 'the certificate comes from the ACME server')
     assert.match(first.names ?? '', new RegExp(`DNS:${new URL(address!).hostname}`))
@@ -180,7 +191,11 @@ describe('the front door', () => {
     assert.equal(edited.statusCode, 200, edited.body)
     await calls.trigger(`/container/${containerId}/deploy`, w.tokens.deploy.authorization)
     await deployed('DEPLOYED')
-    await until(async () => seen.at(-1), (answer) => answer?.body === 'version two', { timeoutMs: 30_000, intervalMs: 250, what: 'the new version answering' })
+    await until(
+      async () => seen.at(-1),
+      (answer) => answer?.body === 'version two',
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the new version answering' },
+    )
     await new Promise((resolve) => setTimeout(resolve, 3_000))
     polling = false
     await poller
@@ -190,7 +205,10 @@ describe('the front door', () => {
     const firstNew = bodies.indexOf('version two')
     assert.ok(firstNew > 0, 'the old version answered first')
     assert.ok(bodies.slice(0, firstNew).every((text) => text === 'version one'))
-    assert.ok(bodies.slice(firstNew).every((text) => text === 'version two'), `after the switch, only the new version: ${bodies.slice(firstNew).join(',')}`)
+    assert.ok(
+      bodies.slice(firstNew).every((text) => text === 'version two'),
+      `after the switch, only the new version: ${bodies.slice(firstNew).join(',')}`,
+    )
 
     // Stopped: the name answers 503 and no link is listed; started again: the same address.
     await calls.trigger(`/container/${containerId}/stop`, w.tokens.deploy.authorization)
@@ -203,12 +221,30 @@ describe('the front door', () => {
     await calls.trigger(`/container/${containerId}/deploy`, w.tokens.deploy.authorization)
     await deployed('DEPLOYED')
     assert.equal((await links()).find((link) => link.is_default)?.url, address)
-    assert.equal((await until(() => get(address!, root), (answer) => answer.status === 200, { timeoutMs: 30_000, intervalMs: 250, what: 'the started service' })).body, 'version two')
+    assert.equal(
+      (
+        await until(
+          () => get(address!, root),
+          (answer) => answer.status === 200,
+          { timeoutMs: 30_000, intervalMs: 250, what: 'the started service' },
+        )
+      ).body,
+      'version two',
+    )
 
     // A restarted Berth serves the same routes.
     await server.stop('SIGTERM')
     server = await scenario.group.add(startServer(baseEnv(scenario.database, env)))
-    assert.equal((await until(() => get(address!, root), (answer) => answer.status === 200, { timeoutMs: 30_000, intervalMs: 250, what: 'the address after a restart' })).body, 'version two')
+    assert.equal(
+      (
+        await until(
+          () => get(address!, root),
+          (answer) => answer.status === 200,
+          { timeoutMs: 30_000, intervalMs: 250, what: 'the address after a restart' },
+        )
+      ).body,
+      'version two',
+    )
 
     // A custom domain: not served before its check passes, then with a certificate of its own.
     const domain = await calls.inject('POST', `/container/${containerId}/customDomain`, w.tokens.write.authorization, {
@@ -223,7 +259,11 @@ describe('the front door', () => {
     dns.zone.set(CUSTOM_DOMAIN, { CNAME: domain.json().validation_domain })
     const passed = await calls.inject('GET', `/container/${containerId}/checkCustomDomain`, read)
     assert.equal(passed.json().results[0].status, 'MATCHES_LOAD_BALANCER_HOST', passed.body)
-    const custom = await until(() => get(customUrl, root), (answer) => answer.status === 200, { timeoutMs: 60_000, intervalMs: 250, what: 'the custom domain served' })
+    const custom = await until(
+      () => get(customUrl, root),
+      (answer) => answer.status === 200,
+      { timeoutMs: 60_000, intervalMs: 250, what: 'the custom domain served' },
+    )
     assert.equal(custom.body, 'version two')
     assert.match(custom.issuer ?? '', /Pebble/i)
     assert.match(custom.names ?? '', new RegExp(`DNS:${CUSTOM_DOMAIN}`))
@@ -232,7 +272,11 @@ describe('the front door', () => {
     // Deleted: the route is gone.
     const deleted = await calls.inject('DELETE', `/container/${containerId}`, w.tokens.write.authorization)
     assert.ok([202, 204].includes(deleted.statusCode), deleted.body)
-    await until(() => get(address!, root), (answer) => answer.status !== 200 && answer.status !== 503, { timeoutMs: 60_000, intervalMs: 250, what: 'the route removed' })
+    await until(
+      () => get(address!, root),
+      (answer) => answer.status !== 200 && answer.status !== 503,
+      { timeoutMs: 60_000, intervalMs: 250, what: 'the route removed' },
+    )
     const gone = await get(customUrl, root)
     assert.ok(gone.status === undefined || gone.status === 404, JSON.stringify(gone))
   })

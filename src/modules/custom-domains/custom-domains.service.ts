@@ -46,6 +46,8 @@ export interface CustomDomainsDeps {
   validationDomainOf(service: ServiceRecord): string
   /** Told when what the front door serves may have changed (a domain edited, deleted or checked); awaited (docs/front-door.md). */
   onRoutesChanged?: ((reason: string) => Promise<void>) | undefined
+  /** BERTH_APPS_DOMAIN when the front door runs: names under it are Berth's own. */
+  appsDomain?: string | undefined
 }
 
 /** Names Berth gives services itself: no custom domain may be under them. */
@@ -77,7 +79,7 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     (row: CustomDomainRow): CustomDomainRecord => ({ ...row, validationDomain: deps.validationDomainOf(service) })
 
   const checkInput = (input: CustomDomainInput): CustomDomainInput => {
-    const problem = customDomainProblem(input.domain, RESERVED)
+    const problem = customDomainProblem(input.domain, deps.appsDomain ? [...RESERVED, deps.appsDomain] : RESERVED)
     if (problem !== undefined) throw validationFailed([{ path: '/domain', message: problem, location: 'body' }])
     return input
   }

@@ -12,9 +12,7 @@ export interface FrontDoorRoute {
 }
 
 /** Where certificates come from. */
-export type CertificateIssuer =
-  | { kind: 'acme'; directory: string; email: string | undefined; caRoot: string | undefined }
-  | { kind: 'internal' }
+export type CertificateIssuer = { kind: 'acme'; directory: string; email: string | undefined; caRoot: string | undefined } | { kind: 'internal' }
 
 export interface CaddySettings {
   /** The admin API's `host:port`, kept as it is: a /load without it would move the admin API to Caddy's default. */

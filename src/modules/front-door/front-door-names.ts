@@ -26,7 +26,11 @@ export interface FrontDoorPort {
 export const isWebPort = (port: FrontDoorPort) => port.publiclyAccessible && (port.protocol === 'HTTP' || port.protocol === 'GRPC')
 
 /** Each host name of the service with the internal port it leads to: the default port's first. */
-export function serviceHosts(serviceId: string, ports: readonly FrontDoorPort[], appsDomain: string): { host: string; internalPort: number; isDefault: boolean }[] {
+export function serviceHosts(
+  serviceId: string,
+  ports: readonly FrontDoorPort[],
+  appsDomain: string,
+): { host: string; internalPort: number; isDefault: boolean }[] {
   const web = ports.filter(isWebPort)
   const defaultPort = web.find((port) => port.isDefault) ?? web[0]
   return [

@@ -74,7 +74,14 @@ export async function openFrontDoor(settings: ProxySettings, dataDir: string, db
   const timer = setInterval(() => void frontDoor.sync('periodic'), RESYNC_MS)
   timer.unref()
   log.info(
-    { component: 'front-door', adminUrl, httpPort: settings.httpPort, httpsPort: settings.httpsPort, appsDomain: settings.appsDomain, caddy: embedded ? 'run by berth' : 'the operator\'s' },
+    {
+      component: 'front-door',
+      adminUrl,
+      httpPort: settings.httpPort,
+      httpsPort: settings.httpsPort,
+      appsDomain: settings.appsDomain,
+      caddy: embedded ? 'run by berth' : "the operator's",
+    },
     `the front door serves services at https://<name>.${settings.appsDomain}${settings.httpsPort === 443 ? '' : `:${settings.httpsPort}`}`,
   )
   return {
@@ -94,7 +101,10 @@ export async function openFrontDoor(settings: ProxySettings, dataDir: string, db
 export async function workerFrontDoor(settings: ProxySettings, dataDir: string, db: Db, log: Log): Promise<FrontDoor | undefined> {
   const adminUrl = adminUrlOf(settings)
   if (!(await answers(adminUrl))) {
-    log.info({ component: 'front-door', adminUrl }, 'no front door answers at its admin address: this worker does not load routes (serve reloads them every 30 s)')
+    log.info(
+      { component: 'front-door', adminUrl },
+      'no front door answers at its admin address: this worker does not load routes (serve reloads them every 30 s)',
+    )
     return undefined
   }
   return (await openFrontDoor(settings, dataDir, db, log, false)).frontDoor

@@ -77,7 +77,11 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   return {
     sync,
     async instanceReady({ containerId, serviceId }) {
-      await deps.db.insertInto('frontDoorReadyInstances').values({ containerId, serviceId }).onConflict((oc) => oc.doNothing()).execute()
+      await deps.db
+        .insertInto('frontDoorReadyInstances')
+        .values({ containerId, serviceId })
+        .onConflict((oc) => oc.doNothing())
+        .execute()
       await sync('an instance is ready')
       await new Promise((resolve) => setTimeout(resolve, DRAIN_MS))
     },

@@ -53,11 +53,7 @@ export function servingInstances(instances: readonly Instance[], ready: Readonly
 }
 
 /** The routes of everything the engine runs for Berth, and the containers whose ready marks are stale (gone from the engine). */
-export async function readRouteTable(
-  db: Db,
-  docker: Docker,
-  appsDomain: string,
-): Promise<{ routes: FrontDoorRoute[]; serviceIds: string[] }> {
+export async function readRouteTable(db: Db, docker: Docker, appsDomain: string): Promise<{ routes: FrontDoorRoute[]; serviceIds: string[] }> {
   // Marks first, then the engine: a mark is written after its container exists, so every mark read
   // here whose container the listing lacks is of a container that is gone.
   const marks = await db.selectFrom('frontDoorReadyInstances').select(['containerId']).execute()

@@ -180,7 +180,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         if (deps.frontDoor && action !== 'DEPLOY_DRY_RUN') {
           const { frontDoor } = deps
           await frontDoor.sync(`${action.toLowerCase()} of ${service.id}`)
-          retired?.then(() => frontDoor.sync(`instances of ${service.id} retired`))
+          void retired?.then(() => frontDoor.sync(`instances of ${service.id} retired`))
         }
         if (outcome.ok && (action === 'UNINSTALL' || action === 'DELETE') && (await removeNetworkIfUnused(docker, run.environmentId)))
           say('uninstall', `removed the network of the environment (${networkName(run.environmentId)}): nothing of it runs any more`)
