@@ -29,6 +29,7 @@ import { HISTORY_CHANNEL } from './modules/deployments/queue/deployment-rows.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/runner/deployment-runs.repository.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
+import { probeCertificate } from './modules/front-door/certificate-probe.ts'
 import { kubernetesServiceOutput } from './modules/executors/kubernetes/kubernetes-engine.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
@@ -217,7 +218,16 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
               app.log.warn({ err: error, environmentIds }, 'could not remove from the Docker engine what deleted environments ran'),
             )
         : undefined,
-    frontDoor: frontDoor ? { appsDomain: config.proxy.appsDomain, httpsPort: config.proxy.httpsPort, sync: frontDoor.sync } : undefined,
+    frontDoor: frontDoor
+      ? {
+          appsDomain: config.proxy.appsDomain,
+          httpsPort: config.proxy.httpsPort,
+          sync: frontDoor.sync,
+          // The front door listens on this machine (Berth's Caddy) or on the host of the operator's admin API.
+          certificateOf: (name) =>
+            probeCertificate(config.proxy.adminUrl ? new URL(config.proxy.adminUrl).hostname : '127.0.0.1', config.proxy.httpsPort, name),
+        }
+      : undefined,
     serviceRuntime:
       config.runner.executor === 'docker'
         ? await dockerServiceRuntime({

@@ -249,6 +249,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: git.allowPrivateUrls },
     onRoutesChanged: options.frontDoor ? (reason) => options.frontDoor!.sync(reason) : undefined,
     appsDomain: options.frontDoor?.appsDomain,
+    certificateOf: options.frontDoor?.certificateOf,
     validationDomainOf: (service) => {
       const domains = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === service.kind)?.features.customDomains
       if (!domains) throw new Error(`${service.kind.toLowerCase()} services have no custom domains`)

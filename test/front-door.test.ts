@@ -256,6 +256,13 @@ describe('the front door', () => {
     const checked = await calls.inject('GET', `/container/${containerId}/checkCustomDomain`, read)
     assert.notEqual(checked.json().results[0].status, 'MATCHES_LOAD_BALANCER_HOST')
     assert.notEqual((await get(customUrl, root)).status, 200, 'a domain whose check fails is not served')
+    const certificate = async () =>
+      (await calls.inject('GET', `/container/${containerId}/customDomain`, read)).json().results[0].certificate as {
+        state: string
+        issuer: string | null
+        expires_at: string | null
+      }
+    assert.deepEqual(await certificate(), { state: 'NOT_SERVED', issuer: null, expires_at: null })
     dns.zone.set(CUSTOM_DOMAIN, { CNAME: domain.json().validation_domain })
     const passed = await calls.inject('GET', `/container/${containerId}/checkCustomDomain`, read)
     assert.equal(passed.json().results[0].status, 'MATCHES_LOAD_BALANCER_HOST', passed.body)
@@ -268,6 +275,10 @@ describe('the front door', () => {
     assert.match(custom.issuer ?? '', /Pebble/i)
     assert.match(custom.names ?? '', new RegExp(`DNS:${CUSTOM_DOMAIN}`))
     assert.ok((await links()).some((link) => link.url === `https://${CUSTOM_DOMAIN}:${httpsPort}` && !link.is_qovery_domain))
+    const issued = await certificate()
+    assert.equal(issued.state, 'ISSUED')
+    assert.match(issued.issuer ?? '', /Pebble/i)
+    assert.ok(Date.parse(issued.expires_at ?? '') > Date.now())
 
     // Deleted: the route is gone.
     const deleted = await calls.inject('DELETE', `/container/${containerId}`, w.tokens.write.authorization)

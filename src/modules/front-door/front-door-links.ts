@@ -1,5 +1,6 @@
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { LinkedPort, ServiceLink } from '#src/modules/services/service-links.ts'
+import type { CertificateState } from './certificate-probe.ts'
 import { httpsUrl, serviceHosts } from './front-door-names.ts'
 
 // The links of a service the front door serves (docs/front-door.md): its names, the default
@@ -10,6 +11,8 @@ export interface FrontDoorLinks {
   appsDomain: string
   httpsPort: number
   sync(reason: string): Promise<void>
+  /** The certificate the front door serves for a name it routes (certificate-probe.ts). */
+  certificateOf(name: string): Promise<CertificateState>
 }
 
 export function frontDoorLinks(
