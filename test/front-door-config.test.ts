@@ -13,6 +13,7 @@ import { servingInstances } from '#src/modules/front-door/route-table.ts'
 const SERVICE = '0f1e2d3c-aaaa-bbbb-cccc-000000000001'
 const port = (internalPort: number, extra: object = {}) => ({
   internalPort,
+  externalPort: 443,
   publiclyAccessible: true,
   isDefault: false,
   protocol: 'HTTP' as const,
@@ -78,13 +79,13 @@ describe('the Caddy configuration', () => {
 
   it('keeps the admin address, routes each name to its upstreams round robin, answers 503 for a stopped service and 404 for unknown names, and asks ACME for every name', () => {
     // biome-ignore lint/suspicious/noExplicitAny: the configuration is read field by field
-    const config = caddyConfig(
+    const config: any = caddyConfig(
       [
         { hosts: ['z1.apps', 'shop.example.com'], upstreams: ['10.0.0.2:8080', '10.0.0.3:8080'], grpc: false },
         { hosts: ['z2.apps'], upstreams: [], grpc: false },
       ],
       settings,
-    ) as any
+    )
     assert.equal(config.admin.listen, '127.0.0.1:2999')
     assert.equal(config.storage.root, '/data/front-door/data')
     const server = config.apps.http.servers['berth-front-door']
@@ -107,10 +108,10 @@ describe('the Caddy configuration', () => {
 
   it("uses Caddy's local CA without an ACME directory", () => {
     // biome-ignore lint/suspicious/noExplicitAny: the configuration is read field by field
-    const config = caddyConfig([{ hosts: ['z1.localhost'], upstreams: ['10.0.0.2:80'], grpc: true }], {
+    const config: any = caddyConfig([{ hosts: ['z1.localhost'], upstreams: ['10.0.0.2:80'], grpc: true }], {
       ...settings,
       issuer: { kind: 'internal' },
-    }) as any
+    })
     assert.deepEqual(config.apps.tls.automation.policies[0].issuers, [{ module: 'internal' }])
     assert.deepEqual(config.apps.http.servers['berth-front-door'].routes[0].handle[0].transport.versions, ['h2c', '2'])
   })

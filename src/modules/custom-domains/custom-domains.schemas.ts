@@ -11,7 +11,9 @@ export const CustomDomainRequest = Type.Object(
         'unique (case aside) among the domains of the organization',
       examples: ['my.domain.tld'],
     }),
-    generate_certificate: Type.Boolean({ description: 'whether a certificate is to be made for the domain (recorded; the front door obtains one for every domain it serves)' }),
+    generate_certificate: Type.Boolean({
+      description: 'whether a certificate is to be made for the domain (recorded; the front door obtains one for every domain it serves)',
+    }),
     use_cdn: Type.Optional(
       Type.Boolean({
         description:

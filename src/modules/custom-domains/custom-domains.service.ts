@@ -9,7 +9,15 @@ import { withUniqueName } from '#src/platform/db/errors.ts'
 import { notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { customDomainProblem } from './custom-domain-rules.ts'
 import { type CustomDomainInput, type CustomDomainRow, type CustomDomainsRepository, DOMAIN_KEY } from './custom-domains.repository.ts'
-import { type CheckedStatus, checkDomain, type DnsCheckSettings, type DomainCheck, type DomainResolver, PASSING_CHECKS, systemResolver } from './dns-check.ts'
+import {
+  type CheckedStatus,
+  checkDomain,
+  type DnsCheckSettings,
+  type DomainCheck,
+  type DomainResolver,
+  PASSING_CHECKS,
+  systemResolver,
+} from './dns-check.ts'
 
 // Custom domains of applications, containers and helm services: one table, one set of rules, the
 // kind only choosing which services a route accepts (a container's id on a helm route is a 404).
