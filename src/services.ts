@@ -31,6 +31,7 @@ import { createClustersRepository } from './modules/environments/clusters.reposi
 import { createEnvironmentsRepository } from './modules/environments/environments.repository.ts'
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
 import { type FrontDoorLinks, frontDoorLinks } from './modules/front-door/front-door-links.ts'
+import { defaultPortHost } from './modules/front-door/front-door-names.ts'
 import { gitApiUrlProblem } from './modules/git-providers/address-guard.ts'
 import { createBranchCache } from './modules/git-providers/branch-cache.ts'
 import { createGitCommitsService } from './modules/git-providers/git-commits.service.ts'
@@ -251,6 +252,9 @@ export function createServices(db: Db, options: ServiceOptions) {
     appsDomain: options.frontDoor?.appsDomain,
     certificateOf: options.frontDoor?.certificateOf,
     validationDomainOf: (service) => {
+      // With a front door, a domain of a container or an application points at the service's name there (docs/front-door.md).
+      if (options.frontDoor && (service.kind === 'CONTAINER' || service.kind === 'APPLICATION'))
+        return defaultPortHost(service.id, options.frontDoor.appsDomain)
       const domains = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === service.kind)?.features.customDomains
       if (!domains) throw new Error(`${service.kind.toLowerCase()} services have no custom domains`)
       return domains.validationDomain(service)
