@@ -24,6 +24,7 @@ const CUSTOM_DOMAIN = 'shop.berth-front-door.dev'
 const versionScript = (version: string) => `#!/bin/sh
 mkdir -p /tmp/www
 echo "${version}" > /tmp/www/index.html
+hostname > /tmp/www/instance.html
 trap 'exit 0' TERM
 httpd -f -p 8080 -h /tmp/www &
 wait
@@ -290,5 +291,72 @@ describe('the front door', () => {
     )
     const gone = await get(customUrl, root)
     assert.ok(gone.status === undefined || gone.status === 404, JSON.stringify(gone))
+  })
+  it('balances two instances across the ready ones, and rolls them over without a failed request', async () => {
+    const calls = deploymentCalls(httpApp(() => server))
+    const w = await registryWorld({ db: scenario.db } as TestApp, calls, registry, environments)
+    const read = w.tokens.read.authorization
+    const body = (tag: string) => ({
+      ...webContainerRequest(w.registryId, { imageName: 'front-door', tag }, readinessProbe('http', 30)),
+      min_running_instances: 2,
+      max_running_instances: 2,
+    })
+    const created = await calls.inject('POST', `/environment/${w.environment.id}/container`, w.tokens.write.authorization, body('1'))
+    assert.equal(created.statusCode, 201, created.body)
+    const containerId = created.json().id as string
+    const idle = async () => {
+      const [last] = await until(
+        () => calls.entries(w.environment.id, read),
+        (list) => list.every(isFinished),
+        {
+          timeoutMs: 120_000,
+          intervalMs: 200,
+          what: 'every deployment finished',
+        },
+      )
+      assert.equal(last!.status, 'DEPLOYED', JSON.stringify(last))
+    }
+    await calls.trigger(`/container/${containerId}/deploy`, w.tokens.deploy.authorization)
+    await idle()
+    const address = `https://z${containerId.replaceAll('-', '').slice(0, 8)}.${APPS_DOMAIN}:${httpsPort}`
+    await until(
+      () => get(`${address}/`, root),
+      (answer) => answer.status === 200,
+      { timeoutMs: 60_000, intervalMs: 250, what: 'the service served' },
+    )
+    const instances = new Set<string>()
+    for (let i = 0; i < 8; i++) instances.add((await get(`${address}/instance.html`, root)).body ?? '')
+    assert.equal(instances.size, 2, `both instances answer: ${[...instances].join(', ')}`)
+
+    const seen: Answer[] = []
+    let polling = true
+    const poller = (async () => {
+      while (polling) {
+        seen.push(await get(`${address}/`, root))
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    })()
+    const edited = await calls.inject('PUT', `/container/${containerId}`, w.tokens.write.authorization, body('2'))
+    assert.equal(edited.statusCode, 200, edited.body)
+    await calls.trigger(`/container/${containerId}/deploy`, w.tokens.deploy.authorization)
+    await idle()
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    polling = false
+    await poller
+    const failed = seen.filter((answer) => answer.status !== 200)
+    assert.deepEqual(failed, [], `${failed.length} of ${seen.length} requests failed during the redeploy`)
+    assert.equal(seen[0]!.body, 'version one')
+    assert.equal(seen.at(-1)!.body, 'version two')
+    const after = new Set<string>()
+    for (let i = 0; i < 8; i++) {
+      const answer = await get(`${address}/instance.html`, root)
+      assert.equal(answer.status, 200)
+      after.add(answer.body ?? '')
+    }
+    assert.equal(after.size, 2, 'the two new instances share the traffic')
+    assert.ok(
+      [...after].every((name) => !instances.has(name)),
+      'only new instances answer',
+    )
   })
 })
