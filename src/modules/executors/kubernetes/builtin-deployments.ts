@@ -40,6 +40,11 @@ export interface BuiltinDeps {
   gitCredentials?(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
   /** BERTH_GIT_ALLOW_PRIVATE_URLS; false by default. */
   allowPrivateUrls?: boolean
+  /**
+   * The environment's cluster's Ingress settings (its advanced settings `berth.ingress.apps_domain`
+   * and `berth.ingress.cert_manager_cluster_issuer`, docs/front-door.md); absent: the derived hosts.
+   */
+  ingressSettings?(organizationId: string, environmentId: string): Promise<IngressSettings>
 }
 
 /** How long a rollout may take before helm gives up (services have no timeout of their own). */
@@ -49,6 +54,12 @@ export const ROLLOUT_TIMEOUT_SECONDS = 600
 export interface PulledImage {
   reference: string
   registry: RegistryPullAccess
+}
+
+/** Where a release's Ingress hosts are (BERTH_APPS_DOMAIN; absent: the derived names), and the cert-manager ClusterIssuer its TLS certificate comes from. */
+export interface IngressSettings {
+  appsDomain: string | undefined
+  clusterIssuer: string | null
 }
 
 /** What a kind's entry is handed to do one action to one of its services on a Kubernetes cluster. */
@@ -70,6 +81,8 @@ export interface KubernetesAction {
    * registry (`what` names it in the errors); an outcome when it cannot be.
    */
   pushed(what: string, source: BuildSource): Promise<{ ok: true; pulled: PulledImage } | { ok: false; message: string }>
+  /** Where the release's Ingress hosts are, and the cert-manager issuer of its TLS section. */
+  ingress(): Promise<IngressSettings>
   /** Installs the chart Berth ships with `values` (`helm upgrade --install`, with `wait`). */
   installChart(values: ChartValues, timeoutSeconds: number, wait: string[]): Promise<ServiceOutcome>
   /** Uninstalls the service's release. */
@@ -162,6 +175,8 @@ export function kubernetesAction(
     variables,
     image,
     pushed,
+    ingress: async () =>
+      deps.ingressSettings ? deps.ingressSettings(run.organizationId, run.environmentId) : { appsDomain: undefined, clusterIssuer: null },
     installChart: (values, timeoutSeconds, wait) => installChart(steps, values, timeoutSeconds, wait),
     uninstall: () => uninstallRelease(steps),
   }
