@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Config } from './config.ts'
 import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repository.ts'
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
@@ -5,6 +6,7 @@ import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
+import { INGRESS_SETTINGS } from './modules/clusters/cluster-advanced-settings.ts'
 import { createClusterRecordsService } from './modules/clusters/cluster-records.service.ts'
 import { createClustersService } from './modules/clusters/clusters.service.ts'
 import { createContainerRegistriesRepository } from './modules/container-registries/container-registries.repository.ts'
@@ -309,6 +311,16 @@ export function createServices(db: Db, options: ServiceOptions) {
       deployedOverrides: async (serviceId) => (await historyRepo.deployedOverrides([serviceId])).get(serviceId),
     },
   })
+  /** The environment's cluster's `berth.ingress.apps_domain` (docs/front-door.md, "Kubernetes"), if it sets one. */
+  const clusterAppsDomain = async (environmentId: string): Promise<string | undefined> => {
+    const row = await db
+      .selectFrom('environments as e')
+      .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+      .select(sql<string | null>`c.advanced_settings ->> ${INGRESS_SETTINGS.appsDomain}`.as('appsDomain'))
+      .where('e.id', '=', environmentId)
+      .executeTakeFirst()
+    return row?.appsDomain || undefined
+  }
   /**
    * A service's links. Where an engine really runs it (Docker), only what answers: its names at the
    * front door and its custom domains whose check passed (when the front door runs and an instance
@@ -322,7 +334,12 @@ export function createServices(db: Db, options: ServiceOptions) {
     links: ServiceLink[],
   ): Promise<ServiceLink[]> => {
     const addresses = await options.serviceRuntime?.addresses(service)
-    if (addresses === undefined) return customDomains.withLinks(service, links)
+    if (addresses === undefined) {
+      // A Kubernetes cluster with an apps domain: the built-in chart's Ingress serves the same names, on 443.
+      const appsDomain = await clusterAppsDomain(service.environmentId)
+      const named = appsDomain ? frontDoorLinks({ id: service.id, kind }, ports, { appsDomain, httpsPort: 443 }, []) : links
+      return customDomains.withLinks(service, named)
+    }
     const published = addressLinks({ id: service.id, kind }, ports, addresses)
     const { frontDoor } = options
     if (!frontDoor || addresses.length === 0) return published
