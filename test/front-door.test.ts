@@ -247,6 +247,34 @@ describe('the front door', () => {
       'version two',
     )
 
+    // A Caddy that dies is started again by serve, with the same routes.
+    const caddyPid = () =>
+      server
+        .stdout()
+        .split('\n')
+        .flatMap((line) => {
+          try {
+            const parsed = JSON.parse(line) as { component?: string; pid?: number; msg?: string }
+            return parsed.component === 'caddy' && parsed.msg === 'the front door (caddy) runs' ? [parsed.pid!] : []
+          } catch {
+            return []
+          }
+        })
+    const [pid] = caddyPid()
+    assert.ok(pid, 'serve says which Caddy runs')
+    process.kill(pid, 'SIGKILL')
+    await until(caddyPid, (pids) => pids.length === 2, { timeoutMs: 30_000, intervalMs: 250, what: 'caddy started again' })
+    assert.equal(
+      (
+        await until(
+          () => get(address!, root),
+          (answer) => answer.status === 200,
+          { timeoutMs: 30_000, intervalMs: 250, what: 'served by the new caddy' },
+        )
+      ).body,
+      'version two',
+    )
+
     // A custom domain: not served before its check passes, then with a certificate of its own.
     const domain = await calls.inject('POST', `/container/${containerId}/customDomain`, w.tokens.write.authorization, {
       domain: CUSTOM_DOMAIN,

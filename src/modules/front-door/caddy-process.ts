@@ -56,8 +56,14 @@ export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyP
       env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'config'), XDG_DATA_HOME: path.join(dir, 'data') },
     })
     child = started
-    const exited = new Promise<void>((resolve) => started.once('exit', () => resolve()))
-    started.once('error', (error) => log.warn({ component: 'caddy', err: error }, 'caddy could not be started'))
+    let spawnError: Error | undefined
+    const exited = new Promise<void>((resolve) => {
+      started.once('exit', () => resolve())
+      started.once('error', (error) => {
+        spawnError = error
+        resolve()
+      })
+    })
     started.once('exit', (code, signal) => {
       if (stopping) return
       log.warn({ component: 'caddy', code, signal, restartInMs: restartDelayMs }, 'the front door (caddy) stopped; starting it again')
@@ -73,6 +79,10 @@ export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyP
     })
     const deadline = Date.now() + READY_TIMEOUT_MS
     while (!(await answers(adminUrl))) {
+      if (spawnError)
+        throw new Error(
+          `the front door could not run ${settings.caddyPath} (${spawnError.message}): install Caddy (Debian: apt install caddy), set BERTH_CADDY_PATH, or turn the front door off with BERTH_PROXY=off`,
+        )
       if (started.exitCode !== null || started.signalCode !== null)
         throw new Error(`caddy exited (code ${started.exitCode}) before its admin API answered at ${adminUrl}; see ${path.join(dir, 'caddy.log')}`)
       if (Date.now() > deadline) throw new Error(`caddy's admin API did not answer at ${adminUrl} within ${READY_TIMEOUT_MS} ms`)
