@@ -104,6 +104,11 @@ describe('the Caddy configuration', () => {
     assert.equal(policy.issuers[0].ca, 'https://acme.example/dir')
     assert.equal(policy.issuers[0].email, 'ops@example.com')
     assert.equal(config.apps.pki.certificate_authorities.local.install_trust, false)
+    // Plain HTTP redirects to the HTTPS port, which Caddy's own redirect would leave out.
+    const redirect = config.apps.http.servers['berth-front-door-redirect']
+    assert.deepEqual(redirect.listen, [':8880'])
+    assert.deepEqual(redirect.routes[0].handle[0].headers.Location, ['https://{http.request.host}:8443{http.request.uri}'])
+    assert.equal(server.automatic_https.disable_redirects, true)
   })
 
   it("uses Caddy's local CA without an ACME directory", () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
+import http from 'node:http'
 import https from 'node:https'
 import os from 'node:os'
 import path from 'node:path'
@@ -97,6 +98,7 @@ describe('the front door', () => {
   let env: Record<string, string>
   let root: string
   let httpsPort: number
+  let httpPort: number
   const environments: string[] = []
 
   before(async () => {
@@ -109,6 +111,7 @@ describe('the front door', () => {
     await registry.push('berth-test/front-door:v2', 'front-door', '2')
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'berth-front-door-'))
     httpsPort = await freePort()
+    httpPort = await freePort()
     env = {
       BERTH_EXECUTOR: 'docker',
       BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
@@ -116,7 +119,7 @@ describe('the front door', () => {
       BERTH_RUNNER_LEASE_MS: '30000',
       BERTH_DATA_DIR: dataDir,
       BERTH_PROXY_ADMIN_PORT: String(await freePort()),
-      BERTH_PROXY_HTTP_PORT: String(await freePort()),
+      BERTH_PROXY_HTTP_PORT: String(httpPort),
       BERTH_PROXY_HTTPS_PORT: String(httpsPort),
       BERTH_APPS_DOMAIN: APPS_DOMAIN,
       BERTH_ACME_DIRECTORY: pebble.directory,
@@ -178,6 +181,18 @@ describe('the front door', () => {
     assert.equal(first.body, 'version one')
     assert.match(first.issuer ?? '', /Pebble/i, 'the certificate comes from the ACME server')
     assert.match(first.names ?? '', new RegExp(`DNS:${new URL(address!).hostname}`))
+
+    // Plain HTTP redirects to the HTTPS port.
+    const redirect = await new Promise<{ status?: number; location?: string }>((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port: httpPort, path: '/x', headers: { host: new URL(address!).hostname } }, (res) => {
+          res.resume()
+          resolve({ status: res.statusCode, location: res.headers.location })
+        })
+        .on('error', reject)
+    })
+    assert.equal(redirect.status, 308)
+    assert.equal(redirect.location, `${address}/x`)
 
     // A redeploy of a new tag while a client asks every 50 ms: never an error, the old version then the new.
     const seen: Answer[] = []

@@ -72,6 +72,25 @@ export function caddyConfig(routes: readonly FrontDoorRoute[], settings: CaddySe
                 .map((route) => ({ match: [{ host: route.hosts }], handle: [handler(route)], terminal: true })),
               { handle: [{ handler: 'static_response', status_code: 404, body: 'No service has this name.\n' }] },
             ],
+            // Caddy's own redirects leave a non-standard HTTPS port out: the server below says it.
+            automatic_https: { disable_redirects: true },
+          },
+          // Plain HTTP: a redirect to the same name and path on the HTTPS port (ACME's HTTP challenge is answered before it).
+          'berth-front-door-redirect': {
+            listen: [`:${settings.httpPort}`],
+            routes: [
+              {
+                handle: [
+                  {
+                    handler: 'static_response',
+                    status_code: 308,
+                    headers: {
+                      Location: [`https://{http.request.host}${settings.httpsPort === 443 ? '' : `:${settings.httpsPort}`}{http.request.uri}`],
+                    },
+                  },
+                ],
+              },
+            ],
           },
         },
       },
