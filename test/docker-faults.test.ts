@@ -201,6 +201,8 @@ describe('a berth worker killed while a rollout waits for readiness', () => {
       BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
       // The loopback registry is on a private address.
       BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+      // No front door here (front-door.test.ts has it): the worker must not load routes into a Caddy it finds on the default admin port.
+      BERTH_PROXY: 'off',
       BERTH_RUNNER_LEASE_MS: '1500',
       BERTH_LOG_LEVEL: 'info',
     })
