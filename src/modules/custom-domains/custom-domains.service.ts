@@ -97,12 +97,15 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     (row: CustomDomainRow): CustomDomainRecord => ({ ...row, validationDomain: deps.validationDomainOf(service) })
 
   /** Its certificate, when a front door runs: none for a domain whose check has not passed (it is not routed). */
-  const withCertificate = async (domain: CustomDomainRecord): Promise<CustomDomainRecord> => {
-    if (!deps.certificateOf) return domain
-    const routed = domain.checkStatus !== null && PASSING_CHECKS.includes(domain.checkStatus as CheckedStatus)
-    const certificate = routed ? await deps.certificateOf(domain.domain) : { state: 'NOT_SERVED' as const, issuer: null, expiresAt: null }
-    return { ...domain, certificate }
-  }
+  const withCertificate =
+    (service: ServiceRecord) =>
+    async (domain: CustomDomainRecord): Promise<CustomDomainRecord> => {
+      // The front door serves containers and applications; a helm chart brings its own ingress.
+      if (!deps.certificateOf || (service.kind !== 'CONTAINER' && service.kind !== 'APPLICATION')) return domain
+      const routed = domain.checkStatus !== null && PASSING_CHECKS.includes(domain.checkStatus as CheckedStatus)
+      const certificate = routed ? await deps.certificateOf(domain.domain) : { state: 'NOT_SERVED' as const, issuer: null, expiresAt: null }
+      return { ...domain, certificate }
+    }
 
   const checkInput = (input: CustomDomainInput): CustomDomainInput => {
     const problem = customDomainProblem(input.domain, deps.appsDomain ? [...RESERVED, deps.appsDomain] : RESERVED)
@@ -113,14 +116,14 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
   return {
     async list(principal: Principal, type: DomainKind, serviceId: string): Promise<CustomDomainRecord[]> {
       const service = await requireKind(principal, type, serviceId, 'READ')
-      return Promise.all((await repo.list(service.organizationId, service.id)).map(record(service)).map(withCertificate))
+      return Promise.all((await repo.list(service.organizationId, service.id)).map(record(service)).map(withCertificate(service)))
     },
 
     async get(principal: Principal, type: DomainKind, serviceId: string, customDomainId: string): Promise<CustomDomainRecord> {
       const service = await requireKind(principal, type, serviceId, 'READ')
       const row = await repo.find(service.organizationId, service.id, customDomainId)
       if (!row) throw notFound('custom domain')
-      return withCertificate(record(service)(row))
+      return withCertificate(service)(record(service)(row))
     },
 
     /** 400 when the domain is invalid, already a domain of the organization, or the service holds MAX_DOMAINS_PER_SERVICE. */
