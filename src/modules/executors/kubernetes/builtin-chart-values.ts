@@ -10,7 +10,6 @@ import { DATABASE_RUNTIME, databaseImage } from '#src/modules/services/kinds/dat
 import type { JobCommand, JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { serviceLinks } from '#src/modules/services/service-links.ts'
-import type { IngressSettings } from './builtin-deployments.ts'
 
 // The values of the chart Berth ships (./chart, docs/kubernetes.md "Deploying to Kubernetes"), one kind at a
 // time: what a container, a container database or a job becomes on Kubernetes. Values hold the
@@ -45,6 +44,12 @@ export interface ChartValues {
   terminationGracePeriodSeconds: number
   job: { name?: string; backoffLimit?: number; activeDeadlineSeconds?: number }
   schedule: { cron?: string; timeZone?: string; suspend?: boolean }
+}
+
+/** Where a release's Ingress hosts are (the cluster's `berth.ingress.apps_domain`; absent: the derived names), and the cert-manager ClusterIssuer its TLS certificate comes from. */
+export interface IngressSettings {
+  appsDomain: string | undefined
+  clusterIssuer: string | null
 }
 
 /** Whose deployment the objects are: their berth.* labels. */

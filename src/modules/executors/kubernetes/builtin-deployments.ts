@@ -12,7 +12,7 @@ import { pushImage } from '../docker/image-pushes.ts'
 import { imageReference } from '../docker/images.ts'
 import type { ServiceOutcome } from '../executor.ts'
 import type { GitCredentials } from '../git-checkout.ts'
-import { BUILTIN_CHART, type ChartOwner, type ChartValues, type OpenVariable } from './builtin-chart-values.ts'
+import { BUILTIN_CHART, type ChartOwner, type ChartValues, type IngressSettings, type OpenVariable } from './builtin-chart-values.ts'
 import { type ReleaseContext, renderCheckInstall, uninstallRelease } from './release-steps.ts'
 
 // Services on a Kubernetes cluster (docs/kubernetes.md, "Deploying to Kubernetes"): what the executor
@@ -54,12 +54,6 @@ export const ROLLOUT_TIMEOUT_SECONDS = 600
 export interface PulledImage {
   reference: string
   registry: RegistryPullAccess
-}
-
-/** Where a release's Ingress hosts are (BERTH_APPS_DOMAIN; absent: the derived names), and the cert-manager ClusterIssuer its TLS certificate comes from. */
-export interface IngressSettings {
-  appsDomain: string | undefined
-  clusterIssuer: string | null
 }
 
 /** What a kind's entry is handed to do one action to one of its services on a Kubernetes cluster. */
