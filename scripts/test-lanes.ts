@@ -27,6 +27,7 @@ const WAITING = [
   /^enum-words\./,
   /^helm-dry-run\./,
   /^previews-docker\./,
+  /^front-door\./,
   /^helm-kubernetes/,
   /^kubernetes-/,
   /^list-memory\./,

@@ -30,6 +30,7 @@ import { createDeploymentRunsRepository } from './modules/deployments/runner/dep
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
 import { kubernetesServiceOutput } from './modules/executors/kubernetes/kubernetes-engine.ts'
+import { probeCertificate } from './modules/front-door/certificate-probe.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
@@ -83,6 +84,8 @@ export interface AppDeps {
   logger?: FastifyBaseLogger
   /** Told when a deployment was queued, so that a runner of this process starts it at once. */
   onDeploymentQueued?: () => void
+  /** The front door (docs/front-door.md) when this process runs one: links answer its names, custom domains' changes reload its routes. */
+  frontDoor?: { sync(reason: string): Promise<void> }
   /** Tests only: a Bearer key-fetch cooldown below the 1 s that BERTH_OIDC_COOLDOWN_MS allows, so key reloads need no waiting. */
   oidcCooldownMs?: number
 }
@@ -105,7 +108,7 @@ function requestId(req: IncomingMessage): string {
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops
 
 /** Builds the whole API as a Fastify instance, without listening. */
-export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, onDeploymentQueued }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, onDeploymentQueued, frontDoor }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger ?? createLogger(config.log.level),
     genReqId: requestId,
@@ -222,6 +225,16 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
               app.log.warn({ err: error, environmentIds }, 'could not remove from the Docker engine what deleted environments ran'),
             )
         : undefined,
+    frontDoor: frontDoor
+      ? {
+          appsDomain: config.proxy.appsDomain,
+          httpsPort: config.proxy.httpsPort,
+          sync: frontDoor.sync,
+          // The front door listens on this machine (Berth's Caddy) or on the host of the operator's admin API.
+          certificateOf: (name) =>
+            probeCertificate(config.proxy.adminUrl ? new URL(config.proxy.adminUrl).hostname : '127.0.0.1', config.proxy.httpsPort, name),
+        }
+      : undefined,
     serviceRuntime:
       config.runner.executor === 'docker'
         ? await dockerServiceRuntime({

@@ -142,6 +142,8 @@ export interface Config {
     /** Whether git_api_url may be plain http, or lead to loopback, private, link-local or metadata addresses. */
     readonly allowPrivateUrls: boolean
   }
+  /** BERTH_PROXY_*, BERTH_APPS_DOMAIN, BERTH_ACME_*: the front door, Caddy in front of what the Docker executor runs (docs/front-door.md). */
+  readonly proxy: ProxySettings
   /** BERTH_DOMAIN_CHECK_*: the DNS look-ups of custom domains' checks. */
   readonly domainCheck: {
     /** BERTH_DOMAIN_CHECK_TIMEOUT_MS: the most the check of one domain waits for DNS. */
@@ -163,6 +165,34 @@ export interface OidcSettings {
   readonly audience: string
   /** BERTH_OIDC_COOLDOWN_MS: the least time between two fetches from the issuer that an unknown key or a failure triggers. */
   readonly cooldownMs: number
+}
+
+/** The front door's settings (docs/front-door.md). */
+export interface ProxySettings {
+  /**
+   * BERTH_PROXY: `auto` (the default) runs the front door when BERTH_EXECUTOR=docker: `berth serve`
+   * starts and supervises Caddy, unless BERTH_PROXY_ADMIN_URL names the admin API of a Caddy the
+   * operator runs; `off`: no front door (services are reached at their published ports only).
+   */
+  readonly enabled: boolean
+  /** BERTH_PROXY_ADMIN_URL: the admin API of a Caddy the operator runs; undefined: Berth runs its own. */
+  readonly adminUrl: string | undefined
+  /** BERTH_PROXY_ADMIN_PORT: the loopback port of the admin API of the Caddy Berth runs. */
+  readonly adminPort: number
+  /** BERTH_PROXY_HTTP_PORT: where the front door answers plain HTTP (a redirect to HTTPS, and ACME's HTTP challenge). */
+  readonly httpPort: number
+  /** BERTH_PROXY_HTTPS_PORT: where the front door serves the services. */
+  readonly httpsPort: number
+  /** BERTH_APPS_DOMAIN: the domain the services' names are under (`<name>.<domain>`). */
+  readonly appsDomain: string
+  /** BERTH_ACME_DIRECTORY: the ACME directory certificates come from; undefined: Caddy's own local CA. */
+  readonly acmeDirectory: string | undefined
+  /** BERTH_ACME_EMAIL: the contact of the ACME account. */
+  readonly acmeEmail: string | undefined
+  /** BERTH_ACME_CA_ROOT: a PEM file of the root that the ACME directory's own HTTPS certificate is trusted by (a private ACME server). */
+  readonly acmeCaRoot: string | undefined
+  /** BERTH_CADDY_PATH: the caddy program Berth runs. */
+  readonly caddyPath: string
 }
 
 export class ConfigError extends Error {}
@@ -300,6 +330,47 @@ function corsOrigins(env: Env): string[] {
   return origins
 }
 
+/** A host name under which services get theirs: lower-case DNS labels. */
+function appsDomain(env: Env): string {
+  const raw = text(env, 'BERTH_APPS_DOMAIN', 'localhost').trim().toLowerCase().replace(/\.$/, '')
+  if (!/^(?=.{1,200}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(raw))
+    throw new ConfigError(`BERTH_APPS_DOMAIN must be a domain name such as apps.example.com, got "${raw}"`)
+  return raw
+}
+
+/** An http(s) URL setting without credentials, query or fragment; undefined when unset. */
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = text(env, name, '').trim()
+  if (raw === '') return undefined
+  let url: URL | undefined
+  try {
+    url = new URL(raw)
+  } catch {}
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '' || url.hash !== '')
+    throw new ConfigError(`${name} must be an http(s) URL without credentials, got "${raw}"`)
+  return raw
+}
+
+function proxySettings(env: Env, executor: string): ProxySettings {
+  const mode = text(env, 'BERTH_PROXY', 'auto')
+  if (mode !== 'auto' && mode !== 'off') throw new ConfigError(`BERTH_PROXY must be auto or off, got "${mode}"`)
+  const acmeCaRoot = text(env, 'BERTH_ACME_CA_ROOT', '').trim()
+  const acmeEmail = text(env, 'BERTH_ACME_EMAIL', '').trim()
+  if (acmeEmail !== '' && !/^[^\s@]+@[^\s@]+$/.test(acmeEmail)) throw new ConfigError(`BERTH_ACME_EMAIL must be an email address, got "${acmeEmail}"`)
+  return Object.freeze({
+    enabled: mode === 'auto' && executor === 'docker',
+    adminUrl: httpUrl(env, 'BERTH_PROXY_ADMIN_URL')?.replace(/\/+$/, ''),
+    adminPort: integer(env, 'BERTH_PROXY_ADMIN_PORT', 2019, 1, 65535),
+    httpPort: integer(env, 'BERTH_PROXY_HTTP_PORT', 8880, 1, 65535),
+    httpsPort: integer(env, 'BERTH_PROXY_HTTPS_PORT', 8443, 1, 65535),
+    appsDomain: appsDomain(env),
+    acmeDirectory: httpUrl(env, 'BERTH_ACME_DIRECTORY'),
+    acmeEmail: acmeEmail === '' ? undefined : acmeEmail,
+    acmeCaRoot: acmeCaRoot === '' ? undefined : path.resolve(acmeCaRoot),
+    caddyPath: text(env, 'BERTH_CADDY_PATH', 'caddy'),
+  })
+}
+
 /** Reads and validates the environment; throws `ConfigError` naming the bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL === '' ? undefined : env.DATABASE_URL
@@ -396,6 +467,7 @@ export function loadConfig(env: Env = process.env): Config {
       cacheMaxEntries: integer(env, 'BERTH_GIT_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000),
       allowPrivateUrls: flag(env, 'BERTH_GIT_ALLOW_PRIVATE_URLS', false),
     }),
+    proxy: proxySettings(env, executor),
     domainCheck: Object.freeze({
       timeoutMs: integer(env, 'BERTH_DOMAIN_CHECK_TIMEOUT_MS', 3_000, 10, 60_000),
       servers: Object.freeze(dnsServers(env)),

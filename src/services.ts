@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Config } from './config.ts'
 import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repository.ts'
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
@@ -5,6 +6,7 @@ import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
+import { INGRESS_SETTINGS } from './modules/clusters/cluster-advanced-settings.ts'
 import { createClusterRecordsService } from './modules/clusters/cluster-records.service.ts'
 import { createClustersService } from './modules/clusters/clusters.service.ts'
 import { createContainerRegistriesRepository } from './modules/container-registries/container-registries.repository.ts'
@@ -31,6 +33,8 @@ import { createEnvironmentQueue } from './modules/deployments/queue/environment-
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
 import { createEnvironmentsRepository } from './modules/environments/environments.repository.ts'
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
+import { type FrontDoorLinks, frontDoorLinks } from './modules/front-door/front-door-links.ts'
+import { defaultPortHost } from './modules/front-door/front-door-names.ts'
 import { gitApiUrlProblem } from './modules/git-providers/address-guard.ts'
 import { createBranchCache } from './modules/git-providers/branch-cache.ts'
 import { createGitCommitsService } from './modules/git-providers/git-commits.service.ts'
@@ -117,6 +121,8 @@ export interface ServiceOptions {
   domainCheck?: Config['domainCheck']
   /** What a real engine says of running services (links, statuses); absent: the records alone (the simulator). */
   serviceRuntime?: ServiceRuntime
+  /** The front door (docs/front-door.md), when it runs: where its names are, and how to load its routes again. */
+  frontDoor?: FrontDoorLinks
   /**
    * Told of environments deleted with their project or organization (no deployment deletes their
    * services): what runs them in an engine is removed there.
@@ -253,7 +259,13 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireService: services.requireService,
     // Addresses of the server's own network count as configured under the setting that lets git providers live there.
     dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: git.allowPrivateUrls },
+    onRoutesChanged: options.frontDoor ? (reason) => options.frontDoor!.sync(reason) : undefined,
+    appsDomain: options.frontDoor?.appsDomain,
+    certificateOf: options.frontDoor?.certificateOf,
     validationDomainOf: (service) => {
+      // With a front door, a domain of a container or an application points at the service's name there (docs/front-door.md).
+      if (options.frontDoor && (service.kind === 'CONTAINER' || service.kind === 'APPLICATION'))
+        return defaultPortHost(service.id, options.frontDoor.appsDomain)
       const domains = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === service.kind)?.features.customDomains
       if (!domains) throw new Error(`${service.kind.toLowerCase()} services have no custom domains`)
       return domains.validationDomain(service)
@@ -309,7 +321,22 @@ export function createServices(db: Db, options: ServiceOptions) {
       deployedOverrides: async (serviceId) => (await historyRepo.deployedOverrides([serviceId])).get(serviceId),
     },
   })
-  /** A service's links: the derived ones, those of its running instances' addresses (service-runtime.ts), then its custom domains. */
+  /** The environment's cluster's `berth.ingress.apps_domain` (docs/front-door.md, "Kubernetes"), if it sets one. */
+  const clusterAppsDomain = async (environmentId: string): Promise<string | undefined> => {
+    const row = await db
+      .selectFrom('environments as e')
+      .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+      .select(sql<string | null>`c.advanced_settings ->> ${INGRESS_SETTINGS.appsDomain}`.as('appsDomain'))
+      .where('e.id', '=', environmentId)
+      .executeTakeFirst()
+    return row?.appsDomain || undefined
+  }
+  /**
+   * A service's links. Where an engine really runs it (Docker), only what answers: its names at the
+   * front door and its custom domains whose check passed (when the front door runs and an instance
+   * runs), then the addresses its instances are published on (for debugging). Elsewhere (the
+   * simulator): the derived ones, then its custom domains.
+   */
   const withLiveLinks = async (
     service: { organizationId: string; id: string; environmentId: string },
     kind: 'CONTAINER' | 'APPLICATION',
@@ -317,7 +344,16 @@ export function createServices(db: Db, options: ServiceOptions) {
     links: ServiceLink[],
   ): Promise<ServiceLink[]> => {
     const addresses = await options.serviceRuntime?.addresses(service)
-    return customDomains.withLinks(service, [...links, ...addressLinks({ id: service.id, kind }, ports, addresses ?? [])])
+    if (addresses === undefined) {
+      // A Kubernetes cluster with an apps domain: the built-in chart's Ingress serves the same names, on 443.
+      const appsDomain = await clusterAppsDomain(service.environmentId)
+      const named = appsDomain ? frontDoorLinks({ id: service.id, kind }, ports, { appsDomain, httpsPort: 443 }, []) : links
+      return customDomains.withLinks(service, named)
+    }
+    const published = addressLinks({ id: service.id, kind }, ports, addresses)
+    const { frontDoor } = options
+    if (!frontDoor || addresses.length === 0) return published
+    return [...frontDoorLinks({ id: service.id, kind }, ports, frontDoor, await customDomains.servedDomains(service)), ...published]
   }
   // Deployment restrictions (issue 20): which pushes deploy a service, by the paths they changed.
   const deploymentRestrictions = createDeploymentRestrictionsService({

@@ -196,7 +196,11 @@ describe('clusters: the Terraform provider’s qovery_cluster', () => {
     assert.equal(defaults['aws.eks.ec2.ami'], 'AmazonLinux2023')
     assert.equal(defaults['registry.mirroring_mode'], 'Service')
     assert.equal(defaults['envoy.gateway_api.retry.num_retries'], null)
-    assert.equal(Object.keys(defaults).length, 59, 'every key of the reference’s ClusterAdvancedSettings')
+    const own = Object.keys(defaults).filter((key) => key.startsWith('berth.'))
+    assert.equal(Object.keys(defaults).length - own.length, 59, 'every key of the reference’s ClusterAdvancedSettings')
+    // Berth's own (docs/front-door.md, "Kubernetes"): the Ingress's apps domain and cert-manager issuer, unset.
+    assert.deepEqual(own.sort(), ['berth.ingress.apps_domain', 'berth.ingress.cert_manager_cluster_issuer'])
+    assert.ok(own.every((key) => (defaults as Record<string, unknown>)[key] === null))
     assert.deepEqual((await api.getRoutingTable(organization.id, cluster.id)).data, { results: [] })
     assert.deepEqual((await api.getOrganizationCloudProviderInfo(organization.id, cluster.id)).data, {
       credentials: {},

@@ -305,6 +305,33 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
     assert.deepEqual(rules[0].http.paths[0].backend, { service: { name: 'web-front-1234abcd', port: { number: 8080 } } })
   })
 
+  it("names the Ingress hosts under the cluster's apps domain as the front door does, with a TLS section from its cert-manager issuer (issue 34)", () => {
+    const snapshot = snapshotOf('CONTAINER', containerConfig())
+    const image = { reference: 'registry.example.com/acme/web:1.4.2', registry }
+    const label = `z${owner.serviceId.replaceAll('-', '').slice(0, 8)}`
+    const issued = render(
+      containerValues(snapshot, owner, open(VARIABLES), image, false, { appsDomain: 'apps.example.com', clusterIssuer: 'letsencrypt-prod' }),
+    ).byKind('Ingress')[0]!
+    const hosts = [`${label}.apps.example.com`, `p8080-${label}.apps.example.com`]
+    assert.deepEqual(
+      issued.spec.rules.map((rule: K8sObject) => rule.host),
+      hosts,
+    )
+    assert.deepEqual(issued.spec.tls, [{ hosts, secretName: `berth-${owner.serviceId}-tls` }])
+    assert.deepEqual(issued.metadata.annotations, { 'cert-manager.io/cluster-issuer': 'letsencrypt-prod' })
+    // Without an issuer: the TLS section alone (a certificate put in the Secret otherwise); without an apps domain: neither.
+    const bare = render(
+      containerValues(snapshot, owner, open(VARIABLES), image, false, { appsDomain: 'apps.example.com', clusterIssuer: null }),
+    ).byKind('Ingress')[0]!
+    assert.equal(bare.metadata.annotations, undefined)
+    assert.equal(bare.spec.tls.length, 1)
+    const derived = render(containerValues(snapshot, owner, open(VARIABLES), image, false, { appsDomain: undefined, clusterIssuer: 'x' })).byKind(
+      'Ingress',
+    )[0]!
+    assert.equal(derived.spec.tls, undefined)
+    assert.equal(derived.spec.rules[0].host, `${label}.berth.localhost`)
+  })
+
   it('renders a container with storage as a StatefulSet with a claim per volume, a stopped one with no replica, and a public TCP port on a LoadBalancer', () => {
     const config = containerConfig({
       storage: [{ id: randomUUID(), type: 'FAST_SSD', sizeGb: 12, mountPoint: '/var/data' }],

@@ -4,6 +4,7 @@ import type { DeploymentRunsRepository } from '#src/modules/deployments/runner/d
 import { connectDockerExecutor, dockerAddress } from '#src/modules/executors/docker/docker-engine.ts'
 import type { DeploymentExecutor } from '#src/modules/executors/executor.ts'
 import { createSimulatedExecutor } from '#src/modules/executors/simulated-executor.ts'
+import type { FrontDoor } from '#src/modules/front-door/front-door.ts'
 import { DOCKER_KINDS, KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
@@ -18,6 +19,8 @@ export async function deploymentEngine(
   db: Db,
   secrets: SecretBox,
   logger: { info(fields: object, message: string): void },
+  /** The front door, when the process has one: told of ready instances and of every change to what runs. */
+  frontDoor?: FrontDoor,
 ): Promise<DeploymentExecutor | undefined> {
   if (config.runner.executor !== 'docker') {
     logger.info({ executor: 'simulated' }, 'deployments of default clusters are simulated (BERTH_EXECUTOR=simulated)')
@@ -31,6 +34,7 @@ export async function deploymentEngine(
     confinement: { pidsLimit: config.runner.dockerPidsLimit, capDrop: config.runner.dockerCapDrop },
     contextMaxBytes: config.runner.buildContextMaxBytes,
     kinds: DOCKER_KINDS,
+    frontDoor,
   })
   logger.info(
     { executor: 'docker', dockerHost: dockerAddress(), dockerVersion: version, publishHost: config.runner.dockerPublishHost },

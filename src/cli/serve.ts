@@ -6,6 +6,7 @@ import { type Config, secretKeySettings } from '#src/config.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { checkKubernetesPrograms, connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
+import { type FrontDoorRuntime, openFrontDoor } from '#src/modules/front-door/front-door-runtime.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { SupervisorEvents } from '#src/platform/db/embedded.ts'
 import { isDatabaseUnavailable } from '#src/platform/db/errors.ts'
@@ -49,6 +50,7 @@ export async function serve(config: Config): Promise<void> {
   let database: Promise<DatabaseRuntime> | undefined
   let app: FastifyInstance | undefined
   let runner: DeploymentRunner | undefined
+  let frontDoor: FrontDoorRuntime | undefined
   let stopping: Promise<boolean> | undefined
 
   // An embedded PostgreSQL that stops is started again (embedded.ts); its outage is logged once when
@@ -106,6 +108,7 @@ export async function serve(config: Config): Promise<void> {
           }
         }
         if (runnerStopped && !(await runnerStoppedInTime(runnerStopped, graceOver, config.http.shutdownGraceMs, logger))) clean = false
+        await frontDoor?.stop()
       } finally {
         // A start still opening the database is awaited, so that it is released, not leaked.
         const runtime = await database?.catch(() => undefined)
@@ -139,14 +142,18 @@ export async function serve(config: Config): Promise<void> {
     const runtime = await database
     if (stopping) return
     const secrets = await serverSecretBox(runtime.db, secretKeySettings(config), (message) => logger.warn(message))
+    if (config.proxy.enabled) {
+      frontDoor = await openFrontDoor(config.proxy, config.database.dataDir, runtime.db, logger, true)
+      if (stopping) return
+    }
     if (config.runner.inServe) {
-      const docker = await deploymentEngine(config, runtime.db, secrets, logger)
+      const docker = await deploymentEngine(config, runtime.db, secrets, logger, frontDoor?.frontDoor)
       const kubernetes = await checkKubernetesPrograms(kubernetesSettings(config), logger)
       runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog(), docker, {
         KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes, KUBERNETES_KINDS),
       })
     }
-    app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake() })
+    app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake(), frontDoor: frontDoor?.frontDoor })
     if (stopping) return
     await listenQuietly(app, logger, { host: config.http.host, port: config.http.port })
     releaseYoungGeneration()

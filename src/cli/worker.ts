@@ -6,6 +6,7 @@ import {
   type KubernetesSettings,
   kubernetesSettings,
 } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
+import { workerFrontDoor } from '#src/modules/front-door/front-door-runtime.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
@@ -26,7 +27,9 @@ export async function worker(config: Config): Promise<void> {
   let kubernetes: KubernetesSettings
   try {
     secrets = await serverSecretBox(runtime.db, secretKeySettings(config), (message) => logger.warn(message))
-    docker = await deploymentEngine(config, runtime.db, secrets, logger)
+    // A worker loads the routes its rollouts change into the front door serve runs (or the operator's), when one answers.
+    const frontDoor = config.proxy.enabled ? await workerFrontDoor(config.proxy, config.database.dataDir, runtime.db, logger) : undefined
+    docker = await deploymentEngine(config, runtime.db, secrets, logger, frontDoor)
     kubernetes = await checkKubernetesPrograms(kubernetesSettings(config), logger)
   } catch (error) {
     await runtime.close()

@@ -38,7 +38,20 @@ const database = (engine: string): Settings => ({
   [`database.${engine}.allowed_cidrs`]: s(Cidrs, ['0.0.0.0/0']),
 })
 
+/**
+ * Berth's own keys (docs/front-door.md, "Kubernetes"): the domain the built-in chart's Ingress
+ * hosts are under (the front door's names, `z<8 hex of the id>.<domain>`; null: the derived
+ * `berth.localhost` names, and no TLS section), and the cert-manager ClusterIssuer of the Ingress's
+ * certificate (null: a TLS section without an issuer, for a certificate put there otherwise).
+ */
+export const INGRESS_SETTINGS = {
+  appsDomain: 'berth.ingress.apps_domain',
+  clusterIssuer: 'berth.ingress.cert_manager_cluster_issuer',
+} as const
+
 export const CLUSTER_SETTINGS: Settings = {
+  [INGRESS_SETTINGS.appsDomain]: s(OrNull(Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$' })), null),
+  [INGRESS_SETTINGS.clusterIssuer]: s(OrNull(Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$' })), null),
   'aws.cloudwatch.eks_logs_retention_days': s(Count(), 90),
   'aws.vpc.enable_s3_flow_logs': s(Toggle, false),
   'aws.vpc.flow_logs_retention_days': s(Count(), 365),

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { CustomDomainsTable } from '#src/platform/db/schema.ts'
+import { PASSING_CHECKS } from './dns-check.ts'
 
 export type CustomDomainRow = Selectable<CustomDomainsTable>
 
@@ -95,6 +96,17 @@ export function createCustomDomainsRepository(db: Db) {
         .where('id', '=', customDomainId)
         .where('domain', '=', domain)
         .execute()
+    },
+
+    /** The service's domains whose last check passed (those the front door serves), oldest first. */
+    async servedDomainsOf(organizationId: string, serviceId: string): Promise<string[]> {
+      const found = await rows(organizationId, serviceId)
+        .select('domain')
+        .where('checkStatus', 'in', [...PASSING_CHECKS])
+        .orderBy('createdAt')
+        .orderBy('id')
+        .execute()
+      return found.map((row) => row.domain)
     },
 
     /** The domains of services, by service id, oldest first (links). */

@@ -11,7 +11,9 @@ export const CustomDomainRequest = Type.Object(
         'unique (case aside) among the domains of the organization',
       examples: ['my.domain.tld'],
     }),
-    generate_certificate: Type.Boolean({ description: 'whether a certificate is to be made for the domain (recorded; Berth runs no ingress yet)' }),
+    generate_certificate: Type.Boolean({
+      description: 'whether a certificate is to be made for the domain (recorded; the front door obtains one for every domain it serves)',
+    }),
     use_cdn: Type.Optional(
       Type.Boolean({
         description:
@@ -49,6 +51,25 @@ export const CustomDomainResponse = Type.Object(
     check_status: Nullable(CheckedStatus('Berth extension: the outcome of the last check of the domain (checkCustomDomain); null before any')),
     check_error_details: Nullable(Type.String({ description: "Berth extension: the last check's `error_details`" })),
     checked_at: Nullable(Type.String({ format: 'date-time', description: 'Berth extension: when the domain was last checked' })),
+    certificate: Nullable(
+      Type.Object(
+        {
+          state: Type.Unsafe<'ISSUED' | 'PENDING' | 'NOT_SERVED'>({
+            type: 'string',
+            enum: ['ISSUED', 'PENDING', 'NOT_SERVED'],
+            description:
+              'ISSUED: the front door serves a certificate for the domain; PENDING: the domain is routed, its certificate not obtained yet; NOT_SERVED: its last check has not passed, it is not routed',
+          }),
+          issuer: Nullable(Type.String({ description: "the common name of the certificate's issuer" })),
+          expires_at: Nullable(DateTime),
+        },
+        {
+          title: 'CustomDomainCertificate',
+          description:
+            'Berth extension: the certificate the front door serves for the domain (docs/front-door.md), read at each request; null when no front door runs (BERTH_EXECUTOR=simulated, BERTH_PROXY=off)',
+        },
+      ),
+    ),
   },
   { title: 'CustomDomain' },
 )

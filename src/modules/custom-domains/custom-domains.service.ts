@@ -9,7 +9,15 @@ import { withUniqueName } from '#src/platform/db/errors.ts'
 import { notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { customDomainProblem } from './custom-domain-rules.ts'
 import { type CustomDomainInput, type CustomDomainRow, type CustomDomainsRepository, DOMAIN_KEY } from './custom-domains.repository.ts'
-import { checkDomain, type DnsCheckSettings, type DomainCheck, type DomainResolver, systemResolver } from './dns-check.ts'
+import {
+  type CheckedStatus,
+  checkDomain,
+  type DnsCheckSettings,
+  type DomainCheck,
+  type DomainResolver,
+  PASSING_CHECKS,
+  systemResolver,
+} from './dns-check.ts'
 
 // Custom domains of applications, containers and helm services: one table, one set of rules, the
 // kind only choosing which services a route accepts (a container's id on a helm route is a 404).
@@ -17,9 +25,17 @@ import { checkDomain, type DnsCheckSettings, type DomainCheck, type DomainResolv
 /** A kind that has custom domains (its descriptor's `features.customDomains`). */
 export type DomainKind = ServiceType
 
-/** A custom domain with the host its CNAME must point at. */
+/** The certificate the front door serves for a domain (front-door/certificate-probe.ts). */
+export interface DomainCertificate {
+  state: 'ISSUED' | 'PENDING' | 'NOT_SERVED'
+  issuer: string | null
+  expiresAt: Date | null
+}
+
+/** A custom domain with the host its CNAME must point at, and its certificate when a front door runs. */
 export interface CustomDomainRecord extends CustomDomainRow {
   validationDomain: string
+  certificate?: DomainCertificate | undefined
 }
 
 export interface CheckedDomain extends DomainCheck {
@@ -44,6 +60,12 @@ export interface CustomDomainsDeps {
   resolver?: () => DomainResolver
   /** The host a domain of the service must point at (its kind's `customDomains.validationDomain`). */
   validationDomainOf(service: ServiceRecord): string
+  /** Told when what the front door serves may have changed (a domain edited, deleted or checked); awaited (docs/front-door.md). */
+  onRoutesChanged?: ((reason: string) => Promise<void>) | undefined
+  /** BERTH_APPS_DOMAIN when the front door runs: names under it are Berth's own. */
+  appsDomain?: string | undefined
+  /** When the front door runs: the certificate it serves for a domain it routes. */
+  certificateOf?: ((domain: string) => Promise<DomainCertificate>) | undefined
 }
 
 /** Names Berth gives services itself: no custom domain may be under them. */
@@ -74,8 +96,19 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     (service: ServiceRecord) =>
     (row: CustomDomainRow): CustomDomainRecord => ({ ...row, validationDomain: deps.validationDomainOf(service) })
 
+  /** Its certificate, when a front door runs: none for a domain whose check has not passed (it is not routed). */
+  const withCertificate =
+    (service: ServiceRecord) =>
+    async (domain: CustomDomainRecord): Promise<CustomDomainRecord> => {
+      // The front door serves containers and applications; a helm chart brings its own ingress.
+      if (!deps.certificateOf || (service.kind !== 'CONTAINER' && service.kind !== 'APPLICATION')) return domain
+      const routed = domain.checkStatus !== null && PASSING_CHECKS.includes(domain.checkStatus as CheckedStatus)
+      const certificate = routed ? await deps.certificateOf(domain.domain) : { state: 'NOT_SERVED' as const, issuer: null, expiresAt: null }
+      return { ...domain, certificate }
+    }
+
   const checkInput = (input: CustomDomainInput): CustomDomainInput => {
-    const problem = customDomainProblem(input.domain, RESERVED)
+    const problem = customDomainProblem(input.domain, deps.appsDomain ? [...RESERVED, deps.appsDomain] : RESERVED)
     if (problem !== undefined) throw validationFailed([{ path: '/domain', message: problem, location: 'body' }])
     return input
   }
@@ -83,14 +116,14 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
   return {
     async list(principal: Principal, type: DomainKind, serviceId: string): Promise<CustomDomainRecord[]> {
       const service = await requireKind(principal, type, serviceId, 'READ')
-      return (await repo.list(service.organizationId, service.id)).map(record(service))
+      return Promise.all((await repo.list(service.organizationId, service.id)).map(record(service)).map(withCertificate(service)))
     },
 
     async get(principal: Principal, type: DomainKind, serviceId: string, customDomainId: string): Promise<CustomDomainRecord> {
       const service = await requireKind(principal, type, serviceId, 'READ')
       const row = await repo.find(service.organizationId, service.id, customDomainId)
       if (!row) throw notFound('custom domain')
-      return record(service)(row)
+      return withCertificate(service)(record(service)(row))
     },
 
     /** 400 when the domain is invalid, already a domain of the organization, or the service holds MAX_DOMAINS_PER_SERVICE. */
@@ -124,12 +157,14 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
         () => repo.update(service.organizationId, service.id, customDomainId, checked),
       )
       if (!row) throw notFound('custom domain')
+      await deps.onRoutesChanged?.('custom domain edited')
       return record(service)(row)
     },
 
     async delete(principal: Principal, type: DomainKind, serviceId: string, customDomainId: string): Promise<void> {
       const service = await requireKind(principal, type, serviceId, 'WRITE')
       if (!(await repo.delete(service.organizationId, service.id, customDomainId))) throw notFound('custom domain')
+      await deps.onRoutesChanged?.('custom domain deleted')
     },
 
     /**
@@ -139,14 +174,19 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     async check(principal: Principal, type: DomainKind, serviceId: string): Promise<CheckedDomain[]> {
       const service = await requireKind(principal, type, serviceId, 'READ')
       const domains = (await repo.list(service.organizationId, service.id)).map(record(service))
-      return Promise.all(
+      const checked = await Promise.all(
         domains.map(async (domain) => {
           const outcome = await checkDomain(domain, newResolver(), dnsCheck)
           await repo.recordCheck(domain.id, domain.domain, outcome.status, outcome.errorDetails)
           return { domain: domain.domain, ...outcome }
         }),
       )
+      if (checked.length > 0) await deps.onRoutesChanged?.('custom domains checked')
+      return checked
     },
+
+    /** The service's domains whose last check passed: those the front door serves. */
+    servedDomains: (service: { organizationId: string; id: string }): Promise<string[]> => repo.servedDomainsOf(service.organizationId, service.id),
 
     /** A service's links (the caller read the service) with a link per custom domain added (withCustomDomainLinks). */
     withLinks: async <L extends LinkLike>(service: { organizationId: string; id: string }, links: L[]): Promise<L[]> =>

@@ -21,6 +21,9 @@ export const toCustomDomainResponse = (domain: CustomDomainRecord): CustomDomain
   check_status: (domain.checkStatus as CustomDomainResponse['check_status']) ?? null,
   check_error_details: domain.checkErrorDetails,
   checked_at: domain.checkedAt?.toISOString() ?? null,
+  certificate: domain.certificate
+    ? { state: domain.certificate.state, issuer: domain.certificate.issuer, expires_at: domain.certificate.expiresAt?.toISOString() ?? null }
+    : null,
 })
 
 export const toCheckedResponse = (checked: CheckedDomain) => ({

@@ -19,6 +19,9 @@ export const CHECKED_STATUSES = [
 ] as const
 export type CheckedStatus = (typeof CHECKED_STATUSES)[number]
 
+/** The outcomes of a check after which the front door serves the domain (docs/front-door.md). */
+export const PASSING_CHECKS: readonly CheckedStatus[] = ['MATCHES_LOAD_BALANCER_HOST', 'RESOLVES_TO_IP']
+
 export interface DomainCheck {
   status: CheckedStatus
   errorDetails: string | null

@@ -28,6 +28,7 @@ import * as snapshotLabels from './migrations/0027-snapshot-labels.ts'
 import * as clusterImageRegistry from './migrations/0028-cluster-image-registry.ts'
 import * as clusterKubernetesVersions from './migrations/0029-cluster-kubernetes-versions.ts'
 import * as previewEnvironments from './migrations/0030-preview-environments.ts'
+import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-instances.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0028-cluster-image-registry': clusterImageRegistry,
   '0029-cluster-kubernetes-versions': clusterKubernetesVersions,
   '0030-preview-environments': previewEnvironments,
+  '0031-front-door-ready-instances': frontDoorReadyInstances,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -33,6 +33,7 @@ export interface Database {
   organizationGroups: OrganizationGroupsTable
   memberInvitations: MemberInvitationsTable
   customRoles: CustomRolesTable
+  frontDoorReadyInstances: FrontDoorReadyInstancesTable
 }
 
 /** Set by the database on insert. */
@@ -516,4 +517,11 @@ export interface EnvironmentDeploymentRulesTable {
   weekdays: ColumnType<string[], string | undefined, string>
   createdAt: CreatedAt
   updatedAt: Date | null
+}
+
+/** A container its rollout found ready: the front door may send it traffic (migration 0031). */
+export interface FrontDoorReadyInstancesTable {
+  containerId: string
+  serviceId: string
+  readyAt: CreatedAt
 }

@@ -91,6 +91,8 @@ export interface DockerExecutorDeps {
   confinement?: Confinement
   /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
   contextMaxBytes?: number
+  /** The front door (docs/front-door.md), when it runs: told of ready instances and of every change to what runs. */
+  frontDoor?: { instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>; sync(reason: string): Promise<void> } | undefined
 }
 
 /** How long a stopping instance gets before it is killed, when its settings do not say (databases have none). */
@@ -104,7 +106,7 @@ function stopGrace(snapshot: ServiceSnapshot): number {
 
 export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecutor {
   const { docker } = deps
-  const publish: PublishSettings = { host: deps.publishHost, ports: deps.publishPorts ?? '' }
+  const publish: PublishSettings = { host: deps.publishHost, ports: deps.publishPorts ?? '', instanceReady: deps.frontDoor?.instanceReady }
 
   /** The snapshot's variables as the engine takes them: KEY=value lines, and files for file variables. */
   function delivered(snapshot: ServiceSnapshot): { env: string[]; files: DeliveredFile[] } {
@@ -173,7 +175,13 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         const logLine = maskedLogLine(mask)
         const say: Say = (step, message, level, at) => context.log(step, logLine(message), level, at)
         // What is still stopping in the background is not the runner's to wait for.
-        const { retired: _retired, ...outcome }: Rollout = await perform(snapshot, owner, run.organizationId, action, say, signal)
+        const { retired, ...outcome }: Rollout = await perform(snapshot, owner, run.organizationId, action, say, signal)
+        // What runs changed (or may have, on a failure): the front door's routes follow, and again once the replaced instances are gone.
+        if (deps.frontDoor && action !== 'DEPLOY_DRY_RUN') {
+          const { frontDoor } = deps
+          await frontDoor.sync(`${action.toLowerCase()} of ${service.id}`)
+          void retired?.then(() => frontDoor.sync(`instances of ${service.id} retired`))
+        }
         if (outcome.ok && (action === 'UNINSTALL' || action === 'DELETE') && (await removeNetworkIfUnused(docker, run.environmentId)))
           say('uninstall', `removed the network of the environment (${networkName(run.environmentId)}): nothing of it runs any more`)
         return outcome.ok ? outcome : { ok: false, message: mask(outcome.message) }

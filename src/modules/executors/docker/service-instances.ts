@@ -66,6 +66,11 @@ export interface PublishSettings {
   host: string
   /** BERTH_DOCKER_PUBLISH_PORTS: `from-to`, the engine picking a free one; empty: any free port. */
   ports: string
+  /**
+   * The front door (docs/front-door.md): told of each new instance once it is ready, it sends the
+   * service's traffic to it and away from those it replaces, which are stopped only afterwards.
+   */
+  instanceReady?: ((instance: { containerId: string; serviceId: string }) => Promise<void>) | undefined
 }
 
 /** Creates a named volume with Berth's labels unless it exists (the engine would make it bare). */
@@ -219,6 +224,14 @@ export async function rollOut(docker: Docker, spec: InstanceSpec, publish: Publi
         }
       }
       say('start', `instance ${index} is ready`)
+      if (publish.instanceReady) {
+        try {
+          await publish.instanceReady({ containerId: container.id, serviceId: spec.owner.serviceId })
+          say('start', `the front door sends instance ${index}'s share of the traffic to it`)
+        } catch (error) {
+          say('start', `the front door was not told that instance ${index} is ready: ${(error as Error).message}`, 'WARNING')
+        }
+      }
       if (stopsFirst)
         await removeAll(
           docker,

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import type { RegistryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
+import { serviceHosts } from '#src/modules/front-door/front-door-names.ts'
 import type { ApplicationConfig } from '#src/modules/services/kinds/application/application.types.ts'
 import { containerProbe } from '#src/modules/services/kinds/application/application-probes.ts'
 import type { ContainerConfig, ContainerPort, Probe } from '#src/modules/services/kinds/container/container.types.ts'
@@ -34,6 +35,8 @@ export interface ChartValues {
   replicas: number
   ports: { name: string; port: number; protocol: 'TCP' | 'UDP' }[]
   ingress: { host: string; path: string; port: number }[]
+  /** The Ingress's TLS section (a certificate for every host, in the Secret `secretName`), and the cert-manager ClusterIssuer it comes from; null: none. */
+  ingressTls: { secretName: string; clusterIssuer: string | null } | null
   loadBalancer: { name: string; port: number; targetPort: string; protocol: 'TCP' | 'UDP' }[]
   readinessProbe: Record<string, unknown> | null
   livenessProbe: Record<string, unknown> | null
@@ -41,6 +44,12 @@ export interface ChartValues {
   terminationGracePeriodSeconds: number
   job: { name?: string; backoffLimit?: number; activeDeadlineSeconds?: number }
   schedule: { cron?: string; timeZone?: string; suspend?: boolean }
+}
+
+/** Where a release's Ingress hosts are (the cluster's `berth.ingress.apps_domain`; absent: the derived names), and the cert-manager ClusterIssuer its TLS certificate comes from. */
+export interface IngressSettings {
+  appsDomain: string | undefined
+  clusterIssuer: string | null
 }
 
 /** Whose deployment the objects are: their berth.* labels. */
@@ -82,6 +91,7 @@ function base(snapshot: ServiceSnapshot, owner: ChartOwner, variables: OpenVaria
     replicas: 1,
     ports: [],
     ingress: [],
+    ingressTls: null,
     loadBalancer: [],
     readinessProbe: null,
     livenessProbe: null,
@@ -119,15 +129,31 @@ export function kubernetesProbe(probe: Probe | null, defaultPort: number | undef
 
 const portName = (port: number) => `p${port}`
 
-/** The workload's ports, an Ingress rule per derived link host of a public HTTP or gRPC port, and a LoadBalancer port per public TCP or UDP one. */
-function exposure(snapshot: ServiceSnapshot, ports: ContainerPort[]): Pick<ChartValues, 'ports' | 'ingress' | 'loadBalancer'> {
-  const links = serviceLinks({ id: snapshot.serviceId, kind: snapshot.kind }, ports)
+/** A name Kubernetes takes for a Secret, from a service's id. */
+const dnsSafe = (serviceId: string) => `berth-${serviceId.toLowerCase()}`
+
+/**
+ * The workload's ports, an Ingress rule per host of a public HTTP or gRPC port (the front door's
+ * names under the apps domain, docs/front-door.md; without one, the derived link hosts), and a
+ * LoadBalancer port per public TCP or UDP one.
+ */
+function exposure(
+  snapshot: ServiceSnapshot,
+  ports: ContainerPort[],
+  ingressSettings: IngressSettings | undefined,
+): Pick<ChartValues, 'ports' | 'ingress' | 'loadBalancer'> {
+  const appsDomain = ingressSettings?.appsDomain
+  const hosts = appsDomain
+    ? serviceHosts(snapshot.serviceId, ports, appsDomain).map((host) => ({ host: host.host, internalPort: host.internalPort }))
+    : serviceLinks({ id: snapshot.serviceId, kind: snapshot.kind }, ports)
+        .filter((link) => link.url.startsWith('https://'))
+        .map((link) => ({ host: new URL(link.url).hostname, internalPort: link.internal_port }))
   const ingress: ChartValues['ingress'] = []
   const loadBalancer: ChartValues['loadBalancer'] = []
   for (const port of ports.filter((candidate) => candidate.publiclyAccessible)) {
     if (port.protocol === 'HTTP' || port.protocol === 'GRPC') {
-      for (const link of links.filter((candidate) => candidate.internal_port === port.internalPort && candidate.url.startsWith('https://')))
-        ingress.push({ host: new URL(link.url).hostname, path: port.publicPath ?? '/', port: port.internalPort })
+      for (const host of hosts.filter((candidate) => candidate.internalPort === port.internalPort))
+        ingress.push({ host: host.host, path: port.publicPath ?? '/', port: port.internalPort })
     } else {
       const protocol = port.protocol === 'UDP' ? 'UDP' : 'TCP'
       loadBalancer.push({
@@ -155,6 +181,8 @@ export function containerValues(
   variables: OpenVariable[],
   image: { reference: string; registry: RegistryPullAccess },
   stopped: boolean,
+  /** Where its Ingress hosts are and its certificate's issuer; absent: the derived hosts, no TLS section. */
+  ingressSettings?: IngressSettings,
 ): ChartValues {
   const config = snapshot.configuration
   const firstPort = config.ports[0]?.internalPort
@@ -167,7 +195,11 @@ export function containerValues(
     args: config.arguments,
     resources: resources(config.cpu, config.memory),
     replicas: stopped ? 0 : Math.max(config.minRunningInstances, 1),
-    ...exposure(snapshot, config.ports),
+    ...exposure(snapshot, config.ports, ingressSettings),
+    // A certificate for every host of the Ingress, from the cluster's cert-manager issuer when it names one.
+    ingressTls: ingressSettings?.appsDomain
+      ? { secretName: `${dnsSafe(snapshot.serviceId)}-tls`, clusterIssuer: ingressSettings.clusterIssuer }
+      : null,
     readinessProbe: kubernetesProbe(config.healthchecks.readinessProbe, firstPort),
     livenessProbe: kubernetesProbe(config.healthchecks.livenessProbe, firstPort),
     volumes: config.storage.map((volume) => ({ name: `storage-${volume.id.slice(0, 8)}`, mountPath: volume.mountPoint, size: `${volume.sizeGb}Gi` })),
@@ -184,6 +216,7 @@ export function applicationValues(
   variables: OpenVariable[],
   image: { reference: string; registry: RegistryPullAccess },
   stopped: boolean,
+  ingressSettings?: IngressSettings,
 ): ChartValues {
   const config = snapshot.configuration
   const { readiness_probe, liveness_probe } = config.healthchecks
@@ -196,7 +229,7 @@ export function applicationValues(
     healthchecks: { readinessProbe: containerProbe(readiness_probe), livenessProbe: containerProbe(liveness_probe) },
     storage: config.storage.map((volume) => ({ ...volume, sizeGb: volume.size })),
   } as ContainerConfig
-  return containerValues({ ...snapshot, configuration: container }, owner, variables, image, stopped)
+  return containerValues({ ...snapshot, configuration: container }, owner, variables, image, stopped, ingressSettings)
 }
 
 /** The variable a database's password reaches its command through: Kubernetes expands `$(NAME)` in args from the container's environment. */

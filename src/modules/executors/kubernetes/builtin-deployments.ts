@@ -12,7 +12,7 @@ import { pushImage } from '../docker/image-pushes.ts'
 import { imageReference } from '../docker/images.ts'
 import type { ServiceOutcome } from '../executor.ts'
 import type { GitCredentials } from '../git-checkout.ts'
-import { BUILTIN_CHART, type ChartOwner, type ChartValues, type OpenVariable } from './builtin-chart-values.ts'
+import { BUILTIN_CHART, type ChartOwner, type ChartValues, type IngressSettings, type OpenVariable } from './builtin-chart-values.ts'
 import type { ReleaseContext } from './release-context.ts'
 import { renderCheckInstall, uninstallRelease } from './release-steps.ts'
 
@@ -41,6 +41,11 @@ export interface BuiltinDeps {
   gitCredentials?(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
   /** BERTH_GIT_ALLOW_PRIVATE_URLS; false by default. */
   allowPrivateUrls?: boolean
+  /**
+   * The environment's cluster's Ingress settings (its advanced settings `berth.ingress.apps_domain`
+   * and `berth.ingress.cert_manager_cluster_issuer`, docs/front-door.md); absent: the derived hosts.
+   */
+  ingressSettings?(organizationId: string, environmentId: string): Promise<IngressSettings>
 }
 
 /** How long a rollout may take before helm gives up (services have no timeout of their own). */
@@ -71,6 +76,8 @@ export interface KubernetesAction {
    * registry (`what` names it in the errors); an outcome when it cannot be.
    */
   pushed(what: string, source: BuildSource): Promise<{ ok: true; pulled: PulledImage } | { ok: false; message: string }>
+  /** Where the release's Ingress hosts are, and the cert-manager issuer of its TLS section. */
+  ingress(): Promise<IngressSettings>
   /** Installs the chart Berth ships with `values` (`helm upgrade --install`, with `wait`). */
   installChart(values: ChartValues, timeoutSeconds: number, wait: string[]): Promise<ServiceOutcome>
   /** Uninstalls the service's release. */
@@ -166,6 +173,8 @@ export function kubernetesAction(
     variables,
     image,
     pushed,
+    ingress: async () =>
+      deps.ingressSettings ? deps.ingressSettings(run.organizationId, run.environmentId) : { appsDomain: undefined, clusterIssuer: null },
     installChart: (values, timeoutSeconds, wait) => installChart(steps, values, timeoutSeconds, wait),
     uninstall: () => uninstallRelease(steps),
   }

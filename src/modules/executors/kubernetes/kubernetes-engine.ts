@@ -1,4 +1,5 @@
 import type { Config } from '#src/config.ts'
+import { INGRESS_SETTINGS } from '#src/modules/clusters/cluster-advanced-settings.ts'
 import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
 import { SECRET_CONFIG_FIELDS } from '#src/modules/helm-repositories/helm-repositories.rules.ts'
 import type { ServiceOutput } from '#src/modules/services/service-output.ts'
@@ -43,6 +44,18 @@ export function connectKubernetesExecutor(db: Db, secrets: SecretBox, settings: 
         .where('e.id', '=', environmentId)
         .executeTakeFirst()
       return row?.imageRegistryId ?? null
+    },
+    async ingressSettings(organizationId, environmentId) {
+      const row = await db
+        .selectFrom('environments as e')
+        .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+        .select('c.advancedSettings')
+        .where('e.organizationId', '=', organizationId)
+        .where('e.id', '=', environmentId)
+        .executeTakeFirst()
+      const settings = row?.advancedSettings ?? {}
+      const text = (key: string) => (typeof settings[key] === 'string' && settings[key] !== '' ? (settings[key] as string) : undefined)
+      return { appsDomain: text(INGRESS_SETTINGS.appsDomain), clusterIssuer: text(INGRESS_SETTINGS.clusterIssuer) ?? null }
     },
     async kubeconfig(organizationId, environmentId) {
       const row = await db

@@ -23,7 +23,7 @@ export const applicationKubernetes: KubernetesKind<ApplicationConfig> = {
       reuse: action !== 'DEPLOY' && action !== 'DEPLOY_DRY_RUN',
     })
     if (!built.ok) return built
-    const values = applicationValues(application, act.owner, act.variables(), built.pulled, action === 'STOP')
+    const values = applicationValues(application, act.owner, act.variables(), built.pulled, action === 'STOP', await act.ingress())
     return act.installChart(values, ROLLOUT_TIMEOUT_SECONDS, ['--wait'])
   },
 }

@@ -61,8 +61,9 @@ export function applicationMemberRoutes(context: KindRouteContext): FastifyPlugi
             `The addresses its publicly accessible ports are reached at, derived from the application's id and ports, ` +
             `under ${SIMULATED_LINK_DOMAIN}: https://z<first 8 hex of the id>.${SIMULATED_LINK_DOMAIN} for the default port, ` +
             `https://p<internal port>-z<first 8 hex of the id>.${SIMULATED_LINK_DOMAIN} for each public port (README, "Applications"), ` +
-            'then, when its environment deploys to Docker, `http://<host>:<host port>` (`tcp://`, `udp://`) per public port of each running instance (README, "Deploying with Docker"); ' +
-            'then `https://<domain>` for each custom domain, on the default port (`is_qovery_domain: false`).',
+            'then `https://<domain>` for each custom domain, on the default port (`is_qovery_domain: false`). ' +
+            'When its environment deploys to Docker, only what answers while an instance runs: the same names under BERTH_APPS_DOMAIN at the front door (docs/front-door.md) ' +
+            'and its custom domains whose last check passed, then `http://<host>:<host port>` (`tcp://`, `udp://`) per public port of each running instance, for debugging.',
           tags: ['Application Main Calls'],
           params: ApplicationParams,
           response: { 200: LinkResponseList },

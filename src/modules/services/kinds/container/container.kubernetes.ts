@@ -10,7 +10,7 @@ export const containerKubernetes: KubernetesKind<ContainerConfig> = {
     if (action === 'UNINSTALL' || action === 'DELETE') return act.uninstall()
     const { registryId, imageName, tag } = container.configuration
     const pulled = await act.image(registryId, imageName, (container.overrides as ContainerDeployOverrides).imageTag ?? tag)
-    const values = containerValues(container, act.owner, act.variables(), pulled, action === 'STOP')
+    const values = containerValues(container, act.owner, act.variables(), pulled, action === 'STOP', await act.ingress())
     return act.installChart(values, ROLLOUT_TIMEOUT_SECONDS, ['--wait'])
   },
 }

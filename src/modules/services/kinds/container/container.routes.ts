@@ -79,9 +79,11 @@ export function containerMemberRoutes(
           description:
             'The URLs its publicly accessible ports are reached at. Under the simulator Berth derives stable addresses from the ids: ' +
             '`https://p<external port>-z<8 hex of the container id>-z<8 hex of the environment id>.berth.local` per HTTP or GRPC port ' +
-            '(`tcp://…:<port>`, `udp://…:<port>` otherwise), plus the same host without `p<port>-` for the default port (`is_default`); ' +
-            'then, when its environment deploys to Docker, `http://<host>:<host port>` (`tcp://`, `udp://`) per public port of each running instance (README, "Deploying with Docker"); ' +
-            'then `https://<domain>` for each custom domain, on the default port (`is_qovery_domain: false`).',
+            '(`tcp://…:<port>`, `udp://…:<port>` otherwise), plus the same host without `p<port>-` for the default port (`is_default`), ' +
+            'then `https://<domain>` for each custom domain, on the default port (`is_qovery_domain: false`). ' +
+            'When its environment deploys to Docker, only what answers, while an instance runs: its names at the front door ' +
+            '(`https://z<8 hex of the id>.<BERTH_APPS_DOMAIN>[:<BERTH_PROXY_HTTPS_PORT>]` for the default port, `https://p<internal port>-z<8 hex>.…` per public web port; docs/front-door.md) ' +
+            'and its custom domains whose last check passed, then `http://<host>:<host port>` (`tcp://`, `udp://`) per public port of each running instance, for debugging.',
           tags: ['Container Main Calls'],
           params: ContainerParams,
           response: { 200: LinkResponseList },

@@ -1,0 +1,89 @@
+import { writeFile } from 'node:fs/promises'
+import type Docker from 'dockerode'
+import { sql } from 'kysely'
+import type { Db } from '#src/platform/db/database.ts'
+import { loadConfig } from './caddy-admin.ts'
+import { type CaddySettings, caddyConfig } from './caddy-config.ts'
+import { readRouteTable } from './route-table.ts'
+
+// The front door as the rest of Berth sees it (docs/front-door.md): whatever changes what it
+// routes (a rollout, a stop, a deletion, a custom domain's check) calls `sync`, which reads the
+// routes again from the engine and the database and loads the whole configuration into Caddy.
+// Syncs of one process run one at a time (one more is queued behind a running one, whatever the
+// number of callers); those of several processes (serve, workers) take turns on an advisory lock,
+// so that an older view never overwrites a newer one.
+
+export interface FrontDoorDeps {
+  db: Db
+  docker: Docker
+  adminUrl: string
+  appsDomain: string
+  caddy: CaddySettings
+  /** Where the last configuration loaded is written, for a restarted Caddy to start from (the one Berth runs). */
+  configFile?: string | undefined
+  log: { warn(fields: object, message: string): void; debug?(fields: object, message: string): void }
+}
+
+export interface FrontDoor {
+  /** Loads the routes as they are now; never rejects (a failure is logged, and the next sync retries). */
+  sync(reason: string): Promise<void>
+  /**
+   * Marks a new instance ready and sends its service's traffic to it (away from the instances it
+   * replaces); resolves once Caddy took the change and the replaced instances had a moment to finish
+   * what they were answering.
+   */
+  instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>
+}
+
+/** The advisory lock key the syncs of every process take turns on. */
+const SYNC_LOCK = 0x62657274_68_5f_6664n
+/** How long instances taken out of the routes keep answering the requests they have before they are stopped. */
+export const DRAIN_MS = 1_000
+
+export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
+  let running: Promise<void> | undefined
+  let queued: Promise<void> | undefined
+
+  const syncNow = async (reason: string) => {
+    await deps.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${SYNC_LOCK})`.execute(trx)
+      const { routes } = await readRouteTable(deps.db, deps.docker, deps.appsDomain)
+      const config = caddyConfig(routes, deps.caddy)
+      await loadConfig(deps.adminUrl, config)
+      if (deps.configFile) await writeFile(deps.configFile, JSON.stringify(config), { mode: 0o600 })
+      deps.log.debug?.({ component: 'front-door', reason, routes: routes.length }, 'front door routes loaded')
+    })
+  }
+
+  const sync = (reason: string): Promise<void> => {
+    if (queued) return queued
+    const after = running ?? Promise.resolve()
+    const next = after.then(async () => {
+      queued = undefined
+      try {
+        await syncNow(reason)
+      } catch (error) {
+        deps.log.warn({ component: 'front-door', reason, err: error }, 'the front door routes could not be loaded; the next change retries')
+      }
+    })
+    if (running) queued = next
+    running = next.finally(() => {
+      if (running === tracked) running = undefined
+    })
+    const tracked = running
+    return next
+  }
+
+  return {
+    sync,
+    async instanceReady({ containerId, serviceId }) {
+      await deps.db
+        .insertInto('frontDoorReadyInstances')
+        .values({ containerId, serviceId })
+        .onConflict((oc) => oc.doNothing())
+        .execute()
+      await sync('an instance is ready')
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_MS))
+    },
+  }
+}

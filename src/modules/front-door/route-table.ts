@@ -1,0 +1,98 @@
+import type Docker from 'dockerode'
+import { sql } from 'kysely'
+import { PASSING_CHECKS } from '#src/modules/custom-domains/dns-check.ts'
+import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
+import type { Db } from '#src/platform/db/database.ts'
+import type { FrontDoorRoute } from './caddy-config.ts'
+import { type FrontDoorPort, serviceHosts } from './front-door-names.ts'
+
+// What the front door routes, read from the engine and the database (docs/front-door.md): every
+// service with instances in the Docker engine (running or stopped: a stopped service keeps its
+// names, answering 503) gets a route per public web port, to the instances that serve: running,
+// found ready by their rollout (ready marks), and not replaced by a newer ready one (an instance
+// being drained). Its custom domains whose last check passed lead to its default port.
+
+/** A Berth instance as the engine lists it. */
+interface Instance {
+  id: string
+  serviceId: string
+  running: boolean
+  /** Its address on its environment's network. */
+  ip: string | undefined
+  replaces: string[]
+}
+
+function instancesOf(listed: Docker.ContainerInfo[]): Instance[] {
+  return listed.flatMap((info) => {
+    const serviceId = info.Labels[LABELS.service]
+    if (serviceId === undefined || info.Labels[LABELS.instance] === undefined) return []
+    const ip = Object.values(info.NetworkSettings?.Networks ?? {}).find((network) => network.IPAddress)?.IPAddress
+    return [
+      {
+        id: info.Id,
+        serviceId,
+        running: info.State === 'running',
+        ip: ip || undefined,
+        replaces: (info.Labels[LABELS.replaces] ?? '').split(',').filter((id) => id !== ''),
+      },
+    ]
+  })
+}
+
+/**
+ * The instances of one service that get its traffic: the running ready ones that no running ready
+ * instance replaces. A service none of whose running instances has a mark (they predate the front
+ * door) has all of them.
+ */
+export function servingInstances(instances: readonly Instance[], ready: ReadonlySet<string>): Instance[] {
+  const running = instances.filter((instance) => instance.running && instance.ip !== undefined)
+  const marked = running.filter((instance) => ready.has(instance.id))
+  if (marked.length === 0) return running
+  const replaced = new Set(marked.flatMap((instance) => instance.replaces))
+  return marked.filter((instance) => !replaced.has(instance.id))
+}
+
+/** The routes of everything the engine runs for Berth, and the containers whose ready marks are stale (gone from the engine). */
+export async function readRouteTable(db: Db, docker: Docker, appsDomain: string): Promise<{ routes: FrontDoorRoute[]; serviceIds: string[] }> {
+  // Marks first, then the engine: a mark is written after its container exists, so every mark read
+  // here whose container the listing lacks is of a container that is gone.
+  const marks = await db.selectFrom('frontDoorReadyInstances').select(['containerId']).execute()
+  const listed = await docker.listContainers({ all: true, filters: { label: [LABELS.service, LABELS.instance] } })
+  const instances = instancesOf(listed)
+  const existing = new Set(instances.map((instance) => instance.id))
+  const stale = marks.map((mark) => mark.containerId).filter((id) => !existing.has(id))
+  if (stale.length > 0) await db.deleteFrom('frontDoorReadyInstances').where('containerId', 'in', stale).execute()
+  const ready = new Set(marks.map((mark) => mark.containerId))
+  const serviceIds = [...new Set(instances.map((instance) => instance.serviceId))]
+  if (serviceIds.length === 0) return { routes: [], serviceIds }
+  const services = await db
+    .selectFrom('services')
+    .select(['id', 'kind', sql<FrontDoorPort[] | null>`configuration -> 'ports'`.as('ports')])
+    .where('id', 'in', serviceIds)
+    .execute()
+  const domains = await db
+    .selectFrom('customDomains')
+    .select(['serviceId', 'domain'])
+    .where('serviceId', 'in', serviceIds)
+    .where('checkStatus', 'in', [...PASSING_CHECKS])
+    .orderBy('createdAt')
+    .execute()
+  const routes: FrontDoorRoute[] = []
+  for (const service of services.sort((a, b) => a.id.localeCompare(b.id))) {
+    const ports = Array.isArray(service.ports) ? service.ports : []
+    const serving = servingInstances(
+      instances.filter((instance) => instance.serviceId === service.id),
+      ready,
+    )
+    const grpcPorts = new Set(ports.filter((port) => port.protocol === 'GRPC').map((port) => port.internalPort))
+    for (const host of serviceHosts(service.id, ports, appsDomain)) {
+      const own = host.isDefault ? domains.filter((domain) => domain.serviceId === service.id).map((domain) => domain.domain) : []
+      routes.push({
+        hosts: [host.host, ...own],
+        upstreams: serving.map((instance) => `${instance.ip}:${host.internalPort}`),
+        grpc: grpcPorts.has(host.internalPort),
+      })
+    }
+  }
+  return { routes, serviceIds }
+}
