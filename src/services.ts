@@ -352,6 +352,8 @@ export function createServices(db: Db, options: ServiceOptions) {
     commits: gitCommits,
     containerRegistries,
     withLiveLinks,
+    lastOutput: (serviceId) =>
+      db.selectFrom('serviceRunOutputs').select(['executionId', 'output', 'createdAt']).where('serviceId', '=', serviceId).executeTakeFirst(),
   }
   return {
     invitations,

@@ -92,6 +92,8 @@ export interface KindDefinition<Rec extends { entityTag: string }, Write> {
   }
   deploy: KindRoutes['deploy']
   actionQuery?: TSchema
+  /** The query the reference's uninstall of the kind takes (a terraform's `force_terraform_action`); `queryOverrides` reads it. */
+  uninstallQuery?: TSchema
   queryOverrides?: KindRoutes['queryOverrides']
   reboot?: true
   bulk: KindBulkMembers
@@ -139,6 +141,7 @@ export function defineKind<Rec extends { entityTag: string }, Write>(definition:
     bulk: { ...definition.bulk, statuses: names.plural.toLowerCase(), ids: `${segment}_ids` },
   }
   if (definition.actionQuery) routes.actionQuery = definition.actionQuery
+  if (definition.uninstallQuery) routes.uninstallQuery = definition.uninstallQuery
   if (definition.queryOverrides) routes.queryOverrides = definition.queryOverrides
   if (definition.reboot) routes.reboot = true
   return { ...definition, routes }

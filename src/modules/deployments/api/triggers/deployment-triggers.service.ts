@@ -547,7 +547,8 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
      */
     deleteInstalledService: (principal: Principal, service: ServiceRecord) => triggerFor(principal, service, 'DELETE'),
     /** 'nothing' when the service is not installed and nothing queued would install it. */
-    uninstallService: (principal: Principal, type: ServiceType, serviceId: string) => triggerService(principal, type, serviceId, 'UNINSTALL'),
+    uninstallService: (principal: Principal, type: ServiceType, serviceId: string, overrides?: object) =>
+      triggerService(principal, type, serviceId, 'UNINSTALL', overrides),
 
     async getServiceStatus(principal: Principal, type: ServiceType, serviceId: string): Promise<StatusRecord> {
       const { service } = await deps.requireService(principal, serviceId, 'READ', type)
