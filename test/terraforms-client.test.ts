@@ -12,7 +12,14 @@ import {
   TerraformsApi,
 } from 'qovery-typescript-axios'
 import { assertError, rejectedStatus } from './helpers/assertions.ts'
-import { createDeploymentsApp, type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, type EnvironmentEntry, until } from './helpers/deployments.ts'
+import {
+  createDeploymentsApp,
+  type DeploymentCalls,
+  type DeploymentsTestApp,
+  deploymentCalls,
+  type EnvironmentEntry,
+  until,
+} from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { type FakeProvider, startFakeProvider } from './helpers/fake-git-providers.ts'
 
