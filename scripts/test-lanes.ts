@@ -24,6 +24,7 @@ const WAITING = [
   /^docker-/,
   /^embedded\./,
   /^helm-kubernetes/,
+  /^iac-docker\./,
   /^kubernetes-/,
   /^list-memory\./,
   /^log-format\./,

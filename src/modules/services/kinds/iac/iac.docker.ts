@@ -60,7 +60,8 @@ async function perform(snapshot: ServiceSnapshot<IacConfig>, act: DockerAction):
   const config = snapshot.configuration
   const overrides = snapshot.overrides as IacDeployOverrides
   const run = iacRunOf(overrides, action)
-  const removes = action === 'DELETE'
+  // An uninstall or delete leaves no volume and no image of the service.
+  const removes = action === 'DELETE' || action === 'UNINSTALL'
   if (run === 'NONE') {
     act.say('run', action === 'STOP' ? 'a stop changes no infrastructure: nothing to run' : 'SKIP_DESTROY: the resources are left as they are')
     if (removes) await forget(act)
@@ -180,7 +181,7 @@ async function perform(snapshot: ServiceSnapshot<IacConfig>, act: DockerAction):
   }
 }
 
-/** A deleted service leaves no volume and no image. */
+/** An uninstalled or deleted service leaves no volume and no image (its state stays where its backend keeps it). */
 async function forget(act: DockerAction): Promise<void> {
   await act.docker
     .getVolume(iacVolume(act.owner.serviceId))
