@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import { build } from 'esbuild'
 import { pack } from 'tar-stream'
 import { docker } from './docker.ts'
+import { repoRoot } from './process.ts'
 
 // The engine image the IAC tests run (docs/iac.md, "The engine stand-in"): no OpenTofu or
 // Terraform image can be pulled here, so this imports one made of the host's node, the shared
@@ -14,7 +15,7 @@ import { docker } from './docker.ts'
 // installed as /usr/local/bin/tofu and /usr/local/bin/terraform. The tag is the content's hash, so
 // a changed stand-in makes a new image.
 
-const STANDIN = path.resolve(import.meta.dirname, '../fixtures/tofu-standin/tofu.ts')
+const STANDIN = path.join(repoRoot, 'test/fixtures/tofu-standin/tofu.ts')
 export const STANDIN_REPOSITORY = 'berth-test/tofu-standin'
 
 /** The stand-in bundled into one file run by /usr/local/bin/node. */

@@ -27,7 +27,7 @@ import * as clusterRecords from './migrations/0026-cluster-records.ts'
 import * as snapshotLabels from './migrations/0027-snapshot-labels.ts'
 import * as clusterImageRegistry from './migrations/0028-cluster-image-registry.ts'
 import * as clusterKubernetesVersions from './migrations/0029-cluster-kubernetes-versions.ts'
-import * as serviceRunOutputs from './migrations/0030-service-run-outputs.ts'
+import * as iacServices from './migrations/0030-iac-services.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -58,7 +58,7 @@ const migrations: Record<string, Migration> = {
   '0027-snapshot-labels': snapshotLabels,
   '0028-cluster-image-registry': clusterImageRegistry,
   '0029-cluster-kubernetes-versions': clusterKubernetesVersions,
-  '0030-service-run-outputs': serviceRunOutputs,
+  '0030-iac-services': iacServices,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
