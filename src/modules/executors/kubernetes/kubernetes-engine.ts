@@ -110,6 +110,8 @@ export interface KubernetesSettings {
   kubectlPath: string
   allowPrivateUrls: boolean
   databaseImages: string
+  /** BERTH_IAC_IMAGES. */
+  iacImages?: string
   helmVersion?: ProgramVersion
 }
 
@@ -118,6 +120,7 @@ export const kubernetesSettings = (config: Pick<Config, 'runner' | 'git'>): Kube
   kubectlPath: config.runner.kubectlPath,
   allowPrivateUrls: config.git.allowPrivateUrls,
   databaseImages: config.runner.dockerDatabaseImages,
+  iacImages: config.runner.iacImages,
 })
 
 /**

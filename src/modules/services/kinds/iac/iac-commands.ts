@@ -9,8 +9,11 @@ export const WORKDIR = '/berth/iac'
 /** Where the engine's data directory (TF_DATA_DIR) and the saved plan are kept: the service's volume. */
 export const DATA_DIR = '/berth/data'
 export const PLAN_FILE = `${DATA_DIR}/plan.tfplan`
-/** The override file that points a `kubernetes` backend at the engine's pg backend (a *_override.tf replaces the repository's backend block). */
-export const BACKEND_OVERRIDE = { path: `${WORKDIR}/berth_backend_override.tf`, content: 'terraform {\n  backend "pg" {}\n}\n' }
+/** The override file that gives a `kubernetes` backend the engine's `type` backend (a *_override.tf replaces the repository's backend block). */
+export const backendOverride = (type: 'pg' | 'kubernetes') => ({
+  path: `${WORKDIR}/berth_backend_override.tf`,
+  content: `terraform {\n  backend "${type}" {}\n}\n`,
+})
 
 /** The schema of Berth's PostgreSQL that keeps one service's state. */
 export const stateSchema = (serviceId: string) => `berth_iac_${serviceId.replaceAll('-', '_')}`
@@ -23,7 +26,8 @@ export const varFileArguments = (config: Pick<IacConfig, 'tfVarFilePaths'>) =>
 
 export interface Commands {
   init(options: { backendConfig: string[]; migrateState: boolean }): string[]
-  plan(options: { lockTimeout?: string }): string[]
+  /** `detailedExitcode` false: exit 0 whatever the plan holds (a step of a Kubernetes Job, which any other code fails). */
+  plan(options: { lockTimeout?: string; detailedExitcode?: boolean }): string[]
   apply(): string[]
   destroy(): string[]
   forceUnlock(lockId: string): string[]
@@ -41,11 +45,11 @@ export function engineCommands(config: Pick<IacConfig, 'actionExtraArguments' | 
       ...(migrateState ? ['-migrate-state', '-force-copy'] : []),
       ...backendConfig.map((pair) => `-backend-config=${pair}`),
     ],
-    plan: ({ lockTimeout }) => [
+    plan: ({ lockTimeout, detailedExitcode = true }) => [
       'plan',
       ...extra(config, 'plan'),
       ...common,
-      '-detailed-exitcode',
+      ...(detailedExitcode ? ['-detailed-exitcode'] : []),
       ...(lockTimeout ? [`-lock-timeout=${lockTimeout}`] : [`-out=${PLAN_FILE}`]),
       ...varFileArguments(config),
     ],

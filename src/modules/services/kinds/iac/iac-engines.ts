@@ -1,4 +1,6 @@
 import type { IacEngine } from './iac.schemas.ts'
+import type { IacConfig } from './iac.types.ts'
+import { DATA_DIR } from './iac-commands.ts'
 
 // The engines and versions a terraform service may name, and the images they run in.
 
@@ -32,3 +34,10 @@ export function engineImage(setting: string, engine: IacEngine, version: string)
 
 /** The engine's program name in its image. */
 export const engineProgram = (engine: IacEngine) => (engine === 'OPEN_TOFU' ? 'tofu' : 'terraform')
+
+/** What every command's environment holds besides the service's variables: its Terraform variables as TF_VAR_…, secrets opened, and the engine's automation settings. */
+export function engineEnvironment(config: Pick<IacConfig, 'tfVars'>, open: (sealed: string) => string): Record<string, string> {
+  const environment: Record<string, string> = {}
+  for (const variable of config.tfVars) environment[`TF_VAR_${variable.key}`] = variable.secret ? open(variable.sealed) : variable.value
+  return { ...environment, TF_IN_AUTOMATION: '1', TF_INPUT: '0', TF_DATA_DIR: `${DATA_DIR}/.terraform` }
+}

@@ -6,6 +6,7 @@ import { validationFailed } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { iacDocker } from './iac.docker.ts'
 import { type IacWrite, iacKind, sealedVariables, toIacRecord } from './iac.kind.ts'
+import { iacKubernetes } from './iac.kubernetes.ts'
 import { iacAfterCreateRoutes, iacBeforeRoutes, iacMemberRoutes } from './iac.routes.ts'
 import {
   DeleteTerraformActionQuery,
@@ -89,5 +90,5 @@ export const iacDescriptor = defineKind<IacServiceRecord, IacWrite>({
     restrictions: true,
   },
   ownRoutes: { before: iacBeforeRoutes, afterCreate: iacAfterCreateRoutes, after: iacMemberRoutes },
-  executors: { docker: iacDocker },
+  executors: { docker: iacDocker, kubernetes: iacKubernetes },
 })

@@ -6,9 +6,10 @@ import type { ServiceOutcome } from '#src/modules/executors/executor.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { IacConfig } from './iac.types.ts'
-import { BACKEND_OVERRIDE, DATA_DIR, engineCommands, lockIdOf, stateSchema, WORKDIR } from './iac-commands.ts'
+import { backendOverride, engineCommands, lockIdOf, stateSchema } from './iac-commands.ts'
 import { type IacDeployOverrides, type IacRun, iacRunOf } from './iac-deployments.ts'
-import { DEFAULT_IAC_IMAGES, engineImage, engineProgram } from './iac-engines.ts'
+import { DEFAULT_IAC_IMAGES, engineEnvironment, engineImage, engineProgram } from './iac-engines.ts'
+import { runDockerfile } from './iac-images.ts'
 import { RESOURCES_OUTPUT, resourcesOfShown } from './iac-resources.ts'
 import { type CommandResult, type EngineRunSpec, iacVolume, runEngineCommand } from './iac-runs.ts'
 
@@ -18,11 +19,6 @@ import { type CommandResult, type EngineRunSpec, iacVolume, runEngineCommand } f
 // commands, each a container of that image sharing the service's volume as its data directory:
 // init, then plan and apply, plan only, destroy, force-unlock, or init -migrate-state.
 
-/** The Dockerfile of a run's image: the engine's image, the fragment, the repository's root path. */
-export function runDockerfile(image: string, fragment: string | null): string {
-  return [`FROM ${image}`, ...(fragment ? [fragment] : []), `COPY . ${WORKDIR}`, `WORKDIR ${WORKDIR}`, ''].join('\n')
-}
-
 /** The variables' secret values, opened: the logs never show them. */
 function secretVariables(config: IacConfig, secrets: SecretBox): string[] {
   return config.tfVars.flatMap((variable) => (variable.secret && variable.sealed ? [secrets.open(Buffer.from(variable.sealed, 'base64'))] : []))
@@ -30,11 +26,8 @@ function secretVariables(config: IacConfig, secrets: SecretBox): string[] {
 
 /** The environment of every command: the service's variables, its Terraform variables as TF_VAR_…, and the engine's automation settings. */
 function runEnvironment(config: IacConfig, act: DockerAction): string[] {
-  const tfVars = config.tfVars.map((variable) => {
-    const value = variable.secret ? act.secrets.open(Buffer.from(variable.sealed, 'base64')) : variable.value
-    return `TF_VAR_${variable.key}=${value}`
-  })
-  return [...act.delivered().env, ...tfVars, 'TF_IN_AUTOMATION=1', 'TF_INPUT=0', `TF_DATA_DIR=${DATA_DIR}/.terraform`]
+  const engine = engineEnvironment(config, (sealed) => act.secrets.open(Buffer.from(sealed, 'base64')))
+  return [...act.delivered().env, ...Object.entries(engine).map(([key, value]) => `${key}=${value}`)]
 }
 
 /** Whether a PostgreSQL URL's host is this machine's loopback: a container reaches it only on the host's network. */
@@ -101,7 +94,7 @@ async function perform(snapshot: ServiceSnapshot<IacConfig>, act: DockerAction):
     program,
     network: kubernetesBackend && onLoopback(act.iac.stateUrl) ? 'host' : await ensureNetwork(docker, owner.environmentId),
     env: runEnvironment(config, act),
-    files: [...act.delivered().files, ...(kubernetesBackend ? [BACKEND_OVERRIDE] : [])],
+    files: [...act.delivered().files, ...(kubernetesBackend ? [backendOverride('pg')] : [])],
     cpuMilli: config.jobResources.cpuMilli,
     memoryMb: config.jobResources.ramMib,
     confinement: act.confinement,
