@@ -216,7 +216,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   const stagesRepo = createDeploymentStagesRepository(db)
   const services = createServicesService({
     // Late-bound: the triggers need the services core first.
-    deleteInstalled: (principal, service) => deployments.deleteInstalledService(principal, service),
+    deleteInstalled: (principal, service, overrides) => deployments.deleteInstalledService(principal, service, overrides),
     repo: servicesRepo,
     stages: stagesRepo,
     kinds: KINDS,

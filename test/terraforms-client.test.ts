@@ -11,7 +11,7 @@ import {
   TerraformResourcesApi,
   TerraformsApi,
 } from 'qovery-typescript-axios'
-import { assertError, rejectedStatus } from './helpers/assertions.ts'
+import { assertError } from './helpers/assertions.ts'
 import {
   createDeploymentsApp,
   type DeploymentCalls,
@@ -193,7 +193,11 @@ describe('terraform services through the official client', () => {
 
     await main.deleteTerraform(created.id)
     await until(
-      async () => rejectedStatus(main.getTerraform(created.id)),
+      () =>
+        main.getTerraform(created.id).then(
+          (res) => res.status,
+          (error) => error.response?.status,
+        ),
       (status) => status === 404,
       { what: 'the terraform deleted' },
     )

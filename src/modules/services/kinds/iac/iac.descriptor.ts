@@ -10,6 +10,7 @@ import { iacKubernetes } from './iac.kubernetes.ts'
 import { iacAfterCreateRoutes, iacBeforeRoutes, iacMemberRoutes } from './iac.routes.ts'
 import {
   DeleteTerraformActionQuery,
+  DeleteTerraformQuery,
   type TerraformDeployRequest as DeployBody,
   TerraformDeployRequest,
   TerraformRequest,
@@ -56,8 +57,23 @@ export const iacDescriptor = defineKind<IacServiceRecord, IacWrite>({
     overrides: (body) => iacDeployOverrides(body as DeployBody | undefined),
   },
   uninstallQuery: DeleteTerraformActionQuery,
-  queryOverrides: (query) =>
-    (query as { force_terraform_action?: string } | undefined)?.force_terraform_action === 'SKIP_DESTROY' ? { skipDestroy: true } : {},
+  deleteQuery: DeleteTerraformQuery,
+  queryOverrides: (query) => {
+    const { force_terraform_action: action, resources_only: resourcesOnly } = (query ?? {}) as {
+      force_terraform_action?: string
+      resources_only?: boolean
+    }
+    if (resourcesOnly) {
+      throw validationFailed([
+        {
+          path: '/resources_only',
+          message: 'is not supported: uninstallTerraform deletes the resources and keeps the configuration',
+          location: 'query',
+        },
+      ])
+    }
+    return action === 'SKIP_DESTROY' ? { skipDestroy: true } : {}
+  },
   bulk: { deploy: { rank: 6, fields: ['git_commit_id'] }, idsRank: 6, idsDescription: 'terraform services' },
   schemas: { request: TerraformRequest, response: TerraformResponse },
   descriptions: {

@@ -185,6 +185,16 @@ export const TerraformDeployRequest = Type.Object(
 )
 export type TerraformDeployRequest = Static<typeof TerraformDeployRequest>
 
+export const DeleteTerraformQuery = Type.Object({
+  resources_only: Type.Optional(
+    Type.Boolean({ default: false, description: 'true is refused: uninstallTerraform deletes the resources and keeps the configuration' }),
+  ),
+  skipReconcile: Type.Optional(Type.Boolean({ default: false, description: 'accepted for compatibility; nothing to reconcile yet' })),
+  force_terraform_action: Type.Optional(
+    Enum(['SKIP_DESTROY'] as const, 'DeleteTerraformAction', 'SKIP_DESTROY: delete the service without running destroy, leaving the resources'),
+  ),
+})
+
 export const DeleteTerraformActionQuery = Type.Object({
   force_terraform_action: Type.Optional(
     Enum(['SKIP_DESTROY'] as const, 'DeleteTerraformAction', 'SKIP_DESTROY: forget what was applied without running destroy'),
