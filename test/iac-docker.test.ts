@@ -225,6 +225,16 @@ describe('IAC services on the Docker executor, with the engine stand-in', () => 
       assert.equal(rows[0].name, 'default')
       assert.equal(JSON.parse(rows[0].data).resources.length, 2)
 
+      // A dry run is a plan: nothing to change after the apply, and nothing is changed.
+      const dry = await calls.trigger(`/terraform/${id}/deploy?dry_run=true`, deploy, {})
+      entry = await settled(environment.id, deploy)
+      assert.equal(entry!.trigger_action, 'DEPLOY_DRY_RUN')
+      assert.equal(entry!.status, 'DEPLOYED', serviceOf(entry!).message ?? '')
+      assert.equal(serviceOf(entry!).status_details.sub_action, 'IAC_PLAN_ONLY')
+      const dryLogs = await logsOf(environment.id, dry.execution_id, deploy)
+      assert.match(dryLogs, /No changes\. Your infrastructure matches the configuration\./)
+      assert.doesNotMatch(dryLogs, /tofu apply/)
+
       // 2. Plan only: the plan is the output, nothing is applied.
       const edited = await edit('eu-west-1')
       assert.equal(edited.statusCode, 200, edited.body)

@@ -29,7 +29,8 @@ export const SIMULATE_FAILURE_ARGUMENT = 'berth.simulate.fail'
 export function iacRunOf(overrides: IacDeployOverrides, trigger: RunnableTrigger): IacRun {
   if (trigger === 'UNINSTALL' || trigger === 'DELETE') return overrides.skipDestroy ? 'NONE' : 'DESTROY'
   if (trigger === 'STOP') return 'NONE'
-  if (overrides.action === 'PLAN') return 'PLAN_ONLY'
+  // A dry run changes nothing: its plan is all it runs.
+  if (trigger === 'DEPLOY_DRY_RUN' || overrides.action === 'PLAN') return 'PLAN_ONLY'
   if (overrides.action === 'FORCE_UNLOCK') return 'FORCE_UNLOCK'
   if (overrides.action === 'MIGRATE_STATE') return 'MIGRATE_STATE'
   return 'PLAN_AND_APPLY'

@@ -186,5 +186,7 @@ async function forget(act: DockerAction): Promise<void> {
 /** The Docker executor's entry for an IAC service. */
 export const iacDocker: DockerKind<IacConfig> = {
   perform,
+  // A dry run is a plan: what a deploy would change, changing nothing.
+  dryRun: (snapshot, act) => perform({ ...snapshot, overrides: { ...snapshot.overrides, action: 'PLAN' } }, act),
   secretValues: (snapshot, secrets) => secretVariables(snapshot.configuration, secrets),
 }
