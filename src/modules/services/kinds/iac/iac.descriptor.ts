@@ -7,7 +7,7 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { iacDocker } from './iac.docker.ts'
 import { type IacWrite, iacKind, sealedVariables, toIacRecord } from './iac.kind.ts'
 import { iacKubernetes } from './iac.kubernetes.ts'
-import { iacAfterCreateRoutes, iacBeforeRoutes, iacMemberRoutes } from './iac.routes.ts'
+import { iacBeforeRoutes, iacMemberRoutes } from './iac.routes.ts'
 import {
   DeleteTerraformActionQuery,
   DeleteTerraformQuery,
@@ -105,6 +105,6 @@ export const iacDescriptor = defineKind<IacServiceRecord, IacWrite>({
     },
     restrictions: true,
   },
-  ownRoutes: { before: iacBeforeRoutes, afterCreate: iacAfterCreateRoutes, after: iacMemberRoutes },
+  ownRoutes: { before: iacBeforeRoutes, after: iacMemberRoutes },
   executors: { docker: iacDocker, kubernetes: iacKubernetes },
 })

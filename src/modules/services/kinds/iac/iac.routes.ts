@@ -37,11 +37,6 @@ export function iacBeforeRoutes(): FastifyPluginAsyncTypebox {
   }
 }
 
-/** Nothing after create: the reference lists the member routes after the delete. */
-export function iacAfterCreateRoutes(): FastifyPluginAsyncTypebox {
-  return async () => {}
-}
-
 /** A terraform's commits and resources: the routes after its delete. */
 export function iacMemberRoutes({ core, commits, lastOutput }: KindRouteContext): FastifyPluginAsyncTypebox {
   return async (app) => {
