@@ -320,7 +320,10 @@ export function createServices(db: Db, options: ServiceOptions) {
     secrets: options.secrets,
     requireOrganizationRole: organizations.requireRole,
     listPushTargets: servicesRepo.listPushTargets,
-    commitOverrides: (type, commit) => KIND_ROUTES.find((kind) => kind.type === type)?.deploy.overrides({ git_commit_id: commit }) ?? {},
+    commitOverrides: (service, commit) => ({
+      ...(KIND_ROUTES.find((kind) => kind.type === service.kind)?.deploy.overrides({ git_commit_id: commit }) ?? {}),
+      ...KINDS.get(service.kind)?.pushOverrides?.(service.configuration),
+    }),
     deployedBy: deploymentRestrictions.deployedBy,
     deployPushed: deployments.deployPushed,
   })

@@ -219,6 +219,8 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   subAction?(configuration: Config, overrides: Overrides, trigger: RunnableTrigger): ServiceSubAction
   /** Whether the simulated executor fails this action (docs/deployments.md, "Simulated deployments"). */
   simulatesFailure(configuration: Config, trigger: RunnableTrigger): boolean
+  /** What a git push's deploy asks beyond its commit (an IAC service's `auto_deploy_config.terraform_action` PLAN: plan only). */
+  pushOverrides?(configuration: Config): Overrides
   /** The git branch this configuration builds or takes its chart from; undefined when none (an image, a chart repository). */
   followedBranch?(configuration: Config): FollowedBranch | undefined
   /** What an executor does for `action`, step by step, as it reports it; never a secret value. */

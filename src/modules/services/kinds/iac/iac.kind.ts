@@ -62,6 +62,9 @@ export const iacKind: ServiceKind<IacWrite, IacConfig, IacDeployOverrides> = {
   overrideErrors: iacOverrideErrors,
   plan: iacPlan,
 
+  pushOverrides: ({ autoDeployAction }) => (autoDeployAction === 'PLAN' ? { action: 'PLAN' } : {}),
+
+  /** A push deploys unless its terraform_action is NOOP. */
   followedBranch({ git, autoDeploy, autoDeployAction }) {
     const { provider, owner, name, branch } = git
     return { provider, owner, name, branch, autoDeploy: autoDeploy && autoDeployAction !== 'NOOP' }
