@@ -29,6 +29,7 @@ const WAITING = [
   /^previews-docker\./,
   /^front-door\./,
   /^helm-kubernetes/,
+  /^iac-docker\./,
   /^kubernetes-/,
   /^list-memory\./,
   /^log-format\./,

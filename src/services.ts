@@ -27,7 +27,6 @@ import { createDeploymentStatuses } from './modules/deployments/api/triggers/dep
 import { createDeploymentTriggersService } from './modules/deployments/api/triggers/deployment-triggers.service.ts'
 import { createRestorableSnapshotsRepository } from './modules/deployments/api/triggers/restorable-snapshots.repository.ts'
 import { toStatusResponse } from './modules/deployments/api/triggers/triggers.wire.ts'
-import type { ServiceType } from './modules/deployments/deployment-states.ts'
 import { createCronSchedulesRepository } from './modules/deployments/queue/cron-schedules.repository.ts'
 import { createEnvironmentQueue } from './modules/deployments/queue/environment-queue.ts'
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
@@ -72,6 +71,7 @@ import type { KindCrudService, KindDescriptor } from './modules/services/kind-de
 import type { KindRouteContext } from './modules/services/kind-route-context.ts'
 import { KIND_ROUTES, KINDS, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
 import { createResourceCeilings, type ResourceCeilings } from './modules/services/resource-ceilings.ts'
+import type { ServiceRecord } from './modules/services/service-kinds.ts'
 import { addressLinks, type LinkedPort, type ServiceLink } from './modules/services/service-links.ts'
 import type { ServiceRuntime } from './modules/services/service-runtime.ts'
 import { createServicesRepository } from './modules/services/services.repository.ts'
@@ -231,7 +231,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   const stagesRepo = createDeploymentStagesRepository(db)
   const services = createServicesService({
     // Late-bound: the triggers need the services core first.
-    deleteInstalled: (principal, service) => deployments.deleteInstalledService(principal, service),
+    deleteInstalled: (principal, service, overrides) => deployments.deleteInstalledService(principal, service, overrides),
     repo: servicesRepo,
     stages: stagesRepo,
     kinds: KINDS,
@@ -360,8 +360,12 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: createDeploymentRestrictionsRepository(db),
     requireService: services.requireService,
   })
-  const commitOverrides = (type: ServiceType, commit: string) =>
-    KIND_ROUTES.find((kind) => kind.type === type)?.deploy.overrides({ git_commit_id: commit }) ?? {}
+  // What a deploy of a pushed commit asks of a service (a push's and a pull request preview's): the
+  // kind's deploy request with `git_commit_id`, and what the kind adds for a push (an IAC service's terraform_action).
+  const commitOverrides = (service: ServiceRecord, commit: string) => ({
+    ...(KIND_ROUTES.find((kind) => kind.type === service.kind)?.deploy.overrides({ git_commit_id: commit }) ?? {}),
+    ...KINDS.get(service.kind)?.pushOverrides?.(service.configuration),
+  })
   const clones = createClonesService({
     repo: createClonesRepository(db, stagesRepo),
     core: services,
@@ -429,6 +433,8 @@ export function createServices(db: Db, options: ServiceOptions) {
     commits: gitCommits,
     containerRegistries,
     withLiveLinks,
+    lastOutput: (serviceId) =>
+      db.selectFrom('serviceRunOutputs').select(['executionId', 'output', 'createdAt']).where('serviceId', '=', serviceId).executeTakeFirst(),
   }
   return {
     invitations,

@@ -26,6 +26,9 @@ import {
   OrganizationMainCallsApi,
   ProjectsApi,
   type Status,
+  TerraformActionsApi,
+  TerraformMainCallsApi,
+  TerraformsApi,
   VariableMainCallsApi,
 } from 'qovery-typescript-axios'
 import { rejectedStatus } from './helpers/assertions.ts'
@@ -74,6 +77,9 @@ function cli(authorization: string) {
     jobActions: new JobActionsApi(configuration),
     stages: new DeploymentStageMainCallsApi(configuration),
     variables: new VariableMainCallsApi(configuration),
+    terraforms: new TerraformsApi(configuration),
+    terraformMain: new TerraformMainCallsApi(configuration),
+    terraformActions: new TerraformActionsApi(configuration),
   }
 }
 type Cli = ReturnType<typeof cli>
@@ -540,6 +546,74 @@ describe('environment stage commands', () => {
     assert.equal(
       (await list()).find((stage) => stage.id === made!.id),
       undefined,
+    )
+  })
+})
+
+describe('terraform commands', () => {
+  it('terraform list, plan-and-apply (DeployAllServices), plan, force-unlock, migrate-state (DeployTerraform with its action), delete --skip-destroy and --resources-only', async () => {
+    const f = await fixture()
+    const environmentId = f.environment.id
+    const name = uniqueName('infra')
+    await f.client.terraforms.createTerraform(environmentId, {
+      name,
+      description: '',
+      auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' },
+      terraform_files_source: { git_repository: { url: 'https://github.com/acme/infra.git', branch: 'main' } },
+      terraform_variables_source: { tf_var_file_paths: [], tf_vars: [] },
+      backend: { kubernetes: {} },
+      engine: 'OPEN_TOFU',
+      provider_version: { explicit_version: '1.9.4' },
+      job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
+    })
+
+    // terraform list: ListTerraforms, GetEnvironmentStatuses, each terraform's state by its id.
+    const terraform = byName((await f.client.terraforms.listTerraforms(environmentId)).data.results, name)!
+    assert.equal(terraform.service_type, 'IAC')
+    const statuses = (await f.client.environmentMain.getEnvironmentStatuses(environmentId)).data
+    assert.equal(findStatus(statuses.terraforms, terraform.id), 'READY')
+
+    // plan-and-apply: DeployAllServices with the terraforms (and the commit when --commit-id is given).
+    await f.client.environmentActions.deployAllServices(environmentId, { terraforms: [{ id: terraform.id }] })
+    assert.equal(await watchEnvironment(f.client, environmentId), 'DEPLOYED')
+    // plan, force-unlock, migrate-state: DeployTerraform with the action, one terraform at a time.
+    for (const action of ['PLAN', 'FORCE_UNLOCK', 'MIGRATE_STATE'] as const) {
+      await f.client.terraformActions.deployTerraform(terraform.id, { action })
+      assert.equal(await watchEnvironment(f.client, environmentId), 'DEPLOYED')
+    }
+    const history = (await f.client.environmentHistory.listEnvironmentDeploymentHistoryV2(environmentId)).data.results ?? []
+    assert.deepEqual(
+      history
+        .slice(0, 4)
+        .map((entry) => [
+          entry.trigger_action,
+          entry.stages?.flatMap((stage) => stage.services ?? []).find((s) => s.identifier.service_id === terraform.id)?.status_details?.sub_action,
+        ]),
+      [
+        ['IAC_MIGRATE_STATE', 'IAC_MIGRATE_STATE'],
+        ['IAC_FORCE_UNLOCK', 'IAC_FORCE_UNLOCK_STATE'],
+        ['DEPLOY', 'IAC_PLAN_ONLY'],
+        ['DEPLOY', 'IAC_PLAN_AND_APPLY'],
+      ],
+    )
+
+    // delete --resources-only is the uninstall's: refused; delete --skip-destroy deletes without destroying.
+    assert.equal(await rejectedStatus(f.client.terraformMain.deleteTerraform(terraform.id, true)), 400)
+    assert.equal((await f.client.terraformMain.deleteTerraform(terraform.id, undefined, undefined, 'SKIP_DESTROY')).status, 204)
+    await until(
+      () =>
+        f.client.terraformMain.getTerraform(terraform.id).then(
+          (res) => res.status,
+          (error) => error.response?.status,
+        ),
+      (status) => status === 404,
+      { what: 'the terraform deleted' },
+    )
+    const [deleted] = (await f.client.environmentHistory.listEnvironmentDeploymentHistoryV2(environmentId)).data.results ?? []
+    assert.equal(deleted?.trigger_action, 'DELETE')
+    assert.equal(
+      deleted?.stages?.flatMap((stage) => stage.services ?? []).find((s) => s.identifier.service_id === terraform.id)?.status_details?.sub_action,
+      'NONE',
     )
   })
 })

@@ -126,6 +126,47 @@ describe('git pushes deploy', () => {
     })
   }
 
+  it("deploys a terraform service's push as its auto_deploy_config says: PLAN plans only, NOOP deploys nothing, DEFAULT plans and applies", async () => {
+    const org = await organization()
+    const url = `https://github.com/acme-${randomUUID().slice(0, 6)}/infra`
+    const fullName = url.slice('https://github.com/'.length)
+    const terraform = async (name: string, action: string) => {
+      const res = await call(
+        'POST',
+        `/environment/${org.environment.id}/terraform`,
+        org.tokens.admin.authorization,
+        { 'content-type': 'application/json' },
+        JSON.stringify({
+          name,
+          description: '',
+          auto_deploy_config: { auto_deploy: true, terraform_action: action },
+          terraform_files_source: { git_repository: { url, branch: 'main' } },
+          terraform_variables_source: { tf_var_file_paths: [], tf_vars: [] },
+          backend: { kubernetes: {} },
+          engine: 'OPEN_TOFU',
+          provider_version: { explicit_version: '1.9.4' },
+          job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
+        }),
+      )
+      assert.equal(res.status, 201, res.text)
+      return res.json.id as string
+    }
+    const planned = await terraform('planned', 'PLAN')
+    const applied = await terraform('applied', 'DEFAULT')
+    await terraform('ignored', 'NOOP')
+    const commit = sha()
+    const res = await deliver('github', org.organization.id, pushPayload('github', fullName, 'main', commit, 'octocat'), org.secret)
+    assert.equal(res.json.outcome, 'DEPLOYED', res.text)
+    const snapshots = (await deploymentsOf(org.organization.id)).flatMap((deployment) => deployment.snapshots)
+    assert.deepEqual(
+      snapshots.map((snapshot) => [snapshot.serviceId, snapshot.overrides]).sort(),
+      [
+        [planned, { gitCommitId: commit, action: 'PLAN' }],
+        [applied, { gitCommitId: commit }],
+      ].sort(),
+    )
+  })
+
   it('matches a service following the default branch against the default branch the push event names', async () => {
     const org = await organization()
     const url = `https://github.com/acme-${randomUUID().slice(0, 6)}/charts`

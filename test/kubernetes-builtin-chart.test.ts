@@ -22,6 +22,8 @@ import type { ContainerConfig } from '#src/modules/services/kinds/container/cont
 import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
 import { newDatabaseCredentials } from '#src/modules/services/kinds/database/database-credentials.ts'
 import type { DatabaseType } from '#src/modules/services/kinds/database/database-engines.ts'
+import { iacValues } from '#src/modules/services/kinds/iac/iac.kubernetes.ts'
+import type { IacConfig } from '#src/modules/services/kinds/iac/iac.types.ts'
 import type { JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
@@ -429,6 +431,106 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
     assert.deepEqual(pod.containers[0].args, ['migrate', 'up'])
     assert.deepEqual(pod.containers[0].resources.requests, { cpu: '250m', memory: '128Mi' })
     assert.equal(job.spec.template.metadata.labels['berth.service-id'], owner.serviceId)
+  })
+
+  it('renders an IAC run as a Job: init and plan as init containers, apply as the main container, a scratch data directory, the kubernetes backend with its ServiceAccount', () => {
+    const config: IacConfig = {
+      description: null,
+      autoDeploy: false,
+      autoDeployAction: 'DEFAULT',
+      git: {
+        url: 'https://github.com/acme/infra',
+        branch: 'main',
+        rootPath: '/envs/prod',
+        gitTokenId: null,
+        provider: 'GITHUB',
+        owner: 'acme',
+        name: 'infra',
+      },
+      tfVarFilePaths: ['prod.tfvars'],
+      tfVars: [
+        { key: 'region', secret: false, value: 'eu-west-3' },
+        { key: 'token', secret: true, sealed: secrets.seal(SECRET_VALUE).toString('base64') },
+      ],
+      backend: { kubernetes: {} },
+      engine: 'OPEN_TOFU',
+      engineVersion: '1.9.4',
+      readFromTerraformBlock: false,
+      timeoutSec: 900,
+      iconUri: 'app://berth/terraform',
+      jobResources: { cpuMilli: 500, ramMib: 512, gpu: 0, storageGib: 1 },
+      useClusterCredentials: false,
+      actionExtraArguments: { apply: ['-parallelism=2'] },
+      dockerfileFragment: null,
+      blueprintId: null,
+    }
+    const snapshot = snapshotOf('IAC', config)
+    const image = { reference: 'registry.example.com/berth/infra:abc', registry }
+    const openSecret = (sealed: string) => secrets.open(Buffer.from(sealed, 'base64'))
+    const { objects, byKind } = render(iacValues(snapshot, owner, open(VARIABLES), image, 'PLAN_AND_APPLY', { namespace: NAMESPACE, openSecret }))
+    assert.deepEqual(objects.map((o) => o.kind).sort(), ['Job', 'Role', 'RoleBinding', 'Secret', 'Secret', 'Secret', 'ServiceAccount'])
+    const job = byKind('Job')[0]!
+    assert.match(job.metadata.name, new RegExp(`^iac-${owner.serviceId.slice(0, 8)}-${owner.executionId.slice(0, 8)}$`))
+    assert.equal(job.spec.backoffLimit, 0)
+    assert.equal(job.spec.activeDeadlineSeconds, 900)
+    const pod = job.spec.template.spec
+    assert.equal(pod.serviceAccountName, 'web-front-1234abcd')
+    assert.deepEqual(
+      pod.initContainers.map((c: K8sObject) => [c.name, c.command, c.args]),
+      [
+        [
+          'init-0',
+          ['tofu'],
+          [
+            'init',
+            '-input=false',
+            '-no-color',
+            `-backend-config=secret_suffix=${owner.serviceId}`,
+            '-backend-config=in_cluster_config=true',
+            `-backend-config=namespace=${NAMESPACE}`,
+          ],
+        ],
+        ['plan-1', ['tofu'], ['plan', '-input=false', '-no-color', '-out=/berth/data/plan.tfplan', '-var-file=prod.tfvars']],
+      ],
+    )
+    const main = pod.containers[0]
+    assert.deepEqual(main.args, ['apply', '-parallelism=2', '-input=false', '-no-color', '/berth/data/plan.tfplan'])
+    for (const container of [...pod.initContainers, main]) {
+      assert.equal(container.image, image.reference)
+      assert.equal(container.workingDir, '/berth/iac')
+      assert.deepEqual(container.resources.limits, { cpu: '500m', memory: '512Mi' })
+      assert.ok(container.volumeMounts.some((m: K8sObject) => m.name === 'scratch' && m.mountPath === '/berth/data'))
+      assert.ok(container.volumeMounts.some((m: K8sObject) => m.mountPath === '/berth/iac/berth_backend_override.tf'))
+    }
+    assert.deepEqual(
+      pod.volumes.find((v: K8sObject) => v.name === 'scratch'),
+      { name: 'scratch', emptyDir: {} },
+    )
+    const env = secretData(byKind('Secret').find((secret) => secret.metadata.name.endsWith('-env'))!)
+    assert.equal(env.TF_VAR_region, 'eu-west-3')
+    assert.equal(env.TF_VAR_token, SECRET_VALUE)
+    assert.equal(env.TF_DATA_DIR, '/berth/data/.terraform')
+    assert.equal(env.GREETING, 'hello', "the service's variables are its environment")
+    const files = secretData(byKind('Secret').find((secret) => secret.metadata.name.endsWith('-files'))!)
+    assert.equal(files['iac-backend'], 'terraform {\n  backend "kubernetes" {}\n}\n')
+    const role = byKind('Role')[0]!
+    assert.deepEqual(
+      role.rules.map((rule: K8sObject) => rule.resources[0]),
+      ['secrets', 'leases'],
+    )
+
+    // A destroy: init, then destroy; a user_provided backend: no ServiceAccount, no override.
+    const destroyed = render(
+      iacValues(snapshotOf('IAC', { ...config, backend: { userProvided: {} } }), owner, [], image, 'DESTROY', { namespace: NAMESPACE, openSecret }),
+    )
+    assert.deepEqual(destroyed.objects.map((o) => o.kind).sort(), ['Job', 'Secret', 'Secret'])
+    const destroyPod = destroyed.byKind('Job')[0]!.spec.template.spec
+    assert.equal(destroyPod.serviceAccountName, undefined)
+    assert.deepEqual(
+      destroyPod.initContainers.map((c: K8sObject) => c.args[0]),
+      ['init'],
+    )
+    assert.deepEqual(destroyPod.containers[0].args, ['destroy', '-input=false', '-no-color', '-auto-approve', '-var-file=prod.tfvars'])
   })
 
   it('renders a cron job as a CronJob of its schedule; stopped: suspended; forced: a Job beside it', () => {

@@ -147,6 +147,28 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/database/{databaseId}/clone': { post: 'cloneDatabase' },
   '/helm/{helmId}/clone': { post: 'cloneHelm' },
   '/job/{jobId}/clone': { post: 'cloneJob' },
+  '/terraform/availableVersion': { get: 'listTerraformVersions' },
+  '/environment/{environmentId}/terraform': { get: 'listTerraforms', post: 'createTerraform' },
+  '/terraform/{terraformId}': { get: 'getTerraform', put: 'editTerraform', delete: 'deleteTerraform' },
+  '/terraform/{terraformId}/commit': { get: 'listTerraformCommit' },
+  '/terraform/{terraformId}/terraformResources': { get: 'getTerraformResources' },
+  '/defaultTerraformAdvancedSettings': { get: 'getDefaultTerraformAdvancedSettings' },
+  '/terraform/{terraformId}/advancedSettings': { get: 'getTerraformAdvancedSettings', put: 'editTerraformAdvancedSettings' },
+  '/terraform/{terraformId}/deploy': { post: 'deployTerraform' },
+  '/terraform/{terraformId}/redeploy': { post: 'redeployTerraform' },
+  '/terraform/{terraformId}/stop': { post: 'stopTerraform' },
+  '/terraform/{terraformId}/uninstall': { post: 'uninstallTerraform' },
+  '/terraform/{terraformId}/status': { get: 'getTerraformStatus' },
+  '/terraform/{terraformId}/deploymentHistoryV2': { get: 'listTerraformDeploymentHistoryV2' },
+  '/terraform/{terraformId}/rollback': { post: 'rollbackTerraform' },
+  '/terraform/{terraformId}/log': { get: 'listTerraformLog' },
+  '/terraform/{terraformId}/log/follow': { get: 'followTerraformLog' },
+  '/terraform/{terraformId}/deploymentRestriction': { get: 'getTerraformDeploymentRestrictions', post: 'createTerraformDeploymentRestriction' },
+  '/terraform/{terraformId}/deploymentRestriction/{deploymentRestrictionId}': {
+    put: 'editTerraformDeploymentRestriction',
+    delete: 'deleteTerraformDeploymentRestriction',
+  },
+  '/terraform/{terraformId}/clone': { post: 'cloneTerraform' },
   '/environment/{environmentId}/services': { get: 'listServicesByEnvironmentId' },
   // Applications (issue 19).
   '/environment/{environmentId}/application': { get: 'listApplication', post: 'createApplication' },
@@ -450,7 +472,11 @@ describe('OpenAPI document', () => {
       const success = Object.keys(op.responses).filter((status) => /^2\d\d$/.test(status))
       if (method === 'delete') assert.deepEqual(success, ['204'])
       // An uninstall that finds the chart not installed triggers nothing: 204, as the reference says.
-      else if (['uninstallHelm', 'uninstallDatabase', 'uninstallContainer', 'uninstallApplication', 'uninstallJob'].includes(op.operationId ?? ''))
+      else if (
+        ['uninstallHelm', 'uninstallDatabase', 'uninstallContainer', 'uninstallApplication', 'uninstallJob', 'uninstallTerraform'].includes(
+          op.operationId ?? '',
+        )
+      )
         assert.deepEqual(success, ['202', '204'])
       // The reference answers 200, not 201 or 202, to these.
       else if (ANSWER_200.has(op.operationId ?? '') || WEBHOOK_OPERATIONS.has(op.operationId ?? ''))

@@ -24,6 +24,11 @@ import {
   ProjectMainCallsApi,
   ProjectSecretApi,
   ProjectsApi,
+  TerraformConfigurationApi,
+  TerraformEngineEnum,
+  TerraformMainCallsApi,
+  type TerraformRequest,
+  TerraformsApi,
   VariableMainCallsApi,
 } from 'qovery-typescript-axios'
 import { ROLE_IDS } from '#src/platform/auth/roles.ts'
@@ -373,6 +378,176 @@ describe("the Terraform provider's resources replayed through the official clien
       (status) => status === 404,
       { what: 'the status of the deleted database answering 404' },
     )
+  })
+
+  it('qovery_terraform_service: create and attach to a stage with advanced settings, refresh, update, refresh, import, delete, read → 404', async () => {
+    const f = factories(t.db)
+    const environment = await f.environment((await f.project(organizationId)).id)
+    const terraforms = new TerraformsApi(configuration)
+    const main = new TerraformMainCallsApi(configuration)
+    const settings = new TerraformConfigurationApi(configuration)
+    const stages = new DeploymentStageMainCallsApi(configuration)
+    const variables = new VariableMainCallsApi(configuration)
+    const stage = (await stages.createEnvironmentDeploymentStage(environment.id, { name: 'infra', description: '' })).data
+    const later = (await stages.createEnvironmentDeploymentStage(environment.id, { name: 'later', description: '' })).data
+
+    // The request as newQoveryTerraformRequestFromDomain builds it (terraformservice_qoveryapi_models.go):
+    // the required members always, the optional ones only when set, an empty description as "".
+    const name = uniqueName('tf-infra')
+    const request = (overrides: Partial<TerraformRequest> = {}): TerraformRequest => ({
+      name,
+      description: '',
+      auto_deploy_config: { auto_deploy: true, terraform_action: 'DEFAULT' },
+      terraform_files_source: { git_repository: { url: 'https://github.com/acme/infra.git', branch: 'main', root_path: '/' } },
+      terraform_variables_source: {
+        tf_var_file_paths: ['envs/prod.tfvars'],
+        tf_vars: [
+          { key: 'region', value: 'eu-west-3', secret: false },
+          { key: 'token', value: 'tf-secret', secret: true },
+        ],
+      },
+      backend: { kubernetes: {} },
+      engine: TerraformEngineEnum.OPEN_TOFU,
+      provider_version: { explicit_version: '1.9.4' },
+      job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
+      timeout_sec: 1800,
+      ...overrides,
+    })
+
+    /** UpdateServiceAdvancedSettings: the service's settings, read, then written back with the plan's overrides. */
+    const writeSettings = async (terraformId: string, overrides: Record<string, unknown>) => {
+      const current = (await settings.getTerraformAdvancedSettings(terraformId)).data
+      await settings.editTerraformAdvancedSettings(terraformId, { ...current, ...overrides })
+    }
+    /** The external secrets and secret files the provider lists after each call (scope TERRAFORM, is_secret=false). */
+    const externalSecrets = async (terraformId: string) => {
+      for (let i = 0; i < 2; i++) {
+        const listed = (await variables.listVariables(terraformId, APIVariableScopeEnum.TERRAFORM, false)).data.results ?? []
+        assert.deepEqual(
+          listed.filter((v) => v.variable_type === 'EXTERNAL_SECRET' || v.variable_type === 'FILE_EXTERNAL_SECRET'),
+          [],
+        )
+      }
+    }
+    // The provider's state of a terraform service (newDomainTerraformServiceFromQovery), with its stage and settings.
+    const state = async (terraformId: string) => {
+      const read = (await main.getTerraform(terraformId)).data
+      const serviceStage = (await stages.getServiceDeploymentStage(terraformId)).data
+      const advanced = (await settings.getTerraformAdvancedSettings(terraformId)).data
+      await new TerraformsApi(configuration).getDefaultTerraformAdvancedSettings()
+      await externalSecrets(terraformId)
+      const git = read.terraform_files_source?.git?.git_repository
+      return {
+        id: read.id,
+        environment_id: read.environment.id,
+        name: read.name,
+        description: read.description ?? '',
+        auto_deploy: read.auto_deploy,
+        terraform_action: read.auto_deploy_config?.terraform_action ?? 'DEFAULT',
+        git: { url: git?.url, branch: git?.branch ?? '', root_path: git?.root_path || '/', git_token_id: git?.git_token_id ?? null },
+        tf_var_files: read.terraform_variables_source.tf_var_file_paths ?? [],
+        variables: read.terraform_variables_source.tf_vars.map((v) => ({
+          key: v.key ?? '',
+          secret: v.secret ?? false,
+          ...(v.secret ? {} : { value: v.value }),
+        })),
+        backend: read.backend,
+        engine: read.engine,
+        engine_version: {
+          explicit: read.provider_version.explicit_version,
+          read_from_block: read.provider_version.read_from_terraform_block ?? false,
+        },
+        job_resources: read.job_resources,
+        icon_uri: read.icon_uri,
+        timeout_sec: read.timeout_sec,
+        use_cluster_credentials: read.use_cluster_credentials,
+        action_extra_arguments: read.action_extra_arguments,
+        deployment_stage_id: serviceStage.id,
+        is_skipped: serviceStage.services?.find((s) => s.service_id === terraformId)?.is_skipped ?? false,
+        build_timeout: advanced['build.timeout_max_sec'],
+      }
+    }
+
+    // Create: the service, its stage, its advanced settings, the stage read, the external secrets.
+    const created = (await terraforms.createTerraform(environment.id, request())).data
+    const terraformId = created.id
+    assert.equal(created.service_type, 'IAC')
+    await stages.attachServiceToDeploymentStage(stage.id, terraformId, { is_skipped: true })
+    await writeSettings(terraformId, { 'build.timeout_max_sec': 900 })
+    await stages.getServiceDeploymentStage(terraformId)
+    await externalSecrets(terraformId)
+
+    const afterCreate = await state(terraformId)
+    assert.deepEqual(afterCreate, {
+      id: terraformId,
+      environment_id: environment.id,
+      name,
+      description: '',
+      auto_deploy: true,
+      terraform_action: 'DEFAULT',
+      git: { url: 'https://github.com/acme/infra.git', branch: 'main', root_path: '/', git_token_id: null },
+      tf_var_files: ['envs/prod.tfvars'],
+      // The provider keeps a secret's value from its plan (the API never shows it).
+      variables: [
+        { key: 'region', secret: false, value: 'eu-west-3' },
+        { key: 'token', secret: true },
+      ],
+      backend: { kubernetes: {} },
+      engine: 'OPEN_TOFU',
+      engine_version: { explicit: '1.9.4', read_from_block: false },
+      job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
+      icon_uri: created.icon_uri,
+      timeout_sec: 1800,
+      use_cluster_credentials: false,
+      action_extra_arguments: {},
+      deployment_stage_id: stage.id,
+      is_skipped: true,
+      build_timeout: 900,
+    })
+    assert.deepEqual(await state(terraformId), afterCreate, 'a refresh reads what the create wrote')
+
+    // Update: the edit, its stage, its settings; then a refresh and an import read the same.
+    await main.editTerraform(
+      terraformId,
+      request({
+        description: 'the bucket',
+        auto_deploy_config: { auto_deploy: false, terraform_action: 'PLAN' },
+        engine: TerraformEngineEnum.TERRAFORM,
+        provider_version: { explicit_version: '1.5.7', read_from_terraform_block: true },
+        job_resources: { cpu_milli: 1000, ram_mib: 1024, gpu: 0, storage_gib: 2 },
+        use_cluster_credentials: true,
+        action_extra_arguments: { apply: ['-parallelism=2'] },
+      }),
+    )
+    await stages.attachServiceToDeploymentStage(later.id, terraformId, { is_skipped: false })
+    await writeSettings(terraformId, { 'build.timeout_max_sec': 1200 })
+    await stages.getServiceDeploymentStage(terraformId)
+    await externalSecrets(terraformId)
+    const expected = {
+      ...afterCreate,
+      description: 'the bucket',
+      auto_deploy: false,
+      terraform_action: 'PLAN',
+      engine: 'TERRAFORM',
+      engine_version: { explicit: '1.5.7', read_from_block: true },
+      job_resources: { cpu_milli: 1000, ram_mib: 1024, gpu: 0, storage_gib: 2 },
+      use_cluster_credentials: true,
+      action_extra_arguments: { apply: ['-parallelism=2'] },
+      deployment_stage_id: later.id,
+      is_skipped: false,
+      build_timeout: 1200,
+    }
+    assert.deepEqual(await state(terraformId), expected)
+    assert.deepEqual(await state(terraformId), expected, 'a refresh and an import read the same state')
+    assert.ok(
+      (await terraforms.listTerraforms(environment.id)).data.results?.some((s) => s.id === terraformId),
+      'the data source lists it',
+    )
+
+    // Delete: the read, the delete (nothing applied: 204 at once), then the read answering 404.
+    await main.getTerraform(terraformId)
+    assert.equal((await main.deleteTerraform(terraformId)).status, 204)
+    assert.equal(await rejectedStatus(main.getTerraform(terraformId)), 404)
   })
 
   it('qovery_helm_repository: create, read, edit, read, import, delete, read → 404', async () => {

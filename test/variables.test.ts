@@ -344,12 +344,13 @@ describe('variables and secrets', () => {
       }),
       '/variable_scope',
     )
-    assertValidationError(await calls.send('GET', `/variable?scope=TERRAFORM&parent_id=${projectId}`, auth), '/scope')
+    // TERRAFORM is the reference's word for IAC, whose services hold variables: a project is no such service.
+    assertError(await calls.send('GET', `/variable?scope=TERRAFORM&parent_id=${projectId}`, auth), 404, 'not_found')
     // The scopes are the kinds whose services hold variables, named in the document's order.
     assert.deepEqual(validationErrors(await calls.send('GET', `/variable?scope=AGENTIC_WORKFLOW&parent_id=${projectId}`, auth)), [
       {
         path: '/scope',
-        message: 'must be PROJECT, ENVIRONMENT, APPLICATION, CONTAINER, JOB or HELM (AGENTIC_WORKFLOW holds no variables here)',
+        message: 'must be PROJECT, ENVIRONMENT, APPLICATION, CONTAINER, JOB, HELM or IAC (AGENTIC_WORKFLOW holds no variables here)',
         location: 'query',
       },
     ])
@@ -464,9 +465,9 @@ describe('variables and secrets', () => {
     // An import into a kind that holds no variables is refused, naming the kinds that do.
     assert.deepEqual(
       validationErrors(
-        await calls.send('POST', `/variable/import?service_id=${helm.id}&service_type=TERRAFORM`, auth, { overwrite: false, vars: [] }),
+        await calls.send('POST', `/variable/import?service_id=${helm.id}&service_type=AGENTIC_WORKFLOW`, auth, { overwrite: false, vars: [] }),
       ),
-      [{ path: '/service_type', message: 'must be APPLICATION, CONTAINER, JOB or HELM', location: 'query' }],
+      [{ path: '/service_type', message: 'must be APPLICATION, CONTAINER, JOB, HELM or IAC', location: 'query' }],
     )
     assert.ok(!(await calls.list('HELM', helm.id, auth)).some((v) => v.key === 'GOOD'))
   })

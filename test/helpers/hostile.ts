@@ -108,6 +108,7 @@ export type Kind =
   | 'helmRepository'
   | 'container'
   | 'job'
+  | 'terraform'
   | 'containerRegistry'
   | 'gitToken'
   | 'apiToken'
@@ -126,6 +127,7 @@ export type Kind =
   | 'jobSecret'
   | 'applicationRestriction'
   | 'jobRestriction'
+  | 'terraformRestriction'
   | 'helmRestriction'
   | 'applicationCustomDomain'
   | 'containerCustomDomain'
@@ -146,6 +148,7 @@ export const KINDS: Kind[] = [
   'helmRepository',
   'container',
   'job',
+  'terraform',
   'containerRegistry',
   'gitToken',
   'apiToken',
@@ -164,6 +167,7 @@ export const KINDS: Kind[] = [
   'jobSecret',
   'applicationRestriction',
   'jobRestriction',
+  'terraformRestriction',
   'helmRestriction',
   'applicationCustomDomain',
   'containerCustomDomain',
@@ -189,6 +193,7 @@ export const ALWAYS_REFUSED = new Set([
     'container/{containerId}',
     'database/{databaseId}',
     'job/{jobId}',
+    'terraform/{terraformId}',
     'helm/{helmId}',
   ].map((scope) => `POST /${scope}/rollback`),
 ])
@@ -208,7 +213,7 @@ const VARIABLE_KINDS: Kind[] = [
 ]
 
 /** Services of every kind: a parameter that takes any service (`serviceId`) takes each. */
-const SERVICE_KINDS: Kind[] = ['helm', 'database', 'container', 'application', 'job']
+const SERVICE_KINDS: Kind[] = ['helm', 'database', 'container', 'application', 'job', 'terraform']
 const ANY_SERVICE_PARAMS = new Set(['serviceId'])
 
 /** Whether an id of kind `b` may name what a parameter (`param`) of kind `a` names, so that it is not "another kind". */
@@ -247,6 +252,7 @@ export const PARAM_KIND: Record<string, Kind> = {
   containerId: 'container',
   containerRegistryId: 'containerRegistry',
   jobId: 'job',
+  terraformId: 'terraform',
   // A restriction of the route's kind (paramKind): the helm service's for helm routes.
   deploymentRestrictionId: 'helmRestriction',
   // Of the service the route names: paramKind picks the application's, container's or helm service's.
@@ -280,6 +286,7 @@ export function paramKind(template: string, name: string): Kind | undefined {
     return name === 'secretId' ? 'jobSecret' : 'jobVariable'
   }
   if (name === 'deploymentRestrictionId') {
+    if (template.startsWith('/terraform/')) return 'terraformRestriction'
     return template.startsWith('/application/') ? 'applicationRestriction' : template.startsWith('/job/') ? 'jobRestriction' : 'helmRestriction'
   }
   // A custom domain of the service the route names (application, container or helm).
@@ -443,7 +450,14 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
     assert.equal(res.statusCode, 201, res.body)
     return res.json().id
   }
-  const restriction = async (segment: 'application' | 'job' | 'helm', serviceId: string): Promise<string> => {
+  const terraform = await app.inject({
+    method: 'POST',
+    url: `/environment/${environment.id}/terraform`,
+    headers: { authorization: admin.authorization },
+    payload: terraformBody(gitToken.id),
+  })
+  assert.equal(terraform.statusCode, 201, terraform.body)
+  const restriction = async (segment: 'application' | 'job' | 'helm' | 'terraform', serviceId: string): Promise<string> => {
     const res = await app.inject({
       method: 'POST',
       url: `/${segment}/${serviceId}/deploymentRestriction`,
@@ -483,6 +497,7 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       helmRepository: helmRepository.id,
       container: container.id,
       job: job.id,
+      terraform: terraform.json().id,
       containerRegistry: containerRegistry.id,
       cluster: cluster.id,
       gitToken: gitToken.id,
@@ -502,6 +517,7 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       jobSecret: await variable('JOB', job.id, true),
       applicationRestriction: await restriction('application', application.json().id),
       jobRestriction: await restriction('job', job.id),
+      terraformRestriction: await restriction('terraform', terraform.json().id),
       helmRestriction: await restriction('helm', helm.id),
       applicationCustomDomain: await customDomain(`/application/${application.json().id}`),
       containerCustomDomain: await customDomain(`/container/${container.id}`),
@@ -539,6 +555,7 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and exists (select 1 from helm_repositories where id = ${ids.helmRepository})
       and exists (select 1 from services where id = ${ids.container})
       and exists (select 1 from services where id = ${ids.job})
+      and exists (select 1 from services where id = ${ids.terraform})
       and exists (select 1 from container_registries where id = ${ids.containerRegistry})
       and exists (select 1 from clusters where id = ${ids.cluster})
       and exists (select 1 from git_tokens where id = ${ids.gitToken})
@@ -548,7 +565,7 @@ async function worldIntact(db: Db, world: World): Promise<boolean> {
       and (select count(*) from variables where id in (${ids.variable}, ${ids.secret}, ${ids.environmentVariable}, ${ids.environmentSecret}, ${ids.containerVariable}, ${ids.containerSecret})) = 6
       and (select count(*) from variables where id in (${ids.applicationVariable}, ${ids.applicationSecret})) = 2
       and (select count(*) from variables where id in (${ids.jobVariable}, ${ids.jobSecret})) = 2
-      and (select count(*) from deployment_restrictions where id in (${ids.applicationRestriction}, ${ids.jobRestriction}, ${ids.helmRestriction})) = 3
+      and (select count(*) from deployment_restrictions where id in (${ids.applicationRestriction}, ${ids.jobRestriction}, ${ids.terraformRestriction}, ${ids.helmRestriction})) = 4
       and (select count(*) from custom_domains where id in (${ids.applicationCustomDomain}, ${ids.containerCustomDomain}, ${ids.helmCustomDomain})) = 3
       and (select count(*) from organization_groups where id in (${ids.labelsGroup}, ${ids.annotationsGroup})) = 2
       and exists (select 1 from member_invitations where id = ${ids.invitation})
@@ -852,6 +869,12 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'PUT /job/{jobId}': (w) => jobBody(w),
   'POST /job/{jobId}/deploy': () => ({ image_tag: '1.37' }),
   'POST /job/{jobId}/uninstall': () => ({}),
+  'POST /environment/{environmentId}/terraform': (w) => terraformBody(w.ids.gitToken),
+  'PUT /terraform/{terraformId}': (w) => terraformBody(w.ids.gitToken),
+  'POST /terraform/{terraformId}/deploy': () => ({ action: 'PLAN' }),
+  'POST /terraform/{terraformId}/uninstall': () => ({}),
+  'PUT /terraform/{terraformId}/advancedSettings': () => ({ 'build.timeout_max_sec': 900 }),
+  'POST /terraform/{terraformId}/clone': (w) => ({ name: uniqueName('infra'), environment_id: w.ids.environment }),
   'PUT /job/{jobId}/advancedSettings': () => ({ 'job.delete_ttl_seconds_after_finished': 60, 'cronjob.concurrency_policy': 'Forbid' }),
   'PUT /application/{applicationId}/advancedSettings': () => ({ 'build.timeout_max_sec': 600, 'network.ingress.enable_cors': true }),
   'PUT /container/{containerId}/advancedSettings': () => ({
@@ -925,6 +948,7 @@ function restrictionBodies(): Record<string, (world: World) => Record<string, un
   for (const [segment, param] of [
     ['application', 'applicationId'],
     ['job', 'jobId'],
+    ['terraform', 'terraformId'],
     ['helm', 'helmId'],
   ]) {
     bodies[`POST /${segment}/{${param}}/deploymentRestriction`] = body
@@ -943,6 +967,7 @@ function rollbackBodies(): Record<string, (world: World) => Record<string, unkno
     ['container', 'containerId'],
     ['database', 'databaseId'],
     ['job', 'jobId'],
+    ['terraform', 'terraformId'],
     ['helm', 'helmId'],
   ]) {
     bodies[`POST /${segment}/{${param}}/rollback`] = body
@@ -1014,6 +1039,19 @@ const applicationBody = (gitTokenId: string) => ({
   ports: [{ internal_port: 8080, publicly_accessible: true }],
   cpu: 250,
   memory: 256,
+})
+
+/** An IAC service of the fake GitHub's repository, read with the world's git token. */
+const terraformBody = (gitTokenId: string) => ({
+  name: uniqueName('infra'),
+  description: 'made by the sweep',
+  auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' },
+  terraform_files_source: { git_repository: { url: `https://github.com/${FAKE_REPOSITORY}`, branch: 'main', git_token_id: gitTokenId } },
+  terraform_variables_source: { tf_var_file_paths: [], tf_vars: [{ key: 'region', value: 'eu-west-3', secret: false }] },
+  backend: { kubernetes: {} },
+  engine: 'OPEN_TOFU',
+  provider_version: { explicit_version: '1.9.4' },
+  job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
 })
 
 const helmBody = (w: World) => ({

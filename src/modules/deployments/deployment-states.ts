@@ -64,6 +64,27 @@ export type ServiceAction = (typeof SERVICE_ACTIONS)[number]
 export const SERVICE_ACTION_STATUSES = ['QUEUED', 'ONGOING', 'SUCCESS', 'ERROR', 'EXECUTING', 'CANCELED', 'CANCELING', 'NEVER'] as const
 export type ServiceActionStatus = (typeof SERVICE_ACTION_STATUSES)[number]
 
+/** What an infrastructure-as-code service's part of a deployment runs (contract: ServiceSubActionEnum); NONE for every other kind. */
+export const SERVICE_SUB_ACTIONS = [
+  'NONE',
+  'IAC_PLAN_ONLY',
+  'IAC_PLAN_AND_APPLY',
+  'IAC_DESTROY',
+  'IAC_FORCE_UNLOCK_STATE',
+  'IAC_MIGRATE_STATE',
+] as const
+export type ServiceSubAction = (typeof SERVICE_SUB_ACTIONS)[number]
+
+/**
+ * The trigger action a deployment's entry shows: IAC_FORCE_UNLOCK and IAC_MIGRATE_STATE when every
+ * service of it runs that sub-action (a deploy of an IAC service with that `action`), else the trigger.
+ */
+export function shownTriggerAction(trigger: RunnableTrigger, subActions: readonly ServiceSubAction[]): TriggerAction {
+  if (subActions.length > 0 && subActions.every((sub) => sub === 'IAC_FORCE_UNLOCK_STATE')) return 'IAC_FORCE_UNLOCK'
+  if (subActions.length > 0 && subActions.every((sub) => sub === 'IAC_MIGRATE_STATE')) return 'IAC_MIGRATE_STATE'
+  return trigger
+}
+
 export const ORIGINS = ['API', 'CLI', 'CONSOLE', 'GIT', 'PLATFORM_INTERNAL', 'IAC_PROVIDER'] as const
 export type Origin = (typeof ORIGINS)[number]
 

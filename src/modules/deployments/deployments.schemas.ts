@@ -5,6 +5,7 @@ import {
   ORIGINS,
   SERVICE_ACTION_STATUSES,
   SERVICE_ACTIONS,
+  SERVICE_SUB_ACTIONS,
   SERVICE_TYPES,
   STAGE_STATUSES,
   STATES,
@@ -27,7 +28,7 @@ export const StatusDetails = Type.Object(
   {
     action: Enum(SERVICE_ACTIONS, 'ServiceActionEnum'),
     status: Enum(SERVICE_ACTION_STATUSES, 'ServiceActionStatusEnum'),
-    sub_action: Type.Literal('NONE', { description: 'ServiceSubActionEnum; always NONE: Berth runs no infrastructure-as-code sub-actions' }),
+    sub_action: Enum(SERVICE_SUB_ACTIONS, 'ServiceSubActionEnum', 'what an IAC service runs (its plan, apply, destroy…); NONE for other kinds'),
   },
   { title: 'StatusDetails' },
 )
@@ -105,6 +106,17 @@ const ServiceDetails = Type.Union(
         ...RESTORES,
       },
       { description: 'Berth extension: DatabaseDeploymentHistoryDetails (the contract shows no database shape)' },
+    ),
+    Type.Object(
+      {
+        commit: Type.Optional(Commit),
+        git_commit_id: Type.Optional(Type.String({ description: 'the commit the deploy named; absent: the head of the branch' })),
+        engine: Type.String({ description: 'TERRAFORM or OPEN_TOFU' }),
+        engine_version: Type.String(),
+        resource_count: Type.Optional(Type.Integer({ description: 'the resources the state holds after an apply' })),
+        ...RESTORES,
+      },
+      { description: 'Berth extension: IacDeploymentHistoryDetails (the reference shows no shape for its terraform services)' },
     ),
     Type.Object(
       {
@@ -229,7 +241,10 @@ export const EnvironmentStatus = Type.Object(
 
 export const CancelRequest = Type.Object({
   force_cancel: Type.Optional(
-    Type.Boolean({ default: false, description: 'accepted for compatibility: a cancel always stops what runs, a running job included, so forcing it changes nothing' }),
+    Type.Boolean({
+      default: false,
+      description: 'accepted for compatibility: a cancel always stops what runs, a running job included, so forcing it changes nothing',
+    }),
   ),
 })
 

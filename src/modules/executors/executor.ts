@@ -10,7 +10,11 @@ import type { PlannedStep, ServiceSnapshot } from '#src/modules/services/service
  * How a service's part ended. `details`, when given, is merged into its history entry's `details`
  * (what only the run knows, such as the commit a chart was fetched at).
  */
-export type ServiceOutcome = ({ ok: true } | { ok: false; message: string }) & { details?: Record<string, unknown> }
+export type ServiceOutcome = ({ ok: true } | { ok: false; message: string }) & {
+  details?: Record<string, unknown>
+  /** What the run leaves for the service's own routes (an IAC apply's resources): kept, replacing the last, until a later run leaves one. */
+  output?: Record<string, unknown>
+}
 
 /** What an executor is given besides the service's progress. */
 export interface ExecutionContext {

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Selected } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
 import { repositoryKey } from '#src/modules/services/push-targets.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
@@ -24,7 +23,7 @@ export interface GitWebhooksDeps {
   /** The organization's services a push to `branch` of `repository` deploys (services.repository `listPushTargets`). */
   listPushTargets(organizationId: string, repository: string, branch: string, defaultBranch: string | undefined): Promise<ServiceRecord[]>
   /** What a deploy of `commit` asks of a service of `type` (its deploy request's `git_commit_id`). */
-  commitOverrides(type: ServiceType, commit: string): object
+  commitOverrides(service: ServiceRecord, commit: string): object
   /**
    * The services among `serviceIds` that a push which changed `changedPaths` (undefined: not
    * known) deploys, by their deployment restrictions (deployment restrictions' `deployedBy`).
@@ -113,7 +112,7 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
       )
       for (const service of services) {
         if (!deployed.has(service.id)) restricted.add(service.id)
-        else selected.set(service.id, { service, overrides: deps.commitOverrides(service.kind, push.commit) })
+        else selected.set(service.id, { service, overrides: deps.commitOverrides(service, push.commit) })
       }
     }
     return { selected: [...selected.values()], restricted: [...restricted].filter((id) => !selected.has(id)).length }

@@ -24,8 +24,8 @@ export interface PreviewsDeps {
   findEnvironment(environmentId: string): Promise<EnvironmentRecord | undefined>
   /** clones' clonePreview. */
   clonePreview(sourceEnvironmentId: string, name: string, adjust?: (service: ServiceRecord) => ServiceRecord): Promise<EnvironmentRecord>
-  /** What a deploy of `commit` asks of a service of `type` (its deploy request's `git_commit_id`). */
-  commitOverrides(type: ServiceType, commit: string): object
+  /** What a deploy of `commit` asks of `service` (its deploy request's `git_commit_id`, and what its kind adds for a push). */
+  commitOverrides(service: ServiceRecord, commit: string): object
   /** deployment triggers' deployPreview. */
   deployPreview(organizationId: string, selected: Selected[], triggeredBy: string, origin: Origin): Promise<DeploymentRun[]>
   /** deployment triggers' deletePreviewEnvironment. */
@@ -104,7 +104,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
     const selected: Selected[] = []
     for (const service of services) {
       const builds = followed(service, undefined)?.repository === repository
-      if (builds) selected.push({ service, overrides: deps.commitOverrides(service.kind, commit) })
+      if (builds) selected.push({ service, overrides: deps.commitOverrides(service, commit) })
       else if (only === 'all' && !service.deploymentSkipped) selected.push({ service, overrides: {} })
     }
     return selected

@@ -133,11 +133,11 @@ export function kindCrudRoutes(
           description: descriptions.delete ?? 'Needs the WRITE role.',
           tags: [wire.tags.main],
           params,
-          querystring: DeleteServiceQuery,
+          querystring: descriptor.deleteQuery ?? DeleteServiceQuery,
         },
       },
       async (req, reply) => {
-        await services.delete(req.principal, idOf(req.params))
+        await services.delete(req.principal, idOf(req.params), descriptor.deleteQuery ? descriptor.queryOverrides?.(req.query) : undefined)
         return reply.code(204).send()
       },
     )

@@ -23,6 +23,6 @@ export function createKindCrud<Rec extends { entityTag: string }, Write>(
       await descriptor.afterEdit?.(updated, lookups)
       return updated
     },
-    delete: (principal, serviceId) => core.delete(principal, kind.type, serviceId),
+    delete: (principal, serviceId, overrides) => core.delete(principal, kind.type, serviceId, overrides),
   }
 }

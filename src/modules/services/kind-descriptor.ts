@@ -21,7 +21,8 @@ export interface KindCrudService<Rec = { entityTag: string }, Write = unknown> {
   create(principal: Principal, environmentId: string, write: Write): Promise<Rec>
   /** An edit; `ifMatch`: the ETags If-Match accepts. */
   update(principal: Principal, serviceId: string, write: Write, ifMatch?: string[]): Promise<Rec>
-  delete(principal: Principal, serviceId: string): Promise<void>
+  /** `overrides`: what the delete's query asks of the deployment that uninstalls it (a terraform's SKIP_DESTROY). */
+  delete(principal: Principal, serviceId: string, overrides?: object): Promise<void>
 }
 
 /** What a kind's records may need of other modules (the application's deployed commit). */
@@ -92,6 +93,10 @@ export interface KindDefinition<Rec extends { entityTag: string }, Write> {
   }
   deploy: KindRoutes['deploy']
   actionQuery?: TSchema
+  /** The query the reference's uninstall of the kind takes (a terraform's `force_terraform_action`); `queryOverrides` reads it. */
+  uninstallQuery?: TSchema
+  /** The query of its delete when more than `DeleteServiceQuery` (a terraform's `force_terraform_action`); `queryOverrides` reads it. */
+  deleteQuery?: TSchema
   queryOverrides?: KindRoutes['queryOverrides']
   reboot?: true
   bulk: KindBulkMembers
@@ -139,6 +144,7 @@ export function defineKind<Rec extends { entityTag: string }, Write>(definition:
     bulk: { ...definition.bulk, statuses: names.plural.toLowerCase(), ids: `${segment}_ids` },
   }
   if (definition.actionQuery) routes.actionQuery = definition.actionQuery
+  if (definition.uninstallQuery) routes.uninstallQuery = definition.uninstallQuery
   if (definition.queryOverrides) routes.queryOverrides = definition.queryOverrides
   if (definition.reboot) routes.reboot = true
   return { ...definition, routes }

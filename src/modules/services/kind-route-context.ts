@@ -31,6 +31,8 @@ export interface KindRouteContext {
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<unknown>
   commits: Pick<GitCommitsService, 'listCommits'>
   containerRegistries: Pick<ContainerRegistriesService, 'listAssociatedServices'>
+  /** What the service's last run that left an output left (ServiceOutcome.output: an IAC apply's resources); undefined when none did. */
+  lastOutput(serviceId: string): Promise<{ executionId: string; output: Record<string, unknown>; createdAt: Date } | undefined>
   /** A service's links with its running instances' addresses and its custom domains added. */
   withLiveLinks(
     service: { organizationId: string; id: string; environmentId: string },

@@ -19,7 +19,9 @@ export interface KindRoutes {
   deploy: { body: TSchema; description: string; overrides(body: unknown): object }
   /** The query the platform's deploy and redeploy take (accepted for compatibility). */
   actionQuery?: TSchema
-  /** What the deploy and redeploy query asks beyond the configuration (a job's `forceEvent`); nothing when absent. */
+  /** The query its uninstall takes (a terraform's `force_terraform_action`), read by `queryOverrides` too. */
+  uninstallQuery?: TSchema
+  /** What the deploy, redeploy and uninstall query asks beyond the configuration (a job's `forceEvent`); nothing when absent. */
   queryOverrides?(query: unknown): object
   /** Whether the kind has an uninstall action (`/helm/{id}/uninstall`). */
   uninstall: boolean

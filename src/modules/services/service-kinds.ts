@@ -1,4 +1,4 @@
-import type { RunnableTrigger, ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { RunnableTrigger, ServiceSubAction, ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { CommitSource } from '#src/modules/git-providers/git-commits.service.ts'
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
@@ -215,8 +215,12 @@ export interface ServiceKind<Input = unknown, Config = unknown, Overrides extend
   /** The history entry's `details` (contract 2.7) of a deployment of this configuration. */
   details(configuration: Config, overrides: Overrides, deployment?: DetailsContext): Record<string, unknown>
   iconUri(configuration: Config): string
+  /** What its part of a deployment runs, for the history's `sub_action` (an IAC service's plan, apply, destroy); absent: NONE. */
+  subAction?(configuration: Config, overrides: Overrides, trigger: RunnableTrigger): ServiceSubAction
   /** Whether the simulated executor fails this action (docs/deployments.md, "Simulated deployments"). */
   simulatesFailure(configuration: Config, trigger: RunnableTrigger): boolean
+  /** What a git push's deploy asks beyond its commit (an IAC service's `auto_deploy_config.terraform_action` PLAN: plan only). */
+  pushOverrides?(configuration: Config): Overrides
   /** The git branch this configuration builds or takes its chart from; undefined when none (an image, a chart repository). */
   followedBranch?(configuration: Config): FollowedBranch | undefined
   /** The configuration building `branch` of the same repository instead (a pull request's preview, docs/previews.md); with followedBranch. */

@@ -42,7 +42,7 @@ export interface ServicesDeps {
    * on_delete runs), which takes the service away when it succeeds; 'nothing' when nothing of it
    * is installed: the service is then deleted at once.
    */
-  deleteInstalled?(principal: Principal, service: ServiceRecord): Promise<unknown>
+  deleteInstalled?(principal: Principal, service: ServiceRecord, overrides?: object): Promise<unknown>
   /** Seals what a clone makes afresh (a database's master password). */
   secrets: SecretBox
   /** The organization's resource ceilings (resource-ceilings.ts), checked on every create, edit and clone. */
@@ -335,9 +335,10 @@ export function createServicesService(deps: ServicesDeps) {
       return updated
     },
 
-    async delete(principal: Principal, type: ServiceType, serviceId: string): Promise<void> {
+    /** `overrides`: what the delete asks of the deployment that uninstalls the service first (a terraform's SKIP_DESTROY). */
+    async delete(principal: Principal, type: ServiceType, serviceId: string, overrides?: object): Promise<void> {
       const { service } = await requireService(principal, serviceId, 'WRITE', type)
-      if (deps.deleteInstalled && (await deps.deleteInstalled(principal, service)) !== 'nothing') return
+      if (deps.deleteInstalled && (await deps.deleteInstalled(principal, service, overrides)) !== 'nothing') return
       if (!(await repo.delete(service.organizationId, service.id))) throw notFound(kindOf(type).noun)
     },
   }

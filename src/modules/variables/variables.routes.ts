@@ -201,7 +201,8 @@ export function variablesRoutes(variables: VariablesService, scopes: readonly Se
         },
       },
       async (req, reply) => {
-        const type = req.query.service_type
+        // TERRAFORM: the reference's word for the contract's IAC.
+        const type = req.query.service_type === 'TERRAFORM' ? 'IAC' : req.query.service_type
         if (!isServiceScope(scopes, type)) {
           throw validationFailed([{ path: '/service_type', message: `must be ${listedWords(scopes)}`, location: 'query' }])
         }

@@ -16,12 +16,14 @@ export const VARIABLE_SCOPES = [
   'HELM',
   'TERRAFORM',
   'AGENTIC_WORKFLOW',
+  // The contract's word for TERRAFORM: an IAC service's variables answer with it; TERRAFORM is taken as its alias.
+  'IAC',
 ] as const
 export type VariableScopeWord = (typeof VARIABLE_SCOPES)[number]
 export const VariableScopeEnum = Enum(VARIABLE_SCOPES, 'APIVariableScopeEnum')
 const VariableTypeEnum = Enum(['VALUE', 'ALIAS', 'OVERRIDE', 'BUILT_IN', 'FILE', 'EXTERNAL_SECRET', 'FILE_EXTERNAL_SECRET'], 'APIVariableTypeEnum')
-const LinkedServiceTypeEnum = Enum(['APPLICATION', 'CONTAINER', 'DATABASE', 'JOB', 'HELM', 'TERRAFORM'], 'LinkedServiceTypeEnum')
-export const SERVICE_TYPES_FOR_VARIABLES = ['APPLICATION', 'CONTAINER', 'JOB', 'HELM', 'TERRAFORM', 'AGENTIC_WORKFLOW'] as const
+const LinkedServiceTypeEnum = Enum(['APPLICATION', 'CONTAINER', 'DATABASE', 'JOB', 'HELM', 'TERRAFORM', 'IAC'], 'LinkedServiceTypeEnum')
+export const SERVICE_TYPES_FOR_VARIABLES = ['APPLICATION', 'CONTAINER', 'JOB', 'HELM', 'TERRAFORM', 'AGENTIC_WORKFLOW', 'IAC'] as const
 const ServiceTypeForVariableEnum = Enum(SERVICE_TYPES_FOR_VARIABLES, 'ServiceTypeForVariableEnum')
 
 // Lengths are checked by the service, which names the rule; the schema only keeps absurd input out.

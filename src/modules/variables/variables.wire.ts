@@ -6,8 +6,11 @@ import { isServiceScope, type LinkedVariable, type ParentScope, type ServiceScop
 // never load it (the repository leaves sealed values out of what it returns).
 
 /** The scopes a variable may be created in, from the reference's enum: the project, the environment and `scopes`; others are refused by the caller. */
-export const asParentScope = (scopes: readonly ServiceScope[], scope: VariableScopeWord): ParentScope | undefined =>
-  scope === 'PROJECT' || scope === 'ENVIRONMENT' || isServiceScope(scopes, scope) ? scope : undefined
+export const asParentScope = (scopes: readonly ServiceScope[], given: VariableScopeWord): ParentScope | undefined => {
+  // The reference's word for the contract's IAC.
+  const scope = given === 'TERRAFORM' ? 'IAC' : given
+  return scope === 'PROJECT' || scope === 'ENVIRONMENT' || isServiceScope(scopes, scope) ? scope : undefined
+}
 
 /** What an alias shows as its value: the key of the variable it aliases. */
 const shownValue = (variable: VariableRecord): string | null =>

@@ -29,6 +29,7 @@ import * as clusterImageRegistry from './migrations/0028-cluster-image-registry.
 import * as clusterKubernetesVersions from './migrations/0029-cluster-kubernetes-versions.ts'
 import * as previewEnvironments from './migrations/0030-preview-environments.ts'
 import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-instances.ts'
+import * as iacServices from './migrations/0032-iac-services.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '0029-cluster-kubernetes-versions': clusterKubernetesVersions,
   '0030-preview-environments': previewEnvironments,
   '0031-front-door-ready-instances': frontDoorReadyInstances,
+  '0032-iac-services': iacServices,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

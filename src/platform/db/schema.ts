@@ -18,6 +18,7 @@ export interface Database {
   deploymentSnapshots: DeploymentSnapshotsTable
   variables: VariablesTable
   deploymentLogs: DeploymentLogsTable
+  serviceRunOutputs: ServiceRunOutputsTable
   deploymentRequests: DeploymentRequestsTable
   serviceDeployments: ServiceDeploymentsTable
   environmentHistoryVersions: EnvironmentHistoryVersionsTable
@@ -314,6 +315,14 @@ export interface VariablesTable {
 }
 
 /** A line a deployment's step wrote. */
+/** Migration 0032: what a service's last run left for its own routes (an IAC apply's resources). */
+export interface ServiceRunOutputsTable {
+  serviceId: string
+  executionId: string
+  output: ColumnType<Record<string, unknown>, string, string>
+  createdAt: ColumnType<Date, Date | undefined, Date>
+}
+
 export interface DeploymentLogsTable {
   id: Generated<string>
   executionId: string

@@ -1,3 +1,4 @@
+import { shownTriggerAction } from '../deployment-states.ts'
 import { elapsedMs, isoDuration } from '../iso-duration.ts'
 import { type DeploymentRun, familyOf, type ServiceProgress, serviceStatus } from './deployment-progress.ts'
 
@@ -19,7 +20,7 @@ export function serviceEntry(run: DeploymentRun, service: ServiceProgress) {
     status,
     auditing_data: auditingData(run, service.updatedAt),
     details: service.details,
-    status_details: { action: familyOf(run).action, status: actionStatus, sub_action: 'NONE' },
+    status_details: { action: familyOf(run).action, status: actionStatus, sub_action: service.subAction ?? 'NONE' },
     icon_uri: service.iconUri,
     total_duration: isoDuration(elapsedMs(service.startedAt, service.endedAt, service.updatedAt)),
     /** Berth extension: why the service failed, when it did. */
@@ -33,7 +34,10 @@ export function environmentEntry(run: DeploymentRun) {
     identifier: { execution_id: run.id, environment_id: run.environmentId },
     auditing_data: auditingData(run, run.updatedAt),
     status: run.status,
-    trigger_action: run.triggerAction,
+    trigger_action: shownTriggerAction(
+      run.triggerAction,
+      run.progress.stages.flatMap((stage) => stage.services.map((service) => service.subAction ?? 'NONE')),
+    ),
     total_duration: isoDuration(elapsedMs(run.startedAt, run.endedAt, run.updatedAt)),
     stages: run.progress.stages.map((stage) => ({
       name: stage.name,

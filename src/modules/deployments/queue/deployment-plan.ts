@@ -53,7 +53,10 @@ export function planStages(
 }
 
 /** What planning a service needs of its kind. */
-type Planning<Config, Overrides> = Pick<ServiceKind<unknown, Config, Overrides & object>, 'type' | 'details' | 'iconUri' | 'simulatesFailure'>
+type Planning<Config, Overrides> = Pick<
+  ServiceKind<unknown, Config, Overrides & object>,
+  'type' | 'details' | 'iconUri' | 'simulatesFailure' | 'subAction'
+>
 
 /** A service as a deployment plans it: what its history entry shows, fixed at the trigger. */
 export function plannedService<Config, Overrides>(
@@ -71,5 +74,6 @@ export function plannedService<Config, Overrides>(
     details: kind.details(service.configuration, overrides as Overrides & object, executionId === undefined ? undefined : { executionId }),
     version: service.version,
     simulateFailure: kind.simulatesFailure(service.configuration, trigger),
+    ...(kind.subAction ? { subAction: kind.subAction(service.configuration, overrides as Overrides & object, trigger) } : {}),
   }
 }

@@ -5,6 +5,7 @@ import {
   type Origin,
   type RunnableTrigger,
   type ServiceActionStatus,
+  type ServiceSubAction,
   type ServiceType,
   type StageStatus,
   type State,
@@ -23,6 +24,8 @@ export interface ServiceProgress {
   iconUri: string
   /** The history entry's `details`, in the shape of the service's kind (contract 2.7), fixed at trigger time; what the executor learnt (a commit fetched) is added when the service ends. */
   details: Record<string, unknown>
+  /** What an IAC service's part runs (set at trigger time by its kind); absent: NONE. */
+  subAction?: ServiceSubAction
   /** The service's configuration version this deployment applies (helm: its version). */
   version: number | null
   /** The service's state before this deployment: what it stays in when the deployment never reaches it. */

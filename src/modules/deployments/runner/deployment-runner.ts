@@ -263,7 +263,9 @@ export function createDeploymentRunner(deps: {
                 outcome.ok ? `${service.name}: ${action.toLowerCase()} succeeded` : `${service.name}: ${outcome.message}`,
                 outcome.ok ? 'INFO' : 'ERROR',
               )
-              await apply((current) => finishService(current, service.id, outcome, now()))
+              if (outcome.output && typeof runs.keepOutput === 'function') await runs.keepOutput(service.id, run.id, outcome.output)
+              const { output: _output, ...finished } = outcome
+              await apply((current) => finishService(current, service.id, finished, now()))
             }),
           )
           await apply((current) => finishStage(current, index, now()))

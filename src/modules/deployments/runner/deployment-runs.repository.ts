@@ -218,6 +218,16 @@ export function createDeploymentRunsRepository(db: Db) {
       return row && !row.isDefault ? row.executor : undefined
     },
 
+    /** Keeps what a service's run left for its own routes (ServiceOutcome.output), replacing what an earlier run left. */
+    async keepOutput(serviceId: string, executionId: string, output: Record<string, unknown>): Promise<void> {
+      const text = JSON.stringify(output)
+      await db
+        .insertInto('serviceRunOutputs')
+        .values({ serviceId, executionId, output: text })
+        .onConflict((oc) => oc.column('serviceId').doUpdateSet({ executionId, output: text, createdAt: new Date() }))
+        .execute()
+    },
+
     /** Appends log lines, in the order given. */
     async appendLogs(lines: NewLogLine[]): Promise<void> {
       if (lines.length > 0) await db.insertInto('deploymentLogs').values(lines).execute()

@@ -6,7 +6,7 @@ import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { DeploymentExecutor } from '../executor.ts'
 import { repositoryCredentials } from '../git-credentials.ts'
-import { createDockerExecutor, type DockerExecutorDeps, type DockerKinds } from './docker-executor.ts'
+import { createDockerExecutor, type DockerExecutorDeps, type DockerKinds, type IacSettings } from './docker-executor.ts'
 import { type Confinement, LABELS, removeContainer, removeNetworkIfUnused } from './docker-objects.ts'
 import { createDockerRuntime } from './docker-runtime.ts'
 import { createDockerServiceOutput } from './service-output.ts'
@@ -36,6 +36,7 @@ export async function connectDockerExecutor(
     publishHost: string
     publishPorts: PortRange | undefined
     databaseImages: string
+    iac?: IacSettings
     allowPrivateUrls: boolean
     confinement?: Confinement
     contextMaxBytes?: number

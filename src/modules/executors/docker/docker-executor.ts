@@ -24,6 +24,12 @@ import { type PublishSettings, type Rollout, removeAbandoned, type Say } from '.
 /** A database's storage (docker-objects.ts), where tests look for it. */
 export { databaseVolume } from './docker-objects.ts'
 
+/** The settings of IAC services' runs: the engines' images (`ENGINE=image-with-{version},…`) and the PostgreSQL their `pg` backend uses. */
+export interface IacSettings {
+  images: string
+  stateUrl: string
+}
+
 /** What a kind's entry is handed to do one action to one of its services in the Docker engine. */
 export interface DockerAction {
   docker: Docker
@@ -41,6 +47,8 @@ export interface DockerAction {
   registry: DockerExecutorDeps['registry']
   /** BERTH_DOCKER_DATABASE_IMAGES. */
   databaseImages: string
+  /** BERTH_IAC_IMAGES and BERTH_IAC_STATE_URL: what IAC services' runs are built from and keep their state in (docs/iac.md). */
+  iac: IacSettings
   /** The PID limit and dropped capabilities every instance and run gets (BERTH_DOCKER_PIDS_LIMIT, BERTH_DOCKER_CAP_DROP). */
   confinement: Confinement | undefined
   /** How images are pulled: whether registries on private addresses may be reached (BERTH_GIT_ALLOW_PRIVATE_URLS). */
@@ -83,6 +91,8 @@ export interface DockerExecutorDeps {
   publishPorts?: string
   /** Where databases' official images are (BERTH_DOCKER_DATABASE_IMAGES): `docker.io/library`, or a mirror. */
   databaseImages: string
+  /** BERTH_IAC_IMAGES and BERTH_IAC_STATE_URL; absent: the engines' official images, and no state store of Berth's. */
+  iac?: IacSettings
   /** The credentials a repository is fetched with: its git token's (else the organization's only one of its provider), unsealed; undefined without one. */
   gitCredentials(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
   /** BERTH_GIT_ALLOW_PRIVATE_URLS: whether repositories on loopback, private, link-local or metadata addresses (or plain http) may be fetched. */
@@ -148,6 +158,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
       secrets: deps.secrets,
       registry: deps.registry,
       databaseImages: deps.databaseImages,
+      iac: deps.iac ?? { images: '', stateUrl: '' },
       confinement: deps.confinement,
       pulls: { allowPrivateUrls: deps.allowPrivateUrls },
       stopGraceSeconds: stopGrace(snapshot),

@@ -44,6 +44,14 @@ export interface ChartValues {
   terminationGracePeriodSeconds: number
   job: { name?: string; backoffLimit?: number; activeDeadlineSeconds?: number }
   schedule: { cron?: string; timeZone?: string; suspend?: boolean }
+  /** Commands of the same image run in order before the main container (an IAC run's init and plan). */
+  steps: { name: string; args: string[] }[]
+  /** The containers' working directory; '': the image's. */
+  workingDir: string
+  /** An emptyDir the steps and the main container share. */
+  scratch: { mountPath: string } | null
+  /** A ServiceAccount that may write Secrets and Leases of the namespace (the engine's kubernetes backend). */
+  stateAccess: boolean
 }
 
 /** Where a release's Ingress hosts are (the cluster's `berth.ingress.apps_domain`; absent: the derived names), and the cert-manager ClusterIssuer its TLS certificate comes from. */
@@ -69,7 +77,8 @@ export interface OpenVariable {
 /** How long a stopping pod gets, when the service's settings do not say (the Docker executor's default too). */
 const STOP_GRACE_SECONDS = 10
 
-function base(snapshot: ServiceSnapshot, owner: ChartOwner, variables: OpenVariable[]): ChartValues {
+/** The values every kind starts from: its labels, its variables, one replica of nothing. */
+export function baseValues(snapshot: ServiceSnapshot, owner: ChartOwner, variables: OpenVariable[]): ChartValues {
   const grace = snapshot.advancedSettings?.['deployment.termination_grace_period_seconds']
   return {
     workload: 'None',
@@ -99,6 +108,10 @@ function base(snapshot: ServiceSnapshot, owner: ChartOwner, variables: OpenVaria
     terminationGracePeriodSeconds: typeof grace === 'number' ? grace : STOP_GRACE_SECONDS,
     job: {},
     schedule: {},
+    steps: [],
+    workingDir: '',
+    scratch: null,
+    stateAccess: false,
   }
 }
 
@@ -187,7 +200,7 @@ export function containerValues(
   const config = snapshot.configuration
   const firstPort = config.ports[0]?.internalPort
   return {
-    ...base(snapshot, owner, variables),
+    ...baseValues(snapshot, owner, variables),
     workload: config.storage.length > 0 ? 'StatefulSet' : 'Deployment',
     image: image.reference,
     imagePullSecret: pullSecret(image.registry),
@@ -254,7 +267,7 @@ export function databaseValues(
   const { credentials } = config
   const port = { name: 'db', port: engine.port, protocol: 'TCP' as const }
   return {
-    ...base(snapshot, owner, []),
+    ...baseValues(snapshot, owner, []),
     workload: 'StatefulSet',
     serviceName: credentials.host,
     image: databaseImage(images, type, config.version),
@@ -296,7 +309,7 @@ export function jobValues(
   const limits = { backoffLimit: config.maxNbRestart, activeDeadlineSeconds: config.maxDurationSeconds }
   const named = { ...limits, name: `job-${owner.serviceId.slice(0, 8)}-${owner.executionId.slice(0, 8)}` }
   const values: ChartValues = {
-    ...base(snapshot, owner, variables),
+    ...baseValues(snapshot, owner, variables),
     image: image.reference,
     imagePullSecret: pullSecret(image.registry),
     command: command.entrypoint ? [command.entrypoint] : [],

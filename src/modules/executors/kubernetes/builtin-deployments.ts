@@ -33,6 +33,8 @@ export interface BuiltinDeps {
   registry?(organizationId: string, registryId: string): Promise<RegistryPullAccess>
   /** BERTH_DOCKER_DATABASE_IMAGES: where databases' official images are; `docker.io/library` by default. */
   databaseImages?: string
+  /** BERTH_IAC_IMAGES: the IAC engines' images; '' (their official ones) by default. */
+  iacImages?: string
   /** The runner's Docker engine (DOCKER_HOST, else the local socket), which builds images for the cluster; rejects when it does not answer. */
   docker?(): Promise<Docker>
   /** The environment's cluster's image_registry_id: where images built for it are pushed; null without one. */
@@ -67,6 +69,8 @@ export interface KubernetesAction {
   openSecret(sealed: string): string
   /** BERTH_DOCKER_DATABASE_IMAGES, `docker.io/library` by default. */
   databaseImages: string
+  /** BERTH_IAC_IMAGES; '' for the engines' official images. */
+  iacImages: string
   /** The snapshot's variables, secrets opened. */
   variables(): OpenVariable[]
   /** An image of a registry of the organization. */
@@ -170,6 +174,7 @@ export function kubernetesAction(
     owner,
     openSecret: deps.openSecret,
     databaseImages: deps.databaseImages ?? 'docker.io/library',
+    iacImages: deps.iacImages ?? '',
     variables,
     image,
     pushed,

@@ -123,6 +123,8 @@ export interface KubernetesSettings {
   kubectlPath: string
   allowPrivateUrls: boolean
   databaseImages: string
+  /** BERTH_IAC_IMAGES. */
+  iacImages?: string
   helmVersion?: ProgramVersion
 }
 
@@ -131,6 +133,7 @@ export const kubernetesSettings = (config: Pick<Config, 'runner' | 'git'>): Kube
   kubectlPath: config.runner.kubectlPath,
   allowPrivateUrls: config.git.allowPrivateUrls,
   databaseImages: config.runner.dockerDatabaseImages,
+  iacImages: config.runner.iacImages,
 })
 
 /**

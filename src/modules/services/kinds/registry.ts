@@ -7,6 +7,7 @@ import { applicationDescriptor } from './application/application.descriptor.ts'
 import { containerDescriptor } from './container/container.descriptor.ts'
 import { databaseDescriptor } from './database/database.descriptor.ts'
 import { helmDescriptor } from './helm/helm.descriptor.ts'
+import { iacDescriptor } from './iac/iac.descriptor.ts'
 import { jobDescriptor } from './job/job.descriptor.ts'
 
 /**
@@ -19,6 +20,7 @@ export const SERVICE_KINDS: readonly AnyKindDescriptor[] = [
   containerDescriptor,
   applicationDescriptor,
   jobDescriptor,
+  iacDescriptor,
 ]
 
 /** The kinds, each with its table of advanced settings from its descriptor, as the core, the runner and cron take them. */

@@ -576,9 +576,10 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
      * A service delete: a deployment that deletes it when it is installed (or a run queued would
      * install it); 'nothing' when it is not, for the core to delete it at once.
      */
-    deleteInstalledService: (principal: Principal, service: ServiceRecord) => triggerFor(principal, service, 'DELETE'),
+    deleteInstalledService: (principal: Principal, service: ServiceRecord, overrides?: object) => triggerFor(principal, service, 'DELETE', overrides),
     /** 'nothing' when the service is not installed and nothing queued would install it. */
-    uninstallService: (principal: Principal, type: ServiceType, serviceId: string) => triggerService(principal, type, serviceId, 'UNINSTALL'),
+    uninstallService: (principal: Principal, type: ServiceType, serviceId: string, overrides?: object) =>
+      triggerService(principal, type, serviceId, 'UNINSTALL', overrides),
 
     async getServiceStatus(principal: Principal, type: ServiceType, serviceId: string): Promise<StatusRecord> {
       const { service } = await deps.requireService(principal, serviceId, 'READ', type)

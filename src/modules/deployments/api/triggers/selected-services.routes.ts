@@ -36,15 +36,11 @@ function deployAllRequest(kinds: readonly KindRoutes[]) {
   return Type.Object(Object.fromEntries(members), { title: 'DeployAllRequest' })
 }
 
-/** The `<kind>_ids` members of the stop, uninstall and delete requests, and the reference's `terraform_ids`. */
+/** The `<kind>_ids` members of the stop, uninstall and delete requests (the IAC kind's is the reference's `terraform_ids`). */
 const serviceIdsRequest = (kinds: readonly KindRoutes[]) =>
-  Type.Object(
-    {
-      ...Object.fromEntries(ranked(kinds, (kind) => kind.bulk.idsRank).map(({ bulk }) => [bulk.ids, Ids(bulk.idsDescription)])),
-      terraform_ids: Ids('infrastructure-as-code services'),
-    },
-    { title: 'EnvironmentServiceIdsAllRequest' },
-  )
+  Type.Object(Object.fromEntries(ranked(kinds, (kind) => kind.bulk.idsRank).map(({ bulk }) => [bulk.ids, Ids(bulk.idsDescription)])), {
+    title: 'EnvironmentServiceIdsAllRequest',
+  })
 
 /** rebootServices' body: the ids of the kinds that have a member in it. */
 const rebootServicesRequest = (kinds: readonly KindRoutes[]) =>
@@ -55,10 +51,7 @@ const rebootServicesRequest = (kinds: readonly KindRoutes[]) =>
 type IdLists = Record<string, string[] | undefined>
 
 function idItems(body: IdLists, kinds: readonly KindRoutes[]): SelectionItem[] {
-  const members: [string, ServiceType][] = [
-    ...ranked(kinds, (kind) => kind.bulk.idsRank).map((kind): [string, ServiceType] => [kind.bulk.ids, kind.type]),
-    ['terraform_ids', 'IAC'],
-  ]
+  const members = ranked(kinds, (kind) => kind.bulk.idsRank).map((kind): [string, ServiceType] => [kind.bulk.ids, kind.type])
   return members.flatMap(([member, type]) => (body[member] ?? []).map((id, index) => ({ type, id, overrides: {}, path: `/${member}/${index}` })))
 }
 

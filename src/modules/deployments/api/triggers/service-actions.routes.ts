@@ -111,12 +111,13 @@ export function serviceActionsRoutes(
             description: `Deletes what the ${lower} service installed and keeps its configuration (trigger UNINSTALL). ${QUEUES} 204 when nothing is installed and nothing queued would install it.`,
             tags: [kind.tags.actions],
             params: Params,
+            ...(kind.uninstallQuery ? { querystring: kind.uninstallQuery } : {}),
             body: Type.Object({}),
             response: { 202: Status, 204: { type: 'null', description: 'no deployment was triggered: nothing is installed' } },
           },
         },
         async (req, reply) => {
-          const queued = await triggers.uninstallService(req.principal, kind.type, idOf(req.params))
+          const queued = await triggers.uninstallService(req.principal, kind.type, idOf(req.params), kind.queryOverrides?.(req.query))
           if (queued === 'nothing') return reply.code(204).send(undefined as never)
           return reply.code(202).send(toStatusResponse(queued))
         },

@@ -197,5 +197,7 @@ export const HelmDeployRequest = Type.Object(
 export type HelmDeployRequest = Static<typeof HelmDeployRequest>
 
 export const HelmForceEventQuery = Type.Object({
-  forceEvent: Type.Optional(Enum(['DIFF'], 'HelmForceEvent', 'accepted for compatibility; every executor deploys the chart whether or not its rendered objects changed')),
+  forceEvent: Type.Optional(
+    Enum(['DIFF'], 'HelmForceEvent', 'accepted for compatibility; every executor deploys the chart whether or not its rendered objects changed'),
+  ),
 })
