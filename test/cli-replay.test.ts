@@ -34,6 +34,7 @@ import {
 import { rejectedStatus } from './helpers/assertions.ts'
 import { createDeploymentsApp, type DeploymentsTestApp, until } from './helpers/deployments.ts'
 import { factories, uniqueName } from './helpers/factories.ts'
+import { servedWord } from './helpers/go-client-words.ts'
 
 // The Qovery CLI's command families replayed through the official client: the calls each command
 // of qovery-cli's cmd/ and utils/ makes, in its order, with the bodies it builds, and assertions
@@ -569,7 +570,7 @@ describe('terraform commands', () => {
 
     // terraform list: ListTerraforms, GetEnvironmentStatuses, each terraform's state by its id.
     const terraform = byName((await f.client.terraforms.listTerraforms(environmentId)).data.results, name)!
-    assert.equal(terraform.service_type, 'IAC')
+    assert.equal(terraform.service_type, servedWord('IAC'))
     const statuses = (await f.client.environmentMain.getEnvironmentStatuses(environmentId)).data
     assert.equal(findStatus(statuses.terraforms, terraform.id), 'READY')
 
@@ -594,7 +595,7 @@ describe('terraform commands', () => {
         ['IAC_FORCE_UNLOCK', 'IAC_FORCE_UNLOCK_STATE'],
         ['DEPLOY', 'IAC_PLAN_ONLY'],
         ['DEPLOY', 'IAC_PLAN_AND_APPLY'],
-      ],
+      ].map((words) => words.map(servedWord)),
     )
 
     // delete --resources-only is the uninstall's: refused; delete --skip-destroy deletes without destroying.

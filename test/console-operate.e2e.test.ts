@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { baseEnv, call, processScenario } from './helpers/berth-processes.ts'
-import { CHROMIUM, CHROMIUM_ARGS, ensureConsoleBuilt } from './helpers/console-browser.ts'
+import { CHROMIUM, CHROMIUM_ARGS, ensureConsoleBuilt, HOST_NETWORK_CHANGED } from './helpers/console-browser.ts'
 import { until } from './helpers/deployments.ts'
 import { buildScriptImage, type LoopbackRegistry, removeEnvironments, startRegistry } from './helpers/docker.ts'
 import { DOCKER_APP_ENV, fetchText, serviceInstances } from './helpers/docker-world.ts'
@@ -46,7 +46,8 @@ async function openTab(token: string, route: string, viewport = { width: 1280, h
   const page = await context.newPage()
   const problems: string[] = []
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of (304|400|404|409|412)/.test(message.text())) problems.push(message.text())
+    if (message.type() === 'error' && !/status of (304|400|404|409|412)/.test(message.text()) && !HOST_NETWORK_CHANGED.test(message.text()))
+      problems.push(message.text())
   })
   page.on('pageerror', (error) => problems.push(error.message))
   await page.goto(`${server.baseUrl}/console/#/${route}`)

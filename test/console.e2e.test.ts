@@ -6,7 +6,7 @@ import { createConfiguredRunner } from '#src/cli/deployment-engine.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
-import { CHROMIUM, CHROMIUM_ARGS, ensureConsoleBuilt } from './helpers/console-browser.ts'
+import { CHROMIUM, CHROMIUM_ARGS, ensureConsoleBuilt, HOST_NETWORK_CHANGED } from './helpers/console-browser.ts'
 import { type DeploymentCalls, deploymentCalls, type EnvironmentEntry, until } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
@@ -116,7 +116,7 @@ async function openTab({ token, route }: { token?: string; route?: string } = {}
   // A 401 is expected only of a token typed into the sign-in form.
   const expected = token === undefined ? /status of (304|400|401|404|409|412)/ : /status of (304|400|404|409|412)/
   page.on('console', (message) => {
-    if (message.type() === 'error' && !expected.test(message.text())) problems.push(message.text())
+    if (message.type() === 'error' && !expected.test(message.text()) && !HOST_NETWORK_CHANGED.test(message.text())) problems.push(message.text())
   })
   page.on('pageerror', (error) => problems.push(error.message))
   await page.goto(`${base}/console/${route === undefined ? '' : `#/${route}`}`)

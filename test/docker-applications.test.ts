@@ -8,12 +8,12 @@ import { createDockerExecutor, type DockerExecutorDeps } from '#src/modules/exec
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
 import { buildImage, builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
 import { CheckoutError, checkout, guardedAddresses } from '#src/modules/executors/git-checkout.ts'
-import { type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { busyboxImage, docker, removeEnvironments } from './helpers/docker.ts'
-import { createDockerDeploymentsApp } from './helpers/docker-world.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, until } from './helpers/deployments.ts'
+import { busyboxImage, docker } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
-import { type FakeProvider, type FakeRepository, startFakeProvider } from './helpers/fake-git-providers.ts'
-import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
+import type { FakeProvider, FakeRepository } from './helpers/fake-git-providers.ts'
+import { type GitBuildWorld, SITE_DOCKERFILE, SITE_SERVE, startGitBuildWorld } from './helpers/git-build-world.ts'
+import type { LoopbackGitServer } from './helpers/git-server.ts'
 
 // Issue 21: applications, and jobs built from a Dockerfile in git, really built and run by the
 // Docker executor. The repository is served on loopback by git's own smart HTTP behind HTTPS (a
@@ -21,10 +21,6 @@ import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
 // the commit a deploy builds is looked up at the fake GitHub the token's git_api_url names, which
 // answers with the loopback repository's commits. The application's URL is the loopback server's:
 // a self-hosted host, whose provider is the token's (GITHUB).
-
-const GIT_TOKEN = `ghp_${Math.random().toString(36).slice(2)}`
-const SERVE = "#!/bin/sh\ntrap 'exit 0' TERM\nhttpd -f -p 8080 -h /www &\nwait\n"
-const DOCKERFILE = 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nCOPY www /www\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n'
 
 let t: DeploymentsTestApp
 let calls: DeploymentCalls
@@ -34,49 +30,21 @@ const environments: string[] = []
 const services: string[] = []
 const fakeRepository: FakeRepository = { defaultBranch: 'main', branches: [], commits: [] }
 
+let builds: GitBuildWorld
+
 before(async () => {
   await busyboxImage()
-  git = await startGitServer('x-access-token', GIT_TOKEN)
-  // The executor's git trusts the loopback server's certificate as an operator's would (docs/docker.md).
-  process.env.GIT_SSL_CAINFO = git.certificateFile
-  github = await startFakeProvider('github')
-  github.tokens.add(GIT_TOKEN)
-  github.repositories.set('acme/site', fakeRepository)
-  t = await createDockerDeploymentsApp()
-  calls = deploymentCalls(t.app)
+  builds = await startGitBuildWorld({ name: 'acme/site', fakeRepository, environments, services })
+  ;({ t, calls, git, github } = builds)
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  for (const id of services) {
-    for (const image of await docker.listImages({ filters: { reference: [builtImageRepository(id)] } }))
-      await docker
-        .getImage(image.Id)
-        .remove({ force: true })
-        .catch(() => undefined)
-  }
-  await t?.close()
-  await github?.close()
-  await git?.close()
-})
-
-/** Commits to the served repository, and tells the fake GitHub about it (the new head of main). */
-async function commitTo(
-  repository: { commit(files: Record<string, string>, message: string): Promise<string> },
-  files: Record<string, string>,
-  message: string,
-) {
-  const sha = await repository.commit(files, message)
-  fakeRepository.commits!.unshift({ sha, message, authorName: 'Ada', date: new Date().toISOString() })
-  fakeRepository.branches = [{ name: 'main', sha }]
-  return sha
-}
+after(() => builds?.close())
 
 async function world() {
   const f = factories(t.db)
   const w = await f.environmentWithTokens()
   environments.push(w.environment.id)
-  const gitToken = await f.gitToken(w.organization.id, { type: 'GITHUB', token: GIT_TOKEN, gitApiUrl: github.url })
+  const gitToken = await f.gitToken(w.organization.id, { type: 'GITHUB', token: builds.token, gitApiUrl: github.url })
   return { ...w, gitTokenId: gitToken.id as string }
 }
 
@@ -111,7 +79,11 @@ describe('applications and jobs built from git on the Docker executor', () => {
   it('builds the commit with the git token, runs it, redeploys a new commit, keeps the previous version when a build fails or is canceled, and leaves nothing once deleted', async () => {
     const { environment, tokens, gitTokenId } = await world()
     const repository = await git.repository('acme/site')
-    const first = await commitTo(repository, { 'site/Dockerfile': DOCKERFILE, 'site/serve.sh': SERVE, 'site/www/index.html': 'version one\n' }, 'One')
+    const first = await builds.commit(
+      repository,
+      { 'site/Dockerfile': SITE_DOCKERFILE, 'site/serve.sh': SITE_SERVE, 'site/www/index.html': 'version one\n' },
+      'One',
+    )
 
     const created = await calls.inject('POST', `/environment/${environment.id}/application`, tokens.write.authorization, {
       name: 'site',
@@ -146,16 +118,16 @@ describe('applications and jobs built from git on the Docker executor', () => {
     const logs = await logsOf(environment.id, deployed.execution_id, tokens.read.authorization)
     assert.ok(logs.includes(`checked out commit ${first}`), 'the commit checked out is logged')
     assert.ok(/Step 1\/\d+ : FROM berth-test\/busybox:1/.test(logs), 'the build output is logged')
-    assert.ok(!logs.includes(GIT_TOKEN), 'the token is never logged')
-    assert.ok(!logs.includes(Buffer.from(`x-access-token:${GIT_TOKEN}`).toString('base64')), 'nor its header')
+    assert.ok(!logs.includes(builds.token), 'the token is never logged')
+    assert.ok(!logs.includes(Buffer.from(`x-access-token:${builds.token}`).toString('base64')), 'nor its header')
     assert.ok(
       git.authorizations.some((authorization) => authorization?.startsWith('Basic ')),
       'git presented the token',
     )
 
     // A new commit, named by the deploy: new content; the previous image goes.
-    const second = await commitTo(repository, { 'site/www/index.html': 'version two\n' }, 'Two')
-    await commitTo(repository, { 'site/www/index.html': 'version three, not deployed\n' }, 'Three')
+    const second = await builds.commit(repository, { 'site/www/index.html': 'version two\n' }, 'Two')
+    await builds.commit(repository, { 'site/www/index.html': 'version three, not deployed\n' }, 'Three')
     await calls.trigger(`/application/${appId}/deploy`, tokens.deploy.authorization, { git_commit_id: second })
     const [again] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
     assert.equal(again!.status, 'DEPLOYED', JSON.stringify(again))
@@ -169,7 +141,7 @@ describe('applications and jobs built from git on the Docker executor', () => {
     assert.deepEqual(await builtTags(appId), [`${builtImageRepository(appId)}:${second}`])
 
     // A broken Dockerfile fails with the build's output; the previous version keeps running.
-    await commitTo(repository, { 'site/Dockerfile': `${DOCKERFILE}RUN echo "the broken step" && exit 3\n` }, 'Broken')
+    await builds.commit(repository, { 'site/Dockerfile': `${SITE_DOCKERFILE}RUN echo "the broken step" && exit 3\n` }, 'Broken')
     const broken = await calls.trigger(`/application/${appId}/deploy`, tokens.deploy.authorization, {})
     const [failed] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
     assert.equal(failed!.status, 'DEPLOYMENT_ERROR', JSON.stringify(failed))
@@ -182,7 +154,7 @@ describe('applications and jobs built from git on the Docker executor', () => {
     assert.equal(await served(appId), 'version two')
 
     // A cancel mid-build stops the build: CANCELED, nothing of it left, the previous version running.
-    const slow = await commitTo(repository, { 'site/Dockerfile': `${DOCKERFILE}RUN echo "slow step" && sleep 60\n` }, 'Slow')
+    const slow = await builds.commit(repository, { 'site/Dockerfile': `${SITE_DOCKERFILE}RUN echo "slow step" && sleep 60\n` }, 'Slow')
     const canceled = await calls.trigger(`/application/${appId}/deploy`, tokens.deploy.authorization, {})
     await until(
       () => logsOf(environment.id, canceled.execution_id, tokens.read.authorization),
@@ -255,7 +227,7 @@ describe('applications and jobs built from git on the Docker executor', () => {
     const left = await checkout({
       url: `${git.url}/acme/left.git`,
       ref: { branch: 'main' },
-      credentials: { username: 'x-access-token', token: GIT_TOKEN },
+      credentials: { username: 'x-access-token', token: builds.token },
       allowPrivateUrls: true,
       say: () => undefined,
       signal: new AbortController().signal,
@@ -282,7 +254,7 @@ describe('applications and jobs built from git on the Docker executor', () => {
       checkout({
         url: `${git.url}/acme/site.git`,
         ref: { branch: 'main' },
-        credentials: { username: 'x-access-token', token: GIT_TOKEN },
+        credentials: { username: 'x-access-token', token: builds.token },
         allowPrivateUrls: false,
         say: () => undefined,
         signal: new AbortController().signal,
@@ -293,7 +265,7 @@ describe('applications and jobs built from git on the Docker executor', () => {
       checkout({
         url: 'http://example.com/acme/site.git',
         ref: { branch: 'main' },
-        credentials: { username: 'x-access-token', token: GIT_TOKEN },
+        credentials: { username: 'x-access-token', token: builds.token },
         allowPrivateUrls: true,
         say: () => undefined,
         signal: new AbortController().signal,

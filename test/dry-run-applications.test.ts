@@ -2,21 +2,17 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
 import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
-import { type DeploymentCalls, type DeploymentsTestApp, deploymentCalls } from './helpers/deployments.ts'
-import { busyboxImage, docker, removeEnvironments } from './helpers/docker.ts'
-import { createDockerDeploymentsApp } from './helpers/docker-world.ts'
+import type { DeploymentCalls, DeploymentsTestApp } from './helpers/deployments.ts'
+import { busyboxImage, docker } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
-import { type FakeProvider, type FakeRepository, startFakeProvider } from './helpers/fake-git-providers.ts'
-import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
+import type { FakeProvider, FakeRepository } from './helpers/fake-git-providers.ts'
+import { type GitBuildWorld, SITE_DOCKERFILE, SITE_SERVE, startGitBuildWorld } from './helpers/git-build-world.ts'
+import type { LoopbackGitServer } from './helpers/git-server.ts'
 
 // Issue 35, "Dry runs" of applications on the Docker executor: `dry_run=true` checks out and builds
 // the commit a deploy would (a real build by the engine, from a repository served on loopback as in
 // test/docker-applications.test.ts), says which image would replace the one running, and replaces
 // nothing.
-
-const GIT_TOKEN = `ghp_${Math.random().toString(36).slice(2)}`
-const SERVE = "#!/bin/sh\ntrap 'exit 0' TERM\nhttpd -f -p 8080 -h /www &\nwait\n"
-const DOCKERFILE = 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nCOPY www /www\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n'
 
 let t: DeploymentsTestApp
 let calls: DeploymentCalls
@@ -26,41 +22,15 @@ const environments: string[] = []
 const services: string[] = []
 const fakeRepository: FakeRepository = { defaultBranch: 'main', branches: [], commits: [] }
 
+let builds: GitBuildWorld
+
 before(async () => {
   await busyboxImage()
-  git = await startGitServer('x-access-token', GIT_TOKEN)
-  process.env.GIT_SSL_CAINFO = git.certificateFile
-  github = await startFakeProvider('github')
-  github.tokens.add(GIT_TOKEN)
-  github.repositories.set('acme/dry', fakeRepository)
-  t = await createDockerDeploymentsApp()
-  calls = deploymentCalls(t.app)
+  builds = await startGitBuildWorld({ name: 'acme/dry', fakeRepository, environments, services })
+  ;({ t, calls, git, github } = builds)
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  for (const id of services)
-    for (const image of await docker.listImages({ filters: { reference: [builtImageRepository(id)] } }))
-      await docker
-        .getImage(image.Id)
-        .remove({ force: true })
-        .catch(() => undefined)
-  await t?.close()
-  await github?.close()
-  await git?.close()
-})
-
-/** Commits to the served repository, and tells the fake GitHub (the new head of main). */
-async function commitTo(
-  repository: { commit(files: Record<string, string>, message: string): Promise<string> },
-  files: Record<string, string>,
-  message: string,
-) {
-  const sha = await repository.commit(files, message)
-  fakeRepository.commits!.unshift({ sha, message, authorName: 'Ada', date: new Date().toISOString() })
-  fakeRepository.branches = [{ name: 'main', sha }]
-  return sha
-}
+after(() => builds?.close())
 
 const running = async (serviceId: string) =>
   (await docker.listContainers({ filters: { label: [`${LABELS.service}=${serviceId}`] } })).filter((info) => info.State === 'running')
@@ -70,9 +40,13 @@ describe('dry runs of applications on the Docker executor', () => {
     const f = factories(t.db)
     const { environment, organization, tokens } = await f.environmentWithTokens()
     environments.push(environment.id)
-    const gitToken = await f.gitToken(organization.id, { type: 'GITHUB', token: GIT_TOKEN, gitApiUrl: github.url })
+    const gitToken = await f.gitToken(organization.id, { type: 'GITHUB', token: builds.token, gitApiUrl: github.url })
     const repository = await git.repository('acme/dry')
-    const first = await commitTo(repository, { 'site/Dockerfile': DOCKERFILE, 'site/serve.sh': SERVE, 'site/www/index.html': 'one\n' }, 'One')
+    const first = await builds.commit(
+      repository,
+      { 'site/Dockerfile': SITE_DOCKERFILE, 'site/serve.sh': SITE_SERVE, 'site/www/index.html': 'one\n' },
+      'One',
+    )
     const created = await calls.inject('POST', `/environment/${environment.id}/application`, tokens.write.authorization, {
       name: 'site',
       git_repository: { url: `${git.url}/acme/dry.git`, branch: 'main', root_path: '/site', git_token_id: gitToken.id },
@@ -96,7 +70,7 @@ describe('dry runs of applications on the Docker executor', () => {
     const [instance] = await running(appId)
     assert.equal(instance?.Image, `${builtImageRepository(appId)}:${first}`)
 
-    const second = await commitTo(repository, { 'site/www/index.html': 'two\n' }, 'Two')
+    const second = await builds.commit(repository, { 'site/www/index.html': 'two\n' }, 'Two')
     const dryRun = await calls.trigger(`/application/${appId}/deploy?dry_run=true`, tokens.deploy.authorization, {})
     await calls.waitUntilIdle(environment.id, tokens.read.authorization)
     const entry = (await calls.entries(environment.id, tokens.read.authorization)).find(
@@ -113,7 +87,7 @@ describe('dry runs of applications on the Docker executor', () => {
       ),
       logs,
     )
-    assert.ok(!logs.includes(GIT_TOKEN), 'the token is never logged')
+    assert.ok(!logs.includes(builds.token), 'the token is never logged')
     const [still] = await running(appId)
     assert.deepEqual([still?.Id, still?.Image], [instance.Id, instance.Image], 'the same instance runs the first commit')
     const status = (await calls.inject('GET', `/application/${appId}/status`, tokens.read.authorization)).json()

@@ -377,9 +377,11 @@ for (const words of ['contract', 'reference'] as const) {
       const [asContract, asReference] = await Promise.all(
         ['IAC', 'TERRAFORM'].map((scope) => calls.inject('GET', `/variable?parent_id=${created[0]!.id}&scope=${scope}`, tokens.read.authorization)),
       )
-      assert.equal(asContract!.statusCode, asReference!.statusCode)
-      // No job variables under a TERRAFORM scope: the route was handed TERRAFORM for IAC, and says so.
-      assert.match(asContract!.json().message, /TERRAFORM holds no variables here/)
+      // Both ask for the variables of an IAC service of that id, which a job is not: the same 404.
+      assert.equal(asContract!.statusCode, 404, asContract!.body)
+      assert.equal(asReference!.statusCode, 404, asReference!.body)
+      assert.equal(asContract!.json().message, asReference!.json().message)
+      assert.match(asContract!.json().message, /terraform not found/)
       // Clusters: their kinds and providers are spelled alike in both documents.
       const clusters = await calls.inject('GET', `/organization/${organization.id}/cluster`, tokens.read.authorization)
       assert.equal(clusters.statusCode, 200, clusters.body)

@@ -4,12 +4,12 @@ import pg from 'pg'
 import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
 import { stateSchema } from '#src/modules/services/kinds/iac/iac-commands.ts'
 import { iacVolume } from '#src/modules/services/kinds/iac/iac-runs.ts'
-import { type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, type EnvironmentEntry, isFinished, until } from './helpers/deployments.ts'
-import { docker, removeEnvironments } from './helpers/docker.ts'
-import { createDockerDeploymentsApp } from './helpers/docker-world.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, type EnvironmentEntry, isFinished, until } from './helpers/deployments.ts'
+import { docker } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
-import { type FakeProvider, type FakeRepository, startFakeProvider } from './helpers/fake-git-providers.ts'
-import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
+import type { FakeProvider, FakeRepository } from './helpers/fake-git-providers.ts'
+import { type GitBuildWorld, startGitBuildWorld } from './helpers/git-build-world.ts'
+import type { LoopbackGitServer } from './helpers/git-server.ts'
 import { tofuStandinImage } from './helpers/tofu-standin-image.ts'
 
 // Issue 37: IAC services really run on the Docker executor, up to the engine, which is the
@@ -19,7 +19,6 @@ import { tofuStandinImage } from './helpers/tofu-standin-image.ts'
 // schema of the test's own PostgreSQL through the engine's pg backend (locks included), the
 // resources of show -json served by terraformResources, secrets masked in the logs.
 
-const GIT_TOKEN = `ghp_${Math.random().toString(36).slice(2)}`
 const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}`
 const API_KEY = `key-${Math.random().toString(36).slice(2)}`
 
@@ -55,44 +54,31 @@ const fakeRepository: FakeRepository = { defaultBranch: 'main', branches: [], co
 const environments: string[] = []
 const services: string[] = []
 
+let builds: GitBuildWorld
+
 before(async () => {
   const { tag } = await tofuStandinImage()
-  git = await startGitServer('x-access-token', GIT_TOKEN)
-  process.env.GIT_SSL_CAINFO = git.certificateFile
-  github = await startFakeProvider('github')
-  github.tokens.add(GIT_TOKEN)
-  github.repositories.set('acme/infra', fakeRepository)
-  repository = await git.repository('acme/infra.git')
-  t = await createDockerDeploymentsApp({
-    BERTH_IAC_IMAGES: `OPEN_TOFU=berth-test/tofu-standin:${tag},TERRAFORM=berth-test/tofu-standin:${tag}`,
+  builds = await startGitBuildWorld({
+    name: 'acme/infra',
+    fakeRepository,
+    environments,
+    services,
+    env: { BERTH_IAC_IMAGES: `OPEN_TOFU=berth-test/tofu-standin:${tag},TERRAFORM=berth-test/tofu-standin:${tag}` },
   })
-  calls = deploymentCalls(t.app)
+  ;({ t, calls, git, github } = builds)
+  repository = await git.repository('acme/infra.git')
 })
 
 after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  for (const id of services) {
-    for (const image of await docker.listImages({ filters: { reference: [builtImageRepository(id)] } }))
-      await docker
-        .getImage(image.Id)
-        .remove({ force: true })
-        .catch(() => undefined)
+  await builds?.close()
+  for (const id of services)
     await docker
       .getVolume(iacVolume(id))
       .remove()
       .catch(() => undefined)
-  }
-  await t?.close()
-  await github?.close()
-  await git?.close()
 })
 
-async function commit(files: Record<string, string>, message: string): Promise<string> {
-  const sha = await repository.commit(files, message)
-  fakeRepository.commits!.unshift({ sha, message, authorName: 'Ada', date: new Date().toISOString() })
-  fakeRepository.branches = [{ name: 'main', sha }]
-  return sha
-}
+const commit = (files: Record<string, string>, message: string) => builds.commit(repository, files, message)
 
 async function logsOf(environmentId: string, executionId: string, authorization: string): Promise<string> {
   const res = await calls.inject('GET', `/environment/${environmentId}/logs?version=${executionId}`, authorization)
@@ -123,7 +109,7 @@ describe('IAC services on the Docker executor, with the engine stand-in', () => 
     const f = factories(t.db)
     const { organization, environment, tokens } = await f.environmentWithTokens()
     environments.push(environment.id)
-    const gitToken = await f.gitToken(organization.id, { type: 'GITHUB', token: GIT_TOKEN, gitApiUrl: github.url })
+    const gitToken = await f.gitToken(organization.id, { type: 'GITHUB', token: builds.token, gitApiUrl: github.url })
     const write = tokens.write.authorization
     const deploy = tokens.deploy.authorization
     const body = {

@@ -9,18 +9,14 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
-import { type DeploymentCalls, type DeploymentsTestApp, deploymentCalls, until } from './helpers/deployments.ts'
-import { busyboxImage, docker, removeEnvironments } from './helpers/docker.ts'
-import { createDockerDeploymentsApp, fetchText, serviceInstances } from './helpers/docker-world.ts'
+import { type DeploymentCalls, type DeploymentsTestApp, until } from './helpers/deployments.ts'
+import { busyboxImage } from './helpers/docker.ts'
+import { fetchText, serviceInstances } from './helpers/docker-world.ts'
 import { factories } from './helpers/factories.ts'
-import { type FakeProvider, type FakeRepository, startFakeProvider } from './helpers/fake-git-providers.ts'
-import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
+import type { FakeProvider, FakeRepository } from './helpers/fake-git-providers.ts'
+import { type GitBuildWorld, SITE_DOCKERFILE, SITE_SERVE, startGitBuildWorld } from './helpers/git-build-world.ts'
+import type { LoopbackGitServer } from './helpers/git-server.ts'
 import { type PullRequestFields, pullRequestEvent, pullRequestPayload, signedHeaders } from './helpers/git-webhook-deliveries.ts'
-
-const GIT_TOKEN = `ghp_${Math.random().toString(36).slice(2)}`
-const SERVE = "#!/bin/sh\ntrap 'exit 0' TERM\nhttpd -f -p 8080 -h /www &\nwait\n"
-const DOCKERFILE = 'FROM berth-test/busybox:1\nCOPY serve.sh /serve.sh\nCOPY www /www\nENTRYPOINT ["/bin/sh", "/serve.sh"]\n'
 
 let t: DeploymentsTestApp
 let calls: DeploymentCalls
@@ -30,30 +26,15 @@ const environments: string[] = []
 const services: string[] = []
 const fakeRepository: FakeRepository = { defaultBranch: 'main', branches: [], commits: [] }
 
+let builds: GitBuildWorld
+
 before(async () => {
   await busyboxImage()
-  git = await startGitServer('x-access-token', GIT_TOKEN)
-  process.env.GIT_SSL_CAINFO = git.certificateFile
-  github = await startFakeProvider('github')
-  github.tokens.add(GIT_TOKEN)
-  github.repositories.set('acme/preview-site', fakeRepository)
-  t = await createDockerDeploymentsApp()
-  calls = deploymentCalls(t.app)
+  builds = await startGitBuildWorld({ name: 'acme/preview-site', fakeRepository, environments, services })
+  ;({ t, calls, git, github } = builds)
 })
 
-after(async () => {
-  await removeEnvironments(environments).catch(() => undefined)
-  for (const id of services) {
-    for (const image of await docker.listImages({ filters: { reference: [builtImageRepository(id)] } }))
-      await docker
-        .getImage(image.Id)
-        .remove({ force: true })
-        .catch(() => undefined)
-  }
-  await t?.close()
-  await github?.close()
-  await git?.close()
-})
+after(() => builds?.close())
 
 /** The body the service's running instance serves on its published 8080, once it answers. */
 async function served(serviceId: string): Promise<string | undefined> {
@@ -67,17 +48,12 @@ describe('a pull request preview on the Docker executor', () => {
     const f = factories(t.db)
     const w = await f.environmentWithTokens({ autoPreview: true })
     environments.push(w.environment.id)
-    const gitToken = await f.gitToken(w.organization.id, { type: 'GITHUB', token: GIT_TOKEN, gitApiUrl: github.url })
+    const gitToken = await f.gitToken(w.organization.id, { type: 'GITHUB', token: builds.token, gitApiUrl: github.url })
     const secret = (await calls.inject('POST', `/organization/${w.organization.id}/gitWebhookSecret`, w.tokens.admin.authorization)).json()
       .secret as string
     const repository = await git.repository('acme/preview-site')
-    const commitTo = async (files: Record<string, string>, message: string, branch: string) => {
-      const sha = await repository.commit(files, message, branch)
-      fakeRepository.commits!.unshift({ sha, message, authorName: 'Ada', date: new Date().toISOString() })
-      fakeRepository.branches = [...fakeRepository.branches!.filter((known) => known.name !== branch), { name: branch, sha }]
-      return sha
-    }
-    await commitTo({ Dockerfile: DOCKERFILE, 'serve.sh': SERVE, 'www/index.html': 'production\n' }, 'One', 'main')
+    const commitTo = (files: Record<string, string>, message: string, branch: string) => builds.commit(repository, files, message, branch)
+    await commitTo({ Dockerfile: SITE_DOCKERFILE, 'serve.sh': SITE_SERVE, 'www/index.html': 'production\n' }, 'One', 'main')
 
     const created = await calls.inject('POST', `/environment/${w.environment.id}/application`, w.tokens.write.authorization, {
       name: 'site',

@@ -35,6 +35,7 @@ import { ROLE_IDS } from '#src/platform/auth/roles.ts'
 import { rejectedStatus } from './helpers/assertions.ts'
 import { createDeploymentsApp, type DeploymentsTestApp, until } from './helpers/deployments.ts'
 import { factories, uniqueName } from './helpers/factories.ts'
+import { servedWord } from './helpers/go-client-words.ts'
 
 // The Terraform provider's resources that only wrap one Berth resource, replayed call for call as
 // its source sequences them (internal/application/services and internal/infrastructure/
@@ -471,7 +472,7 @@ describe("the Terraform provider's resources replayed through the official clien
     // Create: the service, its stage, its advanced settings, the stage read, the external secrets.
     const created = (await terraforms.createTerraform(environment.id, request())).data
     const terraformId = created.id
-    assert.equal(created.service_type, 'IAC')
+    assert.equal(created.service_type, servedWord('IAC'))
     await stages.attachServiceToDeploymentStage(stage.id, terraformId, { is_skipped: true })
     await writeSettings(terraformId, { 'build.timeout_max_sec': 900 })
     await stages.getServiceDeploymentStage(terraformId)

@@ -20,6 +20,13 @@ export const CHROMIUM_ARGS = [
 ]
 
 /** Builds the console when dist/console is missing or older than a file of console/, so a test never runs an old build. */
+/**
+ * A request Chromium failed because this machine's network interfaces changed under it: the Docker
+ * engine adds and removes a bridge per environment, other test files' too. The page retries (its
+ * polling and its streams); the tests do not count it as the page's error.
+ */
+export const HOST_NETWORK_CHANGED = /net::ERR_NETWORK_CHANGED/
+
 export async function ensureConsoleBuilt() {
   const sources = path.join(repoRoot, 'console')
   const builtAt = statSync(path.join(repoRoot, 'dist', 'console', 'index.html'), { throwIfNoEntry: false })?.mtimeMs ?? 0

@@ -36,3 +36,8 @@ export function refuseContractWordsInClient(): void {
     return response
   })
 }
+
+/** The word an answer carries for the contract's `word` under this process's BERTH_ENUM_WORDS: a test's expectation in either setting. */
+export function servedWord(word: string): string {
+  return process.env.BERTH_ENUM_WORDS === 'reference' ? (ENUM_WORD_PAIRS.find((pair) => pair.contract === word)?.reference ?? word) : word
+}
