@@ -5,7 +5,8 @@ import { ENUM_WORD_PAIRS } from '#src/platform/http/enum-words/enum-word-pairs.t
 // The Go client (qovery-client-go, which the Terraform provider and the CLI are built on) refuses
 // an answer holding an enum word it does not know. The official TypeScript client checks nothing;
 // this makes its calls fail as the Go client's would, on the contract's words the reference
-// document does not have. Any string value equal to one counts: the tests name nothing so.
+// document does not have. Any string value equal to one counts (but a variable's `value`, free text):
+// the tests name nothing so.
 
 const CONTRACT_ONLY = new Set(ENUM_WORD_PAIRS.map((pair) => pair.contract))
 
@@ -14,6 +15,8 @@ export function contractWordIn(value: unknown, path = ''): { path: string; word:
   if (typeof value === 'string') return CONTRACT_ONLY.has(value) ? { path: path || '/', word: value } : undefined
   if (typeof value !== 'object' || value === null) return undefined
   for (const [key, item] of Object.entries(value)) {
+    // A variable's value is free text to the Go client too (QOVERY_SERVICE_TYPE's is the kind's word).
+    if (key === 'value' && typeof item === 'string') continue
     const found = contractWordIn(item, `${path}/${key}`)
     if (found) return found
   }

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { SERVICE_TYPES, type ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 export const DeploymentStageRequest = Type.Object(
@@ -22,7 +23,12 @@ const DeploymentStageServiceResponse = Type.Object(
     created_at: DateTime,
     updated_at: Type.Optional(DateTime),
     service_id: Uuid,
-    service_type: Type.String({ description: 'type of the service (HELM, CONTAINER, …)' }),
+    service_type: Type.Unsafe<ServiceType>({
+      type: 'string',
+      enum: [...SERVICE_TYPES],
+      title: 'ServiceTypeEnum',
+      description: 'type of the service',
+    }),
     is_skipped: Type.Boolean({ description: 'whether the service is excluded from environment-level deployments' }),
   },
   { title: 'DeploymentStageServiceResponse' },
