@@ -20,12 +20,12 @@ before(async () => {
 
 after(() => t?.close())
 
-/** The body the form sends with its fields as read: numbers typed back as numbers, as service-form.tsx does. */
+/** The body the form sends with its fields as read into it (from the edit request): numbers typed back as numbers, as service-form.tsx does. */
 function formBody(kind: KindName, service: AnyService): Record<string, unknown> {
   const spec = KINDS[kind]
   const body = spec.editRequest(service)
   for (const field of spec.form) {
-    const typed = String(valueAt(service, field.path) ?? '')
+    const typed = String(valueAt(spec.editRequest(service), field.path) ?? '')
     setAt(body, field.path, field.type === 'number' && typed !== '' ? Number(typed) : typed)
   }
   return body
@@ -65,12 +65,38 @@ async function world() {
     },
   })
   assert.equal(application.statusCode, 201, application.body)
+  const terraform = await t.app.inject({
+    method: 'POST',
+    url: `/environment/${environmentId}/terraform`,
+    headers: { authorization: w.tokens.write.authorization },
+    payload: {
+      name: 'infra',
+      description: 'the bucket',
+      auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' },
+      terraform_files_source: { git_repository: { url: 'https://github.com/acme/infra', branch: 'main', root_path: '/envs/prod' } },
+      terraform_variables_source: {
+        tf_var_file_paths: ['prod.tfvars'],
+        tf_vars: [
+          { key: 'region', value: 'eu-west-3', secret: false },
+          { key: 'db_password', value: 's3cr3t-value', secret: true },
+        ],
+      },
+      backend: { kubernetes: {} },
+      engine: 'OPEN_TOFU',
+      provider_version: { explicit_version: '1.9.4', read_from_terraform_block: false },
+      job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
+      timeout_sec: 300,
+      action_extra_arguments: { apply: ['-parallelism=2'] },
+    },
+  })
+  assert.equal(terraform.statusCode, 201, terraform.body)
   const ids: [KindName, string][] = [
     ['container', container.id],
     ['job', job.id],
     ['job', cron.id],
     ['database', database.id],
     ['application', application.json().id],
+    ['terraform', terraform.json().id],
   ]
   return { ...w, ids }
 }

@@ -530,6 +530,50 @@ describe('web console', () => {
     assertNoProblems(session)
   })
 
+  it("lists the environment's previews with their pull request, linked at the provider, and the preview's page", async () => {
+    const { environment, tokens } = await make.environmentWithTokens({ autoPreview: true })
+    const preview = await make.pullRequestPreview(environment.id, 42, 'A longer checkout')
+    const reader = await environmentPage(tokens.read.token, environment.id)
+    const previews = reader.page.locator('section.previews')
+    const pullRequest = previews.getByTestId('pull-request')
+    await pullRequest.waitFor(WAIT)
+    assert.equal(await pullRequest.textContent(), '#42 A longer checkout')
+    assert.equal(await pullRequest.getAttribute('href'), 'https://github.com/acme/site/pull/42')
+    assert.match((await previews.locator('li').textContent()) ?? '', /from feature at c0ffee1 by octocat/)
+    assert.equal(await previews.getByRole('link', { name: preview.name }).getAttribute('href'), `#/environment/${preview.id}`)
+    assertNoProblems(reader)
+  })
+
+  it("reaches an IAC service's page from the environment: its configuration, its actions and the resources of its last apply", async () => {
+    const { environment, tokens } = await make.environmentWithTokens()
+    const created = await t.app.inject({
+      method: 'POST',
+      url: `/environment/${environment.id}/terraform`,
+      headers: { authorization: tokens.write.authorization },
+      payload: {
+        name: 'network',
+        description: '',
+        auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' },
+        terraform_files_source: { git_repository: { url: 'https://github.com/acme/infra', branch: 'main', root_path: '/net' } },
+        terraform_variables_source: { tf_var_file_paths: [], tf_vars: [{ key: 'region', value: 'eu-west-3', secret: false }] },
+        backend: { kubernetes: {} },
+        engine: 'OPEN_TOFU',
+        provider_version: { explicit_version: '1.9.4', read_from_terraform_block: false },
+        job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
+      },
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const deployer = await environmentPage(tokens.deploy.token, environment.id)
+    await deployer.page.locator('section.services-glance').getByRole('link', { name: 'network' }).click()
+    const page = deployer.page.locator(`.service-page[data-kind=terraform][data-service-id="${created.json().id}"]`)
+    await page.waitFor(WAIT)
+    await page.getByText('OpenTofu 1.9.4').waitFor(WAIT)
+    await page.locator('section.terraform-resources').getByText('No resource applied yet.').waitFor(WAIT)
+    assert.equal(await page.locator('.service-actions [data-action=deploy]').count(), 1, 'DEPLOY may deploy it')
+    assert.equal(await page.locator('.service-actions [data-action=restart]').count(), 0, 'an IAC service has no restart')
+    assertNoProblems(deployer)
+  })
+
   it('shows the deploy, redeploy, stop and cancel buttons to DEPLOY and above only', async () => {
     const { environment, tokens } = await make.environmentWithTokens()
     const buttons = (page: Page) => page.getByRole('button', { name: /^(Deploy|Dry run|Redeploy|Stop|Cancel)$/ })

@@ -54,7 +54,7 @@ export function EnvironmentPage({ environmentId }: { environmentId: string }) {
           <Actions environmentId={environmentId} role={loaded.role} onTriggered={() => setPokes((n) => n + 1)} />
           <ServicesAtAGlance environmentId={environmentId} />
           {hasRole(loaded.role, 'WRITE') ? <NewContainer environmentId={environmentId} organizationId={loaded.organization.id} /> : null}
-          <Previews project={loaded.project} />
+          <Previews environmentId={environmentId} />
           <DeploymentStages environmentId={environmentId} role={loaded.role} />
           <VariablesPanel scope="ENVIRONMENT" parentId={environmentId} role={loaded.role} />
           <History

@@ -4,7 +4,7 @@
 // a new kind is one entry here (and its route in main.tsx).
 import type { ServiceEntry } from './types.ts'
 
-export type KindName = 'application' | 'container' | 'job' | 'database' | 'helm'
+export type KindName = 'application' | 'container' | 'job' | 'database' | 'helm' | 'terraform'
 
 /** A service as any kind's `GET /{kind}/{id}` answers it: the kind's fields are read through its entry. */
 // biome-ignore lint/suspicious/noExplicitAny: each kind reads its own fields of the response
@@ -32,9 +32,11 @@ export interface KindSpec {
   /** `Container`, as a heading says it. */
   title: string
   /** Its member in `GET /environment/{id}/statuses` (`containers`). */
-  statusesKey: 'applications' | 'containers' | 'jobs' | 'databases' | 'helms'
-  /** `service_type` in `GET /environment/{id}/services` and in deployment stages. */
+  statusesKey: 'applications' | 'containers' | 'jobs' | 'databases' | 'helms' | 'terraforms'
+  /** `service_type` in `GET /environment/{id}/services` and in deployment stages (the contract's word). */
   serviceType: string
+  /** The reference's word for it, which the server answers with BERTH_ENUM_WORDS=reference (docs/enum-words.md). */
+  referenceServiceType?: string
   /** The deploy request's field that picks a version, when the service has one (a chart in git takes a commit, not a chart version). */
   versionField(service: AnyService): VersionField | undefined
   /** Whether the kind has `POST /{kind}/{id}/restart-service`. */
@@ -288,10 +290,75 @@ export const KINDS: Record<KindName, KindSpec> = {
     form: [],
     editRequest: () => ({}),
   },
+  terraform: {
+    name: 'terraform',
+    title: 'Infrastructure as code',
+    statusesKey: 'terraforms',
+    serviceType: 'IAC',
+    referenceServiceType: 'TERRAFORM',
+    versionField: () => COMMIT,
+    restart: false,
+    links: false,
+    customDomains: false,
+    summary: (s) => {
+      const git = s.terraform_files_source.git.git_repository
+      return [
+        ['Repository', `${git.url}${git.branch ? ` (${git.branch})` : ''} ${git.root_path ?? ''}`],
+        ['Engine', `${s.engine === 'OPEN_TOFU' ? 'OpenTofu' : 'Terraform'} ${s.provider_version.explicit_version}`],
+        [
+          'State',
+          s.backend.kubernetes
+            ? "kept by the cluster (Berth's PostgreSQL on Docker)"
+            : s.backend.user_provided
+              ? "the repository's own backend"
+              : 'blueprint',
+        ],
+        [
+          'Variables',
+          `${s.terraform_variables_source.tf_vars.length} variable(s), ${s.terraform_variables_source.tf_var_file_paths.length} tfvars file(s)`,
+        ],
+        ['Run', `${s.job_resources.cpu_milli}m CPU, ${s.job_resources.ram_mib} MiB, timeout ${s.timeout_sec} s`],
+      ]
+    },
+    configuredVersion: (s) => {
+      const git = s.terraform_files_source.git.git_repository
+      return `${git.branch ?? 'default branch'}${git.deployed_commit_id ? ` at ${String(git.deployed_commit_id).slice(0, 7)}` : ''}`
+    },
+    form: [
+      { path: '/name', label: 'Name', type: 'text' },
+      { path: '/terraform_files_source/git_repository/branch', label: 'Branch', type: 'text' },
+      { path: '/provider_version/explicit_version', label: 'Engine version', type: 'text' },
+      { path: '/timeout_sec', label: 'Timeout (s)', type: 'number' },
+    ],
+    // A secret variable is sent without its value, which keeps the one stored (docs/iac.md).
+    editRequest: (s) => ({
+      name: s.name,
+      description: s.description ?? '',
+      auto_deploy_config: s.auto_deploy_config,
+      terraform_files_source: { git_repository: gitRequest(s.terraform_files_source.git.git_repository) },
+      terraform_variables_source: {
+        tf_var_file_paths: s.terraform_variables_source.tf_var_file_paths,
+        tf_vars: s.terraform_variables_source.tf_vars.map((v: { key: string; value?: string; secret: boolean }) =>
+          v.secret ? { key: v.key, secret: true } : { key: v.key, value: v.value, secret: false },
+        ),
+      },
+      backend: s.backend,
+      engine: s.engine,
+      provider_version: s.provider_version,
+      timeout_sec: s.timeout_sec,
+      icon_uri: s.icon_uri,
+      job_resources: s.job_resources,
+      use_cluster_credentials: s.use_cluster_credentials,
+      action_extra_arguments: s.action_extra_arguments,
+      dockerfile_fragment: s.dockerfile_fragment,
+      blueprint_id: s.blueprint_id,
+    }),
+  },
 }
 
 /** The kind of a `service_type` (`CONTAINER` → container), when the console knows it. */
-export const kindOfType = (serviceType: string): KindSpec | undefined => Object.values(KINDS).find((k) => k.serviceType === serviceType)
+export const kindOfType = (serviceType: string): KindSpec | undefined =>
+  Object.values(KINDS).find((k) => k.serviceType === serviceType || k.referenceServiceType === serviceType)
 
 /** The value at a JSON pointer of `object` (`/git_repository/branch`). */
 export function valueAt(object: Record<string, unknown>, pointer: string): unknown {

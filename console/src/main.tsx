@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { session } from './api.ts'
 import { EnvironmentPage } from './environment.tsx'
 import { HelmPage } from './helm.tsx'
+import { TerraformResources } from './iac.tsx'
 import { EnvironmentsPage, OrganizationsPage, ProjectsPage, SignIn } from './pages.tsx'
 import { ServicePage } from './service-page.tsx'
 import './console.css'
@@ -18,6 +19,7 @@ const ROUTES: [RegExp, (id: string) => JSX.Element][] = [
   [/^#\/database\/([\w-]+)$/, (id) => <ServicePage kind="database" id={id} />],
   [/^#\/container\/([\w-]+)$/, (id) => <ServicePage kind="container" id={id} />],
   [/^#\/job\/([\w-]+)$/, (id) => <ServicePage kind="job" id={id} />],
+  [/^#\/terraform\/([\w-]+)$/, (id) => <ServicePage kind="terraform" id={id} extra={() => <TerraformResources serviceId={id} />} />],
 ]
 
 function useHash(): string {

@@ -10,8 +10,11 @@ import { ErrorMessage } from './pages.tsx'
 
 type Draft = Record<string, string>
 
-const draftOf = (spec: KindSpec, service: AnyService): Draft =>
-  Object.fromEntries(spec.form.map((field) => [field.path, String(valueAt(service, field.path) ?? '')]))
+/** The form's values as the edit request it sends holds them (the paths of the API's field errors; a read may name a field otherwise). */
+const draftOf = (spec: KindSpec, service: AnyService): Draft => {
+  const request = spec.editRequest(service)
+  return Object.fromEntries(spec.form.map((field) => [field.path, String(valueAt(request, field.path) ?? '')]))
+}
 
 interface Props {
   spec: KindSpec

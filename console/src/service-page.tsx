@@ -42,6 +42,15 @@ interface CustomDomain {
   status: string
   check_status: string | null
   check_error_details: string | null
+  /** The certificate the front door serves for it (docs/front-door.md); null when no front door runs. */
+  certificate?: { state: 'ISSUED' | 'PENDING' | 'NOT_SERVED'; issuer: string | null; expires_at: string | null } | null
+}
+
+/** What a custom domain's certificate state says to a person. */
+function certificateNote(certificate: NonNullable<CustomDomain['certificate']>): string {
+  if (certificate.state === 'ISSUED')
+    return `certificate issued${certificate.issuer ? ` by ${certificate.issuer}` : ''}${certificate.expires_at ? `, expires ${formatTime(certificate.expires_at)}` : ''}`
+  return certificate.state === 'PENDING' ? 'certificate pending' : 'not served (its check has not passed)'
 }
 
 const STATUS_POLL_MS = 2000
@@ -280,6 +289,14 @@ function Addresses({ links, domains }: { links: { data?: List<Link>; error?: str
                 CNAME → {domain.validation_domain}; {domain.check_status ? words(domain.check_status) : 'not checked yet'}
                 {domain.check_error_details ? `: ${domain.check_error_details}` : ''}
               </span>
+              {domain.certificate ? (
+                <span
+                  class={`badge tone-${domain.certificate.state === 'ISSUED' ? 'success' : domain.certificate.state === 'PENDING' ? 'running' : 'error'}`}
+                  data-testid="certificate"
+                >
+                  {certificateNote(domain.certificate)}
+                </span>
+              ) : null}
             </li>
           ))}
         </ul>

@@ -7,7 +7,7 @@ import { type KindSpec, kindOfType } from './kinds.ts'
 import { ErrorMessage, Show, useLoad } from './pages.tsx'
 import { usePolled } from './polled.ts'
 import { StateBadge } from './service-page.tsx'
-import type { Environment, List, Project, ServiceSummary } from './types.ts'
+import type { List, ServiceSummary } from './types.ts'
 
 interface ServiceState {
   id: string
@@ -92,17 +92,54 @@ export function ServicesAtAGlance({ environmentId }: { environmentId: string }) 
   )
 }
 
-/**
- * The previews of an environment's project: its environments of mode PREVIEW. The one place that
- * says what a preview is, so that a dedicated previews API can take its place.
- */
-export async function listPreviews(project: Project): Promise<Environment[]> {
-  const { results } = await api.get<List<Environment>>(`/project/${project.id}/environment`)
-  return results.filter((environment) => environment.mode === 'PREVIEW')
+/** An environment's preview (`GET /environment/{id}/previews`, docs/previews.md): what asked for it, and the environment made for it. */
+export interface Preview {
+  id: string
+  environment_id: string | null
+  environment_name: string | null
+  kind: 'PULL_REQUEST' | 'CONTAINER_TAG'
+  provider: string
+  repository: string
+  pull_request: {
+    number: number
+    title: string | null
+    url: string | null
+    head_branch: string | null
+    head_commit: string | null
+    author: string | null
+  } | null
+  image_tag: string | null
+  last_activity_at: string
 }
 
-export function Previews({ project }: { project: Project }) {
-  const previews = useLoad(() => listPreviews(project), project.id)
+/** The previews made from the environment, oldest first. */
+export async function listPreviews(environmentId: string): Promise<Preview[]> {
+  return (await api.get<List<Preview>>(`/environment/${environmentId}/previews`)).results
+}
+
+/** What asked for the preview, in a line: its pull request (a link to it), or its image tag. */
+function PreviewCause({ preview }: { preview: Preview }) {
+  const pr = preview.pull_request
+  if (!pr) return <span class="note">image tag {preview.image_tag}</span>
+  const label = `#${pr.number}${pr.title ? ` ${pr.title}` : ''}`
+  return (
+    <span class="note wrap">
+      {pr.url ? (
+        <a href={pr.url} target="_blank" rel="noopener noreferrer" data-testid="pull-request">
+          {label}
+        </a>
+      ) : (
+        label
+      )}
+      {pr.head_branch ? ` from ${pr.head_branch}` : ''}
+      {pr.head_commit ? ` at ${pr.head_commit.slice(0, 7)}` : ''}
+      {pr.author ? ` by ${pr.author}` : ''}
+    </span>
+  )
+}
+
+export function Previews({ environmentId }: { environmentId: string }) {
+  const previews = useLoad(() => listPreviews(environmentId), environmentId)
   return (
     <section class="previews" aria-label="Previews">
       <h3>Previews</h3>
@@ -114,10 +151,14 @@ export function Previews({ project }: { project: Project }) {
             <ul class="links">
               {list.map((preview) => (
                 <li key={preview.id}>
-                  <a href={`#/environment/${preview.id}`} class="wrap">
-                    {preview.name}
-                  </a>
-                  <span class="note">{preview.cluster_name}</span>
+                  {preview.environment_id ? (
+                    <a href={`#/environment/${preview.environment_id}`} class="wrap">
+                      {preview.environment_name}
+                    </a>
+                  ) : (
+                    <span class="loading">being made…</span>
+                  )}
+                  <PreviewCause preview={preview} />
                 </li>
               ))}
             </ul>

@@ -180,6 +180,40 @@ export function factories(db: Db) {
       return environments.create(adminOf(organizationId), projectId, { name: uniqueName('env'), mode: 'DEVELOPMENT', autoPreview: false, ...options })
     },
 
+    /**
+     * A preview of `sourceEnvironmentId` made for pull request `number` of GitHub's acme/site: a
+     * PREVIEW environment beside it and the record that links them, as a pull request event leaves
+     * them (test/previews.test.ts makes them through deliveries).
+     */
+    async pullRequestPreview(sourceEnvironmentId: string, number: number, title: string) {
+      const source = await db
+        .selectFrom('environments')
+        .select(['organizationId', 'projectId', 'name'])
+        .where('id', '=', sourceEnvironmentId)
+        .executeTakeFirstOrThrow()
+      const environment = await this.environment(source.projectId, { name: `${source.name}-pr-${number}` })
+      // PREVIEW is a mode only a preview's clone takes (the API creates none of it).
+      await db.updateTable('environments').set({ mode: 'PREVIEW' }).where('id', '=', environment.id).execute()
+      await db
+        .insertInto('previewEnvironments')
+        .values({
+          organizationId: source.organizationId,
+          sourceEnvironmentId,
+          environmentId: environment.id,
+          provider: 'GITHUB',
+          repository: 'github:acme/site',
+          pullRequestNumber: number,
+          imageTag: null,
+          title,
+          url: `https://github.com/acme/site/pull/${number}`,
+          headBranch: 'feature',
+          headCommit: 'c0ffee1234567890c0ffee1234567890c0ffee12',
+          author: 'octocat',
+        })
+        .execute()
+      return environment
+    },
+
     /** A helm service created as through the API: a chart of a helm repository unless `request` says otherwise. */
     async helmService(environmentId: string, request: Partial<HelmRequest> = {}) {
       const { organizationId } = await db

@@ -1,0 +1,58 @@
+// What an IAC service's page shows besides every kind's: the resources its last apply left
+// (`GET /terraform/{id}/terraformResources`, from the engine's `show -json`).
+import { api } from './api.ts'
+import { formatTime } from './format.ts'
+import { Show, useLoad } from './pages.tsx'
+import type { List } from './types.ts'
+
+interface TerraformResource {
+  id: string
+  resource_type: string
+  name: string
+  address: string
+  provider: string
+  mode: 'managed' | 'data'
+  extracted_at: string
+}
+
+export function TerraformResources({ serviceId }: { serviceId: string }) {
+  const resources = useLoad(() => api.get<List<TerraformResource>>(`/terraform/${serviceId}/terraformResources`), serviceId)
+  return (
+    <section class="terraform-resources" aria-label="Resources">
+      <h3>Resources of the last apply</h3>
+      <Show loaded={resources}>
+        {({ results }) =>
+          results.length === 0 ? (
+            <p class="empty">No resource applied yet.</p>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>Address</th>
+                    <th>Type</th>
+                    <th>Provider</th>
+                    <th>Read</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {results.map((resource) => (
+                    <tr key={resource.id}>
+                      <td class="wrap">
+                        {resource.address}
+                        {resource.mode === 'data' ? <span class="note"> (data)</span> : null}
+                      </td>
+                      <td class="wrap">{resource.resource_type}</td>
+                      <td class="wrap">{resource.provider}</td>
+                      <td>{formatTime(resource.extracted_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+    </section>
+  )
+}
