@@ -51,9 +51,8 @@ try {
   const auth = adminToken!.authorization
   const project = await make.project(organization.id, 'storefront')
   const environment = await make.environment(project.id, { name: 'production' })
-  // Previews are made by pull requests: this one is made a preview directly, in the database.
-  const preview = await make.environment(project.id, { name: 'pr-412-new-checkout-flow' })
-  await db.updateTable('environments').set({ mode: 'PREVIEW' }).where('id', '=', preview.id).execute()
+  // Previews are made by pull requests: this one is made as a pull request event leaves it.
+  await make.pullRequestPreview(environment.id, 412, 'New checkout flow')
   const registry = await make.containerRegistry(organization.id, { name: 'acme-registry', url: 'https://registry.acme.example' })
   const repository = await make.helmRepository(organization.id, { name: 'acme-charts' })
 
@@ -95,6 +94,28 @@ try {
   })
   if (application.status !== 201) throw new Error(`creating the application: ${application.status} ${application.text}`)
   const applicationId = application.body.id as string
+  const terraform = await call(base, 'POST', `/environment/${environment.id}/terraform`, auth, {
+    body: {
+      name: 'network',
+      description: 'the VPC and its subnets',
+      auto_deploy_config: { auto_deploy: true, terraform_action: 'PLAN' },
+      terraform_files_source: { git_repository: { url: 'https://github.com/acme/infra', branch: 'main', root_path: '/network' } },
+      terraform_variables_source: {
+        tf_var_file_paths: ['production.tfvars'],
+        tf_vars: [
+          { key: 'region', value: 'eu-west-3', secret: false },
+          { key: 'api_token', value: 'not-shown', secret: true },
+        ],
+      },
+      backend: { kubernetes: {} },
+      engine: 'OPEN_TOFU',
+      provider_version: { explicit_version: '1.9.4', read_from_terraform_block: false },
+      job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
+      timeout_sec: 900,
+    },
+  })
+  if (terraform.status !== 201) throw new Error(`creating the IAC service: ${terraform.status} ${terraform.text}`)
+  const terraformId = terraform.body.id as string
 
   /** Deploys one service through the API (`action` another of its triggers) and waits until its status says it is done. */
   async function deploy(kind: string, id: string, body: object = {}, action = 'deploy') {
@@ -148,6 +169,7 @@ try {
     await shoot(`job/${job.id}`, 'console-job.png', servicePage)
     await shoot(`database/${database.id}`, 'console-database.png', servicePage)
     await shoot(`helm/${helm.id}`, 'console-helm.png', servicePage)
+    await shoot(`terraform/${terraformId}`, 'console-iac.png', servicePage)
     await shoot(`container/${container.id}`, 'console-container-narrow.png', servicePage, 420, 800)
   } finally {
     await browser.close()
