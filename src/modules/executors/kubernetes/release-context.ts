@@ -26,3 +26,23 @@ export interface ReleaseContext {
    */
   dryRun?: { mask(text: string): string }
 }
+
+/** `helm upgrade --install` of `chart` as the release's install runs it; a dry run adds its own flags after. */
+export function upgradeInstallArgs(
+  release: ReleaseContext,
+  chart: { path: string; values: string[]; timeoutSeconds: number },
+  extra: string[],
+): string[] {
+  return [
+    'upgrade',
+    '--install',
+    release.release,
+    chart.path,
+    ...release.cluster,
+    '--create-namespace',
+    '--timeout',
+    `${chart.timeoutSeconds}s`,
+    ...chart.values,
+    ...extra,
+  ]
+}

@@ -2,7 +2,7 @@ import { maskedLogLine } from '#src/platform/secrets/secret-masking.ts'
 import type { ServiceOutcome } from '../executor.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
 import { manifestChanges } from './manifest-diff.ts'
-import type { ReleaseContext } from './release-context.ts'
+import { type ReleaseContext, upgradeInstallArgs } from './release-context.ts'
 
 // A dry run of a release (trigger DEPLOY_DRY_RUN; docs/rollbacks.md, "Dry runs"): the chart, rendered
 // and guarded as a deploy renders and guards it, is rendered once more as `helm upgrade --install
@@ -37,33 +37,15 @@ async function proposedManifest(release: ReleaseContext, chart: DryRunChart, tem
   say(
     `helm upgrade --install ${release.release} --namespace ${release.namespace} --dry-run=server: rendered with the cluster's lookups and checked, nothing installed`,
   )
-  const { stdout } = await runHelm(
-    release.helmPath,
-    [
-      'upgrade',
-      '--install',
-      release.release,
-      chart.path,
-      ...release.cluster,
-      '--create-namespace',
-      '--timeout',
-      `${chart.timeoutSeconds}s`,
-      ...chart.values,
-      ...chart.extra,
-      '--dry-run=server',
-      '--output',
-      'json',
-    ],
-    {
-      signal: release.signal,
-      env: { HOME: release.dir },
-      // The manifest (standard output) may hold the values: only helm's warnings are logged.
-      quietStdout: true,
-      onLine: (line, stream) => {
-        if (stream === 'stderr') release.context.log('render', release.dryRun?.mask(line) ?? line, 'WARNING')
-      },
+  const { stdout } = await runHelm(release.helmPath, [...upgradeInstallArgs(release, chart, chart.extra), '--dry-run=server', '--output', 'json'], {
+    signal: release.signal,
+    env: { HOME: release.dir },
+    // The manifest (standard output) may hold the values: only helm's warnings are logged.
+    quietStdout: true,
+    onLine: (line, stream) => {
+      if (stream === 'stderr') release.context.log('render', release.dryRun?.mask(line) ?? line, 'WARNING')
     },
-  )
+  })
   return manifestOf(stdout)
 }
 

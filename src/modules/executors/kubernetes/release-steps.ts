@@ -1,6 +1,6 @@
 import type { ServiceOutcome } from '../executor.ts'
 import { HelmFailed, runHelm } from './helm-program.ts'
-import type { ReleaseContext } from './release-context.ts'
+import { type ReleaseContext, upgradeInstallArgs } from './release-context.ts'
 
 import { dryRunRelease } from './release-dry-runs.ts'
 import { clusterWideObjects, renderedObjects } from './rendered-objects.ts'
@@ -62,17 +62,6 @@ export async function renderCheckInstall(
       rendered.stdout,
     )
   context.log('install', `helm upgrade --install ${release.release} --namespace ${namespace} --timeout ${chart.timeoutSeconds}s`)
-  await release.helm('install')([
-    'upgrade',
-    '--install',
-    release.release,
-    chart.path,
-    ...release.cluster,
-    '--create-namespace',
-    '--timeout',
-    `${chart.timeoutSeconds}s`,
-    ...chart.values,
-    ...extra.args,
-  ])
+  await release.helm('install')(upgradeInstallArgs(release, chart, extra.args))
   return { ok: true }
 }
