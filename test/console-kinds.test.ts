@@ -4,6 +4,7 @@ import { type AnyService, KINDS, type KindName, setAt, valueAt } from '../consol
 import { followServiceLogs, instancesOf, matches, type ServiceLogLine } from '../console/src/service-log-stream.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { factories } from './helpers/factories.ts'
+import { terraformRequest } from './helpers/terraform-requests.ts'
 
 // The console's table of kinds (console/src/kinds.ts) against the real API: the body each kind's
 // form sends (what was read, with the form's fields as typed) is one the API takes as it is, so
@@ -69,25 +70,7 @@ async function world() {
     method: 'POST',
     url: `/environment/${environmentId}/terraform`,
     headers: { authorization: w.tokens.write.authorization },
-    payload: {
-      name: 'infra',
-      description: 'the bucket',
-      auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' },
-      terraform_files_source: { git_repository: { url: 'https://github.com/acme/infra', branch: 'main', root_path: '/envs/prod' } },
-      terraform_variables_source: {
-        tf_var_file_paths: ['prod.tfvars'],
-        tf_vars: [
-          { key: 'region', value: 'eu-west-3', secret: false },
-          { key: 'db_password', value: 's3cr3t-value', secret: true },
-        ],
-      },
-      backend: { kubernetes: {} },
-      engine: 'OPEN_TOFU',
-      provider_version: { explicit_version: '1.9.4', read_from_terraform_block: false },
-      job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
-      timeout_sec: 300,
-      action_extra_arguments: { apply: ['-parallelism=2'] },
-    },
+    payload: terraformRequest(),
   })
   assert.equal(terraform.statusCode, 201, terraform.body)
   const ids: [KindName, string][] = [

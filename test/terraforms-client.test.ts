@@ -7,7 +7,6 @@ import {
   TerraformDeploymentHistoryApi,
   TerraformDeploymentRestrictionApi,
   TerraformMainCallsApi,
-  type TerraformRequest,
   TerraformResourcesApi,
   TerraformsApi,
 } from 'qovery-typescript-axios'
@@ -22,6 +21,7 @@ import {
 } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { type FakeProvider, startFakeProvider } from './helpers/fake-git-providers.ts'
+import { terraformRequest as request } from './helpers/terraform-requests.ts'
 
 // IAC services (the reference's "terraform") through the official TypeScript client and app.inject,
 // with the simulated executor: every operation of the Terraform tags, the sub-actions and trigger
@@ -49,27 +49,6 @@ before(async () => {
 after(async () => {
   await t?.close()
   await github?.close()
-})
-
-const request = (overrides: Partial<TerraformRequest> = {}): TerraformRequest => ({
-  name: 'infra',
-  description: 'the bucket',
-  auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' },
-  terraform_files_source: { git_repository: { url: 'https://github.com/acme/infra', branch: 'main', root_path: '/envs/prod' } },
-  terraform_variables_source: {
-    tf_var_file_paths: ['prod.tfvars'],
-    tf_vars: [
-      { key: 'region', value: 'eu-west-3', secret: false },
-      { key: 'db_password', value: 's3cr3t-value', secret: true },
-    ],
-  },
-  backend: { kubernetes: {} },
-  engine: 'OPEN_TOFU',
-  provider_version: { explicit_version: '1.9.4', read_from_terraform_block: false },
-  job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
-  timeout_sec: 300,
-  action_extra_arguments: { apply: ['-parallelism=2'] },
-  ...overrides,
 })
 
 describe('terraform services through the official client', () => {
