@@ -22,6 +22,7 @@ import { createDeploymentsApp, deploymentCalls } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { type FakeKubeApi, startFakeKubeApi } from './helpers/fake-kube-api.ts'
 import { describeWithEachHelm, helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
+import { helmSnapshot } from './helpers/helm-snapshots.ts'
 
 // Issue 35, "Dry runs" of helm services on Kubernetes: the real helm renders the chart, the guard
 // a deploy applies runs, `helm upgrade --install --dry-run=server` renders it against a recording
@@ -165,32 +166,11 @@ describeWithEachHelm('dry runs of helm services on Kubernetes (real helm, a reco
   const environmentId = randomUUID()
   const namespace = namespaceOf(environmentId)
 
-  function snapshot(configuration: Partial<HelmConfig> = {}, variables: ServiceSnapshot['variables'] = []): ServiceSnapshot<HelmConfig> {
-    return {
-      serviceId: randomUUID(),
-      kind: 'HELM',
-      name: 'Shop',
-      version: 1,
-      configuration: {
-        description: null,
-        timeoutSec: 120,
-        autoPreview: false,
-        autoDeploy: false,
-        source: { helmRepository: { repositoryId: 'repo-1', chartName: 'shop', chartVersion: '1.0.0' } },
-        arguments: [],
-        allowClusterWideResources: false,
-        valuesOverride: { set: [], setString: [], setJson: [], file: null },
-        ports: [],
-        iconUri: '',
-        blueprintId: null,
-        ...configuration,
-      },
-      overrides: {},
-      variables,
-      variablesFingerprint: '',
-      advancedSettings: {},
-    }
-  }
+  const snapshot = (configuration: Partial<HelmConfig> = {}, variables: ServiceSnapshot['variables'] = []) =>
+    helmSnapshot(
+      { source: { helmRepository: { repositoryId: 'repo-1', chartName: 'shop', chartVersion: '1.0.0' } }, ...configuration },
+      { name: 'Shop', variables },
+    )
 
   /** A dry run of `s` by the executor, with this helm or one said to be `helmVersion`; what it logged and asked the API server. */
   async function dryRun(s: ServiceSnapshot<HelmConfig>, helmVersion?: ProgramVersion) {

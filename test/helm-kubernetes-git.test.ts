@@ -18,6 +18,7 @@ import { factories } from './helpers/factories.ts'
 import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
 import { type LoopbackGitServer, startGitServer } from './helpers/git-server.ts'
 import { describeWithEachHelm, helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
+import { helmSnapshot } from './helpers/helm-snapshots.ts'
 import { UNREACHABLE_KUBECONFIG } from './helpers/kubeconfig.ts'
 
 // Helm charts and values files kept in git, and STOP and RESTART of a release, on Kubernetes: a
@@ -194,39 +195,33 @@ echo "done"
     name: 'deploy',
   })
 
-  function snapshot(configuration: Partial<HelmConfig> = {}, overrides: Record<string, string> = {}): ServiceSnapshot<HelmConfig> {
-    return {
-      serviceId: randomUUID(),
-      kind: 'HELM',
-      name: 'Web App',
-      version: 1,
-      configuration: {
-        description: null,
-        timeoutSec: 120,
-        autoPreview: false,
-        autoDeploy: false,
+  const snapshot = (configuration: Partial<HelmConfig> = {}, overrides: Record<string, string> = {}) =>
+    helmSnapshot(
+      {
         source: { git: repository() },
-        arguments: [],
-        allowClusterWideResources: false,
         valuesOverride: {
           set: [['berth.k4', 'set']],
           setString: [['berth.k5', 'set-string']],
           setJson: [],
           file: { git: { repository: repository('/'), paths: ['/values/one.yaml', 'values/two.yaml'] } },
         },
-        ports: [],
-        iconUri: '',
-        blueprintId: null,
         ...configuration,
       },
-      overrides,
-      variables: [
-        { key: 'GREETING', value: 'hello', isSecret: false, mountPath: null, variableId: randomUUID(), scope: 'ENVIRONMENT', variableType: 'VALUE' },
-      ],
-      variablesFingerprint: '',
-      advancedSettings: {},
-    }
-  }
+      {
+        overrides,
+        variables: [
+          {
+            key: 'GREETING',
+            value: 'hello',
+            isSecret: false,
+            mountPath: null,
+            variableId: randomUUID(),
+            scope: 'ENVIRONMENT',
+            variableType: 'VALUE',
+          },
+        ],
+      },
+    )
 
   async function run(s: ServiceSnapshot<HelmConfig>, action: RunnableTrigger = 'DEPLOY', token = TOKEN) {
     const logs: string[] = []

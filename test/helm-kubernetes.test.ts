@@ -27,6 +27,7 @@ import { startRegistry } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
 import { startFakeKubeApi } from './helpers/fake-kube-api.ts'
 import { applyFlags, describeWithEachHelm, helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
+import { helmSnapshot } from './helpers/helm-snapshots.ts'
 import { writeRecordingHelm } from './helpers/recording-helm.ts'
 
 // Helm services on Kubernetes with the real helm program (test/helpers/helm-binary.ts): a chart
@@ -192,32 +193,8 @@ describeWithEachHelm('helm services on Kubernetes (real helm, no API server)', (
     return calls
   }
 
-  function snapshot(configuration: Partial<HelmConfig> = {}, variables: ServiceSnapshot['variables'] = []): ServiceSnapshot<HelmConfig> {
-    return {
-      serviceId: randomUUID(),
-      kind: 'HELM',
-      name: 'Web App',
-      version: 1,
-      configuration: {
-        description: null,
-        timeoutSec: 120,
-        autoPreview: false,
-        autoDeploy: false,
-        source: { helmRepository: { repositoryId: 'repo-1', chartName: 'webapp', chartVersion: '1.2.3' } },
-        arguments: [],
-        allowClusterWideResources: false,
-        valuesOverride: { set: [], setString: [], setJson: [], file: null },
-        ports: [],
-        iconUri: '',
-        blueprintId: null,
-        ...configuration,
-      },
-      overrides: {},
-      variables,
-      variablesFingerprint: '',
-      advancedSettings: {},
-    }
-  }
+  const snapshot = (configuration: Partial<HelmConfig> = {}, variables: ServiceSnapshot['variables'] = []) =>
+    helmSnapshot(configuration, { variables })
 
   function executor(repository: Partial<ChartRepository>, kubeconfig: string | undefined) {
     return createKubernetesExecutor({
