@@ -7,54 +7,18 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { sql, type Transaction } from 'kysely'
+import { sql } from 'kysely'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { KINDS } from '#src/modules/services/kinds/registry.ts'
-import { type Db, openDatabase } from '#src/platform/db/database.ts'
-import type { Database } from '#src/platform/db/schema.ts'
+import { openDatabase } from '#src/platform/db/database.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { factories, uniqueName } from './helpers/factories.ts'
+import { whileHeld } from './helpers/held-locks.ts'
 import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
 
 const ROUNDS = 10
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-
-/**
- * Holds locks in a transaction of the test's (`hold`), sends `request`, waits until the request is
- * blocked by that transaction, then takes more in it (`next`) and commits. The transaction looks
- * for deadlocks only after a minute: were there one, the request's would be the transaction
- * aborted. Rolled back on failure. Resolves with the request's answer.
- */
-async function whileHeld<T>(
-  db: Db,
-  steps: { hold(trx: Transaction<Database>): Promise<unknown>; request(): Promise<T>; next(trx: Transaction<Database>): Promise<unknown> },
-): Promise<T> {
-  const trx = await db.startTransaction().execute()
-  try {
-    await sql`set local deadlock_timeout = '60s'`.execute(trx)
-    await steps.hold(trx)
-    const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
-    const holder = rows[0]!.pid
-    const answer = steps.request()
-    for (;;) {
-      const blocked = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where ${holder} = any(pg_blocking_pids(pid))`.execute(
-        db,
-      )
-      if (blocked.rows[0]!.n > 0) break
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
-    await steps.next(trx)
-    await trx.commit().execute()
-    return await answer
-  } catch (error) {
-    await trx
-      .rollback()
-      .execute()
-      .catch(() => {})
-    throw error
-  }
-}
 
 describe('creates and deletes racing each other', () => {
   let t: TestApp

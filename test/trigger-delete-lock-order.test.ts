@@ -6,58 +6,14 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { LightMyRequestResponse } from 'fastify'
-import { sql, type Transaction } from 'kysely'
-import type { Db } from '#src/platform/db/database.ts'
-import type { Database } from '#src/platform/db/schema.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { factories } from './helpers/factories.ts'
+import { whileHeld } from './helpers/held-locks.ts'
 
 const ROUNDS = 30
 
 type Method = 'POST' | 'DELETE'
-
-/**
- * Takes `first` in a transaction of the test's, sends `request`, and once the request is either
- * answered (it did not wait) or blocked by that transaction, takes `next` and commits. No timing
- * decides the outcome. Resolves with the request's answer.
- */
-async function whileLocked(
-  db: Db,
-  steps: {
-    first(trx: Transaction<Database>): Promise<unknown>
-    request(): Promise<LightMyRequestResponse>
-    next(trx: Transaction<Database>): Promise<unknown>
-  },
-): Promise<LightMyRequestResponse> {
-  const trx = await db.startTransaction().execute()
-  try {
-    await steps.first(trx)
-    const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
-    const holder = rows[0]!.pid
-    let answered = false
-    const answer = steps.request().finally(() => {
-      answered = true
-    })
-    while (!answered) {
-      const blocked = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where ${holder} = any(pg_blocking_pids(pid))`.execute(
-        db,
-      )
-      if (blocked.rows[0]!.n > 0) break
-      await sleep(5)
-    }
-    await steps.next(trx)
-    await trx.commit().execute()
-    return await answer
-  } catch (error) {
-    await trx
-      .rollback()
-      .execute()
-      .catch(() => {})
-    throw error
-  }
-}
 
 describe('deployment triggers racing deletes of their environment, service or project', () => {
   let t: TestApp
@@ -135,9 +91,9 @@ describe('deployment triggers racing deletes of their environment, service or pr
     const f = factories(t.db)
     const { organization, project, environment, tokens } = await f.environmentWithTokens()
     await f.helmService(environment.id)
-    const res = await whileLocked(t.db, {
+    const res = await whileHeld(t.db, {
       // A project delete's first locks: its organization (a key share), then the project...
-      first: async (trx) => {
+      hold: async (trx) => {
         await trx.selectFrom('organizations').select('id').where('id', '=', organization.id).forKeyShare().execute()
         await trx.selectFrom('projects').select('id').where('id', '=', project.id).forUpdate().execute()
       },
