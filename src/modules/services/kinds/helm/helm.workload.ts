@@ -16,7 +16,13 @@ export const helmWorkload: KindWorkload<HelmConfig> = {
       type: 'chart',
       source:
         'helmRepository' in source
-          ? { repository: { ...source.helmRepository, version: given.chartVersion ?? source.helmRepository.chartVersion } }
+          ? {
+              repository: {
+                repositoryId: source.helmRepository.repositoryId,
+                chartName: source.helmRepository.chartName,
+                version: given.chartVersion ?? source.helmRepository.chartVersion,
+              },
+            }
           : { git: { repository: source.git, commit: given.gitCommitId } },
       values: {
         files: file === null ? null : 'raw' in file ? { raw: file.raw.values } : { git: { ...file.git, commit: given.valuesOverrideGitCommitId } },
