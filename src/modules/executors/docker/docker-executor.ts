@@ -71,7 +71,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
   }
 
   /** The image of `source` in the engine: present, pulled from its registry, or built from git. */
-  async function readyImage(source: ImageSource, job: Omit<DockerJob, 'image'>): Promise<ReadyImage> {
+  async function readyImage(source: ImageSource, job: DockerJob): Promise<ReadyImage> {
     const pull = (message: string) => job.say('pull', message)
     const pulls = { allowPrivateUrls: deps.allowPrivateUrls }
     if ('public' in source) {
@@ -141,7 +141,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
         const secretValues = snapshotSecretValues(snapshot, deps.openSecret, (of, open) => kind.secretValues?.(of as ServiceSnapshot, open) ?? [])
         mask = secretMask([...secretValues, ...(workload.type === 'steps' ? workload.masked : [])])
         const logLine = maskedLogLine(mask)
-        const job: Omit<DockerJob, 'image'> = {
+        const job: DockerJob = {
           docker,
           action,
           snapshot,
@@ -153,8 +153,9 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
           confinement: deps.confinement,
           stopGraceSeconds: stopGraceSeconds(snapshot),
           delivered: () => delivered(snapshot),
+          image: (source) => readyImage(source, job),
         }
-        const { retired, ...outcome } = await perform(workload, { ...job, image: (source) => readyImage(source, job) })
+        const { retired, ...outcome } = await perform(workload, job)
         // What runs changed (or may have, on a failure): the front door's routes follow, and again once the replaced instances are gone.
         if (deps.frontDoor && action !== 'DEPLOY_DRY_RUN') {
           const { frontDoor } = deps
