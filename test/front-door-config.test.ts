@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { loadConfig } from '#src/config.ts'
+import { serviceHosts } from '#src/modules/executors/public-hosts.ts'
 import { caddyConfig } from '#src/modules/front-door/caddy-config.ts'
 import { covers } from '#src/modules/front-door/certificate-probe.ts'
 import { frontDoorLinks } from '#src/modules/front-door/front-door-links.ts'
-import { serviceHosts } from '#src/modules/front-door/front-door-names.ts'
 import { servingInstances } from '#src/modules/front-door/route-table.ts'
 
 // Issue 34, the front door's pure parts: its names, the instances that get traffic during a

@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, it } from 'node:test'
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
-import { BUILTIN_CHART, containerValues, databaseValues } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
+import { BUILTIN_CHART } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
 import { createKubernetesExecutor, namespaceOf, releaseName } from '#src/modules/executors/kubernetes/helm-executor.ts'
 import type { ProgramVersion } from '#src/modules/executors/kubernetes/program-versions.ts'
 import type { ContainerConfig } from '#src/modules/services/kinds/container/container.types.ts'
@@ -18,6 +18,7 @@ import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { testSecretBox } from './helpers/app.ts'
+import { chartValuesOf } from './helpers/chart-values.ts'
 import { createDeploymentsApp, deploymentCalls } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { type FakeKubeApi, startFakeKubeApi } from './helpers/fake-kube-api.ts'
@@ -354,7 +355,10 @@ describeWithEachHelm('dry runs of helm services on Kubernetes (real helm, a reco
     writeFileSync(
       valuesFile,
       JSON.stringify(
-        containerValues({ ...s, overrides: {} }, owner, openVariables, { reference: 'registry.example.com/acme/web:1.4.2', registry }, false),
+        chartValuesOf(
+          { ...s, overrides: {} },
+          { owner, variables: openVariables, image: { reference: 'registry.example.com/acme/web:1.4.2', registry } },
+        ),
       ),
     )
     const running = execFileSync(helm, ['template', release, BUILTIN_CHART, '--namespace', namespace, '--values', valuesFile], {
@@ -428,7 +432,8 @@ describeWithEachHelm('dry runs of helm services on Kubernetes (real helm, a reco
     const release = releaseName(s)
     const valuesFile = path.join(work, `${randomUUID()}.json`)
     const owner = { serviceId, environmentId, executionId: randomUUID() }
-    writeFileSync(valuesFile, JSON.stringify(databaseValues({ ...s, configuration }, owner, 'docker.io/library', password, false)))
+    const openSecret = (sealed: string) => secrets.open(Buffer.from(sealed, 'base64'))
+    writeFileSync(valuesFile, JSON.stringify(chartValuesOf({ ...s, configuration }, { owner, variables: [], openSecret })))
     const running = execFileSync(helm, ['template', release, BUILTIN_CHART, '--namespace', namespace, '--values', valuesFile], {
       env: { PATH: process.env.PATH, HOME: work },
       encoding: 'utf8',

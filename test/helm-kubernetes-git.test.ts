@@ -9,6 +9,7 @@ import type { RunnableTrigger } from '#src/modules/deployments/deployment-states
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { GitCredentials } from '#src/modules/executors/git-checkout.ts'
 import { createKubernetesExecutor, namespaceOf, releaseName } from '#src/modules/executors/kubernetes/helm-executor.ts'
+import type { GitRepository } from '#src/modules/executors/workload.ts'
 import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
@@ -225,7 +226,7 @@ echo "done"
 
   async function run(s: ServiceSnapshot<HelmConfig>, action: RunnableTrigger = 'DEPLOY', token = TOKEN) {
     const logs: string[] = []
-    const credentials: GitRepositoryRef[] = []
+    const credentials: GitRepository[] = []
     const executor = createKubernetesExecutor({
       kinds: KUBERNETES_KINDS,
       helmPath: helmWrapper,

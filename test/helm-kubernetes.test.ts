@@ -18,7 +18,9 @@ import {
   releaseName,
   valuesArguments,
 } from '#src/modules/executors/kubernetes/helm-executor.ts'
+import type { ChartWorkload } from '#src/modules/executors/workload.ts'
 import type { HelmConfig } from '#src/modules/services/kinds/helm/helm.types.ts'
+import { helmWorkload } from '#src/modules/services/kinds/helm/helm.workload.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { testSecretBox } from './helpers/app.ts'
@@ -229,7 +231,7 @@ describeWithEachHelm('helm services on Kubernetes (real helm, no API server)', (
 
   it('renders with values in helm’s precedence: chart < files in order < set_json < set < set_string, variables resolved', async () => {
     const dir = mkdtempSync(path.join(work, 'values-'))
-    const configuration = snapshot({
+    const service = snapshot({
       valuesOverride: {
         file: {
           raw: {
@@ -250,10 +252,17 @@ describeWithEachHelm('helm services on Kubernetes (real helm, no API server)', (
           ['berth.k8', 'qovery.env.TOKEN'],
         ],
       },
-    }).configuration
+    })
+    const workload = helmWorkload.describe(service, {
+      action: 'DEPLOY',
+      settings: { databaseImages: '', iacImages: '', iacStateUrl: '' },
+      openSecret: () => '',
+      namespace: 'ns',
+    })
+    assert.equal(workload.type, 'chart')
     const args = await valuesArguments(
       dir,
-      configuration,
+      (workload as ChartWorkload).values,
       new Map([
         ['GREETING', 'hello'],
         ['TOKEN', 's3cret'],

@@ -17,9 +17,9 @@ import {
   unsupportedKubectl,
 } from '#src/modules/executors/kubernetes/program-versions.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
-import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { TEST_SECRET_KEY, testDatabaseUrl } from './helpers/app.ts'
 import { helmBinary, kubectlBinary } from './helpers/helm-binary.ts'
+import { helmSnapshot } from './helpers/helm-snapshots.ts'
 import { runCli, startWorker } from './helpers/process.ts'
 
 // Issue 32: Berth works with helm 3 (3.12+) and helm 4, asks each binary its version, speaks the
@@ -113,14 +113,7 @@ describe('helm and kubectl versions', () => {
 
   it('fails a deployment with the reason on a helm it does not support, and calls nothing else', async () => {
     const old = standIn('helm-3.11', 'v3.11.3', `echo "$1" >> ${work}/old-calls; exit 0`)
-    const snapshot = {
-      serviceId: randomUUID(),
-      kind: 'HELM',
-      name: 'web',
-      configuration: {},
-      variables: [],
-      overrides: {},
-    } as unknown as ServiceSnapshot
+    const snapshot = helmSnapshot({}, { name: 'web' })
     const executor = createKubernetesExecutor({
       kinds: KUBERNETES_KINDS,
       helmPath: old,
@@ -151,14 +144,8 @@ describe('helm and kubectl versions', () => {
       'v3.12.3',
       `echo "$@" >> ${work}/calls-312; echo 'Error: uninstall: Release not loaded: web: release: not found' >&2; exit 1`,
     )
-    const snapshot = {
-      serviceId: randomUUID(),
-      kind: 'CONTAINER',
-      name: 'web',
-      configuration: {},
-      variables: [],
-      overrides: {},
-    } as unknown as ServiceSnapshot
+    // A helm service's release: an uninstall is the same for every kind's.
+    const snapshot = helmSnapshot({}, { name: 'web' })
     const executor = createKubernetesExecutor({
       kinds: KUBERNETES_KINDS,
       helmPath: helm312,
@@ -171,7 +158,7 @@ describe('helm and kubectl versions', () => {
     })
     const logs: string[] = []
     const outcome = await executor.run(
-      { id: snapshot.serviceId, name: 'web', type: 'CONTAINER' } as ServiceProgress,
+      { id: snapshot.serviceId, name: 'web', type: 'HELM' } as ServiceProgress,
       'UNINSTALL',
       new AbortController().signal,
       {

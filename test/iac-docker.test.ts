@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
+import { scratchVolume } from '#src/modules/executors/docker/step-workloads.ts'
 import { stateSchema } from '#src/modules/services/kinds/iac/iac-commands.ts'
-import { iacVolume } from '#src/modules/services/kinds/iac/iac-runs.ts'
 import { type DeploymentCalls, type DeploymentsTestApp, type EnvironmentEntry, isFinished, until } from './helpers/deployments.ts'
 import { docker } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
@@ -73,7 +73,7 @@ after(async () => {
   await builds?.close()
   for (const id of services)
     await docker
-      .getVolume(iacVolume(id))
+      .getVolume(scratchVolume('IAC', id))
       .remove()
       .catch(() => undefined)
 })
@@ -305,7 +305,7 @@ describe('IAC services on the Docker executor, with the engine stand-in', () => 
       // 7. Nothing of the runs is left: no volume, no image.
       assert.deepEqual(await docker.listImages({ filters: { reference: [builtImageRepository(id)] } }), [])
       await until(
-        async () => (await docker.listVolumes({ filters: { name: [iacVolume(id)] } })).Volumes ?? [],
+        async () => (await docker.listVolumes({ filters: { name: [scratchVolume('IAC', id)] } })).Volumes ?? [],
         (volumes) => volumes.length === 0,
         { what: 'the volume removed', timeoutMs: 120_000 },
       )

@@ -252,7 +252,11 @@ describeWithEachHelm('applications and jobs built from git on a KUBERNETES clust
       kind: 'APPLICATION',
       name: 'site',
       version: 1,
-      configuration: { gitRepository: { url: 'https://git.example.com/acme/site.git', branch: 'main' } },
+      configuration: {
+        gitRepository: { url: 'https://git.example.com/acme/site.git', branch: 'main' },
+        ...{ entrypoint: null, arguments: [], cpu: 250, memory: 256, minRunningInstances: 1, ports: [], storage: [] },
+        healthchecks: { readiness_probe: null, liveness_probe: null },
+      },
       overrides: {},
       variables: [],
       variablesFingerprint: '',

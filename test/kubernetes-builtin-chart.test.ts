@@ -8,27 +8,20 @@ import { after, before, it } from 'node:test'
 import { parseAllDocuments } from 'yaml'
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { ServiceProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
-import {
-  BUILTIN_CHART,
-  type ChartValues,
-  containerValues,
-  cronSchedule,
-  databaseValues,
-  jobValues,
-} from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
+import { BUILTIN_CHART, type ChartValues, cronSchedule } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
 import { createKubernetesExecutor, namespaceOf, releaseName } from '#src/modules/executors/kubernetes/helm-executor.ts'
 import { clusterWideObjects, renderedObjects } from '#src/modules/executors/kubernetes/rendered-objects.ts'
 import type { ContainerConfig } from '#src/modules/services/kinds/container/container.types.ts'
 import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
 import { newDatabaseCredentials } from '#src/modules/services/kinds/database/database-credentials.ts'
 import type { DatabaseType } from '#src/modules/services/kinds/database/database-engines.ts'
-import { iacValues } from '#src/modules/services/kinds/iac/iac.kubernetes.ts'
 import type { IacConfig } from '#src/modules/services/kinds/iac/iac.types.ts'
 import type { JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import { testSecretBox } from './helpers/app.ts'
+import { chartValuesOf } from './helpers/chart-values.ts'
 import { createDeploymentsApp, deploymentCalls } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'
 import { applyFlags, describeWithEachHelm, helmBinary } from './helpers/helm-binary.ts'
@@ -71,6 +64,8 @@ const VARIABLES = [
   variable('API_KEY', SECRET_VALUE, { secret: true }),
   variable('CONFIG', 'a: 1\n', { mountPath: '/etc/app/config.yaml' }),
 ]
+
+const openSecret = (sealed: string) => secrets.open(Buffer.from(sealed, 'base64'))
 
 const open = (variables: SnapshotVariable[]) =>
   variables.map((v) => ({
@@ -239,7 +234,7 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
   it('renders a container as a Deployment, a Service, an Ingress and its Secrets', () => {
     const snapshot = snapshotOf('CONTAINER', containerConfig())
     const { objects, byKind } = render(
-      containerValues(snapshot, owner, open(VARIABLES), { reference: 'registry.example.com/acme/web:1.4.2', registry }, false),
+      chartValuesOf(snapshot, { owner, variables: open(VARIABLES), image: { reference: 'registry.example.com/acme/web:1.4.2', registry } }),
     )
     assert.deepEqual(objects.map((o) => o.kind).sort(), ['Deployment', 'Ingress', 'Secret', 'Secret', 'Secret', 'Service'])
     const deployment = byKind('Deployment')[0]!
@@ -312,7 +307,12 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
     const image = { reference: 'registry.example.com/acme/web:1.4.2', registry }
     const label = `z${owner.serviceId.replaceAll('-', '').slice(0, 8)}`
     const issued = render(
-      containerValues(snapshot, owner, open(VARIABLES), image, false, { appsDomain: 'apps.example.com', clusterIssuer: 'letsencrypt-prod' }),
+      chartValuesOf(snapshot, {
+        owner,
+        variables: open(VARIABLES),
+        image,
+        ingress: { appsDomain: 'apps.example.com', clusterIssuer: 'letsencrypt-prod' },
+      }),
     ).byKind('Ingress')[0]!
     const hosts = [`${label}.apps.example.com`, `p8080-${label}.apps.example.com`]
     assert.deepEqual(
@@ -323,13 +323,13 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
     assert.deepEqual(issued.metadata.annotations, { 'cert-manager.io/cluster-issuer': 'letsencrypt-prod' })
     // Without an issuer: the TLS section alone (a certificate put in the Secret otherwise); without an apps domain: neither.
     const bare = render(
-      containerValues(snapshot, owner, open(VARIABLES), image, false, { appsDomain: 'apps.example.com', clusterIssuer: null }),
+      chartValuesOf(snapshot, { owner, variables: open(VARIABLES), image, ingress: { appsDomain: 'apps.example.com', clusterIssuer: null } }),
     ).byKind('Ingress')[0]!
     assert.equal(bare.metadata.annotations, undefined)
     assert.equal(bare.spec.tls.length, 1)
-    const derived = render(containerValues(snapshot, owner, open(VARIABLES), image, false, { appsDomain: undefined, clusterIssuer: 'x' })).byKind(
-      'Ingress',
-    )[0]!
+    const derived = render(
+      chartValuesOf(snapshot, { owner, variables: open(VARIABLES), image, ingress: { appsDomain: undefined, clusterIssuer: 'x' } }),
+    ).byKind('Ingress')[0]!
     assert.equal(derived.spec.tls, undefined)
     assert.equal(derived.spec.rules[0].host, `${label}.berth.localhost`)
   })
@@ -353,7 +353,12 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
       healthchecks: { readinessProbe: null, livenessProbe: null },
     })
     const { byKind } = render(
-      containerValues(snapshotOf('CONTAINER', config), owner, [], { reference: 'acme/web:1', registry: { host: undefined, auth: undefined } }, true),
+      chartValuesOf(snapshotOf('CONTAINER', config), {
+        owner,
+        variables: [],
+        image: { reference: 'acme/web:1', registry: { auth: undefined } },
+        action: 'STOP',
+      }),
     )
     assert.equal(byKind('Deployment').length, 0)
     const set = byKind('StatefulSet')[0]!
@@ -372,7 +377,12 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
     const config = databaseConfig('POSTGRESQL', '16')
     const password = secrets.open(Buffer.from(config.credentials.passwordSealed, 'base64'))
     const { objects, byKind } = render(
-      databaseValues(snapshotOf('DATABASE', config, { variables: [] }), owner, 'mirror.example/library', password, false),
+      chartValuesOf(snapshotOf('DATABASE', config, { variables: [] }), {
+        owner,
+        variables: [],
+        settings: { databaseImages: 'mirror.example/library' },
+        openSecret,
+      }),
     )
     assert.deepEqual(objects.map((o) => o.kind).sort(), ['Secret', 'Service', 'StatefulSet'])
     const set = byKind('StatefulSet')[0]!
@@ -397,7 +407,7 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
   it('gives redis its password through the environment, never as an argument, and a PUBLIC database a LoadBalancer', () => {
     const config = databaseConfig('REDIS', '7.2', { accessibility: 'PUBLIC' })
     const password = secrets.open(Buffer.from(config.credentials.passwordSealed, 'base64'))
-    const { byKind } = render(databaseValues(snapshotOf('DATABASE', config, { variables: [] }), owner, 'docker.io/library', password, false))
+    const { byKind } = render(chartValuesOf(snapshotOf('DATABASE', config, { variables: [] }), { owner, variables: [], openSecret }))
     const container = byKind('StatefulSet')[0]!.spec.template.spec.containers[0]
     assert.equal(container.image, 'docker.io/library/redis:7.2')
     assert.deepEqual(container.args, ['redis-server', '--requirepass', '$(BERTH_DATABASE_PASSWORD)', '--appendonly', 'yes'])
@@ -411,13 +421,7 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
     })
     const snapshot = snapshotOf('JOB', config)
     const { objects, byKind } = render(
-      jobValues(
-        snapshot,
-        owner,
-        open(VARIABLES),
-        { reference: 'registry.example.com/acme/migrate:7', registry },
-        { command: { arguments: ['migrate', 'up'], entrypoint: '/bin/tool' } },
-      ),
+      chartValuesOf(snapshot, { owner, variables: open(VARIABLES), image: { reference: 'registry.example.com/acme/migrate:7', registry } }),
     )
     assert.deepEqual(objects.map((o) => o.kind).sort(), ['Job', 'Secret', 'Secret', 'Secret'])
     const job = byKind('Job')[0]!
@@ -466,8 +470,7 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
     }
     const snapshot = snapshotOf('IAC', config)
     const image = { reference: 'registry.example.com/berth/infra:abc', registry }
-    const openSecret = (sealed: string) => secrets.open(Buffer.from(sealed, 'base64'))
-    const { objects, byKind } = render(iacValues(snapshot, owner, open(VARIABLES), image, 'PLAN_AND_APPLY', { namespace: NAMESPACE, openSecret }))
+    const { objects, byKind } = render(chartValuesOf(snapshot, { owner, variables: open(VARIABLES), image, openSecret, namespace: NAMESPACE }))
     assert.deepEqual(objects.map((o) => o.kind).sort(), ['Job', 'Role', 'RoleBinding', 'Secret', 'Secret', 'Secret', 'ServiceAccount'])
     const job = byKind('Job')[0]!
     assert.match(job.metadata.name, new RegExp(`^iac-${owner.serviceId.slice(0, 8)}-${owner.executionId.slice(0, 8)}$`))
@@ -521,7 +524,13 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
 
     // A destroy: init, then destroy; a user_provided backend: no ServiceAccount, no override.
     const destroyed = render(
-      iacValues(snapshotOf('IAC', { ...config, backend: { userProvided: {} } }), owner, [], image, 'DESTROY', { namespace: NAMESPACE, openSecret }),
+      chartValuesOf(snapshotOf('IAC', { ...config, backend: { userProvided: {} } }), {
+        owner,
+        variables: [],
+        image,
+        action: 'UNINSTALL',
+        openSecret,
+      }),
     )
     assert.deepEqual(destroyed.objects.map((o) => o.kind).sort(), ['Job', 'Secret', 'Secret'])
     const destroyPod = destroyed.byKind('Job')[0]!.spec.template.spec
@@ -537,7 +546,7 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
     const cron = { scheduledAt: '0 */15 * * * *', timezone: 'Europe/Paris', arguments: ['report'], entrypoint: null }
     const snapshot = snapshotOf('JOB', jobConfig({ cronjob: cron }))
     const image = { reference: 'registry.example.com/acme/migrate:7', registry }
-    const scheduled = render(jobValues(snapshot, owner, [], image, { cron: { ...cron, command: cron }, stopped: false, runNow: false }))
+    const scheduled = render(chartValuesOf(snapshot, { owner, variables: [], image }))
     assert.deepEqual(scheduled.objects.map((o) => o.kind).sort(), ['CronJob', 'Secret', 'Secret'])
     const cronJob = scheduled.byKind('CronJob')[0]!
     assert.equal(cronJob.spec.schedule, '*/15 * * * *', 'a six-field expression with 0 seconds loses its seconds')
@@ -548,9 +557,9 @@ describeWithEachHelm('the chart Berth ships, rendered by the real helm', (major)
     assert.equal(cronJob.spec.jobTemplate.spec.template.spec.containers[0].command, undefined)
     assert.equal(cronJob.spec.jobTemplate.spec.template.metadata.labels['berth.service-id'], owner.serviceId)
 
-    const stopped = render(jobValues(snapshot, owner, [], image, { cron: { ...cron, command: cron }, stopped: true, runNow: false }))
+    const stopped = render(chartValuesOf(snapshot, { owner, variables: [], image, action: 'STOP' }))
     assert.equal(stopped.byKind('CronJob')[0]!.spec.suspend, true)
-    const forced = render(jobValues(snapshot, owner, [], image, { cron: { ...cron, command: cron }, stopped: false, runNow: true }))
+    const forced = render(chartValuesOf({ ...snapshot, overrides: { forceEvent: 'CRON' } }, { owner, variables: [], image }))
     assert.equal(forced.byKind('CronJob').length, 1)
     assert.deepEqual(forced.byKind('Job')[0]!.spec.template.spec.containers[0].args, ['report'])
 
@@ -719,7 +728,12 @@ describeWithEachHelm('containers, databases and jobs on a Kubernetes cluster (th
 
   it('fails clearly, calling no helm, for what it cannot build or run: applications and jobs built from git on a cluster without an image registry, MANAGED databases', async () => {
     const application = await run(
-      snapshotOf('APPLICATION', { gitRepository: { url: 'https://git.example.com/acme/site.git', branch: 'main' }, dockerfilePath: 'Dockerfile' }),
+      snapshotOf('APPLICATION', {
+        ...containerConfig(),
+        healthchecks: { readiness_probe: null, liveness_probe: null },
+        gitRepository: { url: 'https://git.example.com/acme/site.git', branch: 'main' },
+        dockerfilePath: 'Dockerfile',
+      }),
     )
     assert.equal(application.outcome.ok, false)
     assert.match((application.outcome as { message: string }).message, /an application built from git .* needs the cluster's image_registry_id/)

@@ -85,6 +85,12 @@ describe('layering', () => {
     )
   })
 
+  it('executors import no other module (but the address guard): the kinds describe workloads to them, the wiring hands them the rest', () => {
+    const elsewhere = (target: string) =>
+      target.startsWith('src/modules/') && !target.startsWith('src/modules/executors/') && target !== 'src/modules/git-providers/address-guard.ts'
+    assert.deepEqual(arrows('src/modules/executors/', elsewhere), [])
+  })
+
   it('executors and kinds do not import the runner', () => {
     const runner = under('src/modules/deployments/runner/')
     assert.deepEqual([...arrows('src/modules/executors/', runner), ...arrows('src/modules/services/', runner)], [])

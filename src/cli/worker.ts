@@ -1,11 +1,7 @@
 import { type Config, secretKeySettings } from '#src/config.ts'
+import { connectKubernetesExecutor } from '#src/executor-connections.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
-import {
-  checkKubernetesPrograms,
-  connectKubernetesExecutor,
-  type KubernetesSettings,
-  kubernetesSettings,
-} from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
+import { checkKubernetesPrograms, type KubernetesSettings, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { workerFrontDoor } from '#src/modules/front-door/front-door-runtime.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'

@@ -1,3 +1,4 @@
+import type { RegistryAccess } from '#src/modules/executors/docker/images.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { sealedFields } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
@@ -6,28 +7,14 @@ import type { ContainerRegistryKind } from './container-registries.schemas.ts'
 import { basicCredentials } from './registry-http-api.ts'
 
 // How an executor pulls a registry's images (the Docker engine, a Kubernetes imagePullSecret): the
-// host images are named under, and the registry's credentials unsealed.
-
-/** Credentials for a pull, in the Docker engine's terms; never logged. */
-export interface PullAuth {
-  username: string
-  password: string
-  /** The server the credentials are for: the registry's host, or Docker Hub's `https://index.docker.io/v1/`. */
-  serveraddress: string
-}
-
-export interface RegistryPullAccess {
-  /** Undefined for Docker Hub, whose images are named without a host. */
-  host: string | undefined
-  auth: PullAuth | undefined
-}
+// host images are named under, and the registry's credentials unsealed (executors/docker/images.ts).
 
 /** Registries whose images the engine names without a host. */
 const DOCKER_HUB_HOSTS = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io', 'registry.hub.docker.com'])
 
 /** Reads a registry of the organization and opens its credentials; rejects when it is gone. */
 export function registryPullAccess(db: Db, secrets: SecretBox) {
-  return async (organizationId: string, registryId: string): Promise<RegistryPullAccess> => {
+  return async (organizationId: string, registryId: string): Promise<RegistryAccess> => {
     const row = await db
       .selectFrom('containerRegistries')
       .select(['kind', 'url', 'config', 'secretsSealed'])

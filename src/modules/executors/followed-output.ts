@@ -1,4 +1,4 @@
-import type { OutputCursor, OutputLine } from '#src/modules/services/service-output.ts'
+import type { OutputCursor, OutputLine } from './service-output.ts'
 
 // What every engine's service output shares (service-output.ts): engine times compared to the
 // nanosecond, and the follow loop — look for the service's instances now and then, read each one

@@ -1,7 +1,7 @@
-import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { GIT_USERNAMES, type GitCredentials } from './git-checkout.ts'
+import type { GitRepository } from './workload.ts'
 
 /** The hosts of each provider's public service, where a token without git_api_url belongs. */
 const PROVIDER_HOSTS: Record<string, string[]> = {
@@ -40,7 +40,7 @@ export function gitTokenHosts(type: string, gitApiUrl: string | null): string[] 
 export function repositoryCredentials(
   db: Db,
   secrets: SecretBox,
-): (organizationId: string, repository: GitRepositoryRef) => Promise<GitCredentials | undefined> {
+): (organizationId: string, repository: GitRepository) => Promise<GitCredentials | undefined> {
   return async (organizationId, repository) => {
     let query = db.selectFrom('gitTokens').select(['type', 'gitApiUrl', 'tokenSealed']).where('organizationId', '=', organizationId)
     query = repository.gitTokenId === null ? query.where('type', '=', repository.provider) : query.where('id', '=', repository.gitTokenId)

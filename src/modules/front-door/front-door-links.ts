@@ -1,7 +1,7 @@
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import { httpsUrl, serviceHosts } from '#src/modules/executors/public-hosts.ts'
 import type { LinkedPort, ServiceLink } from '#src/modules/services/service-links.ts'
 import type { CertificateState } from './certificate-probe.ts'
-import { httpsUrl, serviceHosts } from './front-door-names.ts'
 
 // The links of a service the front door serves (docs/front-door.md): its names, the default
 // port's first (`is_default`), then its custom domains whose check passed, to the default port.

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { TSchema } from 'typebox'
-import type { DockerKind } from '#src/modules/executors/docker/docker-executor.ts'
-import type { KubernetesKind } from '#src/modules/executors/kubernetes/builtin-deployments.ts'
+import type { KindWorkload } from '#src/modules/executors/workload.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { CappedList } from '#src/platform/http/lists.ts'
 import type { KindSettings } from './advanced-settings/advanced-settings.schemas.ts'
@@ -60,10 +59,15 @@ export interface KindFeatures {
   }
 }
 
-/** A kind's entries in the executors' tables (`<kind>.docker.ts`, `<kind>.kubernetes.ts`). */
+/**
+ * What a kind's services run (executors/workload.ts): its `workload` (`<kind>.workload.ts`), the
+ * same for every executor; or one per executor where they differ (`<kind>.docker.ts`,
+ * `<kind>.kubernetes.ts`), or where only one runs them (an Argo CD application: Kubernetes).
+ */
 export interface KindExecutors {
-  docker?: DockerKind
-  kubernetes?: KubernetesKind
+  workload?: KindWorkload
+  docker?: KindWorkload
+  kubernetes?: KindWorkload
 }
 
 /** The routes only the kind has, registered before its list, after its create, or after its delete (the document's order). */

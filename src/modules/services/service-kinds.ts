@@ -1,4 +1,5 @@
 import type { RunnableTrigger, ServiceSubAction, ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { PlannedStep, ServiceSnapshot as SnapshotOf } from '#src/modules/executors/executor.ts'
 import type { CommitSource } from '#src/modules/git-providers/git-commits.service.ts'
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
@@ -6,6 +7,8 @@ import type { Role } from '#src/platform/auth/roles.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { Settings } from './advanced-settings/advanced-settings.schemas.ts'
+
+export type { PlannedStep }
 
 // How a kind of service plugs into the one service core (docs/architecture.md, "Adding a kind").
 // The core owns names, access, organization scoping, stages, versions, references, triggers,
@@ -95,24 +98,8 @@ export interface PrepareContext<Config> {
   previous?: ServiceRecord<Config>
 }
 
-/** A service as a deployment deploys it: fixed at the trigger, whatever is edited after. */
-export interface ServiceSnapshot<Config = unknown> {
-  serviceId: string
-  kind: ServiceType
-  name: string
-  version: number
-  configuration: Config
-  /** What the trigger asked for beyond the configuration (a chart version, a commit). */
-  overrides: Record<string, unknown>
-  /** The variables it deploys with, resolved as of the trigger; secrets still sealed. */
-  variables: SnapshotVariable[]
-  /** Names the variable rows they came from (berth_service_variables_fingerprint). */
-  variablesFingerprint: string
-  /** Every advanced setting of the service as of the trigger (keys as on the wire); {} for a kind without them. */
-  advancedSettings: Record<string, unknown>
-  /** The labels of its labels groups as of the trigger (groupLabels); absent in runs queued before Berth kept them. */
-  labels?: Record<string, string>
-}
+/** A service as a deployment deploys it (executors/executor.ts): one of Berth's kinds, its variables as resolved. */
+export type ServiceSnapshot<Config = unknown> = SnapshotOf<Config, ServiceType, SnapshotVariable>
 
 /** A git branch a service deploys from: a push to it deploys the service when the service has `auto_deploy` on. */
 export interface FollowedBranch {
@@ -146,14 +133,6 @@ export interface ResolveContext {
 export interface DetailsContext {
   /** The deployment's id (`execution_id`), fixed before the services are planned. */
   executionId: string
-}
-
-/** A step of what an executor does to a service, with the lines it reports. */
-export interface PlannedStep {
-  step: string
-  lines: string[]
-  /** Why the service cannot be deployed, found while planning: the executor reports the lines, then fails with this. */
-  failure?: string
 }
 
 /** When a scheduled service fires: its cron expression, and the timezone it is read in. */

@@ -1,5 +1,6 @@
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
-import type { ServiceAddress } from './service-runtime.ts'
+import { SIMULATED_LINK_DOMAIN } from '#src/modules/executors/public-hosts.ts'
+import type { ServiceAddress } from '#src/modules/executors/service-runtime.ts'
 
 // The addresses a service's public ports are reached at. Berth runs no ingress yet: the simulator
 // (and any executor without domains of its own) answers addresses derived from the service's id and
@@ -11,8 +12,7 @@ import type { ServiceAddress } from './service-runtime.ts'
 // Where an engine really runs the service (Docker), the addresses its running instances are
 // published on follow (addressLinks).
 
-/** Names under `.localhost` never leave the machine (RFC 6761): they cannot be mistaken for real addresses. */
-export const SIMULATED_LINK_DOMAIN = 'berth.localhost'
+export { SIMULATED_LINK_DOMAIN }
 
 /** A port of a service as links need it. */
 export interface LinkedPort {

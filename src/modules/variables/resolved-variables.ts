@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto'
+import type { SnapshotVariable as DeliveredVariable } from '#src/modules/executors/executor.ts'
+import { opener, openVariables } from '#src/modules/executors/snapshot-secrets.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { ResolvableVariable } from './variables.repository.ts'
 import { levelOf } from './variables.types.ts'
@@ -7,16 +9,8 @@ import { levelOf } from './variables.types.ts'
 // environment's over its project's (docs/variables.md, "Variables and secrets"). Secrets stay sealed here; only
 // an executor opens them, at the moment it hands them to the service.
 
-/** A variable as a deployment snapshot keeps it. */
-export interface SnapshotVariable {
-  key: string
-  /** The value of what is not a secret. */
-  value?: string
-  /** A secret's value, sealed (base64). */
-  sealed?: string
-  isSecret: boolean
-  /** Where the value is delivered as a file, for a file variable. */
-  mountPath: string | null
+/** A variable as a deployment snapshot keeps it: what an executor delivers, and where it came from. */
+export interface SnapshotVariable extends DeliveredVariable {
   /** The variable that gave the value, its scope and type, as they were. */
   variableId: string
   scope: string
@@ -74,13 +68,7 @@ export function resolveServiceVariables(rows: ResolvableVariable[], serviceId: s
 }
 
 /** The variables' values in the clear, for an executor to give to the service; never log them. */
-export function revealVariables(variables: SnapshotVariable[], secrets: SecretBox): { key: string; value: string; mountPath: string | null }[] {
-  return variables.map((variable) => ({
-    key: variable.key,
-    value: variable.isSecret ? secrets.open(Buffer.from(variable.sealed ?? '', 'base64')) : (variable.value ?? ''),
-    mountPath: variable.mountPath,
-  }))
-}
+export const revealVariables = (variables: SnapshotVariable[], secrets: SecretBox) => openVariables(variables, opener(secrets))
 
 /** How a log names a deployment's variables: their keys, secrets and files marked, never a value. */
 export function variableNames(variables: SnapshotVariable[]): string {

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode'
-import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
-import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { ServiceSnapshot } from '../executor.ts'
 import { CheckoutError, checkout, type GitCredentials } from '../git-checkout.ts'
+import type { BuildSource, GitRepository } from '../workload.ts'
 import { buildImage, builtImageRepository } from './image-builds.ts'
 import { hasImage } from './images.ts'
 
@@ -13,22 +13,11 @@ import { hasImage } from './images.ts'
 export interface GitBuildDeps {
   docker: Docker
   /** The credentials a repository is fetched with (its git token's), unsealed; undefined without one. */
-  gitCredentials(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
+  gitCredentials(organizationId: string, repository: GitRepository): Promise<GitCredentials | undefined>
   /** BERTH_GIT_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls: boolean
   /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
   contextMaxBytes?: number | undefined
-}
-
-/** What an image is built from: a repository at a commit (or a branch's head), a Dockerfile in it. */
-export interface BuildSource {
-  repository: GitRepositoryRef
-  ref: { commit: string } | { branch: string | null }
-  dockerfilePath: string | null
-  dockerfileRaw: string | null
-  target: string | null
-  /** Whether an image already built for the commit is used as it is (a restart, a job's later event) rather than built again. */
-  reuse: boolean
 }
 
 export type BuiltImage = { ok: true; image: string; commit: string } | { ok: false; message: string }

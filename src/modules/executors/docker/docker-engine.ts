@@ -1,13 +1,7 @@
-import type { PortRange } from '#src/config.ts'
-import { registryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
-import type { ServiceOutput } from '#src/modules/services/service-output.ts'
-import type { ServiceRuntime } from '#src/modules/services/service-runtime.ts'
-import type { Db } from '#src/platform/db/database.ts'
-import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
-import type { DeploymentExecutor } from '../executor.ts'
-import { repositoryCredentials } from '../git-credentials.ts'
-import { createDockerExecutor, type DockerExecutorDeps, type DockerKinds, type IacSettings } from './docker-executor.ts'
-import { type Confinement, LABELS, removeContainer, removeNetworkIfUnused } from './docker-objects.ts'
+import type Docker from 'dockerode'
+import type { ServiceOutput } from '../service-output.ts'
+import type { ServiceRuntime } from '../service-runtime.ts'
+import { LABELS, removeContainer, removeNetworkIfUnused } from './docker-objects.ts'
 import { createDockerRuntime } from './docker-runtime.ts'
 import { createDockerServiceOutput } from './service-output.ts'
 
@@ -26,42 +20,17 @@ export async function loadDockerode(): Promise<typeof import('dockerode')> {
 export const dockerAddress = () => process.env.DOCKER_HOST || 'unix:///var/run/docker.sock'
 
 /**
- * The Docker executor on the engine at DOCKER_HOST; rejects, saying why, when the engine does not
- * answer (the process must not start).
+ * The engine at DOCKER_HOST, and its version; rejects, saying why, when it does not answer (a
+ * process that is to deploy there must not start).
  */
-export async function connectDockerExecutor(
-  db: Db,
-  secrets: SecretBox,
-  settings: {
-    publishHost: string
-    publishPorts: PortRange | undefined
-    databaseImages: string
-    iac?: IacSettings
-    allowPrivateUrls: boolean
-    confinement?: Confinement
-    contextMaxBytes?: number
-    kinds: DockerKinds
-    frontDoor?: DockerExecutorDeps['frontDoor']
-  },
-): Promise<{ executor: DeploymentExecutor; version: string }> {
+export async function connectDocker(): Promise<{ docker: Docker; version: string }> {
   const Docker = await loadDockerode()
   const docker = new Docker()
-  let version: string
   try {
-    version = (await docker.version()).Version
+    return { docker, version: (await docker.version()).Version }
   } catch (error) {
     throw new Error(`BERTH_EXECUTOR=docker, but the Docker engine at ${dockerAddress()} does not answer: ${(error as Error).message}`)
   }
-  const { publishPorts, ...rest } = settings
-  const executor = createDockerExecutor({
-    docker,
-    ...rest,
-    publishPorts: publishPorts ? `${publishPorts.from}-${publishPorts.to}` : '',
-    secrets,
-    gitCredentials: repositoryCredentials(db, secrets),
-    registry: registryPullAccess(db, secrets),
-  })
-  return { executor, version }
 }
 
 /**

@@ -12,11 +12,31 @@ export const LABELS = {
   execution: 'berth.execution-id',
   /** Which instance of the service a container is (0, 1, …); jobs' runs have none. */
   instance: 'berth.instance',
-  /** CONTAINER, APPLICATION, DATABASE or JOB. */
+  /** The service's kind (CONTAINER, APPLICATION, DATABASE, JOB, IAC). */
   kind: 'berth.kind',
   /** The ids of the containers an instance took over from, comma-separated; empty on a first deploy. */
   replaces: 'berth.replaces',
+  /** An instance's ports as its deploy ran them (JSON of `PublicPort`s): what the front door routes. */
+  ports: 'berth.ports',
 } as const
+
+/** A port of an instance as the front door reads it from the instance's label. */
+export interface PublicPort {
+  internalPort: number
+  protocol: 'HTTP' | 'GRPC' | 'TCP' | 'UDP'
+  publiclyAccessible: boolean
+  isDefault: boolean
+}
+
+/** The ports an instance's label names; none when it names none (an instance of a Berth before the label, a job's run). */
+export function labelledPorts(labels: Record<string, string>): PublicPort[] {
+  try {
+    const ports: unknown = JSON.parse(labels[LABELS.ports] ?? '[]')
+    return Array.isArray(ports) ? (ports as PublicPort[]) : []
+  } catch {
+    return []
+  }
+}
 
 /** Whose deployment made an object. */
 export interface Owner {
@@ -45,9 +65,6 @@ export function containerLabels(owner: Owner, groupLabels: Record<string, string
 
 /** The environment's own network: its services reach each other there by name, and nothing else is on it. */
 export const networkName = (environmentId: string) => `berth-env-${environmentId}`
-
-/** A database's storage: one named volume, kept on stop and uninstall, removed on delete. */
-export const databaseVolume = (serviceId: string) => `berth-db-${serviceId}`
 
 /** A name Docker and DNS accept, from a service's name: lower case letters, digits and dashes, at most 40. */
 export function dnsLabel(name: string): string {

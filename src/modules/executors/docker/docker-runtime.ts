@@ -1,5 +1,5 @@
 import type Docker from 'dockerode'
-import type { LiveState, ServiceAddress, ServiceRuntime } from '#src/modules/services/service-runtime.ts'
+import type { LiveState, ServiceAddress, ServiceRuntime } from '../service-runtime.ts'
 import { LABELS } from './docker-objects.ts'
 
 // The Docker executor's answer to "where is this service reachable, and does it still run"

@@ -7,6 +7,7 @@ import type Docker from 'dockerode'
 import { pack } from 'tar-stream'
 import { refusedBaseImage } from './base-images.ts'
 import { LABELS } from './docker-objects.ts'
+import { followProgress } from './images.ts'
 
 // Images built from a checkout (applications, jobs built from git): the checkout's root_path sent
 // to the engine as the build context, the Dockerfile named within it, the image tagged
@@ -172,34 +173,17 @@ export async function buildImage(
       labels: { [LABELS.service]: spec.serviceId },
       abortSignal: bounded,
     })
-    const failure = await new Promise<string | undefined>((resolve, reject) => {
-      let error: string | undefined
-      const onAbort = () => {
-        ;(stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.()
-        reject(bounded.reason)
+    const failure = await followProgress(docker, stream, bounded, (event) => {
+      if (event.error) {
+        keep(event.error.trim())
+        say(event.error.trim(), 'ERROR')
       }
-      bounded.addEventListener('abort', onAbort, { once: true })
-      docker.modem.followProgress(
-        stream,
-        (streamError) => {
-          bounded.removeEventListener('abort', onAbort)
-          if (bounded.aborted) return reject(bounded.reason)
-          resolve(error ?? (streamError ? streamError.message : undefined))
-        },
-        (event: { stream?: string; error?: string; status?: string }) => {
-          if (event.error) {
-            error = event.error.trim()
-            keep(error)
-            say(error, 'ERROR')
-          }
-          for (const line of (event.stream ?? '').split('\n')) {
-            const text = line.trimEnd()
-            if (text.trim() === '') continue
-            keep(text)
-            say(text)
-          }
-        },
-      )
+      for (const line of (event.stream ?? '').split('\n')) {
+        const text = line.trimEnd()
+        if (text.trim() === '') continue
+        keep(text)
+        say(text)
+      }
     })
     if (failure) return { ok: false, message: `the build failed: ${failure}; its last lines: ${lastLines.slice(-8).join(' | ')}` }
     say(`built ${spec.tag}`)

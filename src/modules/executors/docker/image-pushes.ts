@@ -1,6 +1,5 @@
 import type Docker from 'dockerode'
-import type { PullAuth } from '#src/modules/container-registries/registry-pull-access.ts'
-import { followTransfer, guardRegistryHost } from './images.ts'
+import { followTransfer, guardRegistryHost, type PullAuth } from './images.ts'
 
 // An image built on the runner, pushed to a registry a Kubernetes cluster pulls it from.
 

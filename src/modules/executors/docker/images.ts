@@ -1,11 +1,23 @@
 import type Docker from 'dockerode'
-import type { PullAuth } from '#src/modules/container-registries/registry-pull-access.ts'
 import { resolveHost } from '#src/modules/git-providers/address-guard.ts'
 
 // Images a deployment runs: used when the engine has them, pulled (with the registry's
 // credentials) when it does not.
 
-export type { PullAuth } from '#src/modules/container-registries/registry-pull-access.ts'
+/** Credentials for a pull (or a push), in the Docker engine's terms; never logged. */
+export interface PullAuth {
+  username: string
+  password: string
+  /** The server the credentials are for: the registry's host, or Docker Hub's `https://index.docker.io/v1/`. */
+  serveraddress: string
+}
+
+/** How a registry's images are reached: the host they are named under, and its credentials. */
+export interface RegistryAccess {
+  /** Undefined for Docker Hub, whose images are named without a host. */
+  host: string | undefined
+  auth: PullAuth | undefined
+}
 
 /** `registry/name:tag` as the engine names it: Docker Hub's images without a host. */
 export function imageReference(registryHost: string | undefined, imageName: string, tag: string): string {
@@ -83,15 +95,24 @@ export async function ensureImage(
   say(`pulled image ${reference}`)
 }
 
+/** An event of the engine's progress stream (a pull's, a push's, a build's). */
+export interface ProgressEvent {
+  status?: string
+  id?: string
+  stream?: string
+  error?: string
+}
+
 /**
- * Follows a pull's or a push's progress stream to its end, each overall status line to `say`;
- * the engine's or the registry's reason when it failed. Aborting `signal` stops it and rejects.
+ * Follows one of the engine's progress streams (a pull, a push, a build) to its end, each event to
+ * `onEvent`; the last error an event named, else the stream's, when it failed. Aborting `signal`
+ * stops it and rejects.
  */
-export function followTransfer(
+export function followProgress(
   docker: Docker,
   stream: NodeJS.ReadableStream,
-  say: (message: string) => void,
   signal: AbortSignal,
+  onEvent: (event: ProgressEvent) => void,
 ): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     let failure: string | undefined
@@ -104,12 +125,19 @@ export function followTransfer(
       stream,
       (error) => {
         signal.removeEventListener('abort', onAbort)
+        if (signal.aborted) return reject(signal.reason)
         resolve(failure ?? error?.message)
       },
-      (event: { status?: string; error?: string; id?: string }) => {
-        if (event.error) failure = event.error
-        else if (event.status && !event.id) say(event.status)
+      (event: ProgressEvent) => {
+        if (event.error) failure = event.error.trim()
+        onEvent(event)
       },
     )
   })
 }
+
+/** Follows a pull's or a push's progress stream, each overall status line to `say`; the engine's or the registry's reason when it failed. */
+export const followTransfer = (docker: Docker, stream: NodeJS.ReadableStream, say: (message: string) => void, signal: AbortSignal) =>
+  followProgress(docker, stream, signal, (event) => {
+    if (!event.error && event.status && !event.id) say(event.status)
+  })

@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type Docker from 'dockerode'
-import type { Probe } from '#src/modules/services/kinds/container/container.types.ts'
+import type { Probe } from '../workload.ts'
 
 // When a new instance is ready: its readiness probe (tcp, http, exec; grpc checked as tcp) passing
 // `successThreshold` times before it fails `failureThreshold` times (a period's check failing only

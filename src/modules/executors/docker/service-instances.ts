@@ -1,6 +1,6 @@
 import type Docker from 'dockerode'
-import type { Probe } from '#src/modules/services/kinds/container/container.types.ts'
 import type { ServiceOutcome } from '../executor.ts'
+import type { Probe } from '../workload.ts'
 import {
   type Confinement,
   confinedHostConfig,
@@ -11,6 +11,7 @@ import {
   lastLines,
   type Owner,
   ownerLabels,
+  type PublicPort,
   removeContainer,
   serviceContainers,
 } from './docker-objects.ts'
@@ -44,6 +45,8 @@ export interface InstanceSpec {
   /** The operator's confinement (BERTH_DOCKER_PIDS_LIMIT, BERTH_DOCKER_CAP_DROP); absent: the defaults. */
   confinement?: Confinement | undefined
   ports: { internal: number; protocol: 'TCP' | 'UDP'; publish: boolean }[]
+  /** The ports as the front door reads them from the instance's label (docs/front-door.md). */
+  publicPorts: PublicPort[]
   /** Named volumes (kept until the service is deleted). */
   volumes: { name: string; mountPoint: string }[]
   readiness: Probe | null
@@ -112,7 +115,11 @@ async function createInstance(
     ...(spec.entrypoint ? { Entrypoint: spec.entrypoint } : {}),
     ...(spec.command ? { Cmd: spec.command } : {}),
     Env: spec.env,
-    Labels: { ...containerLabels(spec.owner, spec.labels, String(index)), [LABELS.replaces]: replaces.join(',') },
+    Labels: {
+      ...containerLabels(spec.owner, spec.labels, String(index)),
+      [LABELS.replaces]: replaces.join(','),
+      [LABELS.ports]: JSON.stringify(spec.publicPorts),
+    },
     ExposedPorts: exposed,
     // The image's STOPSIGNAL is the engine's default: none is set here.
     StopTimeout: spec.stopGraceSeconds,

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode'
-import type { OutputCursor, OutputLine, ServiceOutput } from '#src/modules/services/service-output.ts'
 import { byTime, type FollowedEngine, followOutput, nanosOf } from '../followed-output.ts'
+import type { OutputCursor, OutputLine, ServiceOutput } from '../service-output.ts'
 import { LABELS } from './docker-objects.ts'
 
 // The Docker executor's answer to "what did this service print" (service-output.ts): the engine's

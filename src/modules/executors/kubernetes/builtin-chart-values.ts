@@ -1,20 +1,24 @@
 import { fileURLToPath } from 'node:url'
-import type { RegistryPullAccess } from '#src/modules/container-registries/registry-pull-access.ts'
-import { serviceHosts } from '#src/modules/front-door/front-door-names.ts'
-import type { ApplicationConfig } from '#src/modules/services/kinds/application/application.types.ts'
-import { containerProbe } from '#src/modules/services/kinds/application/application-probes.ts'
-import type { ContainerConfig, ContainerPort, Probe } from '#src/modules/services/kinds/container/container.types.ts'
-import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
-import { DATABASE_ENGINES, type DatabaseType } from '#src/modules/services/kinds/database/database-engines.ts'
-import { DATABASE_RUNTIME, databaseImage } from '#src/modules/services/kinds/database/database-runtime.ts'
-import type { JobCommand, JobConfig } from '#src/modules/services/kinds/job/job.types.ts'
-import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
-import { serviceLinks } from '#src/modules/services/service-links.ts'
+import type { ExecutorAction, ServiceOutcome, ServiceSnapshot } from '../executor.ts'
+import { isWebPort, SIMULATED_LINK_DOMAIN, serviceHosts } from '../public-hosts.ts'
+import type { OpenVariable } from '../snapshot-secrets.ts'
+import {
+  type Command,
+  type InstancesWorkload,
+  type Probe,
+  type Resources,
+  type RunWorkload,
+  type ScheduleWorkload,
+  type Step,
+  type StepsWorkload,
+  stopGraceSeconds,
+  type TimeLimit,
+  type WorkloadPort,
+} from '../workload.ts'
 
-// The values of the chart Berth ships (./chart, docs/kubernetes.md "Deploying to Kubernetes"), one kind at a
-// time: what a container, a container database or a job becomes on Kubernetes. Values hold the
-// variables in clear: the executor writes them to a file of mode 0600 in its private work
-// directory, never to argv.
+// The values of the chart Berth ships (./chart, docs/kubernetes.md "Deploying to Kubernetes"), one
+// kind of workload at a time: instances, a run, a schedule, steps. Values hold the variables in
+// clear: the executor writes them to a file of mode 0600 in its private work directory, never to argv.
 
 /** The chart's directory, beside this module wherever the package is installed. */
 export const BUILTIN_CHART = fileURLToPath(new URL('./chart', import.meta.url))
@@ -67,19 +71,23 @@ export interface ChartOwner {
   executionId: string
 }
 
-/** A variable in clear, as the executor opened it. */
-export interface OpenVariable {
-  key: string
-  value: string
-  mountPath: string | null
+/** An image a release pulls: its reference, and the registry's host and credentials for its pull secret. */
+export interface PulledImage {
+  reference: string
+  registry: { auth: { username: string; password: string; serveraddress: string } | undefined }
 }
 
-/** How long a stopping pod gets, when the service's settings do not say (the Docker executor's default too). */
-const STOP_GRACE_SECONDS = 10
+/** What one release of the chart is made for. */
+export interface ChartRelease {
+  snapshot: ServiceSnapshot
+  owner: ChartOwner
+  /** The service's variables in clear. */
+  variables: OpenVariable[]
+  image: PulledImage
+}
 
-/** The values every kind starts from: its labels, its variables, one replica of nothing. */
-export function baseValues(snapshot: ServiceSnapshot, owner: ChartOwner, variables: OpenVariable[]): ChartValues {
-  const grace = snapshot.advancedSettings?.['deployment.termination_grace_period_seconds']
+/** The values every workload starts from: its labels, its variables, one replica of nothing. */
+export function baseValues({ snapshot, owner, variables }: Omit<ChartRelease, 'image'>): ChartValues {
   return {
     workload: 'None',
     labels: {
@@ -105,7 +113,7 @@ export function baseValues(snapshot: ServiceSnapshot, owner: ChartOwner, variabl
     readinessProbe: null,
     livenessProbe: null,
     volumes: [],
-    terminationGracePeriodSeconds: typeof grace === 'number' ? grace : STOP_GRACE_SECONDS,
+    terminationGracePeriodSeconds: stopGraceSeconds(snapshot),
     job: {},
     schedule: {},
     steps: [],
@@ -115,13 +123,15 @@ export function baseValues(snapshot: ServiceSnapshot, owner: ChartOwner, variabl
   }
 }
 
-const resources = (cpuMilli: number, memoryMb: number) => ({ cpu: `${cpuMilli}m`, memory: `${memoryMb}Mi` })
+const resources = ({ cpuMilli, memoryMb }: Resources) => ({ cpu: `${cpuMilli}m`, memory: `${memoryMb}Mi` })
 
-/** The image pull secret of a registry that has credentials. */
-const pullSecret = (registry: RegistryPullAccess): ChartValues['imagePullSecret'] =>
-  registry.auth ? { server: registry.auth.serveraddress, username: registry.auth.username, password: registry.auth.password } : null
+/** The values of an image: its reference, and the pull secret of a registry that has credentials. */
+function imageValues({ image }: ChartRelease): Pick<ChartValues, 'image' | 'imagePullSecret'> {
+  const { auth } = image.registry
+  return { image: image.reference, imagePullSecret: auth ? { server: auth.serveraddress, username: auth.username, password: auth.password } : null }
+}
 
-/** A Berth probe as Kubernetes takes it; a probe naming no port checks the service's first one. */
+/** A Berth probe as Kubernetes takes it; a probe naming no port checks the workload's first one. */
 export function kubernetesProbe(probe: Probe | null, defaultPort: number | undefined): Record<string, unknown> | null {
   if (!probe) return null
   const timing = {
@@ -140,147 +150,84 @@ export function kubernetesProbe(probe: Probe | null, defaultPort: number | undef
   return { grpc: { port, ...(type.grpc.service ? { service: type.grpc.service } : {}) }, ...timing }
 }
 
-const portName = (port: number) => `p${port}`
+const portName = (port: WorkloadPort) => port.name ?? `p${port.internalPort}`
 
 /** A name Kubernetes takes for a Secret, from a service's id. */
 const dnsSafe = (serviceId: string) => `berth-${serviceId.toLowerCase()}`
 
 /**
- * The workload's ports, an Ingress rule per host of a public HTTP or gRPC port (the front door's
- * names under the apps domain, docs/front-door.md; without one, the derived link hosts), and a
- * LoadBalancer port per public TCP or UDP one.
+ * The Ingress hosts of the service's public web ports: the front door's names under the apps
+ * domain; without one, the names its links derive under `berth.localhost`, where the default name
+ * is the default public port's only when that port is a web one.
+ */
+function ingressHosts(serviceId: string, ports: readonly WorkloadPort[], appsDomain: string | undefined) {
+  const hosts = serviceHosts(serviceId, ports, appsDomain ?? SIMULATED_LINK_DOMAIN)
+  if (appsDomain) return hosts
+  const publicPorts = ports.filter((port) => port.publiclyAccessible)
+  const linkDefault = publicPorts.find((port) => port.isDefault) ?? publicPorts[0]
+  return linkDefault && isWebPort(linkDefault) ? hosts : hosts.filter((host) => !host.isDefault)
+}
+
+/**
+ * The workload's ports, an Ingress rule per host of a public HTTP or gRPC port (docs/front-door.md),
+ * with a TLS section when the cluster names an apps domain, and a LoadBalancer port per public TCP or UDP one.
  */
 function exposure(
-  snapshot: ServiceSnapshot,
-  ports: ContainerPort[],
-  ingressSettings: IngressSettings | undefined,
-): Pick<ChartValues, 'ports' | 'ingress' | 'loadBalancer'> {
-  const appsDomain = ingressSettings?.appsDomain
-  const hosts = appsDomain
-    ? serviceHosts(snapshot.serviceId, ports, appsDomain).map((host) => ({ host: host.host, internalPort: host.internalPort }))
-    : serviceLinks({ id: snapshot.serviceId, kind: snapshot.kind }, ports)
-        .filter((link) => link.url.startsWith('https://'))
-        .map((link) => ({ host: new URL(link.url).hostname, internalPort: link.internal_port }))
-  const ingress: ChartValues['ingress'] = []
+  serviceId: string,
+  ports: readonly WorkloadPort[],
+  ingress: IngressSettings | undefined,
+): Pick<ChartValues, 'ports' | 'ingress' | 'ingressTls' | 'loadBalancer'> {
+  const hosts = ingressHosts(serviceId, ports, ingress?.appsDomain)
+  const rules: ChartValues['ingress'] = []
   const loadBalancer: ChartValues['loadBalancer'] = []
   for (const port of ports.filter((candidate) => candidate.publiclyAccessible)) {
     if (port.protocol === 'HTTP' || port.protocol === 'GRPC') {
       for (const host of hosts.filter((candidate) => candidate.internalPort === port.internalPort))
-        ingress.push({ host: host.host, path: port.publicPath ?? '/', port: port.internalPort })
+        rules.push({ host: host.host, path: port.publicPath ?? '/', port: port.internalPort })
     } else {
       const protocol = port.protocol === 'UDP' ? 'UDP' : 'TCP'
-      loadBalancer.push({
-        name: portName(port.internalPort),
-        port: port.externalPort ?? port.internalPort,
-        targetPort: portName(port.internalPort),
-        protocol,
-      })
+      loadBalancer.push({ name: portName(port), port: port.externalPort ?? port.internalPort, targetPort: portName(port), protocol })
     }
   }
   return {
-    ports: ports.map((port) => ({ name: portName(port.internalPort), port: port.internalPort, protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP' })),
-    ingress,
+    ports: ports.map((port) => ({ name: portName(port), port: port.internalPort, protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP' })),
+    ingress: rules,
+    // A certificate for every host of the Ingress, from the cluster's cert-manager issuer when it names one.
+    ingressTls: ingress?.appsDomain ? { secretName: `${dnsSafe(serviceId)}-tls`, clusterIssuer: ingress.clusterIssuer } : null,
     loadBalancer,
   }
 }
 
 /**
- * A container: a Deployment (a StatefulSet with a volume claim per storage, when it has storage),
- * a Service for its ports, an Ingress for its public HTTP ports; `stopped`: no replica.
+ * Instances: a Deployment (a StatefulSet with a volume claim per volume, when it has volumes), a
+ * Service for its ports, an Ingress for its public HTTP ports; `stopped`: no replica.
  */
-export function containerValues(
-  snapshot: ServiceSnapshot<ContainerConfig>,
-  owner: ChartOwner,
-  variables: OpenVariable[],
-  image: { reference: string; registry: RegistryPullAccess },
-  stopped: boolean,
-  /** Where its Ingress hosts are and its certificate's issuer; absent: the derived hosts, no TLS section. */
-  ingressSettings?: IngressSettings,
+export function instanceValues(
+  release: ChartRelease,
+  workload: InstancesWorkload,
+  options: { stopped: boolean; ingress: IngressSettings | undefined },
 ): ChartValues {
-  const config = snapshot.configuration
-  const firstPort = config.ports[0]?.internalPort
+  const base = baseValues({ ...release, variables: workload.variables ? release.variables : [] })
+  const firstPort = workload.ports[0]?.internalPort
   return {
-    ...baseValues(snapshot, owner, variables),
-    workload: config.storage.length > 0 ? 'StatefulSet' : 'Deployment',
-    image: image.reference,
-    imagePullSecret: pullSecret(image.registry),
-    command: config.entrypoint ? [config.entrypoint] : [],
-    args: config.arguments,
-    resources: resources(config.cpu, config.memory),
-    replicas: stopped ? 0 : Math.max(config.minRunningInstances, 1),
-    ...exposure(snapshot, config.ports, ingressSettings),
-    // A certificate for every host of the Ingress, from the cluster's cert-manager issuer when it names one.
-    ingressTls: ingressSettings?.appsDomain
-      ? { secretName: `${dnsSafe(snapshot.serviceId)}-tls`, clusterIssuer: ingressSettings.clusterIssuer }
-      : null,
-    readinessProbe: kubernetesProbe(config.healthchecks.readinessProbe, firstPort),
-    livenessProbe: kubernetesProbe(config.healthchecks.livenessProbe, firstPort),
-    volumes: config.storage.map((volume) => ({ name: `storage-${volume.id.slice(0, 8)}`, mountPath: volume.mountPoint, size: `${volume.sizeGb}Gi` })),
-  }
-}
-
-/**
- * An application, once its image is built and pushed: a container of that image (a Deployment, a
- * Service for its ports, an Ingress for its public HTTP ports; a StatefulSet with storage).
- */
-export function applicationValues(
-  snapshot: ServiceSnapshot<ApplicationConfig>,
-  owner: ChartOwner,
-  variables: OpenVariable[],
-  image: { reference: string; registry: RegistryPullAccess },
-  stopped: boolean,
-  ingressSettings?: IngressSettings,
-): ChartValues {
-  const config = snapshot.configuration
-  const { readiness_probe, liveness_probe } = config.healthchecks
-  const container: ContainerConfig = {
-    ...config,
-    registryId: '',
-    imageName: '',
-    tag: '',
-    ports: config.ports as ContainerPort[],
-    healthchecks: { readinessProbe: containerProbe(readiness_probe), livenessProbe: containerProbe(liveness_probe) },
-    storage: config.storage.map((volume) => ({ ...volume, sizeGb: volume.size })),
-  } as ContainerConfig
-  return containerValues({ ...snapshot, configuration: container }, owner, variables, image, stopped, ingressSettings)
-}
-
-/** The variable a database's password reaches its command through: Kubernetes expands `$(NAME)` in args from the container's environment. */
-const PASSWORD_VARIABLE = 'BERTH_DATABASE_PASSWORD'
-
-/**
- * A CONTAINER database: a StatefulSet of one replica running its type's official image, a volume
- * claim of its storage, and a Service named as its host (what the environment's services reach it
- * at); a LoadBalancer when it is PUBLIC. The password is only in the env Secret.
- */
-export function databaseValues(
-  snapshot: ServiceSnapshot<DatabaseConfig>,
-  owner: ChartOwner,
-  images: string,
-  password: string,
-  stopped: boolean,
-): ChartValues {
-  const config = snapshot.configuration
-  const type = config.type as DatabaseType
-  const engine = DATABASE_ENGINES[type]
-  const runtime = DATABASE_RUNTIME[type]
-  const { credentials } = config
-  const port = { name: 'db', port: engine.port, protocol: 'TCP' as const }
-  return {
-    ...baseValues(snapshot, owner, []),
-    workload: 'StatefulSet',
-    serviceName: credentials.host,
-    image: databaseImage(images, type, config.version),
-    args: runtime.command?.(`$(${PASSWORD_VARIABLE})`) ?? [],
-    env: { ...runtime.env(credentials.login, password, credentials.databaseName), ...(runtime.command ? { [PASSWORD_VARIABLE]: password } : {}) },
-    resources: resources(config.cpu, config.memory),
-    // One replica: the image is no cluster.
-    replicas: stopped ? 0 : 1,
-    ports: [port],
-    loadBalancer: config.accessibility === 'PUBLIC' ? [{ name: 'db', port: engine.port, targetPort: 'db', protocol: 'TCP' }] : [],
-    readinessProbe: { tcpSocket: { port: engine.port }, periodSeconds: 2, failureThreshold: 60 },
-    // A sub-directory: a fresh volume's root holds lost+found, which the images' init refuses.
-    volumes: [{ name: 'data', mountPath: runtime.dataDir, size: `${config.storage}Gi`, subPath: 'data' }],
+    ...base,
+    workload: workload.volumes.length > 0 ? 'StatefulSet' : 'Deployment',
+    ...(workload.hostname ? { serviceName: workload.hostname } : {}),
+    ...imageValues(release),
+    command: workload.entrypoint ?? [],
+    args: workload.args,
+    env: { ...base.env, ...workload.env },
+    resources: resources(workload.resources),
+    replicas: options.stopped ? 0 : workload.instances,
+    ...exposure(release.snapshot.serviceId, workload.ports, options.ingress),
+    readinessProbe: kubernetesProbe(workload.readiness, firstPort),
+    livenessProbe: kubernetesProbe(workload.liveness, firstPort),
+    volumes: workload.volumes.map((volume) => ({
+      name: volume.names?.kubernetes ?? `storage-${volume.id.slice(0, 8)}`,
+      mountPath: volume.mountPath,
+      size: `${volume.sizeGb}Gi`,
+      ...(volume.subPath ? { subPath: volume.subPath } : {}),
+    })),
   }
 }
 
@@ -292,35 +239,89 @@ export function cronSchedule(expression: string): string {
   throw new Error(`the schedule "${expression}" has a seconds field, which Kubernetes CronJobs do not take`)
 }
 
+/** The Job of a run, named for the execution so that each run is a new one. */
+const jobName = ({ snapshot, owner }: ChartRelease) =>
+  `${snapshot.kind.toLowerCase()}-${owner.serviceId.slice(0, 8)}-${owner.executionId.slice(0, 8)}`
+
 /**
- * A job: a Job running `command` (one event of a lifecycle job), named for the execution so that
- * each run is a new one; or, with `cron`, the CronJob of its schedule (suspended when `stopped`),
- * with a Job beside it that runs the command at once when `runNow` (a forced run).
+ * A command run to its end: a Job running it; or, with `schedule`, the CronJob of its schedule
+ * (suspended when `stopped`), with a Job beside it that runs the command at once when `runNow`.
  */
-export function jobValues(
-  snapshot: ServiceSnapshot<JobConfig>,
-  owner: ChartOwner,
-  variables: OpenVariable[],
-  image: { reference: string; registry: RegistryPullAccess },
-  run: { command: JobCommand } | { cron: { scheduledAt: string; timezone: string; command: JobCommand }; stopped: boolean; runNow: boolean },
+export function runValues(
+  release: ChartRelease,
+  run: { command: Command; resources: Resources; timeout: TimeLimit; retries: number },
+  schedule?: { cron: string; timezone: string; stopped: boolean; runNow: boolean },
 ): ChartValues {
-  const config = snapshot.configuration
-  const command = 'cron' in run ? run.cron.command : run.command
-  const limits = { backoffLimit: config.maxNbRestart, activeDeadlineSeconds: config.maxDurationSeconds }
-  const named = { ...limits, name: `job-${owner.serviceId.slice(0, 8)}-${owner.executionId.slice(0, 8)}` }
+  const limits = { backoffLimit: run.retries, activeDeadlineSeconds: run.timeout.seconds }
+  const named = { ...limits, name: jobName(release) }
   const values: ChartValues = {
-    ...baseValues(snapshot, owner, variables),
-    image: image.reference,
-    imagePullSecret: pullSecret(image.registry),
-    command: command.entrypoint ? [command.entrypoint] : [],
-    args: command.arguments,
-    resources: resources(config.cpu, config.memory),
+    ...baseValues(release),
+    ...imageValues(release),
+    command: run.command.entrypoint ?? [],
+    args: run.command.args,
+    resources: resources(run.resources),
   }
-  if (!('cron' in run)) return { ...values, workload: 'Job', job: named }
+  if (!schedule) return { ...values, workload: 'Job', job: named }
   return {
     ...values,
     workload: 'CronJob',
-    job: run.runNow ? named : limits,
-    schedule: { cron: cronSchedule(run.cron.scheduledAt), timeZone: run.cron.timezone, suspend: run.stopped },
+    job: schedule.runNow ? named : limits,
+    schedule: { cron: cronSchedule(schedule.cron), timeZone: schedule.timezone, suspend: schedule.stopped },
+  }
+}
+
+/** Steps: one Job, the steps before the last as init containers, the last as the main container, sharing the scratch directory. */
+export function stepsValues(release: ChartRelease, workload: StepsWorkload, steps: Step[]): ChartValues {
+  const base = baseValues(release)
+  const last = steps.at(-1)
+  return {
+    ...base,
+    workload: 'Job',
+    ...imageValues(release),
+    command: [workload.program],
+    args: last?.args ?? [],
+    steps: steps.slice(0, -1).map((step, index) => ({ name: `${step.args[0]}-${index}`, args: step.args })),
+    workingDir: workload.workingDir,
+    scratch: workload.scratch,
+    stateAccess: workload.stateAccess ?? false,
+    env: { ...base.env, ...workload.env },
+    files: [...base.files, ...workload.files],
+    resources: resources(workload.resources),
+    job: { name: jobName(release), backoffLimit: 0, ...(workload.timeout.seconds > 0 ? { activeDeadlineSeconds: workload.timeout.seconds } : {}) },
+  }
+}
+
+/** The steps of a Job, in order: `next` asked as if each succeeded; how the run ends instead when no step runs. */
+export function layOut(
+  workload: StepsWorkload,
+): { ok: true; steps: Step[] } | { ok: false; done: ServiceOutcome; say: StepsWorkload['first']['say'] } {
+  const steps: Step[] = []
+  let next = workload.first
+  while ('run' in next) {
+    steps.push(next.run)
+    next = workload.next(next.run, { code: 0, lines: [], stdout: '' })
+  }
+  if (steps.length > 0) return { ok: true, steps }
+  return { ok: false, done: 'done' in next ? next.done : { ok: false, message: 'the run has no step' }, say: next.say }
+}
+
+/** The values of a workload's release for `action`: a stop scales instances to none and suspends a schedule. */
+export function workloadValues(
+  release: ChartRelease,
+  workload: InstancesWorkload | RunWorkload | ScheduleWorkload | StepsWorkload,
+  options: { action: ExecutorAction; ingress?: IngressSettings | undefined },
+): ChartValues {
+  const stopped = options.action === 'STOP'
+  switch (workload.type) {
+    case 'instances':
+      return instanceValues(release, workload, { stopped, ingress: options.ingress })
+    case 'run':
+      return runValues(release, workload)
+    case 'schedule':
+      return runValues(release, workload, { cron: workload.cron, timezone: workload.timezone, stopped, runNow: workload.runNow })
+    case 'steps': {
+      const laid = layOut(workload)
+      return stepsValues(release, workload, laid.ok ? laid.steps : [])
+    }
   }
 }

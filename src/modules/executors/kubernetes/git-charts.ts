@@ -1,7 +1,7 @@
 import { cp, lstat, mkdir, readdir, readFile, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
-import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
 import { type Checkout, CheckoutError, checkout, type GitCredentials, pathInCheckout } from '../git-checkout.ts'
+import type { GitRepository } from '../workload.ts'
 
 // Charts and values files of helm services kept in git (docs/kubernetes.md, "Deploying to Kubernetes"): the
 // repository fetched like the Docker executor's builds (git-checkout.ts: the address guard, pinned
@@ -10,7 +10,7 @@ import { type Checkout, CheckoutError, checkout, type GitCredentials, pathInChec
 
 export interface GitFetching {
   /** The credentials a repository is fetched with (its git token's), unsealed; undefined without one. */
-  credentials(organizationId: string, repository: GitRepositoryRef): Promise<GitCredentials | undefined>
+  credentials(organizationId: string, repository: GitRepository): Promise<GitCredentials | undefined>
   /** BERTH_GIT_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls: boolean
   say: (message: string) => void
@@ -44,7 +44,7 @@ interface GitValues {
 /** Runs `use` on a checkout of `repository` at `commit` (else its branch's head), then removes the checkout. */
 async function withCheckout<T>(
   organizationId: string,
-  repository: GitRepositoryRef,
+  repository: GitRepository,
   commit: string | undefined,
   fetching: GitFetching,
   use: (fetched: Checkout) => Promise<Fetched<T>>,
@@ -95,7 +95,7 @@ async function refusedLink(chart: string, checkoutDir: string): Promise<string |
 export function gitChart(
   dir: string,
   organizationId: string,
-  repository: GitRepositoryRef,
+  repository: GitRepository,
   commit: string | undefined,
   fetching: GitFetching,
 ): Promise<Fetched<GitChart>> {
@@ -119,7 +119,7 @@ export function gitChart(
 /** The values files at `paths` of the repository (from its root), in their order, as the raw files are given. */
 export function gitValuesFiles(
   organizationId: string,
-  source: { repository: GitRepositoryRef; paths: string[] },
+  source: { repository: GitRepository; paths: string[] },
   commit: string | undefined,
   fetching: GitFetching,
 ): Promise<Fetched<GitValues>> {

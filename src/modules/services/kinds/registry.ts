@@ -1,5 +1,4 @@
-import type { DockerKinds } from '#src/modules/executors/docker/docker-executor.ts'
-import type { KubernetesKinds } from '#src/modules/executors/kubernetes/builtin-deployments.ts'
+import type { KindWorkloads } from '#src/modules/executors/workload.ts'
 import type { AnyKindDescriptor } from '../kind-descriptor.ts'
 import type { KindRoutes } from '../kind-routes.ts'
 import { serviceKinds } from '../service-kinds.ts'
@@ -39,12 +38,17 @@ export const kindsWith = <F extends keyof AnyKindDescriptor['features']>(feature
     (a, b) => a.features.documentOrder - b.features.documentOrder,
   ) as (AnyKindDescriptor & { features: Required<Pick<AnyKindDescriptor['features'], F>> })[]
 
-/** The Docker executor's table: each kind's entry (docs/adding-a-kind.md), handed to it at wiring. */
-export const DOCKER_KINDS: DockerKinds = Object.fromEntries(
-  SERVICE_KINDS.flatMap((descriptor) => (descriptor.executors?.docker ? [[descriptor.kind.type, descriptor.executors.docker]] : [])),
-)
+/** An executor's table: what each kind's services run there (docs/adding-a-kind.md), handed to it at wiring. */
+const workloadsOn = (executor: 'docker' | 'kubernetes'): KindWorkloads =>
+  Object.fromEntries(
+    SERVICE_KINDS.flatMap(({ kind, executors }) => {
+      const workload = executors?.[executor] ?? executors?.workload
+      return workload ? [[kind.type, workload]] : []
+    }),
+  )
 
-/** The Kubernetes executor's table: each kind's entry (docs/adding-a-kind.md), handed to it at wiring. */
-export const KUBERNETES_KINDS: KubernetesKinds = Object.fromEntries(
-  SERVICE_KINDS.flatMap((descriptor) => (descriptor.executors?.kubernetes ? [[descriptor.kind.type, descriptor.executors.kubernetes]] : [])),
-)
+/** The Docker executor's table. */
+export const DOCKER_KINDS = workloadsOn('docker')
+
+/** The Kubernetes executor's table. */
+export const KUBERNETES_KINDS = workloadsOn('kubernetes')

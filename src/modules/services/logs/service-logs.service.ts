@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
-import { type ConfigurationSecrets, snapshotSecretValues } from '#src/modules/services/snapshot-secrets.ts'
+import type { OutputCursor, OutputLine, OutputService, ServiceOutput } from '#src/modules/executors/service-output.ts'
+import { type ConfigurationSecrets, opener, snapshotSecretValues } from '#src/modules/executors/snapshot-secrets.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { secretMask } from '#src/platform/secrets/secret-masking.ts'
-import type { OutputCursor, OutputLine, OutputService, ServiceOutput } from '../service-output.ts'
 import type { ServiceLogsRepository } from './service-logs.repository.ts'
 
 // A service's own logs (docs/service-logs.md): what its instances print, from the engine that runs
@@ -82,7 +82,7 @@ export function createServiceLogsService(deps: ServiceLogsDeps) {
         mask = deps.repo
           .snapshot(executionId, serviceId)
           .then((snapshot) =>
-            snapshot ? secretMask(snapshotSecretValues(snapshot, deps.secrets, deps.configurationSecrets)) : (text: string) => text,
+            snapshot ? secretMask(snapshotSecretValues(snapshot, opener(deps.secrets), deps.configurationSecrets)) : (text: string) => text,
           )
         made.set(executionId, mask)
       }

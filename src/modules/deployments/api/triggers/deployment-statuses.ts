@@ -1,5 +1,5 @@
+import type { LiveState } from '#src/modules/executors/service-runtime.ts'
 import type { ServiceKinds } from '#src/modules/services/service-kinds.ts'
-import type { LiveState } from '#src/modules/services/service-runtime.ts'
 import {
   FAMILIES,
   NEVER_DEPLOYED_STATE,

@@ -1,4 +1,4 @@
-import type { Probe } from '#src/modules/services/kinds/container/container.types.ts'
+import type { Probe } from '#src/modules/executors/workload.ts'
 import type { Probe as ApplicationProbe } from './application.types.ts'
 
 // Executors check an application's readiness as a container's: the Docker executor's rollout, the

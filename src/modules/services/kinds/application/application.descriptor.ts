@@ -5,9 +5,7 @@ import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/m
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { defaultLinkHost } from '#src/modules/services/service-links.ts'
-import { applicationDocker } from './application.docker.ts'
 import { type ApplicationWrite, applicationKind, toApplicationRecord } from './application.kind.ts'
-import { applicationKubernetes } from './application.kubernetes.ts'
 import { applicationMemberRoutes } from './application.routes.ts'
 import {
   type ApplicationDeployRequest as ApplicationDeployBody,
@@ -20,6 +18,7 @@ import {
 } from './application.schemas.ts'
 import type { ApplicationConfig, ApplicationDeployOverrides, ApplicationRecord } from './application.types.ts'
 import { applicationInput, toApplicationResponse } from './application.wire.ts'
+import { applicationWorkload } from './application.workload.ts'
 import { applicationRequestErrors } from './application-request-rules.ts'
 
 /** What an application deploy request (alone, or in a bulk deploy's `applications`) asks for beyond the configuration. */
@@ -109,5 +108,5 @@ export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWr
     },
   },
   ownRoutes: { after: applicationMemberRoutes },
-  executors: { docker: applicationDocker, kubernetes: applicationKubernetes },
+  executors: { workload: applicationWorkload },
 })

@@ -3,9 +3,7 @@ import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit, SERVICES_LIMIT } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
-import { containerDocker } from './container.docker.ts'
 import { type ContainerWrite, containerKind, toContainerRecord } from './container.kind.ts'
-import { containerKubernetes } from './container.kubernetes.ts'
 import { containerMemberRoutes, containerStatusRoutes } from './container.routes.ts'
 import {
   type ContainerDeployRequest as ContainerDeployBody,
@@ -15,6 +13,7 @@ import {
 } from './container.schemas.ts'
 import type { ContainerConfig, ContainerServiceRecord } from './container.types.ts'
 import { containerInput, toContainerResponse } from './container.wire.ts'
+import { containerWorkload } from './container.workload.ts'
 import type { ContainerDeployOverrides } from './container-deployments.ts'
 import { containerHost } from './container-links.ts'
 import { containerRequestErrors } from './container-request-rules.ts'
@@ -88,5 +87,5 @@ export const containerDescriptor = defineKind<ContainerServiceRecord, ContainerW
     },
   },
   ownRoutes: { before: containerStatusRoutes, after: containerMemberRoutes },
-  executors: { docker: containerDocker, kubernetes: containerKubernetes },
+  executors: { workload: containerWorkload },
 })

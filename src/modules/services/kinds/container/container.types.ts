@@ -1,3 +1,4 @@
+import type { Probe } from '#src/modules/executors/workload.ts'
 import type { PortProtocol } from '#src/modules/services/kind-schemas.ts'
 import type { AttachedGroups } from '#src/modules/services/service-groups.ts'
 import type { CoreRecord } from '#src/modules/services/service-records.ts'
@@ -6,6 +7,9 @@ import type { CpuArchitecture } from './container.schemas.ts'
 
 // The container service as the service layer and the database see it: camelCase records, stored as
 // JSON in the service core's configuration column.
+
+/** A probe as executors check it (executors/workload.ts). */
+export type { Probe }
 
 /**
  * Its id is kept across edits: the id the request names when it is one of the service's, else the
@@ -23,19 +27,6 @@ export interface ContainerStorage {
 }
 
 export type ContainerStorageInput = Omit<ContainerStorage, 'id'> & { id: string | null }
-
-export interface Probe {
-  type:
-    | { tcp: { port: number | null; host: string | null } }
-    | { http: { path: string; scheme: string; port: number | null } }
-    | { exec: { command: string[] } }
-    | { grpc: { service: string | null; port: number | null } }
-  initialDelaySeconds: number
-  periodSeconds: number
-  timeoutSeconds: number
-  successThreshold: number
-  failureThreshold: number
-}
 
 export interface Healthchecks {
   readinessProbe: Probe | null

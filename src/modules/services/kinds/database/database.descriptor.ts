@@ -3,13 +3,12 @@ import { defineKind } from '#src/modules/services/kind-descriptor.ts'
 import { ifMatchEdit, SERVICES_LIMIT } from '#src/modules/services/kind-docs.ts'
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
-import { databaseDocker } from './database.docker.ts'
 import { databaseKind, toDatabaseRecord } from './database.kind.ts'
-import { databaseKubernetes } from './database.kubernetes.ts'
 import { databaseConfigurationRoutes, databaseMemberRoutes } from './database.routes.ts'
 import { DatabaseActionQuery, DatabaseDeployRequest, DatabaseEditRequest, DatabaseRequest, DatabaseResponse } from './database.schemas.ts'
 import type { DatabaseConfig, DatabaseRecord, DatabaseWrite } from './database.types.ts'
 import { databaseInput, toDatabaseResponse } from './database.wire.ts'
+import { databaseWorkload } from './database.workload.ts'
 import { newDatabaseCredentials } from './database-credentials.ts'
 import { databaseRequestErrors } from './database-request-rules.ts'
 
@@ -57,5 +56,5 @@ export const databaseDescriptor = defineKind<DatabaseRecord, DatabaseWrite>({
   toResponse: toDatabaseResponse,
   features: { documentOrder: 5 },
   ownRoutes: { afterCreate: databaseConfigurationRoutes, after: databaseMemberRoutes },
-  executors: { docker: databaseDocker, kubernetes: databaseKubernetes },
+  executors: { workload: databaseWorkload },
 })

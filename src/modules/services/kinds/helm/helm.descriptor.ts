@@ -4,12 +4,11 @@ import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/m
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { defaultLinkHost } from '#src/modules/services/service-links.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
-import { helmDocker } from './helm.docker.ts'
 import { type HelmWrite, helmKind, toHelmRecord } from './helm.kind.ts'
-import { helmKubernetes } from './helm.kubernetes.ts'
 import { type HelmDeployRequest as HelmDeployBody, HelmDeployRequest, HelmForceEventQuery, HelmRequest, HelmResponse } from './helm.schemas.ts'
 import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
 import { helmInput, toHelmResponse } from './helm.wire.ts'
+import { helmWorkload } from './helm.workload.ts'
 import type { HelmDeployOverrides } from './helm-deployments.ts'
 import { helmRequestErrors } from './helm-request-rules.ts'
 
@@ -79,5 +78,5 @@ export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
       validationDomain: (service) => defaultLinkHost(service.id),
     },
   },
-  executors: { docker: helmDocker, kubernetes: helmKubernetes },
+  executors: { workload: helmWorkload },
 })

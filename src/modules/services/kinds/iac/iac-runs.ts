@@ -1,123 +1,71 @@
-import type Docker from 'dockerode'
-import {
-  type Confinement,
-  confinedHostConfig,
-  containerLabels,
-  containerName,
-  demultiplex,
-  followOutput,
-  type Owner,
-  removeContainer,
-} from '#src/modules/executors/docker/docker-objects.ts'
-import { archiveOf, type DeliveredFile } from '#src/modules/executors/docker/file-archive.ts'
-import type { Say } from '#src/modules/executors/docker/service-instances.ts'
-import { DATA_DIR, WORKDIR } from './iac-commands.ts'
+import type { ExecutorAction } from '#src/modules/executors/executor.ts'
+import type { ImageSource, StepsWorkload } from '#src/modules/executors/workload.ts'
+import type { IacConfig } from './iac.types.ts'
+import { backendOverride, DATA_DIR, WORKDIR } from './iac-commands.ts'
+import type { IacDeployOverrides } from './iac-deployments.ts'
+import { DEFAULT_IAC_IMAGES, engineEnvironment, engineImage, engineProgram } from './iac-engines.ts'
 
-// One command of an IAC run (docs/iac.md, "Runs"): the engine's program in a container of the
-// run's image, with the service's volume as its data directory, run to its exit. What it prints
-// reaches the deployment's logs line by line (masked by the executor), but for `show -json`,
-// whose output is read whole and logged by no one (it holds every attribute of the state).
+// What an IAC run is made of on both executors (docs/iac.md, "Runs"): the engine's program in an
+// image built from the repository, its environment and files, the service's data directory shared
+// by its commands, its resources and time limit. The commands themselves differ by executor
+// (iac.docker.ts, iac.kubernetes.ts).
 
-/** The most lines of one command's output that reach the logs; the rest is counted. */
-const COMMAND_OUTPUT_LINES = 2000
-/** The lines kept of a command's output for its result (a lock's id, a failure's message). */
-const KEPT_LINES = 200
-
-export interface EngineRunSpec {
-  owner: Owner
-  labels?: Record<string, string> | undefined
-  serviceName: string
-  image: string
-  /** The engine's program (`/usr/local/bin/tofu`…), the container's entrypoint. */
-  program: string
-  network: string
-  env: string[]
-  files: DeliveredFile[]
-  cpuMilli: number
-  memoryMb: number
-  confinement?: Confinement | undefined
-  /** The service's volume, mounted at DATA_DIR. */
-  volume: string
+/** What every run of the service shares, whichever executor runs it; `backend` is the engine's backend the `kubernetes` one becomes there. */
+export function runParts(
+  config: IacConfig,
+  openSecret: (sealed: string) => string,
+  backend: 'pg' | 'kubernetes',
+): Pick<StepsWorkload, 'type' | 'program' | 'workingDir' | 'scratch' | 'env' | 'files' | 'resources' | 'timeout'> {
+  return {
+    type: 'steps',
+    program: engineProgram(config.engine),
+    workingDir: WORKDIR,
+    scratch: { mountPath: DATA_DIR },
+    env: engineEnvironment(config, openSecret),
+    files: 'kubernetes' in config.backend ? [{ key: 'iac-backend', ...backendOverride(backend) }] : [],
+    resources: { cpuMilli: config.jobResources.cpuMilli, memoryMb: config.jobResources.ramMib },
+    timeout: { seconds: config.timeoutSec, setting: 'timeout_sec' },
+  }
 }
 
-export type CommandResult = { code: number; lines: string[]; stdout: string } | { timedOut: true }
+/** What a run says when it runs nothing: a stop changes no infrastructure, SKIP_DESTROY leaves it. */
+export const nothingToRun = (action: ExecutorAction) => ({
+  step: 'run',
+  message: action === 'STOP' ? 'a stop changes no infrastructure: nothing to run' : 'SKIP_DESTROY: the resources are left as they are',
+})
 
-/** The service's volume: the engine's data directory and its saved plan, kept across runs, removed with the service. */
-export const iacVolume = (serviceId: string) => `berth-iac-${serviceId}`
+/** The Dockerfile of a run's image, on both executors: the engine's image, the inline fragment, the repository's root path. */
+export function runDockerfile(image: string, fragment: string | null): string {
+  return [`FROM ${image}`, ...(fragment ? [fragment] : []), `COPY . ${WORKDIR}`, `WORKDIR ${WORKDIR}`, ''].join('\n')
+}
 
 /**
- * Runs `args` of the engine to its exit: its code, its last lines, and (with `capture`) its whole
- * stdout, not logged. Past `deadline` (ms since the epoch) the container is killed; aborting
- * `signal` kills it and rejects with the signal's reason.
+ * The image a run builds (the repository at the deployment's commit, FROM the engine's image of
+ * BERTH_IAC_IMAGES, the inline fragment applied), or why it cannot be built. A deploy builds the
+ * commit afresh (the engine's version or the fragment may have changed); an uninstall runs what was built.
  */
-export async function runEngineCommand(
-  docker: Docker,
-  spec: EngineRunSpec,
-  args: string[],
-  run: { step: string; number: number; say: Say; signal: AbortSignal; deadline: number | undefined; capture?: boolean },
-): Promise<CommandResult> {
-  const { say, signal, step } = run
-  signal.throwIfAborted()
-  const container = await docker.createContainer({
-    name: containerName(spec.serviceName, spec.owner, `${run.number}-${args[0] ?? 'run'}`),
-    Image: spec.image,
-    Entrypoint: [spec.program],
-    Cmd: args,
-    Env: spec.env,
-    WorkingDir: WORKDIR,
-    Labels: containerLabels(spec.owner, spec.labels, `iac-${run.number}`),
-    HostConfig: {
-      NetworkMode: spec.network,
-      NanoCpus: spec.cpuMilli * 1_000_000,
-      Memory: spec.memoryMb * 1024 * 1024,
-      Mounts: [{ Type: 'volume', Source: spec.volume, Target: DATA_DIR }],
-      ...confinedHostConfig(spec.confinement),
+export function runImage(
+  config: IacConfig,
+  overrides: IacDeployOverrides,
+  action: ExecutorAction,
+  iacImages: string,
+): { image: ImageSource } | { refused: string } {
+  if ('blueprint' in config.backend) return { refused: 'a blueprint backend is not supported by Berth (docs/iac.md)' }
+  if (config.dockerfileFragment?.type === 'file')
+    return { refused: 'a dockerfile_fragment of type file is not applied yet: give it inline (docs/iac.md)' }
+  const base = engineImage(iacImages || DEFAULT_IAC_IMAGES, config.engine, config.engineVersion)
+  if (!base) return { refused: `BERTH_IAC_IMAGES names no image for ${config.engine}` }
+  const fragment = config.dockerfileFragment?.type === 'inline' ? config.dockerfileFragment.content : null
+  return {
+    image: {
+      build: {
+        repository: config.git,
+        ref: overrides.gitCommitId ? { commit: overrides.gitCommitId } : { branch: config.git.branch },
+        dockerfilePath: null,
+        dockerfileRaw: runDockerfile(base, fragment),
+        target: null,
+        reuse: action !== 'DEPLOY' && action !== 'RESTART',
+      },
     },
-  })
-  const lines: string[] = []
-  let output: Awaited<ReturnType<typeof followOutput>> | undefined
-  try {
-    if (spec.files.length > 0) await container.putArchive(await archiveOf(spec.files), { path: '/' })
-    const exited = container.wait({ condition: 'next-exit' })
-    await container.start()
-    if (!run.capture) {
-      output = await followOutput(
-        docker,
-        container.id,
-        (line, at) => {
-          lines.push(line)
-          if (lines.length > KEPT_LINES) lines.shift()
-          say(step, line, 'INFO', at)
-        },
-        { limit: COMMAND_OUTPUT_LINES, onLimit: () => say(step, `more than ${COMMAND_OUTPUT_LINES} lines: the rest is not shown`, 'WARNING') },
-      )
-    }
-    let timer: NodeJS.Timeout | undefined
-    let onAbort: (() => void) | undefined
-    const outcome = await new Promise<{ code: number } | { timedOut: true }>((resolve, reject) => {
-      if (run.deadline !== undefined) timer = setTimeout(() => resolve({ timedOut: true }), Math.max(0, run.deadline - Date.now()))
-      onAbort = () => reject(signal.reason)
-      signal.addEventListener('abort', onAbort, { once: true })
-      exited.then((result: { StatusCode: number }) => resolve({ code: result.StatusCode }), reject)
-    }).finally(() => {
-      clearTimeout(timer)
-      if (onAbort) signal.removeEventListener('abort', onAbort)
-    })
-    if ('timedOut' in outcome) return outcome
-    await output?.ended(2000)
-    let stdout = ''
-    if (run.capture) {
-      const buffer = (await container.logs({ stdout: true, stderr: false, follow: false })) as unknown as Buffer
-      stdout = demultiplex(buffer).join('\n')
-      const errors = (await container.logs({ stdout: false, stderr: true, follow: false })) as unknown as Buffer
-      for (const line of demultiplex(errors)) {
-        lines.push(line)
-        say(step, line, 'WARNING')
-      }
-    }
-    return { code: outcome.code, lines, stdout }
-  } finally {
-    output?.stop()
-    await removeContainer(docker, container.id, 0).catch(() => undefined)
   }
 }

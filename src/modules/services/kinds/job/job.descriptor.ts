@@ -4,9 +4,7 @@ import { BOTH_LIMITS, CONFIG_SIZE_LIMIT, capitalized, ifMatchEdit } from '#src/m
 import { groupIdsOfBody } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
-import { jobDocker } from './job.docker.ts'
 import { type JobWrite, jobKind, toJobRecord } from './job.kind.ts'
-import { jobKubernetes } from './job.kubernetes.ts'
 import {
   type JobDeployRequest as JobDeployBody,
   JobDeployRequest,
@@ -17,6 +15,7 @@ import {
 } from './job.schemas.ts'
 import type { JobConfig, JobServiceRecord } from './job.types.ts'
 import { jobInput, toJobResponse } from './job.wire.ts'
+import { jobWorkload } from './job.workload.ts'
 import type { JobDeployOverrides } from './job-deployments.ts'
 import { jobRequestErrors } from './job-request-rules.ts'
 
@@ -81,5 +80,5 @@ export const jobDescriptor = defineKind<JobServiceRecord, JobWrite>({
     restrictions: true,
     scopedVariables: { importOperation: 'importJobEnvironmentVariable' },
   },
-  executors: { docker: jobDocker, kubernetes: jobKubernetes },
+  executors: { workload: jobWorkload },
 })

@@ -1,5 +1,5 @@
-// The names the front door serves a service's public web ports at (docs/front-door.md, "Names"):
-// derived from the service's id alone, so that they never change for the life of the service
+// The names a service's public web ports are served at, by the front door on Docker and by the
+// Ingress of the chart Berth ships on Kubernetes (docs/front-door.md, "Names"): derived from the service's id alone, so that they never change for the life of the service
 // (redeploys, stops and starts, renames, a restarted Berth):
 //   - `z{first 8 hex of the id}.{apps domain}` for its default port (the port marked is_default,
 //     else its first public one);
@@ -13,6 +13,9 @@ export const defaultPortHost = (serviceId: string, appsDomain: string) => `${ser
 
 /** The name of one of its public ports. */
 export const portHost = (serviceId: string, internalPort: number, appsDomain: string) => `p${internalPort}-${serviceLabel(serviceId)}.${appsDomain}`
+
+/** Names under `.localhost` never leave the machine (RFC 6761): a cluster without an apps domain serves these, and links show them. */
+export const SIMULATED_LINK_DOMAIN = 'berth.localhost'
 
 /** A public web port of a service as the front door routes it. */
 export interface FrontDoorPort {
