@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Selected } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
-import type { Origin, ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { Origin } from '#src/modules/deployments/deployment-states.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
 import type { PullRequestEvent } from '#src/modules/git-webhooks/pull-request-events.ts'
