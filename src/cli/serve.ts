@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from '#src/app.ts'
 import { type Config, secretKeySettings } from '#src/config.ts'
+import { createConfiguredBackupWorker } from '#src/modules/backups/backup-runner.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { checkKubernetesPrograms, connectKubernetesExecutor, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
@@ -50,6 +51,7 @@ export async function serve(config: Config): Promise<void> {
   let database: Promise<DatabaseRuntime> | undefined
   let app: FastifyInstance | undefined
   let runner: DeploymentRunner | undefined
+  let backupWorker: ReturnType<typeof createConfiguredBackupWorker> | undefined
   let frontDoor: FrontDoorRuntime | undefined
   let stopping: Promise<boolean> | undefined
 
@@ -91,6 +93,7 @@ export async function serve(config: Config): Promise<void> {
       try {
         // Deployments under way are handed back, unfinished, for another runner to resume.
         const runnerStopped = runner?.stop()
+        const backupsStopped = backupWorker?.stop()
         if (app) {
           const server = app.server
           const closed = app.close()
@@ -108,6 +111,7 @@ export async function serve(config: Config): Promise<void> {
           }
         }
         if (runnerStopped && !(await runnerStoppedInTime(runnerStopped, graceOver, config.http.shutdownGraceMs, logger))) clean = false
+        await backupsStopped
         await frontDoor?.stop()
       } finally {
         // A start still opening the database is awaited, so that it is released, not leaked.
@@ -152,12 +156,14 @@ export async function serve(config: Config): Promise<void> {
       runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog(), docker, {
         KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes, KUBERNETES_KINDS),
       })
+      backupWorker = createConfiguredBackupWorker(config, runtime.db, secrets, logger.child({ component: 'backups' }))
     }
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake(), frontDoor: frontDoor?.frontDoor })
     if (stopping) return
     await listenQuietly(app, logger, { host: config.http.host, port: config.http.port })
     releaseYoungGeneration()
     runner?.start()
+    backupWorker?.start()
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.http.port
     logger.info(
