@@ -212,7 +212,7 @@ export function createBackupRunsRepository(plain: Db) {
         .selectFrom('serviceDeployments')
         .select('executionId')
         .where('serviceId', '=', serviceId)
-        .where('actionStatus', 'in', ['ONGOING', 'CANCELING'])
+        .where('actionStatus', 'in', ['QUEUED', 'ONGOING', 'CANCELING'])
         .limit(1)
         .executeTakeFirst()) !== undefined,
     clusterOf(environmentId: string) {

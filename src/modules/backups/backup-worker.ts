@@ -213,7 +213,7 @@ export function createBackupWorker(settings: BackupWorkerSettings) {
       const login = loginOf(target.configuration, settings.secrets)
       const { store, secrets } = await destinationOf(backup.organizationId, backup.destinationId)
       job.masked([login.password, ...secrets])
-      if (await runs.deploymentRunning(target.id)) throw new Error('a deployment of the database is running: nothing was restored')
+      if (await runs.deploymentRunning(target.id)) throw new Error('a deployment of the database is queued or running: nothing was restored')
       const shell = await reach.shellOf(target, await runs.clusterOf(target.environmentId))
       job.log(`checking the SHA-256 of ${store.describe(backup.objectKey)} before anything is touched`)
       const found = await storedSha256(store, backup.objectKey, job.signal)

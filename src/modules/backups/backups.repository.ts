@@ -186,7 +186,7 @@ export function createBackupsRepository(plain: Db) {
         .selectFrom('serviceDeployments')
         .select('executionId')
         .where('serviceId', '=', serviceId)
-        .where('actionStatus', 'in', ['ONGOING', 'CANCELING'])
+        .where('actionStatus', 'in', ['QUEUED', 'ONGOING', 'CANCELING'])
         .limit(1)
         .executeTakeFirst()
       return row !== undefined

@@ -159,7 +159,7 @@ export function createBackupsService(deps: Deps) {
       if (backup.status !== 'DONE') throw new AppError('conflict', `the backup is ${backup.status}: only a DONE backup can be restored`)
       await requireDumpable(target)
       if (await repo.deploymentRunning(target.id))
-        throw new AppError('conflict', 'a deployment of the database is running: restore once it has ended')
+        throw new AppError('conflict', 'a deployment of the database is queued or running: restore once it has ended')
       const row = await repo.insertRestore({
         organizationId: target.organizationId,
         serviceId: target.id,
