@@ -76,7 +76,7 @@ describe('database backups on the Docker engine', () => {
 
   async function restored(databaseId: string, backupId: string, body: object = {}): Promise<Body> {
     const res = await inject('POST', `/database/${databaseId}/backup/${backupId}/restore`, w.tokens.deploy.authorization, body)
-    assert.equal(res.statusCode, 202, res.body)
+    assert.equal(res.statusCode, 201, res.body)
     const restore = res.json() as Body
     return until(
       async () => (await inject('GET', `/database/${restore.database_id}/restore/${restore.id}`, w.tokens.read.authorization)).json() as Body,

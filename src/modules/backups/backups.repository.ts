@@ -119,12 +119,13 @@ export function createBackupsRepository(plain: Db) {
       if (startId !== undefined) {
         const start = await db
           .selectFrom('databaseBackups')
-          .select('createdAt')
+          .select('id')
           .where('serviceId', '=', serviceId)
           .where('id', '=', startId)
           .executeTakeFirst()
         if (!start) return undefined
-        query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '<=', eb.tuple(start.createdAt, startId)))
+        // Compared in SQL: a time read into JavaScript loses its microseconds.
+        query = query.where(sql<boolean>`(created_at, id) <= (select created_at, id from database_backups where id = ${startId})`)
       }
       return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(pageSize).execute()
     },

@@ -196,13 +196,13 @@ export function backupsRoutes(backups: BackupsService, destinations: BackupDesti
           tags,
           params: DatabaseBackupParams,
           body: Type.Optional(RestoreRequest),
-          response: { 202: Restore },
+          response: { 201: Restore },
         },
       },
       async (req, reply) => {
         const target = req.body?.target_database_id ?? null
         const row = await backups.restore(req.principal, req.params.databaseId, req.params.backupId, target)
-        return reply.code(202).send(toRestoreResponse(row))
+        return reply.code(201).send(toRestoreResponse(row))
       },
     )
 
