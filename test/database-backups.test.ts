@@ -116,7 +116,7 @@ describe('database backups at the API', () => {
   it('says why a MANAGED database or one the simulator runs cannot be dumped (400)', async () => {
     const managed = await inject('POST', `/database/${managedId}/backup`, w.tokens.deploy.authorization, { name: 'm', message: '' })
     assert.equal(managed.statusCode, 400, managed.body)
-    assert.match(managed.json().message, /MANAGED database runs in no container Berth runs/)
+    assert.match(managed.json().message, /databaseId is a MANAGED database: it runs in no container Berth runs/)
     const simulated = await inject('POST', `/database/${simulatedId}/backup`, w.tokens.deploy.authorization, { name: 's', message: '' })
     assert.equal(simulated.statusCode, 400, simulated.body)
     assert.match(simulated.json().message, /simulator/)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -238,6 +238,21 @@ describe('database backups on the Docker engine', () => {
     )
   })
 
+  it('checks the stored object’s SHA-256 before it touches the database', async () => {
+    const [backup] = (await inject('GET', `/database/${ids.pg}/backup`, w.tokens.read.authorization)).json().results
+    const file = path.join(localBackupsRoot(dataDir), w.organization.id, ids.pg, `${backup.id}.pgdump.gz`)
+    const original = await readFile(file)
+    const tampered = Buffer.from(original)
+    tampered[tampered.length - 20] = tampered[tampered.length - 20]! ^ 0xff
+    await writeFile(file, tampered)
+    await psql(ids.pg, 'insert into orders values (501, $$after the backup$$)')
+    const restore = await restored(ids.pg, backup.id)
+    assert.equal(restore.restore_status, 'ERROR')
+    assert.match(restore.error_message, /checksum mismatch.*nothing was restored/)
+    assert.equal(await psql(ids.pg, 'select count(*) from orders'), '501')
+    await writeFile(file, original)
+  })
+
   it('backs up to an S3 store, restores that into a second database, and deletes the object with the backup', async () => {
     const body = {
       name: 'moto',
@@ -273,7 +288,7 @@ describe('database backups on the Docker engine', () => {
     assert.equal(copy.restore_status, 'DONE', JSON.stringify(copy))
     assert.equal(copy.database_id, ids.pg2)
     assert.equal(copy.source_database_id, ids.pg)
-    assert.equal(await psql(ids.pg2, 'select count(*) from orders'), '500')
+    assert.equal(await psql(ids.pg2, 'select count(*) from orders'), '501')
     const wrongEngine = await inject('POST', `/database/${ids.pg}/backup/${backup.id}/restore`, w.tokens.deploy.authorization, {
       target_database_id: ids.redis,
     })

@@ -202,6 +202,10 @@ export const ALWAYS_REFUSED = new Set([
     'terraform/{terraformId}',
     'helm/{helmId}',
   ].map((scope) => `POST /${scope}/rollback`),
+  // The world's database runs in the simulator, which Berth takes no backup of, restores nothing into and schedules nothing for.
+  'POST /database/{databaseId}/backup',
+  'POST /database/{databaseId}/backup/{backupId}/restore',
+  'PUT /database/{databaseId}/backupSchedule',
 ])
 
 /** Variables and secrets: a route that takes one may take another (the generic API takes both). */
@@ -401,7 +405,7 @@ const backupDestinationBody = () => ({
 
 /**
  * A DONE backup of the world's database in the data dir's directory (no file: deleting it deletes
- * nothing) and a restore of it, as rows: the world's database runs in the simulator, which Berth
+ * nothing), a restore of it and a schedule, as rows: the world's database runs in the simulator, which Berth
  * takes no backup of.
  */
 async function worldBackup(db: Db, organizationId: string, databaseId: string) {
@@ -414,6 +418,9 @@ async function worldBackup(db: Db, organizationId: string, databaseId: string) {
     insert into database_restores (organization_id, service_id, backup_id, backup_name, source_service_id, status, created_by)
     values (${organizationId}, ${databaseId}, ${backupId}, 'world', ${databaseId}, 'DONE', 'world')
     returning id as "restoreId"`.execute(db)
+  await sql`
+    insert into database_backup_schedules (service_id, organization_id, cron, timezone, keep_count, next_fire_at)
+    values (${databaseId}, ${organizationId}, '0 3 * * *', 'Etc/UTC', 7, now() + interval '1 day')`.execute(db)
   return { backupId, restoreId: restore.rows[0]!.restoreId }
 }
 

@@ -50,17 +50,14 @@ export function createBackupsService(deps: Deps) {
     return service as ServiceRecord<DatabaseConfig>
   }
 
-  /** A 400 unless the database runs in a container Berth can reach. */
-  async function requireDumpable(service: ServiceRecord<DatabaseConfig>, path = '') {
-    const where = path ? ` (${path.slice(1)})` : ''
+  /** A 400 at `field` (the route's database by default) unless the database runs in a container Berth can reach. */
+  async function requireDumpable(service: ServiceRecord<DatabaseConfig>, field: FieldError = { path: '/databaseId', message: '', location: 'path' }) {
+    const refuse = (message: string) => validationFailed([{ ...field, message }])
     if (service.configuration.mode !== 'CONTAINER') {
-      throw new AppError(
-        'bad_request',
-        `a ${service.configuration.mode} database${where} runs in no container Berth runs: its provider backs it up, Berth cannot dump it`,
-      )
+      throw refuse(`is a ${service.configuration.mode} database: it runs in no container Berth runs, so its provider backs it up, not Berth`)
     }
     if (executorOf(await repo.clusterOf(service.environmentId), deps.defaultExecutor) === 'SIMULATED') {
-      throw new AppError('bad_request', `${SIMULATED_DATABASE}${where}`)
+      throw refuse(`is a database that ${SIMULATED_DATABASE.replace(/^the database /, '')}`)
     }
   }
 
@@ -154,7 +151,7 @@ export function createBackupsService(deps: Deps) {
             },
           ])
         }
-        await requireDumpable(target, '/target_database_id')
+        await requireDumpable(target, { path: '/target_database_id', message: '', location: 'body' })
       }
       if (backup.status !== 'DONE') throw new AppError('conflict', `the backup is ${backup.status}: only a DONE backup can be restored`)
       await requireDumpable(target)
