@@ -75,8 +75,16 @@ export async function measureDatabaseBackup(
     if (![status].flat().includes(answer.status)) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.json)}`)
     return answer.json as Body
   }
-  const project = expect(await call('POST', `/organization/${seeded.organizationId}/project`, { name: `backup bench ${Date.now()}` }), [200, 201], 'project')
-  const environment = expect(await call('POST', `/project/${project.id}/environment`, { name: 'backups', mode: 'DEVELOPMENT' }), [200, 201], 'environment')
+  const project = expect(
+    await call('POST', `/organization/${seeded.organizationId}/project`, { name: `backup bench ${Date.now()}` }),
+    [200, 201],
+    'project',
+  )
+  const environment = expect(
+    await call('POST', `/project/${project.id}/environment`, { name: 'backups', mode: 'DEVELOPMENT' }),
+    [200, 201],
+    'environment',
+  )
   try {
     const database = expect(
       await call('POST', `/environment/${environment.id}/database`, {
@@ -148,7 +156,9 @@ export async function measureDatabaseBackup(
       const berthMs = performance.now() - started
       if (backup.backup_status !== 'DONE') throw new Error(`round ${round}: the backup ended ${JSON.stringify(backup)}`)
       rounds.push({ berthMs: Math.round(berthMs), byHandMs: Math.round(byHandMs), berthBytes: backup.size_bytes, byHandBytes })
-      log(`database backup, round ${round + 1}: Berth ${Math.round(berthMs)} ms (${backup.size_bytes} B); by hand ${Math.round(byHandMs)} ms (${byHandBytes} B)`)
+      log(
+        `database backup, round ${round + 1}: Berth ${Math.round(berthMs)} ms (${backup.size_bytes} B); by hand ${Math.round(byHandMs)} ms (${byHandBytes} B)`,
+      )
       expect(await call('DELETE', `/database/${database.id}/backup/${taken.id}`), 204, 'delete the backup')
     }
     const berthMedianMs = median(rounds.map((round) => round.berthMs))
