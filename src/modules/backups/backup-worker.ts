@@ -97,18 +97,25 @@ export function createBackupWorker(settings: BackupWorkerSettings) {
     let pending = ''
     let logged = 0
     let mask = (text: string) => text
-    const flush = async () => {
-      if (!pending) return
-      const lines = pending
-      pending = ''
-      await runs.appendLog(table, id, owner, lines)
+    // One write of the log at a time, in order: the last lines are written before the job ends.
+    let writes: Promise<void> = Promise.resolve()
+    const flush = () => {
+      writes = writes
+        .then(async () => {
+          if (!pending) return
+          const lines = pending
+          pending = ''
+          await runs.appendLog(table, id, owner, lines)
+        })
+        .catch((error) => settings.log.warn({ err: error, id }, 'could not write a backup job’s log; will retry'))
+      return writes
     }
     const renewal = setInterval(
       () => {
         void (async () => {
-          await flush()
           if (!(await runs.renew(table, id, owner, settings.leaseMs)))
             controller.abort(new Error('the job was taken from this runner (its lease ran out)'))
+          await flush()
         })().catch((error) => settings.log.warn({ err: error, id }, 'could not renew a backup job; will retry'))
       },
       Math.max(50, Math.floor(settings.leaseMs / 3)),
@@ -130,7 +137,7 @@ export function createBackupWorker(settings: BackupWorkerSettings) {
         clearInterval(renewal)
         clearTimeout(timeout)
         controllers.delete(controller)
-        await flush().catch(() => undefined)
+        await flush()
         const error = outcome.error === undefined ? undefined : mask(outcome.error)
         await runs.finish(table, id, owner, { ...outcome, ...(error === undefined ? {} : { error }) })
       },

@@ -103,7 +103,9 @@ const redis: EngineTools = {
     try {
       log(`a second redis-server loads it on 127.0.0.1:${REDIS_RESTORE_PORT} of the container`)
       const serverArgv = ['redis-server', '--port', String(REDIS_RESTORE_PORT), '--bind', '127.0.0.1', '--dir', '/data', '--dbfilename', file]
-      const started = await shell.run({ argv: [...serverArgv, '--appendonly', 'no', '--save', '', '--daemonize', 'yes'] }, signal)
+      // No wait before the full sync (diskless syncs wait 5 s for more replicas by default).
+      const quiet = ['--appendonly', 'no', '--save', '', '--repl-diskless-sync-delay', '0', '--daemonize', 'yes']
+      const started = await shell.run({ argv: [...serverArgv, ...quiet] }, signal)
       succeeded('redis-server', started)
       const deadline = Date.now() + REDIS_RESTORE_WAIT_MS
       while ((await loader('PING')).stdout.trim() !== 'PONG') {
