@@ -31,6 +31,9 @@ export interface BenchConfig {
   readonly freshnessChanges: number
   /** Rounds of `docker run` alternating with a deploy through Berth's Docker executor (bench/docker-deploy.ts). */
   readonly dockerRounds: number
+  /** Rounds of a PostgreSQL backup through Berth alternating with pg_dump by hand, and the rows of its table (bench/database-backup.ts). */
+  readonly backupRounds: number
+  readonly backupRows: number
   /** When set, every `berth serve` writes a CPU profile (node --cpu-prof) into this directory. */
   readonly cpuProfileDir: string | undefined
 }
@@ -60,6 +63,9 @@ const DEFAULTS = {
     pairedRounds: 5,
     pairedDurationS: 4,
     dockerRounds: 5,
+    backupRounds: 3,
+    // About 200 MB in the database.
+    backupRows: 1_000_000,
   },
   quick: {
     warmupS: 0.3,
@@ -76,6 +82,8 @@ const DEFAULTS = {
     pairedRounds: 2,
     pairedDurationS: 0.5,
     dockerRounds: 2,
+    backupRounds: 1,
+    backupRows: 10_000,
   },
 }
 
@@ -104,6 +112,8 @@ export function loadBenchConfig(): BenchConfig {
     pairedRounds: Math.round(positive('BENCH_PAIRED_ROUNDS', defaults.pairedRounds)),
     pairedDurationS: positive('BENCH_PAIRED_DURATION_S', defaults.pairedDurationS),
     dockerRounds: Math.round(positive('BENCH_DOCKER_ROUNDS', defaults.dockerRounds)),
+    backupRounds: Math.round(positive('BENCH_BACKUP_ROUNDS', defaults.backupRounds)),
+    backupRows: Math.round(positive('BENCH_BACKUP_ROWS', defaults.backupRows)),
     cpuProfileDir: process.env.BENCH_CPU_PROF_DIR ? path.resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   })
 }

@@ -2,6 +2,7 @@
 // bench/results/latest.json and a Markdown table (bench/results/latest.md).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import type { DatabaseBackupResult } from './database-backup.ts'
 import type { DockerDeployResult } from './docker-deploy.ts'
 import type { FreshnessResult } from './freshness.ts'
 import type { LoadResult, ProbeResult } from './load.ts'
@@ -52,6 +53,8 @@ export interface BenchResults {
   freshness: FreshnessResult & { logLevel: string; versionTtlMs: number }
   /** Deploy overhead over `docker run` (bench/docker-deploy.ts); skipped, saying why, without an engine. */
   dockerDeploy: (DockerDeployResult & { logLevel: string }) | { skipped: string }
+  /** A PostgreSQL backup through Berth against pg_dump by hand (bench/database-backup.ts); skipped, saying why, without an engine. */
+  databaseBackup: (DatabaseBackupResult & { logLevel: string }) | { skipped: string }
   /** Whether targets that miss fail the run (not in a quick trial, which measures nothing). */
   enforced: boolean
   notes: string[]
@@ -152,6 +155,17 @@ export function targetsOf(results: BenchResults): TargetCheck[] {
       target: '8. a deploy adds < 300 ms over docker run of the same image (medians of alternating rounds)',
       measured: `${d.overheadMs} ms (Berth ${d.berthMedianMs} ms, docker run ${d.dockerRunMedianMs} ms; rounds: ${d.rounds.map((r) => `${r.berthMs}/${r.dockerRunMs}`).join(', ')})`,
       pass: d.overheadMs < 300,
+    })
+  }
+  const b = results.databaseBackup
+  if ('ratio' in b) {
+    checks.push({
+      logLevel: b.logLevel,
+      target: '9. a PostgreSQL backup through Berth takes at most 10% longer than pg_dump | gzip by hand into the same directory (medians)',
+      measured:
+        `${Math.round((b.ratio - 1) * 1000) / 10}% (Berth ${b.berthMedianMs} ms, by hand ${b.byHandMedianMs} ms, ${mb(b.databaseBytes)} in the database; ` +
+        `rounds: ${b.rounds.map((r) => `${r.berthMs}/${r.byHandMs}`).join(', ')}); Berth's peak RSS during its backups ${mb(b.peakRssBytes)} (before: ${mb(b.rssBeforeBytes)})`,
+      pass: b.ratio <= 1.1,
     })
   }
   return checks

@@ -9,8 +9,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
+import { databaseEngineImages } from '../test/helpers/database-engine-images.ts'
 import { createCleanup } from './cleanup.ts'
 import { loadBenchConfig } from './config.ts'
+import { measureDatabaseBackup } from './database-backup.ts'
 import { ID_PLACEHOLDER } from './deployment-template.ts'
 import { dockerAnswers, measureDockerDeploy } from './docker-deploy.ts'
 import { measureFreshness } from './freshness.ts'
@@ -289,6 +291,25 @@ async function main(): Promise<void> {
     await deployer.process.stop()
   }
 
+  // A database backup through Berth against the same dump by hand, when an engine answers.
+  let databaseBackup: BenchResults['databaseBackup'] = { skipped: 'no Docker engine answers at DOCKER_HOST' }
+  if (await dockerAnswers()) {
+    const images = await databaseEngineImages()
+    const backuper = await berthServer('berth-backups', coldLevel, {
+      BERTH_RUNNER_IN_SERVE: 'true',
+      BERTH_EXECUTOR: 'docker',
+      BERTH_DOCKER_DATABASE_IMAGES: images,
+    })
+    const dataDir = path.join(workDir, 'berth-backups-data')
+    const options = { rounds: config.backupRounds, rows: config.backupRows }
+    databaseBackup = { ...(await measureDatabaseBackup(backuper, dataDir, seeded, options, log)), logLevel: coldLevel }
+    log(
+      `${SCENARIO_TITLES.databaseBackup}: Berth p50 ${databaseBackup.berthMedianMs} ms, by hand p50 ${databaseBackup.byHandMedianMs} ms, ` +
+        `peak RSS ${Math.round((databaseBackup.peakRssBytes ?? 0) / 2 ** 20)} MB`,
+    )
+    await backuper.process.stop()
+  }
+
   const { authorization: _secret, ...seedFacts } = seeded
   const finishedAt = new Date()
   const results: BenchResults = {
@@ -308,6 +329,7 @@ async function main(): Promise<void> {
     prism: prism!,
     freshness,
     dockerDeploy,
+    databaseBackup,
     enforced: !config.quick,
     notes: [
       ...(config.quick

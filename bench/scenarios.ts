@@ -9,7 +9,9 @@ export const BRANCH_REPOSITORY = 'acme/platform'
 
 export type BerthScenario = 'historyFirst' | 'historyDeep' | 'historySmall' | 'organization' | 'healthz' | 'branchesCached'
 
-export const SCENARIO_TITLES: Record<BerthScenario | 'branchesCold' | 'ceiling' | 'prism' | 'freshness' | 'dockerDeploy', string> = {
+type TitledScenario = BerthScenario | 'branchesCold' | 'ceiling' | 'prism' | 'freshness' | 'dockerDeploy' | 'databaseBackup'
+
+export const SCENARIO_TITLES: Record<TitledScenario, string> = {
   historyFirst: '1. history, first page, 100k environment',
   historyDeep: '2. history, deep page (startId at entry 50,000)',
   historySmall: '3. history, first page, 1k environment',
@@ -21,6 +23,7 @@ export const SCENARIO_TITLES: Record<BerthScenario | 'branchesCold' | 'ceiling' 
   prism: '6. same route, Prism mock',
   freshness: '7. a change on one of two servers, first page of 3.',
   dockerDeploy: '8. a small container deployed through the Docker executor, beside docker run',
+  databaseBackup: '9. a 200 MB PostgreSQL backup through Berth, beside pg_dump | gzip by hand',
 }
 
 export interface SeededIds {

@@ -8,6 +8,8 @@ import type { Config } from './config.ts'
 import { kubernetesServiceOutput } from './executor-connections.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
+import { localBackupsRoot } from './modules/backups/backup-objects.ts'
+import { backupsRoutes } from './modules/backups/backups.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
@@ -216,6 +218,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     resourceCeilings: config.services,
     domainCheck: config.domainCheck,
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
+    backupsDir: localBackupsRoot(config.database.dataDir),
     previews: config.previews,
     log: app.log,
     onEnvironmentsDeleted:
@@ -345,6 +348,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(customRolesRoutes(services.customRoles))
     await api.register(clustersRoutes(services.clusters))
     await api.register(clusterRecordsRoutes(services.clusterRecords))
+    await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -4,6 +4,7 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
+import { createBackupsModule } from './modules/backups/backups.module.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
 import { INGRESS_SETTINGS } from './modules/clusters/cluster-advanced-settings.ts'
@@ -134,6 +135,8 @@ export interface ServiceOptions {
   log?: { info(details: object, message: string): void; warn(details: object, message: string): void }
   /** BERTH_EXECUTOR: what the default clusters deploy with, and so what they say. */
   defaultExecutor?: 'SIMULATED' | 'DOCKER'
+  /** Where databases' backups without a destination go (issue 44); absent: `.berth/backups`. */
+  backupsDir?: string
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -482,6 +485,17 @@ export function createServices(db: Db, options: ServiceOptions) {
       defaultExecutor: options.defaultExecutor,
     }),
     clusterRecords: createClusterRecordsService({ repo: createClustersRepository(db), organizations }),
+    // Issue 44: databases' backups, restores, schedules and destinations.
+    backups: createBackupsModule(db, {
+      organizations,
+      requireService: services.requireService,
+      actorName,
+      secrets: options.secrets,
+      allowPrivateUrls: git.allowPrivateUrls,
+      localRoot: options.backupsDir ?? '.berth/backups',
+      defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
+      listLimit,
+    }),
   }
 }
 

@@ -72,6 +72,14 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'POST /organization/{organizationId}/cluster/{clusterId}/stop': 'WRITE',
   // A preview of a container's new tag is a deployment: what may deploy its environment may ask for it (docs/previews.md).
   'POST /organization/{organizationId}/container/preview': 'DEPLOY',
+  // Taking, deleting and restoring a database's backup are deployment acts (docs/backups.md).
+  'POST /database/{databaseId}/backup': 'DEPLOY',
+  'DELETE /database/{databaseId}/backup/{backupId}': 'DEPLOY',
+  'POST /database/{databaseId}/backup/{backupId}/restore': 'DEPLOY',
+  // A backup destination holds the organization's store keys: ADMINs write it.
+  'POST /organization/{organizationId}/backupDestination': 'ADMIN',
+  'PUT /organization/{organizationId}/backupDestination/{backupDestinationId}': 'ADMIN',
+  'DELETE /organization/{organizationId}/backupDestination/{backupDestinationId}': 'ADMIN',
 }
 
 /**

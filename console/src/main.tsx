@@ -1,6 +1,7 @@
 import { type JSX, render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { session } from './api.ts'
+import { DatabaseBackups } from './database-backups.tsx'
 import { EnvironmentPage } from './environment.tsx'
 import { HelmPage } from './helm.tsx'
 import { TerraformResources } from './iac.tsx'
@@ -16,7 +17,16 @@ const ROUTES: [RegExp, (id: string) => JSX.Element][] = [
   [/^#\/helm\/([\w-]+)$/, (id) => <HelmPage helmId={id} />],
   // Every other kind has the same page (kinds.ts says what differs).
   [/^#\/application\/([\w-]+)$/, (id) => <ServicePage kind="application" id={id} />],
-  [/^#\/database\/([\w-]+)$/, (id) => <ServicePage kind="database" id={id} />],
+  [
+    /^#\/database\/([\w-]+)$/,
+    (id) => (
+      <ServicePage
+        kind="database"
+        id={id}
+        extra={(service, role) => <DatabaseBackups databaseId={id} databaseName={service.name} environmentId={service.environment.id} role={role} />}
+      />
+    ),
+  ],
   [/^#\/container\/([\w-]+)$/, (id) => <ServicePage kind="container" id={id} />],
   [/^#\/job\/([\w-]+)$/, (id) => <ServicePage kind="job" id={id} />],
   [/^#\/terraform\/([\w-]+)$/, (id) => <ServicePage kind="terraform" id={id} extra={() => <TerraformResources serviceId={id} />} />],

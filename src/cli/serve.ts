@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { buildApp } from '#src/app.ts'
 import { type Config, secretKeySettings } from '#src/config.ts'
 import { connectKubernetesExecutor } from '#src/executor-connections.ts'
+import { createConfiguredBackupWorker } from '#src/modules/backups/backup-runner.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { checkKubernetesPrograms, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
@@ -51,6 +52,7 @@ export async function serve(config: Config): Promise<void> {
   let database: Promise<DatabaseRuntime> | undefined
   let app: FastifyInstance | undefined
   let runner: DeploymentRunner | undefined
+  let backupWorker: ReturnType<typeof createConfiguredBackupWorker> | undefined
   let frontDoor: FrontDoorRuntime | undefined
   let stopping: Promise<boolean> | undefined
 
@@ -92,6 +94,7 @@ export async function serve(config: Config): Promise<void> {
       try {
         // Deployments under way are handed back, unfinished, for another runner to resume.
         const runnerStopped = runner?.stop()
+        const backupsStopped = backupWorker?.stop()
         if (app) {
           const server = app.server
           const closed = app.close()
@@ -109,6 +112,7 @@ export async function serve(config: Config): Promise<void> {
           }
         }
         if (runnerStopped && !(await runnerStoppedInTime(runnerStopped, graceOver, config.http.shutdownGraceMs, logger))) clean = false
+        await backupsStopped
         await frontDoor?.stop()
       } finally {
         // A start still opening the database is awaited, so that it is released, not leaked.
@@ -153,12 +157,14 @@ export async function serve(config: Config): Promise<void> {
       runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, runnerLog(), docker, {
         KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes, KUBERNETES_KINDS),
       })
+      backupWorker = createConfiguredBackupWorker(config, runtime.db, secrets, logger.child({ component: 'backups' }))
     }
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake(), frontDoor: frontDoor?.frontDoor })
     if (stopping) return
     await listenQuietly(app, logger, { host: config.http.host, port: config.http.port })
     releaseYoungGeneration()
     runner?.start()
+    backupWorker?.start()
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.http.port
     logger.info(

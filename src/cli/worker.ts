@@ -1,5 +1,6 @@
 import { type Config, secretKeySettings } from '#src/config.ts'
 import { connectKubernetesExecutor } from '#src/executor-connections.ts'
+import { createConfiguredBackupWorker } from '#src/modules/backups/backup-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { checkKubernetesPrograms, type KubernetesSettings, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { workerFrontDoor } from '#src/modules/front-door/front-door-runtime.ts'
@@ -34,13 +35,16 @@ export async function worker(config: Config): Promise<void> {
   const runner = createConfiguredRunner(createDeploymentRunsRepository(runtime.db), config.runner, logger.child({ component: 'runner' }), docker, {
     KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes, KUBERNETES_KINDS),
   })
+  const backupWorker = createConfiguredBackupWorker(config, runtime.db, secrets, logger.child({ component: 'backups' }))
   let stopping: Promise<boolean> | undefined
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       stopping ??= (async () => {
         logger.info({ reason: signal }, 'shutting down')
         const graceMs = config.http.shutdownGraceMs
+        const backupsStopped = backupWorker.stop()
         const clean = await runnerStoppedInTime(runner.stop(), graceTimer(graceMs), graceMs, logger)
+        await backupsStopped
         await runtime.close()
         logger.info('stopped')
         return clean
@@ -55,5 +59,6 @@ export async function worker(config: Config): Promise<void> {
     })
   }
   runner.start()
+  backupWorker.start()
   logger.info({ database: runtime.description, runnerId: runner.runnerId }, 'berth worker running deployments')
 }

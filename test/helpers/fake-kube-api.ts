@@ -30,6 +30,8 @@ export interface FakeKubeApi {
   /** A kubeconfig reaching it with `token`, its certificate trusted. */
   kubeconfig(token: string): string
   requests: KubeRequest[]
+  /** The server itself, for what answers beside it (an exec's upgrade: fake-kube-exec.ts). */
+  server: Server
   /** The pods of `namespace` from now on (none by default), each with what it printed. */
   pods(namespace: string, pods: FakePod[]): void
   /** Makes `helm get manifest name` answer `manifest` (a deployed release, revision 1). */
@@ -246,6 +248,7 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
+    server,
     url,
     requests,
     kubeconfig: (token) => `apiVersion: v1

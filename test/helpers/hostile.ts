@@ -137,6 +137,9 @@ export type Kind =
   | 'invitation'
   | 'customRole'
   | 'cluster'
+  | 'backup'
+  | 'restore'
+  | 'backupDestination'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -177,6 +180,9 @@ export const KINDS: Kind[] = [
   'invitation',
   'customRole',
   'cluster',
+  'backup',
+  'restore',
+  'backupDestination',
 ]
 
 /**
@@ -196,6 +202,10 @@ export const ALWAYS_REFUSED = new Set([
     'terraform/{terraformId}',
     'helm/{helmId}',
   ].map((scope) => `POST /${scope}/rollback`),
+  // The world's database runs in the simulator, which Berth takes no backup of, restores nothing into and schedules nothing for.
+  'POST /database/{databaseId}/backup',
+  'POST /database/{databaseId}/backup/{backupId}/restore',
+  'PUT /database/{databaseId}/backupSchedule',
 ])
 
 /** Variables and secrets: a route that takes one may take another (the generic API takes both). */
@@ -262,6 +272,10 @@ export const PARAM_KIND: Record<string, Kind> = {
   inviteId: 'invitation',
   customRoleId: 'customRole',
   clusterId: 'cluster',
+  // The world database's backup and restore (rows: its database runs in the simulator), and the organization's S3 destination.
+  backupId: 'backup',
+  restoreId: 'restore',
+  backupDestinationId: 'backupDestination',
   // An environment's deployment rule is named by its environment's id.
   deploymentRuleId: 'environment',
 }
@@ -378,6 +392,38 @@ export async function currentWebhookSecret(app: FastifyInstance, world: World): 
 /** A repository the fake GitHub serves, for branch listings that go all the way. */
 export const FAKE_REPOSITORY = 'acme/app'
 
+/** An S3 backup destination's request; the store is never called by the routes the sweeps send it to. */
+const backupDestinationBody = () => ({
+  name: uniqueName('store'),
+  kind: 'S3',
+  endpoint: 'https://s3.world.example.com',
+  region: 'eu-west-3',
+  bucket: 'world-backups',
+  access_key_id: 'AKIAWORLD',
+  secret_access_key: `s3-${randomUUID()}`,
+})
+
+/**
+ * A DONE backup of the world's database in the data dir's directory (no file: deleting it deletes
+ * nothing), a restore of it and a schedule, as rows: the world's database runs in the simulator, which Berth
+ * takes no backup of.
+ */
+async function worldBackup(db: Db, organizationId: string, databaseId: string) {
+  const { rows } = await sql<{ backupId: string }>`
+    insert into database_backups (organization_id, service_id, engine, name, message, origin, status, object_key, size_bytes, sha256, created_by, ended_at)
+    values (${organizationId}, ${databaseId}, 'POSTGRESQL', 'world', '', 'MANUAL', 'DONE', ${`${organizationId}/${databaseId}/world.pgdump.gz`}, 1, ${'0'.repeat(64)}, 'world', now())
+    returning id as "backupId"`.execute(db)
+  const backupId = rows[0]!.backupId
+  const restore = await sql<{ restoreId: string }>`
+    insert into database_restores (organization_id, service_id, backup_id, backup_name, source_service_id, status, created_by)
+    values (${organizationId}, ${databaseId}, ${backupId}, 'world', ${databaseId}, 'DONE', 'world')
+    returning id as "restoreId"`.execute(db)
+  await sql`
+    insert into database_backup_schedules (service_id, organization_id, cron, timezone, keep_count, next_fire_at)
+    values (${databaseId}, ${organizationId}, '0 3 * * *', 'Etc/UTC', 7, now() + interval '1 day')`.execute(db)
+  return { backupId, restoreId: restore.rows[0]!.restoreId }
+}
+
 export async function createWorld(app: FastifyInstance, db: Db, github: FakeProvider, issuer: string): Promise<World> {
   const f = factories(db)
   const organization = await f.organization()
@@ -482,8 +528,12 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
     assert.equal(res.statusCode, 201, res.body)
     return res.json().id
   }
+  const backup = await worldBackup(db, organization.id, database.id)
   return {
     ids: {
+      backup: backup.backupId,
+      restore: backup.restoreId,
+      backupDestination: await created(`/organization/${organization.id}/backupDestination`, backupDestinationBody()),
       labelsGroup: await created(`/organization/${organization.id}/labelsGroups`, labelsGroupBody()),
       annotationsGroup: await created(`/organization/${organization.id}/annotationsGroups`, annotationsGroupBody()),
       invitation: await created(`/organization/${organization.id}/inviteMember`, invitationBody()),
@@ -831,6 +881,11 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   }),
   'POST /organization/{organizationId}/helmRepository': () => helmRepositoryBody(),
   'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}': () => helmRepositoryBody(),
+  'POST /database/{databaseId}/backup': () => ({ name: uniqueName('backup'), message: 'base' }),
+  'POST /database/{databaseId}/backup/{backupId}/restore': () => ({}),
+  'PUT /database/{databaseId}/backupSchedule': () => ({ cron: '0 3 * * *', timezone: 'Europe/Paris', keep_count: 7 }),
+  'POST /organization/{organizationId}/backupDestination': () => backupDestinationBody(),
+  'PUT /organization/{organizationId}/backupDestination/{backupDestinationId}': () => backupDestinationBody(),
   'POST /organization/{organizationId}/containerRegistry': () => containerRegistryBody(),
   'PUT /organization/{organizationId}/containerRegistry/{containerRegistryId}': () => containerRegistryBody(),
   'POST /organization/{organizationId}/cluster': () => clusterBody(),

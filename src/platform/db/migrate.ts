@@ -30,6 +30,7 @@ import * as clusterKubernetesVersions from './migrations/0029-cluster-kubernetes
 import * as previewEnvironments from './migrations/0030-preview-environments.ts'
 import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-instances.ts'
 import * as iacServices from './migrations/0032-iac-services.ts'
+import * as databaseBackups from './migrations/0041-database-backups.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order.
 const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0030-preview-environments': previewEnvironments,
   '0031-front-door-ready-instances': frontDoorReadyInstances,
   '0032-iac-services': iacServices,
+  '0041-database-backups': databaseBackups,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

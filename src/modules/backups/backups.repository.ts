@@ -1,0 +1,224 @@
+import { type Selectable, sql } from 'kysely'
+import type { Db } from '#src/platform/db/database.ts'
+import {
+  type BackupDestinationsTable,
+  type DatabaseBackupSchedulesTable,
+  type DatabaseBackupsTable,
+  type DatabaseRestoresTable,
+  withBackupTables,
+} from './backups.tables.ts'
+
+// The SQL of backups' requests: destinations, backups, restores and schedules, organization first.
+
+export type DestinationRow = Omit<Selectable<BackupDestinationsTable>, 'secretSealed'> & { usedBy: number }
+export type SealedDestinationRow = DestinationRow & { secretSealed: Buffer }
+export type BackupRow = Selectable<DatabaseBackupsTable>
+export type RestoreRow = Selectable<DatabaseRestoresTable>
+export type ScheduleRow = Selectable<DatabaseBackupSchedulesTable>
+
+const DESTINATION_COLUMNS = [
+  'id',
+  'organizationId',
+  'name',
+  'kind',
+  'endpoint',
+  'region',
+  'bucket',
+  'prefix',
+  'pathStyle',
+  'accessKeyId',
+  'createdAt',
+  'updatedAt',
+] as const
+
+const usedBy = sql<number>`((select count(*) from database_backups b where b.destination_id = backup_destinations.id)
+  + (select count(*) from database_backup_schedules s where s.destination_id = backup_destinations.id))::int`
+
+export interface DestinationColumns {
+  name: string
+  endpoint: string | null
+  region: string
+  bucket: string
+  prefix: string
+  pathStyle: boolean
+  accessKeyId: string
+  secretSealed: Buffer
+}
+
+export function createBackupsRepository(plain: Db) {
+  const db = withBackupTables(plain)
+  const destinations = (organizationId: string) =>
+    db.selectFrom('backupDestinations').select(DESTINATION_COLUMNS).select(usedBy.as('usedBy')).where('organizationId', '=', organizationId)
+
+  return {
+    listDestinations(organizationId: string, limit: number): Promise<DestinationRow[]> {
+      return destinations(organizationId).orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute()
+    },
+    findDestination(organizationId: string, id: string): Promise<SealedDestinationRow | undefined> {
+      return destinations(organizationId).select('secretSealed').where('id', '=', id).executeTakeFirst()
+    },
+    async insertDestination(organizationId: string, columns: DestinationColumns): Promise<DestinationRow> {
+      const { id } = await db
+        .insertInto('backupDestinations')
+        .values({ organizationId, kind: 'S3', ...columns })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      return (await destinations(organizationId).where('id', '=', id).executeTakeFirst())!
+    },
+    async updateDestination(organizationId: string, id: string, columns: DestinationColumns): Promise<DestinationRow | undefined> {
+      const updated = await db
+        .updateTable('backupDestinations')
+        .set({ ...columns, updatedAt: new Date() })
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', id)
+        .returning('id')
+        .executeTakeFirst()
+      return updated && destinations(organizationId).where('id', '=', id).executeTakeFirst()
+    },
+    /** Deletes it unless backups or schedules use it: undefined when it does not exist, else how many use it (0: deleted). */
+    async deleteDestinationUnlessUsed(organizationId: string, id: string): Promise<{ usedBy: number } | undefined> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom('backupDestinations')
+          .select(usedBy.as('usedBy'))
+          .where('organizationId', '=', organizationId)
+          .where('id', '=', id)
+          .forUpdate()
+          .executeTakeFirst()
+        if (!row) return undefined
+        if (row.usedBy > 0) return row
+        await trx.deleteFrom('backupDestinations').where('id', '=', id).execute()
+        return { usedBy: 0 }
+      })
+    },
+
+    insertBackup(values: {
+      organizationId: string
+      serviceId: string
+      destinationId: string | null
+      engine: string
+      name: string
+      message: string
+      origin: 'MANUAL' | 'SCHEDULED'
+      objectKey: (id: string) => string
+      createdBy: string
+    }): Promise<BackupRow> {
+      const { objectKey, ...rest } = values
+      return db.transaction().execute(async (trx) => {
+        const { id } = await sql<{ id: string }>`select gen_random_uuid() as id`.execute(trx).then((r) => r.rows[0]!)
+        return trx
+          .insertInto('databaseBackups')
+          .values({ id, ...rest, objectKey: objectKey(id) })
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      })
+    },
+    /** A page of the database's backups, newest first, from `startId` (included) when given; undefined when startId is not one of them. */
+    async listBackups(serviceId: string, pageSize: number, startId?: string): Promise<BackupRow[] | undefined> {
+      let query = db.selectFrom('databaseBackups').selectAll().where('serviceId', '=', serviceId)
+      if (startId !== undefined) {
+        const start = await db
+          .selectFrom('databaseBackups')
+          .select('id')
+          .where('serviceId', '=', serviceId)
+          .where('id', '=', startId)
+          .executeTakeFirst()
+        if (!start) return undefined
+        // Compared in SQL: a time read into JavaScript loses its microseconds.
+        query = query.where(sql<boolean>`(created_at, id) <= (select created_at, id from database_backups where id = ${startId})`)
+      }
+      return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(pageSize).execute()
+    },
+    findBackup(organizationId: string, backupId: string): Promise<BackupRow | undefined> {
+      return db.selectFrom('databaseBackups').selectAll().where('organizationId', '=', organizationId).where('id', '=', backupId).executeTakeFirst()
+    },
+    /** Deletes a finished backup unless a restore of it waits or runs; false when it was not finished or is used. */
+    async deleteFinishedBackup(backupId: string): Promise<boolean> {
+      const deleted = await db
+        .deleteFrom('databaseBackups')
+        .where('id', '=', backupId)
+        .where('status', 'in', ['DONE', 'ERROR', 'QUEUED'])
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('databaseRestores').select('id').where('backupId', '=', backupId).where('status', 'in', ['QUEUED', 'RUNNING']))),
+        )
+        .executeTakeFirst()
+      return deleted.numDeletedRows > 0n
+    },
+    /** When each of these databases last had a backup that ended DONE. */
+    async lastSuccess(serviceIds: string[]): Promise<Map<string, Date>> {
+      if (serviceIds.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('databaseBackups')
+        .select(['serviceId', (eb) => eb.fn.max('endedAt').as('at')])
+        .where('serviceId', 'in', serviceIds)
+        .where('status', '=', 'DONE')
+        .groupBy('serviceId')
+        .execute()
+      return new Map(rows.filter((row) => row.at).map((row) => [row.serviceId, row.at as Date]))
+    },
+
+    insertRestore(values: {
+      organizationId: string
+      serviceId: string
+      backupId: string
+      backupName: string
+      sourceServiceId: string
+      createdBy: string
+    }): Promise<RestoreRow> {
+      return db.insertInto('databaseRestores').values(values).returningAll().executeTakeFirstOrThrow()
+    },
+    listRestores(serviceId: string, limit: number): Promise<RestoreRow[]> {
+      return db
+        .selectFrom('databaseRestores')
+        .selectAll()
+        .where('serviceId', '=', serviceId)
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute()
+    },
+    findRestore(serviceId: string, restoreId: string): Promise<RestoreRow | undefined> {
+      return db.selectFrom('databaseRestores').selectAll().where('serviceId', '=', serviceId).where('id', '=', restoreId).executeTakeFirst()
+    },
+
+    /** Whether a deployment of the service is running (or being canceled). */
+    async deploymentRunning(serviceId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('serviceDeployments')
+        .select('executionId')
+        .where('serviceId', '=', serviceId)
+        .where('actionStatus', 'in', ['QUEUED', 'ONGOING', 'CANCELING'])
+        .limit(1)
+        .executeTakeFirst()
+      return row !== undefined
+    },
+    /** The executor of the environment's cluster, undefined for a default cluster; with its kubeconfig, sealed. */
+    clusterOf(environmentId: string) {
+      return db
+        .selectFrom('environments as e')
+        .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+        .select(['c.executor', 'c.isDefault', 'c.kubeconfigSealed'])
+        .where('e.id', '=', environmentId)
+        .executeTakeFirst()
+    },
+
+    findSchedule(serviceId: string): Promise<ScheduleRow | undefined> {
+      return db.selectFrom('databaseBackupSchedules').selectAll().where('serviceId', '=', serviceId).executeTakeFirst()
+    },
+    upsertSchedule(values: Omit<ScheduleRow, 'createdAt' | 'updatedAt'>): Promise<ScheduleRow> {
+      const { serviceId, organizationId, ...changes } = values
+      return db
+        .insertInto('databaseBackupSchedules')
+        .values(values)
+        .onConflict((oc) => oc.column('serviceId').doUpdateSet({ ...changes, updatedAt: new Date() }))
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    },
+    async deleteSchedule(serviceId: string): Promise<boolean> {
+      const deleted = await db.deleteFrom('databaseBackupSchedules').where('serviceId', '=', serviceId).executeTakeFirst()
+      return deleted.numDeletedRows > 0n
+    },
+  }
+}
+
+export type BackupsRepository = ReturnType<typeof createBackupsRepository>
