@@ -31,6 +31,7 @@ import { environmentsRoutes } from './modules/environments/environments.routes.t
 import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
 import { kubernetesServiceOutput } from './modules/executors/kubernetes/kubernetes-engine.ts'
 import { probeCertificate } from './modules/front-door/certificate-probe.ts'
+import { gitRepositoriesRoutes } from './modules/git-providers/git-repositories.routes.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
@@ -308,6 +309,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(projectsRoutes(projects))
     await api.register(environmentsRoutes(environments, services.deployments.deleteEnvironment))
     await api.register(gitTokensRoutes(gitTokens))
+    await api.register(gitRepositoriesRoutes(services.gitRepositories))
     await api.register(gitProvidersRoutes(gitProviders))
     await api.register(helmRepositoriesRoutes(helmRepositories))
     for (const kind of SERVICE_KINDS) {
