@@ -1,44 +1,25 @@
-import { useState } from 'preact/hooks'
+// An environment's page: its actions, its services with their live states, its previews, its
+// deployment stages, its variables and its deployment history.
+import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
+import { environmentCrumbs, loadEnvironmentContext } from './context.ts'
 import { History } from './history.tsx'
-import { NewContainer } from './new-container.tsx'
-import { Breadcrumbs, type Crumb, ErrorMessage, Show, useLoad } from './pages.tsx'
+import { place } from './place.ts'
 import { Previews, ServicesAtAGlance } from './services-glance.tsx'
 import { DeploymentStages } from './stages.tsx'
-import { type CurrentRole, type Environment, hasRole, type Organization, type Project, type Role } from './types.ts'
+import { hasRole, type Role } from './types.ts'
+import { Breadcrumbs, ErrorMessage, Show, useLoad, usePageTitle } from './ui.tsx'
 import { VariablesPanel } from './variables.tsx'
-
-export interface EnvironmentContext {
-  environment: Environment
-  project: Project
-  organization: Organization
-  /** The caller's role in the environment's organization; the buttons it allows are shown. */
-  role: Role
-}
-
-export async function loadEnvironmentContext(environmentId: string): Promise<EnvironmentContext> {
-  const environment = await api.get<Environment>(`/environment/${environmentId}`)
-  const organizationId = environment.organization.id
-  const [project, organization, { role }] = await Promise.all([
-    api.get<Project>(`/project/${environment.project.id}`),
-    api.get<Organization>(`/organization/${organizationId}`),
-    api.get<CurrentRole>(`/organization/${organizationId}/currentRole`),
-  ])
-  return { environment, project, organization, role }
-}
-
-export const environmentCrumbs = ({ organization, project, environment }: EnvironmentContext, here?: Crumb): Crumb[] => [
-  { label: 'Organizations', href: '#/' },
-  { label: organization.name, href: `#/organization/${organization.id}` },
-  { label: project.name, href: `#/project/${project.id}` },
-  here ? { label: environment.name, href: `#/environment/${environment.id}` } : { label: environment.name },
-  ...(here ? [here] : []),
-]
 
 export function EnvironmentPage({ environmentId }: { environmentId: string }) {
   const context = useLoad(() => loadEnvironmentContext(environmentId), environmentId)
   // Bumped after a trigger, so that the history asks for its first page at once.
   const [pokes, setPokes] = useState(0)
+  const loaded = context.data
+  useEffect(() => {
+    if (loaded) place.set({ organizationId: loaded.organization.id, projectId: loaded.project.id, environmentId })
+  }, [loaded, environmentId])
+  usePageTitle([loaded?.environment.name, loaded?.project.name])
 
   return (
     <Show loaded={context}>
@@ -46,14 +27,19 @@ export function EnvironmentPage({ environmentId }: { environmentId: string }) {
         <>
           <Breadcrumbs items={environmentCrumbs(loaded)} />
           <header class="page-head">
-            <h2>{loaded.environment.name}</h2>
+            <h1>{loaded.environment.name}</h1>
+            <span class="note">{loaded.environment.mode}</span>
             <span class="role" title="your role in this organization">
               {loaded.role}
             </span>
+            {hasRole(loaded.role, 'WRITE') ? (
+              <a class="button" href={`#/environment/${environmentId}/new`} data-action="new-service">
+                New service
+              </a>
+            ) : null}
           </header>
           <Actions environmentId={environmentId} role={loaded.role} onTriggered={() => setPokes((n) => n + 1)} />
           <ServicesAtAGlance environmentId={environmentId} />
-          {hasRole(loaded.role, 'WRITE') ? <NewContainer environmentId={environmentId} organizationId={loaded.organization.id} /> : null}
           <Previews environmentId={environmentId} />
           <DeploymentStages environmentId={environmentId} role={loaded.role} />
           <VariablesPanel scope="ENVIRONMENT" parentId={environmentId} role={loaded.role} />

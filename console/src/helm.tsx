@@ -2,9 +2,9 @@ import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { ApiError, api, type FieldError, getWithTag, messageOf } from './api.ts'
 import { bodyErrors, Field, FieldErrorText, OtherFieldErrors } from './fields.tsx'
-import { ErrorMessage } from './pages.tsx'
-import { ServicePage } from './service-page.tsx'
+import type { ServiceTabProps } from './service-tab-props.ts'
 import { type GitRepository, type HelmService, hasRole, type KeyValues, type RawValuesFile } from './types.ts'
+import { ErrorMessage } from './ui.tsx'
 
 type PairField = 'set' | 'set_string' | 'set_json'
 const PAIR_FIELDS: { field: PairField; title: string; hint: string }[] = [
@@ -90,20 +90,30 @@ function editRequest(helm: HelmService, draft: Draft) {
   }
 }
 
-/** A helm service: the page of every kind, with its values override editor. */
-export function HelmPage({ helmId }: { helmId: string }) {
+/** A helm service's Values tab: its chart and its values override, which WRITE and above edit. */
+export function HelmValuesTab({ service, etag, role, setService }: ServiceTabProps) {
   return (
-    <ServicePage
-      kind="helm"
-      id={helmId}
-      extra={(helm, role, etag) => (
-        <HelmEditor key={helm.id} initial={helm as unknown as HelmService} initialTag={etag} editable={hasRole(role, 'WRITE')} />
-      )}
+    <HelmEditor
+      key={service.id}
+      initial={service as unknown as HelmService}
+      initialTag={etag}
+      editable={hasRole(role, 'WRITE')}
+      onSaved={(saved) => setService(saved as unknown as ServiceTabProps['service'])}
     />
   )
 }
 
-function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; initialTag: string | null; editable: boolean }) {
+function HelmEditor({
+  initial,
+  initialTag,
+  editable,
+  onSaved,
+}: {
+  initial: HelmService
+  initialTag: string | null
+  editable: boolean
+  onSaved: (helm: HelmService) => void
+}) {
   const [helm, setHelm] = useState(initial)
   const [etag, setEtag] = useState(initialTag)
   const [draft, setDraft] = useState(() => draftOf(initial))
@@ -139,6 +149,7 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
       setEtag(tag)
       setDraft(draftOf(data))
       setSaved(true)
+      onSaved(data)
     } catch (failure) {
       setError(messageOf(failure))
       setErrors(bodyErrors(failure))
@@ -166,7 +177,7 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
     <>
       <Configuration helm={helm} />
       <form class="values" onSubmit={save} data-editable={String(editable)}>
-        <h3>Values override</h3>
+        <h2>Values override</h2>
         {editable ? null : <p class="hint">Editing needs the WRITE role.</p>}
         {PAIR_FIELDS.map(({ field, title, hint }) => (
           <fieldset key={field} data-group={field}>
@@ -303,7 +314,7 @@ function Configuration({ helm }: { helm: HelmService }) {
       : `${helm.source.repository.chart_name} ${helm.source.repository.chart_version} from ${helm.source.repository.repository.name}`
   return (
     <section class="configuration">
-      <h3>Configuration</h3>
+      <h2>Chart</h2>
       <dl>
         <dt>Chart</dt>
         <dd data-testid="helm-source">{source}</dd>

@@ -2,8 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import { DeploymentCard } from './deployment-card.tsx'
 import { appendOlder, emptyStore, type HistoryStore, idOf, mergeNewest, patchEntry, unfinishedBelowNewest } from './history-store.ts'
-import { ErrorMessage } from './pages.tsx'
 import type { HistoryPage } from './types.ts'
+import { ErrorMessage } from './ui.tsx'
 
 const PAGE_SIZE = 20
 const POLL_MS = 1000

@@ -2,28 +2,18 @@
 // (`GET /terraform/{id}/terraformResources`, from the engine's `show -json`).
 import { api } from './api.ts'
 import { formatTime } from './format.ts'
-import { Show, useLoad } from './pages.tsx'
-import type { List } from './types.ts'
-
-interface TerraformResource {
-  id: string
-  resource_type: string
-  name: string
-  address: string
-  provider: string
-  mode: 'managed' | 'data'
-  extracted_at: string
-}
+import type { List, TerraformResource } from './types.ts'
+import { Empty, Show, useLoad } from './ui.tsx'
 
 export function TerraformResources({ serviceId }: { serviceId: string }) {
   const resources = useLoad(() => api.get<List<TerraformResource>>(`/terraform/${serviceId}/terraformResources`), serviceId)
   return (
     <section class="terraform-resources" aria-label="Resources">
-      <h3>Resources of the last apply</h3>
+      <h2>Resources of the last apply</h2>
       <Show loaded={resources}>
         {({ results }) =>
           results.length === 0 ? (
-            <p class="empty">No resource applied yet.</p>
+            <Empty next="Deploy it from its Overview: the apply's resources show here.">No resource applied yet.</Empty>
           ) : (
             <div class="table-wrap">
               <table>

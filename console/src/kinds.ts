@@ -1,10 +1,12 @@
-// What differs between the kinds of service, as one table: each kind's API path, its member in the
-// statuses answers, what its version chooser sends, which actions the API has for it, and how its
-// configuration reads and edits. The service page (service-page.tsx) is the same for all of them:
-// a new kind is one entry here (and its route in main.tsx).
-import type { ServiceEntry } from './types.ts'
+// What differs between the kinds of service, as one table. Which kinds there are, their paths,
+// their members in the statuses answers, their variable scopes and which routes they have come from
+// the server (generated/kinds.ts, made from its kinds registry and OpenAPI document); this file adds
+// how each reads on screen: its title, its configuration's lines, its version chooser, its form.
+// A kind the server has and this table does not still gets a page (GENERIC below).
+import { GENERATED_KINDS, type GeneratedKind, type KindType } from './generated/kinds.ts'
+import { detailsOf, type ServiceEntry } from './types.ts'
 
-export type KindName = 'application' | 'container' | 'job' | 'database' | 'helm' | 'terraform'
+export type { KindType }
 
 /** A service as any kind's `GET /{kind}/{id}` answers it: the kind's fields are read through its entry. */
 // biome-ignore lint/suspicious/noExplicitAny: each kind reads its own fields of the response
@@ -27,26 +29,14 @@ export interface VersionField {
 const COMMIT: VersionField = { field: 'git_commit_id', label: 'Commit', placeholder: 'head of the branch' }
 const TAG: VersionField = { field: 'image_tag', label: 'Image tag', placeholder: 'the configured tag' }
 
-export interface KindSpec {
-  name: KindName
+/** How a kind reads on screen. */
+export interface Presentation {
   /** `Container`, as a heading says it. */
   title: string
-  /** Its member in `GET /environment/{id}/statuses` (`containers`). */
-  statusesKey: 'applications' | 'containers' | 'jobs' | 'databases' | 'helms' | 'terraforms'
-  /** `service_type` in `GET /environment/{id}/services` and in deployment stages (the contract's word). */
-  serviceType: string
-  /** The reference's word for it, which the server answers with BERTH_ENUM_WORDS=reference (docs/enum-words.md). */
-  referenceServiceType?: string
   /** The deploy request's field that picks a version, when the service has one (a chart in git takes a commit, not a chart version). */
   versionField(service: AnyService): VersionField | undefined
-  /** Whether the kind has `POST /{kind}/{id}/restart-service`. */
-  restart: boolean
-  /** `GET /{kind}/{id}/link` (its addresses). */
-  links: boolean
-  /** `GET /{kind}/{id}/customDomain`. */
-  customDomains: boolean
-  /** The variable scope of its own variables, when it has them. */
-  variableScope?: 'APPLICATION' | 'CONTAINER' | 'JOB' | 'HELM'
+  /** The value of that field the configuration holds (a container's tag), when it names one: what runs is compared with it. */
+  configuredValue?(service: AnyService): string | undefined
   /** Lines of its configuration: label and value. */
   summary(service: AnyService): [string, string][]
   /** The version it is configured with, in a few words. */
@@ -57,9 +47,11 @@ export interface KindSpec {
   editRequest(service: AnyService): Record<string, unknown>
 }
 
+export type KindSpec = GeneratedKind & Presentation
+
 /** What a deployment ran, in the terms of a deploy request's `field` (its tag, commit or chart version), when it says. */
 export function versionIn(entry: ServiceEntry, field: VersionField['field']): string | undefined {
-  const d = entry.details
+  const d = detailsOf(entry)
   if (field === 'image_tag') return d.tag
   if (field === 'chart_version') return d.repository?.chart_version
   return d.git_commit_id ?? d.commit?.git_commit_id ?? undefined
@@ -67,7 +59,7 @@ export function versionIn(entry: ServiceEntry, field: VersionField['field']): st
 
 /** The version a deployment ran, from its history entry's details: image and tag, commit, chart version. */
 export function deployedVersion(entry: ServiceEntry): string {
-  const d = entry.details
+  const d = detailsOf(entry)
   const parts: string[] = []
   if (d.image_name || d.tag) parts.push(`${d.image_name ?? ''}${d.tag ? `:${d.tag}` : ''}`)
   if (d.repository) parts.push(`${d.repository.chart_name} ${d.repository.chart_version}`)
@@ -82,13 +74,15 @@ const resources = (s: AnyService): [string, string] => [
   `${s.cpu}m CPU, ${s.memory} MB${s.min_running_instances === undefined ? '' : `, ${s.min_running_instances}–${s.max_running_instances} instance(s)`}`,
 ]
 
+// The port the service listens on and whether it is public: the address it is reached at is the
+// front door's (the Addresses of its overview), not the `external_port` of the configuration.
 const ports = (s: AnyService): [string, string] => [
   'Ports',
   Array.isArray(s.ports) && s.ports.length > 0
     ? s.ports
         .map(
-          (p: { internal_port: number; external_port?: number; publicly_accessible?: boolean; protocol: string }) =>
-            `${p.internal_port}${p.external_port ? `→${p.external_port}` : ''}/${p.protocol}${p.publicly_accessible ? ' public' : ''}`,
+          (p: { internal_port: number; publicly_accessible?: boolean; protocol: string }) =>
+            `${p.internal_port}/${p.protocol} ${p.publicly_accessible ? 'public (through the front door)' : 'private'}`,
         )
         .join(', ')
     : 'none',
@@ -114,17 +108,10 @@ const INSTANCE_FIELDS: FormField[] = [
   { path: '/max_running_instances', label: 'Maximum instances', type: 'number', hint: '-1: no limit' },
 ]
 
-export const KINDS: Record<KindName, KindSpec> = {
-  application: {
-    name: 'application',
+const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
+  APPLICATION: {
     title: 'Application',
-    statusesKey: 'applications',
-    serviceType: 'APPLICATION',
     versionField: () => COMMIT,
-    restart: true,
-    links: true,
-    customDomains: true,
-    variableScope: 'APPLICATION',
     summary: (s) => [
       ['Repository', `${s.git_repository.url}${s.git_repository.branch ? ` (${s.git_repository.branch})` : ''} ${s.git_repository.root_path ?? ''}`],
       ['Build', `${s.build_mode ?? 'DOCKER'}${s.dockerfile_path ? ` ${s.dockerfile_path}` : ''}`],
@@ -158,16 +145,10 @@ export const KINDS: Record<KindName, KindSpec> = {
       storage: withoutIds(s.storage),
     }),
   },
-  container: {
-    name: 'container',
+  CONTAINER: {
     title: 'Container',
-    statusesKey: 'containers',
-    serviceType: 'CONTAINER',
     versionField: () => TAG,
-    restart: true,
-    links: true,
-    customDomains: true,
-    variableScope: 'CONTAINER',
+    configuredValue: (s) => s.tag,
     summary: (s) => [
       ['Image', `${s.image_name}:${s.tag}`],
       ['Registry', `${s.registry.name} (${s.registry.kind}, ${s.registry.url})`],
@@ -201,16 +182,10 @@ export const KINDS: Record<KindName, KindSpec> = {
       storage: withoutIds(s.storage),
     }),
   },
-  job: {
-    name: 'job',
+  JOB: {
     title: 'Job',
-    statusesKey: 'jobs',
-    serviceType: 'JOB',
     versionField: (s) => ('image' in s.source ? TAG : COMMIT),
-    restart: false,
-    links: false,
-    customDomains: false,
-    variableScope: 'JOB',
+    configuredValue: (s) => ('image' in s.source ? s.source.image.tag : undefined),
     summary: (s) => [
       ['Source', 'image' in s.source ? `${s.source.image.image_name}:${s.source.image.tag}` : `git ${s.source.docker?.git_repository?.url ?? ''}`],
       ['Schedule', s.schedule.cronjob ? `cron "${s.schedule.cronjob.scheduled_at}" (${s.schedule.cronjob.timezone})` : 'lifecycle events'],
@@ -242,15 +217,9 @@ export const KINDS: Record<KindName, KindSpec> = {
       schedule: s.schedule,
     }),
   },
-  database: {
-    name: 'database',
+  DATABASE: {
     title: 'Database',
-    statusesKey: 'databases',
-    serviceType: 'DATABASE',
     versionField: () => undefined,
-    restart: true,
-    links: false,
-    customDomains: false,
     summary: (s) => [
       ['Type', `${s.type} ${s.version}`],
       ['Mode', s.mode === 'MANAGED' ? `managed (${s.instance_type})` : 'container'],
@@ -270,16 +239,10 @@ export const KINDS: Record<KindName, KindSpec> = {
       ...(s.instance_type ? { instance_type: s.instance_type } : {}),
     }),
   },
-  helm: {
-    name: 'helm',
+  HELM: {
     title: 'Helm service',
-    statusesKey: 'helms',
-    serviceType: 'HELM',
     versionField: (s) => ('git' in s.source ? COMMIT : { field: 'chart_version', label: 'Chart version', placeholder: 'the configured version' }),
-    restart: false,
-    links: true,
-    customDomains: true,
-    variableScope: 'HELM',
+    configuredValue: (s) => ('git' in s.source ? undefined : s.source.repository.chart_version),
     // Its configuration shows above its values override editor (helm.tsx).
     summary: () => [],
     configuredVersion: (s) =>
@@ -290,16 +253,9 @@ export const KINDS: Record<KindName, KindSpec> = {
     form: [],
     editRequest: () => ({}),
   },
-  terraform: {
-    name: 'terraform',
+  IAC: {
     title: 'Infrastructure as code',
-    statusesKey: 'terraforms',
-    serviceType: 'IAC',
-    referenceServiceType: 'TERRAFORM',
     versionField: () => COMMIT,
-    restart: false,
-    links: false,
-    customDomains: false,
     summary: (s) => {
       const git = s.terraform_files_source.git.git_repository
       return [
@@ -356,9 +312,31 @@ export const KINDS: Record<KindName, KindSpec> = {
   },
 }
 
-/** The kind of a `service_type` (`CONTAINER` → container), when the console knows it. */
+/** A kind this console has no presentation for: its page shows what every kind has. */
+const generic = (kind: GeneratedKind): Presentation => ({
+  title: kind.type.charAt(0) + kind.type.slice(1).toLowerCase().replaceAll('_', ' '),
+  versionField: () => undefined,
+  summary: () => [],
+  configuredVersion: () => 'see its configuration',
+  form: [],
+  editRequest: () => ({}),
+})
+
+/** Every kind the server serves, in its registry's order, with how it reads on screen. */
+export const KINDS: readonly KindSpec[] = GENERATED_KINDS.map((kind) => ({ ...kind, ...(PRESENTATIONS[kind.type] ?? generic(kind)) }))
+
+/** The kind of a `service_type` (`CONTAINER`; `TERRAFORM` or `IAC` whichever enum words the server answers). */
 export const kindOfType = (serviceType: string): KindSpec | undefined =>
-  Object.values(KINDS).find((k) => k.serviceType === serviceType || k.referenceServiceType === serviceType)
+  KINDS.find((kind) => kind.type === serviceType || kind.referenceType === serviceType)
+
+/** The kind of a path segment (`container`). */
+export const kindOfSegment = (segment: string): KindSpec | undefined => KINDS.find((kind) => kind.segment === segment)
+
+/** The console's page of a service (and one of its tabs), for any kind the server has. */
+export function servicePage(serviceType: string, id: string, tab?: string): string | undefined {
+  const kind = kindOfType(serviceType)
+  return kind ? `#/${kind.segment}/${id}${tab ? `/${tab}` : ''}` : undefined
+}
 
 /** The value at a JSON pointer of `object` (`/git_repository/branch`). */
 export function valueAt(object: Record<string, unknown>, pointer: string): unknown {

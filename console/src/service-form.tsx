@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks'
 import { ApiError, api, type FieldError, getWithTag, messageOf } from './api.ts'
 import { bodyErrors, FieldErrorText, OtherFieldErrors } from './fields.tsx'
 import { type AnyService, type KindSpec, setAt, valueAt } from './kinds.ts'
-import { ErrorMessage } from './pages.tsx'
+import { ErrorMessage } from './ui.tsx'
 
 type Draft = Record<string, string>
 
@@ -48,7 +48,7 @@ export function ServiceForm({ spec, initial, initialTag, editable, onSaved }: Pr
       setAt(body, field.path, field.type === 'number' && typed.trim() !== '' && Number.isFinite(Number(typed)) ? Number(typed) : typed)
     }
     try {
-      const { data, etag: tag } = await api.put<AnyService>(`/${spec.name}/${service.id}`, body, etag ? { 'if-match': etag } : {})
+      const { data, etag: tag } = await api.put<AnyService>(`/${spec.segment}/${service.id}`, body, etag ? { 'if-match': etag } : {})
       setService(data)
       setEtag(tag)
       setDraft(draftOf(spec, data))
@@ -69,7 +69,7 @@ export function ServiceForm({ spec, initial, initialTag, editable, onSaved }: Pr
   }
 
   async function reload() {
-    const { data, etag: tag } = await getWithTag<AnyService>(`/${spec.name}/${service.id}`)
+    const { data, etag: tag } = await getWithTag<AnyService>(`/${spec.segment}/${service.id}`)
     setService(data)
     setEtag(tag)
     setDraft(draftOf(spec, data))
@@ -84,8 +84,8 @@ export function ServiceForm({ spec, initial, initialTag, editable, onSaved }: Pr
 
   if (!editable) return <p class="hint">Editing the configuration needs the WRITE role.</p>
   return (
-    <form class="service-form" onSubmit={save} data-kind={spec.name}>
-      <h3>Edit the configuration</h3>
+    <form class="service-form" onSubmit={save} data-kind={spec.segment}>
+      <h2>Configuration</h2>
       <div class="form-grid">
         {spec.form.map((field) => {
           const message = errorAt(field.path)

@@ -4,10 +4,9 @@
 import { api } from './api.ts'
 import { words } from './format.ts'
 import { type KindSpec, kindOfType } from './kinds.ts'
-import { ErrorMessage, Show, useLoad } from './pages.tsx'
 import { usePolled } from './polled.ts'
-import { StateBadge } from './service-page.tsx'
-import type { List, ServiceSummary } from './types.ts'
+import type { List, Preview, ServiceSummary } from './types.ts'
+import { Empty, ErrorMessage, Show, StateBadge, useLoad } from './ui.tsx'
 
 interface ServiceState {
   id: string
@@ -23,6 +22,10 @@ interface StagesStatuses {
 
 const STATUS_POLL_MS = 2000
 
+/** What the API's `service_deployment_status` says, in words that claim no more than it does. */
+export const deploymentWords = (status: string) =>
+  status === 'UP_TO_DATE' ? 'configuration deployed' : status === 'OUT_OF_DATE' ? 'configuration changed since' : 'never deployed'
+
 export function ServicesAtAGlance({ environmentId }: { environmentId: string }) {
   const services = useLoad(() => api.allPages<ServiceSummary>(`/environment/${environmentId}/services`), environmentId)
   const statuses = usePolled(() => api.get<StagesStatuses>(`/environment/${environmentId}/statusesWithStages`), environmentId, STATUS_POLL_MS)
@@ -32,7 +35,14 @@ export function ServicesAtAGlance({ environmentId }: { environmentId: string }) 
       <ErrorMessage message={statuses.error} />
       <Show loaded={services}>
         {({ results }) => {
-          if (results.length === 0) return <p class="empty">No service yet.</p>
+          if (results.length === 0)
+            return (
+              <Empty
+                next={<a href={`#/environment/${environmentId}/new`}>Create a service: an application from git, a container, a database, a job…</a>}
+              >
+                No service yet.
+              </Empty>
+            )
           if (!statuses.data) return statuses.error ? null : <p class="loading">Loading…</p>
           const byId = new Map(results.map((service) => [service.id, service]))
           return statuses.data.stages.map((stage) => {
@@ -65,18 +75,18 @@ export function ServicesAtAGlance({ environmentId }: { environmentId: string }) 
                           <th scope="col">Service</th>
                           <th scope="col">Kind</th>
                           <th scope="col">Status</th>
-                          <th scope="col">Configuration</th>
+                          <th scope="col">Last deploy</th>
                         </tr>
                       </thead>
                       <tbody>
                         {rows.map(({ spec, type, state, name }) => (
-                          <tr key={state.id} data-service-id={state.id} data-kind={spec?.name ?? type}>
-                            <td class="wrap">{spec ? <a href={`#/${spec.name}/${state.id}`}>{name}</a> : name}</td>
+                          <tr key={state.id} data-service-id={state.id} data-kind={spec?.segment ?? type}>
+                            <td class="wrap">{spec ? <a href={`#/${spec.segment}/${state.id}`}>{name}</a> : name}</td>
                             <td>{spec?.title ?? words(type)}</td>
                             <td>
                               <StateBadge state={state.state} />
                             </td>
-                            <td>{words(state.service_deployment_status)}</td>
+                            <td>{deploymentWords(state.service_deployment_status)}</td>
                           </tr>
                         ))}
                       </tbody>
@@ -90,26 +100,6 @@ export function ServicesAtAGlance({ environmentId }: { environmentId: string }) 
       </Show>
     </section>
   )
-}
-
-/** An environment's preview (`GET /environment/{id}/previews`, docs/previews.md): what asked for it, and the environment made for it. */
-export interface Preview {
-  id: string
-  environment_id: string | null
-  environment_name: string | null
-  kind: 'PULL_REQUEST' | 'CONTAINER_TAG'
-  provider: string
-  repository: string
-  pull_request: {
-    number: number
-    title: string | null
-    url: string | null
-    head_branch: string | null
-    head_commit: string | null
-    author: string | null
-  } | null
-  image_tag: string | null
-  last_activity_at: string
 }
 
 /** The previews made from the environment, oldest first. */

@@ -3,9 +3,9 @@
 // the stages only (the API refuses them the move in any case).
 import { useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
-import { servicePage } from './deployment-card.tsx'
-import { ErrorMessage, Show, useLoad } from './pages.tsx'
+import { kindOfType, servicePage } from './kinds.ts'
 import { type DeploymentStage, hasRole, type List, type Role, type ServiceSummary, type StageService } from './types.ts'
+import { ErrorMessage, Show, useLoad } from './ui.tsx'
 
 export function DeploymentStages({ environmentId, role }: { environmentId: string; role: Role }) {
   const loaded = useLoad(
@@ -110,7 +110,7 @@ function PlannedService({ service, summary, stage, stages, editable, busy, onMov
         {name}
       </a>
       <span class="badge tone-neutral" title="kind">
-        {kind}
+        {kindOfType(kind)?.title ?? kind}
       </span>
       {service.is_skipped ? (
         <span class="badge tone-canceled" title="left out of environment-level deployments">

@@ -6,11 +6,11 @@
 import { useState } from 'preact/hooks'
 import { api, type FieldError, messageOf } from './api.ts'
 import { bodyErrors, Field, OtherFieldErrors } from './fields.tsx'
-import { ErrorMessage, Show, useLoad } from './pages.tsx'
 import { hasRole, type List, type Role, type Variable } from './types.ts'
+import { ErrorMessage, Show, useLoad } from './ui.tsx'
 
-/** The scopes whose pages show this panel, as the API names them. */
-export type PanelScope = 'ENVIRONMENT' | 'HELM' | 'CONTAINER' | 'APPLICATION' | 'JOB'
+/** The scope whose page shows this panel, as the API names it: ENVIRONMENT, or a kind's (the kinds table's `variableScope`). */
+export type PanelScope = string
 
 /** What stands in for a secret's value: the same whatever its length. */
 const SECRET_MASK = '••••••••'
@@ -24,17 +24,14 @@ const serviceGroups = (scope: string) => [
 ]
 
 /** The groups of a page's panel, its own scope first, then those it inherits from. */
-const GROUPS: Record<PanelScope, { scope: string; title: string }[]> = {
-  ENVIRONMENT: [
-    { scope: 'ENVIRONMENT', title: 'This environment' },
-    { scope: 'PROJECT', title: 'From the project' },
-    { scope: 'BUILT_IN', title: 'Built-in' },
-  ],
-  HELM: serviceGroups('HELM'),
-  CONTAINER: serviceGroups('CONTAINER'),
-  APPLICATION: serviceGroups('APPLICATION'),
-  JOB: serviceGroups('JOB'),
-}
+const groupsOf = (scope: PanelScope) =>
+  scope === 'ENVIRONMENT'
+    ? [
+        { scope: 'ENVIRONMENT', title: 'This environment' },
+        { scope: 'PROJECT', title: 'From the project' },
+        { scope: 'BUILT_IN', title: 'Built-in' },
+      ]
+    : serviceGroups(scope)
 
 const TYPE_LABELS: Record<string, string> = { VALUE: 'value', FILE: 'file', ALIAS: 'alias', OVERRIDE: 'override', BUILT_IN: 'built-in' }
 
@@ -91,7 +88,7 @@ function VariableList({ listPath, scope, parentId, initial, editable }: ListProp
 
   // The inherited variables this scope already overrides: a second override would be refused.
   const overriddenHere = new Set(variables.flatMap((v) => (v.scope === scope && v.overridden_variable ? [v.overridden_variable.id] : [])))
-  const groups = [...GROUPS[scope]]
+  const groups = [...groupsOf(scope)]
   for (const variable of variables) {
     if (!groups.some((group) => group.scope === variable.scope)) groups.push({ scope: variable.scope, title: variable.scope })
   }
