@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type AnyService, KINDS, type KindName, setAt, valueAt } from '../console/src/kinds.ts'
+import { type AnyService, kindOfSegment, setAt, valueAt } from '../console/src/kinds.ts'
 import { followServiceLogs, instancesOf, matches, type ServiceLogLine } from '../console/src/service-log-stream.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { factories } from './helpers/factories.ts'
@@ -22,8 +22,12 @@ before(async () => {
 after(() => t?.close())
 
 /** The body the form sends with its fields as read into it (from the edit request): numbers typed back as numbers, as service-form.tsx does. */
+/** A kind's path segment, as the console's routes name it. */
+type KindName = 'application' | 'container' | 'job' | 'database' | 'helm' | 'terraform'
+const specOf = (kind: KindName) => kindOfSegment(kind)!
+
 function formBody(kind: KindName, service: AnyService): Record<string, unknown> {
-  const spec = KINDS[kind]
+  const spec = specOf(kind)
   const body = spec.editRequest(service)
   for (const field of spec.form) {
     const typed = String(valueAt(spec.editRequest(service), field.path) ?? '')
@@ -116,7 +120,7 @@ describe('the console form of each kind', () => {
       })
       assert.equal(refused.statusCode, 400, refused.body)
       const paths = (refused.json().errors as { path: string }[]).map((e) => e.path)
-      const fields = KINDS[kind].form.map((f) => f.path)
+      const fields = specOf(kind).form.map((f) => f.path)
       assert.ok(
         paths.some((path) => fields.includes(path)),
         `${kind}: ${JSON.stringify(paths)} names a field of the form (${fields.join(', ')})`,

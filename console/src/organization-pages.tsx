@@ -4,16 +4,12 @@
 import type { JSX } from 'preact'
 import { useEffect } from 'preact/hooks'
 import { api } from './api.ts'
+import type { OrganizationPageProps } from './organization-page-props.ts'
 import { OrganizationOverview } from './overview.tsx'
 import { place } from './place.ts'
 import { OrganizationSettings } from './settings.tsx'
-import type { CurrentRole, List, Organization, Role } from './types.ts'
+import type { CurrentRole, List, Organization } from './types.ts'
 import { Empty, Show, useLoad, usePageTitle } from './ui.tsx'
-
-export interface OrganizationPageProps {
-  organization: Organization
-  role: Role
-}
 
 export interface OrganizationPageEntry {
   /** Its address: `#/organization/<id>/<id>` (the overview is the organization's own address). */

@@ -3,7 +3,7 @@
 import { ATTENTION_SOURCES } from './attention.tsx'
 import { formatTime, toneOf, words } from './format.ts'
 import { kindOfType, servicePage } from './kinds.ts'
-import type { OrganizationPageProps } from './organization-pages.tsx'
+import type { OrganizationPageProps } from './organization-page-props.ts'
 import { type EnvironmentGlance, lastDeployments, loadOverview } from './overview-data.ts'
 import { usePolled } from './polled.ts'
 import { triggerWords } from './trigger-words.ts'

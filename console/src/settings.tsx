@@ -1,7 +1,7 @@
 // An organization's settings as the console shows them: the git tokens, container registries and
 // helm repositories its services are made from, by name. They are created with the API or the CLI.
 import { api } from './api.ts'
-import type { OrganizationPageProps } from './organization-pages.tsx'
+import type { OrganizationPageProps } from './organization-page-props.ts'
 import type { GitToken, HelmRepository, List, Registry } from './types.ts'
 import { Empty, Show, useLoad } from './ui.tsx'
 
