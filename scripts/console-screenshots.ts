@@ -155,9 +155,9 @@ try {
     console.log(`wrote docs/${file}`)
   }
   const servicePage = async (page: Page) => {
+    // A service page opens on its Overview tab (its history and logs are tabs of their own).
     await page.locator('[data-testid=service-state]').waitFor({ timeout: 30_000 })
-    await page.locator('.service-deployments table, .service-deployments .empty').first().waitFor({ timeout: 30_000 })
-    await page.locator('.service-logs[data-state=ended], .service-logs[data-state=live]').waitFor({ timeout: 30_000 })
+    await page.locator('[data-testid=instances] .note, [data-testid=instances] ul').first().waitFor({ timeout: 30_000 })
   }
   try {
     await shoot(`environment/${environment.id}`, 'console-environment.png', async (page) => {
