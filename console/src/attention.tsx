@@ -1,14 +1,17 @@
 // "Needs attention" on an organization's overview, as one table of sources: each finds what it
 // knows is wrong. A feature adds its source (alerts firing, backups failing) as one entry here, its
 // reading in a file of its own; a source may read more of the API with `useItems`' hooks.
-import { isFailed, words } from './format.ts'
+import { isFailed, type Tone, toneOf, words } from './format.ts'
 import { servicePage } from './kinds.ts'
 import type { EnvironmentGlance } from './overview-data.ts'
+import { servicesIn, triggerWords } from './trigger-words.ts'
 
 export interface AttentionItem {
   key: string
   /** What is wrong, in a few words. */
   text: string
+  /** A status badge before it. */
+  badge?: { text: string; tone: Tone }
   href?: string | undefined
   /** Where: project and environment. */
   where: string
@@ -33,11 +36,13 @@ export const ATTENTION_SOURCES: AttentionSource[] = [
         const newest = glance.deployments[0]
         if (!newest || !isFailed(newest.status)) return []
         const failed = newest.stages.flatMap((stage) => stage.services).filter((service) => isFailed(service.status))
+        const what = failed.length > 0 ? failed.map((service) => service.identifier.name).join(', ') : servicesIn(newest)
         return [
           {
             key: `deployment-${newest.identifier.execution_id}`,
-            text: `${words(newest.status)}${failed.length > 0 ? `: ${failed.map((service) => service.identifier.name).join(', ')}` : ''}`,
-            href: `#/environment/${glance.environment.id}`,
+            text: `${triggerWords(newest).label}${what ? ` of ${what}` : ''}`,
+            badge: { text: words(newest.status), tone: toneOf(newest.status) },
+            href: `#/environment/${glance.environment.id}/deployments`,
             where: whereOf(glance),
           },
         ]
@@ -53,7 +58,8 @@ export const ATTENTION_SOURCES: AttentionSource[] = [
           .filter((service) => isFailed(service.state))
           .map((service) => ({
             key: `failing-${service.id}`,
-            text: `${service.name}: ${words(service.state)}`,
+            text: service.name,
+            badge: { text: words(service.state), tone: toneOf(service.state) },
             href: servicePage(service.type, service.id),
             where: whereOf(glance),
           })),
@@ -69,7 +75,8 @@ export const ATTENTION_SOURCES: AttentionSource[] = [
           .filter((service) => service.state === 'STOPPED')
           .map((service) => ({
             key: `stopped-${service.id}`,
-            text: `${service.name} is stopped`,
+            text: service.name,
+            badge: { text: 'stopped', tone: 'canceled' as const },
             href: servicePage(service.type, service.id),
             where: whereOf(glance),
           })),

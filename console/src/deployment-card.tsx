@@ -2,18 +2,22 @@
 // timeline of services, and its logs on demand. The data attributes name what is shown, for the
 // end-to-end tests.
 import { useState } from 'preact/hooks'
-import { formatDuration, formatTime, isFailed, isUnfinished, toneOf, words } from './format.ts'
+import { formatDuration, isFailed, isUnfinished, toneOf, words } from './format.ts'
 import { servicePage } from './kinds.ts'
 import { DeploymentLogs } from './logs.tsx'
 import { formatSeconds, useNow } from './polled.ts'
 import { dryRunStatus, triggerWords } from './trigger-words.ts'
 import { type DeploymentEntry, detailsOf, type ServiceEntry, type Stage } from './types.ts'
+import { When } from './ui.tsx'
 
 export function DeploymentCard({
   entry,
   onRollback,
+  createdAtOf,
 }: {
   entry: DeploymentEntry
+  /** When a deployment of the list was made: a rollback names what it restored by it. */
+  createdAtOf?: (executionId: string) => string | undefined
   /** Given to DEPLOY and above: a deploy or redeploy that succeeded offers "Roll back to this". */
   onRollback?: ((executionId: string) => Promise<void>) | undefined
 }) {
@@ -21,7 +25,7 @@ export function DeploymentCard({
   const [rollingBack, setRollingBack] = useState(false)
   const restorable = onRollback !== undefined && ['DEPLOY', 'RESTART'].includes(entry.trigger_action) && entry.action_status === 'SUCCESS'
   const { auditing_data: audit, identifier } = entry
-  const trigger = triggerWords(entry)
+  const trigger = triggerWords(entry, createdAtOf)
   const tone = trigger.tone
   // The card stays the same element as the history updates it: an open panel stays open, following on.
   const [logsOpen, setLogsOpen] = useState(false)
@@ -44,7 +48,7 @@ export function DeploymentCard({
           by {audit.triggered_by}
           {audit.origin ? <> from {audit.origin}</> : null}
         </span>
-        <time dateTime={audit.created_at}>{formatTime(audit.created_at)}</time>
+        <When at={audit.created_at} />
         <span class="total-duration" title={isUnfinished(entry.action_status) ? 'running for' : 'total duration'}>
           {isUnfinished(entry.action_status) ? <Elapsed since={audit.created_at} /> : formatDuration(entry.total_duration)}
         </span>

@@ -8,7 +8,7 @@ import { Empty, Show, useLoad } from './ui.tsx'
 export function TerraformResources({ serviceId }: { serviceId: string }) {
   const resources = useLoad(() => api.get<List<TerraformResource>>(`/terraform/${serviceId}/terraformResources`), serviceId)
   return (
-    <section class="terraform-resources" aria-label="Resources">
+    <section class="terraform-resources panel" aria-label="Resources">
       <h2>Resources of the last apply</h2>
       <Show loaded={resources}>
         {({ results }) =>
@@ -16,13 +16,13 @@ export function TerraformResources({ serviceId }: { serviceId: string }) {
             <Empty next="Deploy it from its Overview: the apply's resources show here.">No resource applied yet.</Empty>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="data">
                 <thead>
                   <tr>
-                    <th>Address</th>
-                    <th>Type</th>
-                    <th>Provider</th>
-                    <th>Read</th>
+                    <th scope="col">Address</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Provider</th>
+                    <th scope="col">Read</th>
                   </tr>
                 </thead>
                 <tbody>

@@ -99,6 +99,49 @@ const gitRequest = (repository: Record<string, unknown>) => ({
   provider: repository.provider,
 })
 
+/**
+ * The `PUT /helm/{id}` body that keeps everything as read but `valuesOverride`: the API's edit is a
+ * full replacement, and reads and writes name some fields differently (the Values tab sends it too).
+ */
+export function helmRequest(s: AnyService, valuesOverride: { set: string[][]; set_string: string[][]; set_json: string[][]; file?: unknown }) {
+  const file = s.values_override.file
+  return {
+    name: s.name,
+    description: s.description ?? null,
+    timeout_sec: s.timeout_sec,
+    auto_preview: s.auto_preview,
+    auto_deploy: s.auto_deploy,
+    source:
+      'git' in s.source
+        ? { git_repository: gitRequest(s.source.git.git_repository) }
+        : {
+            helm_repository: {
+              repository: s.source.repository.repository.id,
+              chart_name: s.source.repository.chart_name,
+              chart_version: s.source.repository.chart_version,
+            },
+          },
+    arguments: s.arguments,
+    allow_cluster_wide_resources: s.allow_cluster_wide_resources,
+    values_override: {
+      set: valuesOverride.set,
+      set_string: valuesOverride.set_string,
+      set_json: valuesOverride.set_json,
+      file:
+        valuesOverride.file === undefined
+          ? file?.git
+            ? { git: { git_repository: gitRequest(file.git.git_repository), paths: file.git.paths } }
+            : file?.raw
+              ? { raw: { values: file.raw.values } }
+              : null
+          : valuesOverride.file,
+    },
+    ports: (s.ports ?? []).map(({ id: _id, port_type: _type, ...port }: Record<string, unknown>) => port),
+    icon_uri: s.icon_uri,
+    blueprint_id: s.blueprint_id,
+  }
+}
+
 const RESOURCE_FIELDS: FormField[] = [
   { path: '/cpu', label: 'CPU (millicores)', type: 'number' },
   { path: '/memory', label: 'Memory (MB)', type: 'number' },
@@ -243,15 +286,38 @@ const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
     title: 'Helm service',
     versionField: (s) => ('git' in s.source ? COMMIT : { field: 'chart_version', label: 'Chart version', placeholder: 'the configured version' }),
     configuredValue: (s) => ('git' in s.source ? undefined : s.source.repository.chart_version),
-    // Its configuration shows above its values override editor (helm.tsx).
-    summary: () => [],
+    summary: (s) => [
+      [
+        'Chart',
+        'git' in s.source
+          ? `in git ${s.source.git.git_repository.url}${s.source.git.git_repository.branch ? ` (${s.source.git.git_repository.branch})` : ''} ${s.source.git.git_repository.root_path}`
+          : `${s.source.repository.chart_name} ${s.source.repository.chart_version} from ${s.source.repository.repository.name}`,
+      ],
+      ['Arguments', s.arguments.length > 0 ? s.arguments.join(' ') : 'none'],
+      ['Auto deploy', s.auto_deploy ? 'yes' : 'no'],
+      ['Timeout', `${s.timeout_sec} s`],
+      [
+        'Ports',
+        s.ports.length > 0
+          ? s.ports
+              .map(
+                (p: { name: string; internal_port: number; protocol: string; is_default?: boolean }) =>
+                  `${p.name} ${p.internal_port}/${p.protocol}${p.is_default ? ' (default)' : ''}`,
+              )
+              .join(', ')
+          : 'none',
+      ],
+    ],
     configuredVersion: (s) =>
       'git' in s.source
         ? `chart in git ${s.source.git.git_repository.branch ?? ''}`
         : `${s.source.repository.chart_name} ${s.source.repository.chart_version}`,
-    // Its values override has an editor of its own (helm.tsx), which sends the whole service.
-    form: [],
-    editRequest: () => ({}),
+    // Its values override has an editor of its own (the Values tab), which sends the whole service too.
+    form: [
+      { path: '/name', label: 'Name', type: 'text' },
+      { path: '/timeout_sec', label: 'Timeout (s)', type: 'number' },
+    ],
+    editRequest: (s) => helmRequest(s, { ...s.values_override, file: undefined }),
   },
   IAC: {
     title: 'Infrastructure as code',

@@ -1,13 +1,13 @@
 // An organization at a glance: what needs attention, every environment with its services' live
 // states (those failing first), and the last deployments across the organization.
 import { ATTENTION_SOURCES } from './attention.tsx'
-import { formatTime, toneOf, words } from './format.ts'
+import { toneOf, words } from './format.ts'
 import { kindOfType, servicePage } from './kinds.ts'
 import type { OrganizationPageProps } from './organization-page-props.ts'
 import { type EnvironmentGlance, lastDeployments, loadOverview } from './overview-data.ts'
 import { usePolled } from './polled.ts'
-import { triggerWords } from './trigger-words.ts'
-import { Empty, ErrorMessage, StateBadge } from './ui.tsx'
+import { servicesIn, triggerWords } from './trigger-words.ts'
+import { Empty, ErrorMessage, StateBadge, When } from './ui.tsx'
 
 const POLL_MS = 5000
 
@@ -27,6 +27,7 @@ export function OrganizationOverview({ organization }: OrganizationPageProps) {
         </Empty>
       ) : (
         <>
+          <Stats glances={glances} />
           <Attention organizationId={organization.id} glances={glances} />
           <section class="environments-glance" aria-label="Environments">
             <h2>Environments</h2>
@@ -43,23 +44,49 @@ export function OrganizationOverview({ organization }: OrganizationPageProps) {
   )
 }
 
+/** The organization in numbers: how many environments and services, and how many of them fail, run a deployment or are stopped. */
+function Stats({ glances }: { glances: EnvironmentGlance[] }) {
+  const services = glances.flatMap((glance) => glance.services)
+  const count = (tone: string) => services.filter((service) => toneOf(service.state) === tone).length
+  const stopped = services.filter((service) => service.state === 'STOPPED').length
+  const figures = [
+    { id: 'environments', label: glances.length === 1 ? 'environment' : 'environments', value: glances.length, tone: 'neutral' },
+    { id: 'services', label: services.length === 1 ? 'service' : 'services', value: services.length, tone: 'neutral' },
+    { id: 'failing', label: 'failing', value: count('error'), tone: count('error') > 0 ? 'error' : 'neutral' },
+    { id: 'deploying', label: 'deploying', value: count('running') + count('queued'), tone: 'neutral' },
+    { id: 'stopped', label: 'stopped', value: stopped, tone: stopped > 0 ? 'canceled' : 'neutral' },
+  ]
+  return (
+    <ul class="stats" aria-label="At a glance">
+      {figures.map((figure) => (
+        <li key={figure.id} class={`tone-${figure.tone}`} data-figure={figure.id}>
+          <span class="value">{figure.value}</span>
+          <span class="note">{figure.label}</span>
+        </li>
+      ))}
+    </ul>
+  )
+}
+
 function Attention({ organizationId, glances }: { organizationId: string; glances: EnvironmentGlance[] }) {
   // Each source is a hook: the table is fixed, so they are called in the same order every time.
   const found = ATTENTION_SOURCES.map((source) => ({ source, ...source.useItems(organizationId, glances) }))
   const count = found.reduce((sum, { items }) => sum + (items?.length ?? 0), 0)
   return (
-    <section class="attention" aria-label="Needs attention" data-count={count}>
-      <h2>Needs attention</h2>
+    <section class={`attention panel${count > 0 ? ' tone-error' : ''}`} aria-label="Needs attention" data-count={count}>
+      <h2>Needs attention {count > 0 ? <span class="count">{count}</span> : null}</h2>
       {count === 0 && found.every(({ error }) => !error) ? <p class="all-clear">Nothing failed and nothing is stopped.</p> : null}
       {found.map(({ source, items, error }) =>
         (items?.length ?? 0) > 0 || error ? (
           <div key={source.id} class="attention-source" data-source={source.id}>
             <h3>{source.title}</h3>
             <ErrorMessage message={error} />
-            <ul>
+            <ul class="attention-items">
               {(items ?? []).map((item) => (
                 <li key={item.key}>
-                  {item.href ? <a href={item.href}>{item.text}</a> : item.text} <span class="note">{item.where}</span>
+                  {item.badge ? <span class={`badge tone-${item.badge.tone}`}>{item.badge.text}</span> : null}
+                  {item.href ? <a href={item.href}>{item.text}</a> : <span>{item.text}</span>}
+                  <span class="note">{item.where}</span>
                 </li>
               ))}
             </ul>
@@ -106,8 +133,11 @@ function EnvironmentCard({ glance }: { glance: EnvironmentGlance }) {
 
 function LastDeployments({ glances }: { glances: EnvironmentGlance[] }) {
   const last = lastDeployments(glances, 10)
+  const createdAt = new Map(
+    glances.flatMap((glance) => glance.deployments.map((entry) => [entry.identifier.execution_id, entry.auditing_data.created_at])),
+  )
   return (
-    <section class="last-deployments" aria-label="Last deployments">
+    <section class="last-deployments panel" aria-label="Last deployments">
       <h2>Last deployments</h2>
       {last.length === 0 ? (
         <Empty next="Deploy an environment from its page.">Nothing was deployed yet.</Empty>
@@ -117,26 +147,33 @@ function LastDeployments({ glances }: { glances: EnvironmentGlance[] }) {
             <thead>
               <tr>
                 <th scope="col">When</th>
-                <th scope="col">Environment</th>
                 <th scope="col">What</th>
+                <th scope="col">Environment</th>
                 <th scope="col">Status</th>
                 <th scope="col">By</th>
               </tr>
             </thead>
             <tbody>
               {last.map(({ glance, entry }) => {
-                const trigger = triggerWords(entry)
+                const trigger = triggerWords(entry, (id) => createdAt.get(id))
+                const services = servicesIn(entry)
                 return (
-                  <tr key={entry.identifier.execution_id} data-execution-id={entry.identifier.execution_id}>
-                    <td>{formatTime(entry.auditing_data.created_at)}</td>
+                  <tr key={entry.identifier.execution_id} data-execution-id={entry.identifier.execution_id} data-trigger={trigger.kind}>
                     <td>
-                      <a href={`#/environment/${glance.environment.id}`}>{glance.environment.name}</a> <span class="note">{glance.project.name}</span>
+                      <When at={entry.auditing_data.created_at} />
                     </td>
-                    <td>{trigger.label}</td>
+                    <td class="wrap">
+                      <span class={`trigger trigger-${trigger.kind}`}>{trigger.label}</span>
+                      {services ? <span class="note">{services}</span> : null}
+                    </td>
+                    <td class="wrap">
+                      <a href={`#/environment/${glance.environment.id}/deployments`}>{glance.environment.name}</a>
+                      <span class="note">{glance.project.name}</span>
+                    </td>
                     <td>
                       <span class={`badge tone-${trigger.tone}`}>{trigger.status}</span>
                     </td>
-                    <td class="note">{entry.auditing_data.triggered_by}</td>
+                    <td class="note wrap">{entry.auditing_data.triggered_by}</td>
                   </tr>
                 )
               })}

@@ -33,8 +33,8 @@ const ROUTES: Route[] = [
     page: ([, id, segment]) => ({ key: `new/${id}/${segment ?? ''}`, element: <NewServicePage environmentId={id!} segment={segment} /> }),
   },
   {
-    pattern: new RegExp(`^#/environment/${ID}$`),
-    page: ([, id]) => ({ key: `environment/${id}`, element: <EnvironmentPage environmentId={id!} /> }),
+    pattern: new RegExp(`^#/environment/${ID}(?:/([\\w-]+))?$`),
+    page: ([, id, tab]) => ({ key: `environment/${id}`, element: <EnvironmentPage environmentId={id!} tab={tab ?? 'services'} /> }),
   },
   {
     pattern: new RegExp(`^#/(${segments})/${ID}(?:/([\\w-]+))?$`),

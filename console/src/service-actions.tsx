@@ -57,7 +57,8 @@ export function ServiceActions({ spec, service, role, suggestions, onTriggered }
   }
 
   return (
-    <section class="service-actions" aria-label="Actions">
+    <section class="service-actions panel" aria-label="Actions">
+      <h2>Actions</h2>
       <form
         class="deploy"
         onSubmit={(event) => {

@@ -4,15 +4,15 @@
 import { Fragment } from 'preact'
 import { useState } from 'preact/hooks'
 import { Elapsed } from './deployment-card.tsx'
-import { formatDuration, formatTime, isUnfinished, toneOf, words } from './format.ts'
+import { formatDuration, isUnfinished, toneOf, words } from './format.ts'
 import { deployedVersion, type KindSpec } from './kinds.ts'
 import { DeploymentLogs } from './logs.tsx'
 import type { Polled } from './polled.ts'
 import { RollbackButton } from './service-actions.tsx'
 import type { ServiceTabProps } from './service-tab-props.ts'
-import { dryRunStatus } from './trigger-words.ts'
+import { actionLabel, dryRunStatus, rollbackLabel } from './trigger-words.ts'
 import { detailsOf, hasRole, type List, type ServiceEntry } from './types.ts'
-import { Empty, ErrorMessage } from './ui.tsx'
+import { Empty, ErrorMessage, When } from './ui.tsx'
 
 /** The origin of the runs a schedule starts, in the contract's word and the reference's (BERTH_ENUM_WORDS, docs/enum-words.md). */
 const SCHEDULED_ORIGINS = new Set(['PLATFORM_INTERNAL', 'QOVERY_INTERNAL'])
@@ -27,12 +27,15 @@ interface Props {
   onTriggered: () => void
 }
 
-/** What the entry did, in words: `dry run`, `rollback to 1a2b3c4`, `deploy`. */
-function actionOf(entry: ServiceEntry, dryRun: boolean): string {
-  if (dryRun) return 'dry run'
+/** What the entry did, in words: `Dry run`, `Rollback to the deploy of Dec 7, 11:30:10`, `Deploy`; and which kind of trigger that is. */
+function actionOf(entry: ServiceEntry, dryRun: boolean, entries: ServiceEntry[]): { label: string; kind: 'dry-run' | 'rollback' | 'plain' } {
+  if (dryRun) return { label: 'Dry run', kind: 'dry-run' }
   const restores = detailsOf(entry).restores_execution_id
-  if (restores) return `rollback to ${restores.slice(0, 8)}`
-  return words(entry.status_details.action)
+  if (restores) {
+    const restored = entries.find((candidate) => candidate.identifier.execution_id === restores)
+    return { label: rollbackLabel(restored?.auditing_data.created_at), kind: 'rollback' }
+  }
+  return { label: actionLabel(entry.status_details.action), kind: 'plain' }
 }
 
 export function ServiceDeploymentsTab({ spec, service, history, dryRuns, role, refresh }: ServiceTabProps) {
@@ -53,8 +56,8 @@ function ServiceDeployments({ spec, serviceId, environmentId, history, dryRuns, 
   const [open, setOpen] = useState<string>()
   const columns = canDeploy ? 8 : 7
   return (
-    <section class="service-deployments">
-      <h2>Last deployments</h2>
+    <section class="service-deployments panel">
+      <h2>Deployments</h2>
       <ErrorMessage message={history.error} />
       {history.data === undefined ? (
         history.error ? null : (
@@ -81,6 +84,7 @@ function ServiceDeployments({ spec, serviceId, environmentId, history, dryRuns, 
               {history.data.results.map((entry) => {
                 const id = entry.identifier.execution_id ?? ''
                 const dryRun = dryRuns?.has(id) ?? false
+                const action = actionOf(entry, dryRun, history.data!.results)
                 const restorable = !dryRun && ['DEPLOY', 'RESTART'].includes(entry.status_details.action) && entry.status_details.status === 'SUCCESS'
                 return (
                   <Fragment key={id}>
@@ -90,8 +94,12 @@ function ServiceDeployments({ spec, serviceId, environmentId, history, dryRuns, 
                       data-dry-run={String(dryRun)}
                       data-rollback={String(Boolean(detailsOf(entry).restores_execution_id))}
                     >
-                      <td>{formatTime(entry.auditing_data.created_at)}</td>
-                      <td>{actionOf(entry, dryRun)}</td>
+                      <td>
+                        <When at={entry.auditing_data.created_at} />
+                      </td>
+                      <td>
+                        <span class={`trigger trigger-${action.kind}`}>{action.label}</span>
+                      </td>
                       <td>
                         {dryRun ? (
                           <span class={`badge tone-${dryRunStatus(entry.status).tone}`} title={entry.message ?? entry.status}>

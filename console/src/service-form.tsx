@@ -84,7 +84,7 @@ export function ServiceForm({ spec, initial, initialTag, editable, onSaved }: Pr
 
   if (!editable) return <p class="hint">Editing the configuration needs the WRITE role.</p>
   return (
-    <form class="service-form" onSubmit={save} data-kind={spec.segment}>
+    <form class="service-form panel" onSubmit={save} data-kind={spec.segment}>
       <h2>Configuration</h2>
       <div class="form-grid">
         {spec.form.map((field) => {

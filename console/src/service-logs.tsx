@@ -88,7 +88,7 @@ export function ServiceLogs({
   const set = (fields: Partial<LogFilter>) => setFilter((previous) => ({ ...previous, ...fields }))
 
   return (
-    <section class="service-logs" aria-label="Service logs" data-state={state}>
+    <section class="service-logs panel" aria-label="Service logs" data-state={state}>
       <h2>Logs</h2>
       <div class="log-tools">
         <label class="field">

@@ -12,7 +12,7 @@ import { instancesSeen } from './service-instances.ts'
 import type { ServiceLogLine } from './service-log-stream.ts'
 import type { ServiceTabProps } from './service-tab-props.ts'
 import { type CustomDomain, hasRole, type Link, type List, type ServiceEntry } from './types.ts'
-import { Empty, ErrorMessage, StateBadge } from './ui.tsx'
+import { Empty, ErrorMessage, StateBadge, When } from './ui.tsx'
 
 const LINKS_POLL_MS = 5000
 const INSTANCES_POLL_MS = 5000
@@ -41,62 +41,73 @@ export function ServiceOverview(props: ServiceTabProps) {
   const summary = spec.summary(service)
   return (
     <div class="overview-tab">
-      <section class="service-status" aria-label="Status" aria-live="polite">
-        <h2>Status</h2>
-        {status.data === undefined && !status.error ? <p class="loading">Loading…</p> : null}
-        <ErrorMessage message={status.error} />
-        {status.data ? (
-          <dl class="facts">
-            <dt>State</dt>
-            <dd data-testid="service-state" data-state={status.data.state}>
-              <StateBadge state={status.data.state} />
-              {status.data.deployment_requests_count > 0 ? (
-                <span class="note"> {status.data.deployment_requests_count} deployment(s) queued or running</span>
+      <div class="overview-main">
+        <section class="service-status panel" aria-label="Status" aria-live="polite">
+          <h2>Status</h2>
+          {status.data === undefined && !status.error ? <p class="loading">Loading…</p> : null}
+          <ErrorMessage message={status.error} />
+          {status.data ? (
+            <dl class="facts">
+              <dt>State</dt>
+              <dd data-testid="service-state" data-state={status.data.state}>
+                <StateBadge state={status.data.state} />
+                {status.data.deployment_requests_count > 0 ? (
+                  <span class="note"> {status.data.deployment_requests_count} deployment(s) queued or running</span>
+                ) : null}
+              </dd>
+              <dt>Running</dt>
+              <dd data-testid="running-version">{running ? deployedVersion(running) : 'nothing deployed yet'}</dd>
+              <dt>Configured</dt>
+              <dd data-testid="configured-version">{spec.configuredVersion(service)}</dd>
+              <dt>Running vs configured</dt>
+              <dd data-testid="deployment-status">
+                {(() => {
+                  const note = deploymentNote(spec, service, status.data.service_deployment_status, running)
+                  return <span class={note.differs ? 'differs' : ''}>{note.text}</span>
+                })()}
+              </dd>
+              <dt>Instances</dt>
+              <dd data-testid="instances">
+                <Instances spec={spec} serviceId={service.id} />
+              </dd>
+              {status.data.last_deployment_date ? (
+                <>
+                  <dt>Last deployed</dt>
+                  <dd>
+                    <When at={status.data.last_deployment_date} />
+                  </dd>
+                </>
               ) : null}
-            </dd>
-            <dt>Running</dt>
-            <dd data-testid="running-version">{running ? deployedVersion(running) : 'nothing deployed yet'}</dd>
-            <dt>Configured</dt>
-            <dd data-testid="configured-version">{spec.configuredVersion(service)}</dd>
-            <dt>Running vs configured</dt>
-            <dd data-testid="deployment-status">
-              {(() => {
-                const note = deploymentNote(spec, service, status.data.service_deployment_status, running)
-                return <span class={note.differs ? 'differs' : ''}>{note.text}</span>
-              })()}
-            </dd>
-            <dt>Instances</dt>
-            <dd data-testid="instances">
-              <Instances spec={spec} serviceId={service.id} />
-            </dd>
-            {status.data.last_deployment_date ? (
-              <>
-                <dt>Last deployed</dt>
-                <dd>{formatTime(status.data.last_deployment_date)}</dd>
-              </>
-            ) : null}
-          </dl>
-        ) : null}
-      </section>
-      {spec.links || spec.customDomains ? <Addresses spec={spec} serviceId={service.id} /> : null}
-      {canDeploy ? (
-        <ServiceActions spec={spec} service={service} role={role} suggestions={suggestions} onTriggered={props.refresh} />
-      ) : (
-        <p class="hint">Your {role} token can look at this service; deploying needs DEPLOY.</p>
-      )}
-      {summary.length > 0 ? (
-        <section class="configuration">
-          <h2>Configuration</h2>
-          <dl class="facts">
-            {summary.map(([label, value]) => (
-              <Fragment key={label}>
-                <dt>{label}</dt>
-                <dd class="wrap">{value}</dd>
-              </Fragment>
-            ))}
-          </dl>
+            </dl>
+          ) : null}
         </section>
-      ) : null}
+        {spec.links || spec.customDomains ? <Addresses spec={spec} serviceId={service.id} /> : null}
+      </div>
+      <div class="overview-side">
+        {canDeploy ? (
+          <ServiceActions spec={spec} service={service} role={role} suggestions={suggestions} onTriggered={props.refresh} />
+        ) : (
+          <p class="hint panel">Your {role} token can look at this service; deploying needs DEPLOY.</p>
+        )}
+        {summary.length > 0 ? (
+          <section class="configuration panel" aria-label="Configuration">
+            <h2>Configuration</h2>
+            <dl class="facts">
+              {summary.map(([label, value]) => (
+                <Fragment key={label}>
+                  <dt>{label}</dt>
+                  <dd class="wrap" data-fact={label}>
+                    {value}
+                  </dd>
+                </Fragment>
+              ))}
+            </dl>
+            <p class="more">
+              <a href={`#/${spec.segment}/${service.id}/settings`}>Change it in Settings</a>
+            </p>
+          </section>
+        ) : null}
+      </div>
     </div>
   )
 }
@@ -115,7 +126,7 @@ function Instances({ spec, serviceId }: { spec: KindSpec; serviceId: string }) {
           <span class="instance-name">{instance.pod || `instance #${instance.instance}`}</span>
           <span class="note">
             {' '}
-            #{instance.instance}, last line {clockOf(instance.lastLineAt)}
+            instance #{instance.instance} · last line at {clockOf(instance.lastLineAt)}
           </span>
         </li>
       ))}
@@ -149,7 +160,7 @@ function Addresses({ spec, serviceId }: { spec: KindSpec; serviceId: string }) {
   )
   const domainNames = new Set((domains.data?.results ?? []).map((domain) => domain.domain))
   return (
-    <section class="addresses">
+    <section class="addresses panel" aria-label="Addresses">
       <h2>Addresses</h2>
       <ErrorMessage message={links.error} />
       {links.data === undefined ? (
@@ -157,7 +168,9 @@ function Addresses({ spec, serviceId }: { spec: KindSpec; serviceId: string }) {
           <p class="loading">Loading…</p>
         )
       ) : links.data.results.length === 0 ? (
-        <Empty next="Give it a public port in its Settings, then deploy it.">No public address.</Empty>
+        <Empty next={spec.segment === 'helm' ? 'Give its chart a port in its configuration, then deploy it.' : 'Make a port public, then deploy it.'}>
+          No public address.
+        </Empty>
       ) : (
         <ul class="links">
           {links.data.results.map((link) => {
@@ -167,7 +180,7 @@ function Addresses({ spec, serviceId }: { spec: KindSpec; serviceId: string }) {
                 <a href={link.url} target="_blank" rel="noopener noreferrer" data-testid="address" class="wrap">
                   {link.url}
                 </a>
-                <span class={`badge tone-${kind === 'published-port' ? 'queued' : 'neutral'}`}>{ADDRESS_LABELS[kind]}</span>
+                <span class={`chip${kind === 'published-port' ? ' tone-queued' : ''}`}>{ADDRESS_LABELS[kind]}</span>
                 <span class="note">
                   to its port {link.internal_port}
                   {link.is_default ? ', its default address' : ''}

@@ -6,12 +6,19 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, session } from './api.ts'
 import { ORGANIZATION_PAGES } from './organization-pages.tsx'
 import { type Place, place } from './place.ts'
+import { usePolled } from './polled.ts'
 import type { Environment, List, Organization, Project } from './types.ts'
 import { useLoad } from './ui.tsx'
 
+const NAVIGATION_POLL_MS = 15_000
+
 function usePlace(): Place {
   const [current, setCurrent] = useState(place.get())
-  useEffect(() => place.subscribe(setCurrent), [])
+  // A page's effects run before the shell's: the place it set on its first render is read here, once subscribed.
+  useEffect(() => {
+    setCurrent(place.get())
+    return place.subscribe(setCurrent)
+  }, [])
   return current
 }
 
@@ -81,11 +88,16 @@ function OrganizationSwitcher({ current }: { current: string | undefined }) {
 
 /** The organization's pages, then each project with its environments. */
 function OrganizationNav({ organizationId, here }: { organizationId: string; here: Place }) {
-  const tree = useLoad(async () => {
-    const { results: projects } = await api.get<List<Project>>(`/organization/${organizationId}/project`)
-    const environments = await Promise.all(projects.map((project) => api.get<List<Environment>>(`/project/${project.id}/environment`)))
-    return projects.map((project, index) => ({ project, environments: environments[index]!.results }))
-  }, organizationId)
+  // Read again now and then: projects and environments made elsewhere show, and a failed read is tried again.
+  const tree = usePolled(
+    async () => {
+      const { results: projects } = await api.get<List<Project>>(`/organization/${organizationId}/project`)
+      const environments = await Promise.all(projects.map((project) => api.get<List<Environment>>(`/project/${project.id}/environment`)))
+      return projects.map((project, index) => ({ project, environments: environments[index]!.results }))
+    },
+    organizationId,
+    NAVIGATION_POLL_MS,
+  )
   const hash = location.hash
   return (
     <>
@@ -102,7 +114,7 @@ function OrganizationNav({ organizationId, here }: { organizationId: string; her
         })}
       </ul>
       <h2 class="nav-heading">Projects</h2>
-      {tree.error ? <p class="error">{tree.error}</p> : null}
+      {tree.error && !tree.data ? <p class="error">{tree.error}</p> : null}
       {tree.data?.length === 0 ? <p class="hint">No project yet: create one with the API or the CLI.</p> : null}
       <ul class="nav-projects">
         {(tree.data ?? []).map(({ project, environments }) => (

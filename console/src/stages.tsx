@@ -17,8 +17,8 @@ export function DeploymentStages({ environmentId, role }: { environmentId: strin
     environmentId,
   )
   return (
-    <section class="deployment-stages" data-editable={String(hasRole(role, 'WRITE'))}>
-      <h3>Deployment stages</h3>
+    <section class="deployment-stages panel" data-editable={String(hasRole(role, 'WRITE'))}>
+      <h2>Deployment stages</h2>
       <Show loaded={loaded}>
         {([stages, services]) => (
           <StagePlan key={environmentId} initial={stages.results} services={services.results} editable={hasRole(role, 'WRITE')} />
@@ -109,7 +109,7 @@ function PlannedService({ service, summary, stage, stages, editable, busy, onMov
       <a class="service-name" href={servicePage(kind, service.service_id)}>
         {name}
       </a>
-      <span class="badge tone-neutral" title="kind">
+      <span class="chip" title="kind">
         {kindOfType(kind)?.title ?? kind}
       </span>
       {service.is_skipped ? (

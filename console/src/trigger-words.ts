@@ -1,6 +1,6 @@
 // What a deployment did, in true words: a dry run checked and deployed nothing, a rollback deployed
 // an earlier deployment's snapshot again. The API's words otherwise. No DOM here.
-import { type Tone, toneOf, words } from './format.ts'
+import { formatTime, type Tone, toneOf, words } from './format.ts'
 import { type DeploymentEntry, detailsOf } from './types.ts'
 
 /** The execution a rollback restores, from its services' details (a Berth extension), if it is one. */
@@ -21,11 +21,31 @@ export function dryRunStatus(status: string): { status: string; tone: Tone } {
 
 const LABELS: Record<string, string> = { DEPLOY: 'Deploy', RESTART: 'Redeploy', STOP: 'Stop', DELETE: 'Delete', UNINSTALL: 'Uninstall' }
 
-/** The trigger's label, and the status as it reads (and its colour). */
-export function triggerWords(entry: DeploymentEntry): { label: string; status: string; tone: Tone; kind: 'dry-run' | 'rollback' | 'plain' } {
+/** An action of the API (`DEPLOY`, `RESTART`…) as a button would say it. */
+export const actionLabel = (action: string) => LABELS[action] ?? words(action)
+
+/** What a rollback restored, by the time of the deployment it deployed again (execution ids mean nothing to a reader). */
+export const rollbackLabel = (restoredAt: string | undefined) =>
+  `Rollback to ${restoredAt ? `the deploy of ${formatTime(restoredAt)}` : 'an earlier deploy'}`
+
+/**
+ * The trigger's label, and the status as it reads (and its colour). `createdAtOf` tells when a
+ * deployment the reader has in view was made, for naming what a rollback restored.
+ */
+export function triggerWords(
+  entry: DeploymentEntry,
+  createdAtOf: (executionId: string) => string | undefined = () => undefined,
+): { label: string; status: string; tone: Tone; kind: 'dry-run' | 'rollback' | 'plain' } {
   if (isDryRun(entry)) return { label: 'Dry run', ...dryRunStatus(entry.status), kind: 'dry-run' }
   const restores = restoredExecution(entry)
   const status = { status: words(entry.status), tone: toneOf(entry.status) }
-  if (restores) return { label: `Rollback to ${restores.slice(0, 8)}`, ...status, kind: 'rollback' }
-  return { label: LABELS[entry.trigger_action] ?? words(entry.trigger_action), ...status, kind: 'plain' }
+  if (restores) return { label: rollbackLabel(createdAtOf(restores)), ...status, kind: 'rollback' }
+  return { label: actionLabel(entry.trigger_action), ...status, kind: 'plain' }
+}
+
+/** The services a deployment covers, in a few words: `api`, `api and web`, `api, web and 3 more`; empty when none. */
+export function servicesIn(entry: DeploymentEntry): string {
+  const names = entry.stages.flatMap((stage) => stage.services.map((service) => service.identifier.name))
+  if (names.length <= 2) return names.join(' and ')
+  return `${names.slice(0, 2).join(', ')} and ${names.length - 2} more`
 }

@@ -4,7 +4,7 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { messageOf } from './api.ts'
-import { toneOf, words } from './format.ts'
+import { formatTime, timeAgo, toneOf, words } from './format.ts'
 
 /** What an async load gave: the data, or the API's error message, or neither while it runs. */
 export interface Loaded<T> {
@@ -42,9 +42,14 @@ export function ErrorMessage({ message }: { message: string | undefined }) {
 
 /** Shows `children(data)` once loaded, the error, or a loading line. */
 export function Show<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
-  if (loaded.error) return <ErrorMessage message={loaded.error} />
-  if (loaded.data === undefined) return <p class="loading">Loading…</p>
-  return <>{children(loaded.data)}</>
+  if (loaded.data === undefined) return loaded.error ? <ErrorMessage message={loaded.error} /> : <p class="loading">Loading…</p>
+  // A read polled again that failed keeps showing what it read last, under its error.
+  return (
+    <>
+      <ErrorMessage message={loaded.error} />
+      {children(loaded.data)}
+    </>
+  )
 }
 
 export function StateBadge({ state }: { state: string }) {
@@ -112,5 +117,14 @@ export function Breadcrumbs({ items }: { items: Crumb[] }) {
         ))}
       </ol>
     </nav>
+  )
+}
+
+/** A moment, as how long ago it was; the exact time on hover and for machines. */
+export function When({ at }: { at: string }) {
+  return (
+    <time dateTime={at} title={formatTime(at)}>
+      {timeAgo(at)}
+    </time>
   )
 }

@@ -44,8 +44,8 @@ export function VariablesPanel({ scope, parentId, role }: { scope: PanelScope; p
   const loaded = useLoad(() => api.get<List<Variable>>(listPath), listPath)
   const editable = hasRole(role, 'WRITE')
   return (
-    <section class="variables" data-scope={scope} data-editable={String(editable)}>
-      <h3>Variables</h3>
+    <section class="variables panel" data-scope={scope} data-editable={String(editable)}>
+      <h2>Variables</h2>
       {editable ? null : <p class="hint">Adding or changing variables needs the WRITE role.</p>}
       <Show loaded={loaded}>
         {({ results }) => <VariableList key={listPath} listPath={listPath} scope={scope} parentId={parentId} initial={results} editable={editable} />}
@@ -100,9 +100,9 @@ function VariableList({ listPath, scope, parentId, initial, editable }: ListProp
         const members = variables.filter((v) => v.scope === group.scope)
         return (
           <div key={group.scope} class="variable-group" data-group={group.scope}>
-            <h4>
+            <h3>
               {group.title} <span class="count">{members.length}</span>
-            </h4>
+            </h3>
             {members.length === 0 ? (
               <p class="empty">None.</p>
             ) : (
@@ -302,7 +302,7 @@ function AddForm({ scope, parentId, onAdded }: { scope: PanelScope; parentId: st
         })
       }
     >
-      <h4>Add a variable</h4>
+      <h3>Add a variable</h3>
       <div class="row">
         <Field path="/key" label="key" value={draft.key} editable error={call.errorAt('/key')} onInput={(key) => set({ key })} />
         <Field

@@ -25,6 +25,8 @@ export interface FakeRepository {
   /** The history, newest first, one line: the commits reachable from a commit are those after it here. */
   commits?: FakeCommit[]
   tags?: { name: string; sha: string }[]
+  /** The web address the repository listings give for it (a loopback git server's); the fake's own address when absent. */
+  url?: string
 }
 
 export interface SeenRequest {
@@ -180,7 +182,7 @@ function repositoryPage(fake: FakeProvider, query: URLSearchParams, sizeParam: s
   return { ...page(names, query, sizeParam, 100), total: names.length }
 }
 
-const webUrl = (fake: FakeProvider, name: string) => `${fake.url}/${name}`
+const webUrl = (fake: FakeProvider, name: string) => fake.repositories.get(name)?.url ?? `${fake.url}/${name}`
 
 function githubRepositories(fake: FakeProvider, res: ServerResponse, query: URLSearchParams, path: string) {
   const { items, number, pages } = repositoryPage(fake, query, 'per_page')

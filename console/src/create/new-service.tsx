@@ -26,7 +26,8 @@ export function NewServicePage({ environmentId, segment }: { environmentId: stri
     if (context) place.set({ organizationId: context.organization.id, projectId: context.project.id, environmentId })
   }, [context, environmentId])
   usePageTitle([kind ? `New ${kind.title.toLowerCase()}` : 'New service', context?.environment.name])
-  const creatable = KINDS.filter((candidate) => CREATE_FORMS[candidate.type])
+  // In the order the forms table lists them (applications first), not the registry's.
+  const creatable = Object.keys(CREATE_FORMS).flatMap((type) => KINDS.filter((candidate) => candidate.type === type))
   return (
     <Show loaded={loaded}>
       {(data) => (
@@ -53,16 +54,21 @@ export function NewServicePage({ environmentId, segment }: { environmentId: stri
                   </a>
                 ))}
               </nav>
-              {kind && CREATE_FORMS[kind.type]
-                ? CREATE_FORMS[kind.type]!.form({
+              {kind && CREATE_FORMS[kind.type] ? (
+                <section class="panel create-panel" aria-label={`New ${kind.title.toLowerCase()}`}>
+                  <h2>{CREATE_FORMS[kind.type]!.describe}</h2>
+                  {CREATE_FORMS[kind.type]!.form({
                     environmentId,
                     organizationId: data.context.organization.id,
                     segment: kind.segment,
                     registries: data.registries,
                     helmRepositories: data.helmRepositories,
                     gitTokens: data.gitTokens,
-                  })
-                : null}
+                  })}
+                </section>
+              ) : (
+                <p class="hint">Choose what to create: each kind has its own form.</p>
+              )}
             </>
           )}
         </div>
