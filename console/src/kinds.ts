@@ -16,8 +16,26 @@ export type AnyService = { id: string; name: string; environment: { id: string }
 export interface FormField {
   path: string
   label: string
-  type: 'text' | 'number'
+  /** A `list` is typed as words apart (a command's arguments); a `boolean` is a checkbox. */
+  type: 'text' | 'number' | 'boolean' | 'list'
+  /** An empty text is sent as null (the field is unset, not empty). */
+  nullable?: boolean
   hint?: string
+}
+
+/** A field's value as its input shows it. */
+export function fieldText(field: FormField, value: unknown): string {
+  if (field.type === 'list') return Array.isArray(value) ? value.join(' ') : ''
+  if (field.type === 'boolean') return value === true ? 'true' : 'false'
+  return value === null || value === undefined ? '' : String(value)
+}
+
+/** What a field's input holds, as the request takes it: a number when it is one (else as typed: the API then says what is wrong). */
+export function fieldValue(field: FormField, text: string): unknown {
+  if (field.type === 'list') return text.split(/\s+/).filter(Boolean)
+  if (field.type === 'boolean') return text === 'true'
+  if (field.type === 'number') return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text
+  return field.nullable && text.trim() === '' ? null : text
 }
 
 export interface VersionField {
@@ -41,8 +59,8 @@ export interface Presentation {
   summary(service: AnyService): [string, string][]
   /** The version it is configured with, in a few words. */
   configuredVersion(service: AnyService): string
-  /** The fields its form edits (the helm kind has its own values editor besides). */
-  form: FormField[]
+  /** The fields its form edits, for this service (a job from git has others than one from an image; the helm kind has its own values editor besides). */
+  form(service: AnyService): FormField[]
   /** The `PUT /{kind}/{id}` body that keeps everything as read: reads and writes name some fields differently. */
   editRequest(service: AnyService): Record<string, unknown>
 }
@@ -142,6 +160,8 @@ export function helmRequest(s: AnyService, valuesOverride: { set: string[][]; se
   }
 }
 
+const NAME: FormField = { path: '/name', label: 'Name', type: 'text' }
+const AUTO_DEPLOY: FormField = { path: '/auto_deploy', label: 'Deploy on each new version (auto deploy)', type: 'boolean' }
 const RESOURCE_FIELDS: FormField[] = [
   { path: '/cpu', label: 'CPU (millicores)', type: 'number' },
   { path: '/memory', label: 'Memory (MB)', type: 'number' },
@@ -150,6 +170,18 @@ const INSTANCE_FIELDS: FormField[] = [
   { path: '/min_running_instances', label: 'Minimum instances', type: 'number' },
   { path: '/max_running_instances', label: 'Maximum instances', type: 'number', hint: '-1: no limit' },
 ]
+const COMMAND_FIELDS: FormField[] = [
+  { path: '/entrypoint', label: 'Entrypoint', type: 'text', nullable: true, hint: "empty: the image's own" },
+  { path: '/arguments', label: 'Arguments', type: 'list', hint: 'words apart, as the command takes them' },
+]
+/** Its first port, when it has one: the port it listens on, and whether the front door publishes it. */
+const portFields = (s: AnyService): FormField[] =>
+  Array.isArray(s.ports) && s.ports.length > 0
+    ? [
+        { path: '/ports/0/internal_port', label: 'Port it listens on', type: 'number' },
+        { path: '/ports/0/publicly_accessible', label: 'Public, through the front door', type: 'boolean' },
+      ]
+    : []
 
 const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
   APPLICATION: {
@@ -163,11 +195,16 @@ const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
     ],
     configuredVersion: (s) =>
       `${s.git_repository.branch ?? 'default branch'}${s.git_repository.deployed_commit_id ? ` at ${String(s.git_repository.deployed_commit_id).slice(0, 7)}` : ''}`,
-    form: [
-      { path: '/name', label: 'Name', type: 'text' },
+    form: (s) => [
+      NAME,
       { path: '/git_repository/branch', label: 'Branch', type: 'text' },
+      { path: '/git_repository/root_path', label: 'Root path', type: 'text' },
+      { path: '/dockerfile_path', label: 'Dockerfile', type: 'text', nullable: true },
       ...RESOURCE_FIELDS,
       ...INSTANCE_FIELDS,
+      ...portFields(s),
+      ...COMMAND_FIELDS,
+      AUTO_DEPLOY,
     ],
     editRequest: (s) => ({
       name: s.name,
@@ -199,12 +236,15 @@ const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
       ports(s),
     ],
     configuredVersion: (s) => `${s.image_name}:${s.tag}`,
-    form: [
-      { path: '/name', label: 'Name', type: 'text' },
+    form: (s) => [
+      NAME,
       { path: '/image_name', label: 'Image', type: 'text' },
       { path: '/tag', label: 'Tag', type: 'text' },
       ...RESOURCE_FIELDS,
       ...INSTANCE_FIELDS,
+      ...portFields(s),
+      ...COMMAND_FIELDS,
+      AUTO_DEPLOY,
     ],
     editRequest: (s) => ({
       name: s.name,
@@ -235,7 +275,28 @@ const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
       resources(s),
     ],
     configuredVersion: (s) => ('image' in s.source ? `${s.source.image.image_name}:${s.source.image.tag}` : 'built from git'),
-    form: [{ path: '/name', label: 'Name', type: 'text' }, ...RESOURCE_FIELDS],
+    form: (s) => [
+      NAME,
+      ...('image' in s.source
+        ? [
+            { path: '/source/image/image_name', label: 'Image', type: 'text' as const },
+            { path: '/source/image/tag', label: 'Tag', type: 'text' as const },
+          ]
+        : [
+            { path: '/source/docker/git_repository/branch', label: 'Branch', type: 'text' as const },
+            { path: '/source/docker/dockerfile_path', label: 'Dockerfile', type: 'text' as const, nullable: true },
+          ]),
+      ...(s.schedule.cronjob
+        ? [
+            { path: '/schedule/cronjob/scheduled_at', label: 'Schedule (cron)', type: 'text' as const, hint: 'minute hour day month weekday' },
+            { path: '/schedule/cronjob/timezone', label: 'Timezone', type: 'text' as const },
+          ]
+        : []),
+      ...RESOURCE_FIELDS,
+      { path: '/max_nb_restart', label: 'Retries after a failure', type: 'number' },
+      { path: '/max_duration_seconds', label: 'Longest run (s)', type: 'number' },
+      AUTO_DEPLOY,
+    ],
     editRequest: (s) => ({
       name: s.name,
       description: s.description ?? null,
@@ -270,7 +331,12 @@ const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
       ['Resources', `${s.cpu}m CPU, ${s.memory} MB memory, ${s.storage} GB storage`],
     ],
     configuredVersion: (s) => `${s.type} ${s.version}`,
-    form: [{ path: '/name', label: 'Name', type: 'text' }, ...RESOURCE_FIELDS, { path: '/storage', label: 'Storage (GB)', type: 'number' }],
+    form: () => [
+      NAME,
+      { path: '/version', label: 'Version', type: 'text' },
+      ...RESOURCE_FIELDS,
+      { path: '/storage', label: 'Storage (GB)', type: 'number' },
+    ],
     editRequest: (s) => ({
       name: s.name,
       description: s.description ?? null,
@@ -313,9 +379,14 @@ const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
         ? `chart in git ${s.source.git.git_repository.branch ?? ''}`
         : `${s.source.repository.chart_name} ${s.source.repository.chart_version}`,
     // Its values override has an editor of its own (the Values tab), which sends the whole service too.
-    form: [
-      { path: '/name', label: 'Name', type: 'text' },
+    form: (s) => [
+      NAME,
+      ...('git' in s.source
+        ? [{ path: '/source/git_repository/branch', label: 'Branch', type: 'text' as const }]
+        : [{ path: '/source/helm_repository/chart_version', label: 'Chart version', type: 'text' as const }]),
+      { path: '/arguments', label: 'Arguments', type: 'list', hint: 'helm install arguments, words apart' },
       { path: '/timeout_sec', label: 'Timeout (s)', type: 'number' },
+      AUTO_DEPLOY,
     ],
     editRequest: (s) => helmRequest(s, { ...s.values_override, file: undefined }),
   },
@@ -346,9 +417,10 @@ const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
       const git = s.terraform_files_source.git.git_repository
       return `${git.branch ?? 'default branch'}${git.deployed_commit_id ? ` at ${String(git.deployed_commit_id).slice(0, 7)}` : ''}`
     },
-    form: [
-      { path: '/name', label: 'Name', type: 'text' },
+    form: () => [
+      NAME,
       { path: '/terraform_files_source/git_repository/branch', label: 'Branch', type: 'text' },
+      { path: '/auto_deploy_config/auto_deploy', label: 'Deploy on each new commit (auto deploy)', type: 'boolean' },
       { path: '/provider_version/explicit_version', label: 'Engine version', type: 'text' },
       { path: '/timeout_sec', label: 'Timeout (s)', type: 'number' },
     ],
@@ -384,7 +456,7 @@ const generic = (kind: GeneratedKind): Presentation => ({
   versionField: () => undefined,
   summary: () => [],
   configuredVersion: () => 'see its configuration',
-  form: [],
+  form: () => [],
   editRequest: () => ({}),
 })
 

@@ -146,7 +146,7 @@ function addressKind(link: Link, domains: Set<string>): 'front-door' | 'custom-d
 const ADDRESS_LABELS = {
   'front-door': 'through the front door',
   'custom-domain': 'custom domain, through the front door',
-  'published-port': 'published port, for debugging: reaches the instance directly, not through the front door',
+  'published-port': 'published port, for debugging',
 }
 
 function Addresses({ spec, serviceId }: { spec: KindSpec; serviceId: string }) {
@@ -182,6 +182,7 @@ function Addresses({ spec, serviceId }: { spec: KindSpec; serviceId: string }) {
                 </a>
                 <span class={`chip${kind === 'published-port' ? ' tone-queued' : ''}`}>{ADDRESS_LABELS[kind]}</span>
                 <span class="note">
+                  {kind === 'published-port' ? 'reaches the instance directly, not through the front door: ' : ''}
                   to its port {link.internal_port}
                   {link.is_default ? ', its default address' : ''}
                 </span>

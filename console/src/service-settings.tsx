@@ -5,7 +5,7 @@ import { hasRole } from './types.ts'
 import { Empty } from './ui.tsx'
 
 export function ServiceSettings({ spec, service, etag, role, setService }: ServiceTabProps) {
-  if (spec.form.length === 0) {
+  if (spec.form(service).length === 0) {
     return (
       <Empty
         next={spec.segment === 'helm' ? <a href={`#/helm/${service.id}/values`}>Edit its values override</a> : 'Edit it with the API or the CLI.'}

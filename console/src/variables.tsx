@@ -163,11 +163,11 @@ function VariableRow({ variable, scope, parentId, editable, overriddenHere, open
       <div class="variable-line">
         <code class="variable-key">{variable.key}</code>
         <ShownValue variable={variable} />
-        <span class="badge tone-neutral" data-testid="variable-type">
+        <span class="chip" data-testid="variable-type">
           {TYPE_LABELS[type] ?? type.toLowerCase()}
         </span>
         {variable.is_secret ? (
-          <span class="badge tone-queued" data-testid="secret">
+          <span class="chip tone-queued" data-testid="secret">
             secret
           </span>
         ) : null}
