@@ -406,7 +406,8 @@ describe('a console people choose to work in (issue 49)', () => {
       assert.equal(await small.locator('nav.side').isVisible(), false, 'following a link folds it again')
 
       // Tab from the top: the first stop skips to the page, and the focused element is outlined.
-      await small.evaluate('document.activeElement && document.activeElement.blur()')
+      await small.reload()
+      await small.locator('section.services-glance').waitFor(WAIT)
       await small.keyboard.press('Tab')
       assert.deepEqual(
         await small.evaluate(

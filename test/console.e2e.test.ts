@@ -14,7 +14,7 @@ import { repoRoot } from './helpers/process.ts'
 
 // The web console at /console, driven in Debian's Chromium against the real app with a deployment
 // runner. Chromium must be installed (`apt-get install chromium`): without it these tests fail.
-// CONSOLE_SCREENSHOT=docs/console-history.png also writes docs/console.md's screenshot.
+// CONSOLE_SCREENSHOT=<file.png> also writes a screenshot of a history with a failed deployment.
 
 const WAIT = { timeout: 20_000 }
 /** The simulated step of the runner that runs a deployment whose logs are followed: slow enough to see them come. */

@@ -107,12 +107,14 @@ export function DeploymentCard({
 }
 
 function StageView({ stage, dryRun }: { stage: Stage; dryRun: boolean }) {
-  const tone = toneOf(stage.status)
+  // A dry run's stage that ended checked its services: it deployed nothing.
+  const checked = dryRun && toneOf(stage.status) === 'success'
+  const tone = checked ? 'neutral' : toneOf(stage.status)
   return (
     <li class={`stage tone-${tone}${isFailed(stage.status) ? ' failed' : ''}`} data-stage={stage.name} data-status={stage.status}>
       <div class="stage-head">
         <span class="stage-name">{stage.name}</span>
-        <span class={`badge tone-${tone}`}>{words(stage.status)}</span>
+        <span class={`badge tone-${tone}`}>{checked ? 'checked' : words(stage.status)}</span>
         <span class="duration">{formatDuration(stage.duration)}</span>
       </div>
       <ul class="services">
