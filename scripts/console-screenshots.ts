@@ -141,6 +141,14 @@ try {
           console.log(`wrote ${path.relative(repoRoot, file)}`)
         }
         await context.close()
+        // The sign-in form, in a tab that holds no token.
+        const signedOut = await browser.newContext({ viewport })
+        const signIn = await signedOut.newPage()
+        await signIn.goto(`${base}/console/`)
+        await signIn.locator('#token').waitFor({ timeout: 30_000 })
+        await signIn.screenshot({ path: path.join(outDir, `sign-in-${size}.png`), fullPage: true })
+        console.log(`wrote docs/console/sign-in-${size}.png`)
+        await signedOut.close()
       }
     } finally {
       await browser.close()

@@ -3,7 +3,7 @@
 // end-to-end tests.
 import { useState } from 'preact/hooks'
 import { formatDuration, isFailed, isUnfinished, toneOf, words } from './format.ts'
-import { servicePage } from './kinds.ts'
+import { engineName, servicePage } from './kinds.ts'
 import { DeploymentLogs } from './logs.tsx'
 import { formatSeconds, useNow } from './polled.ts'
 import { dryRunStatus, triggerWords } from './trigger-words.ts'
@@ -147,7 +147,7 @@ function ServiceView({ service, dryRun }: { service: ServiceEntry; dryRun: boole
       </span>
       <span class="duration">{formatDuration(service.total_duration)}</span>
       {chart ? <span class="detail">{`${chart.chart_name} ${chart.chart_version}`}</span> : null}
-      {details.database_type ? <span class="detail">{`${details.database_type} ${details.version}`}</span> : null}
+      {details.database_type ? <span class="detail">{`${engineName(details.database_type)} ${details.version}`}</span> : null}
       {details.image_name ? <span class="detail">{`${dryRun ? 'would deploy ' : ''}${details.image_name}:${details.tag ?? ''}`}</span> : null}
       {commit ? (
         <span class="detail commit" data-commit={commit.git_commit_id} title={commit.message}>

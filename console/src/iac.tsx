@@ -16,7 +16,7 @@ export function TerraformResources({ serviceId }: { serviceId: string }) {
             <Empty next="Deploy it from its Overview: the apply's resources show here.">No resource applied yet.</Empty>
           ) : (
             <div class="table-wrap">
-              <table class="data">
+              <table class="data stack">
                 <thead>
                   <tr>
                     <th scope="col">Address</th>
@@ -28,13 +28,17 @@ export function TerraformResources({ serviceId }: { serviceId: string }) {
                 <tbody>
                   {results.map((resource) => (
                     <tr key={resource.id}>
-                      <td class="wrap">
+                      <td data-label="Address" class="wrap">
                         {resource.address}
                         {resource.mode === 'data' ? <span class="note"> (data)</span> : null}
                       </td>
-                      <td class="wrap">{resource.resource_type}</td>
-                      <td class="wrap">{resource.provider}</td>
-                      <td>{formatTime(resource.extracted_at)}</td>
+                      <td data-label="Type" class="wrap">
+                        {resource.resource_type}
+                      </td>
+                      <td data-label="Provider" class="wrap">
+                        {resource.provider}
+                      </td>
+                      <td data-label="Read">{formatTime(resource.extracted_at)}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -67,6 +67,10 @@ export interface Presentation {
 
 export type KindSpec = GeneratedKind & Presentation
 
+/** A database engine as its makers write it: `POSTGRESQL` → `PostgreSQL`. */
+export const DATABASE_ENGINES: Record<string, string> = { POSTGRESQL: 'PostgreSQL', MYSQL: 'MySQL', MONGODB: 'MongoDB', REDIS: 'Redis' }
+export const engineName = (type: string) => DATABASE_ENGINES[type] ?? type
+
 /** What a deployment ran, in the terms of a deploy request's `field` (its tag, commit or chart version), when it says. */
 export function versionIn(entry: ServiceEntry, field: VersionField['field']): string | undefined {
   const d = detailsOf(entry)
@@ -83,7 +87,7 @@ export function deployedVersion(entry: ServiceEntry): string {
   if (d.repository) parts.push(`${d.repository.chart_name} ${d.repository.chart_version}`)
   const commit = d.git_commit_id ?? d.commit?.git_commit_id
   if (commit) parts.push(`commit ${commit.slice(0, 7)}`)
-  if (d.database_type) parts.push(`${d.database_type} ${d.version ?? ''}`.trim())
+  if (d.database_type) parts.push(`${engineName(d.database_type)} ${d.version ?? ''}`.trim())
   return parts.join(', ') || '—'
 }
 
@@ -325,12 +329,12 @@ const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
     title: 'Database',
     versionField: () => undefined,
     summary: (s) => [
-      ['Type', `${s.type} ${s.version}`],
+      ['Engine', `${engineName(s.type)} ${s.version}`],
       ['Mode', s.mode === 'MANAGED' ? `managed (${s.instance_type})` : 'container'],
       ['Host', `${s.host}:${s.port} (${String(s.accessibility).toLowerCase()})`],
       ['Resources', `${s.cpu}m CPU, ${s.memory} MB memory, ${s.storage} GB storage`],
     ],
-    configuredVersion: (s) => `${s.type} ${s.version}`,
+    configuredVersion: (s) => `${engineName(s.type)} ${s.version}`,
     form: () => [
       NAME,
       { path: '/version', label: 'Version', type: 'text' },

@@ -143,7 +143,7 @@ function LastDeployments({ glances }: { glances: EnvironmentGlance[] }) {
         <Empty next="Deploy an environment from its page.">Nothing was deployed yet.</Empty>
       ) : (
         <div class="table-wrap">
-          <table class="data">
+          <table class="data stack">
             <thead>
               <tr>
                 <th scope="col">When</th>
@@ -159,21 +159,23 @@ function LastDeployments({ glances }: { glances: EnvironmentGlance[] }) {
                 const services = servicesIn(entry)
                 return (
                   <tr key={entry.identifier.execution_id} data-execution-id={entry.identifier.execution_id} data-trigger={trigger.kind}>
-                    <td>
+                    <td data-label="When">
                       <When at={entry.auditing_data.created_at} />
                     </td>
-                    <td class="wrap">
+                    <td data-label="What" class="wrap">
                       <span class={`trigger trigger-${trigger.kind}`}>{trigger.label}</span>
                       {services ? <span class="note">{services}</span> : null}
                     </td>
-                    <td class="wrap">
+                    <td data-label="Where" class="wrap">
                       <a href={`#/environment/${glance.environment.id}/deployments`}>{glance.environment.name}</a>
                       <span class="note">{glance.project.name}</span>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <span class={`badge tone-${trigger.tone}`}>{trigger.status}</span>
                     </td>
-                    <td class="note wrap">{entry.auditing_data.triggered_by}</td>
+                    <td data-label="By" class="note wrap">
+                      {entry.auditing_data.triggered_by}
+                    </td>
                   </tr>
                 )
               })}

@@ -67,7 +67,7 @@ function ServiceDeployments({ spec, serviceId, environmentId, history, dryRuns, 
         <Empty next="Deploy it from its Overview.">Never deployed.</Empty>
       ) : (
         <div class="table-wrap">
-          <table class="data">
+          <table class="data stack">
             <thead>
               <tr>
                 <th scope="col">When</th>
@@ -94,13 +94,13 @@ function ServiceDeployments({ spec, serviceId, environmentId, history, dryRuns, 
                       data-dry-run={String(dryRun)}
                       data-rollback={String(Boolean(detailsOf(entry).restores_execution_id))}
                     >
-                      <td>
+                      <td data-label="When">
                         <When at={entry.auditing_data.created_at} />
                       </td>
-                      <td>
+                      <td data-label="Action">
                         <span class={`trigger trigger-${action.kind}`}>{action.label}</span>
                       </td>
-                      <td>
+                      <td data-label="Status">
                         {dryRun ? (
                           <span class={`badge tone-${dryRunStatus(entry.status).tone}`} title={entry.message ?? entry.status}>
                             {dryRunStatus(entry.status).status}
@@ -111,18 +111,20 @@ function ServiceDeployments({ spec, serviceId, environmentId, history, dryRuns, 
                           </span>
                         )}
                       </td>
-                      <td class="wrap version">{dryRun ? `would deploy ${deployedVersion(entry)}` : deployedVersion(entry)}</td>
-                      <td class="wrap note">
+                      <td data-label="Version" class="wrap version">
+                        {dryRun ? `would deploy ${deployedVersion(entry)}` : deployedVersion(entry)}
+                      </td>
+                      <td data-label="By" class="wrap note">
                         {SCHEDULED_ORIGINS.has(entry.auditing_data.origin ?? '') ? 'schedule' : entry.auditing_data.triggered_by}
                       </td>
-                      <td>
+                      <td data-label="Took">
                         {isUnfinished(entry.status_details.status) ? (
                           <Elapsed since={entry.auditing_data.created_at} />
                         ) : (
                           formatDuration(entry.total_duration)
                         )}
                       </td>
-                      <td>
+                      <td data-label="Logs">
                         <button
                           type="button"
                           class="secondary small"
@@ -134,7 +136,7 @@ function ServiceDeployments({ spec, serviceId, environmentId, history, dryRuns, 
                         </button>
                       </td>
                       {canDeploy ? (
-                        <td>
+                        <td data-label="Actions">
                           {restorable && id ? <RollbackButton spec={spec} serviceId={serviceId} executionId={id} onTriggered={onTriggered} /> : null}
                         </td>
                       ) : null}

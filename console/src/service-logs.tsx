@@ -16,7 +16,7 @@ const STATUS: Record<State, string> = {
   connecting: 'Connecting…',
   live: 'Following live',
   reconnecting: 'Connection lost: reconnecting…',
-  ended: 'Nothing of the service runs: end of its logs.',
+  ended: 'End of the logs: the engine reports no running instance of this service.',
   failed: 'The logs could not be read.',
 }
 
@@ -149,7 +149,7 @@ export function ServiceLogs({
           atEnd.current = element.scrollHeight - element.scrollTop - element.clientHeight < 24
         }}
       >
-        {shown.length === 0 ? <li class="empty">{lines.length === 0 ? 'No line yet.' : 'No line matches.'}</li> : null}
+        {shown.length === 0 ? <li class="empty">{lines.length > 0 ? 'No line matches.' : state === 'ended' ? 'No line.' : 'No line yet.'}</li> : null}
         {shown.map((line) => (
           // stderr is where many programs write their ordinary output (PostgreSQL's LOG lines): it is marked, not shown as an error.
           <li

@@ -47,7 +47,7 @@ export function ServicesAtAGlance({ environmentId }: { environmentId: string }) 
           const byId = new Map(results.map((service) => [service.id, service]))
           return (
             <div class="table-wrap">
-              <table class="data services-table">
+              <table class="data services-table stack">
                 <thead>
                   <tr>
                     <th scope="col">Service</th>
@@ -80,12 +80,16 @@ export function ServicesAtAGlance({ environmentId }: { environmentId: string }) 
                           const name = service?.name ?? 'a new service'
                           return (
                             <tr key={state.id} data-service-id={state.id} data-kind={spec?.segment ?? service?.service_type}>
-                              <td class="wrap">{spec ? <a href={`#/${spec.segment}/${state.id}`}>{name}</a> : name}</td>
-                              <td>{spec?.title ?? (service ? words(service.service_type) : '')}</td>
-                              <td>
+                              <td data-label="Service" class="wrap">
+                                {spec ? <a href={`#/${spec.segment}/${state.id}`}>{name}</a> : name}
+                              </td>
+                              <td data-label="Kind">{spec?.title ?? (service ? words(service.service_type) : '')}</td>
+                              <td data-label="Status">
                                 <StateBadge state={state.state} />
                               </td>
-                              <td class="note">{deploymentWords(state.service_deployment_status)}</td>
+                              <td data-label="Last deploy" class="note">
+                                {deploymentWords(state.service_deployment_status)}
+                              </td>
                             </tr>
                           )
                         })

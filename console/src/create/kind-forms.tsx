@@ -2,7 +2,7 @@
 // kind's type: a kind without an entry is created with the API. Each form sends a complete request
 // with the usual defaults and shows the API's field errors on its fields.
 import type { JSX } from 'preact'
-import type { KindType } from '../kinds.ts'
+import { DATABASE_ENGINES, type KindType } from '../kinds.ts'
 import type { GitToken, HelmRepository, Registry } from '../types.ts'
 import { CreateForm, FormField, numberOr, useCreateForm, type Values } from './form-kit.tsx'
 import { GitPicker, gitRepositoryOf } from './git-picker.tsx'
@@ -147,7 +147,7 @@ function ContainerForm(props: CreateProps) {
   )
 }
 
-const DATABASE_TYPES = ['POSTGRESQL', 'MYSQL', 'MONGODB', 'REDIS'].map((type) => ({ value: type, label: type }))
+const DATABASE_TYPES = Object.entries(DATABASE_ENGINES).map(([value, label]) => ({ value, label }))
 
 function DatabaseForm(props: CreateProps) {
   const form = useCreateForm({ '/name': '', '/type': 'POSTGRESQL', '/version': '16', '/storage': '10' })
