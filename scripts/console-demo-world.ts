@@ -12,6 +12,7 @@ export interface DemoWorld {
   organizationId: string
   /** The ADMIN token the screenshots sign in with. */
   token: string
+  project: string
   production: string
   staging: string
   container: string
@@ -192,6 +193,7 @@ export async function seedDemoWorld(base: string, make: ReturnType<typeof factor
   return {
     organizationId: organization.id,
     token: admin.token,
+    project: storefront.id,
     production: production.id,
     staging: staging.id,
     container: container.id,

@@ -56,6 +56,8 @@ function shotsOf(world: DemoWorld): Shot[] {
   const creates = ['application', 'container', 'database', 'job', 'helm', 'terraform']
   return [
     { name: 'overview', route: `organization/${world.organizationId}`, ready: '.environment-card' },
+    { name: 'organization-settings', route: `organization/${world.organizationId}/settings`, ready: '.settings', only: 'wide' },
+    { name: 'project', route: `project/${world.project}`, ready: 'ul.links li', only: 'wide' },
     { name: 'environment-services', route: `environment/${world.production}`, ready: '.services-glance table' },
     { name: 'environment-deployments', route: `environment/${world.production}/deployments`, ready: '.history-end' },
     { name: 'environment-previews', route: `environment/${world.production}/previews`, ready: 'section.previews li', only: 'wide' },

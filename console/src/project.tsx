@@ -29,22 +29,23 @@ export function ProjectPage({ projectId }: { projectId: string }) {
           <header class="page-head">
             <h1>{project.name}</h1>
           </header>
-          <h2>Environments</h2>
-          {environments.length === 0 ? (
-            <Empty next="Create one with POST /project/{id}/environment or berth environment create.">No environment yet.</Empty>
-          ) : (
-            <ul class="links">
-              {environments.map((environment) => (
-                <li key={environment.id}>
-                  <a href={`#/environment/${environment.id}`}>{environment.name}</a>
-                  {stateOf.get(environment.id) ? <StateBadge state={stateOf.get(environment.id)!} /> : null}
-                  <span class="note">
-                    {environment.mode} · {environment.cluster_name}
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )}
+          <section class="panel" aria-label="Environments">
+            <h2>Environments</h2>
+            {environments.length === 0 ? (
+              <Empty next="Create one with berth environment create, or POST /project/{id}/environment.">No environment yet.</Empty>
+            ) : (
+              <ul class="links">
+                {environments.map((environment) => (
+                  <li key={environment.id}>
+                    <a href={`#/environment/${environment.id}`}>{environment.name}</a>
+                    {stateOf.get(environment.id) ? <StateBadge state={stateOf.get(environment.id)!} /> : null}
+                    <span class="chip">{environment.mode.toLowerCase()}</span>
+                    <span class="note">on {environment.cluster_name}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
         </>
       )}
     </Show>

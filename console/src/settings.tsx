@@ -20,52 +20,58 @@ export function OrganizationSettings({ organization, role }: OrganizationPagePro
     <Show loaded={loaded}>
       {([tokens, registries, repositories]) => (
         <div class="settings">
-          <dl class="facts">
-            <dt>Name</dt>
-            <dd>{organization.name}</dd>
-            <dt>Your role</dt>
-            <dd>{role}</dd>
-          </dl>
-          <section aria-label="Git tokens">
+          <section class="panel" aria-label="Organization">
+            <h2>Organization</h2>
+            <dl class="facts">
+              <dt>Name</dt>
+              <dd>{organization.name}</dd>
+              <dt>Your role</dt>
+              <dd>{role}</dd>
+            </dl>
+          </section>
+          <section class="panel" aria-label="Git tokens">
             <h2>Git tokens</h2>
             {tokens.results.length === 0 ? (
               <Empty next="Add one with POST /organization/{id}/gitToken: applications, jobs, helm and IAC services from git need one.">
                 No git token.
               </Empty>
             ) : (
-              <ul class="cards compact">
+              <ul class="links">
                 {tokens.results.map((token) => (
-                  <li key={token.id} class="card">
-                    <strong>{token.name}</strong> <span class="note">{token.type}</span>
-                    {token.workspace ? <span class="note"> workspace {token.workspace}</span> : null}
+                  <li key={token.id}>
+                    <strong>{token.name}</strong>
+                    <span class="chip">{token.type.toLowerCase()}</span>
+                    {token.workspace ? <span class="note">workspace {token.workspace}</span> : null}
                   </li>
                 ))}
               </ul>
             )}
           </section>
-          <section aria-label="Container registries">
+          <section class="panel" aria-label="Container registries">
             <h2>Container registries</h2>
             {registries.results.length === 0 ? (
               <Empty next="Add one with POST /organization/{id}/containerRegistry: containers and image jobs need one.">No container registry.</Empty>
             ) : (
-              <ul class="cards compact">
+              <ul class="links">
                 {registries.results.map((registry) => (
-                  <li key={registry.id} class="card">
-                    <strong>{registry.name}</strong> <span class="note">{registry.url}</span>
+                  <li key={registry.id}>
+                    <strong>{registry.name}</strong>
+                    <span class="note wrap">{registry.url}</span>
                   </li>
                 ))}
               </ul>
             )}
           </section>
-          <section aria-label="Helm repositories">
+          <section class="panel" aria-label="Helm repositories">
             <h2>Helm repositories</h2>
             {repositories.results.length === 0 ? (
               <Empty next="Add one with POST /organization/{id}/helmRepository: helm services from a repository need one.">No helm repository.</Empty>
             ) : (
-              <ul class="cards compact">
+              <ul class="links">
                 {repositories.results.map((repository) => (
-                  <li key={repository.id} class="card">
-                    <strong>{repository.name}</strong> <span class="note">{repository.url}</span>
+                  <li key={repository.id}>
+                    <strong>{repository.name}</strong>
+                    <span class="note wrap">{repository.url}</span>
                   </li>
                 ))}
               </ul>

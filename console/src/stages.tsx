@@ -102,7 +102,7 @@ interface PlannedServiceProps {
 }
 
 function PlannedService({ service, summary, stage, stages, editable, busy, onMove }: PlannedServiceProps) {
-  const name = summary?.name ?? service.service_id
+  const name = summary?.name ?? 'a new service'
   const kind = service.service_type
   return (
     <li class="plan-service" data-service-id={service.service_id} data-skipped={String(service.is_skipped)}>
