@@ -98,6 +98,8 @@ before(async () => {
     startServer(
       baseEnv(scenario.database, {
         ...DOCKER_APP_ENV,
+        // No front door: its fixed ports would be another test's too (test/front-door.test.ts covers it).
+        BERTH_PROXY: 'off',
         BERTH_DOCKER_DATABASE_IMAGES: 'berth-test/console-library',
         GIT_SSL_CAINFO: git.certificateFile,
         BERTH_LOG_LEVEL: 'info',
