@@ -552,7 +552,7 @@ describe('web console', () => {
     assertNoProblems(reader)
   })
 
-  it("reaches an IAC service's page from the environment: its configuration, its actions and the resources of its last apply", async () => {
+  it("reaches an IAC service's page from the environment: its configuration, its actions and the resources of its last apply; its history card links to it", async () => {
     const { environment, tokens } = await make.environmentWithTokens()
     const created = await t.app.inject({
       method: 'POST',
@@ -580,6 +580,15 @@ describe('web console', () => {
     assert.equal(await page.locator('.service-actions [data-action=restart]').count(), 0, 'an IAC service has no restart')
     await tab(deployer.page, 'resources').click()
     await page.locator('section.terraform-resources').getByText('No resource applied yet.').waitFor(WAIT)
+
+    // Deployed, it is a service of the environment's history whose card links to its page.
+    const id = created.json().id as string
+    await calls.trigger(`/terraform/${id}/deploy`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    await deployer.page.goto(`${base}/console/#/environment/${environment.id}/deployments`)
+    const named = deployer.page.locator(`article.deployment li.service[data-service-id="${id}"] a.service-name`)
+    await named.waitFor(WAIT)
+    assert.equal(await named.getAttribute('href'), `#/terraform/${id}`)
     assertNoProblems(deployer)
   })
 
