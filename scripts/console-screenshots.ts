@@ -1,27 +1,35 @@
-// Makes docs/console-<page>.png: the console's page of each kind of service (and the environment
-// page, and a service page on a narrow window), in Debian's Chromium, against a real `berth serve`
-// (simulated executor) on a throwaway database seeded through the API and the test factories.
+// Makes docs/console/*.png, the screenshots docs/console.md links: the organization's overview,
+// an environment's tabs, a service page's tabs and the create forms, each at 1440×900 and 390×844
+// (full page), in Debian's Chromium against a real `berth serve` (simulated executor) on a
+// throwaway database, seeded by scripts/console-demo-world.ts.
 //
 //   node --import tsx scripts/console-screenshots.ts            (TEST_DATABASE_URL's server, else local PostgreSQL)
+//   node --import tsx scripts/console-screenshots.ts --serve    seeds, prints the address and token as JSON, and serves until stopped
 //
-// The deployments are real runs of the simulated executor: statuses, versions and histories are
-// the API's. Its services print nothing, so the logs panels are empty here (test/console-operate.e2e.test.ts
-// shows them with the Docker executor), and the application is never deployed (a deploy reads its
-// commit from its git provider, which this machine cannot reach).
+// The simulated executor runs nothing, so a service's Logs tab shows its empty state here
+// (test/console-product.e2e.test.ts reads real logs on the Docker engine).
+import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
 import { chromium, type Page } from 'playwright-core'
 import { openDatabase } from '#src/platform/db/database.ts'
 import { TEST_SECRET_KEY } from '../test/helpers/app.ts'
-import { call } from '../test/helpers/berth-processes.ts'
 import { CHROMIUM, CHROMIUM_ARGS, ensureConsoleBuilt } from '../test/helpers/console-browser.ts'
-import { until } from '../test/helpers/deployments.ts'
 import { factories } from '../test/helpers/factories.ts'
+import { startFakeProvider } from '../test/helpers/fake-git-providers.ts'
 import { repoRoot, startServer } from '../test/helpers/process.ts'
+import { type DemoWorld, seedDemoWorld } from './console-demo-world.ts'
 
 const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const databaseName = `berth_screenshots_${process.pid}`
 const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${databaseName}` }).toString()
+const outDir = path.join(repoRoot, 'docs', 'console')
+const serveOnly = process.argv.includes('--serve')
+
+const VIEWPORTS = {
+  wide: { width: 1440, height: 900 },
+  narrow: { width: 390, height: 844 },
+} as const
 
 async function admin(sql: string) {
   const client = new pg.Client({ connectionString: serverUrl })
@@ -33,8 +41,68 @@ async function admin(sql: string) {
   }
 }
 
+interface Shot {
+  /** The file's name before `-wide.png` / `-narrow.png`. */
+  name: string
+  route: string
+  /** What shows once the page is ready, besides no "Loading…" left. */
+  ready: string
+  /** Only at this width (the other tabs of a kind show the same frame). */
+  only?: keyof typeof VIEWPORTS
+}
+
+function shotsOf(world: DemoWorld): Shot[] {
+  const service = `container/${world.container}`
+  const creates = ['application', 'container', 'database', 'job', 'helm', 'terraform']
+  return [
+    { name: 'overview', route: `organization/${world.organizationId}`, ready: '.environment-card' },
+    { name: 'organization-settings', route: `organization/${world.organizationId}/settings`, ready: '.settings', only: 'wide' },
+    { name: 'project', route: `project/${world.project}`, ready: 'ul.links li', only: 'wide' },
+    { name: 'environment-services', route: `environment/${world.production}`, ready: '.services-glance table' },
+    { name: 'environment-deployments', route: `environment/${world.production}/deployments`, ready: '.history-end' },
+    { name: 'environment-previews', route: `environment/${world.production}/previews`, ready: 'section.previews li', only: 'wide' },
+    { name: 'environment-stages', route: `environment/${world.production}/stages`, ready: 'li.plan-stage', only: 'wide' },
+    { name: 'environment-variables', route: `environment/${world.production}/variables`, ready: 'li.variable', only: 'wide' },
+    { name: 'service-overview', route: service, ready: '[data-testid=instances] .note, [data-testid=instances] ul' },
+    { name: 'service-deployments', route: `${service}/deployments`, ready: '.service-deployments table' },
+    { name: 'service-logs', route: `${service}/logs`, ready: '.service-logs[data-state=ended], .service-logs[data-state=live]' },
+    { name: 'service-variables', route: `${service}/variables`, ready: 'li.variable' },
+    { name: 'service-settings', route: `${service}/settings`, ready: '.service-form' },
+    { name: 'service-helm-values', route: `helm/${world.helm}/values`, ready: 'form.values', only: 'wide' },
+    {
+      name: 'service-iac-resources',
+      route: `terraform/${world.terraform}/resources`,
+      ready: 'section.terraform-resources .empty-state',
+      only: 'wide',
+    },
+    { name: 'service-database', route: `database/${world.database}`, ready: '[data-testid=service-state]', only: 'wide' },
+    { name: 'service-job', route: `job/${world.job}`, ready: '[data-testid=service-state]', only: 'wide' },
+    { name: 'service-application', route: `application/${world.application}`, ready: '[data-testid=service-state]', only: 'wide' },
+    { name: 'create', route: `environment/${world.production}/new`, ready: '.kind-choice' },
+    ...creates.map((segment) => ({
+      name: `create-${segment}`,
+      route: `environment/${world.production}/new/${segment}`,
+      ready: segment === 'application' ? '.create-form select[data-field="/git_repository/branch"]:not([disabled])' : '.create-form',
+    })),
+  ]
+}
+
+/** A signed-in page at `#/<route>`, once `ready` shows and nothing says "Loading…". */
+async function openReady(page: Page, base: string, route: string, ready: string) {
+  await page.goto(`${base}/console/#/${route}`)
+  await page.locator(ready).first().waitFor({ timeout: 30_000 })
+  await page.waitForFunction(
+    () => !(globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('.loading'),
+    undefined,
+    {
+      timeout: 30_000,
+    },
+  )
+}
+
 await admin(`CREATE DATABASE ${databaseName}`)
 const db = openDatabase(databaseUrl, 2)
+const github = await startFakeProvider('github')
 let server: Awaited<ReturnType<typeof startServer>> | undefined
 try {
   await ensureConsoleBuilt()
@@ -43,139 +111,54 @@ try {
     BERTH_SECRET_KEY: TEST_SECRET_KEY,
     BERTH_SIMULATED_STEP_MS: '300',
     BERTH_RUNNER_POLL_MS: '50',
+    BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
   })
   const base = server.baseUrl
-  const make = factories(db)
-  const organization = await make.organization('acme')
-  const [adminToken] = [await make.apiToken(organization.id, 'ADMIN')]
-  const auth = adminToken!.authorization
-  const project = await make.project(organization.id, 'storefront')
-  const environment = await make.environment(project.id, { name: 'production' })
-  // Previews are made by pull requests: this one is made as a pull request event leaves it.
-  await make.pullRequestPreview(environment.id, 412, 'New checkout flow')
-  const registry = await make.containerRegistry(organization.id, { name: 'acme-registry', url: 'https://registry.acme.example' })
-  const repository = await make.helmRepository(organization.id, { name: 'acme-charts' })
-
-  const container = await make.containerService(environment.id, {
-    name: 'checkout-api',
-    registry_id: registry.id,
-    image_name: 'acme/checkout-api',
-    tag: '1.4.0',
-    cpu: 500,
-    memory: 256,
-    min_running_instances: 2,
-    max_running_instances: 4,
-    ports: [{ name: 'http', internal_port: 8080, external_port: 443, publicly_accessible: true, protocol: 'HTTP' }],
-  })
-  const job = await make.job(environment.id, {
-    name: 'nightly-invoice-export',
-    schedule: { cronjob: { scheduled_at: '0 3 * * *', timezone: 'Europe/Paris', arguments: ['export', '--since=yesterday'] } },
-    source: { image: { image_name: 'acme/invoices', tag: '2.0.1', registry_id: registry.id } },
-  })
-  const database = await make.database(environment.id, { name: 'orders-db', type: 'POSTGRESQL', version: '16', mode: 'CONTAINER' })
-  const helm = await make.helmService(environment.id, {
-    name: 'redis-cache',
-    source: { helm_repository: { repository: repository.id, chart_name: 'redis', chart_version: '18.2.0' } },
-    values_override: { set: [['replica.replicaCount', '2']] },
-  })
-  const application = await call(base, 'POST', `/environment/${environment.id}/application`, auth, {
-    body: {
-      name: 'storefront-web-with-a-rather-long-name-to-show-wrapping',
-      git_repository: { url: 'https://github.com/acme/storefront', branch: 'main', root_path: '/', provider: 'GITHUB' },
-      build_mode: 'DOCKER',
-      dockerfile_path: 'Dockerfile',
-      cpu: 500,
-      memory: 512,
-      min_running_instances: 1,
-      max_running_instances: 2,
-      healthchecks: {},
-      ports: [{ name: 'web', internal_port: 3000, external_port: 443, publicly_accessible: true, protocol: 'HTTP' }],
-    },
-  })
-  if (application.status !== 201) throw new Error(`creating the application: ${application.status} ${application.text}`)
-  const applicationId = application.body.id as string
-  const terraform = await call(base, 'POST', `/environment/${environment.id}/terraform`, auth, {
-    body: {
-      name: 'network',
-      description: 'the VPC and its subnets',
-      auto_deploy_config: { auto_deploy: true, terraform_action: 'PLAN' },
-      terraform_files_source: { git_repository: { url: 'https://github.com/acme/infra', branch: 'main', root_path: '/network' } },
-      terraform_variables_source: {
-        tf_var_file_paths: ['production.tfvars'],
-        tf_vars: [
-          { key: 'region', value: 'eu-west-3', secret: false },
-          { key: 'api_token', value: 'not-shown', secret: true },
-        ],
-      },
-      backend: { kubernetes: {} },
-      engine: 'OPEN_TOFU',
-      provider_version: { explicit_version: '1.9.4', read_from_terraform_block: false },
-      job_resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 1 },
-      timeout_sec: 900,
-    },
-  })
-  if (terraform.status !== 201) throw new Error(`creating the IAC service: ${terraform.status} ${terraform.text}`)
-  const terraformId = terraform.body.id as string
-
-  /** Deploys one service through the API (`action` another of its triggers) and waits until its status says it is done. */
-  async function deploy(kind: string, id: string, body: object = {}, action = 'deploy') {
-    const answer = await call(base, 'POST', `/${kind}/${id}/${action}`, auth, { body })
-    if (answer.status !== 202) throw new Error(`deploying ${kind} ${id}: ${answer.status} ${answer.text}`)
-    await until(
-      async () => (await call(base, 'GET', `/${kind}/${id}/status`, auth)).body,
-      (status) => status.deployment_requests_count === 0,
-      { what: `${kind} deployed`, timeoutMs: 60_000, intervalMs: 200 },
-    )
-  }
-  await deploy('container', container.id, { image_tag: '1.3.2' })
-  await deploy('container', container.id)
-  await deploy('container', container.id, { image_tag: '1.5.0-rc.1' }, 'deploy?dry_run=true')
-  const containerHistory = await call(base, 'GET', `/container/${container.id}/deploymentHistoryV2?pageSize=10`, auth)
-  const firstDeploy = (containerHistory.body.results as { identifier: { execution_id: string } }[]).at(-1)!.identifier.execution_id
-  await deploy('container', container.id, { execution_id: firstDeploy }, 'rollback')
-  await deploy('job', job.id)
-  await deploy('database', database.id)
-  await deploy('helm', helm.id, { chart_version: '18.1.5' })
-  await deploy('helm', helm.id)
-  // An application's deploy reads its commit from its git provider, out of reach here: it stays never deployed.
-
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-  async function shoot(route: string, file: string, ready: (page: Page) => Promise<void>, width = 1280, height = 800) {
-    const context = await browser.newContext({ viewport: { width, height } })
-    await context.addInitScript(
-      (value) =>
-        (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('berth.console.token', value),
-      adminToken!.token,
-    )
-    const page = await context.newPage()
-    await page.goto(`${base}/console/#/${route}`)
-    await ready(page)
-    await page.screenshot({ path: path.join(repoRoot, 'docs', file), fullPage: true })
-    await context.close()
-    console.log(`wrote docs/${file}`)
-  }
-  const servicePage = async (page: Page) => {
-    await page.locator('[data-testid=service-state]').waitFor({ timeout: 30_000 })
-    await page.locator('.service-deployments table, .service-deployments .empty').first().waitFor({ timeout: 30_000 })
-    await page.locator('.service-logs[data-state=ended], .service-logs[data-state=live]').waitFor({ timeout: 30_000 })
-  }
-  try {
-    await shoot(`environment/${environment.id}`, 'console-environment.png', async (page) => {
-      await page.locator('.services-glance table').first().waitFor({ timeout: 30_000 })
-      await page.locator('.history-end').waitFor({ timeout: 30_000 })
+  const world = await seedDemoWorld(base, factories(db), github)
+  if (serveOnly) {
+    console.log(JSON.stringify({ base, ...world }))
+    await new Promise((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
     })
-    await shoot(`application/${applicationId}`, 'console-application.png', servicePage)
-    await shoot(`container/${container.id}`, 'console-container.png', servicePage)
-    await shoot(`job/${job.id}`, 'console-job.png', servicePage)
-    await shoot(`database/${database.id}`, 'console-database.png', servicePage)
-    await shoot(`helm/${helm.id}`, 'console-helm.png', servicePage)
-    await shoot(`terraform/${terraformId}`, 'console-iac.png', servicePage)
-    await shoot(`container/${container.id}`, 'console-container-narrow.png', servicePage, 420, 800)
-  } finally {
-    await browser.close()
+  } else {
+    mkdirSync(outDir, { recursive: true })
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    try {
+      for (const [size, viewport] of Object.entries(VIEWPORTS) as [keyof typeof VIEWPORTS, (typeof VIEWPORTS)[keyof typeof VIEWPORTS]][]) {
+        const context = await browser.newContext({ viewport })
+        await context.addInitScript(
+          (value) =>
+            (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem(
+              'berth.console.token',
+              value,
+            ),
+          world.token,
+        )
+        const page = await context.newPage()
+        for (const shot of shotsOf(world).filter((candidate) => !candidate.only || candidate.only === size)) {
+          await openReady(page, base, shot.route, shot.ready)
+          const file = path.join(outDir, `${shot.name}-${size}.png`)
+          await page.screenshot({ path: file, fullPage: true })
+          console.log(`wrote ${path.relative(repoRoot, file)}`)
+        }
+        await context.close()
+        // The sign-in form, in a tab that holds no token.
+        const signedOut = await browser.newContext({ viewport })
+        const signIn = await signedOut.newPage()
+        await signIn.goto(`${base}/console/`)
+        await signIn.locator('#token').waitFor({ timeout: 30_000 })
+        await signIn.screenshot({ path: path.join(outDir, `sign-in-${size}.png`), fullPage: true })
+        console.log(`wrote docs/console/sign-in-${size}.png`)
+        await signedOut.close()
+      }
+    } finally {
+      await browser.close()
+    }
   }
 } finally {
   await server?.stop()
+  await github.close()
   await db.destroy()
   await admin(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)
 }

@@ -17,6 +17,7 @@ const WAITING = [
   /^cli-replay\./,
   /^console\.e2e\./,
   /^console-operate\./,
+  /^console-product\./,
   /^cron-scheduler\./,
   /^database-outage\./,
   /^demo-seed\./,

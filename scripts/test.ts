@@ -141,8 +141,15 @@ async function runLane(
   }
 }
 
-const checks = wholeSuite ? startChecks() : Promise.resolve([])
 const needsConsole = files.some((file) => /(^|\/)console[.-]/.test(path.basename(file)))
+// The console's generated types and kinds table (scripts/console-generate.ts) come before what reads them: its type check and its tests.
+const generated = wholeSuite || needsConsole ? await run('npm', ['run', 'generate:console']) : { code: 0, output: '' }
+if (generated.code !== 0) {
+  process.stdout.write(generated.output)
+  process.stderr.write('npm run generate:console failed\n')
+  process.exit(1)
+}
+const checks = wholeSuite ? startChecks() : Promise.resolve([])
 const [consoleBuild, bundled] = await Promise.all([
   needsConsole ? run('npm', ['run', 'build:console']) : Promise.resolve({ code: 0, output: '' }),
   bundleTestFiles(files),

@@ -35,6 +35,7 @@ import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } 
 import { serviceOutputByExecutor } from './modules/executors/service-output-by-executor.ts'
 import { probeCertificate } from './modules/front-door/certificate-probe.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
+import { gitRepositoriesRoutes } from './modules/git-providers/git-repositories.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
 import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
@@ -311,6 +312,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(projectsRoutes(projects))
     await api.register(environmentsRoutes(environments, services.deployments.deleteEnvironment))
     await api.register(gitTokensRoutes(gitTokens))
+    await api.register(gitRepositoriesRoutes(services.gitRepositories))
     await api.register(gitProvidersRoutes(gitProviders))
     await api.register(helmRepositoriesRoutes(helmRepositories))
     for (const kind of SERVICE_KINDS) {

@@ -41,6 +41,8 @@ import { createBranchCache } from './modules/git-providers/branch-cache.ts'
 import { createGitCommitsService } from './modules/git-providers/git-commits.service.ts'
 import type { GitBranch, GitCommit } from './modules/git-providers/git-provider-adapter.ts'
 import { createGitProvidersService } from './modules/git-providers/git-providers.service.ts'
+import { createGitRepositoriesService } from './modules/git-providers/git-repositories.service.ts'
+import type { GitRepositoryItem } from './modules/git-providers/git-repositories.ts'
 import { createProviderHttp } from './modules/git-providers/provider-http.ts'
 import { createGitTokensRepository } from './modules/git-tokens/git-tokens.repository.ts'
 import { createGitTokensService } from './modules/git-tokens/git-tokens.service.ts'
@@ -187,6 +189,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   const branchCache = createBranchCache<GitBranch[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
   // Commits services build (applications): look-ups of full commit ids and listings, dropped with their token as listings are.
   const commitCache = createBranchCache<GitCommit | GitCommit[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
+  const repositoryCache = createBranchCache<GitRepositoryItem[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
   const gitTokens = createGitTokensService({
     repo: createGitTokensRepository(db),
     organizations,
@@ -195,6 +198,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     onGitTokenChanged: (gitTokenId) => {
       branchCache.dropGitToken(gitTokenId)
       commitCache.dropGitToken(gitTokenId)
+      repositoryCache.dropGitToken(gitTokenId)
     },
     listLimit,
   })
@@ -204,6 +208,14 @@ export function createServices(db: Db, options: ServiceOptions) {
     listGitTokens: gitTokens.listGitTokens,
     openGitToken: gitTokens.openGitToken,
     cache: branchCache,
+    http: gitProviderHttp,
+    timeoutMs: git.timeoutMs,
+  })
+  const gitRepositories = createGitRepositoriesService({
+    requireOrganizationRole: organizations.requireRole,
+    listGitTokens: gitTokens.listGitTokens,
+    openGitToken: gitTokens.openGitToken,
+    cache: repositoryCache,
     http: gitProviderHttp,
     timeoutMs: git.timeoutMs,
   })
@@ -454,6 +466,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     environments,
     gitTokens,
     gitProviders,
+    gitRepositories,
     /** Closes the connections kept open to git providers. */
     closeGitProviders: () => gitProviderHttp.close(),
     helmRepositories,

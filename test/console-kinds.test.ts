@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type AnyService, KINDS, type KindName, setAt, valueAt } from '../console/src/kinds.ts'
+import { type AnyService, fieldText, fieldValue, kindOfSegment, setAt, valueAt } from '../console/src/kinds.ts'
 import { followServiceLogs, instancesOf, matches, type ServiceLogLine } from '../console/src/service-log-stream.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { factories } from './helpers/factories.ts'
@@ -22,13 +22,14 @@ before(async () => {
 after(() => t?.close())
 
 /** The body the form sends with its fields as read into it (from the edit request): numbers typed back as numbers, as service-form.tsx does. */
+/** A kind's path segment, as the console's routes name it. */
+type KindName = 'application' | 'container' | 'job' | 'database' | 'helm' | 'terraform'
+const specOf = (kind: KindName) => kindOfSegment(kind)!
+
 function formBody(kind: KindName, service: AnyService): Record<string, unknown> {
-  const spec = KINDS[kind]
-  const body = spec.editRequest(service)
-  for (const field of spec.form) {
-    const typed = String(valueAt(spec.editRequest(service), field.path) ?? '')
-    setAt(body, field.path, field.type === 'number' && typed !== '' ? Number(typed) : typed)
-  }
+  const spec = specOf(kind)
+  const body = structuredClone(spec.editRequest(service))
+  for (const field of spec.form(service)) setAt(body, field.path, fieldValue(field, fieldText(field, valueAt(spec.editRequest(service), field.path))))
   return body
 }
 
@@ -52,6 +53,7 @@ async function world() {
     source: { image: { image_name: 'acme/cron', tag: '2', registry_id: registry.id } },
   })
   const database = await make.database(environmentId)
+  const helm = await make.helmService(environmentId, { arguments: ['--wait'], values_override: { set: [['replicaCount', '2']] } })
   const application = await t.app.inject({
     method: 'POST',
     url: `/environment/${environmentId}/application`,
@@ -78,6 +80,7 @@ async function world() {
     ['job', job.id],
     ['job', cron.id],
     ['database', database.id],
+    ['helm', helm.id],
     ['application', application.json().id],
     ['terraform', terraform.json().id],
   ]
@@ -116,7 +119,9 @@ describe('the console form of each kind', () => {
       })
       assert.equal(refused.statusCode, 400, refused.body)
       const paths = (refused.json().errors as { path: string }[]).map((e) => e.path)
-      const fields = KINDS[kind].form.map((f) => f.path)
+      const fields = specOf(kind)
+        .form(read.json())
+        .map((f) => f.path)
       assert.ok(
         paths.some((path) => fields.includes(path)),
         `${kind}: ${JSON.stringify(paths)} names a field of the form (${fields.join(', ')})`,

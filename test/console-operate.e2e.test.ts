@@ -55,6 +55,8 @@ async function openTab(token: string, route: string, viewport = { width: 1280, h
 }
 
 const state = (page: Page, value: string) => page.locator(`[data-testid=service-state][data-state="${value}"]`)
+/** A tab of the page (a service's Overview, Deployments, Logs, Settings…), by its id. */
+const tab = (page: Page, id: string) => page.locator(`nav.tabs a[data-tab="${id}"]`)
 const logLine = (page: Page, text: string) => page.locator('.service-log-lines li.line', { hasText: text })
 
 describe('operating a container from the console', () => {
@@ -68,7 +70,8 @@ describe('operating a container from the console', () => {
       await buildScriptImage(local, 'serve.sh', webScript(version))
       await registry.push(local, 'console-web', version.slice(1))
     }
-    server = await scenario.group.add(startServer(baseEnv(scenario.database, { ...DOCKER_APP_ENV, BERTH_LOG_LEVEL: 'info' })))
+    // No front door: its fixed ports would be another test's too (test/front-door.test.ts covers it).
+    server = await scenario.group.add(startServer(baseEnv(scenario.database, { ...DOCKER_APP_ENV, BERTH_PROXY: 'off', BERTH_LOG_LEVEL: 'info' })))
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   })
 
@@ -95,16 +98,18 @@ describe('operating a container from the console', () => {
     const { page, context, problems } = await openTab(w.tokens.write.token, `environment/${w.environment.id}`)
     await page.locator('section.services-glance').getByText('No service yet.').waitFor(WAIT)
 
-    // Create: a field error first (an empty tag), then the container.
-    await page.click('[data-action=new-container]')
-    await page.fill('.new-container [data-field="/name"]', 'web')
-    await page.fill('.new-container [data-field="/image_name"]', 'console-web')
-    await page.fill('.new-container [data-field="/ports/0/internal_port"]', '8080')
-    await page.click('[data-action=create-container]')
-    await page.locator('.new-container [data-error-for="/tag"]').waitFor(WAIT)
-    await page.fill('.new-container [data-field="/tag"]', '1')
-    await page.click('[data-action=create-container]')
-    await page.locator('.service-page[data-kind=container]').waitFor(WAIT)
+    // Create (New service, then Container): a field error first (an empty tag), then the container.
+    await page.click('[data-action=new-service]')
+    await page.click('.kind-choice a[data-kind=container]')
+    const form = '.create-form[data-kind=container]'
+    await page.fill(`${form} [data-field="/name"]`, 'web')
+    await page.fill(`${form} [data-field="/image_name"]`, 'console-web')
+    await page.fill(`${form} [data-field="/ports/0/internal_port"]`, '8080')
+    await page.click(`${form} [data-action=create]`)
+    await page.locator(`${form} [data-error-for="/tag"]`).waitFor(WAIT)
+    await page.fill(`${form} [data-field="/tag"]`, '1')
+    await page.click(`${form} [data-action=create]`)
+    await page.locator('.service-page[data-kind=container][data-tab=overview]').waitFor(WAIT)
     const containerId = (await page.locator('.service-page').getAttribute('data-service-id'))!
     await page.locator('[data-testid=configured-version]', { hasText: 'console-web:1' }).waitFor(WAIT)
 
@@ -113,17 +118,25 @@ describe('operating a container from the console', () => {
     await state(page, 'DEPLOYED').waitFor(DOCKER_WAIT)
     await page.locator('[data-testid=running-version]', { hasText: 'console-web:1' }).waitFor(WAIT)
 
-    // Open its address: a link published on loopback, opened in a new tab.
+    // Open its address: a port published on loopback, said to be one (for debugging), opened in a new tab.
     const address = page.locator('a[data-testid=address][href^="http://127.0.0.1:"]')
     await address.waitFor(WAIT)
+    assert.equal(
+      await page.locator('li[data-address-kind=published-port] a[data-testid=address]').getAttribute('href'),
+      await address.getAttribute('href'),
+    )
     const [opened] = await Promise.all([context.waitForEvent('page'), address.click()])
     await opened!.waitForLoadState()
     assert.equal((await opened!.locator('body').textContent())?.trim(), 'console-web v1')
     await opened!.close()
 
+    // Its instance, by its container's name.
+    const [instance] = await serviceInstances(containerId)
+    await page.locator('[data-testid=instances] .instance-name', { hasText: instance!.Names[0]!.replace(/^\//, '') }).waitFor(WAIT)
+
     // Its logs, live: new ticks keep coming; the stderr line alone under stderr; a search.
+    await tab(page, 'logs').click()
     await logLine(page, 'hello from v1 tick-3').waitFor(WAIT)
-    await page.locator('[data-testid=instances] .instance-seen', { hasText: /^0/ }).waitFor(WAIT)
     await page.selectOption('[data-field=stream]', 'stderr')
     await logLine(page, 'starting v1 with a warning').waitFor(WAIT)
     assert.equal(await logLine(page, 'tick-').count(), 0, 'stderr shows no stdout line')
@@ -140,11 +153,12 @@ describe('operating a container from the console', () => {
     await page.click('[data-action=resume]')
     await page.locator('.service-log-lines li.line').nth(frozen).waitFor(WAIT)
 
-    // Edit the tag: an empty one is refused next to its field; someone else's save first is a 412.
+    // Edit the tag in Settings: an empty one is refused next to its field; someone else's save first is a 412.
+    await tab(page, 'settings').click()
     await page.fill('.service-form [data-field="/tag"]', '')
     await page.click('.service-form [data-action=save]')
     await page.locator('.service-form [data-error-for="/tag"]').waitFor(WAIT)
-    const other = await openTab(w.tokens.write.token, `container/${containerId}`)
+    const other = await openTab(w.tokens.write.token, `container/${containerId}/settings`)
     await other.page.fill('.service-form [data-field="/cpu"]', '300')
     await other.page.click('.service-form [data-action=save]')
     await other.page.locator('.service-form .saved').waitFor(WAIT)
@@ -161,6 +175,7 @@ describe('operating a container from the console', () => {
     await page.fill('.service-form [data-field="/tag"]', '2')
     await page.click('.service-form [data-action=save]')
     await page.locator('.service-form .saved').waitFor(WAIT)
+    await tab(page, 'overview').click()
     await page.click('.service-actions [data-action=deploy]')
     await page.locator('[data-testid=running-version]', { hasText: 'console-web:2' }).waitFor(DOCKER_WAIT)
     await state(page, 'DEPLOYED').waitFor(DOCKER_WAIT)
@@ -176,15 +191,19 @@ describe('operating a container from the console', () => {
     // A dry run of tag 1: recorded apart, its logs say what a deploy would change, and v2 keeps running.
     await page.fill('.service-actions [data-field=version]', '1')
     await page.click('.service-actions [data-action=dry-run]')
+    await page.locator('.service-actions .saved', { hasText: 'Dry run: queued.' }).waitFor(WAIT)
+    await tab(page, 'deployments').click()
     const dryRun = page.locator('.service-deployments tr[data-dry-run=true][data-status=SUCCESS]')
     await dryRun.waitFor(DOCKER_WAIT)
     await dryRun.locator('[data-action=logs]').click()
     await page.locator('.service-deployments .logs-row li.log-line', { hasText: 'a deploy would run' }).waitFor(WAIT)
     assert.equal(await servedBy(containerId), 'console-web v2', 'the dry run changed nothing running')
+    assert.equal(await dryRun.locator('.version').textContent(), 'would deploy console-web:1')
+    await tab(page, 'overview').click()
     await page.locator('[data-testid=running-version]', { hasText: 'console-web:2' }).waitFor(WAIT)
-    await page.fill('.service-actions [data-field=version]', '')
 
     // Roll back to the first deployment: v1 runs again, and the history says so.
+    await tab(page, 'deployments').click()
     const first = page.locator('.service-deployments tr[data-dry-run=false][data-status=SUCCESS]', { hasText: 'console-web:1' }).last()
     await first.locator('[data-action=rollback]').click()
     await until(
@@ -192,9 +211,10 @@ describe('operating a container from the console', () => {
       (text) => text === 'console-web v1',
       { what: 'v1 served again', timeoutMs: 120_000, intervalMs: 500 },
     )
+    await page.locator('.service-deployments tr[data-rollback=true]', { hasText: 'Rollback to the deploy of' }).first().waitFor(WAIT)
+    await tab(page, 'overview').click()
     await page.locator('[data-testid=running-version]', { hasText: 'console-web:1' }).waitFor(DOCKER_WAIT)
-    await page.locator('[data-testid=deployment-status]', { hasText: 'out of date' }).waitFor(WAIT)
-    await page.locator('.service-deployments tr', { hasText: 'rollback to' }).first().waitFor(WAIT)
+    await page.locator('[data-testid=deployment-status]', { hasText: 'runs 1, not the configured 2' }).waitFor(WAIT)
 
     // The project's list of environments shows each one's health.
     const list = await openTab(w.tokens.read.token, `project/${w.project.id}`)
@@ -230,7 +250,12 @@ describe('operating a container from the console', () => {
     const reader = await openTab(w.tokens.read.token, `helm/${helm.id}`)
     await reader.page.locator('.service-page[data-kind=helm] [data-testid=service-state]').waitFor(WAIT)
     assert.equal(await reader.page.locator('.service-actions').count(), 0)
+    await tab(reader.page, 'deployments').click()
+    await reader.page.locator('.service-deployments .empty-state').waitFor(WAIT)
     assert.equal(await reader.page.locator('[data-action=rollback]').count(), 0)
+    await tab(reader.page, 'settings').click()
+    await reader.page.getByText('Editing the configuration needs the WRITE role.').waitFor(WAIT)
+    assert.equal(await reader.page.locator('.service-form').count(), 0)
     await reader.context.close()
     const deployer = await openTab(w.tokens.deploy.token, `helm/${helm.id}`)
     await deployer.page.locator('.service-actions [data-action=deploy]').waitFor(WAIT)
@@ -238,18 +263,26 @@ describe('operating a container from the console', () => {
     assert.equal(await deployer.page.locator('.service-actions [data-field=version]').getAttribute('placeholder'), 'the configured version')
     // Reachable with the keyboard alone: Tab gets to the Deploy button.
     let focused: string | null = null
-    for (let presses = 0; presses < 60 && focused !== 'deploy'; presses++) {
+    for (let presses = 0; presses < 100 && focused !== 'deploy'; presses++) {
       await deployer.page.keyboard.press('Tab')
       focused = await deployer.page.evaluate('document.activeElement && document.activeElement.getAttribute("data-action")')
     }
     assert.equal(focused, 'deploy', 'Tab reaches Deploy')
+    await tab(deployer.page, 'settings').click()
+    await deployer.page.getByText('Editing the configuration needs the WRITE role.').waitFor(WAIT)
+    assert.equal(await deployer.page.locator('.service-form').count(), 0, 'DEPLOY may not edit it')
     await deployer.context.close()
 
     // A narrow window and a long name: nothing wider than the window.
     const long = await make.helmService(w.environment.id, { name: `a-helm-service-with-a-very-long-name-${'x'.repeat(60)}` })
     const narrow = await openTab(w.tokens.write.token, `helm/${long.id}`, { width: 400, height: 800 })
     await narrow.page.locator('.service-page [data-testid=service-state]').waitFor(WAIT)
-    await narrow.page.locator('.service-deployments .empty, .service-deployments table').first().waitFor(WAIT)
+    assert.ok(
+      (await narrow.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true,
+      'its overview is no wider than a 400 px window',
+    )
+    await tab(narrow.page, 'deployments').click()
+    await narrow.page.locator('.service-deployments .empty-state, .service-deployments table').first().waitFor(WAIT)
     assert.ok(
       (await narrow.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true,
       'the page is no wider than a 400 px window',

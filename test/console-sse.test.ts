@@ -135,7 +135,13 @@ const line = (id: number, message = `line ${id}`): LogLine => ({
   id: String(id),
   type: 'INFO',
   timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, id)).toISOString(),
-  details: { transmitter: { name: 'api', type: 'HELM' }, stage: { step: 'install', name: 'HELM DEFAULT' } },
+  details: {
+    organization_id: 'org',
+    cluster_id: 'cluster',
+    execution_id: 'execution',
+    transmitter: { id: 'api', name: 'api', type: 'HELM' },
+    stage: { step: 'install', id: null, name: 'HELM DEFAULT' },
+  },
   error: null,
   message: { safe_message: message },
 })

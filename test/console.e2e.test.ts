@@ -14,7 +14,7 @@ import { repoRoot } from './helpers/process.ts'
 
 // The web console at /console, driven in Debian's Chromium against the real app with a deployment
 // runner. Chromium must be installed (`apt-get install chromium`): without it these tests fail.
-// CONSOLE_SCREENSHOT=docs/console-history.png also writes docs/console.md's screenshot.
+// CONSOLE_SCREENSHOT=<file.png> also writes a screenshot of a history with a failed deployment.
 
 const WAIT = { timeout: 20_000 }
 /** The simulated step of the runner that runs a deployment whose logs are followed: slow enough to see them come. */
@@ -203,11 +203,14 @@ const setVisibility = (page: Page, state: 'hidden' | 'visible') =>
       ` document.dispatchEvent(new Event('visibilitychange'))`,
   )
 
-/** A new signed-in tab on the environment's page, once its role and its history are loaded. */
-async function environmentPage(token: string, environmentId: string): Promise<Session> {
-  const session = await openTab({ token, route: `environment/${environmentId}` })
+/** The tabs of an environment's page and of a service's page, by their id. */
+const tab = (page: Page, id: string) => page.locator(`nav.tabs a[data-tab="${id}"]`)
+
+/** A new signed-in tab on one of the environment's tabs (its history unless told), once its role and that tab are loaded. */
+async function environmentPage(token: string, environmentId: string, tabId = 'deployments'): Promise<Session> {
+  const session = await openTab({ token, route: `environment/${environmentId}/${tabId}` })
   await session.page.locator('section.actions[data-role]').waitFor(WAIT)
-  await session.page.locator('.history-end').waitFor(WAIT)
+  if (tabId === 'deployments') await session.page.locator('.history-end').waitFor(WAIT)
   return session
 }
 
@@ -228,17 +231,22 @@ describe('web console', () => {
       if (response.url().includes('/deploymentHistoryV2') && response.request().headers()['if-none-match']) conditional.push(response.status())
     })
 
-    await page.getByRole('link', { name: organization.name, exact: true }).click()
-    await page.getByRole('link', { name: project.name, exact: true }).click()
-    await page.getByRole('link', { name: environment.name, exact: true }).click()
+    // The token's one organization is the home: its overview, named in the navigation's switcher.
+    await page.locator('.organization-page.page-overview h1', { hasText: organization.name }).waitFor(WAIT)
+    assert.equal(await page.locator('#organization-switcher option:checked').textContent(), organization.name)
+    await page.locator('nav.side').getByRole('link', { name: project.name, exact: true }).click()
+    await page.locator('main').getByRole('link', { name: environment.name, exact: true }).click()
     await page.locator('section.actions[data-role="DEPLOY"]').waitFor(WAIT)
-    await page.getByText('No deployment yet.').waitFor(WAIT)
+    await page.locator('section.services-glance').getByRole('link', { name: helm.name, exact: true }).waitFor(WAIT)
     assert.equal(
       await page.locator('section.services-glance').getByRole('link', { name: helm.name, exact: true }).count(),
       1,
       'the helm service is listed',
     )
+    await tab(page, 'stages').click()
     await page.locator(`li.plan-service[data-service-id="${helm.id}"]`).waitFor(WAIT)
+    await tab(page, 'deployments').click()
+    await page.getByText('No deployment yet.').waitFor(WAIT)
 
     // With the runner stopped the deployment stays queued, however slow the machine.
     await withRunnerStopped(async (resume) => {
@@ -249,7 +257,7 @@ describe('web console', () => {
       assert.equal(await first.getAttribute('data-status'), 'DEPLOYMENT_QUEUED')
       assert.equal((await first.locator('[data-testid=status]').textContent())?.trim(), 'deployment queued')
       assert.match((await first.locator('.who').textContent()) ?? '', new RegExp(`by API token ${tokens.deploy.name} from API`))
-      assert.equal(await first.locator('.trigger').textContent(), 'DEPLOY')
+      assert.equal(await first.locator('.trigger').textContent(), 'Deploy')
 
       const element = (await first.elementHandle())!
       // Every status the element shows from now on, as the page changes its attribute.
@@ -533,7 +541,7 @@ describe('web console', () => {
   it("lists the environment's previews with their pull request, linked at the provider, and the preview's page", async () => {
     const { environment, tokens } = await make.environmentWithTokens({ autoPreview: true })
     const preview = await make.pullRequestPreview(environment.id, 42, 'A longer checkout')
-    const reader = await environmentPage(tokens.read.token, environment.id)
+    const reader = await environmentPage(tokens.read.token, environment.id, 'previews')
     const previews = reader.page.locator('section.previews')
     const pullRequest = previews.getByTestId('pull-request')
     await pullRequest.waitFor(WAIT)
@@ -544,7 +552,7 @@ describe('web console', () => {
     assertNoProblems(reader)
   })
 
-  it("reaches an IAC service's page from the environment: its configuration, its actions and the resources of its last apply", async () => {
+  it("reaches an IAC service's page from the environment: its configuration, its actions and the resources of its last apply; its history card links to it", async () => {
     const { environment, tokens } = await make.environmentWithTokens()
     const created = await t.app.inject({
       method: 'POST',
@@ -563,14 +571,24 @@ describe('web console', () => {
       },
     })
     assert.equal(created.statusCode, 201, created.body)
-    const deployer = await environmentPage(tokens.deploy.token, environment.id)
+    const deployer = await environmentPage(tokens.deploy.token, environment.id, 'services')
     await deployer.page.locator('section.services-glance').getByRole('link', { name: 'network' }).click()
     const page = deployer.page.locator(`.service-page[data-kind=terraform][data-service-id="${created.json().id}"]`)
     await page.waitFor(WAIT)
     await page.getByText('OpenTofu 1.9.4').waitFor(WAIT)
-    await page.locator('section.terraform-resources').getByText('No resource applied yet.').waitFor(WAIT)
     assert.equal(await page.locator('.service-actions [data-action=deploy]').count(), 1, 'DEPLOY may deploy it')
     assert.equal(await page.locator('.service-actions [data-action=restart]').count(), 0, 'an IAC service has no restart')
+    await tab(deployer.page, 'resources').click()
+    await page.locator('section.terraform-resources').getByText('No resource applied yet.').waitFor(WAIT)
+
+    // Deployed, it is a service of the environment's history whose card links to its page.
+    const id = created.json().id as string
+    await calls.trigger(`/terraform/${id}/deploy`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    await deployer.page.goto(`${base}/console/#/environment/${environment.id}/deployments`)
+    const named = deployer.page.locator(`article.deployment li.service[data-service-id="${id}"] a.service-name`)
+    await named.waitFor(WAIT)
+    assert.equal(await named.getAttribute('href'), `#/terraform/${id}`)
     assertNoProblems(deployer)
   })
 
@@ -635,11 +653,13 @@ describe('web console', () => {
       (await t.app.inject({ method: 'GET', url: `/helm/${helm.id}`, headers: { authorization: tokens.read.authorization } })).json()
     const before = await read()
 
-    const writer = await environmentPage(tokens.write.token, environment.id)
+    const writer = await environmentPage(tokens.write.token, environment.id, 'services')
     const { page } = writer
     await page.locator('section.services-glance').getByRole('link', { name: helm.name, exact: true }).click()
+    await page.locator('.configuration [data-fact=Chart]').waitFor(WAIT)
+    assert.equal(await page.locator('.configuration [data-fact=Chart]').textContent(), `app 1.0.0 from ${before.source.repository.repository.name}`)
+    await tab(page, 'values').click()
     await page.locator('form.values[data-editable="true"]').waitFor(WAIT)
-    assert.equal(await page.locator('[data-testid=helm-source]').textContent(), `app 1.0.0 from ${before.source.repository.repository.name}`)
 
     // An invalid edit: the API's messages appear next to the fields they name, and nothing is saved.
     await page.click('[data-action=add-set]')
@@ -674,7 +694,7 @@ describe('web console', () => {
     assert.deepEqual(unchanged(after), unchanged(before), 'everything else is kept')
 
     // READ sees the configuration and the values, and nothing to edit them with.
-    const reader = await openTab({ token: tokens.read.token, route: `helm/${helm.id}` })
+    const reader = await openTab({ token: tokens.read.token, route: `helm/${helm.id}/values` })
     await reader.page.locator('form.values[data-editable="false"]').waitFor(WAIT)
     assert.equal(await reader.page.locator('form.values input, form.values textarea, form.values button').count(), 0)
     assert.equal(await reader.page.locator('[data-field="/values_override/set/0/1"]').textContent(), '3')
@@ -682,7 +702,7 @@ describe('web console', () => {
     // Someone else saves meanwhile: this page's save is refused (412, If-Match), and reloading is offered.
     const reload = page.locator('[data-action=reload]')
     assert.equal(await reload.count(), 0, 'no reload offered after field errors or a save')
-    const other = await openTab({ token: tokens.write.token, route: `helm/${helm.id}` })
+    const other = await openTab({ token: tokens.write.token, route: `helm/${helm.id}/values` })
     await other.page.locator('form.values[data-editable="true"]').waitFor(WAIT)
     await other.page.fill('[data-field="/values_override/set/0/1"]', '4')
     await other.page.click('[data-action=save]')
@@ -738,14 +758,14 @@ describe('web console', () => {
     const inStage = (page: Page, stageId: string, serviceId: string) =>
       page.locator(`li.plan-stage[data-stage-id="${stageId}"] li.plan-service[data-service-id="${serviceId}"]`)
 
-    const writer = await environmentPage(tokens.write.token, environment.id)
+    const writer = await environmentPage(tokens.write.token, environment.id, 'stages')
     const { page } = writer
     await page.locator('section.deployment-stages[data-editable="true"] li.plan-stage').first().waitFor(WAIT)
     assert.deepEqual(await stagesShown(page), [
       { name: first.name, services: ['api', 'web'] },
       { name: 'backend', services: [] },
     ])
-    assert.equal(await inStage(page, first.id, api.id).locator('.badge').first().textContent(), 'HELM')
+    assert.equal(await inStage(page, first.id, api.id).locator('.chip').textContent(), 'Helm service')
     assert.equal(await page.locator('select[data-action=move-stage]').count(), 2, 'one stage select per service')
 
     const moves: string[] = []
@@ -763,7 +783,7 @@ describe('web console', () => {
 
     // READ and DEPLOY see the stages as the server has them, with nothing to move a service with.
     for (const token of [tokens.read.token, tokens.deploy.token]) {
-      const looker = await environmentPage(token, environment.id)
+      const looker = await environmentPage(token, environment.id, 'stages')
       await looker.page.locator('section.deployment-stages[data-editable="false"] li.plan-stage').first().waitFor(WAIT)
       assert.deepEqual(await stagesShown(looker.page), [
         { name: first.name, services: ['web'] },
@@ -957,7 +977,7 @@ describe('web console', () => {
         .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-action')))
     const controls = 'section.variables button, section.variables input, section.variables textarea, section.variables form'
 
-    const writer = await environmentPage(tokens.write.token, environment.id)
+    const writer = await environmentPage(tokens.write.token, environment.id, 'variables')
     const { page } = writer
     await row(page, 'PROJECT', 'REGION').waitFor(WAIT)
     assert.equal(await page.locator('section.variables').getAttribute('data-editable'), 'true')
@@ -1066,7 +1086,9 @@ describe('web console', () => {
     assert.equal((await listed('ENVIRONMENT', environment.id)).find((v) => v.key === 'LOG_LEVEL')?.value, 'info')
 
     // The helm service: the environment's variables inherited; one overridden, one of the project's aliased here.
+    await tab(page, 'services').click()
     await page.locator('section.services-glance').getByRole('link', { name: helm.name, exact: true }).click()
+    await tab(page, 'variables').click()
     await row(page, 'ENVIRONMENT', 'LOG_LEVEL').waitFor(WAIT)
     assert.equal(await page.locator('section.variables').getAttribute('data-scope'), 'HELM')
     assert.equal(await shownValue(page, 'ENVIRONMENT', 'DB_PASSWORD'), '••••••••')
@@ -1103,14 +1125,14 @@ describe('web console', () => {
     assert.ok(!(await listed('HELM', helm.id)).some((v) => v.key === 'AWS_REGION'), 'deleted')
 
     // READ sees the same lists, secrets masked, and nothing to change them with.
-    const reader = await environmentPage(tokens.read.token, environment.id)
+    const reader = await environmentPage(tokens.read.token, environment.id, 'variables')
     await reader.page.locator('section.variables[data-editable="false"]').waitFor(WAIT)
     await row(reader.page, 'ENVIRONMENT', 'LOG_LEVEL').waitFor(WAIT)
     assert.equal(await shownValue(reader.page, 'ENVIRONMENT', 'LOG_LEVEL'), 'info')
     assert.equal(await shownValue(reader.page, 'ENVIRONMENT', 'DB_PASSWORD'), '••••••••')
     assert.equal(await reader.page.locator(controls).count(), 0)
     await reader.page.getByText('Adding or changing variables needs the WRITE role.').waitFor(WAIT)
-    await reader.page.goto(`${base}/console/#/helm/${helm.id}`)
+    await reader.page.goto(`${base}/console/#/helm/${helm.id}/variables`)
     await row(reader.page, 'HELM', 'LOG_LEVEL').waitFor(WAIT)
     assert.equal(await shownValue(reader.page, 'HELM', 'LOG_LEVEL'), 'trace')
     assert.equal(await reader.page.locator(controls).count(), 0)

@@ -242,7 +242,11 @@ describe('GET /organization/{organizationId}/currentRole (Berth extension)', () 
 })
 
 describe('console history store', () => {
-  const entry = (id: string, action_status = 'SUCCESS', updated_at = '2025-01-01T00:00:00.000Z'): DeploymentEntry => ({
+  const entry = (
+    id: string,
+    action_status: DeploymentEntry['action_status'] = 'SUCCESS',
+    updated_at = '2025-01-01T00:00:00.000Z',
+  ): DeploymentEntry => ({
     identifier: { execution_id: id, environment_id: 'env' },
     auditing_data: { created_at: '2025-01-01T00:00:00.000Z', updated_at, triggered_by: 'test' },
     status: action_status === 'SUCCESS' ? 'DEPLOYED' : 'DEPLOYMENT_QUEUED',
@@ -250,6 +254,7 @@ describe('console history store', () => {
     total_duration: 'PT0S',
     stages: [],
     action_status,
+    message: null,
   })
 
   /** A history of `count` deployments, e<count> the newest, read as the API pages it. */

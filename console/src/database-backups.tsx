@@ -1,12 +1,12 @@
 // A database's Backups tab (docs/backups.md): its backups with their size and state, "Back up now",
 // a restore confirmed by typing the database's name, its schedule, and the organization's S3
-// destinations. Registered on the database page (main.tsx) as that page's extra part.
+// destinations. Registered as a tab of the database's page (service-tabs.tsx).
 import { useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import { formatTime, words } from './format.ts'
-import { ErrorMessage, Show, useLoad } from './pages.tsx'
 import { usePolledPath } from './polled.ts'
 import { type Environment, hasRole, type List, type Role } from './types.ts'
+import { ErrorMessage, Show, useLoad } from './ui.tsx'
 
 interface Backup {
   id: string

@@ -2,16 +2,22 @@
 // timeline of services, and its logs on demand. The data attributes name what is shown, for the
 // end-to-end tests.
 import { useState } from 'preact/hooks'
-import { formatDuration, formatTime, isFailed, isUnfinished, toneOf, words } from './format.ts'
+import { formatDuration, isFailed, isUnfinished, toneOf, words } from './format.ts'
+import { engineName, servicePage } from './kinds.ts'
 import { DeploymentLogs } from './logs.tsx'
 import { formatSeconds, useNow } from './polled.ts'
-import type { DeploymentEntry, ServiceEntry, Stage } from './types.ts'
+import { dryRunStatus, triggerWords } from './trigger-words.ts'
+import { type DeploymentEntry, detailsOf, type ServiceEntry, type Stage } from './types.ts'
+import { When } from './ui.tsx'
 
 export function DeploymentCard({
   entry,
   onRollback,
+  createdAtOf,
 }: {
   entry: DeploymentEntry
+  /** When a deployment of the list was made: a rollback names what it restored by it. */
+  createdAtOf?: (executionId: string) => string | undefined
   /** Given to DEPLOY and above: a deploy or redeploy that succeeded offers "Roll back to this". */
   onRollback?: ((executionId: string) => Promise<void>) | undefined
 }) {
@@ -19,7 +25,8 @@ export function DeploymentCard({
   const [rollingBack, setRollingBack] = useState(false)
   const restorable = onRollback !== undefined && ['DEPLOY', 'RESTART'].includes(entry.trigger_action) && entry.action_status === 'SUCCESS'
   const { auditing_data: audit, identifier } = entry
-  const tone = toneOf(entry.status)
+  const trigger = triggerWords(entry, createdAtOf)
+  const tone = trigger.tone
   // The card stays the same element as the history updates it: an open panel stays open, following on.
   const [logsOpen, setLogsOpen] = useState(false)
   return (
@@ -28,19 +35,20 @@ export function DeploymentCard({
       data-execution-id={entry.identifier.execution_id}
       data-status={entry.status}
       data-action-status={entry.action_status}
+      data-trigger={trigger.kind}
     >
       <header>
-        <span class="trigger" title="trigger">
-          {entry.trigger_action}
+        <span class={`trigger trigger-${trigger.kind}`} title={entry.trigger_action}>
+          {trigger.label}
         </span>
         <span class={`badge tone-${tone}`} data-testid="status" title={entry.status}>
-          {words(entry.status)}
+          {trigger.status}
         </span>
         <span class="who">
-          by <strong>{audit.triggered_by}</strong>
+          by {audit.triggered_by}
           {audit.origin ? <> from {audit.origin}</> : null}
         </span>
-        <time dateTime={audit.created_at}>{formatTime(audit.created_at)}</time>
+        <When at={audit.created_at} />
         <span class="total-duration" title={isUnfinished(entry.action_status) ? 'running for' : 'total duration'}>
           {isUnfinished(entry.action_status) ? <Elapsed since={audit.created_at} /> : formatDuration(entry.total_duration)}
         </span>
@@ -87,7 +95,7 @@ export function DeploymentCard({
       ) : (
         <ol class="timeline">
           {entry.stages.map((stage) => (
-            <StageView key={stage.name} stage={stage} />
+            <StageView key={stage.name} stage={stage} dryRun={trigger.kind === 'dry-run'} />
           ))}
         </ol>
       )}
@@ -98,32 +106,33 @@ export function DeploymentCard({
   )
 }
 
-function StageView({ stage }: { stage: Stage }) {
-  const tone = toneOf(stage.status)
+function StageView({ stage, dryRun }: { stage: Stage; dryRun: boolean }) {
+  // A dry run's stage that ended checked its services: it deployed nothing.
+  const checked = dryRun && toneOf(stage.status) === 'success'
+  const tone = checked ? 'neutral' : toneOf(stage.status)
   return (
     <li class={`stage tone-${tone}${isFailed(stage.status) ? ' failed' : ''}`} data-stage={stage.name} data-status={stage.status}>
       <div class="stage-head">
         <span class="stage-name">{stage.name}</span>
-        <span class={`badge tone-${tone}`}>{words(stage.status)}</span>
+        <span class={`badge tone-${tone}`}>{checked ? 'checked' : words(stage.status)}</span>
         <span class="duration">{formatDuration(stage.duration)}</span>
       </div>
       <ul class="services">
         {stage.services.map((service) => (
-          <ServiceView key={service.identifier.service_id} service={service} />
+          <ServiceView key={service.identifier.service_id} service={service} dryRun={dryRun} />
         ))}
       </ul>
     </li>
   )
 }
 
-/** The console's page of a service, for the kinds it has one for. */
-const SERVICE_PAGES: Record<string, string> = { HELM: 'helm', DATABASE: 'database', CONTAINER: 'container', JOB: 'job' }
-export const servicePage = (type: string, id: string): string | undefined => (SERVICE_PAGES[type] ? `#/${SERVICE_PAGES[type]}/${id}` : undefined)
-
-function ServiceView({ service }: { service: ServiceEntry }) {
-  const tone = toneOf(service.status)
-  const chart = service.details.repository
-  const commit = service.details.commit
+function ServiceView({ service, dryRun }: { service: ServiceEntry; dryRun: boolean }) {
+  // A dry run deployed nothing: its services read "checked", never "deployed".
+  const shown = dryRun ? dryRunStatus(service.status) : { status: words(service.status), tone: toneOf(service.status) }
+  const tone = shown.tone
+  const details = detailsOf(service)
+  const chart = details.repository
+  const commit = details.commit
   return (
     <li
       class={`service tone-${tone}${isFailed(service.status) ? ' failed' : ''}`}
@@ -134,12 +143,12 @@ function ServiceView({ service }: { service: ServiceEntry }) {
         {service.identifier.name}
       </a>
       <span class={`badge tone-${tone}`} title={`${service.status_details.action} ${service.status_details.status}`}>
-        {words(service.status)}
+        {shown.status}
       </span>
       <span class="duration">{formatDuration(service.total_duration)}</span>
       {chart ? <span class="detail">{`${chart.chart_name} ${chart.chart_version}`}</span> : null}
-      {service.details.database_type ? <span class="detail">{`${service.details.database_type} ${service.details.version}`}</span> : null}
-      {service.details.image_name ? <span class="detail">{`${service.details.image_name}:${service.details.tag ?? ''}`}</span> : null}
+      {details.database_type ? <span class="detail">{`${engineName(details.database_type)} ${details.version}`}</span> : null}
+      {details.image_name ? <span class="detail">{`${dryRun ? 'would deploy ' : ''}${details.image_name}:${details.tag ?? ''}`}</span> : null}
       {commit ? (
         <span class="detail commit" data-commit={commit.git_commit_id} title={commit.message}>
           {`${commit.git_commit_id.slice(0, 7)} ${commit.message.split('\n', 1)[0]} (${commit.author_name})`}

@@ -1,75 +1,68 @@
-import { useState } from 'preact/hooks'
+// An environment's page: its name and actions on top, then tabs (environment-tabs.tsx), each a deep
+// link `#/environment/<id>/<tab>`: its services with their live states, its deployment history,
+// its previews, its deployment stages and its variables.
+import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
-import { History } from './history.tsx'
-import { NewContainer } from './new-container.tsx'
-import { Breadcrumbs, type Crumb, ErrorMessage, Show, useLoad } from './pages.tsx'
-import { Previews, ServicesAtAGlance } from './services-glance.tsx'
-import { DeploymentStages } from './stages.tsx'
-import { type CurrentRole, type Environment, hasRole, type Organization, type Project, type Role } from './types.ts'
-import { VariablesPanel } from './variables.tsx'
+import { environmentCrumbs, loadEnvironmentContext } from './context.ts'
+import { ENVIRONMENT_TABS } from './environment-tabs.tsx'
+import { place } from './place.ts'
+import { hasRole, type Role } from './types.ts'
+import { Breadcrumbs, Empty, ErrorMessage, Show, Tabs, useLoad, usePageTitle } from './ui.tsx'
 
-export interface EnvironmentContext {
-  environment: Environment
-  project: Project
-  organization: Organization
-  /** The caller's role in the environment's organization; the buttons it allows are shown. */
-  role: Role
-}
-
-export async function loadEnvironmentContext(environmentId: string): Promise<EnvironmentContext> {
-  const environment = await api.get<Environment>(`/environment/${environmentId}`)
-  const organizationId = environment.organization.id
-  const [project, organization, { role }] = await Promise.all([
-    api.get<Project>(`/project/${environment.project.id}`),
-    api.get<Organization>(`/organization/${organizationId}`),
-    api.get<CurrentRole>(`/organization/${organizationId}/currentRole`),
-  ])
-  return { environment, project, organization, role }
-}
-
-export const environmentCrumbs = ({ organization, project, environment }: EnvironmentContext, here?: Crumb): Crumb[] => [
-  { label: 'Organizations', href: '#/' },
-  { label: organization.name, href: `#/organization/${organization.id}` },
-  { label: project.name, href: `#/project/${project.id}` },
-  here ? { label: environment.name, href: `#/environment/${environment.id}` } : { label: environment.name },
-  ...(here ? [here] : []),
-]
-
-export function EnvironmentPage({ environmentId }: { environmentId: string }) {
+export function EnvironmentPage({ environmentId, tab }: { environmentId: string; tab: string }) {
   const context = useLoad(() => loadEnvironmentContext(environmentId), environmentId)
-  // Bumped after a trigger, so that the history asks for its first page at once.
   const [pokes, setPokes] = useState(0)
+  const loaded = context.data
+  const current = ENVIRONMENT_TABS.find((entry) => entry.id === tab)
+  useEffect(() => {
+    if (loaded) place.set({ organizationId: loaded.organization.id, projectId: loaded.project.id, environmentId })
+  }, [loaded, environmentId])
+  usePageTitle([current?.label, loaded?.environment.name, loaded?.project.name])
+  const base = `#/environment/${environmentId}`
 
   return (
     <Show loaded={context}>
       {(loaded) => (
-        <>
+        <div class="environment-page" data-environment-id={environmentId} data-tab={tab}>
           <Breadcrumbs items={environmentCrumbs(loaded)} />
           <header class="page-head">
-            <h2>{loaded.environment.name}</h2>
+            <h1 class="wrap">{loaded.environment.name}</h1>
+            <span class="chip">{loaded.environment.mode.toLowerCase()}</span>
             <span class="role" title="your role in this organization">
               {loaded.role}
             </span>
+            {hasRole(loaded.role, 'WRITE') ? (
+              <a class="button" href={`${base}/new`} data-action="new-service">
+                New service
+              </a>
+            ) : null}
           </header>
-          <Actions environmentId={environmentId} role={loaded.role} onTriggered={() => setPokes((n) => n + 1)} />
-          <ServicesAtAGlance environmentId={environmentId} />
-          {hasRole(loaded.role, 'WRITE') ? <NewContainer environmentId={environmentId} organizationId={loaded.organization.id} /> : null}
-          <Previews environmentId={environmentId} />
-          <DeploymentStages environmentId={environmentId} role={loaded.role} />
-          <VariablesPanel scope="ENVIRONMENT" parentId={environmentId} role={loaded.role} />
-          <History
+          <Actions
             environmentId={environmentId}
-            pokes={pokes}
-            onRollback={
-              hasRole(loaded.role, 'DEPLOY')
-                ? async (executionId) => {
-                    await api.post(`/environment/${environmentId}/rollback`, { execution_id: executionId })
-                    setPokes((n) => n + 1)
-                  }
-                : undefined
-            }
+            role={loaded.role}
+            onTriggered={() => {
+              setPokes((n) => n + 1)
+              // What was started shows in the history.
+              if (tab !== 'deployments') location.hash = `${base}/deployments`
+            }}
           />
-        </>
+          <Tabs
+            label="Environment"
+            current={tab}
+            tabs={ENVIRONMENT_TABS.map((entry) => ({
+              id: entry.id,
+              label: entry.label,
+              href: entry.id === 'services' ? base : `${base}/${entry.id}`,
+            }))}
+          />
+          <section class="tab-panel" aria-label={current?.label ?? 'Not found'}>
+            {current ? (
+              current.render({ context: loaded, pokes, poke: () => setPokes((n) => n + 1) })
+            ) : (
+              <Empty next={<a href={base}>Go to its services</a>}>This environment has no such tab.</Empty>
+            )}
+          </section>
+        </div>
       )}
     </Show>
   )
@@ -106,14 +99,14 @@ function Actions({ environmentId, role, onTriggered }: { environmentId: string; 
   }
 
   return (
-    <section class="actions" data-role={role}>
+    <section class="actions" data-role={role} aria-label="Environment actions">
       {allowed ? (
         ACTIONS.map(({ action, label, path }) => (
           <button
             key={action}
             type="button"
             data-action={action}
-            class={action === 'cancel' || action === 'stop' || action === 'dry-run' ? 'secondary' : ''}
+            class={action === 'deploy' ? '' : 'secondary'}
             disabled={busy}
             onClick={() => trigger(path)}
           >

@@ -27,8 +27,28 @@ export function formatDuration(duration: string | undefined): string {
   return `${seconds < 10 ? Math.round(seconds * 10) / 10 : Math.round(seconds)} s`
 }
 
-export const formatTime = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+/** `Dec 7, 11:30:12`, the year added when it is not this one. */
+export function formatTime(iso: string): string {
+  const date = new Date(iso)
+  const thisYear = date.getFullYear() === new Date().getFullYear()
+  return date.toLocaleString(undefined, {
+    ...(thisYear ? {} : { year: 'numeric' }),
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  })
+}
+
+/** `12 s ago`, `3 min ago`, `5 h ago`, then the date: how long ago `iso` was, at `now`. */
+export function timeAgo(iso: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - new Date(iso).getTime()) / 1000))
+  if (seconds < 60) return `${seconds} s ago`
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`
+  return formatTime(iso)
+}
 
 /** `DEPLOYMENT_QUEUED` → `deployment queued`. */
 export const words = (status: string) => status.toLowerCase().replaceAll('_', ' ')

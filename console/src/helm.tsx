@@ -2,9 +2,10 @@ import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { ApiError, api, type FieldError, getWithTag, messageOf } from './api.ts'
 import { bodyErrors, Field, FieldErrorText, OtherFieldErrors } from './fields.tsx'
-import { ErrorMessage } from './pages.tsx'
-import { ServicePage } from './service-page.tsx'
-import { type GitRepository, type HelmService, hasRole, type KeyValues, type RawValuesFile } from './types.ts'
+import { type AnyService, helmRequest } from './kinds.ts'
+import type { ServiceTabProps } from './service-tab-props.ts'
+import { type HelmService, hasRole, type KeyValues, type RawValuesFile } from './types.ts'
+import { ErrorMessage } from './ui.tsx'
 
 type PairField = 'set' | 'set_string' | 'set_json'
 const PAIR_FIELDS: { field: PairField; title: string; hint: string }[] = [
@@ -42,68 +43,42 @@ function fieldPaths(draft: Draft): Set<string> {
   return paths
 }
 
-const gitRequest = (repository: GitRepository) => ({
-  url: repository.url,
-  branch: repository.branch ?? null,
-  root_path: repository.root_path,
-  git_token_id: repository.git_token_id,
-  provider: repository.provider,
-})
-
-/**
- * The `PUT /helm/{id}` body that keeps everything as read but the values override: the API's edit
- * is a full replacement, and reads and writes name some fields differently.
- */
-function editRequest(helm: HelmService, draft: Draft) {
+/** The `PUT /helm/{id}` body: the service as read with the values override of the form. */
+const editRequest = (helm: HelmService, draft: Draft) => {
   const file = helm.values_override.file
-  return {
-    name: helm.name,
-    description: helm.description ?? null,
-    timeout_sec: helm.timeout_sec,
-    auto_preview: helm.auto_preview,
-    auto_deploy: helm.auto_deploy,
-    source:
-      'git' in helm.source
-        ? { git_repository: gitRequest(helm.source.git.git_repository) }
-        : {
-            helm_repository: {
-              repository: helm.source.repository.repository.id,
-              chart_name: helm.source.repository.chart_name,
-              chart_version: helm.source.repository.chart_version,
-            },
-          },
-    arguments: helm.arguments,
-    allow_cluster_wide_resources: helm.allow_cluster_wide_resources,
-    values_override: {
-      set: draft.set,
-      set_string: draft.set_string,
-      set_json: draft.set_json,
-      file: file?.git
-        ? { git: { git_repository: gitRequest(file.git.git_repository), paths: file.git.paths } }
-        : draft.raw.length > 0
-          ? { raw: { values: draft.raw } }
-          : null,
-    },
-    ports: helm.ports.map(({ id: _id, port_type: _type, ...port }) => port),
-    icon_uri: helm.icon_uri,
-    blueprint_id: helm.blueprint_id,
-  }
+  return helmRequest(helm as unknown as AnyService, {
+    set: draft.set,
+    set_string: draft.set_string,
+    set_json: draft.set_json,
+    // Values files read from git are kept as they are; raw ones are the form's.
+    file: file?.git ? undefined : draft.raw.length > 0 ? { raw: { values: draft.raw } } : null,
+  })
 }
 
-/** A helm service: the page of every kind, with its values override editor. */
-export function HelmPage({ helmId }: { helmId: string }) {
+/** A helm service's Values tab: its chart and its values override, which WRITE and above edit. */
+export function HelmValuesTab({ service, etag, role, setService }: ServiceTabProps) {
   return (
-    <ServicePage
-      kind="helm"
-      id={helmId}
-      extra={(helm, role, etag) => (
-        <HelmEditor key={helm.id} initial={helm as unknown as HelmService} initialTag={etag} editable={hasRole(role, 'WRITE')} />
-      )}
+    <HelmEditor
+      key={service.id}
+      initial={service as unknown as HelmService}
+      initialTag={etag}
+      editable={hasRole(role, 'WRITE')}
+      onSaved={(saved) => setService(saved as unknown as ServiceTabProps['service'])}
     />
   )
 }
 
-function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; initialTag: string | null; editable: boolean }) {
+function HelmEditor({
+  initial,
+  initialTag,
+  editable,
+  onSaved,
+}: {
+  initial: HelmService
+  initialTag: string | null
+  editable: boolean
+  onSaved: (helm: HelmService) => void
+}) {
   const [helm, setHelm] = useState(initial)
   const [etag, setEtag] = useState(initialTag)
   const [draft, setDraft] = useState(() => draftOf(initial))
@@ -139,6 +114,7 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
       setEtag(tag)
       setDraft(draftOf(data))
       setSaved(true)
+      onSaved(data)
     } catch (failure) {
       setError(messageOf(failure))
       setErrors(bodyErrors(failure))
@@ -163,117 +139,114 @@ function HelmEditor({ initial, initialTag, editable }: { initial: HelmService; i
   const errorAt = (path: string) => errors.find((e) => e.path === path)?.message
 
   return (
-    <>
-      <Configuration helm={helm} />
-      <form class="values" onSubmit={save} data-editable={String(editable)}>
-        <h3>Values override</h3>
-        {editable ? null : <p class="hint">Editing needs the WRITE role.</p>}
-        {PAIR_FIELDS.map(({ field, title, hint }) => (
-          <fieldset key={field} data-group={field}>
-            <legend>
-              {title} <span class="hint">{hint}</span>
-            </legend>
-            {draft[field].length === 0 ? <p class="empty">none</p> : null}
-            {draft[field].map((pair, index) => {
-              const path = `/values_override/${field}/${index}`
+    <form class="values panel" onSubmit={save} data-editable={String(editable)}>
+      <h2>Values override</h2>
+      {editable ? null : <p class="hint">Editing needs the WRITE role.</p>}
+      {PAIR_FIELDS.map(({ field, title, hint }) => (
+        <fieldset key={field} data-group={field}>
+          <legend>
+            {title} <span class="hint">{hint}</span>
+          </legend>
+          {draft[field].length === 0 ? <p class="empty">none</p> : null}
+          {draft[field].map((pair, index) => {
+            const path = `/values_override/${field}/${index}`
+            return (
+              // Rows are edited in place: their position is their identity.
+              <div class="row" key={index}>
+                <Field
+                  path={`${path}/0`}
+                  label="key"
+                  value={pair[0] ?? ''}
+                  editable={editable}
+                  error={errorAt(`${path}/0`)}
+                  onInput={(v) => setCell(field, index, 0, v)}
+                />
+                <Field
+                  path={`${path}/1`}
+                  label="value"
+                  value={pair[1] ?? ''}
+                  editable={editable}
+                  error={errorAt(`${path}/1`)}
+                  onInput={(v) => setCell(field, index, 1, v)}
+                />
+                <EditButton editable={editable} action="remove" onClick={() => change((d) => d[field].splice(index, 1))}>
+                  Remove
+                </EditButton>
+                <FieldErrorText path={path} message={errorAt(path)} />
+              </div>
+            )
+          })}
+          <EditButton editable={editable} action={`add-${field}`} onClick={() => change((d) => d[field].push(['', '']))}>
+            Add
+          </EditButton>
+        </fieldset>
+      ))}
+      <fieldset data-group="raw">
+        <legend>
+          values files <span class="hint">YAML, as helm -f</span>
+        </legend>
+        {helm.values_override.file?.git ? (
+          <p class="hint">
+            From git: {helm.values_override.file.git.git_repository.url} {helm.values_override.file.git.paths.join(', ')} (not editable here)
+          </p>
+        ) : (
+          <>
+            {draft.raw.length === 0 ? <p class="empty">none</p> : null}
+            {draft.raw.map((file, index) => {
+              const path = `/values_override/file/raw/values/${index}`
               return (
                 // Rows are edited in place: their position is their identity.
-                <div class="row" key={index}>
+                <div class="row file" key={index}>
                   <Field
-                    path={`${path}/0`}
-                    label="key"
-                    value={pair[0] ?? ''}
+                    path={`${path}/name`}
+                    label="name"
+                    value={file.name}
                     editable={editable}
-                    error={errorAt(`${path}/0`)}
-                    onInput={(v) => setCell(field, index, 0, v)}
+                    error={errorAt(`${path}/name`)}
+                    onInput={(v) => setFile(index, { name: v })}
                   />
                   <Field
-                    path={`${path}/1`}
-                    label="value"
-                    value={pair[1] ?? ''}
+                    path={`${path}/content`}
+                    label="content"
+                    multiline
+                    value={file.content}
                     editable={editable}
-                    error={errorAt(`${path}/1`)}
-                    onInput={(v) => setCell(field, index, 1, v)}
+                    error={errorAt(`${path}/content`)}
+                    onInput={(v) => setFile(index, { content: v })}
                   />
-                  <EditButton editable={editable} action="remove" onClick={() => change((d) => d[field].splice(index, 1))}>
+                  <EditButton editable={editable} action="remove" onClick={() => change((d) => d.raw.splice(index, 1))}>
                     Remove
                   </EditButton>
                   <FieldErrorText path={path} message={errorAt(path)} />
                 </div>
               )
             })}
-            <EditButton editable={editable} action={`add-${field}`} onClick={() => change((d) => d[field].push(['', '']))}>
-              Add
+            <EditButton editable={editable} action="add-raw" onClick={() => change((d) => d.raw.push({ name: 'values.yaml', content: '' }))}>
+              Add a values file
             </EditButton>
-          </fieldset>
-        ))}
-        <fieldset data-group="raw">
-          <legend>
-            values files <span class="hint">YAML, as helm -f</span>
-          </legend>
-          {helm.values_override.file?.git ? (
-            <p class="hint">
-              From git: {helm.values_override.file.git.git_repository.url} {helm.values_override.file.git.paths.join(', ')} (not editable here)
-            </p>
-          ) : (
-            <>
-              {draft.raw.length === 0 ? <p class="empty">none</p> : null}
-              {draft.raw.map((file, index) => {
-                const path = `/values_override/file/raw/values/${index}`
-                return (
-                  // Rows are edited in place: their position is their identity.
-                  <div class="row file" key={index}>
-                    <Field
-                      path={`${path}/name`}
-                      label="name"
-                      value={file.name}
-                      editable={editable}
-                      error={errorAt(`${path}/name`)}
-                      onInput={(v) => setFile(index, { name: v })}
-                    />
-                    <Field
-                      path={`${path}/content`}
-                      label="content"
-                      multiline
-                      value={file.content}
-                      editable={editable}
-                      error={errorAt(`${path}/content`)}
-                      onInput={(v) => setFile(index, { content: v })}
-                    />
-                    <EditButton editable={editable} action="remove" onClick={() => change((d) => d.raw.splice(index, 1))}>
-                      Remove
-                    </EditButton>
-                    <FieldErrorText path={path} message={errorAt(path)} />
-                  </div>
-                )
-              })}
-              <EditButton editable={editable} action="add-raw" onClick={() => change((d) => d.raw.push({ name: 'values.yaml', content: '' }))}>
-                Add a values file
-              </EditButton>
-            </>
-          )}
-        </fieldset>
-        <OtherFieldErrors errors={elsewhere} />
-        <ErrorMessage message={error} />
-        {stale ? (
-          <button type="button" class="secondary" data-action="reload" onClick={() => void reload().catch((e: unknown) => setError(messageOf(e)))}>
-            Reload the service
+          </>
+        )}
+      </fieldset>
+      <OtherFieldErrors errors={elsewhere} />
+      <ErrorMessage message={error} />
+      {stale ? (
+        <button type="button" class="secondary" data-action="reload" onClick={() => void reload().catch((e: unknown) => setError(messageOf(e)))}>
+          Reload the service
+        </button>
+      ) : null}
+      {editable ? (
+        <div class="form-actions">
+          <button type="submit" data-action="save" disabled={busy}>
+            Save values override
           </button>
-        ) : null}
-        {editable ? (
-          <div class="form-actions">
-            <button type="submit" data-action="save" disabled={busy}>
-              Save values override
-            </button>
-            {saved ? (
-              <span class="saved" role="status">
-                Saved.
-              </span>
-            ) : null}
-          </div>
-        ) : null}
-      </form>
-    </>
+          {saved ? (
+            <span class="saved" role="status">
+              Saved.
+            </span>
+          ) : null}
+        </div>
+      ) : null}
+    </form>
   )
 }
 
@@ -294,40 +267,4 @@ function EditButton({
       {children}
     </button>
   ) : null
-}
-
-function Configuration({ helm }: { helm: HelmService }) {
-  const source =
-    'git' in helm.source
-      ? `git ${helm.source.git.git_repository.url}${helm.source.git.git_repository.branch ? ` (${helm.source.git.git_repository.branch})` : ''} ${helm.source.git.git_repository.root_path}`
-      : `${helm.source.repository.chart_name} ${helm.source.repository.chart_version} from ${helm.source.repository.repository.name}`
-  return (
-    <section class="configuration">
-      <h3>Configuration</h3>
-      <dl>
-        <dt>Chart</dt>
-        <dd data-testid="helm-source">{source}</dd>
-        {helm.description ? (
-          <>
-            <dt>Description</dt>
-            <dd>{helm.description}</dd>
-          </>
-        ) : null}
-        <dt>Arguments</dt>
-        <dd>{helm.arguments.length > 0 ? <code>{helm.arguments.join(' ')}</code> : 'none'}</dd>
-        <dt>Auto deploy</dt>
-        <dd>{helm.auto_deploy ? 'yes' : 'no'}</dd>
-        <dt>Timeout</dt>
-        <dd>{helm.timeout_sec} s</dd>
-        <dt>Cluster-wide resources</dt>
-        <dd>{helm.allow_cluster_wide_resources ? 'allowed' : 'no'}</dd>
-        <dt>Ports</dt>
-        <dd>
-          {helm.ports.length > 0
-            ? helm.ports.map((p) => `${p.name} ${p.internal_port}→${p.external_port} ${p.protocol}${p.is_default ? ' (default)' : ''}`).join(', ')
-            : 'none'}
-        </dd>
-      </dl>
-    </section>
-  )
 }

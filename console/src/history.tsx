@@ -2,8 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import { DeploymentCard } from './deployment-card.tsx'
 import { appendOlder, emptyStore, type HistoryStore, idOf, mergeNewest, patchEntry, unfinishedBelowNewest } from './history-store.ts'
-import { ErrorMessage } from './pages.tsx'
 import type { HistoryPage } from './types.ts'
+import { ErrorMessage } from './ui.tsx'
 
 const PAGE_SIZE = 20
 const POLL_MS = 1000
@@ -145,6 +145,7 @@ export function History({
   }, [pokes])
 
   const { order, byId, loaded, hasMore, restarts } = store.current
+  const createdAtOf = (executionId: string) => byId.get(executionId)?.auditing_data.created_at
 
   // A new observer reports at once whether the end of the list is in view, then each time that
   // changes. Observing anew after each older page (and when the list starts over) makes one
@@ -165,20 +166,20 @@ export function History({
 
   return (
     <section class="history" aria-live="polite">
-      <h3>
+      <h2>
         Deployments{' '}
         <span class="count" data-testid="history-count">
           {order.length}
           {hasMore ? '+' : ''}
         </span>
-      </h3>
+      </h2>
       <ErrorMessage message={error} />
       {!loaded ? <p class="loading">Loading…</p> : null}
       {loaded && order.length === 0 ? <p class="empty">No deployment yet.</p> : null}
       <ol class="deployments">
         {order.map((id) => (
           <li key={id}>
-            <DeploymentCard entry={byId.get(id)!} onRollback={onRollback} />
+            <DeploymentCard entry={byId.get(id)!} onRollback={onRollback} createdAtOf={createdAtOf} />
           </li>
         ))}
       </ol>

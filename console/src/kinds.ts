@@ -1,10 +1,12 @@
-// What differs between the kinds of service, as one table: each kind's API path, its member in the
-// statuses answers, what its version chooser sends, which actions the API has for it, and how its
-// configuration reads and edits. The service page (service-page.tsx) is the same for all of them:
-// a new kind is one entry here (and its route in main.tsx).
-import type { ServiceEntry } from './types.ts'
+// What differs between the kinds of service, as one table. Which kinds there are, their paths,
+// their members in the statuses answers, their variable scopes and which routes they have come from
+// the server (generated/kinds.ts, made from its kinds registry and OpenAPI document); this file adds
+// how each reads on screen: its title, its configuration's lines, its version chooser, its form.
+// A kind the server has and this table does not still gets a page (GENERIC below).
+import { GENERATED_KINDS, type GeneratedKind, type KindType } from './generated/kinds.ts'
+import { detailsOf, type ServiceEntry } from './types.ts'
 
-export type KindName = 'application' | 'container' | 'job' | 'database' | 'helm' | 'terraform'
+export type { KindType }
 
 /** A service as any kind's `GET /{kind}/{id}` answers it: the kind's fields are read through its entry. */
 // biome-ignore lint/suspicious/noExplicitAny: each kind reads its own fields of the response
@@ -14,8 +16,26 @@ export type AnyService = { id: string; name: string; environment: { id: string }
 export interface FormField {
   path: string
   label: string
-  type: 'text' | 'number'
+  /** A `list` is typed as words apart (a command's arguments); a `boolean` is a checkbox. */
+  type: 'text' | 'number' | 'boolean' | 'list'
+  /** An empty text is sent as null (the field is unset, not empty). */
+  nullable?: boolean
   hint?: string
+}
+
+/** A field's value as its input shows it. */
+export function fieldText(field: FormField, value: unknown): string {
+  if (field.type === 'list') return Array.isArray(value) ? value.join(' ') : ''
+  if (field.type === 'boolean') return value === true ? 'true' : 'false'
+  return value === null || value === undefined ? '' : String(value)
+}
+
+/** What a field's input holds, as the request takes it: a number when it is one (else as typed: the API then says what is wrong). */
+export function fieldValue(field: FormField, text: string): unknown {
+  if (field.type === 'list') return text.split(/\s+/).filter(Boolean)
+  if (field.type === 'boolean') return text === 'true'
+  if (field.type === 'number') return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text
+  return field.nullable && text.trim() === '' ? null : text
 }
 
 export interface VersionField {
@@ -27,39 +47,33 @@ export interface VersionField {
 const COMMIT: VersionField = { field: 'git_commit_id', label: 'Commit', placeholder: 'head of the branch' }
 const TAG: VersionField = { field: 'image_tag', label: 'Image tag', placeholder: 'the configured tag' }
 
-export interface KindSpec {
-  name: KindName
+/** How a kind reads on screen. */
+export interface Presentation {
   /** `Container`, as a heading says it. */
   title: string
-  /** Its member in `GET /environment/{id}/statuses` (`containers`). */
-  statusesKey: 'applications' | 'containers' | 'jobs' | 'databases' | 'helms' | 'terraforms'
-  /** `service_type` in `GET /environment/{id}/services` and in deployment stages (the contract's word). */
-  serviceType: string
-  /** The reference's word for it, which the server answers with BERTH_ENUM_WORDS=reference (docs/enum-words.md). */
-  referenceServiceType?: string
   /** The deploy request's field that picks a version, when the service has one (a chart in git takes a commit, not a chart version). */
   versionField(service: AnyService): VersionField | undefined
-  /** Whether the kind has `POST /{kind}/{id}/restart-service`. */
-  restart: boolean
-  /** `GET /{kind}/{id}/link` (its addresses). */
-  links: boolean
-  /** `GET /{kind}/{id}/customDomain`. */
-  customDomains: boolean
-  /** The variable scope of its own variables, when it has them. */
-  variableScope?: 'APPLICATION' | 'CONTAINER' | 'JOB' | 'HELM'
+  /** The value of that field the configuration holds (a container's tag), when it names one: what runs is compared with it. */
+  configuredValue?(service: AnyService): string | undefined
   /** Lines of its configuration: label and value. */
   summary(service: AnyService): [string, string][]
   /** The version it is configured with, in a few words. */
   configuredVersion(service: AnyService): string
-  /** The fields its form edits (the helm kind has its own values editor besides). */
-  form: FormField[]
+  /** The fields its form edits, for this service (a job from git has others than one from an image; the helm kind has its own values editor besides). */
+  form(service: AnyService): FormField[]
   /** The `PUT /{kind}/{id}` body that keeps everything as read: reads and writes name some fields differently. */
   editRequest(service: AnyService): Record<string, unknown>
 }
 
+export type KindSpec = GeneratedKind & Presentation
+
+/** A database engine as its makers write it: `POSTGRESQL` → `PostgreSQL`. */
+export const DATABASE_ENGINES: Record<string, string> = { POSTGRESQL: 'PostgreSQL', MYSQL: 'MySQL', MONGODB: 'MongoDB', REDIS: 'Redis' }
+export const engineName = (type: string) => DATABASE_ENGINES[type] ?? type
+
 /** What a deployment ran, in the terms of a deploy request's `field` (its tag, commit or chart version), when it says. */
 export function versionIn(entry: ServiceEntry, field: VersionField['field']): string | undefined {
-  const d = entry.details
+  const d = detailsOf(entry)
   if (field === 'image_tag') return d.tag
   if (field === 'chart_version') return d.repository?.chart_version
   return d.git_commit_id ?? d.commit?.git_commit_id ?? undefined
@@ -67,13 +81,13 @@ export function versionIn(entry: ServiceEntry, field: VersionField['field']): st
 
 /** The version a deployment ran, from its history entry's details: image and tag, commit, chart version. */
 export function deployedVersion(entry: ServiceEntry): string {
-  const d = entry.details
+  const d = detailsOf(entry)
   const parts: string[] = []
   if (d.image_name || d.tag) parts.push(`${d.image_name ?? ''}${d.tag ? `:${d.tag}` : ''}`)
   if (d.repository) parts.push(`${d.repository.chart_name} ${d.repository.chart_version}`)
   const commit = d.git_commit_id ?? d.commit?.git_commit_id
   if (commit) parts.push(`commit ${commit.slice(0, 7)}`)
-  if (d.database_type) parts.push(`${d.database_type} ${d.version ?? ''}`.trim())
+  if (d.database_type) parts.push(`${engineName(d.database_type)} ${d.version ?? ''}`.trim())
   return parts.join(', ') || '—'
 }
 
@@ -82,13 +96,15 @@ const resources = (s: AnyService): [string, string] => [
   `${s.cpu}m CPU, ${s.memory} MB${s.min_running_instances === undefined ? '' : `, ${s.min_running_instances}–${s.max_running_instances} instance(s)`}`,
 ]
 
+// The port the service listens on and whether it is public: the address it is reached at is the
+// front door's (the Addresses of its overview), not the `external_port` of the configuration.
 const ports = (s: AnyService): [string, string] => [
   'Ports',
   Array.isArray(s.ports) && s.ports.length > 0
     ? s.ports
         .map(
-          (p: { internal_port: number; external_port?: number; publicly_accessible?: boolean; protocol: string }) =>
-            `${p.internal_port}${p.external_port ? `→${p.external_port}` : ''}/${p.protocol}${p.publicly_accessible ? ' public' : ''}`,
+          (p: { internal_port: number; publicly_accessible?: boolean; protocol: string }) =>
+            `${p.internal_port}/${p.protocol} ${p.publicly_accessible ? 'public (through the front door)' : 'private'}`,
         )
         .join(', ')
     : 'none',
@@ -105,6 +121,51 @@ const gitRequest = (repository: Record<string, unknown>) => ({
   provider: repository.provider,
 })
 
+/**
+ * The `PUT /helm/{id}` body that keeps everything as read but `valuesOverride`: the API's edit is a
+ * full replacement, and reads and writes name some fields differently (the Values tab sends it too).
+ */
+export function helmRequest(s: AnyService, valuesOverride: { set: string[][]; set_string: string[][]; set_json: string[][]; file?: unknown }) {
+  const file = s.values_override.file
+  return {
+    name: s.name,
+    description: s.description ?? null,
+    timeout_sec: s.timeout_sec,
+    auto_preview: s.auto_preview,
+    auto_deploy: s.auto_deploy,
+    source:
+      'git' in s.source
+        ? { git_repository: gitRequest(s.source.git.git_repository) }
+        : {
+            helm_repository: {
+              repository: s.source.repository.repository.id,
+              chart_name: s.source.repository.chart_name,
+              chart_version: s.source.repository.chart_version,
+            },
+          },
+    arguments: s.arguments,
+    allow_cluster_wide_resources: s.allow_cluster_wide_resources,
+    values_override: {
+      set: valuesOverride.set,
+      set_string: valuesOverride.set_string,
+      set_json: valuesOverride.set_json,
+      file:
+        valuesOverride.file === undefined
+          ? file?.git
+            ? { git: { git_repository: gitRequest(file.git.git_repository), paths: file.git.paths } }
+            : file?.raw
+              ? { raw: { values: file.raw.values } }
+              : null
+          : valuesOverride.file,
+    },
+    ports: (s.ports ?? []).map(({ id: _id, port_type: _type, ...port }: Record<string, unknown>) => port),
+    icon_uri: s.icon_uri,
+    blueprint_id: s.blueprint_id,
+  }
+}
+
+const NAME: FormField = { path: '/name', label: 'Name', type: 'text' }
+const AUTO_DEPLOY: FormField = { path: '/auto_deploy', label: 'Deploy on each new version (auto deploy)', type: 'boolean' }
 const RESOURCE_FIELDS: FormField[] = [
   { path: '/cpu', label: 'CPU (millicores)', type: 'number' },
   { path: '/memory', label: 'Memory (MB)', type: 'number' },
@@ -113,18 +174,23 @@ const INSTANCE_FIELDS: FormField[] = [
   { path: '/min_running_instances', label: 'Minimum instances', type: 'number' },
   { path: '/max_running_instances', label: 'Maximum instances', type: 'number', hint: '-1: no limit' },
 ]
+const COMMAND_FIELDS: FormField[] = [
+  { path: '/entrypoint', label: 'Entrypoint', type: 'text', nullable: true, hint: "empty: the image's own" },
+  { path: '/arguments', label: 'Arguments', type: 'list', hint: 'words apart, as the command takes them' },
+]
+/** Its first port, when it has one: the port it listens on, and whether the front door publishes it. */
+const portFields = (s: AnyService): FormField[] =>
+  Array.isArray(s.ports) && s.ports.length > 0
+    ? [
+        { path: '/ports/0/internal_port', label: 'Port it listens on', type: 'number' },
+        { path: '/ports/0/publicly_accessible', label: 'Public, through the front door', type: 'boolean' },
+      ]
+    : []
 
-export const KINDS: Record<KindName, KindSpec> = {
-  application: {
-    name: 'application',
+const PRESENTATIONS: Partial<Record<KindType, Presentation>> = {
+  APPLICATION: {
     title: 'Application',
-    statusesKey: 'applications',
-    serviceType: 'APPLICATION',
     versionField: () => COMMIT,
-    restart: true,
-    links: true,
-    customDomains: true,
-    variableScope: 'APPLICATION',
     summary: (s) => [
       ['Repository', `${s.git_repository.url}${s.git_repository.branch ? ` (${s.git_repository.branch})` : ''} ${s.git_repository.root_path ?? ''}`],
       ['Build', `${s.build_mode ?? 'DOCKER'}${s.dockerfile_path ? ` ${s.dockerfile_path}` : ''}`],
@@ -133,11 +199,16 @@ export const KINDS: Record<KindName, KindSpec> = {
     ],
     configuredVersion: (s) =>
       `${s.git_repository.branch ?? 'default branch'}${s.git_repository.deployed_commit_id ? ` at ${String(s.git_repository.deployed_commit_id).slice(0, 7)}` : ''}`,
-    form: [
-      { path: '/name', label: 'Name', type: 'text' },
+    form: (s) => [
+      NAME,
       { path: '/git_repository/branch', label: 'Branch', type: 'text' },
+      { path: '/git_repository/root_path', label: 'Root path', type: 'text' },
+      { path: '/dockerfile_path', label: 'Dockerfile', type: 'text', nullable: true },
       ...RESOURCE_FIELDS,
       ...INSTANCE_FIELDS,
+      ...portFields(s),
+      ...COMMAND_FIELDS,
+      AUTO_DEPLOY,
     ],
     editRequest: (s) => ({
       name: s.name,
@@ -158,16 +229,10 @@ export const KINDS: Record<KindName, KindSpec> = {
       storage: withoutIds(s.storage),
     }),
   },
-  container: {
-    name: 'container',
+  CONTAINER: {
     title: 'Container',
-    statusesKey: 'containers',
-    serviceType: 'CONTAINER',
     versionField: () => TAG,
-    restart: true,
-    links: true,
-    customDomains: true,
-    variableScope: 'CONTAINER',
+    configuredValue: (s) => s.tag,
     summary: (s) => [
       ['Image', `${s.image_name}:${s.tag}`],
       ['Registry', `${s.registry.name} (${s.registry.kind}, ${s.registry.url})`],
@@ -175,12 +240,15 @@ export const KINDS: Record<KindName, KindSpec> = {
       ports(s),
     ],
     configuredVersion: (s) => `${s.image_name}:${s.tag}`,
-    form: [
-      { path: '/name', label: 'Name', type: 'text' },
+    form: (s) => [
+      NAME,
       { path: '/image_name', label: 'Image', type: 'text' },
       { path: '/tag', label: 'Tag', type: 'text' },
       ...RESOURCE_FIELDS,
       ...INSTANCE_FIELDS,
+      ...portFields(s),
+      ...COMMAND_FIELDS,
+      AUTO_DEPLOY,
     ],
     editRequest: (s) => ({
       name: s.name,
@@ -201,23 +269,38 @@ export const KINDS: Record<KindName, KindSpec> = {
       storage: withoutIds(s.storage),
     }),
   },
-  job: {
-    name: 'job',
+  JOB: {
     title: 'Job',
-    statusesKey: 'jobs',
-    serviceType: 'JOB',
     versionField: (s) => ('image' in s.source ? TAG : COMMIT),
-    restart: false,
-    links: false,
-    customDomains: false,
-    variableScope: 'JOB',
+    configuredValue: (s) => ('image' in s.source ? s.source.image.tag : undefined),
     summary: (s) => [
       ['Source', 'image' in s.source ? `${s.source.image.image_name}:${s.source.image.tag}` : `git ${s.source.docker?.git_repository?.url ?? ''}`],
       ['Schedule', s.schedule.cronjob ? `cron "${s.schedule.cronjob.scheduled_at}" (${s.schedule.cronjob.timezone})` : 'lifecycle events'],
       resources(s),
     ],
     configuredVersion: (s) => ('image' in s.source ? `${s.source.image.image_name}:${s.source.image.tag}` : 'built from git'),
-    form: [{ path: '/name', label: 'Name', type: 'text' }, ...RESOURCE_FIELDS],
+    form: (s) => [
+      NAME,
+      ...('image' in s.source
+        ? [
+            { path: '/source/image/image_name', label: 'Image', type: 'text' as const },
+            { path: '/source/image/tag', label: 'Tag', type: 'text' as const },
+          ]
+        : [
+            { path: '/source/docker/git_repository/branch', label: 'Branch', type: 'text' as const },
+            { path: '/source/docker/dockerfile_path', label: 'Dockerfile', type: 'text' as const, nullable: true },
+          ]),
+      ...(s.schedule.cronjob
+        ? [
+            { path: '/schedule/cronjob/scheduled_at', label: 'Schedule (cron)', type: 'text' as const, hint: 'minute hour day month weekday' },
+            { path: '/schedule/cronjob/timezone', label: 'Timezone', type: 'text' as const },
+          ]
+        : []),
+      ...RESOURCE_FIELDS,
+      { path: '/max_nb_restart', label: 'Retries after a failure', type: 'number' },
+      { path: '/max_duration_seconds', label: 'Longest run (s)', type: 'number' },
+      AUTO_DEPLOY,
+    ],
     editRequest: (s) => ({
       name: s.name,
       description: s.description ?? null,
@@ -242,23 +325,22 @@ export const KINDS: Record<KindName, KindSpec> = {
       schedule: s.schedule,
     }),
   },
-  database: {
-    name: 'database',
+  DATABASE: {
     title: 'Database',
-    statusesKey: 'databases',
-    serviceType: 'DATABASE',
     versionField: () => undefined,
-    restart: true,
-    links: false,
-    customDomains: false,
     summary: (s) => [
-      ['Type', `${s.type} ${s.version}`],
+      ['Engine', `${engineName(s.type)} ${s.version}`],
       ['Mode', s.mode === 'MANAGED' ? `managed (${s.instance_type})` : 'container'],
       ['Host', `${s.host}:${s.port} (${String(s.accessibility).toLowerCase()})`],
       ['Resources', `${s.cpu}m CPU, ${s.memory} MB memory, ${s.storage} GB storage`],
     ],
-    configuredVersion: (s) => `${s.type} ${s.version}`,
-    form: [{ path: '/name', label: 'Name', type: 'text' }, ...RESOURCE_FIELDS, { path: '/storage', label: 'Storage (GB)', type: 'number' }],
+    configuredVersion: (s) => `${engineName(s.type)} ${s.version}`,
+    form: () => [
+      NAME,
+      { path: '/version', label: 'Version', type: 'text' },
+      ...RESOURCE_FIELDS,
+      { path: '/storage', label: 'Storage (GB)', type: 'number' },
+    ],
     editRequest: (s) => ({
       name: s.name,
       description: s.description ?? null,
@@ -270,36 +352,51 @@ export const KINDS: Record<KindName, KindSpec> = {
       ...(s.instance_type ? { instance_type: s.instance_type } : {}),
     }),
   },
-  helm: {
-    name: 'helm',
+  HELM: {
     title: 'Helm service',
-    statusesKey: 'helms',
-    serviceType: 'HELM',
     versionField: (s) => ('git' in s.source ? COMMIT : { field: 'chart_version', label: 'Chart version', placeholder: 'the configured version' }),
-    restart: false,
-    links: true,
-    customDomains: true,
-    variableScope: 'HELM',
-    // Its configuration shows above its values override editor (helm.tsx).
-    summary: () => [],
+    configuredValue: (s) => ('git' in s.source ? undefined : s.source.repository.chart_version),
+    summary: (s) => [
+      [
+        'Chart',
+        'git' in s.source
+          ? `in git ${s.source.git.git_repository.url}${s.source.git.git_repository.branch ? ` (${s.source.git.git_repository.branch})` : ''} ${s.source.git.git_repository.root_path}`
+          : `${s.source.repository.chart_name} ${s.source.repository.chart_version} from ${s.source.repository.repository.name}`,
+      ],
+      ['Arguments', s.arguments.length > 0 ? s.arguments.join(' ') : 'none'],
+      ['Auto deploy', s.auto_deploy ? 'yes' : 'no'],
+      ['Timeout', `${s.timeout_sec} s`],
+      [
+        'Ports',
+        s.ports.length > 0
+          ? s.ports
+              .map(
+                (p: { name: string; internal_port: number; protocol: string; is_default?: boolean }) =>
+                  `${p.name} ${p.internal_port}/${p.protocol}${p.is_default ? ' (default)' : ''}`,
+              )
+              .join(', ')
+          : 'none',
+      ],
+    ],
     configuredVersion: (s) =>
       'git' in s.source
         ? `chart in git ${s.source.git.git_repository.branch ?? ''}`
         : `${s.source.repository.chart_name} ${s.source.repository.chart_version}`,
-    // Its values override has an editor of its own (helm.tsx), which sends the whole service.
-    form: [],
-    editRequest: () => ({}),
+    // Its values override has an editor of its own (the Values tab), which sends the whole service too.
+    form: (s) => [
+      NAME,
+      ...('git' in s.source
+        ? [{ path: '/source/git_repository/branch', label: 'Branch', type: 'text' as const }]
+        : [{ path: '/source/helm_repository/chart_version', label: 'Chart version', type: 'text' as const }]),
+      { path: '/arguments', label: 'Arguments', type: 'list', hint: 'helm install arguments, words apart' },
+      { path: '/timeout_sec', label: 'Timeout (s)', type: 'number' },
+      AUTO_DEPLOY,
+    ],
+    editRequest: (s) => helmRequest(s, { ...s.values_override, file: undefined }),
   },
-  terraform: {
-    name: 'terraform',
+  IAC: {
     title: 'Infrastructure as code',
-    statusesKey: 'terraforms',
-    serviceType: 'IAC',
-    referenceServiceType: 'TERRAFORM',
     versionField: () => COMMIT,
-    restart: false,
-    links: false,
-    customDomains: false,
     summary: (s) => {
       const git = s.terraform_files_source.git.git_repository
       return [
@@ -324,9 +421,10 @@ export const KINDS: Record<KindName, KindSpec> = {
       const git = s.terraform_files_source.git.git_repository
       return `${git.branch ?? 'default branch'}${git.deployed_commit_id ? ` at ${String(git.deployed_commit_id).slice(0, 7)}` : ''}`
     },
-    form: [
-      { path: '/name', label: 'Name', type: 'text' },
+    form: () => [
+      NAME,
       { path: '/terraform_files_source/git_repository/branch', label: 'Branch', type: 'text' },
+      { path: '/auto_deploy_config/auto_deploy', label: 'Deploy on each new commit (auto deploy)', type: 'boolean' },
       { path: '/provider_version/explicit_version', label: 'Engine version', type: 'text' },
       { path: '/timeout_sec', label: 'Timeout (s)', type: 'number' },
     ],
@@ -356,9 +454,31 @@ export const KINDS: Record<KindName, KindSpec> = {
   },
 }
 
-/** The kind of a `service_type` (`CONTAINER` → container), when the console knows it. */
+/** A kind this console has no presentation for: its page shows what every kind has. */
+const generic = (kind: GeneratedKind): Presentation => ({
+  title: kind.type.charAt(0) + kind.type.slice(1).toLowerCase().replaceAll('_', ' '),
+  versionField: () => undefined,
+  summary: () => [],
+  configuredVersion: () => 'see its configuration',
+  form: () => [],
+  editRequest: () => ({}),
+})
+
+/** Every kind the server serves, in its registry's order, with how it reads on screen. */
+export const KINDS: readonly KindSpec[] = GENERATED_KINDS.map((kind) => ({ ...kind, ...(PRESENTATIONS[kind.type] ?? generic(kind)) }))
+
+/** The kind of a `service_type` (`CONTAINER`; `TERRAFORM` or `IAC` whichever enum words the server answers). */
 export const kindOfType = (serviceType: string): KindSpec | undefined =>
-  Object.values(KINDS).find((k) => k.serviceType === serviceType || k.referenceServiceType === serviceType)
+  KINDS.find((kind) => kind.type === serviceType || kind.referenceType === serviceType)
+
+/** The kind of a path segment (`container`). */
+export const kindOfSegment = (segment: string): KindSpec | undefined => KINDS.find((kind) => kind.segment === segment)
+
+/** The console's page of a service (and one of its tabs), for any kind the server has. */
+export function servicePage(serviceType: string, id: string, tab?: string): string | undefined {
+  const kind = kindOfType(serviceType)
+  return kind ? `#/${kind.segment}/${id}${tab ? `/${tab}` : ''}` : undefined
+}
 
 /** The value at a JSON pointer of `object` (`/git_repository/branch`). */
 export function valueAt(object: Record<string, unknown>, pointer: string): unknown {

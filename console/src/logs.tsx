@@ -5,8 +5,8 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import { clockOf, type FollowState, followLogs, isErrorLine, MAX_LIVE_FOLLOWS, takeLiveSlot, textOf, wait } from './log-stream.ts'
-import { ErrorMessage } from './pages.tsx'
 import type { LogLine } from './types.ts'
+import { ErrorMessage } from './ui.tsx'
 
 /** How many lines `GET …/logs` answers at most. */
 const LOG_PAGE = 1000

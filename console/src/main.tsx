@@ -1,37 +1,12 @@
-import { type JSX, render } from 'preact'
+import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { session } from './api.ts'
-import { DatabaseBackups } from './database-backups.tsx'
-import { EnvironmentPage } from './environment.tsx'
-import { HelmPage } from './helm.tsx'
-import { TerraformResources } from './iac.tsx'
-import { EnvironmentsPage, OrganizationsPage, ProjectsPage, SignIn } from './pages.tsx'
-import { ServicePage } from './service-page.tsx'
+import { pageOf } from './routes.tsx'
+import { Shell } from './shell.tsx'
+import { SignIn } from './sign-in.tsx'
 import './console.css'
 
-// Hash routes (`#/environment/<id>`): the server serves one page and needs no routing of its own.
-const ROUTES: [RegExp, (id: string) => JSX.Element][] = [
-  [/^#\/organization\/([\w-]+)$/, (id) => <ProjectsPage organizationId={id} />],
-  [/^#\/project\/([\w-]+)$/, (id) => <EnvironmentsPage projectId={id} />],
-  [/^#\/environment\/([\w-]+)$/, (id) => <EnvironmentPage environmentId={id} />],
-  [/^#\/helm\/([\w-]+)$/, (id) => <HelmPage helmId={id} />],
-  // Every other kind has the same page (kinds.ts says what differs).
-  [/^#\/application\/([\w-]+)$/, (id) => <ServicePage kind="application" id={id} />],
-  [
-    /^#\/database\/([\w-]+)$/,
-    (id) => (
-      <ServicePage
-        kind="database"
-        id={id}
-        extra={(service, role) => <DatabaseBackups databaseId={id} databaseName={service.name} environmentId={service.environment.id} role={role} />}
-      />
-    ),
-  ],
-  [/^#\/container\/([\w-]+)$/, (id) => <ServicePage kind="container" id={id} />],
-  [/^#\/job\/([\w-]+)$/, (id) => <ServicePage kind="job" id={id} />],
-  [/^#\/terraform\/([\w-]+)$/, (id) => <ServicePage kind="terraform" id={id} extra={() => <TerraformResources serviceId={id} />} />],
-]
-
+/** The hash of the address: every page is a hash route, so the server serves one page and a reload keeps the place. */
 function useHash(): string {
   const [hash, setHash] = useState(location.hash)
   useEffect(() => {
@@ -40,14 +15,6 @@ function useHash(): string {
     return () => window.removeEventListener('hashchange', update)
   }, [])
   return hash
-}
-
-function Page({ hash }: { hash: string }) {
-  for (const [pattern, page] of ROUTES) {
-    const match = pattern.exec(hash)
-    if (match) return page(match[1]!)
-  }
-  return <OrganizationsPage />
 }
 
 function App() {
@@ -62,6 +29,10 @@ function App() {
       }),
     [],
   )
+  // A new page starts at its top, with the keyboard's focus on its content.
+  useEffect(() => {
+    window.scrollTo(0, 0)
+  }, [hash.split('/').slice(0, 3).join('/')])
 
   if (!signedIn) {
     return (
@@ -74,20 +45,11 @@ function App() {
       />
     )
   }
+  const page = pageOf(hash)
   return (
-    <>
-      <header class="top">
-        <a class="brand" href="#/">
-          Berth
-        </a>
-        <button type="button" class="secondary" data-action="sign-out" onClick={() => session.signOut()}>
-          Sign out
-        </button>
-      </header>
-      <main>
-        <Page key={hash} hash={hash} />
-      </main>
-    </>
+    <Shell>
+      <div key={page.key}>{page.element}</div>
+    </Shell>
   )
 }
 

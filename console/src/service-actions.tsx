@@ -4,8 +4,8 @@
 import { useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import type { AnyService, KindSpec } from './kinds.ts'
-import { ErrorMessage } from './pages.tsx'
 import { hasRole, type Role } from './types.ts'
+import { ErrorMessage } from './ui.tsx'
 
 interface Props {
   spec: KindSpec
@@ -17,7 +17,7 @@ interface Props {
 }
 
 export function ServiceActions({ spec, service, role, suggestions, onTriggered }: Props) {
-  const base = `/${spec.name}/${service.id}`
+  const base = `/${spec.segment}/${service.id}`
   const version = spec.versionField(service)
   const [chosen, setChosen] = useState('')
   const [busy, setBusy] = useState(false)
@@ -57,7 +57,8 @@ export function ServiceActions({ spec, service, role, suggestions, onTriggered }
   }
 
   return (
-    <section class="service-actions" aria-label="Actions">
+    <section class="service-actions panel" aria-label="Actions">
+      <h2>Actions</h2>
       <form
         class="deploy"
         onSubmit={(event) => {
@@ -190,7 +191,7 @@ export function RollbackButton({
           setBusy(true)
           setError(undefined)
           try {
-            await api.post(`/${spec.name}/${serviceId}/rollback`, { execution_id: executionId })
+            await api.post(`/${spec.segment}/${serviceId}/rollback`, { execution_id: executionId })
             onTriggered()
           } catch (failure) {
             setError(messageOf(failure))

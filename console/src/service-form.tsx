@@ -5,15 +5,15 @@
 import { useState } from 'preact/hooks'
 import { ApiError, api, type FieldError, getWithTag, messageOf } from './api.ts'
 import { bodyErrors, FieldErrorText, OtherFieldErrors } from './fields.tsx'
-import { type AnyService, type KindSpec, setAt, valueAt } from './kinds.ts'
-import { ErrorMessage } from './pages.tsx'
+import { type AnyService, fieldText, fieldValue, type KindSpec, setAt, valueAt } from './kinds.ts'
+import { ErrorMessage } from './ui.tsx'
 
 type Draft = Record<string, string>
 
 /** The form's values as the edit request it sends holds them (the paths of the API's field errors; a read may name a field otherwise). */
 const draftOf = (spec: KindSpec, service: AnyService): Draft => {
   const request = spec.editRequest(service)
-  return Object.fromEntries(spec.form.map((field) => [field.path, String(valueAt(request, field.path) ?? '')]))
+  return Object.fromEntries(spec.form(service).map((field) => [field.path, fieldText(field, valueAt(request, field.path))]))
 }
 
 interface Props {
@@ -33,6 +33,7 @@ export function ServiceForm({ spec, initial, initialTag, editable, onSaved }: Pr
   const [stale, setStale] = useState(false)
   const [saved, setSaved] = useState(false)
   const [busy, setBusy] = useState(false)
+  const fields = spec.form(service)
 
   async function save(event: Event) {
     event.preventDefault()
@@ -41,14 +42,11 @@ export function ServiceForm({ spec, initial, initialTag, editable, onSaved }: Pr
     setErrors([])
     setStale(false)
     setSaved(false)
-    const body = spec.editRequest(service)
-    for (const field of spec.form) {
-      const typed = draft[field.path] ?? ''
-      // A number field sends what it holds as a number when it is one, else as typed: the API then says what is wrong with it.
-      setAt(body, field.path, field.type === 'number' && typed.trim() !== '' && Number.isFinite(Number(typed)) ? Number(typed) : typed)
-    }
+    // A copy: the request shares objects with the service as read, which the fields must not change.
+    const body = structuredClone(spec.editRequest(service))
+    for (const field of fields) setAt(body, field.path, fieldValue(field, draft[field.path] ?? ''))
     try {
-      const { data, etag: tag } = await api.put<AnyService>(`/${spec.name}/${service.id}`, body, etag ? { 'if-match': etag } : {})
+      const { data, etag: tag } = await api.put<AnyService>(`/${spec.segment}/${service.id}`, body, etag ? { 'if-match': etag } : {})
       setService(data)
       setEtag(tag)
       setDraft(draftOf(spec, data))
@@ -69,7 +67,7 @@ export function ServiceForm({ spec, initial, initialTag, editable, onSaved }: Pr
   }
 
   async function reload() {
-    const { data, etag: tag } = await getWithTag<AnyService>(`/${spec.name}/${service.id}`)
+    const { data, etag: tag } = await getWithTag<AnyService>(`/${spec.segment}/${service.id}`)
     setService(data)
     setEtag(tag)
     setDraft(draftOf(spec, data))
@@ -79,37 +77,52 @@ export function ServiceForm({ spec, initial, initialTag, editable, onSaved }: Pr
     onSaved(data)
   }
 
-  const known = new Set(spec.form.map((field) => field.path))
+  const known = new Set(fields.map((field) => field.path))
   const errorAt = (path: string) => errors.find((e) => e.path === path)?.message
 
   if (!editable) return <p class="hint">Editing the configuration needs the WRITE role.</p>
   return (
-    <form class="service-form" onSubmit={save} data-kind={spec.name}>
-      <h3>Edit the configuration</h3>
+    <form class="service-form panel" onSubmit={save} data-kind={spec.segment}>
+      <h2>Configuration</h2>
       <div class="form-grid">
-        {spec.form.map((field) => {
+        {fields.map((field) => {
           const message = errorAt(field.path)
           const id = `field-${field.path.slice(1).replaceAll('/', '-')}`
           return (
-            <div class={`field${message ? ' invalid' : ''}`} key={field.path}>
+            <div class={`field${message ? ' invalid' : ''}${field.type === 'boolean' ? ' check' : ''}`} key={field.path}>
               <label class="label" for={id}>
                 {field.label}
               </label>
-              <input
-                id={id}
-                type="text"
-                inputMode={field.type === 'number' ? 'numeric' : undefined}
-                spellcheck={false}
-                data-field={field.path}
-                aria-invalid={message ? 'true' : undefined}
-                aria-describedby={message ? `${id}-error` : undefined}
-                value={draft[field.path] ?? ''}
-                onInput={(event) => {
-                  const value = event.currentTarget.value
-                  setDraft((previous) => ({ ...previous, [field.path]: value }))
-                  setSaved(false)
-                }}
-              />
+              {field.type === 'boolean' ? (
+                <input
+                  id={id}
+                  type="checkbox"
+                  data-field={field.path}
+                  aria-invalid={message ? 'true' : undefined}
+                  checked={draft[field.path] === 'true'}
+                  onChange={(event) => {
+                    const value = String(event.currentTarget.checked)
+                    setDraft((previous) => ({ ...previous, [field.path]: value }))
+                    setSaved(false)
+                  }}
+                />
+              ) : (
+                <input
+                  id={id}
+                  type="text"
+                  inputMode={field.type === 'number' ? 'numeric' : undefined}
+                  spellcheck={false}
+                  data-field={field.path}
+                  aria-invalid={message ? 'true' : undefined}
+                  aria-describedby={message ? `${id}-error` : undefined}
+                  value={draft[field.path] ?? ''}
+                  onInput={(event) => {
+                    const value = event.currentTarget.value
+                    setDraft((previous) => ({ ...previous, [field.path]: value }))
+                    setSaved(false)
+                  }}
+                />
+              )}
               {field.hint ? <span class="hint">{field.hint}</span> : null}
               <span id={`${id}-error`}>
                 <FieldErrorText path={field.path} message={message} />

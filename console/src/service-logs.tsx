@@ -3,26 +3,9 @@
 // (stdout or stderr), searched. The lines are the server's, masked there.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
-import type { KindName } from './kinds.ts'
 import { clockOf } from './log-stream.ts'
-import { ErrorMessage } from './pages.tsx'
 import { followServiceLogs, instancesOf, type LogFilter, matches, type ServiceLogLine } from './service-log-stream.ts'
-
-export interface InstanceSeen {
-  instance: string
-  pod: string
-  lastLineAt: string
-}
-
-/** Each instance the lines name, with its container's name and the time of its last line. */
-function instancesSeen(lines: ServiceLogLine[]): InstanceSeen[] {
-  const byInstance = new Map<string, InstanceSeen>()
-  for (const line of lines) {
-    if (line.instance === null) continue
-    byInstance.set(line.instance, { instance: line.instance, pod: line.pod_name ?? '', lastLineAt: line.created_at })
-  }
-  return instancesOf(lines).map((instance) => byInstance.get(instance)!)
-}
+import { ErrorMessage } from './ui.tsx'
 
 /** The lines kept in the tab: the oldest go past it. */
 const MAX_LINES = 5000
@@ -33,7 +16,7 @@ const STATUS: Record<State, string> = {
   connecting: 'Connecting…',
   live: 'Following live',
   reconnecting: 'Connection lost: reconnecting…',
-  ended: 'Nothing of the service runs: end of its logs.',
+  ended: 'End of the logs: the engine reports no running instance of this service.',
   failed: 'The logs could not be read.',
 }
 
@@ -45,13 +28,11 @@ export function ServiceLogs({
   kind,
   serviceId,
   activity,
-  onInstances,
 }: {
-  kind: KindName
+  /** The kind's path segment. */
+  kind: string
   serviceId: string
   activity: string
-  /** Told the instances the lines name, each with its container's name and its last line's time, as they change. */
-  onInstances?: (instances: InstanceSeen[]) => void
 }) {
   const [lines, setLines] = useState<ServiceLogLine[]>([])
   const [state, setState] = useState<State>('connecting')
@@ -96,10 +77,6 @@ export function ServiceLogs({
   const shown = useMemo(() => shownFrom.filter((line) => matches(line, filter)), [shownFrom, filter])
   const instances = useMemo(() => instancesOf(lines), [lines])
   const pods = useMemo(() => new Map(lines.map((l) => [l.instance ?? '', l.pod_name ?? ''])), [lines])
-  const seen = useMemo(() => instancesSeen(lines), [lines])
-  const seenKey = JSON.stringify(seen)
-  // Told again only when what it says changed.
-  useEffect(() => onInstances?.(seen), [seenKey])
 
   // Following keeps the newest line in view, unless the reader scrolled up to read.
   const atEnd = useRef(true)
@@ -111,8 +88,8 @@ export function ServiceLogs({
   const set = (fields: Partial<LogFilter>) => setFilter((previous) => ({ ...previous, ...fields }))
 
   return (
-    <section class="service-logs" aria-label="Service logs" data-state={state}>
-      <h3>Logs</h3>
+    <section class="service-logs panel" aria-label="Service logs" data-state={state}>
+      <h2>Logs</h2>
       <div class="log-tools">
         <label class="field">
           <span class="label">Instance</span>
@@ -120,8 +97,7 @@ export function ServiceLogs({
             <option value="">all</option>
             {instances.map((instance) => (
               <option key={instance} value={instance}>
-                {instance}
-                {pods.get(instance) ? ` (${pods.get(instance)})` : ''}
+                {pods.get(instance) ? `${pods.get(instance)} (#${instance})` : `#${instance}`}
               </option>
             ))}
           </select>
@@ -156,7 +132,10 @@ export function ServiceLogs({
       </div>
       <p class="hint" role="status" data-testid="log-state">
         {paused ? 'Paused: new lines are kept and shown on resume.' : STATUS[state]}{' '}
-        {instances.length > 0 ? `Instances: ${instances.join(', ')}.` : ''} {shown.length}/{lines.length} lines shown.
+        {instances.length > 0
+          ? `${instances.length === 1 ? '1 instance' : `${instances.length} instances`} seen (${instances.map((i) => pods.get(i) || `#${i}`).join(', ')}).`
+          : ''}{' '}
+        {shown.length}/{lines.length} lines shown.
       </p>
       <ErrorMessage message={error} />
       <ol
@@ -170,9 +149,15 @@ export function ServiceLogs({
           atEnd.current = element.scrollHeight - element.scrollTop - element.clientHeight < 24
         }}
       >
-        {shown.length === 0 ? <li class="empty">{lines.length === 0 ? 'No line yet.' : 'No line matches.'}</li> : null}
+        {shown.length === 0 ? <li class="empty">{lines.length > 0 ? 'No line matches.' : state === 'ended' ? 'No line.' : 'No line yet.'}</li> : null}
         {shown.map((line) => (
-          <li key={line.id} class={line.stream === 'stderr' ? 'line stderr' : 'line'} data-instance={line.instance ?? ''}>
+          // stderr is where many programs write their ordinary output (PostgreSQL's LOG lines): it is marked, not shown as an error.
+          <li
+            key={line.id}
+            class={line.stream === 'stderr' ? 'line stderr' : 'line'}
+            data-instance={line.instance ?? ''}
+            data-stream={line.stream ?? ''}
+          >
             <time dateTime={line.created_at}>{clockOf(line.created_at)}</time>
             <span class="instance">{line.instance ?? '–'}</span>
             <span class="stream">{line.stream ?? ''}</span>

@@ -3,9 +3,9 @@
 // the stages only (the API refuses them the move in any case).
 import { useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
-import { servicePage } from './deployment-card.tsx'
-import { ErrorMessage, Show, useLoad } from './pages.tsx'
+import { kindOfType, servicePage } from './kinds.ts'
 import { type DeploymentStage, hasRole, type List, type Role, type ServiceSummary, type StageService } from './types.ts'
+import { ErrorMessage, Show, useLoad } from './ui.tsx'
 
 export function DeploymentStages({ environmentId, role }: { environmentId: string; role: Role }) {
   const loaded = useLoad(
@@ -17,8 +17,8 @@ export function DeploymentStages({ environmentId, role }: { environmentId: strin
     environmentId,
   )
   return (
-    <section class="deployment-stages" data-editable={String(hasRole(role, 'WRITE'))}>
-      <h3>Deployment stages</h3>
+    <section class="deployment-stages panel" data-editable={String(hasRole(role, 'WRITE'))}>
+      <h2>Deployment stages</h2>
       <Show loaded={loaded}>
         {([stages, services]) => (
           <StagePlan key={environmentId} initial={stages.results} services={services.results} editable={hasRole(role, 'WRITE')} />
@@ -102,15 +102,15 @@ interface PlannedServiceProps {
 }
 
 function PlannedService({ service, summary, stage, stages, editable, busy, onMove }: PlannedServiceProps) {
-  const name = summary?.name ?? service.service_id
+  const name = summary?.name ?? 'a new service'
   const kind = service.service_type
   return (
     <li class="plan-service" data-service-id={service.service_id} data-skipped={String(service.is_skipped)}>
       <a class="service-name" href={servicePage(kind, service.service_id)}>
         {name}
       </a>
-      <span class="badge tone-neutral" title="kind">
-        {kind}
+      <span class="chip" title="kind">
+        {kindOfType(kind)?.title ?? kind}
       </span>
       {service.is_skipped ? (
         <span class="badge tone-canceled" title="left out of environment-level deployments">

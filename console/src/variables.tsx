@@ -6,11 +6,11 @@
 import { useState } from 'preact/hooks'
 import { api, type FieldError, messageOf } from './api.ts'
 import { bodyErrors, Field, OtherFieldErrors } from './fields.tsx'
-import { ErrorMessage, Show, useLoad } from './pages.tsx'
 import { hasRole, type List, type Role, type Variable } from './types.ts'
+import { ErrorMessage, Show, useLoad } from './ui.tsx'
 
-/** The scopes whose pages show this panel, as the API names them. */
-export type PanelScope = 'ENVIRONMENT' | 'HELM' | 'CONTAINER' | 'APPLICATION' | 'JOB'
+/** The scope whose page shows this panel, as the API names it: ENVIRONMENT, or a kind's (the kinds table's `variableScope`). */
+export type PanelScope = string
 
 /** What stands in for a secret's value: the same whatever its length. */
 const SECRET_MASK = '••••••••'
@@ -24,17 +24,14 @@ const serviceGroups = (scope: string) => [
 ]
 
 /** The groups of a page's panel, its own scope first, then those it inherits from. */
-const GROUPS: Record<PanelScope, { scope: string; title: string }[]> = {
-  ENVIRONMENT: [
-    { scope: 'ENVIRONMENT', title: 'This environment' },
-    { scope: 'PROJECT', title: 'From the project' },
-    { scope: 'BUILT_IN', title: 'Built-in' },
-  ],
-  HELM: serviceGroups('HELM'),
-  CONTAINER: serviceGroups('CONTAINER'),
-  APPLICATION: serviceGroups('APPLICATION'),
-  JOB: serviceGroups('JOB'),
-}
+const groupsOf = (scope: PanelScope) =>
+  scope === 'ENVIRONMENT'
+    ? [
+        { scope: 'ENVIRONMENT', title: 'This environment' },
+        { scope: 'PROJECT', title: 'From the project' },
+        { scope: 'BUILT_IN', title: 'Built-in' },
+      ]
+    : serviceGroups(scope)
 
 const TYPE_LABELS: Record<string, string> = { VALUE: 'value', FILE: 'file', ALIAS: 'alias', OVERRIDE: 'override', BUILT_IN: 'built-in' }
 
@@ -47,8 +44,8 @@ export function VariablesPanel({ scope, parentId, role }: { scope: PanelScope; p
   const loaded = useLoad(() => api.get<List<Variable>>(listPath), listPath)
   const editable = hasRole(role, 'WRITE')
   return (
-    <section class="variables" data-scope={scope} data-editable={String(editable)}>
-      <h3>Variables</h3>
+    <section class="variables panel" data-scope={scope} data-editable={String(editable)}>
+      <h2>Variables</h2>
       {editable ? null : <p class="hint">Adding or changing variables needs the WRITE role.</p>}
       <Show loaded={loaded}>
         {({ results }) => <VariableList key={listPath} listPath={listPath} scope={scope} parentId={parentId} initial={results} editable={editable} />}
@@ -91,7 +88,7 @@ function VariableList({ listPath, scope, parentId, initial, editable }: ListProp
 
   // The inherited variables this scope already overrides: a second override would be refused.
   const overriddenHere = new Set(variables.flatMap((v) => (v.scope === scope && v.overridden_variable ? [v.overridden_variable.id] : [])))
-  const groups = [...GROUPS[scope]]
+  const groups = [...groupsOf(scope)]
   for (const variable of variables) {
     if (!groups.some((group) => group.scope === variable.scope)) groups.push({ scope: variable.scope, title: variable.scope })
   }
@@ -103,9 +100,9 @@ function VariableList({ listPath, scope, parentId, initial, editable }: ListProp
         const members = variables.filter((v) => v.scope === group.scope)
         return (
           <div key={group.scope} class="variable-group" data-group={group.scope}>
-            <h4>
+            <h3>
               {group.title} <span class="count">{members.length}</span>
-            </h4>
+            </h3>
             {members.length === 0 ? (
               <p class="empty">None.</p>
             ) : (
@@ -166,11 +163,11 @@ function VariableRow({ variable, scope, parentId, editable, overriddenHere, open
       <div class="variable-line">
         <code class="variable-key">{variable.key}</code>
         <ShownValue variable={variable} />
-        <span class="badge tone-neutral" data-testid="variable-type">
+        <span class="chip" data-testid="variable-type">
           {TYPE_LABELS[type] ?? type.toLowerCase()}
         </span>
         {variable.is_secret ? (
-          <span class="badge tone-queued" data-testid="secret">
+          <span class="chip tone-queued" data-testid="secret">
             secret
           </span>
         ) : null}
@@ -305,7 +302,7 @@ function AddForm({ scope, parentId, onAdded }: { scope: PanelScope; parentId: st
         })
       }
     >
-      <h4>Add a variable</h4>
+      <h3>Add a variable</h3>
       <div class="row">
         <Field path="/key" label="key" value={draft.key} editable error={call.errorAt('/key')} onInput={(key) => set({ key })} />
         <Field

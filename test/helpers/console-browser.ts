@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { build } from 'vite'
+import { generateConsoleSources } from '../../scripts/console-generate.ts'
 import { repoRoot } from './process.ts'
 
 // What the tests and scripts that drive the console in Debian's Chromium share: where Chromium is,
@@ -19,7 +20,6 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ]
 
-/** Builds the console when dist/console is missing or older than a file of console/, so a test never runs an old build. */
 /**
  * A request Chromium failed because this machine's network interfaces changed under it: the Docker
  * engine adds and removes a bridge per environment, other test files' too. The page retries (its
@@ -27,7 +27,9 @@ export const CHROMIUM_ARGS = [
  */
 export const HOST_NETWORK_CHANGED = /net::ERR_NETWORK_CHANGED/
 
+/** Builds the console when dist/console is missing or older than a file of console/ (its generated files made first), so a test never runs an old build. */
 export async function ensureConsoleBuilt() {
+  await generateConsoleSources()
   const sources = path.join(repoRoot, 'console')
   const builtAt = statSync(path.join(repoRoot, 'dist', 'console', 'index.html'), { throwIfNoEntry: false })?.mtimeMs ?? 0
   const changedAt = Math.max(

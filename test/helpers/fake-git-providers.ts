@@ -25,6 +25,8 @@ export interface FakeRepository {
   /** The history, newest first, one line: the commits reachable from a commit are those after it here. */
   commits?: FakeCommit[]
   tags?: { name: string; sha: string }[]
+  /** The web address the repository listings give for it (a loopback git server's); the fake's own address when absent. */
+  url?: string
 }
 
 export interface SeenRequest {
@@ -174,7 +176,34 @@ function githubCommits(fake: FakeProvider, res: ServerResponse, segments: string
   return json(res, 404, { message: 'Not Found' })
 }
 
+/** GET /user/repos, /projects?membership=true, /repositories[/{workspace}]: every repository of the fake, by path, one page of `size`. */
+function repositoryPage(fake: FakeProvider, query: URLSearchParams, sizeParam: string, workspace?: string) {
+  const names = [...fake.repositories.keys()].filter((name) => workspace === undefined || name.startsWith(`${workspace}/`)).sort()
+  return { ...page(names, query, sizeParam, 100), total: names.length }
+}
+
+const webUrl = (fake: FakeProvider, name: string) => fake.repositories.get(name)?.url ?? `${fake.url}/${name}`
+
+function githubRepositories(fake: FakeProvider, res: ServerResponse, query: URLSearchParams, path: string) {
+  const { items, number, pages } = repositoryPage(fake, query, 'per_page')
+  const links: Record<string, string> = number < pages ? { link: `<${linkTo(fake.url, path, query, number + 1)}>; rel="next"` } : {}
+  json(
+    res,
+    200,
+    items.map((name, index) => ({
+      id: 1000 + index + (number - 1) * 100,
+      name: name.split('/').at(-1),
+      full_name: name,
+      html_url: webUrl(fake, name),
+      private: true,
+      default_branch: fake.repositories.get(name)!.defaultBranch,
+    })),
+    links,
+  )
+}
+
 function github(fake: FakeProvider, res: ServerResponse, segments: string[], query: URLSearchParams, path: string) {
+  if (segments[0] === 'user' && segments[1] === 'repos' && segments.length === 2) return githubRepositories(fake, res, query, path)
   // GET /repos/{owner}/{repo} and GET /repos/{owner}/{repo}/branches
   if (segments[0] !== 'repos' || segments.length < 3) return json(res, 404, { message: 'Not Found' })
   if (movedAway(fake, res, segments, query)) return
@@ -237,6 +266,22 @@ function gitlabCommits(fake: FakeProvider, res: ServerResponse, segments: string
 }
 
 function gitlab(fake: FakeProvider, res: ServerResponse, segments: string[], query: URLSearchParams, path: string) {
+  if (segments[0] === 'projects' && segments.length === 1) {
+    const { items, number, pages } = repositoryPage(fake, query, 'per_page')
+    return json(
+      res,
+      200,
+      items.map((name, index) => ({
+        id: 2000 + index,
+        name: name.split('/').at(-1),
+        path_with_namespace: name,
+        web_url: webUrl(fake, name),
+        default_branch: fake.repositories.get(name)!.defaultBranch,
+        visibility: 'private',
+      })),
+      { 'x-page': String(number), 'x-next-page': number < pages ? String(number + 1) : '' },
+    )
+  }
   if (segments[0] === 'projects' && segments[2] === 'repository' && (segments[3] === 'tags' || segments[3] === 'commits')) {
     return gitlabCommits(fake, res, segments, query)
   }
@@ -278,6 +323,25 @@ function gitlab(fake: FakeProvider, res: ServerResponse, segments: string[], que
 function bitbucket(fake: FakeProvider, res: ServerResponse, segments: string[], query: URLSearchParams, path: string) {
   // GET /repositories/{workspace}/{repo_slug} and GET /repositories/{workspace}/{repo_slug}/refs/branches
   const notFound = () => json(res, 404, { type: 'error', error: { message: 'Repository not found' } })
+  if (segments[0] === 'repositories' && segments.length <= 2) {
+    const workspace = segments[1] || undefined
+    if (workspace !== undefined && ![...fake.repositories.keys()].some((name) => name.startsWith(`${workspace}/`))) return notFound()
+    const { items, number, pages, total } = repositoryPage(fake, query, 'pagelen', workspace)
+    return json(res, 200, {
+      size: total,
+      page: number,
+      ...(number < pages ? { next: linkTo(fake.url, path, query, number + 1) } : {}),
+      values: items.map((name) => ({
+        type: 'repository',
+        uuid: `{${name}}`,
+        name: name.split('/').at(-1),
+        full_name: name,
+        is_private: true,
+        mainbranch: { type: 'branch', name: fake.repositories.get(name)!.defaultBranch },
+        links: { html: { href: webUrl(fake, name) } },
+      })),
+    })
+  }
   if (segments[0] !== 'repositories' || segments.length < 3) return notFound()
   if (movedAway(fake, res, segments, query)) return
   const fullName = `${segments[1]}/${segments[2]}`

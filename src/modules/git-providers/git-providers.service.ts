@@ -46,11 +46,11 @@ const tokenQueryError = (message: string) => validationFailed([{ path: '/gitToke
  * (else 404) and of the provider (else 400); without one, the organization's only token of the
  * provider (none or several: 400 saying so).
  */
-function chooseGitToken(provider: GitProvider, gitTokenId: string | null, tokens: GitTokenRecord[]): GitTokenRecord {
+export function chooseGitToken(provider: GitProvider, gitTokenId: string | null, tokens: GitTokenRecord[], what = 'branches'): GitTokenRecord {
   if (gitTokenId !== null) {
     const token = tokens.find((candidate) => candidate.id === gitTokenId)
     if (!token) throw notFound('git token')
-    if (token.type !== provider) throw tokenQueryError(`is a ${token.type} git token; this lists ${provider} branches`)
+    if (token.type !== provider) throw tokenQueryError(`is a ${token.type} git token; this lists ${provider} ${what}`)
     return token
   }
   const ofProvider = tokens.filter((candidate) => candidate.type === provider)
