@@ -201,7 +201,9 @@ describe('database backups at the API', () => {
 
   it('sets a schedule (WRITE) with a cron expression, a time zone and a bounded retention', async () => {
     const url = `/database/${databaseId}/backupSchedule`
-    assert.equal((await inject('GET', url, w.tokens.read.authorization)).statusCode, 404)
+    const none = await inject('GET', url, w.tokens.read.authorization)
+    assert.equal(none.statusCode, 200)
+    assert.equal(none.json(), null)
     assert.equal((await inject('PUT', url, w.tokens.deploy.authorization, { cron: '0 3 * * *', keep_count: 7 })).statusCode, 403)
     const unbounded = await inject('PUT', url, w.tokens.write.authorization, { cron: '0 3 * * *' })
     assert.equal(unbounded.statusCode, 400)

@@ -240,13 +240,7 @@ export function DatabaseBackups({
 }
 
 function BackupSchedule({ databaseId, role, destinations }: { databaseId: string; role: Role; destinations: Destination[] }) {
-  const schedule = useLoad(
-    () =>
-      api
-        .get<Schedule>(`/database/${databaseId}/backupSchedule`)
-        .catch((error) => (String(error).includes('not found') ? null : Promise.reject(error))),
-    databaseId,
-  )
+  const schedule = useLoad(() => api.get<Schedule | null>(`/database/${databaseId}/backupSchedule`), databaseId)
   const [form, setForm] = useState({ cron: '0 3 * * *', timezone: 'Etc/UTC', keep: '7', destination: '' })
   const [error, setError] = useState<string>()
   const canWrite = hasRole(role, 'WRITE')

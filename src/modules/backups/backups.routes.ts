@@ -243,13 +243,16 @@ export function backupsRoutes(backups: BackupsService, destinations: BackupDesti
         schema: {
           operationId: 'getDatabaseBackupSchedule',
           summary: 'Get the backup schedule of a database',
-          description: 'Berth extension. 404 when the database has none.',
+          description: 'Berth extension. `null` when the database has none.',
           tags,
           params: DatabaseParams,
-          response: { 200: BackupSchedule },
+          response: { 200: Type.Union([BackupSchedule, Type.Null()]) },
         },
       },
-      async (req) => toScheduleResponse(await backups.getSchedule(req.principal, req.params.databaseId)),
+      async (req) => {
+        const row = await backups.findSchedule(req.principal, req.params.databaseId)
+        return row ? toScheduleResponse(row) : null
+      },
     )
 
     app.put(

@@ -181,11 +181,10 @@ export function createBackupsService(deps: Deps) {
       return row
     },
 
-    async getSchedule(principal: Principal, databaseId: string): Promise<ScheduleRow> {
+    /** The database's schedule, or undefined when it has none (a setting not set is not a missing resource). */
+    async findSchedule(principal: Principal, databaseId: string): Promise<ScheduleRow | undefined> {
       const service = await database(principal, databaseId, 'READ')
-      const row = await repo.findSchedule(service.id)
-      if (!row) throw notFound('backup schedule')
-      return row
+      return repo.findSchedule(service.id)
     },
 
     /** Sets the database's schedule (WRITE): the next backup at the expression's next time from now. */
