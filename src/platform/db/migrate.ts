@@ -32,7 +32,9 @@ import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-ins
 import * as iacServices from './migrations/0032-iac-services.ts'
 import * as databaseBackups from './migrations/0041-database-backups.ts'
 
-// Listed explicitly so that every migration ships with the code that needs it, in order.
+// Listed explicitly so that every migration ships with the code that needs it, in order. Features
+// built side by side take their numbers ahead of landing, so one may land below a number already
+// applied: the migrator runs it rather than refusing (allowUnorderedMigrations).
 const migrations: Record<string, Migration> = {
   '0001-organizations-and-api-tokens': organizationsAndApiTokens,
   '0002-projects-environments-helm': projectsEnvironmentsHelm,
@@ -74,7 +76,7 @@ const provider: MigrationProvider = { getMigrations: async () => migrations }
  * migrators with a PostgreSQL advisory lock.
  */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'berth_migrations', migrationLockTableName: 'berth_migrations_lock' })
+  const migrator = new Migrator({ db, provider, migrationTableName: 'berth_migrations', migrationLockTableName: 'berth_migrations_lock', allowUnorderedMigrations: true })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error instanceof Error ? error : new Error(String(error))
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
