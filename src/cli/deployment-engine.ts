@@ -32,7 +32,7 @@ export async function deploymentEngine(
     publishPorts: config.runner.dockerPublishPorts,
     databaseImages: config.runner.dockerDatabaseImages,
     iac: { images: config.runner.iacImages, stateUrl: config.runner.iacStateUrl },
-    allowPrivateUrls: config.git.allowPrivateUrls,
+    allowPrivateUrls: config.outbound.allowPrivateUrls,
     confinement: { pidsLimit: config.runner.dockerPidsLimit, capDrop: config.runner.dockerCapDrop },
     contextMaxBytes: config.runner.buildContextMaxBytes,
     kinds: DOCKER_KINDS,

@@ -45,7 +45,7 @@ export interface DockerExecutorDeps {
   publishPorts?: string
   /** The credentials a repository is fetched with: its git token's (else the organization's only one of its provider), unsealed; undefined without one. */
   gitCredentials(organizationId: string, repository: GitRepository): Promise<GitCredentials | undefined>
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: whether repositories and registries on loopback, private, link-local or metadata addresses (or plain http) may be reached. */
+  /** BERTH_ALLOW_PRIVATE_URLS: whether repositories and registries on loopback, private, link-local or metadata addresses (or plain http) may be reached. */
   allowPrivateUrls: boolean
   /** BERTH_DOCKER_PIDS_LIMIT and BERTH_DOCKER_CAP_DROP; absent: their defaults. */
   confinement?: Confinement
