@@ -101,11 +101,6 @@ export interface Config {
      * `{version}` standing for the service's engine version (docs/iac.md).
      */
     readonly iacImages: string
-    /**
-     * BERTH_IAC_STATE_URL: the PostgreSQL the engine's `pg` backend keeps IAC services' state in on
-     * Docker (a schema per service), as the run container reaches it; default DATABASE_URL.
-     */
-    readonly iacStateUrl: string
     /** BERTH_DOCKER_PUBLIC_HOST: the host name links give when ports are published on every address (0.0.0.0). */
     readonly dockerPublicHost: string
     /** BERTH_DOCKER_STATUS_TIMEOUT_MS: how long a status or link read waits for the engine before answering the records. */
@@ -405,13 +400,6 @@ function proxySettings(env: Env, executor: string): ProxySettings {
   })
 }
 
-/** A postgres:// URL setting, or `fallback` when unset. */
-function postgresUrl(env: Env, name: string, fallback: string): string {
-  const value = text(env, name, fallback)
-  if (value !== '' && !/^postgres(ql)?:\/\//.test(value)) throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`)
-  return value
-}
-
 /** Reads and validates the environment; throws `ConfigError` naming the bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL === '' ? undefined : env.DATABASE_URL
@@ -485,7 +473,6 @@ export function loadConfig(env: Env = process.env): Config {
       dockerDatabaseImages: text(env, 'BERTH_DOCKER_DATABASE_IMAGES', 'docker.io/library').replace(/\/+$/, ''),
       dockerPublicHost: text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost'),
       iacImages: text(env, 'BERTH_IAC_IMAGES', 'OPEN_TOFU=ghcr.io/opentofu/opentofu:{version},TERRAFORM=docker.io/hashicorp/terraform:{version}'),
-      iacStateUrl: postgresUrl(env, 'BERTH_IAC_STATE_URL', databaseUrl ?? ''),
       dockerPidsLimit: integer(env, 'BERTH_DOCKER_PIDS_LIMIT', 1024, 0, 4_194_304),
       dockerCapDrop: capabilities(env, 'BERTH_DOCKER_CAP_DROP', DEFAULT_CAP_DROP),
       buildContextMaxBytes: integer(env, 'BERTH_BUILD_CONTEXT_MAX_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),

@@ -31,7 +31,7 @@ export async function deploymentEngine(
     publishHost: config.runner.dockerPublishHost,
     publishPorts: config.runner.dockerPublishPorts,
     databaseImages: config.runner.dockerDatabaseImages,
-    iac: { images: config.runner.iacImages, stateUrl: config.runner.iacStateUrl },
+    iac: { images: config.runner.iacImages },
     allowPrivateUrls: config.outbound.allowPrivateUrls,
     confinement: { pidsLimit: config.runner.dockerPidsLimit, capDrop: config.runner.dockerCapDrop },
     contextMaxBytes: config.runner.buildContextMaxBytes,
