@@ -209,6 +209,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
     secrets,
     git: config.git,
+    outbound: config.outbound,
     onDeploymentQueued,
     historyCacheBytes: config.http.historyCacheBytes,
     historyVersions,

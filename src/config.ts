@@ -101,11 +101,6 @@ export interface Config {
      * `{version}` standing for the service's engine version (docs/iac.md).
      */
     readonly iacImages: string
-    /**
-     * BERTH_IAC_STATE_URL: the PostgreSQL the engine's `pg` backend keeps IAC services' state in on
-     * Docker (a schema per service), as the run container reaches it; default DATABASE_URL.
-     */
-    readonly iacStateUrl: string
     /** BERTH_DOCKER_PUBLIC_HOST: the host name links give when ports are published on every address (0.0.0.0). */
     readonly dockerPublicHost: string
     /** BERTH_DOCKER_STATUS_TIMEOUT_MS: how long a status or link read waits for the engine before answering the records. */
@@ -141,7 +136,7 @@ export interface Config {
     /** BERTH_PREVIEW_SWEEP_INTERVAL_MS: how often the server looks for idle previews. */
     readonly sweepIntervalMs: number
   }
-  /** BERTH_GIT_*: timeouts, caching and address rules for calls to git providers. */
+  /** BERTH_GIT_*: timeouts and caching of calls to git providers. */
   readonly git: {
     /** How long one branch listing may take at the provider, every page and connection included, before it fails with 504. */
     readonly timeoutMs: number
@@ -149,7 +144,14 @@ export interface Config {
     readonly cacheTtlMs: number
     /** How many listings the cache holds at most, least recently used leaving first. */
     readonly cacheMaxEntries: number
-    /** Whether git_api_url may be plain http, or lead to loopback, private, link-local or metadata addresses. */
+  }
+  /** Addresses Berth itself calls out to (docs/configuration.md). */
+  readonly outbound: {
+    /**
+     * BERTH_ALLOW_PRIVATE_URLS (old name BERTH_GIT_ALLOW_PRIVATE_URLS, still read): whether git, registries,
+     * chart repositories, kubeconfig servers, webhook and receiver targets, Argo CD and backup destinations
+     * may lead to loopback, private, link-local or metadata addresses, and be plain http.
+     */
     readonly allowPrivateUrls: boolean
   }
   /** BERTH_PROXY_*, BERTH_APPS_DOMAIN, BERTH_ACME_*: the front door, Caddy in front of what the Docker executor runs (docs/front-door.md). */
@@ -227,6 +229,23 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   if (raw === 'true' || raw === '1') return true
   if (raw === 'false' || raw === '0') return false
   throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+
+/**
+ * BERTH_ALLOW_PRIVATE_URLS, or its old name BERTH_GIT_ALLOW_PRIVATE_URLS when only that is set; both set
+ * to different values is a mistake the operator should hear about rather than have one silently win.
+ */
+function allowPrivateUrls(env: Env): boolean {
+  const current =
+    env.BERTH_ALLOW_PRIVATE_URLS === undefined || env.BERTH_ALLOW_PRIVATE_URLS === '' ? undefined : flag(env, 'BERTH_ALLOW_PRIVATE_URLS', false)
+  const old =
+    env.BERTH_GIT_ALLOW_PRIVATE_URLS === undefined || env.BERTH_GIT_ALLOW_PRIVATE_URLS === ''
+      ? undefined
+      : flag(env, 'BERTH_GIT_ALLOW_PRIVATE_URLS', false)
+  if (current !== undefined && old !== undefined && current !== old) {
+    throw new ConfigError('BERTH_ALLOW_PRIVATE_URLS and its old name BERTH_GIT_ALLOW_PRIVATE_URLS disagree; set only BERTH_ALLOW_PRIVATE_URLS')
+  }
+  return current ?? old ?? false
 }
 
 /** Host ports `from-to` (or one port), both within 1–65535; undefined when unset. */
@@ -381,13 +400,6 @@ function proxySettings(env: Env, executor: string): ProxySettings {
   })
 }
 
-/** A postgres:// URL setting, or `fallback` when unset. */
-function postgresUrl(env: Env, name: string, fallback: string): string {
-  const value = text(env, name, fallback)
-  if (value !== '' && !/^postgres(ql)?:\/\//.test(value)) throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`)
-  return value
-}
-
 /** Reads and validates the environment; throws `ConfigError` naming the bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL === '' ? undefined : env.DATABASE_URL
@@ -461,7 +473,6 @@ export function loadConfig(env: Env = process.env): Config {
       dockerDatabaseImages: text(env, 'BERTH_DOCKER_DATABASE_IMAGES', 'docker.io/library').replace(/\/+$/, ''),
       dockerPublicHost: text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost'),
       iacImages: text(env, 'BERTH_IAC_IMAGES', 'OPEN_TOFU=ghcr.io/opentofu/opentofu:{version},TERRAFORM=docker.io/hashicorp/terraform:{version}'),
-      iacStateUrl: postgresUrl(env, 'BERTH_IAC_STATE_URL', databaseUrl ?? ''),
       dockerPidsLimit: integer(env, 'BERTH_DOCKER_PIDS_LIMIT', 1024, 0, 4_194_304),
       dockerCapDrop: capabilities(env, 'BERTH_DOCKER_CAP_DROP', DEFAULT_CAP_DROP),
       buildContextMaxBytes: integer(env, 'BERTH_BUILD_CONTEXT_MAX_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
@@ -484,8 +495,8 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),
       cacheTtlMs: integer(env, 'BERTH_GIT_CACHE_TTL_MS', 30_000, 0, 3_600_000),
       cacheMaxEntries: integer(env, 'BERTH_GIT_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000),
-      allowPrivateUrls: flag(env, 'BERTH_GIT_ALLOW_PRIVATE_URLS', false),
     }),
+    outbound: Object.freeze({ allowPrivateUrls: allowPrivateUrls(env) }),
     proxy: proxySettings(env, executor),
     domainCheck: Object.freeze({
       timeoutMs: integer(env, 'BERTH_DOMAIN_CHECK_TIMEOUT_MS', 3_000, 10, 60_000),

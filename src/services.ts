@@ -98,6 +98,8 @@ export interface ServiceOptions {
   secrets: SecretBox
   /** Calls to git providers (BERTH_GIT_*). */
   git: Config['git']
+  /** Which addresses Berth may call out to (BERTH_ALLOW_PRIVATE_URLS). */
+  outbound: Config['outbound']
   /** Recently authenticated API tokens; absent: none are remembered. */
   tokenCache?: TokenCache
   /** The organizations each API token may act in, recently listed; absent: none are remembered. */
@@ -185,7 +187,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     projects,
     onDeleted: (environmentId) => options.historyVersions?.forget(environmentId),
   })
-  const { git } = options
+  const { git, outbound } = options
   const branchCache = createBranchCache<GitBranch[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
   // Commits services build (applications): look-ups of full commit ids and listings, dropped with their token as listings are.
   const commitCache = createBranchCache<GitCommit | GitCommit[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
@@ -194,7 +196,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: createGitTokensRepository(db),
     organizations,
     secrets: options.secrets,
-    gitApiUrlProblem: git.allowPrivateUrls ? undefined : gitApiUrlProblem,
+    gitApiUrlProblem: outbound.allowPrivateUrls ? undefined : gitApiUrlProblem,
     onGitTokenChanged: (gitTokenId) => {
       branchCache.dropGitToken(gitTokenId)
       commitCache.dropGitToken(gitTokenId)
@@ -202,7 +204,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     },
     listLimit,
   })
-  const gitProviderHttp = createProviderHttp(git)
+  const gitProviderHttp = createProviderHttp(outbound)
   const gitProviders = createGitProvidersService({
     requireOrganizationRole: organizations.requireRole,
     listGitTokens: gitTokens.listGitTokens,
@@ -233,13 +235,13 @@ export function createServices(db: Db, options: ServiceOptions) {
     listLimit,
   })
   // Registry URLs follow git tokens' address rules, under the same setting (BERTH_GIT_*).
-  const registryHttp = createRegistryHttpApi({ allowPrivateUrls: git.allowPrivateUrls, timeoutMs: git.timeoutMs })
+  const registryHttp = createRegistryHttpApi({ allowPrivateUrls: outbound.allowPrivateUrls, timeoutMs: git.timeoutMs })
   const containerRegistries = createContainerRegistriesService({
     repo: createContainerRegistriesRepository(db),
     organizations,
     secrets: options.secrets,
     http: registryHttp,
-    allowPrivateUrls: git.allowPrivateUrls,
+    allowPrivateUrls: outbound.allowPrivateUrls,
     listLimit,
   })
   const servicesRepo = createServicesRepository(db)
@@ -273,7 +275,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: createCustomDomainsRepository(db),
     requireService: services.requireService,
     // Addresses of the server's own network count as configured under the setting that lets git providers live there.
-    dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: git.allowPrivateUrls },
+    dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: outbound.allowPrivateUrls },
     onRoutesChanged: options.frontDoor ? (reason) => options.frontDoor!.sync(reason) : undefined,
     appsDomain: options.frontDoor?.appsDomain,
     certificateOf: options.frontDoor?.certificateOf,
@@ -493,7 +495,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       repo: createClustersRepository(db),
       organizations,
       secrets: options.secrets,
-      allowPrivateAddresses: options.git.allowPrivateUrls,
+      allowPrivateAddresses: outbound.allowPrivateUrls,
       listLimit,
       defaultExecutor: options.defaultExecutor,
     }),
@@ -504,7 +506,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       requireService: services.requireService,
       actorName,
       secrets: options.secrets,
-      allowPrivateUrls: git.allowPrivateUrls,
+      allowPrivateUrls: outbound.allowPrivateUrls,
       localRoot: options.backupsDir ?? '.berth/backups',
       defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
       listLimit,

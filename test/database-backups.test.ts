@@ -142,7 +142,7 @@ describe('database backups at the API', () => {
     const loopback = await inject('POST', base, w.tokens.admin.authorization, destinationBody({ endpoint: 'http://127.0.0.1:9000' }))
     assert.equal(loopback.statusCode, 400, loopback.body)
     assert.equal(loopback.json().errors[0].path, '/endpoint')
-    assert.match(loopback.json().errors[0].message, /BERTH_GIT_ALLOW_PRIVATE_URLS/)
+    assert.match(loopback.json().errors[0].message, /BERTH_ALLOW_PRIVATE_URLS/)
     const withKeys = await inject('POST', base, w.tokens.admin.authorization, destinationBody({ endpoint: 'https://key:secret@s3.example.com' }))
     assert.equal(withKeys.statusCode, 400, withKeys.body)
     const noSecret = await inject('POST', base, w.tokens.admin.authorization, destinationBody({ secret_access_key: undefined }))

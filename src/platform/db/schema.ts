@@ -19,6 +19,7 @@ export interface Database {
   variables: VariablesTable
   deploymentLogs: DeploymentLogsTable
   serviceRunOutputs: ServiceRunOutputsTable
+  iacStates: IacStatesTable
   deploymentRequests: DeploymentRequestsTable
   serviceDeployments: ServiceDeploymentsTable
   environmentHistoryVersions: EnvironmentHistoryVersionsTable
@@ -315,6 +316,16 @@ export interface VariablesTable {
 }
 
 /** A line a deployment's step wrote. */
+/** Migration 0042: an IAC service's state, as the engine's http backend stores it, and the lock a run holds on it. */
+export interface IacStatesTable {
+  serviceId: string
+  /** The engine's state document, as it sent it; null before the first write. */
+  state: string | null
+  /** The engine's lock info (its `ID` names the lock); null when unlocked. */
+  lockInfo: ColumnType<Record<string, unknown> | null, string | null, string | null>
+  updatedAt: ColumnType<Date, Date | undefined, Date>
+}
+
 /** Migration 0032: what a service's last run left for its own routes (an IAC apply's resources). */
 export interface ServiceRunOutputsTable {
   serviceId: string
