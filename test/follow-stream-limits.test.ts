@@ -50,30 +50,28 @@ describe('log follow streams are bounded (issue 42)', () => {
   function follow(url: string, authorization: string) {
     const controller = new AbortController()
     open.push(controller)
-    return new Promise<{ status: number; body: Body; headers: http.IncomingHttpHeaders; controller: AbortController }>(
-      (resolve, reject) => {
-        const req = http.get(`${base}${url}`, { headers: { authorization }, agent: false, signal: controller.signal }, (res) => {
-          const status = res.statusCode ?? 0
-          if (status === 200) {
-            res.on('error', () => {})
-            resolve({ status, body: {}, headers: res.headers, controller })
-            return
-          }
-          let text = ''
-          res.setEncoding('utf8')
-          res.on('data', (chunk: string) => {
-            text += chunk
-          })
-          res.on('end', () => {
-            controller.abort()
-            resolve({ status, body: JSON.parse(text) as Body, headers: res.headers, controller })
-          })
+    return new Promise<{ status: number; body: Body; headers: http.IncomingHttpHeaders; controller: AbortController }>((resolve, reject) => {
+      const req = http.get(`${base}${url}`, { headers: { authorization }, agent: false, signal: controller.signal }, (res) => {
+        const status = res.statusCode ?? 0
+        if (status === 200) {
+          res.on('error', () => {})
+          resolve({ status, body: {}, headers: res.headers, controller })
+          return
+        }
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => {
+          text += chunk
         })
-        req.on('error', (error) => {
-          if (!controller.signal.aborted) reject(error)
+        res.on('end', () => {
+          controller.abort()
+          resolve({ status, body: JSON.parse(text) as Body, headers: res.headers, controller })
         })
-      },
-    )
+      })
+      req.on('error', (error) => {
+        if (!controller.signal.aborted) reject(error)
+      })
+    })
   }
 
   it('refuses streams past the limits with 429 in the error shape, serves other organizations, and gives places back on close', async () => {
