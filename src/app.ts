@@ -49,6 +49,7 @@ import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
 import { DOCKER_KINDS, KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
+import { createFollowStreams } from './modules/services/logs/follow-streams.ts'
 import { createServiceLogsRepository } from './modules/services/logs/service-logs.repository.ts'
 import { serviceLogsRoutes } from './modules/services/logs/service-logs.routes.ts'
 import { createServiceLogsService } from './modules/services/logs/service-logs.service.ts'
@@ -250,6 +251,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
           })
         : undefined,
   })
+  // Log follow streams, counted per credential, per organization and in all (issue 42).
+  const followStreams = createFollowStreams(config.http.followStreams)
   const serviceLogs = createServiceLogsService({
     repo: createServiceLogsRepository(db),
     secrets,
@@ -336,11 +339,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(selectedServicesRoutes(services.deployments, KIND_ROUTES))
     await api.register(environmentStatusesRoutes(services.deployments, KIND_ROUTES))
     await api.register(deploymentQueueRoutes(services.deployments))
-    await api.register(deploymentLogsRoutes(services.deploymentLogs))
+    await api.register(deploymentLogsRoutes(services.deploymentLogs, followStreams))
     for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
     await api.register(environmentRollbackRoutes(services.deployments))
     for (const kind of KIND_ROUTES) await api.register(serviceRollbackRoutes(kind, services.deployments))
-    await api.register(serviceLogsRoutes(KIND_ROUTES, serviceLogs))
+    await api.register(serviceLogsRoutes(KIND_ROUTES, serviceLogs, followStreams))
     await api.register(deploymentHistoryRoutes(services.deploymentHistory))
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
     await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions, kindsWith('restrictions')))

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import path from 'node:path'
+import type { FollowStreamLimits } from './modules/services/logs/follow-streams.ts'
 import { DEFAULT_RESOURCE_CEILINGS } from './modules/services/resource-ceilings.ts'
 import { DEFAULT_VARIABLE_LIMITS } from './modules/variables/variable-rules.ts'
 import { ENUM_WORDS, type EnumWords } from './platform/http/enum-words/enum-word-pairs.ts'
@@ -35,6 +36,8 @@ export interface Config {
     /** BERTH_CORS_ORIGINS: the browser origins allowed to call the API; none: no CORS headers at all. */
     readonly corsOrigins: readonly string[]
     readonly rateLimits: RateLimits
+    /** BERTH_FOLLOW_STREAMS_*: the most log follow streams one process keeps open (docs/logs.md). */
+    readonly followStreams: FollowStreamLimits
     /**
      * BERTH_ENUM_WORDS: whose enum words the answers use, the contract's neutral ones (`IAC`) or the
      * reference's (`TERRAFORM`), for clients that refuse words they do not know (docs/enum-words.md).
@@ -82,6 +85,10 @@ export interface Config {
     /** Whether `berth serve` runs deployments too (`berth worker` always does). */
     readonly inServe: boolean
     readonly concurrency: number
+    /** BERTH_RUNNER_SLOTS_PER_ORGANIZATION: the most runs of one organization a runner works on at once (docs/deployments.md, "Fair share"). */
+    readonly slotsPerOrganization: number
+    /** BERTH_RUNNER_MAX_RUN_MS: the longest any run may take; it then fails, whatever its services' own timeouts. */
+    readonly maxRunMs: number
     readonly leaseMs: number
     readonly pollMs: number
     /** How long the simulated executor takes for each service. */
@@ -439,6 +446,11 @@ export function loadConfig(env: Env = process.env): Config {
         failedAuthPerAddress: integer(env, 'BERTH_RATE_LIMIT_FAILED_AUTH', 60, 0, 100_000_000),
         mintsPerMinute: integer(env, 'BERTH_TOKEN_MINTS_PER_MINUTE', 30, 0, 1_000_000),
       }),
+      followStreams: Object.freeze({
+        perCredential: integer(env, 'BERTH_FOLLOW_STREAMS_PER_CREDENTIAL', 20, 1, 1_000_000),
+        perOrganization: integer(env, 'BERTH_FOLLOW_STREAMS_PER_ORGANIZATION', 50, 1, 1_000_000),
+        perProcess: integer(env, 'BERTH_FOLLOW_STREAMS_PER_PROCESS', 500, 1, 1_000_000),
+      }),
     }),
     database: Object.freeze({
       url: databaseUrl,
@@ -463,6 +475,15 @@ export function loadConfig(env: Env = process.env): Config {
     runner: Object.freeze({
       inServe: flag(env, 'BERTH_RUNNER_IN_SERVE', true),
       concurrency: integer(env, 'BERTH_RUNNER_CONCURRENCY', 4, 1, 1000),
+      // Half the slots by default: whatever one organization queues, the other half serves the rest.
+      slotsPerOrganization: integer(
+        env,
+        'BERTH_RUNNER_SLOTS_PER_ORGANIZATION',
+        Math.max(1, Math.floor(integer(env, 'BERTH_RUNNER_CONCURRENCY', 4, 1, 1000) / 2)),
+        1,
+        1000,
+      ),
+      maxRunMs: integer(env, 'BERTH_RUNNER_MAX_RUN_MS', 7_200_000, 1_000, 604_800_000),
       leaseMs: integer(env, 'BERTH_RUNNER_LEASE_MS', 30_000, 1_000, 3_600_000),
       pollMs: integer(env, 'BERTH_RUNNER_POLL_MS', 500, 10, 60_000),
       simulatedStepMs: integer(env, 'BERTH_SIMULATED_STEP_MS', 1_000, 0, 3_600_000),

@@ -32,6 +32,8 @@ import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-ins
 import * as iacServices from './migrations/0032-iac-services.ts'
 import * as databaseBackups from './migrations/0041-database-backups.ts'
 import * as iacStates from './migrations/0042-iac-states.ts'
+import * as pullRequestMarks from './migrations/0047-pull-request-marks.ts'
+import * as runnerFairShare from './migrations/0048-runner-fair-share.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -69,6 +71,8 @@ const migrations: Record<string, Migration> = {
   '0032-iac-services': iacServices,
   '0041-database-backups': databaseBackups,
   '0042-iac-states': iacStates,
+  '0047-pull-request-marks': pullRequestMarks,
+  '0048-runner-fair-share': runnerFairShare,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
