@@ -10,6 +10,7 @@ import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
 import { backupsRoutes } from './modules/backups/backups.routes.ts'
+import { databaseStatusExtension } from './modules/backups/database-status.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
@@ -27,7 +28,7 @@ import { environmentActionsRoutes } from './modules/deployments/api/triggers/env
 import { environmentStatusesRoutes } from './modules/deployments/api/triggers/environment-statuses.routes.ts'
 import { environmentRollbackRoutes, serviceRollbackRoutes } from './modules/deployments/api/triggers/rollback.routes.ts'
 import { selectedServicesRoutes } from './modules/deployments/api/triggers/selected-services.routes.ts'
-import { serviceActionsRoutes } from './modules/deployments/api/triggers/service-actions.routes.ts'
+import { type StatusExtension, serviceActionsRoutes } from './modules/deployments/api/triggers/service-actions.routes.ts'
 import { HISTORY_CHANNEL } from './modules/deployments/queue/deployment-rows.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/runner/deployment-runs.repository.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
@@ -340,7 +341,10 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(environmentStatusesRoutes(services.deployments, KIND_ROUTES))
     await api.register(deploymentQueueRoutes(services.deployments))
     await api.register(deploymentLogsRoutes(services.deploymentLogs, followStreams))
-    for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
+    const statusExtensions: Partial<Record<string, StatusExtension>> = { DATABASE: databaseStatusExtension(services.backups.backups) }
+    for (const kind of KIND_ROUTES) {
+      await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory, statusExtensions[kind.type]))
+    }
     await api.register(environmentRollbackRoutes(services.deployments))
     for (const kind of KIND_ROUTES) await api.register(serviceRollbackRoutes(kind, services.deployments))
     await api.register(serviceLogsRoutes(KIND_ROUTES, serviceLogs, followStreams))
