@@ -58,6 +58,7 @@ import { deploymentStagesRoutes } from './modules/services/stages/deployment-sta
 import { usersRoutes } from './modules/users/users.routes.ts'
 import { scopedVariablesRoutes } from './modules/variables/scoped-variables.routes.ts'
 import { variablesRoutes } from './modules/variables/variables.routes.ts'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
 import { type Authenticators, registerAuthentication } from './platform/auth/authenticate.ts'
 import { createOidcVerifier } from './platform/auth/oidc-verifier.ts'
 import { createAnnouncedCache } from './platform/cache/announced-cache.ts'
@@ -351,6 +352,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(clustersRoutes(services.clusters))
     await api.register(clusterRecordsRoutes(services.clusterRecords))
     await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
+    await api.register(webhooksRoutes(services.webhooks))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -86,6 +86,8 @@ import { createUsersService } from './modules/users/users.service.ts'
 import { DEFAULT_VARIABLE_LIMITS, type VariableLimits } from './modules/variables/variable-rules.ts'
 import { createVariablesRepository } from './modules/variables/variables.repository.ts'
 import { createVariablesService } from './modules/variables/variables.service.ts'
+import { createWebhooksRepository } from './modules/webhooks/webhooks.repository.ts'
+import { createWebhooksService } from './modules/webhooks/webhooks.service.ts'
 import type { Principal } from './platform/auth/principal.ts'
 import type { Db } from './platform/db/database.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
@@ -507,6 +509,15 @@ export function createServices(db: Db, options: ServiceOptions) {
       allowPrivateUrls: git.allowPrivateUrls,
       localRoot: options.backupsDir ?? '.berth/backups',
       defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
+      listLimit,
+    }),
+    // Issue 45: outbound webhooks on deployments.
+    webhooks: createWebhooksService({
+      repo: createWebhooksRepository(db),
+      organizations,
+      secrets: options.secrets,
+      // TODO(lead): config.outbound.allowPrivateUrls (BERTH_ALLOW_PRIVATE_URLS) once issue42-tenancy lands.
+      allowPrivateUrls: git.allowPrivateUrls,
       listLimit,
     }),
   }
