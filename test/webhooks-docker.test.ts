@@ -47,7 +47,11 @@ describe('webhooks on Docker deployments', () => {
     })
     assert.equal(hook.statusCode, 201, hook.body)
 
-    const containerId = await createContainer(calls, w, webContainerRequest(w.registryId, { imageName: 'webhook-web', tag: '1' }, readinessProbe('http', 10)))
+    const containerId = await createContainer(
+      calls,
+      w,
+      webContainerRequest(w.registryId, { imageName: 'webhook-web', tag: '1' }, readinessProbe('http', 10)),
+    )
     const good = await calls.trigger(`/container/${containerId}/deploy`, w.tokens.deploy.authorization)
     const [deployed] = await calls.waitUntilIdle(w.environment.id, w.tokens.read.authorization)
     assert.equal(deployed!.status, 'DEPLOYED', JSON.stringify(deployed))
