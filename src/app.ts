@@ -8,6 +8,8 @@ import type { Config } from './config.ts'
 import { kubernetesServiceOutput } from './executor-connections.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
+import { auditRoutes } from './modules/audit/audit.routes.ts'
+import { recordActors } from './modules/audit/audit-actors.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
 import { backupsRoutes } from './modules/backups/backups.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
@@ -221,6 +223,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     domainCheck: config.domainCheck,
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     backupsDir: localBackupsRoot(config.database.dataDir),
+    auditRetentionDays: config.audit.retentionDays,
     previews: config.previews,
     log: app.log,
     onEnvironmentsDeleted:
@@ -305,6 +308,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   await app.register(async (api) => {
     registerAuthentication(api, authenticators)
     rateLimits.limitCredentials(api)
+    recordActors(api)
     await api.register(organizationsRoutes(organizations, rateLimits.mintAdmission))
     await api.register(currentRoleRoutes((principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ')))
     await api.register(membersRoutes(services.members))
@@ -353,6 +357,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(clusterRecordsRoutes(services.clusterRecords))
     await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
     await api.register(webhooksRoutes(services.webhooks))
+    await api.register(auditRoutes(services.audit))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -4,6 +4,8 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
+import { createAuditRepository } from './modules/audit/audit.repository.ts'
+import { createAuditService } from './modules/audit/audit.service.ts'
 import { createBackupsModule } from './modules/backups/backups.module.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
@@ -141,6 +143,8 @@ export interface ServiceOptions {
   defaultExecutor?: 'SIMULATED' | 'DOCKER'
   /** Where databases' backups without a destination go (issue 44); absent: `.berth/backups`. */
   backupsDir?: string
+  /** BERTH_AUDIT_RETENTION_DAYS (issue 45); absent: 365. */
+  auditRetentionDays?: number
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -519,6 +523,13 @@ export function createServices(db: Db, options: ServiceOptions) {
       // TODO(lead): config.outbound.allowPrivateUrls (BERTH_ALLOW_PRIVATE_URLS) once issue42-tenancy lands.
       allowPrivateUrls: git.allowPrivateUrls,
       listLimit,
+    }),
+    // Issue 45: the audit log, written by the database's triggers.
+    audit: createAuditService({
+      repo: createAuditRepository(db),
+      organizations,
+      retentionDays: options.auditRetentionDays ?? 365,
+      listLimit: listLimit ?? 1000,
     }),
   }
 }

@@ -32,6 +32,7 @@ import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-ins
 import * as iacServices from './migrations/0032-iac-services.ts'
 import * as databaseBackups from './migrations/0041-database-backups.ts'
 import * as organizationWebhooks from './migrations/0049-organization-webhooks.ts'
+import * as auditLog from './migrations/0050-audit-log.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '0032-iac-services': iacServices,
   '0041-database-backups': databaseBackups,
   '0049-organization-webhooks': organizationWebhooks,
+  '0050-audit-log': auditLog,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -38,6 +38,7 @@ export interface Database {
   organizationWebhooks: OrganizationWebhooksTable
   webhookDeliveries: WebhookDeliveriesTable
   webhookAttempts: WebhookAttemptsTable
+  auditEvents: AuditEventsTable
 }
 
 /** Set by the database on insert. */
@@ -583,4 +584,27 @@ export interface WebhookAttemptsTable {
   statusCode: number
   responseBody: string | null
   createdAt: CreatedAt
+}
+
+/** One change made through the API, written by the audit triggers (migration 0050); never changed. */
+export interface AuditEventsTable {
+  id: Generated<string>
+  /** The order events happened in (bigint, read as text). */
+  seq: ColumnType<string, never, never>
+  organizationId: string
+  createdAt: CreatedAt
+  eventType: string
+  targetType: string
+  targetId: string | null
+  targetName: Generated<string>
+  subTargetType: string | null
+  change: string | null
+  origin: string
+  triggeredBy: string
+  triggeredById: string | null
+  userAgent: string | null
+  projectId: string | null
+  projectName: Generated<string>
+  environmentId: string | null
+  environmentName: Generated<string>
 }
