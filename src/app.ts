@@ -8,6 +8,8 @@ import type { Config } from './config.ts'
 import { kubernetesServiceOutput } from './executor-connections.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
+import { auditRoutes } from './modules/audit/audit.routes.ts'
+import { recordActors } from './modules/audit/audit-actors.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
 import { backupsRoutes } from './modules/backups/backups.routes.ts'
 import { databaseStatusExtension } from './modules/backups/database-status.ts'
@@ -60,6 +62,7 @@ import { deploymentStagesRoutes } from './modules/services/stages/deployment-sta
 import { usersRoutes } from './modules/users/users.routes.ts'
 import { scopedVariablesRoutes } from './modules/variables/scoped-variables.routes.ts'
 import { variablesRoutes } from './modules/variables/variables.routes.ts'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
 import { type Authenticators, registerAuthentication } from './platform/auth/authenticate.ts'
 import { createOidcVerifier } from './platform/auth/oidc-verifier.ts'
 import { createAnnouncedCache } from './platform/cache/announced-cache.ts'
@@ -223,6 +226,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     domainCheck: config.domainCheck,
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     backupsDir: localBackupsRoot(config.database.dataDir),
+    auditRetentionDays: config.audit.retentionDays,
     previews: config.previews,
     log: app.log,
     onEnvironmentsDeleted:
@@ -309,6 +313,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   await app.register(async (api) => {
     registerAuthentication(api, authenticators)
     rateLimits.limitCredentials(api)
+    recordActors(api)
     await api.register(organizationsRoutes(organizations, rateLimits.mintAdmission))
     await api.register(currentRoleRoutes((principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ')))
     await api.register(membersRoutes(services.members))
@@ -359,6 +364,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(clustersRoutes(services.clusters))
     await api.register(clusterRecordsRoutes(services.clusterRecords))
     await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
+    await api.register(webhooksRoutes(services.webhooks))
+    await api.register(auditRoutes(services.audit))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -170,6 +170,21 @@ export interface Config {
     /** BERTH_DOMAIN_CHECK_DNS_SERVERS: comma-separated `ip` or `ip:port` of the DNS servers asked; the system's when empty. */
     readonly servers: readonly string[]
   }
+  /** BERTH_WEBHOOK_*, BERTH_PUBLIC_URL: delivering organizations' outbound webhooks (docs/webhooks.md). */
+  readonly webhooks: WebhookSettings
+  /** BERTH_AUDIT_RETENTION_DAYS: how long the audit log keeps an event (docs/audit-log.md). */
+  readonly audit: { readonly retentionDays: number }
+}
+
+export interface WebhookSettings {
+  /** BERTH_WEBHOOK_TIMEOUT_MS: the most one attempt waits for its target's answer. */
+  readonly timeoutMs: number
+  /** BERTH_WEBHOOK_RETRY_DELAYS_MS: the waits before each retry, comma-separated; their count is the number of retries. */
+  readonly retryDelaysMs: readonly number[]
+  /** BERTH_WEBHOOK_CONCURRENCY: how many webhooks a runner delivers to at once (each one's events in turn). */
+  readonly concurrency: number
+  /** BERTH_PUBLIC_URL: where people reach this server; the console links in webhook bodies start with it. */
+  readonly publicUrl: string
 }
 
 /**
@@ -270,6 +285,18 @@ function portRange(env: Env, name: string): PortRange | undefined {
   if (!match || from < 1 || to > 65535 || from > to)
     throw new ConfigError(`${name} must be a port range like 30000-30999 (or one port), got "${raw}"`)
   return Object.freeze({ from, to })
+}
+
+/** Comma-separated waits in milliseconds, each up to a day; `none` for no waits at all. */
+function delays(env: Env, name: string, fallback: number[]): number[] {
+  const raw = text(env, name, '').trim()
+  if (raw === '') return fallback
+  if (raw === 'none') return []
+  const values = raw.split(',').map((part) => part.trim())
+  if (values.some((value) => !/^\d+$/.test(value) || Number(value) > 86_400_000)) {
+    throw new ConfigError(`${name} must be comma-separated milliseconds (each at most a day), got "${raw}"`)
+  }
+  return values.map(Number)
 }
 
 function text(env: Env, name: string, fallback: string): string {
@@ -523,6 +550,13 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'BERTH_DOMAIN_CHECK_TIMEOUT_MS', 3_000, 10, 60_000),
       servers: Object.freeze(dnsServers(env)),
     }),
+    webhooks: Object.freeze({
+      timeoutMs: integer(env, 'BERTH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      retryDelaysMs: Object.freeze(delays(env, 'BERTH_WEBHOOK_RETRY_DELAYS_MS', [10_000, 30_000, 120_000, 300_000, 600_000])),
+      concurrency: integer(env, 'BERTH_WEBHOOK_CONCURRENCY', 8, 1, 1000),
+      publicUrl: (httpUrl(env, 'BERTH_PUBLIC_URL') ?? `http://localhost:${integer(env, 'PORT', 8080, 0, 65535)}`).replace(/\/+$/, ''),
+    }),
+    audit: Object.freeze({ retentionDays: integer(env, 'BERTH_AUDIT_RETENTION_DAYS', 365, 1, 36_500) }),
   })
 }
 

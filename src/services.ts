@@ -4,6 +4,8 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
+import { createAuditRepository } from './modules/audit/audit.repository.ts'
+import { createAuditService } from './modules/audit/audit.service.ts'
 import { createBackupsModule } from './modules/backups/backups.module.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
@@ -86,6 +88,8 @@ import { createUsersService } from './modules/users/users.service.ts'
 import { DEFAULT_VARIABLE_LIMITS, type VariableLimits } from './modules/variables/variable-rules.ts'
 import { createVariablesRepository } from './modules/variables/variables.repository.ts'
 import { createVariablesService } from './modules/variables/variables.service.ts'
+import { createWebhooksRepository } from './modules/webhooks/webhooks.repository.ts'
+import { createWebhooksService } from './modules/webhooks/webhooks.service.ts'
 import type { Principal } from './platform/auth/principal.ts'
 import type { Db } from './platform/db/database.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
@@ -141,6 +145,8 @@ export interface ServiceOptions {
   defaultExecutor?: 'SIMULATED' | 'DOCKER'
   /** Where databases' backups without a destination go (issue 44); absent: `.berth/backups`. */
   backupsDir?: string
+  /** BERTH_AUDIT_RETENTION_DAYS (issue 45); absent: 365. */
+  auditRetentionDays?: number
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -510,6 +516,22 @@ export function createServices(db: Db, options: ServiceOptions) {
       localRoot: options.backupsDir ?? '.berth/backups',
       defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
       listLimit,
+    }),
+    // Issue 45: outbound webhooks on deployments.
+    webhooks: createWebhooksService({
+      repo: createWebhooksRepository(db),
+      organizations,
+      secrets: options.secrets,
+      // TODO(lead): config.outbound.allowPrivateUrls (BERTH_ALLOW_PRIVATE_URLS) once issue42-tenancy lands.
+      allowPrivateUrls: git.allowPrivateUrls,
+      listLimit,
+    }),
+    // Issue 45: the audit log, written by the database's triggers.
+    audit: createAuditService({
+      repo: createAuditRepository(db),
+      organizations,
+      retentionDays: options.auditRetentionDays ?? 365,
+      listLimit: listLimit ?? 1000,
     }),
   }
 }

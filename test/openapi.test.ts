@@ -46,6 +46,15 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/organization/{organizationId}/account/gitlab/repository/branch': { get: 'getOrganizationGitlabRepositoryBranches' },
   '/organization/{organizationId}/account/bitbucket/repository/branch': { get: 'getOrganizationBitbucketRepositoryBranches' },
   '/organization/{organizationId}/gitToken': { get: 'listOrganizationGitTokens', post: 'createGitToken' },
+  '/organization/{organizationId}/webhook': { get: 'listOrganizationWebHooks', post: 'createOrganizationWebhook' },
+  '/organization/{organizationId}/webhook/{webhookId}': {
+    get: 'getOrganizationWebhook',
+    put: 'editOrganizationWebhook',
+    delete: 'deleteOrganizationWebhook',
+  },
+  '/organization/{organizationId}/webhook/{webhookId}/event': { get: 'listWebhookEvent' },
+  '/organization/{organizationId}/events': { get: 'getOrganizationEvents' },
+  '/organization/{organizationId}/targets': { get: 'getOrganizationEventTargets' },
   '/organization/{organizationId}/gitToken/{gitTokenId}': { get: 'getOrganizationGitToken', put: 'editGitToken', delete: 'deleteGitToken' },
   '/organization/{organizationId}/helmRepository': { get: 'listHelmRepository', post: 'createHelmRepository' },
   '/organization/{organizationId}/helmRepository/{helmRepositoryId}': {

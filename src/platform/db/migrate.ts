@@ -34,6 +34,8 @@ import * as databaseBackups from './migrations/0041-database-backups.ts'
 import * as iacStates from './migrations/0042-iac-states.ts'
 import * as pullRequestMarks from './migrations/0047-pull-request-marks.ts'
 import * as runnerFairShare from './migrations/0048-runner-fair-share.ts'
+import * as organizationWebhooks from './migrations/0049-organization-webhooks.ts'
+import * as auditLog from './migrations/0050-audit-log.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -73,6 +75,8 @@ const migrations: Record<string, Migration> = {
   '0042-iac-states': iacStates,
   '0047-pull-request-marks': pullRequestMarks,
   '0048-runner-fair-share': runnerFairShare,
+  '0049-organization-webhooks': organizationWebhooks,
+  '0050-audit-log': auditLog,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
