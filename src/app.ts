@@ -8,6 +8,7 @@ import type { Config } from './config.ts'
 import { kubernetesServiceOutput } from './executor-connections.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
+import { argoCdRoutes } from './modules/argocd/argocd.routes.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
 import { backupsRoutes } from './modules/backups/backups.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
@@ -221,6 +222,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     backupsDir: localBackupsRoot(config.database.dataDir),
     previews: config.previews,
+    argocd: config.argocd,
     log: app.log,
     onEnvironmentsDeleted:
       config.runner.executor === 'docker'
@@ -255,10 +257,13 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     configurationSecrets: (snapshot, box) => DOCKER_KINDS[snapshot.kind]?.secretValues?.(snapshot as ServiceSnapshot, box) ?? [],
     requireService: services.services.requireService,
     // Each environment's lines come from the engine its cluster deploys with.
-    output: serviceOutputByExecutor(createDeploymentRunsRepository(db).executorOf, config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED', {
-      DOCKER: config.runner.executor === 'docker' ? await dockerServiceOutput(createDeploymentRunsRepository(db).executorOf) : undefined,
-      KUBERNETES: kubernetesServiceOutput(db, secrets, { kubectlPath: config.runner.kubectlPath }),
-    }),
+    // GITOPS_APP services' lines come through their Argo CD (docs/argocd.md).
+    output: services.argocd.serviceOutput(
+      serviceOutputByExecutor(createDeploymentRunsRepository(db).executorOf, config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED', {
+        DOCKER: config.runner.executor === 'docker' ? await dockerServiceOutput(createDeploymentRunsRepository(db).executorOf) : undefined,
+        KUBERNETES: kubernetesServiceOutput(db, secrets, { kubectlPath: config.runner.kubectlPath }),
+      }),
+    ),
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories } = services
   tokenUsage.start()
@@ -277,6 +282,9 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   app.addHook('onClose', async () => clearInterval(previewSweep))
   app.addHook('onClose', async () => services.closeGitProviders())
   app.addHook('onClose', async () => services.closeContainerRegistries())
+  // Every process serving the API polls the Argo CD instances; a lock keeps one poll per instance at a time (docs/argocd.md).
+  services.argocd.poller.start()
+  app.addHook('onClose', async () => services.argocd.close())
 
   // Bearer JWTs are accepted once an OpenID Connect issuer is configured; its subjects are users.
   const oidc =
@@ -351,6 +359,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(clustersRoutes(services.clusters))
     await api.register(clusterRecordsRoutes(services.clusterRecords))
     await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
+    await api.register(argoCdRoutes(services.argocd.service))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -4,6 +4,7 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
+import { createArgoCdModule } from './modules/argocd/argocd.module.ts'
 import { createBackupsModule } from './modules/backups/backups.module.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
@@ -139,6 +140,8 @@ export interface ServiceOptions {
   defaultExecutor?: 'SIMULATED' | 'DOCKER'
   /** Where databases' backups without a destination go (issue 44); absent: `.berth/backups`. */
   backupsDir?: string
+  /** The Argo CD integration's settings (BERTH_ARGOCD_*); the defaults when absent. */
+  argocd?: Config['argocd']
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -508,6 +511,16 @@ export function createServices(db: Db, options: ServiceOptions) {
       localRoot: options.backupsDir ?? '.berth/backups',
       defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
       listLimit,
+    }),
+    // Issue 47: the Argo CD integration (docs/argocd.md).
+    argocd: createArgoCdModule(db, {
+      organizations,
+      secrets: options.secrets,
+      allowPrivateUrls: git.allowPrivateUrls,
+      timeoutMs: options.argocd?.timeoutMs ?? 10_000,
+      pollIntervalMs: options.argocd?.pollIntervalMs ?? 30_000,
+      history: { findService: servicesRepo.findById, deployPushed: deployments.deployPushed },
+      log: options.log ?? { info: () => undefined, warn: () => undefined },
     }),
   }
 }
