@@ -78,13 +78,7 @@ const provider: MigrationProvider = { getMigrations: async () => migrations }
  * migrators with a PostgreSQL advisory lock.
  */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider,
-    migrationTableName: 'berth_migrations',
-    migrationLockTableName: 'berth_migrations_lock',
-    allowUnorderedMigrations: true,
-  })
+  const migrator = new Migrator({ db, provider, migrationTableName: 'berth_migrations', migrationLockTableName: 'berth_migrations_lock', allowUnorderedMigrations: true })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error instanceof Error ? error : new Error(String(error))
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
