@@ -520,9 +520,15 @@ describe('OpenAPI document', () => {
       if (method === 'delete') assert.deepEqual(success, ['204'])
       // An uninstall that finds the chart not installed triggers nothing: 204, as the reference says.
       else if (
-        ['uninstallHelm', 'uninstallDatabase', 'uninstallContainer', 'uninstallApplication', 'uninstallJob', 'uninstallTerraform', 'uninstallGitopsApp'].includes(
-          op.operationId ?? '',
-        )
+        [
+          'uninstallHelm',
+          'uninstallDatabase',
+          'uninstallContainer',
+          'uninstallApplication',
+          'uninstallJob',
+          'uninstallTerraform',
+          'uninstallGitopsApp',
+        ].includes(op.operationId ?? '')
       )
         assert.deepEqual(success, ['202', '204'])
       // The reference answers 200, not 201 or 202, to these.
