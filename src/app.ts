@@ -10,6 +10,7 @@ import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { auditRoutes } from './modules/audit/audit.routes.ts'
 import { recordActors } from './modules/audit/audit-actors.ts'
+import { argoCdRoutes } from './modules/argocd/argocd.routes.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
 import { backupsRoutes } from './modules/backups/backups.routes.ts'
 import { databaseStatusExtension } from './modules/backups/database-status.ts'
@@ -228,6 +229,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     backupsDir: localBackupsRoot(config.database.dataDir),
     auditRetentionDays: config.audit.retentionDays,
     previews: config.previews,
+    argocd: config.argocd,
     log: app.log,
     onEnvironmentsDeleted:
       config.runner.executor === 'docker'
@@ -264,10 +266,13 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     configurationSecrets: (snapshot, box) => DOCKER_KINDS[snapshot.kind]?.secretValues?.(snapshot as ServiceSnapshot, box) ?? [],
     requireService: services.services.requireService,
     // Each environment's lines come from the engine its cluster deploys with.
-    output: serviceOutputByExecutor(createDeploymentRunsRepository(db).executorOf, config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED', {
-      DOCKER: config.runner.executor === 'docker' ? await dockerServiceOutput(createDeploymentRunsRepository(db).executorOf) : undefined,
-      KUBERNETES: kubernetesServiceOutput(db, secrets, { kubectlPath: config.runner.kubectlPath }),
-    }),
+    // GITOPS_APP services' lines come through their Argo CD (docs/argocd.md).
+    output: services.argocd.serviceOutput(
+      serviceOutputByExecutor(createDeploymentRunsRepository(db).executorOf, config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED', {
+        DOCKER: config.runner.executor === 'docker' ? await dockerServiceOutput(createDeploymentRunsRepository(db).executorOf) : undefined,
+        KUBERNETES: kubernetesServiceOutput(db, secrets, { kubectlPath: config.runner.kubectlPath }),
+      }),
+    ),
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories } = services
   tokenUsage.start()
@@ -286,6 +291,9 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   app.addHook('onClose', async () => clearInterval(previewSweep))
   app.addHook('onClose', async () => services.closeGitProviders())
   app.addHook('onClose', async () => services.closeContainerRegistries())
+  // Every process serving the API polls the Argo CD instances; a lock keeps one poll per instance at a time (docs/argocd.md).
+  services.argocd.poller.start()
+  app.addHook('onClose', async () => services.argocd.close())
 
   // Bearer JWTs are accepted once an OpenID Connect issuer is configured; its subjects are users.
   const oidc =
@@ -366,6 +374,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
     await api.register(webhooksRoutes(services.webhooks))
     await api.register(auditRoutes(services.audit))
+    await api.register(argoCdRoutes(services.argocd.service))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

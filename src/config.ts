@@ -170,6 +170,13 @@ export interface Config {
     /** BERTH_DOMAIN_CHECK_DNS_SERVERS: comma-separated `ip` or `ip:port` of the DNS servers asked; the system's when empty. */
     readonly servers: readonly string[]
   }
+  /** BERTH_ARGOCD_*: the Argo CD integration (docs/argocd.md). */
+  readonly argocd: {
+    /** BERTH_ARGOCD_POLL_INTERVAL_MS: how often each registered Argo CD is polled. */
+    readonly pollIntervalMs: number
+    /** BERTH_ARGOCD_TIMEOUT_MS: how long one call to an Argo CD may take. */
+    readonly timeoutMs: number
+  }
   /** BERTH_WEBHOOK_*, BERTH_PUBLIC_URL: delivering organizations' outbound webhooks (docs/webhooks.md). */
   readonly webhooks: WebhookSettings
   /** BERTH_AUDIT_RETENTION_DAYS: how long the audit log keeps an event (docs/audit-log.md). */
@@ -549,6 +556,10 @@ export function loadConfig(env: Env = process.env): Config {
     domainCheck: Object.freeze({
       timeoutMs: integer(env, 'BERTH_DOMAIN_CHECK_TIMEOUT_MS', 3_000, 10, 60_000),
       servers: Object.freeze(dnsServers(env)),
+    }),
+    argocd: Object.freeze({
+      pollIntervalMs: integer(env, 'BERTH_ARGOCD_POLL_INTERVAL_MS', 30_000, 100, 24 * 3_600_000),
+      timeoutMs: integer(env, 'BERTH_ARGOCD_TIMEOUT_MS', 10_000, 100, 600_000),
     }),
     webhooks: Object.freeze({
       timeoutMs: integer(env, 'BERTH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -6,6 +6,7 @@ import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createAuditRepository } from './modules/audit/audit.repository.ts'
 import { createAuditService } from './modules/audit/audit.service.ts'
+import { createArgoCdModule } from './modules/argocd/argocd.module.ts'
 import { createBackupsModule } from './modules/backups/backups.module.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
@@ -147,6 +148,8 @@ export interface ServiceOptions {
   backupsDir?: string
   /** BERTH_AUDIT_RETENTION_DAYS (issue 45); absent: 365. */
   auditRetentionDays?: number
+  /** The Argo CD integration's settings (BERTH_ARGOCD_*); the defaults when absent. */
+  argocd?: Config['argocd']
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -522,8 +525,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       repo: createWebhooksRepository(db),
       organizations,
       secrets: options.secrets,
-      // TODO(lead): config.outbound.allowPrivateUrls (BERTH_ALLOW_PRIVATE_URLS) once issue42-tenancy lands.
-      allowPrivateUrls: git.allowPrivateUrls,
+      allowPrivateUrls: outbound.allowPrivateUrls,
       listLimit,
     }),
     // Issue 45: the audit log, written by the database's triggers.
@@ -532,6 +534,16 @@ export function createServices(db: Db, options: ServiceOptions) {
       organizations,
       retentionDays: options.auditRetentionDays ?? 365,
       listLimit: listLimit ?? 1000,
+    }),
+    // Issue 47: the Argo CD integration (docs/argocd.md).
+    argocd: createArgoCdModule(db, {
+      organizations,
+      secrets: options.secrets,
+      allowPrivateUrls: outbound.allowPrivateUrls,
+      timeoutMs: options.argocd?.timeoutMs ?? 10_000,
+      pollIntervalMs: options.argocd?.pollIntervalMs ?? 30_000,
+      history: { findService: servicesRepo.findById, deployPushed: deployments.deployPushed },
+      log: options.log ?? { info: () => undefined, warn: () => undefined },
     }),
   }
 }

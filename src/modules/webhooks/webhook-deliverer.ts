@@ -158,7 +158,7 @@ export type WebhookDeliverer = ReturnType<typeof createWebhookDeliverer>
 export function createConfiguredWebhookDeliverer(
   config: {
     webhooks: { timeoutMs: number; retryDelaysMs: readonly number[]; concurrency: number; publicUrl: string }
-    git: { allowPrivateUrls: boolean }
+    outbound: { allowPrivateUrls: boolean }
     runner: { pollMs: number }
   },
   db: Db,
@@ -169,7 +169,7 @@ export function createConfiguredWebhookDeliverer(
     db,
     secrets,
     // TODO(lead): read config.outbound.allowPrivateUrls (BERTH_ALLOW_PRIVATE_URLS) once issue42-tenancy lands.
-    allowPrivateUrls: config.git.allowPrivateUrls,
+    allowPrivateUrls: config.outbound.allowPrivateUrls,
     timeoutMs: config.webhooks.timeoutMs,
     retryDelaysMs: config.webhooks.retryDelaysMs,
     concurrency: config.webhooks.concurrency,

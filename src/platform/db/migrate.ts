@@ -36,6 +36,7 @@ import * as pullRequestMarks from './migrations/0047-pull-request-marks.ts'
 import * as runnerFairShare from './migrations/0048-runner-fair-share.ts'
 import * as organizationWebhooks from './migrations/0049-organization-webhooks.ts'
 import * as auditLog from './migrations/0050-audit-log.ts'
+import * as argoCd from './migrations/0056-argocd.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '0048-runner-fair-share': runnerFairShare,
   '0049-organization-webhooks': organizationWebhooks,
   '0050-audit-log': auditLog,
+  '0056-argocd': argoCd,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
