@@ -46,6 +46,8 @@ import type { OrganizationRow } from './modules/organizations/organizations.repo
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { kindCommitsRoutes } from './modules/service-views/kind-commits.routes.ts'
+import { serviceViewsRoutes } from './modules/service-views/service-views.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
 import { DOCKER_KINDS, KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
@@ -351,6 +353,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(clustersRoutes(services.clusters))
     await api.register(clusterRecordsRoutes(services.clusterRecords))
     await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
+    await api.register(serviceViewsRoutes(services.serviceViews, KIND_ROUTES))
+    await api.register(kindCommitsRoutes(services.kindRouteContext))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -68,6 +68,7 @@ import { createPreviewsRepository } from './modules/previews/previews.repository
 import { createPreviewsService } from './modules/previews/previews.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
+import { createServiceViewsService } from './modules/service-views/service-views.service.ts'
 import { createAdvancedSettingsRepository } from './modules/services/advanced-settings/advanced-settings.repository.ts'
 import { createAdvancedSettingsService } from './modules/services/advanced-settings/advanced-settings.service.ts'
 import { createKindCrud } from './modules/services/kind-crud.ts'
@@ -508,6 +509,14 @@ export function createServices(db: Db, options: ServiceOptions) {
       localRoot: options.backupsDir ?? '.berth/backups',
       defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
       listLimit,
+    }),
+    // Issue 48: the reference's per-kind statuses, histories and logs, from what the deployments keep.
+    serviceViews: createServiceViewsService({
+      deployments,
+      history: deploymentHistory,
+      logs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
+      findRun: historyRepo.findRun,
+      requireEnvironment: environments.requireEnvironment,
     }),
   }
 }
