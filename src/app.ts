@@ -8,9 +8,9 @@ import type { Config } from './config.ts'
 import { kubernetesServiceOutput } from './executor-connections.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
+import { argoCdRoutes } from './modules/argocd/argocd.routes.ts'
 import { auditRoutes } from './modules/audit/audit.routes.ts'
 import { recordActors } from './modules/audit/audit-actors.ts'
-import { argoCdRoutes } from './modules/argocd/argocd.routes.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
 import { backupsRoutes } from './modules/backups/backups.routes.ts'
 import { databaseStatusExtension } from './modules/backups/database-status.ts'
@@ -50,6 +50,8 @@ import type { OrganizationRow } from './modules/organizations/organizations.repo
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { kindCommitsRoutes } from './modules/service-views/kind-commits.routes.ts'
+import { serviceViewsRoutes } from './modules/service-views/service-views.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
 import { DOCKER_KINDS, KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
@@ -375,6 +377,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(webhooksRoutes(services.webhooks))
     await api.register(auditRoutes(services.audit))
     await api.register(argoCdRoutes(services.argocd.service))
+    await api.register(serviceViewsRoutes(services.serviceViews, KIND_ROUTES))
+    await api.register(kindCommitsRoutes(services.kindRouteContext))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

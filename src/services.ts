@@ -4,9 +4,9 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
+import { createArgoCdModule } from './modules/argocd/argocd.module.ts'
 import { createAuditRepository } from './modules/audit/audit.repository.ts'
 import { createAuditService } from './modules/audit/audit.service.ts'
-import { createArgoCdModule } from './modules/argocd/argocd.module.ts'
 import { createBackupsModule } from './modules/backups/backups.module.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
@@ -71,6 +71,7 @@ import { createPreviewsRepository } from './modules/previews/previews.repository
 import { createPreviewsService } from './modules/previews/previews.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
+import { createServiceViewsService } from './modules/service-views/service-views.service.ts'
 import { createAdvancedSettingsRepository } from './modules/services/advanced-settings/advanced-settings.repository.ts'
 import { createAdvancedSettingsService } from './modules/services/advanced-settings/advanced-settings.service.ts'
 import { createKindCrud } from './modules/services/kind-crud.ts'
@@ -544,6 +545,14 @@ export function createServices(db: Db, options: ServiceOptions) {
       pollIntervalMs: options.argocd?.pollIntervalMs ?? 30_000,
       history: { findService: servicesRepo.findById, deployPushed: deployments.deployPushed },
       log: options.log ?? { info: () => undefined, warn: () => undefined },
+    }),
+    // Issue 48: the reference's per-kind statuses, histories and logs, from what the deployments keep.
+    serviceViews: createServiceViewsService({
+      deployments,
+      history: deploymentHistory,
+      logs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
+      findRun: historyRepo.findRun,
+      requireEnvironment: environments.requireEnvironment,
     }),
   }
 }

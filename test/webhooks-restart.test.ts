@@ -43,12 +43,17 @@ describe('a server killed between a deployment event and its delivery', () => {
       assert.equal(both[1]!.headers['webhook-id'], held!.headers['webhook-id'], 'the same event')
       assert.equal(both[1]!.body.execution_id, deploy.body.execution_id)
       const attempts = await until(
-        async () => (await call(second.baseUrl, 'GET', `/organization/${organization.id}/webhook/${hook.body.id}/event`, tokens.admin.authorization)).body,
+        async () =>
+          (await call(second.baseUrl, 'GET', `/organization/${organization.id}/webhook/${hook.body.id}/event`, tokens.admin.authorization)).body,
         (body) => body.results?.length === 1,
         { what: 'the delivery recorded' },
       )
       assert.equal(attempts.results[0].target_response_status_code, 200)
-      const delivered = await scenario.db.selectFrom('webhookDeliveries').select('state').where('webhookId', '=', hook.body.id).executeTakeFirstOrThrow()
+      const delivered = await scenario.db
+        .selectFrom('webhookDeliveries')
+        .select('state')
+        .where('webhookId', '=', hook.body.id)
+        .executeTakeFirstOrThrow()
       assert.equal(delivered.state, 'DELIVERED')
     } finally {
       await receiver.close()
