@@ -10,7 +10,9 @@ import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
 import { backupsRoutes } from './modules/backups/backups.routes.ts'
+import { checksRoutes } from './modules/checks/checks.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
+import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
@@ -19,6 +21,9 @@ import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts
 import { customDomainsRoutes } from './modules/custom-domains/custom-domains.routes.ts'
 import { customRolesRoutes } from './modules/custom-roles/custom-roles.routes.ts'
 import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
+import { deploymentRulesRoutes } from './modules/deployment-rules/deployment-rules.routes.ts'
+import { withDeploymentRuleTables } from './modules/deployment-rules/deployment-rules.tables.ts'
+import { createEnvironmentSchedules } from './modules/deployment-rules/environment-schedules.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/api/history/deployment-history.routes.ts'
 import { createHistoryVersionCache } from './modules/deployments/api/history/history-versions.ts'
 import { deploymentLogsRoutes } from './modules/deployments/api/logs/deployment-logs.routes.ts'
@@ -220,6 +225,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     domainCheck: config.domainCheck,
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     backupsDir: localBackupsRoot(config.database.dataDir),
+    kubectlPath: config.runner.kubectlPath,
     previews: config.previews,
     log: app.log,
     onEnvironmentsDeleted:
@@ -275,7 +281,33 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   }, config.previews.sweepIntervalMs)
   previewSweep.unref()
   app.addHook('onClose', async () => clearInterval(previewSweep))
+  // Deployment rules' auto-stop schedules (docs/deployment-rules.md): every server looks; each event is acted on once.
+  if (config.environmentSchedules.tickMs > 0) {
+    const schedules = createEnvironmentSchedules({
+      db: withDeploymentRuleTables(db),
+      trigger: (environment, action, triggeredBy) =>
+        services.deployments.runScheduled(environment, action === 'STOP' ? 'STOP' : 'DEPLOY', triggeredBy),
+      log: app.log,
+    })
+    let ticking = false
+    const scheduleTick = setInterval(() => {
+      if (ticking) return
+      ticking = true
+      schedules
+        .tick()
+        .catch((error: unknown) => {
+          const unavailable = typeof error === 'object' && error !== null && isDatabaseUnavailable(error)
+          if (!unavailable) app.log.warn({ err: error }, 'could not look at environments’ auto-stop schedules; will retry')
+        })
+        .finally(() => {
+          ticking = false
+        })
+    }, config.environmentSchedules.tickMs)
+    scheduleTick.unref()
+    app.addHook('onClose', async () => clearInterval(scheduleTick))
+  }
   app.addHook('onClose', async () => services.closeGitProviders())
+  app.addHook('onClose', async () => services.chartIndex.close())
   app.addHook('onClose', async () => services.closeContainerRegistries())
 
   // Bearer JWTs are accepted once an OpenID Connect issuer is configured; its subjects are users.
@@ -351,6 +383,9 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(clustersRoutes(services.clusters))
     await api.register(clusterRecordsRoutes(services.clusterRecords))
     await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
+    await api.register(deploymentRulesRoutes(services.projectDeploymentRules))
+    await api.register(clusterOperationsRoutes(services.clusterOperations))
+    await api.register(checksRoutes(services.checks))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -5,9 +5,14 @@ import { createApiTokensService } from './modules/api-tokens/api-tokens.service.
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createBackupsModule } from './modules/backups/backups.module.ts'
+import { createChartIndex } from './modules/checks/chart-index.ts'
+import { createChecksService } from './modules/checks/checks.service.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
 import { INGRESS_SETTINGS } from './modules/clusters/cluster-advanced-settings.ts'
+import { clusterEngines } from './modules/clusters/cluster-engines.ts'
+import { withClusterLockTables } from './modules/clusters/cluster-locks.tables.ts'
+import { createClusterOperationsService } from './modules/clusters/cluster-operations.service.ts'
 import { createClusterRecordsService } from './modules/clusters/cluster-records.service.ts'
 import { createClustersService } from './modules/clusters/clusters.service.ts'
 import { createContainerRegistriesRepository } from './modules/container-registries/container-registries.repository.ts'
@@ -19,6 +24,10 @@ import { createCustomRolesRepository } from './modules/custom-roles/custom-roles
 import { createCustomRolesService } from './modules/custom-roles/custom-roles.service.ts'
 import { createDeploymentRestrictionsRepository } from './modules/deployment-restrictions/deployment-restrictions.repository.ts'
 import { createDeploymentRestrictionsService } from './modules/deployment-restrictions/deployment-restrictions.service.ts'
+import { createProjectDeploymentRulesRepository } from './modules/deployment-rules/deployment-rules.repository.ts'
+import type { RuleMode } from './modules/deployment-rules/deployment-rules.schemas.ts'
+import { createProjectDeploymentRulesService } from './modules/deployment-rules/deployment-rules.service.ts'
+import { withDeploymentRuleTables } from './modules/deployment-rules/deployment-rules.tables.ts'
 import { createDeploymentHistoryRepository } from './modules/deployments/api/history/deployment-history.repository.ts'
 import { createDeploymentHistoryService } from './modules/deployments/api/history/deployment-history.service.ts'
 import type { HistoryVersionCache } from './modules/deployments/api/history/history-versions.ts'
@@ -33,6 +42,7 @@ import { createEnvironmentQueue } from './modules/deployments/queue/environment-
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
 import { createEnvironmentsRepository } from './modules/environments/environments.repository.ts'
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
+import { repositoryCredentials } from './modules/executors/git-credentials.ts'
 import { defaultPortHost } from './modules/executors/public-hosts.ts'
 import type { ServiceRuntime } from './modules/executors/service-runtime.ts'
 import { type FrontDoorLinks, frontDoorLinks } from './modules/front-door/front-door-links.ts'
@@ -48,6 +58,7 @@ import { createGitTokensRepository } from './modules/git-tokens/git-tokens.repos
 import { createGitTokensService } from './modules/git-tokens/git-tokens.service.ts'
 import { createGitWebhooksRepository } from './modules/git-webhooks/git-webhooks.repository.ts'
 import { createGitWebhooksService } from './modules/git-webhooks/git-webhooks.service.ts'
+import { chartRepositoryAccess } from './modules/helm-repositories/chart-repository-access.ts'
 import { createHelmRepositoriesRepository } from './modules/helm-repositories/helm-repositories.repository.ts'
 import { createHelmRepositoriesService } from './modules/helm-repositories/helm-repositories.service.ts'
 import { createInvitationsRepository } from './modules/invitations/invitations.repository.ts'
@@ -139,6 +150,8 @@ export interface ServiceOptions {
   defaultExecutor?: 'SIMULATED' | 'DOCKER'
   /** Where databases' backups without a destination go (issue 44); absent: `.berth/backups`. */
   backupsDir?: string
+  /** BERTH_KUBECTL_PATH: how clusters' API servers are asked (issue 48); absent: `kubectl`. */
+  kubectlPath?: string
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -177,6 +190,13 @@ export function createServices(db: Db, options: ServiceOptions) {
     onEnvironmentsDeleted: (environmentIds) => options.onEnvironmentsDeleted?.(environmentIds),
     listLimit,
   })
+  // Issue 48: projects' deployment rules give new environments their mode, cluster and auto-stop schedule (the environment's rule).
+  const projectDeploymentRules = createProjectDeploymentRulesService({
+    repo: createProjectDeploymentRulesRepository(withDeploymentRuleTables(db)),
+    requireProject: projects.requireProject,
+    isClusterOf: async (organizationId, clusterId) => (await createClustersRepository(db).findById(organizationId, clusterId)) !== undefined,
+  })
+  const environmentRulesRepo = createDeploymentRulesRepository(db)
   const environments = createEnvironmentsService({
     listLimit,
     repo: createEnvironmentsRepository(db),
@@ -184,6 +204,22 @@ export function createServices(db: Db, options: ServiceOptions) {
     organizations,
     projects,
     onDeleted: (environmentId) => options.historyVersions?.forget(environmentId),
+    deploymentRuleFor: async (organizationId, projectId, name) => {
+      const rule = await projectDeploymentRules.ruleFor(organizationId, projectId, name)
+      if (!rule) return undefined
+      const { autoStop, timezone, startTime, stopTime, weekdays } = rule
+      return {
+        mode: rule.mode as RuleMode,
+        clusterId: rule.clusterId,
+        apply: async (environment) => {
+          await environmentRulesRepo.put(
+            environment.id,
+            { onDemandPreview: false, autoStop, timezone, startTime, stopTime, weekdays },
+            environment.autoPreview,
+          )
+        },
+      }
+    },
   })
   const { git } = options
   const branchCache = createBranchCache<GitBranch[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
@@ -241,6 +277,26 @@ export function createServices(db: Db, options: ServiceOptions) {
     http: registryHttp,
     allowPrivateUrls: git.allowPrivateUrls,
     listLimit,
+  })
+  // Issue 48: what helm repositories offer, and the checks before a deploy (docs/checks.md).
+  const chartIndex = createChartIndex({ allowPrivateUrls: git.allowPrivateUrls, timeoutMs: git.timeoutMs, registries: registryHttp })
+  const openChartRepository = chartRepositoryAccess(db, options.secrets)
+  const checks = createChecksService({
+    requireEnvironment: environments.requireEnvironment,
+    hasGitToken: async (organizationId, gitTokenId) => (await gitTokens.findGitToken(organizationId, gitTokenId)) !== undefined,
+    credentials: repositoryCredentials(db, options.secrets),
+    chartRepository: async (organizationId, helmRepositoryId) => {
+      const opened = await openChartRepository(organizationId, helmRepositoryId).catch(() => undefined)
+      if (!opened) return undefined
+      const username = typeof opened.username === 'string' ? opened.username : undefined
+      return { kind: opened.kind, url: opened.url, username, password: opened.password, skipTlsVerification: opened.skipTlsVerification }
+    },
+    charts: chartIndex,
+    imageTags: async (principal, organizationId, registryId, imageName) =>
+      (await containerRegistries.listVersions(principal, organizationId, registryId, { imageName }))[0]?.versions ?? [],
+    allowPrivateUrls: git.allowPrivateUrls,
+    // A shallow fetch takes longer than a provider's API call.
+    timeoutMs: Math.max(git.timeoutMs, 30_000),
   })
   const servicesRepo = createServicesRepository(db)
   const stagesRepo = createDeploymentStagesRepository(db)
@@ -311,7 +367,22 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireEnvironment: environments.requireEnvironment,
     requireService: services.requireService,
   })
+  // Issue 48: clusters' locks, environments and readiness, asked of their engines.
+  const engines = clusterEngines({
+    secrets: options.secrets,
+    defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
+    kubectlPath: options.kubectlPath ?? 'kubectl',
+    timeoutMs: options.git.timeoutMs,
+  })
+  const clusterOperations = createClusterOperationsService({
+    db: withClusterLockTables(db),
+    organizations,
+    actorName,
+    engineOf: engines.engineOf,
+    engineReady: engines.engineReady,
+  })
   const deployments = createDeploymentTriggersService({
+    lockRefusal: clusterOperations.lockRefusal,
     queues: createEnvironmentQueue(db),
     history: historyRepo,
     restorable: createRestorableSnapshotsRepository(db),
@@ -489,6 +560,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     clones,
     previews,
     deploymentRules: createDeploymentRulesService({ repo: createDeploymentRulesRepository(db), requireEnvironment: environments.requireEnvironment }),
+    projectDeploymentRules,
+    clusterOperations,
+    clusterEngines: engines,
+    checks,
+    chartIndex,
     clusters: createClustersService({
       repo: createClustersRepository(db),
       organizations,

@@ -345,6 +345,24 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/database/{databaseId}/rollback': { post: 'rollbackDatabase' },
   '/job/{jobId}/rollback': { post: 'rollbackJob' },
   '/helm/{helmId}/rollback': { post: 'rollbackHelm' },
+  // Issue 48: projects' deployment rules (docs/deployment-rules.md).
+  '/project/{projectId}/deploymentRule': { get: 'listProjectDeploymentRules', post: 'createDeploymentRule' },
+  '/project/{projectId}/deploymentRule/order': { put: 'updateDeploymentRulesPriorityOrder' },
+  '/project/{projectId}/deploymentRule/{deploymentRuleId}': {
+    get: 'getProjectDeploymentRule',
+    put: 'editProjectDeployemtnRule',
+    delete: 'deleteProjectDeploymentRule',
+  },
+  // Issue 48: clusters' locks, environments and readiness (docs/clusters.md).
+  '/cluster/{clusterId}/lock': { post: 'lockCluster', delete: 'unlock-cluster' },
+  '/organization/{organizationId}/lock': { get: 'list-cluster-lock' },
+  '/cluster/{clusterId}/environments': { get: 'get-environments-by-cluster-id' },
+  '/organization/{organizationId}/cluster/{clusterId}/isReady': { get: 'getClusterReadinessStatus' },
+  // Issue 48: checks before a deploy (docs/checks.md).
+  '/environment/{environmentId}/checkDockerfile': { post: 'checkDockerfile' },
+  '/environment/{environmentId}/checkGitFile': { post: 'checkGitFile' },
+  '/environment/{environmentId}/checkHelmRepository': { post: 'checkHelmRepository' },
+  '/environment/{environmentId}/checkContainerImage': { post: 'checkContainerImage' },
 }
 
 /** Operations git providers call, signed with the organization's webhook secret: no Authorization scheme, and 200 with what was done. */
@@ -357,6 +375,11 @@ const ANSWER_200 = new Set([
   'stopSelectedServices',
   'uninstallSelectedServices',
   'deleteSelectedServices',
+  'lockCluster',
+  'checkDockerfile',
+  'checkGitFile',
+  'checkHelmRepository',
+  'checkContainerImage',
 ])
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
