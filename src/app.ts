@@ -11,6 +11,7 @@ import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
 import { backupsRoutes } from './modules/backups/backups.routes.ts'
 import { checksRoutes } from './modules/checks/checks.routes.ts'
+import { helmChartsRoutes } from './modules/checks/helm-charts.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
 import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
@@ -35,6 +36,7 @@ import { selectedServicesRoutes } from './modules/deployments/api/triggers/selec
 import { serviceActionsRoutes } from './modules/deployments/api/triggers/service-actions.routes.ts'
 import { HISTORY_CHANNEL } from './modules/deployments/queue/deployment-rows.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/runner/deployment-runs.repository.ts'
+import { environmentLinksRoutes } from './modules/environment-links/environment-links.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
 import { serviceOutputByExecutor } from './modules/executors/service-output-by-executor.ts'
@@ -53,6 +55,10 @@ import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
+import type { KindDescriptor } from './modules/services/kind-descriptor.ts'
+import { createApplicationServices } from './modules/services/kinds/application/application.service.ts'
+import type { ContainerServiceRecord } from './modules/services/kinds/container/container.types.ts'
+import { liveContainerLinks } from './modules/services/kinds/container/container-links.ts'
 import { DOCKER_KINDS, KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
 import { createServiceLogsRepository } from './modules/services/logs/service-logs.repository.ts'
 import { serviceLogsRoutes } from './modules/services/logs/service-logs.routes.ts'
@@ -60,6 +66,7 @@ import { createServiceLogsService } from './modules/services/logs/service-logs.s
 import type { ServiceSnapshot } from './modules/services/service-kinds.ts'
 import { servicesRoutes } from './modules/services/services.routes.ts'
 import { deploymentStagesRoutes } from './modules/services/stages/deployment-stages.routes.ts'
+import { terraformExportRoutes } from './modules/terraform-export/terraform-export.routes.ts'
 import { usersRoutes } from './modules/users/users.routes.ts'
 import { scopedVariablesRoutes } from './modules/variables/scoped-variables.routes.ts'
 import { variablesRoutes } from './modules/variables/variables.routes.ts'
@@ -386,6 +393,40 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(deploymentRulesRoutes(services.projectDeploymentRules))
     await api.register(clusterOperationsRoutes(services.clusterOperations))
     await api.register(checksRoutes(services.checks))
+    // exportEnvironmentConfigurationIntoTerraform: the environment as the API answers it, in the provider's terms.
+    await api.register(
+      terraformExportRoutes({
+        requireEnvironment: environments.requireEnvironment,
+        listStages: services.listStages,
+        listServices: services.listServicesOf,
+        serviceAnswer: async (principal, service) => {
+          const descriptor = SERVICE_KINDS.find((kind) => kind.kind.type === service.kind) as unknown as KindDescriptor<
+            { entityTag: string },
+            unknown
+          >
+          return descriptor.toResponse(await services.kindServices(descriptor).get(principal, service.id)) as Record<string, unknown>
+        },
+        listVariables: (principal, scope, parentId) => services.variables.list(principal, scope as never, parentId),
+      }),
+    )
+    // listEnvironmentServicesLinks: each kind's links as its own listing answers them.
+    const containerKind = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === 'CONTAINER') as unknown as KindDescriptor<
+      ContainerServiceRecord,
+      unknown
+    >
+    const containers = services.kindServices(containerKind)
+    await api.register(
+      environmentLinksRoutes({
+        listServices: async (principal, environmentId) => (await services.services.list(principal, environmentId)).rows,
+        linksOf: {
+          APPLICATION: createApplicationServices(services.kindRouteContext).links,
+          CONTAINER: async (principal, serviceId) =>
+            liveContainerLinks(services.kindRouteContext.withLiveLinks, await containers.get(principal, serviceId)),
+          HELM: (principal, serviceId) => services.customDomains.helmLinks(principal, serviceId),
+        },
+      }),
+    )
+    await api.register(helmChartsRoutes({ requireChartRepository: services.requireChartRepository, charts: services.chartIndex.charts }))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

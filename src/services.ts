@@ -11,6 +11,7 @@ import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
 import { INGRESS_SETTINGS } from './modules/clusters/cluster-advanced-settings.ts'
 import { clusterEngines } from './modules/clusters/cluster-engines.ts'
+import { clusterEvents } from './modules/clusters/cluster-events.ts'
 import { withClusterLockTables } from './modules/clusters/cluster-locks.tables.ts'
 import { createClusterOperationsService } from './modules/clusters/cluster-operations.service.ts'
 import { createClusterRecordsService } from './modules/clusters/cluster-records.service.ts'
@@ -99,6 +100,7 @@ import { createVariablesRepository } from './modules/variables/variables.reposit
 import { createVariablesService } from './modules/variables/variables.service.ts'
 import type { Principal } from './platform/auth/principal.ts'
 import type { Db } from './platform/db/database.ts'
+import { AppError } from './platform/http/errors.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
 
 export interface ServiceOptions {
@@ -281,6 +283,14 @@ export function createServices(db: Db, options: ServiceOptions) {
   // Issue 48: what helm repositories offer, and the checks before a deploy (docs/checks.md).
   const chartIndex = createChartIndex({ allowPrivateUrls: git.allowPrivateUrls, timeoutMs: git.timeoutMs, registries: registryHttp })
   const openChartRepository = chartRepositoryAccess(db, options.secrets)
+  /** READ in the organization; the helm repository as charts are read from it (404 when it is not the organization's). */
+  const requireChartRepository = async (principal: Principal, organizationId: string, helmRepositoryId: string) => {
+    await helmRepositories.get(principal, organizationId, helmRepositoryId)
+    const opened = await openChartRepository(organizationId, helmRepositoryId).catch(() => undefined)
+    if (!opened) throw new AppError('bad_request', 'the helm repository has no URL to read its charts from')
+    const username = typeof opened.username === 'string' ? opened.username : undefined
+    return { kind: opened.kind, url: opened.url, username, password: opened.password, skipTlsVerification: opened.skipTlsVerification }
+  }
   const checks = createChecksService({
     requireEnvironment: environments.requireEnvironment,
     hasGitToken: async (organizationId, gitTokenId) => (await gitTokens.findGitToken(organizationId, gitTokenId)) !== undefined,
@@ -380,6 +390,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     actorName,
     engineOf: engines.engineOf,
     engineReady: engines.engineReady,
+    engineEvents: clusterEvents(engines).list,
   })
   const deployments = createDeploymentTriggersService({
     lockRefusal: clusterOperations.lockRefusal,
@@ -565,6 +576,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     clusterEngines: engines,
     checks,
     chartIndex,
+    requireChartRepository,
+    /** An environment's deployment stages with their services, in order (the Terraform export's). */
+    listStages: (environmentId: string) => stagesRepo.list(environmentId),
+    /** An environment's services with their configurations, for callers that checked READ. */
+    listServicesOf: (organizationId: string, environmentId: string) => servicesRepo.listByEnvironment(organizationId, environmentId),
     clusters: createClustersService({
       repo: createClustersRepository(db),
       organizations,

@@ -123,4 +123,79 @@ describe('cluster operations', () => {
     assert.equal(await isReady(reachable.id), true)
     assert.ok(kube.requests.some((request) => request.url.startsWith('/version') && request.authorization === 'Bearer kube-token'))
   })
+
+  it("lists a Kubernetes cluster's events from its API server, in the window and by the filters asked", async () => {
+    const w = await f.organizationWithTokens()
+    const event = (name: string, at: string, involved: object, extra: object = {}) => ({
+      metadata: { name, namespace: 'z1', creationTimestamp: at },
+      involvedObject: { namespace: 'z1', ...involved },
+      reason: 'BackOff',
+      message: `${name} happened`,
+      type: 'Warning',
+      count: 2,
+      lastTimestamp: at,
+      source: { component: 'kubelet', host: 'node-a' },
+      ...extra,
+    })
+    kube.events([
+      event('early', '2026-12-01T08:00:00Z', { kind: 'Pod', name: 'web-1' }),
+      event('pod', '2026-12-01T10:00:00Z', { kind: 'Pod', name: 'web-1' }),
+      event(
+        'node',
+        '2026-12-01T10:30:00Z',
+        { kind: 'Node', name: 'node-b' },
+        { source: { component: 'node-controller', host: 'node-b' }, type: 'Normal' },
+      ),
+    ])
+    const cluster = await f.cluster(w.organization.id, { executor: 'KUBERNETES' }, kube.kubeconfig('kube-token'))
+    const events = async (query: string) => {
+      const res = await calls.inject('GET', `/cluster/${cluster.id}/events?${query}`, w.tokens.read.authorization)
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json().results as { name: string; kind: string; reason: string; reporting_component: string; count: number; type: string }[]
+    }
+    const window = 'from_date_time=2026-12-01T09:00:00%2B00:00&to_date_time=2026-12-01T11:00:00%2B00:00'
+    assert.deepEqual(await events(window), [
+      {
+        created_at: '2026-12-01T10:00:00.000Z',
+        kind: 'Pod',
+        namespace: 'z1',
+        name: 'web-1',
+        reason: 'BackOff',
+        message: 'pod happened',
+        type: 'Warning',
+        reporting_component: 'kubelet',
+        count: 2,
+      },
+      {
+        created_at: '2026-12-01T10:30:00.000Z',
+        kind: 'Node',
+        namespace: 'z1',
+        name: 'node-b',
+        reason: 'BackOff',
+        message: 'node happened',
+        type: 'Normal',
+        reporting_component: 'node-controller',
+        count: 2,
+      },
+    ])
+    assert.deepEqual(
+      (await events(`${window}&pod_name=web-1`)).map((found) => found.name),
+      ['web-1'],
+    )
+    assert.deepEqual(
+      (await events(`${window}&node_name=node-b`)).map((found) => found.name),
+      ['node-b'],
+    )
+    assert.deepEqual(
+      (await events(`${window}&reporting_component=kubelet`)).map((found) => found.name),
+      ['web-1'],
+    )
+    const bad = await calls.inject('GET', `/cluster/${cluster.id}/events?from_date_time=yesterday&to_date_time=now`, w.tokens.read.authorization)
+    assert.equal(bad.statusCode, 400)
+    // The simulator runs nothing: no events.
+    assert.deepEqual(
+      (await calls.inject('GET', `/cluster/${(await f.cluster(w.organization.id)).id}/events?${window}`, w.tokens.read.authorization)).json().results,
+      [],
+    )
+  })
 })

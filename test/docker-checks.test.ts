@@ -188,6 +188,24 @@ describe('checks before a deploy', () => {
     assert.equal(noVersion.found, false)
     assert.match(noVersion.message, /no version 9\.9\.9/)
     assert.equal((await post('checkHelmRepository', chart(undefined, 'nothing'))).json().found, false)
+    // getHelmCharts reads the same index: every chart, or the one named.
+    const listed = await calls.inject('GET', `/organization/${w.organization.id}/helmRepository/${repo.id}/charts`, w.tokens.read.authorization)
+    assert.deepEqual(listed.json().results, [
+      { chart_name: 'app', versions: ['1.1.0', '1.0.0'] },
+      { chart_name: 'other', versions: ['0.1.0'] },
+    ])
+    const one = await calls.inject(
+      'GET',
+      `/organization/${w.organization.id}/helmRepository/${repo.id}/charts?chartName=other`,
+      w.tokens.read.authorization,
+    )
+    assert.deepEqual(one.json().results, [{ chart_name: 'other', versions: ['0.1.0'] }])
+    const kinds = (await calls.inject('GET', '/availableHelmRepository', w.tokens.read.authorization)).json().results
+    assert.deepEqual(
+      kinds.find((kind: { kind: string }) => kind.kind === 'HTTPS'),
+      { kind: 'HTTPS', required_config: {}, is_mandatory: false },
+    )
+    assert.equal(kinds.find((kind: { kind: string }) => kind.kind === 'OCI_ECR').is_mandatory, true)
     // Its certificate is checked unless the repository says to skip it.
     const strict = await f.helmRepository(w.organization.id, { url: chartsUrl })
     const untrusted = await post('checkHelmRepository', { helm_repository: { repository: strict.id, chart_name: 'app' } })

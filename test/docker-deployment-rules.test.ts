@@ -48,6 +48,7 @@ const EVERY_DAY = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATU
 
 describe('deployment rules on the Docker executor', () => {
   it('stop a running environment at its stop time and start it again at its start time, as the platform, once each', async () => {
+    const testStarted = new Date(Date.now() - 1_000).toISOString()
     const w = await registryWorld(t, calls, registry, environments)
     const { admin, write } = w.tokens
     const clusterId = w.environment.clusterId
@@ -131,5 +132,16 @@ describe('deployment rules on the Docker executor', () => {
       scheduled.map((entry) => entry.trigger_action),
       ['DEPLOY', 'STOP'],
     )
+    // The Docker engine's own events of the cluster say the same: the environment's container died, then started again.
+    const window = `from_date_time=${encodeURIComponent(testStarted)}&to_date_time=${encodeURIComponent(new Date().toISOString())}`
+    const events = await calls.inject('GET', `/cluster/${clusterId}/events?${window}`, admin.authorization)
+    assert.equal(events.statusCode, 200, events.body)
+    const ofEnvironment = (events.json().results as { namespace?: string; kind: string; reason: string; reporting_component: string }[]).filter(
+      (event) => event.namespace === environmentId && event.kind === 'container',
+    )
+    const reasons = ofEnvironment.map((event) => event.reason)
+    assert.ok(reasons.includes('die'), reasons.join(' '))
+    assert.ok(reasons.lastIndexOf('start') > reasons.indexOf('die'), reasons.join(' '))
+    assert.ok(ofEnvironment.every((event) => event.reporting_component === 'docker'))
   })
 })

@@ -357,12 +357,17 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/cluster/{clusterId}/lock': { post: 'lockCluster', delete: 'unlock-cluster' },
   '/organization/{organizationId}/lock': { get: 'list-cluster-lock' },
   '/cluster/{clusterId}/environments': { get: 'get-environments-by-cluster-id' },
+  '/cluster/{clusterId}/events': { get: 'get-cluster-kubernetes-events' },
   '/organization/{organizationId}/cluster/{clusterId}/isReady': { get: 'getClusterReadinessStatus' },
   // Issue 48: checks before a deploy (docs/checks.md).
   '/environment/{environmentId}/checkDockerfile': { post: 'checkDockerfile' },
   '/environment/{environmentId}/checkGitFile': { post: 'checkGitFile' },
   '/environment/{environmentId}/checkHelmRepository': { post: 'checkHelmRepository' },
   '/environment/{environmentId}/checkContainerImage': { post: 'checkContainerImage' },
+  '/organization/{organizationId}/helmRepository/{helmRepositoryId}/charts': { get: 'getHelmCharts' },
+  '/availableHelmRepository': { get: 'listAvailableHelmRepository' },
+  '/environment/{environmentId}/link': { get: 'listEnvironmentServicesLinks' },
+  '/environment/{environmentId}/terraformExport': { get: 'exportEnvironmentConfigurationIntoTerraform' },
 }
 
 /** Operations git providers call, signed with the organization's webhook secret: no Authorization scheme, and 200 with what was done. */

@@ -25,7 +25,8 @@ const gitInput = (repository: Static<typeof DockerfileCheckRequest>['git_reposit
   provider: repository.provider ?? null,
 })
 
-const present = <T extends object>(value: T) => Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined))
+/** `value` without its undefined fields (the answer leaves them out). */
+const present = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T
 
 export function checksRoutes(checks: ChecksService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -44,18 +45,16 @@ export function checksRoutes(checks: ChecksService): FastifyPluginAsyncTypebox {
       },
       async (req, reply) => {
         const found = await checks.dockerfile(req.principal, req.params.environmentId, gitInput(req.body.git_repository), req.body.dockerfile_path)
-        return reply
-          .code(200)
-          .send(
-            present({
-              dockerfile_path: found.dockerfilePath,
-              arg: found.args,
-              repositories: found.repositories,
-              found: found.found,
-              commit: found.commit,
-              message: found.message,
-            }),
-          )
+        return reply.code(200).send(
+          present({
+            dockerfile_path: found.dockerfilePath,
+            arg: found.args,
+            repositories: found.repositories,
+            found: found.found,
+            commit: found.commit,
+            message: found.message,
+          }),
+        )
       },
     )
 
@@ -100,17 +99,15 @@ export function checksRoutes(checks: ChecksService): FastifyPluginAsyncTypebox {
             : {}),
         }
         const found = await checks.helmChart(req.principal, req.params.environmentId, source)
-        return reply
-          .code(200)
-          .send(
-            present({
-              found: found.found,
-              chart_name: found.chartName,
-              chart_versions: found.chartVersions,
-              commit: found.commit,
-              message: found.message,
-            }),
-          )
+        return reply.code(200).send(
+          present({
+            found: found.found,
+            chart_name: found.chartName,
+            chart_versions: found.chartVersions,
+            commit: found.commit,
+            message: found.message,
+          }),
+        )
       },
     )
 

@@ -144,6 +144,7 @@ export function createChecksService(deps: Deps) {
         found,
         chartName: source.chartName,
         chartVersions: versions,
+        commit: undefined,
         message: found ? undefined : `the chart ${source.chartName} has no version ${source.chartVersion}`,
       }
     },

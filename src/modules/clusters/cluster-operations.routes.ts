@@ -1,8 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
+import { validationFailed } from '#src/platform/http/errors.ts'
 import {
   ClusterEnvironmentResponseList,
+  ClusterEventsQuery,
+  ClusterEventsResponse,
   ClusterIdParams,
   ClusterLock,
   ClusterLockList,
@@ -96,6 +99,52 @@ export function clusterOperationsRoutes(operations: ClusterOperationsService): F
           services: environment.services.map((service) => ({ id: service.id, name: service.name, type: service.kind })),
         })),
       }),
+    )
+
+    app.get(
+      '/cluster/:clusterId/events',
+      {
+        schema: {
+          operationId: 'get-cluster-kubernetes-events',
+          summary: 'List Cluster Kubernetes Events',
+          description:
+            "Asked of the cluster's engine now: a Kubernetes cluster's events (its API server's, every namespace, with the stored kubeconfig; 409 without one, 502 when it does not answer), a Docker cluster's the Docker engine's events of the containers, networks and volumes of its environments (`kind` is the object's type, `namespace` the environment's id, `reason` the engine's action, `reporting_component` `docker`). The simulator has none. Oldest first, at most 1,000 (the newest).",
+          tags,
+          params: ClusterIdParams,
+          querystring: ClusterEventsQuery,
+          response: { 200: ClusterEventsResponse },
+        },
+      },
+      async (req) => {
+        const { from_date_time: fromText, to_date_time: toText, node_name, pod_name, reporting_component } = req.query
+        const from = new Date(fromText)
+        const to = new Date(toText)
+        const errors = [
+          ...(Number.isNaN(from.getTime()) ? [{ path: '/from_date_time', message: 'is not an ISO-8601 date time', location: 'query' as const }] : []),
+          ...(Number.isNaN(to.getTime()) ? [{ path: '/to_date_time', message: 'is not an ISO-8601 date time', location: 'query' as const }] : []),
+        ]
+        if (errors.length > 0) throw validationFailed(errors)
+        const events = await operations.events(req.principal, req.params.clusterId, {
+          from,
+          to,
+          nodeName: node_name,
+          podName: pod_name,
+          reportingComponent: reporting_component,
+        })
+        return {
+          results: events.map((event) => ({
+            created_at: event.createdAt,
+            kind: event.kind,
+            ...(event.namespace === undefined ? {} : { namespace: event.namespace }),
+            name: event.name,
+            reason: event.reason,
+            message: event.message,
+            type: event.type,
+            reporting_component: event.reportingComponent,
+            count: event.count,
+          })),
+        }
+      },
     )
 
     app.get(

@@ -58,3 +58,30 @@ export const ClusterReadinessStatus = Type.Object(
   { is_ready: Type.Boolean({ description: 'the engine answers (the Docker engine, the Kubernetes API server) and the cluster is not locked' }) },
   { title: 'ClusterReadinessStatus' },
 )
+
+export const ClusterEventsQuery = Type.Object({
+  from_date_time: Type.String({ minLength: 1, maxLength: 64, description: 'ISO-8601; the `+` of an offset escaped (`%2B`)' }),
+  to_date_time: Type.String({ minLength: 1, maxLength: 64, description: 'ISO-8601; the `+` of an offset escaped (`%2B`)' }),
+  node_name: Type.Optional(Type.String({ maxLength: 253 })),
+  pod_name: Type.Optional(Type.String({ maxLength: 253, description: 'on Docker: a container name' })),
+  reporting_component: Type.Optional(Type.String({ maxLength: 253 })),
+})
+
+export const ClusterEventsResponse = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object({
+        created_at: Type.String(),
+        kind: Type.String(),
+        namespace: Type.Optional(Type.String()),
+        name: Type.String(),
+        reason: Type.String(),
+        message: Type.String(),
+        type: Type.String({ description: 'Normal or Warning' }),
+        reporting_component: Type.String(),
+        count: Type.Integer(),
+      }),
+    ),
+  },
+  { title: 'ClusterKubernetesEventResponseList' },
+)

@@ -4,6 +4,7 @@ import type { Role } from '#src/platform/auth/roles.ts'
 import { whenParentGone } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
+import type { ClusterEvent, EventFilter } from './cluster-events.ts'
 import type { ClusterLocksDb } from './cluster-locks.tables.ts'
 
 // What clusters answer beyond their records (docs/clusters.md, "Locks, environments, readiness"):
@@ -43,11 +44,13 @@ interface Deps {
   engineOf(cluster: { isDefault: boolean; executor: string; kubeconfigSealed: Buffer | null }): ClusterEngine
   /** Whether the engine answers now. */
   engineReady(engine: ClusterEngine): Promise<boolean>
+  /** The engine's events of the window, for the cluster's environments. */
+  engineEvents(engine: ClusterEngine, environmentIds: Set<string>, filter: EventFilter): Promise<ClusterEvent[]>
 }
 
 const DAY_MS = 24 * 3_600_000
 
-export function createClusterOperationsService({ db, organizations, actorName, engineOf, engineReady }: Deps) {
+export function createClusterOperationsService({ db, organizations, actorName, engineOf, engineReady, engineEvents }: Deps) {
   /** A cluster by its id alone (the `/cluster/{clusterId}` routes), with `needed` in its organization; 404 when hidden. */
   async function requireCluster(principal: Principal, clusterId: string, needed: Role) {
     const cluster = await db.selectFrom('clusters').selectAll().where('id', '=', clusterId).executeTakeFirst()
@@ -158,6 +161,13 @@ export function createClusterOperationsService({ db, organizations, actorName, e
       if (cluster.organizationId !== organizationId) throw notFound('cluster')
       const locked = await liveLocks().where('clusterId', '=', cluster.id).executeTakeFirst()
       return locked === undefined && (await engineReady(engineOf(cluster)))
+    },
+
+    /** READ; the events its engine reports for the window (cluster-events.ts). */
+    async events(principal: Principal, clusterId: string, filter: EventFilter): Promise<ClusterEvent[]> {
+      const cluster = await requireCluster(principal, clusterId, 'READ')
+      const environments = await db.selectFrom('environments').select('id').where('clusterId', '=', cluster.id).execute()
+      return engineEvents(engineOf(cluster), new Set(environments.map((environment) => environment.id)), filter)
     },
 
     engineOf,
