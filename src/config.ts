@@ -143,6 +143,11 @@ export interface Config {
     /** BERTH_PREVIEW_SWEEP_INTERVAL_MS: how often the server looks for idle previews. */
     readonly sweepIntervalMs: number
   }
+  /** Deployment rules' auto-stop schedules (docs/deployment-rules.md). */
+  readonly environmentSchedules: {
+    /** BERTH_ENVIRONMENT_SCHEDULE_TICK_MS: how often the server looks for environments to stop or start; 0 never (another process does). */
+    readonly tickMs: number
+  }
   /** BERTH_GIT_*: timeouts and caching of calls to git providers. */
   readonly git: {
     /** How long one branch listing may take at the provider, every page and connection included, before it fails with 504. */
@@ -546,6 +551,7 @@ export function loadConfig(env: Env = process.env): Config {
       idleTtlMs: integer(env, 'BERTH_PREVIEW_IDLE_TTL_MS', 7 * 24 * 3_600_000, 0, 365 * 24 * 3_600_000),
       sweepIntervalMs: integer(env, 'BERTH_PREVIEW_SWEEP_INTERVAL_MS', 60_000, 100, 24 * 3_600_000),
     }),
+    environmentSchedules: Object.freeze({ tickMs: integer(env, 'BERTH_ENVIRONMENT_SCHEDULE_TICK_MS', 15_000, 0, 3_600_000) }),
     git: Object.freeze({
       timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),
       cacheTtlMs: integer(env, 'BERTH_GIT_CACHE_TTL_MS', 30_000, 0, 3_600_000),

@@ -37,6 +37,8 @@ import * as runnerFairShare from './migrations/0048-runner-fair-share.ts'
 import * as organizationWebhooks from './migrations/0049-organization-webhooks.ts'
 import * as auditLog from './migrations/0050-audit-log.ts'
 import * as argoCd from './migrations/0056-argocd.ts'
+import * as projectDeploymentRules from './migrations/0059-project-deployment-rules.ts'
+import * as clusterLocks from './migrations/0060-cluster-locks.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -79,6 +81,8 @@ const migrations: Record<string, Migration> = {
   '0049-organization-webhooks': organizationWebhooks,
   '0050-audit-log': auditLog,
   '0056-argocd': argoCd,
+  '0059-project-deployment-rules': projectDeploymentRules,
+  '0060-cluster-locks': clusterLocks,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
