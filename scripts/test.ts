@@ -123,7 +123,7 @@ async function runLane(
   known: Record<string, number>,
 ): Promise<{ results: FileResult[]; seconds: number }> {
   const from = Date.now()
-  const database = await createThrowawayDatabase(serverUrl, 'berth_test')
+  const database = await createThrowawayDatabase(serverUrl, 'berth_test', { durableCommits: false })
   databases.add(database)
   try {
     const queue = [...lane.files].sort((a, b) => expectedSeconds(b, known) - expectedSeconds(a, known))
