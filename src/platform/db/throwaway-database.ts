@@ -35,11 +35,7 @@ export interface ThrowawayOptions {
  * Creates `<prefix>_<time>_<random>` on the PostgreSQL server of `serverUrl` and brings it to the
  * latest schema; it is dropped again when that fails.
  */
-export async function createThrowawayDatabase(
-  serverUrl: string,
-  prefix: string,
-  options: ThrowawayOptions = {},
-): Promise<ThrowawayDatabase> {
+export async function createThrowawayDatabase(serverUrl: string, prefix: string, options: ThrowawayOptions = {}): Promise<ThrowawayDatabase> {
   const name = `${prefix}_${Date.now()}_${randomBytes(4).toString('hex')}`
   await onServer(serverUrl, async (client) => {
     await client.query(`create database ${name}`)
