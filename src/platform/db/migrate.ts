@@ -31,6 +31,7 @@ import * as previewEnvironments from './migrations/0030-preview-environments.ts'
 import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-instances.ts'
 import * as iacServices from './migrations/0032-iac-services.ts'
 import * as databaseBackups from './migrations/0041-database-backups.ts'
+import * as customDomainClaims from './migrations/0045-custom-domain-claims.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '0031-front-door-ready-instances': frontDoorReadyInstances,
   '0032-iac-services': iacServices,
   '0041-database-backups': databaseBackups,
+  '0045-custom-domain-claims': customDomainClaims,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
