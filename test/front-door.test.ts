@@ -19,7 +19,8 @@ import { type RunningServer, startServer } from './helpers/process.ts'
 // into the real Docker engine, with certificates from Debian's pebble on loopback. Host names under
 // the apps domain are sent to 127.0.0.1 by the client itself (a `lookup`), with the name as SNI.
 
-const APPS_DOMAIN = 'apps.berth.test'
+const APPS_DOMAIN = 'apps.rt-berth.net'
+const OWN_HOST = 'berth.rt-berth.net'
 const CUSTOM_DOMAIN = 'shop.berth-front-door.dev'
 
 const versionScript = (version: string) => `#!/bin/sh
@@ -148,6 +149,7 @@ describe('the front door', () => {
       BERTH_ACME_CA_ROOT: pebble.caRootFile,
       BERTH_ACME_EMAIL: 'ops@example.com',
       BERTH_DOMAIN_CHECK_DNS_SERVERS: dns.address,
+      BERTH_OWN_HOST_NAMES: OWN_HOST,
       BERTH_LOG_LEVEL: 'info',
     }
     server = await scenario.group.add(startServer(baseEnv(scenario.database, env)))
@@ -438,6 +440,101 @@ describe('the front door', () => {
         [...after].every((name) => !instances.has(name)),
         'only new instances answer',
       )
+    }),
+  )
+  it(
+    "keeps a custom domain with the service that proved it: another organization's claim is refused and traffic stays; Berth's own names are nobody's; a use_cdn domain is routed only after its TXT proof",
+    explained(async () => {
+      const calls = deploymentCalls(httpApp(() => server))
+      const a = await registryWorld({ db: scenario.db } as TestApp, calls, registry, environments)
+      const b = await registryWorld({ db: scenario.db } as TestApp, calls, registry, environments)
+      const deploy = async (w: typeof a, tag: string) => {
+        const request = webContainerRequest(w.registryId, { imageName: 'front-door', tag }, readinessProbe('http', 30))
+        const created = await calls.inject('POST', `/environment/${w.environment.id}/container`, w.tokens.write.authorization, request)
+        assert.equal(created.statusCode, 201, created.body)
+        await calls.trigger(`/container/${created.json().id}/deploy`, w.tokens.deploy.authorization)
+        return created.json().id as string
+      }
+      const [mine, theirs] = await Promise.all([deploy(a, '1'), deploy(b, '2')])
+      for (const w of [a, b]) {
+        const [last] = await until(
+          () => calls.entries(w.environment.id, w.tokens.read.authorization),
+          (list) => list.length > 0 && list.every(isFinished),
+          { timeoutMs: 120_000, intervalMs: 200, what: 'the deployment finished' },
+        )
+        assert.equal(last!.status, 'DEPLOYED', JSON.stringify(last))
+      }
+      const claim = (w: typeof a, containerId: string, domain: string, useCdn: boolean) =>
+        calls.inject('POST', `/container/${containerId}/customDomain`, w.tokens.write.authorization, {
+          domain,
+          generate_certificate: true,
+          use_cdn: useCdn,
+        })
+      const check = async (w: typeof a, containerId: string) =>
+        (await calls.inject('GET', `/container/${containerId}/checkCustomDomain`, w.tokens.read.authorization)).json().results as {
+          domain_name: string
+          status: string
+          error_details: string | null
+        }[]
+
+      // A proves its name with its CNAME, and serves it.
+      const shop = 'shop.a-corp-front-door.dev'
+      const held = await claim(a, mine, shop, false)
+      assert.equal(held.statusCode, 201, held.body)
+      dns.zone.set(shop, { CNAME: held.json().validation_domain })
+      assert.equal((await check(a, mine))[0]!.status, 'MATCHES_LOAD_BALANCER_HOST')
+      const shopUrl = `https://${shop}:${httpsPort}/`
+      const served = await until(
+        () => get(shopUrl, root),
+        (answer) => answer.status === 200,
+        { timeoutMs: 60_000, intervalMs: 250, what: "A's domain served" },
+      )
+      assert.equal(served.body, 'version one')
+
+      // B's attack of issue 42: the same name behind a CDN (any public address passed), the name itself, a wildcard over it.
+      dns.zone.set('www.a-corp-front-door.dev', { A: ['93.184.216.34'] })
+      for (const [domain, useCdn] of [
+        [shop, true],
+        [shop, false],
+        ['*.a-corp-front-door.dev', true],
+      ] as const) {
+        const refused = await claim(b, theirs, domain, useCdn)
+        assert.equal(refused.statusCode, 409, `${domain}: ${refused.body}`)
+      }
+      // Berth's own names: the apps domain, a name under it, a wildcard over it, its own host name and a wildcard over both.
+      for (const domain of [APPS_DOMAIN, `z0000beef.${APPS_DOMAIN}`, `*.${APPS_DOMAIN}`, '*.rt-berth.net', OWN_HOST]) {
+        const refused = await claim(b, theirs, domain, true)
+        assert.equal(refused.statusCode, 400, `${domain}: ${refused.body}`)
+      }
+      // Through all of it, A's name serves A.
+      const still = await get(shopUrl, root)
+      assert.equal(still.status, 200, JSON.stringify(still))
+      assert.equal(still.body, 'version one')
+
+      // B's own domain behind a CDN: resolving is not enough; its TXT proof routes it.
+      const cdn = 'cdn.b-corp-front-door.dev'
+      const added = await claim(b, theirs, cdn, true)
+      assert.equal(added.statusCode, 201, added.body)
+      dns.zone.set(cdn, { A: ['93.184.216.35'] })
+      const [unproven] = await check(b, theirs)
+      assert.equal(unproven!.status, 'DOMAIN_NOT_CONFIGURED')
+      assert.match(unproven!.error_details ?? '', /TXT record _berth-challenge\.cdn\.b-corp-front-door\.dev/)
+      const cdnUrl = `https://${cdn}:${httpsPort}/`
+      assert.notEqual((await get(cdnUrl, root)).status, 200, 'not routed without its proof')
+      const [listed] = (await calls.inject('GET', `/container/${theirs}/customDomain`, b.tokens.read.authorization)).json().results as {
+        certificate: { state: string }
+        ownership_txt_record: { name: string; value: string }
+      }[]
+      assert.equal(listed!.certificate.state, 'NOT_SERVED')
+      dns.zone.set(listed!.ownership_txt_record.name, { TXT: [listed!.ownership_txt_record.value] })
+      assert.equal((await check(b, theirs))[0]!.status, 'RESOLVES_TO_IP')
+      const proved = await until(
+        () => get(cdnUrl, root),
+        (answer) => answer.status === 200,
+        { timeoutMs: 60_000, intervalMs: 250, what: "B's proved domain served" },
+      )
+      assert.equal(proved.body, 'version two')
+      assert.equal((await get(shopUrl, root)).body, 'version one')
     }),
   )
 })
