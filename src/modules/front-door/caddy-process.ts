@@ -12,7 +12,9 @@ import { answers, stopCaddy, storageRoot } from './caddy-admin.ts'
 // its routes again (`onStarted`), as the embedded PostgreSQL is. Berth only ever stops or adopts
 // a Caddy it started: one whose configuration names this data dir's storage (its identity), or
 // whose pid file and command line are this directory's; a port another program holds is refused
-// at start, naming the setting to change (two Berths on one machine, issue 42).
+// at each start, naming the setting to change (two Berths on one machine, issue 42). Caddy binds
+// its ports with SO_REUSEPORT: without that check a second Caddy would start on the first's ports
+// and the kernel would spread connections across both, each answering with its own routes.
 
 export interface CaddyProcessSettings {
   caddyPath: string
@@ -110,7 +112,6 @@ async function clearTheWay(settings: CaddyProcessSettings): Promise<void> {
 export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyProcess> {
   const { dir, adminUrl, log } = settings
   await mkdir(path.join(dir, 'data'), { recursive: true, mode: 0o700 })
-  await clearTheWay(settings)
   const file = configFile(dir)
   const logFile = await open(path.join(dir, 'caddy.log'), 'a')
   let child: ChildProcess | undefined
@@ -122,6 +123,9 @@ export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyP
     started.exitCode === null && (await answers(adminUrl)) && (await storageRoot(adminUrl)) === settings.identity
 
   const spawnOnce = async (): Promise<void> => {
+    // At every start, the first and each one after an exit: Caddy binds its ports with SO_REUSEPORT,
+    // so a second Caddy on a port another holds would start and silently share its connections.
+    await clearTheWay(settings)
     if (!existsSync(file)) await writeFileAtomically(file, JSON.stringify(settings.initialConfig))
     const started = spawn(settings.caddyPath, ['run', '--config', file], {
       stdio: ['ignore', logFile.fd, logFile.fd],
@@ -129,6 +133,7 @@ export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyP
       env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'config'), XDG_DATA_HOME: path.join(dir, 'data') },
     })
     child = started
+    let ran = false
     let spawnError: Error | undefined
     const exited = new Promise<void>((resolve) => {
       started.once('exit', () => resolve())
@@ -138,17 +143,10 @@ export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyP
       })
     })
     started.once('exit', (code, signal) => {
-      if (stopping) return
+      // One that never answered is the failed start's to retry (below).
+      if (stopping || !ran) return
       log.warn({ component: 'caddy', code, signal, restartInMs: restartDelayMs }, 'the front door (caddy) stopped; starting it again')
-      setTimeout(() => {
-        if (stopping) return
-        spawnOnce()
-          .then(() => {
-            restartDelayMs = 500
-          })
-          .catch((error) => log.warn({ component: 'caddy', err: error }, 'the front door (caddy) did not start again'))
-      }, restartDelayMs).unref()
-      restartDelayMs = Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS)
+      restartLater()
     })
     if (started.pid !== undefined) await writeFileAtomically(pidFile(dir), `${started.pid}\n`)
     const deadline = Date.now() + READY_TIMEOUT_MS
@@ -162,8 +160,25 @@ export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyP
       if (Date.now() > deadline) throw new Error(`caddy's admin API did not answer at ${adminUrl} within ${READY_TIMEOUT_MS} ms`)
       await Promise.race([sleep(100), exited])
     }
+    ran = true
     log.info({ component: 'caddy', pid: started.pid, adminUrl }, 'the front door (caddy) runs')
     await settings.onStarted()
+  }
+
+  /** Starts it again after a wait, and again (each wait longer, up to MAX_RESTART_DELAY_MS) while a start fails: its ports taken meanwhile, say. */
+  const restartLater = () => {
+    setTimeout(() => {
+      if (stopping) return
+      spawnOnce()
+        .then(() => {
+          restartDelayMs = 500
+        })
+        .catch((error) => {
+          log.warn({ component: 'caddy', err: error, restartInMs: restartDelayMs }, 'the front door (caddy) did not start again')
+          restartLater()
+        })
+    }, restartDelayMs).unref()
+    restartDelayMs = Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS)
   }
 
   const stop = async () => {
