@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import https from 'node:https'
+import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -218,5 +219,31 @@ describe('two Berths on one machine', () => {
     assert.equal(await alive(caddyA!), false, 'the Caddy the killed A left was stopped')
     assert.deepEqual(caddyPids(serverB), [caddyB], "B's Caddy was neither stopped nor replaced")
     await serves(urlB, b.dataDir, 'berth two', "B's route after A's restart")
+
+    // A's Caddy dies and another program takes its HTTPS port for a while: A does not start a Caddy
+    // beside it (Caddy would share the port), and serves again within 30 s of the port's release.
+    const [current] = caddyPids(serverA)
+    process.kill(current!, 'SIGKILL')
+    const squatter = createServer((socket) => socket.destroy())
+    // The killed Caddy's socket closes within moments; serve starts another after 500 ms.
+    for (let attempt = 0; ; attempt++) {
+      const bound = await new Promise<boolean>((resolve) => {
+        squatter.once('error', () => resolve(false))
+        squatter.listen(a.ports.https, '127.0.0.1', () => resolve(true))
+      })
+      if (bound) break
+      assert.ok(attempt < 20, "the killed Caddy's port never came free")
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    await until(
+      () => serverA.stdout().split('\n'),
+      (lines) =>
+        lines.some((line) => line.includes('the front door (caddy) did not start again') && line.includes('(BERTH_PROXY_HTTPS_PORT) is taken')),
+      { timeoutMs: 30_000, intervalMs: 250, what: 'a restart refused while the port is taken' },
+    )
+    assert.equal(caddyPids(serverA).length, 1, 'no Caddy started beside the program holding the port')
+    await new Promise((resolve) => squatter.close(resolve))
+    await serves(urlA, a.dataDir, 'berth one', "A's route once the port is free again")
+    await serves(urlB, b.dataDir, 'berth two', "B's route through all of A's")
   })
 })

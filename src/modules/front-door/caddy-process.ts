@@ -98,13 +98,14 @@ async function clearTheWay(settings: CaddyProcessSettings): Promise<void> {
     if (Date.now() > deadline) throw new Error(`the Caddy left running at ${adminUrl} did not stop within ${STOP_TIMEOUT_MS} ms`)
     await sleep(100)
   }
+  const admin = new URL(adminUrl)
   const taken = [
-    ['BERTH_PROXY_HTTP_PORT', settings.httpPort],
-    ['BERTH_PROXY_HTTPS_PORT', settings.httpsPort],
+    ['BERTH_PROXY_ADMIN_PORT', admin.hostname, Number(admin.port)],
+    ['BERTH_PROXY_HTTP_PORT', settings.listenHost, settings.httpPort],
+    ['BERTH_PROXY_HTTPS_PORT', settings.listenHost, settings.httpsPort],
   ] as const
-  for (const [name, port] of taken) {
-    if (!(await portFree(settings.listenHost, port)))
-      throw new Error(`the front door's port ${port} (${name}) is taken${settings.listenHost ? ` on ${settings.listenHost}` : ''}: ${PORT_ADVICE}`)
+  for (const [name, host, port] of taken) {
+    if (!(await portFree(host, port))) throw new Error(`the front door's port ${port} (${name}) is taken${host ? ` on ${host}` : ''}: ${PORT_ADVICE}`)
   }
 }
 
