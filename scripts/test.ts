@@ -85,10 +85,13 @@ function startChecks(): Promise<CheckResult[]> {
     const { code, output } = await run(command, args)
     return { name, code, output, seconds: (Date.now() - from) / 1000 }
   }
+  // TypeScript 7's native compiler (the npm alias typescript-7) checks the same rules several times
+  // faster than 5.9's; 5.9 stays the `typescript` package because openapi-typescript needs its API.
+  const tsc = path.join('node_modules', 'typescript-7', 'bin', 'tsc')
   const typecheck = async () => {
     const results: CheckResult[] = []
     for (const project of ['.', 'console', 'console/tsconfig.node.json']) {
-      results.push(await timed(`tsc -p ${project}`, bin('tsc'), ['--noEmit', '-p', project]))
+      results.push(await timed(`tsc -p ${project}`, process.execPath, [tsc, '--noEmit', '-p', project]))
     }
     return results
   }

@@ -8,8 +8,12 @@ import type { Config } from './config.ts'
 import { kubernetesServiceOutput } from './executor-connections.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
+import { argoCdRoutes } from './modules/argocd/argocd.routes.ts'
+import { auditRoutes } from './modules/audit/audit.routes.ts'
+import { recordActors } from './modules/audit/audit-actors.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
 import { backupsRoutes } from './modules/backups/backups.routes.ts'
+import { databaseStatusExtension } from './modules/backups/database-status.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
@@ -27,7 +31,7 @@ import { environmentActionsRoutes } from './modules/deployments/api/triggers/env
 import { environmentStatusesRoutes } from './modules/deployments/api/triggers/environment-statuses.routes.ts'
 import { environmentRollbackRoutes, serviceRollbackRoutes } from './modules/deployments/api/triggers/rollback.routes.ts'
 import { selectedServicesRoutes } from './modules/deployments/api/triggers/selected-services.routes.ts'
-import { serviceActionsRoutes } from './modules/deployments/api/triggers/service-actions.routes.ts'
+import { type StatusExtension, serviceActionsRoutes } from './modules/deployments/api/triggers/service-actions.routes.ts'
 import { HISTORY_CHANNEL } from './modules/deployments/queue/deployment-rows.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/runner/deployment-runs.repository.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
@@ -46,9 +50,12 @@ import type { OrganizationRow } from './modules/organizations/organizations.repo
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { kindCommitsRoutes } from './modules/service-views/kind-commits.routes.ts'
+import { serviceViewsRoutes } from './modules/service-views/service-views.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
 import { DOCKER_KINDS, KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
+import { createFollowStreams } from './modules/services/logs/follow-streams.ts'
 import { createServiceLogsRepository } from './modules/services/logs/service-logs.repository.ts'
 import { serviceLogsRoutes } from './modules/services/logs/service-logs.routes.ts'
 import { createServiceLogsService } from './modules/services/logs/service-logs.service.ts'
@@ -58,6 +65,7 @@ import { deploymentStagesRoutes } from './modules/services/stages/deployment-sta
 import { usersRoutes } from './modules/users/users.routes.ts'
 import { scopedVariablesRoutes } from './modules/variables/scoped-variables.routes.ts'
 import { variablesRoutes } from './modules/variables/variables.routes.ts'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
 import { type Authenticators, registerAuthentication } from './platform/auth/authenticate.ts'
 import { createOidcVerifier } from './platform/auth/oidc-verifier.ts'
 import { createAnnouncedCache } from './platform/cache/announced-cache.ts'
@@ -209,6 +217,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
     secrets,
     git: config.git,
+    outbound: config.outbound,
     onDeploymentQueued,
     historyCacheBytes: config.http.historyCacheBytes,
     historyVersions,
@@ -220,7 +229,9 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     domainCheck: config.domainCheck,
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     backupsDir: localBackupsRoot(config.database.dataDir),
+    auditRetentionDays: config.audit.retentionDays,
     previews: config.previews,
+    argocd: config.argocd,
     log: app.log,
     onEnvironmentsDeleted:
       config.runner.executor === 'docker'
@@ -253,16 +264,21 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
           })
         : undefined,
   })
+  // Log follow streams, counted per credential, per organization and in all (issue 42).
+  const followStreams = createFollowStreams(config.http.followStreams)
   const serviceLogs = createServiceLogsService({
     repo: createServiceLogsRepository(db),
     secrets,
     configurationSecrets: (snapshot, box) => DOCKER_KINDS[snapshot.kind]?.secretValues?.(snapshot as ServiceSnapshot, box) ?? [],
     requireService: services.services.requireService,
     // Each environment's lines come from the engine its cluster deploys with.
-    output: serviceOutputByExecutor(createDeploymentRunsRepository(db).executorOf, config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED', {
-      DOCKER: config.runner.executor === 'docker' ? await dockerServiceOutput(createDeploymentRunsRepository(db).executorOf) : undefined,
-      KUBERNETES: kubernetesServiceOutput(db, secrets, { kubectlPath: config.runner.kubectlPath }),
-    }),
+    // GITOPS_APP services' lines come through their Argo CD (docs/argocd.md).
+    output: services.argocd.serviceOutput(
+      serviceOutputByExecutor(createDeploymentRunsRepository(db).executorOf, config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED', {
+        DOCKER: config.runner.executor === 'docker' ? await dockerServiceOutput(createDeploymentRunsRepository(db).executorOf) : undefined,
+        KUBERNETES: kubernetesServiceOutput(db, secrets, { kubectlPath: config.runner.kubectlPath }),
+      }),
+    ),
   })
   const { organizations, apiTokens, tokenUsage, projects, environments, gitTokens, gitProviders, helmRepositories } = services
   tokenUsage.start()
@@ -281,6 +297,9 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   app.addHook('onClose', async () => clearInterval(previewSweep))
   app.addHook('onClose', async () => services.closeGitProviders())
   app.addHook('onClose', async () => services.closeContainerRegistries())
+  // Every process serving the API polls the Argo CD instances; a lock keeps one poll per instance at a time (docs/argocd.md).
+  services.argocd.poller.start()
+  app.addHook('onClose', async () => services.argocd.close())
 
   // Bearer JWTs are accepted once an OpenID Connect issuer is configured; its subjects are users.
   const oidc =
@@ -308,6 +327,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   await app.register(async (api) => {
     registerAuthentication(api, authenticators)
     rateLimits.limitCredentials(api)
+    recordActors(api)
     await api.register(organizationsRoutes(organizations, rateLimits.mintAdmission))
     await api.register(currentRoleRoutes((principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ')))
     await api.register(membersRoutes(services.members))
@@ -339,11 +359,14 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(selectedServicesRoutes(services.deployments, KIND_ROUTES))
     await api.register(environmentStatusesRoutes(services.deployments, KIND_ROUTES))
     await api.register(deploymentQueueRoutes(services.deployments))
-    await api.register(deploymentLogsRoutes(services.deploymentLogs))
-    for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
+    await api.register(deploymentLogsRoutes(services.deploymentLogs, followStreams))
+    const statusExtensions: Partial<Record<string, StatusExtension>> = { DATABASE: databaseStatusExtension(services.backups.backups) }
+    for (const kind of KIND_ROUTES) {
+      await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory, statusExtensions[kind.type]))
+    }
     await api.register(environmentRollbackRoutes(services.deployments))
     for (const kind of KIND_ROUTES) await api.register(serviceRollbackRoutes(kind, services.deployments))
-    await api.register(serviceLogsRoutes(KIND_ROUTES, serviceLogs))
+    await api.register(serviceLogsRoutes(KIND_ROUTES, serviceLogs, followStreams))
     await api.register(deploymentHistoryRoutes(services.deploymentHistory))
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
     await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions, kindsWith('restrictions')))
@@ -355,6 +378,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(clustersRoutes(services.clusters))
     await api.register(clusterRecordsRoutes(services.clusterRecords))
     await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
+    await api.register(webhooksRoutes(services.webhooks))
+    await api.register(auditRoutes(services.audit))
+    await api.register(argoCdRoutes(services.argocd.service))
+    await api.register(serviceViewsRoutes(services.serviceViews, KIND_ROUTES))
+    await api.register(kindCommitsRoutes(services.kindRouteContext))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -4,6 +4,9 @@ import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repos
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
+import { createArgoCdModule } from './modules/argocd/argocd.module.ts'
+import { createAuditRepository } from './modules/audit/audit.repository.ts'
+import { createAuditService } from './modules/audit/audit.service.ts'
 import { createBackupsModule } from './modules/backups/backups.module.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
@@ -68,6 +71,7 @@ import { createPreviewsRepository } from './modules/previews/previews.repository
 import { createPreviewsService } from './modules/previews/previews.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
+import { createServiceViewsService } from './modules/service-views/service-views.service.ts'
 import { createAdvancedSettingsRepository } from './modules/services/advanced-settings/advanced-settings.repository.ts'
 import { createAdvancedSettingsService } from './modules/services/advanced-settings/advanced-settings.service.ts'
 import { createKindCrud } from './modules/services/kind-crud.ts'
@@ -86,6 +90,8 @@ import { createUsersService } from './modules/users/users.service.ts'
 import { DEFAULT_VARIABLE_LIMITS, type VariableLimits } from './modules/variables/variable-rules.ts'
 import { createVariablesRepository } from './modules/variables/variables.repository.ts'
 import { createVariablesService } from './modules/variables/variables.service.ts'
+import { createWebhooksRepository } from './modules/webhooks/webhooks.repository.ts'
+import { createWebhooksService } from './modules/webhooks/webhooks.service.ts'
 import type { Principal } from './platform/auth/principal.ts'
 import type { Db } from './platform/db/database.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
@@ -98,6 +104,8 @@ export interface ServiceOptions {
   secrets: SecretBox
   /** Calls to git providers (BERTH_GIT_*). */
   git: Config['git']
+  /** Which addresses Berth may call out to (BERTH_ALLOW_PRIVATE_URLS). */
+  outbound: Config['outbound']
   /** Recently authenticated API tokens; absent: none are remembered. */
   tokenCache?: TokenCache
   /** The organizations each API token may act in, recently listed; absent: none are remembered. */
@@ -139,6 +147,10 @@ export interface ServiceOptions {
   defaultExecutor?: 'SIMULATED' | 'DOCKER'
   /** Where databases' backups without a destination go (issue 44); absent: `.berth/backups`. */
   backupsDir?: string
+  /** BERTH_AUDIT_RETENTION_DAYS (issue 45); absent: 365. */
+  auditRetentionDays?: number
+  /** The Argo CD integration's settings (BERTH_ARGOCD_*); the defaults when absent. */
+  argocd?: Config['argocd']
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -185,7 +197,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     projects,
     onDeleted: (environmentId) => options.historyVersions?.forget(environmentId),
   })
-  const { git } = options
+  const { git, outbound } = options
   const branchCache = createBranchCache<GitBranch[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
   // Commits services build (applications): look-ups of full commit ids and listings, dropped with their token as listings are.
   const commitCache = createBranchCache<GitCommit | GitCommit[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
@@ -194,7 +206,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: createGitTokensRepository(db),
     organizations,
     secrets: options.secrets,
-    gitApiUrlProblem: git.allowPrivateUrls ? undefined : gitApiUrlProblem,
+    gitApiUrlProblem: outbound.allowPrivateUrls ? undefined : gitApiUrlProblem,
     onGitTokenChanged: (gitTokenId) => {
       branchCache.dropGitToken(gitTokenId)
       commitCache.dropGitToken(gitTokenId)
@@ -202,7 +214,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     },
     listLimit,
   })
-  const gitProviderHttp = createProviderHttp(git)
+  const gitProviderHttp = createProviderHttp(outbound)
   const gitProviders = createGitProvidersService({
     requireOrganizationRole: organizations.requireRole,
     listGitTokens: gitTokens.listGitTokens,
@@ -233,13 +245,13 @@ export function createServices(db: Db, options: ServiceOptions) {
     listLimit,
   })
   // Registry URLs follow git tokens' address rules, under the same setting (BERTH_GIT_*).
-  const registryHttp = createRegistryHttpApi({ allowPrivateUrls: git.allowPrivateUrls, timeoutMs: git.timeoutMs })
+  const registryHttp = createRegistryHttpApi({ allowPrivateUrls: outbound.allowPrivateUrls, timeoutMs: git.timeoutMs })
   const containerRegistries = createContainerRegistriesService({
     repo: createContainerRegistriesRepository(db),
     organizations,
     secrets: options.secrets,
     http: registryHttp,
-    allowPrivateUrls: git.allowPrivateUrls,
+    allowPrivateUrls: outbound.allowPrivateUrls,
     listLimit,
   })
   const servicesRepo = createServicesRepository(db)
@@ -273,7 +285,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: createCustomDomainsRepository(db),
     requireService: services.requireService,
     // Addresses of the server's own network count as configured under the setting that lets git providers live there.
-    dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: git.allowPrivateUrls },
+    dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: outbound.allowPrivateUrls },
     onRoutesChanged: options.frontDoor ? (reason) => options.frontDoor!.sync(reason) : undefined,
     appsDomain: options.frontDoor?.appsDomain,
     ownHostNames: options.domainCheck?.ownHostNames,
@@ -495,7 +507,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       repo: createClustersRepository(db),
       organizations,
       secrets: options.secrets,
-      allowPrivateAddresses: options.git.allowPrivateUrls,
+      allowPrivateAddresses: outbound.allowPrivateUrls,
       listLimit,
       defaultExecutor: options.defaultExecutor,
     }),
@@ -506,10 +518,43 @@ export function createServices(db: Db, options: ServiceOptions) {
       requireService: services.requireService,
       actorName,
       secrets: options.secrets,
-      allowPrivateUrls: git.allowPrivateUrls,
+      allowPrivateUrls: outbound.allowPrivateUrls,
       localRoot: options.backupsDir ?? '.berth/backups',
       defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
       listLimit,
+    }),
+    // Issue 45: outbound webhooks on deployments.
+    webhooks: createWebhooksService({
+      repo: createWebhooksRepository(db),
+      organizations,
+      secrets: options.secrets,
+      allowPrivateUrls: outbound.allowPrivateUrls,
+      listLimit,
+    }),
+    // Issue 45: the audit log, written by the database's triggers.
+    audit: createAuditService({
+      repo: createAuditRepository(db),
+      organizations,
+      retentionDays: options.auditRetentionDays ?? 365,
+      listLimit: listLimit ?? 1000,
+    }),
+    // Issue 47: the Argo CD integration (docs/argocd.md).
+    argocd: createArgoCdModule(db, {
+      organizations,
+      secrets: options.secrets,
+      allowPrivateUrls: outbound.allowPrivateUrls,
+      timeoutMs: options.argocd?.timeoutMs ?? 10_000,
+      pollIntervalMs: options.argocd?.pollIntervalMs ?? 30_000,
+      history: { findService: servicesRepo.findById, deployPushed: deployments.deployPushed },
+      log: options.log ?? { info: () => undefined, warn: () => undefined },
+    }),
+    // Issue 48: the reference's per-kind statuses, histories and logs, from what the deployments keep.
+    serviceViews: createServiceViewsService({
+      deployments,
+      history: deploymentHistory,
+      logs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
+      findRun: historyRepo.findRun,
+      requireEnvironment: environments.requireEnvironment,
     }),
   }
 }
