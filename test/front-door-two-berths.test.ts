@@ -82,6 +82,9 @@ async function alive(pid: number): Promise<boolean> {
   return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
 }
 
+/** A serve's start on a machine the whole suite keeps busy: five of them here, each given two minutes. */
+const START = { timeoutMs: 120_000 }
+
 /** The pids serve said its Caddy ran with, in order. */
 const caddyPids = (server: RunningServer) =>
   server
@@ -181,7 +184,7 @@ describe('two Berths on one machine', () => {
   it("keeps each Berth serving its own routes through the other's starts and stops, and refuses a Berth the other's ports", async () => {
     const a = await berth(first)
     const b = await berth(second)
-    let serverA = await first.group.add(startServer(a.env()))
+    let serverA = await first.group.add(startServer(a.env(), START))
     const urlA = await deployed(a, () => serverA, '1')
     await serves(urlA, a.dataDir, 'berth one', "A's route")
     const [caddyA] = caddyPids(serverA)
@@ -192,13 +195,13 @@ describe('two Berths on one machine', () => {
       BERTH_PROXY_HTTP_PORT: String(a.ports.http),
       BERTH_PROXY_HTTPS_PORT: String(a.ports.https),
     })
-    await assert.rejects(startServer(sameAdmin), /BERTH_PROXY_ADMIN_PORT.*BERTH_PROXY_HTTP_PORT.*BERTH_PROXY_HTTPS_PORT/s)
-    await assert.rejects(startServer(b.env({ BERTH_PROXY_HTTPS_PORT: String(a.ports.https) })), /port \d+ \(BERTH_PROXY_HTTPS_PORT\) is taken/)
+    await assert.rejects(startServer(sameAdmin, START), /BERTH_PROXY_ADMIN_PORT.*BERTH_PROXY_HTTP_PORT.*BERTH_PROXY_HTTPS_PORT/s)
+    await assert.rejects(startServer(b.env({ BERTH_PROXY_HTTPS_PORT: String(a.ports.https) }), START), /port \d+ \(BERTH_PROXY_HTTPS_PORT\) is taken/)
     assert.deepEqual(caddyPids(serverA), [caddyA], "A's Caddy was neither stopped nor replaced")
     await serves(urlA, a.dataDir, 'berth one', "A's route beside B's refused starts")
 
     // B on its own ports: both serve their own routes.
-    let serverB = await second.group.add(startServer(b.env()))
+    let serverB = await second.group.add(startServer(b.env(), START))
     const urlB = await deployed(b, () => serverB, '2')
     await serves(urlB, b.dataDir, 'berth two', "B's route")
     await serves(urlA, a.dataDir, 'berth one', "A's route beside B")
@@ -206,14 +209,14 @@ describe('two Berths on one machine', () => {
     // B stops: A serves; B starts again: both serve.
     await serverB.stop('SIGTERM')
     await serves(urlA, a.dataDir, 'berth one', "A's route after B stopped")
-    serverB = await second.group.add(startServer(b.env()))
+    serverB = await second.group.add(startServer(b.env(), START))
     await serves(urlB, b.dataDir, 'berth two', "B's route after its restart")
     await serves(urlA, a.dataDir, 'berth one', "A's route after B's restart")
 
     // A killed outright leaves its Caddy: the next A stops that one (its own, by its pid file) and serves again; B is untouched.
     const [caddyB] = caddyPids(serverB)
     await serverA.stop('SIGKILL')
-    serverA = await first.group.add(startServer(a.env()))
+    serverA = await first.group.add(startServer(a.env(), START))
     await serves(urlA, a.dataDir, 'berth one', "A's route after A was killed and started again")
     assert.notEqual(caddyPids(serverA)[0], caddyA, 'a new Caddy serves A')
     assert.equal(await alive(caddyA!), false, 'the Caddy the killed A left was stopped')
