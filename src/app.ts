@@ -260,7 +260,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
           sync: frontDoor.sync,
           // The front door listens on this machine (Berth's Caddy) or on the host of the operator's admin API.
           certificateOf: (name) =>
-            probeCertificate(config.proxy.adminUrl ? new URL(config.proxy.adminUrl).hostname : '127.0.0.1', config.proxy.httpsPort, name),
+            probeCertificate(
+              config.proxy.adminUrl ? new URL(config.proxy.adminUrl).hostname : (config.proxy.listenHost ?? '127.0.0.1'),
+              config.proxy.httpsPort,
+              name,
+            ),
         }
       : undefined,
     serviceRuntime:

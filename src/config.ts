@@ -174,6 +174,11 @@ export interface Config {
     readonly timeoutMs: number
     /** BERTH_DOMAIN_CHECK_DNS_SERVERS: comma-separated `ip` or `ip:port` of the DNS servers asked; the system's when empty. */
     readonly servers: readonly string[]
+    /**
+     * BERTH_OWN_HOST_NAMES: comma-separated host names Berth itself is reached at (its API and
+     * console), with BERTH_DOCKER_PUBLIC_HOST: no custom domain (nor a wildcard over one) may take them.
+     */
+    readonly ownHostNames: readonly string[]
   }
   /** BERTH_ARGOCD_*: the Argo CD integration (docs/argocd.md). */
   readonly argocd: {
@@ -229,6 +234,8 @@ export interface ProxySettings {
   readonly httpPort: number
   /** BERTH_PROXY_HTTPS_PORT: where the front door serves the services. */
   readonly httpsPort: number
+  /** BERTH_PROXY_LISTEN_HOST: the address the front door's HTTP and HTTPS ports bind to (127.0.0.1 on a laptop); undefined: every interface. */
+  readonly listenHost: string | undefined
   /** BERTH_APPS_DOMAIN: the domain the services' names are under (`<name>.<domain>`). */
   readonly appsDomain: string
   /** BERTH_ACME_DIRECTORY: the ACME directory certificates come from; undefined: Caddy's own local CA. */
@@ -426,6 +433,27 @@ function httpUrl(env: Env, name: string): string | undefined {
   return raw
 }
 
+/** BERTH_OWN_HOST_NAMES and BERTH_DOCKER_PUBLIC_HOST, lower case, without duplicates. */
+function ownHostNames(env: Env): string[] {
+  const names = text(env, 'BERTH_OWN_HOST_NAMES', '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase().replace(/\.$/, ''))
+    .filter((name) => name !== '')
+  for (const name of names)
+    if (!/^[a-z0-9*]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name))
+      throw new ConfigError(`BERTH_OWN_HOST_NAMES must be comma-separated host names, got "${name}"`)
+  const publicHost = text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost').trim().toLowerCase()
+  return [...new Set([...names, publicHost])]
+}
+
+/** BERTH_PROXY_LISTEN_HOST: an IP address the front door binds to; empty: every interface. */
+function listenHost(env: Env): string | undefined {
+  const raw = text(env, 'BERTH_PROXY_LISTEN_HOST', '').trim()
+  if (raw === '') return undefined
+  if (isIP(raw) === 0) throw new ConfigError(`BERTH_PROXY_LISTEN_HOST must be an IP address (127.0.0.1 for loopback only), got "${raw}"`)
+  return raw
+}
+
 function proxySettings(env: Env, executor: string): ProxySettings {
   const mode = text(env, 'BERTH_PROXY', 'auto')
   if (mode !== 'auto' && mode !== 'off') throw new ConfigError(`BERTH_PROXY must be auto or off, got "${mode}"`)
@@ -438,6 +466,7 @@ function proxySettings(env: Env, executor: string): ProxySettings {
     adminPort: integer(env, 'BERTH_PROXY_ADMIN_PORT', 2019, 1, 65535),
     httpPort: integer(env, 'BERTH_PROXY_HTTP_PORT', 8880, 1, 65535),
     httpsPort: integer(env, 'BERTH_PROXY_HTTPS_PORT', 8443, 1, 65535),
+    listenHost: listenHost(env),
     appsDomain: appsDomain(env),
     acmeDirectory: httpUrl(env, 'BERTH_ACME_DIRECTORY'),
     acmeEmail: acmeEmail === '' ? undefined : acmeEmail,
@@ -562,6 +591,7 @@ export function loadConfig(env: Env = process.env): Config {
     domainCheck: Object.freeze({
       timeoutMs: integer(env, 'BERTH_DOMAIN_CHECK_TIMEOUT_MS', 3_000, 10, 60_000),
       servers: Object.freeze(dnsServers(env)),
+      ownHostNames: Object.freeze(ownHostNames(env)),
     }),
     argocd: Object.freeze({
       pollIntervalMs: integer(env, 'BERTH_ARGOCD_POLL_INTERVAL_MS', 30_000, 100, 24 * 3_600_000),

@@ -354,6 +354,8 @@ export function createServices(db: Db, options: ServiceOptions) {
     dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: outbound.allowPrivateUrls },
     onRoutesChanged: options.frontDoor ? (reason) => options.frontDoor!.sync(reason) : undefined,
     appsDomain: options.frontDoor?.appsDomain,
+    ownHostNames: options.domainCheck?.ownHostNames,
+    findService: servicesRepo.findById,
     certificateOf: options.frontDoor?.certificateOf,
     validationDomainOf: (service) => {
       // With a front door, a domain of a container or an application points at the service's name there (docs/front-door.md).

@@ -32,6 +32,7 @@ import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-ins
 import * as iacServices from './migrations/0032-iac-services.ts'
 import * as databaseBackups from './migrations/0041-database-backups.ts'
 import * as iacStates from './migrations/0042-iac-states.ts'
+import * as customDomainClaims from './migrations/0045-custom-domain-claims.ts'
 import * as pullRequestMarks from './migrations/0047-pull-request-marks.ts'
 import * as runnerFairShare from './migrations/0048-runner-fair-share.ts'
 import * as organizationWebhooks from './migrations/0049-organization-webhooks.ts'
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '0032-iac-services': iacServices,
   '0041-database-backups': databaseBackups,
   '0042-iac-states': iacStates,
+  '0045-custom-domain-claims': customDomainClaims,
   '0047-pull-request-marks': pullRequestMarks,
   '0048-runner-fair-share': runnerFairShare,
   '0049-organization-webhooks': organizationWebhooks,

@@ -468,6 +468,10 @@ export interface CustomDomainsTable {
   checkStatus: string | null
   checkErrorDetails: string | null
   checkedAt: Date | null
+  /** Migration 0045: what a `use_cdn` domain's TXT record must hold. */
+  verificationToken: Generated<string>
+  /** Migration 0045: since when the domain holds its name on the server (its checks passed); null: it holds nothing. */
+  verifiedAt: Date | null
   createdAt: CreatedAt
   updatedAt: Date | null
 }
