@@ -28,7 +28,7 @@ const WAITING = [
   /^enum-words\./,
   /^helm-dry-run\./,
   /^previews-docker\./,
-  /^front-door\./,
+  /^front-door/,
   /^helm-kubernetes/,
   /^iac-docker\./,
   /^kubernetes-/,
