@@ -53,6 +53,7 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
     delete: 'deleteOrganizationWebhook',
   },
   '/organization/{organizationId}/webhook/{webhookId}/event': { get: 'listWebhookEvent' },
+  '/organization/{organizationId}/webhook/{webhookId}/test': { post: 'testOrganizationWebhook' },
   '/organization/{organizationId}/events': { get: 'getOrganizationEvents' },
   '/organization/{organizationId}/targets': { get: 'getOrganizationEventTargets' },
   '/organization/{organizationId}/gitToken/{gitTokenId}': { get: 'getOrganizationGitToken', put: 'editGitToken', delete: 'deleteGitToken' },

@@ -140,6 +140,7 @@ export type Kind =
   | 'backup'
   | 'restore'
   | 'backupDestination'
+  | 'webhook'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -183,6 +184,7 @@ export const KINDS: Kind[] = [
   'backup',
   'restore',
   'backupDestination',
+  'webhook',
 ]
 
 /**
@@ -276,6 +278,7 @@ export const PARAM_KIND: Record<string, Kind> = {
   backupId: 'backup',
   restoreId: 'restore',
   backupDestinationId: 'backupDestination',
+  webhookId: 'webhook',
   // An environment's deployment rule is named by its environment's id.
   deploymentRuleId: 'environment',
 }
@@ -391,6 +394,14 @@ export async function currentWebhookSecret(app: FastifyInstance, world: World): 
 
 /** A repository the fake GitHub serves, for branch listings that go all the way. */
 export const FAKE_REPOSITORY = 'acme/app'
+
+/** An organization webhook's request; nothing is ever delivered in the sweeps (no runner). */
+const webhookBody = () => ({
+  kind: 'STANDARD',
+  target_url: 'https://hooks.world.example.com/berth',
+  target_secret: 'world-webhook-secret',
+  events: ['DEPLOYMENT_SUCCESSFUL'],
+})
 
 /** An S3 backup destination's request; the store is never called by the routes the sweeps send it to. */
 const backupDestinationBody = () => ({
@@ -534,6 +545,7 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       backup: backup.backupId,
       restore: backup.restoreId,
       backupDestination: await created(`/organization/${organization.id}/backupDestination`, backupDestinationBody()),
+      webhook: await created(`/organization/${organization.id}/webhook`, webhookBody()),
       labelsGroup: await created(`/organization/${organization.id}/labelsGroups`, labelsGroupBody()),
       annotationsGroup: await created(`/organization/${organization.id}/annotationsGroups`, annotationsGroupBody()),
       invitation: await created(`/organization/${organization.id}/inviteMember`, invitationBody()),
@@ -897,6 +909,8 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /database/{databaseId}/backup/{backupId}/restore': () => ({}),
   'PUT /database/{databaseId}/backupSchedule': () => ({ cron: '0 3 * * *', timezone: 'Europe/Paris', keep_count: 7 }),
   'POST /organization/{organizationId}/backupDestination': () => backupDestinationBody(),
+  'POST /organization/{organizationId}/webhook': () => webhookBody(),
+  'PUT /organization/{organizationId}/webhook/{webhookId}': () => webhookBody(),
   'PUT /organization/{organizationId}/backupDestination/{backupDestinationId}': () => backupDestinationBody(),
   'POST /organization/{organizationId}/containerRegistry': () => containerRegistryBody(),
   'PUT /organization/{organizationId}/containerRegistry/{containerRegistryId}': () => containerRegistryBody(),

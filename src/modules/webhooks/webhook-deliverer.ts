@@ -89,8 +89,8 @@ export function createWebhookDeliverer(settings: WebhookDelivererSettings) {
   }
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
-    // A webhook disabled since the event sends nothing more.
-    if (!delivery.enabled) return outbox.recordAttempt(delivery, undefined, { state: 'FAILED' })
+    // A webhook disabled since the event sends nothing more; a test is sent anyway.
+    if (!delivery.enabled && !delivery.facts.test) return outbox.recordAttempt(delivery, undefined, { state: 'FAILED' })
     const made = await attempt(delivery)
     await outbox.recordAttempt(delivery, made, nextStep(delivery, made.statusCode))
   }
