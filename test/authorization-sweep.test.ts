@@ -76,6 +76,17 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'POST /database/{databaseId}/backup': 'DEPLOY',
   'DELETE /database/{databaseId}/backup/{backupId}': 'DEPLOY',
   'POST /database/{databaseId}/backup/{backupId}/restore': 'DEPLOY',
+  // Webhooks: a target URL is often a credential (a Slack address), and attempts show what receivers answered (docs/webhooks.md).
+  'GET /organization/{organizationId}/webhook': 'ADMIN',
+  'POST /organization/{organizationId}/webhook': 'ADMIN',
+  'GET /organization/{organizationId}/webhook/{webhookId}': 'ADMIN',
+  'PUT /organization/{organizationId}/webhook/{webhookId}': 'ADMIN',
+  'DELETE /organization/{organizationId}/webhook/{webhookId}': 'ADMIN',
+  'GET /organization/{organizationId}/webhook/{webhookId}/event': 'ADMIN',
+  'POST /organization/{organizationId}/webhook/{webhookId}/test': 'ADMIN',
+  // The audit log is for ADMINs to read (docs/audit-log.md).
+  'GET /organization/{organizationId}/events': 'ADMIN',
+  'GET /organization/{organizationId}/targets': 'ADMIN',
   // A backup destination holds the organization's store keys: ADMINs write it.
   'POST /organization/{organizationId}/backupDestination': 'ADMIN',
   'PUT /organization/{organizationId}/backupDestination/{backupDestinationId}': 'ADMIN',

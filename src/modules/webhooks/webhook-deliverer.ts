@@ -168,7 +168,6 @@ export function createConfiguredWebhookDeliverer(
   return createWebhookDeliverer({
     db,
     secrets,
-    // TODO(lead): read config.outbound.allowPrivateUrls (BERTH_ALLOW_PRIVATE_URLS) once issue42-tenancy lands.
     allowPrivateUrls: config.outbound.allowPrivateUrls,
     timeoutMs: config.webhooks.timeoutMs,
     retryDelaysMs: config.webhooks.retryDelaysMs,
