@@ -74,7 +74,7 @@ async function deploy(workload: InstancesWorkload, job: DockerJob): Promise<Roll
  * The instances that serve: those running of the newest rollout. A rollout's previous instances
  * may still be stopping in the background (their grace period): they are not counted (issue 42).
  */
-function serving(containers: Docker.ContainerInfo[]): Docker.ContainerInfo[] {
+export function servingInstances(containers: Docker.ContainerInfo[]): Docker.ContainerInfo[] {
   const running = containers.filter((instance) => instance.State === 'running')
   const newest = running.reduce<Docker.ContainerInfo | undefined>(
     (found, instance) => (!found || instance.Created > found.Created ? instance : found),
@@ -93,7 +93,7 @@ async function dryRun(workload: InstancesWorkload, job: DockerJob): Promise<Serv
   if (!image.ok) return image
   const compare = (message: string) => job.say('compare', message)
   for (const volume of workload.volumes) compare(`its data stays in the volume ${dockerVolume(job.owner.serviceId, volume)}, which a deploy keeps`)
-  const running = serving(await serviceContainers(job.docker, job.owner.serviceId))
+  const running = servingInstances(await serviceContainers(job.docker, job.owner.serviceId))
   const images = [...new Set(running.map((instance) => instance.Image))]
   const { name } = job.snapshot
   if (images.length === 0) compare(`${name} runs nothing now: a deploy would start ${workload.instances} instance(s) of ${image.image}`)
