@@ -177,6 +177,8 @@ export function createServices(db: Db, options: ServiceOptions) {
     organizations,
     onDeleted: (projectId) => options.historyVersions?.forgetProject(projectId),
     onEnvironmentsDeleted: (environmentIds) => options.onEnvironmentsDeleted?.(environmentIds),
+    // Issue 42: through its environments' deletes (the deployment triggers, made below).
+    deleteEnvironment: (principal, environmentId) => deployments.deleteEnvironment(principal, environmentId),
     listLimit,
   })
   const environments = createEnvironmentsService({

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import net from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
+import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
 import { runNetwork, scratchVolume } from '#src/modules/executors/docker/step-workloads.ts'
 import { openStateEndpoint } from '#src/modules/services/kinds/iac/iac-state-endpoint.ts'
 import { createIacStatesRepository } from '#src/modules/services/kinds/iac/iac-states.repository.ts'
@@ -279,5 +280,68 @@ describe("an IAC run is tenant code: it holds no Berth credential and reaches no
       await endpointA.close()
       await endpointB.close()
     }
+  })
+
+  it('a project delete goes through its environments’ deletes: the IAC destroy runs, and nothing labelled for its services is left', async () => {
+    await builds.commit(repository, { 'plain/main.tf': 'resource "standin_bucket" "assets" {\n  size = "small"\n}\n' }, 'A plain bucket')
+    const f = factories(t.db)
+    const { organization, project, environment, tokens } = await f.environmentWithTokens()
+    environments.push(environment.id)
+    const gitToken = await f.gitToken(organization.id, { type: 'GITHUB', token: builds.token, gitApiUrl: github.url })
+    const created = await calls.inject('POST', `/environment/${environment.id}/terraform`, tokens.write.authorization, {
+      name: 'plain',
+      description: 'a bucket',
+      auto_deploy_config: { auto_deploy: false, terraform_action: 'DEFAULT' },
+      terraform_files_source: {
+        git_repository: { url: `${git.url}/tenant/infra.git`, branch: 'main', root_path: '/plain', git_token_id: gitToken.id },
+      },
+      terraform_variables_source: { tf_var_file_paths: [], tf_vars: [] },
+      backend: { kubernetes: {} },
+      engine: 'OPEN_TOFU',
+      provider_version: { explicit_version: '1.9.4' },
+      job_resources: { cpu_milli: 500, ram_mib: 256, gpu: 0, storage_gib: 1 },
+      timeout_sec: 600,
+      action_extra_arguments: {},
+      dockerfile_fragment: null,
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const id = created.json().id as string
+    services.push(id)
+    await calls.trigger(`/terraform/${id}/deploy`, tokens.deploy.authorization, {})
+    assert.equal((await settled(environment.id, tokens.deploy.authorization)).status, 'DEPLOYED')
+    const labelled = { label: [`${LABELS.service}=${id}`] }
+    assert.equal(((await docker.listVolumes({ filters: labelled })).Volumes ?? []).length, 1, 'the run left its volume')
+    assert.ok((await docker.listImages({ filters: { reference: [builtImageRepository(id)] } })).length > 0, 'the run left its image')
+
+    const since = Math.floor(Date.now() / 1000) - 1
+    const deleted = await calls.inject('DELETE', `/project/${project.id}`, tokens.write.authorization)
+    assert.equal(deleted.statusCode, 204, deleted.body)
+    await until(
+      async () => (await calls.inject('GET', `/project/${project.id}`, tokens.read.authorization)).statusCode,
+      (status) => status === 404,
+      { what: 'the project gone with its last environment', timeoutMs: 240_000, intervalMs: 250 },
+    )
+    // The destroy ran: a container of the service's `destroy` was made after the delete.
+    const events = (await docker.getEvents({
+      since,
+      until: Math.ceil(Date.now() / 1000),
+      filters: { type: ['container'], event: ['create'], label: [`${LABELS.service}=${id}`] },
+    })) as unknown as NodeJS.ReadableStream
+    let text = ''
+    for await (const chunk of events) text += chunk.toString()
+    const names = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { Actor: { Attributes: { name: string } } }).Actor.Attributes.name)
+    assert.ok(
+      names.some((name) => name.endsWith('-destroy')),
+      `the containers made after the delete: ${names.join(', ')}`,
+    )
+    // Nothing labelled for the service is left: no container, no volume, no network, no image.
+    assert.deepEqual(await docker.listContainers({ all: true, filters: labelled }), [])
+    assert.deepEqual((await docker.listVolumes({ filters: labelled })).Volumes ?? [], [])
+    assert.deepEqual(await docker.listNetworks({ filters: labelled }), [])
+    assert.deepEqual(await docker.listImages({ filters: { reference: [builtImageRepository(id)] } }), [])
+    assert.equal(await t.db.selectFrom('iacStates').select('serviceId').where('serviceId', '=', id).executeTakeFirst(), undefined)
   })
 })

@@ -32,6 +32,7 @@ import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-ins
 import * as iacServices from './migrations/0032-iac-services.ts'
 import * as databaseBackups from './migrations/0041-database-backups.ts'
 import * as iacStates from './migrations/0042-iac-states.ts'
+import * as projectDeletes from './migrations/0043-project-deletes.ts'
 import * as iacResourcesMasked from './migrations/0044-iac-resources-masked.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0032-iac-services': iacServices,
   '0041-database-backups': databaseBackups,
   '0042-iac-states': iacStates,
+  '0043-project-deletes': projectDeletes,
   '0044-iac-resources-masked': iacResourcesMasked,
 }
 
