@@ -90,6 +90,8 @@ describe('database backups at the API', () => {
     assert.equal(page.has_more, true)
     assert.equal(page.next_start_id, ids[0])
     assert.equal(page.last_successful_backup_at, null)
+    const status = (await inject('GET', `/database/${databaseId}/status`, w.tokens.read.authorization)).json()
+    assert.equal(status.last_successful_backup_at, null, 'no backup ended DONE: the status says none')
     const rest = (await inject('GET', `/database/${databaseId}/backup?pageSize=2&startId=${page.next_start_id}`, w.tokens.read.authorization)).json()
     assert.deepEqual(
       rest.results.map((row: Body) => row.name),

@@ -68,6 +68,8 @@ export function createConfiguredRunner(
       leaseMs: settings.leaseMs,
       pollMs: settings.pollMs,
       concurrency: settings.concurrency,
+      slotsPerOrganization: settings.slotsPerOrganization,
+      maxRunMs: settings.maxRunMs,
       cancelMs: Math.min(settings.simulatedStepMs / 2, 5_000),
     },
     log,

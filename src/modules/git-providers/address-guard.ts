@@ -83,9 +83,9 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
  * The HTTP agent for calls to git providers. Unless private addresses are allowed, it connects only
  * to public addresses, for every connection it makes: the first call, pagination links, redirects.
  */
-export function createGuardedAgent(allowPrivateAddresses: boolean): Agent {
-  if (allowPrivateAddresses) return new Agent()
-  const connect = buildConnector({ lookup: publicOnlyLookup })
+export function createGuardedAgent(allowPrivateAddresses: boolean, tls: { rejectUnauthorized?: boolean } = {}): Agent {
+  if (allowPrivateAddresses) return new Agent({ connect: tls })
+  const connect = buildConnector({ lookup: publicOnlyLookup, ...tls })
   return new Agent({
     connect(options, callback) {
       // An IP literal never goes through the lookup: check it here.
