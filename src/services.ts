@@ -202,6 +202,8 @@ export function createServices(db: Db, options: ServiceOptions) {
     organizations,
     onDeleted: (projectId) => options.historyVersions?.forgetProject(projectId),
     onEnvironmentsDeleted: (environmentIds) => options.onEnvironmentsDeleted?.(environmentIds),
+    // Issue 42: through its environments' deletes (the deployment triggers, made below).
+    deleteEnvironment: (principal, environmentId) => deployments.deleteEnvironment(principal, environmentId),
     listLimit,
   })
   // Issue 48: projects' deployment rules give new environments their mode, cluster and auto-stop schedule (the environment's rule).

@@ -32,6 +32,8 @@ import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-ins
 import * as iacServices from './migrations/0032-iac-services.ts'
 import * as databaseBackups from './migrations/0041-database-backups.ts'
 import * as iacStates from './migrations/0042-iac-states.ts'
+import * as projectDeletes from './migrations/0043-project-deletes.ts'
+import * as iacResourcesMasked from './migrations/0044-iac-resources-masked.ts'
 import * as customDomainClaims from './migrations/0045-custom-domain-claims.ts'
 import * as pullRequestMarks from './migrations/0047-pull-request-marks.ts'
 import * as runnerFairShare from './migrations/0048-runner-fair-share.ts'
@@ -77,6 +79,8 @@ const migrations: Record<string, Migration> = {
   '0032-iac-services': iacServices,
   '0041-database-backups': databaseBackups,
   '0042-iac-states': iacStates,
+  '0043-project-deletes': projectDeletes,
+  '0044-iac-resources-masked': iacResourcesMasked,
   '0045-custom-domain-claims': customDomainClaims,
   '0047-pull-request-marks': pullRequestMarks,
   '0048-runner-fair-share': runnerFairShare,

@@ -165,6 +165,8 @@ export interface ProjectsTable {
   description: string | null
   createdAt: CreatedAt
   updatedAt: UpdatedAt
+  /** Migration 0043: set when its delete began; the project goes with its last environment. */
+  deletingAt: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export interface EnvironmentsTable {
