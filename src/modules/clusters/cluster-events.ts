@@ -1,7 +1,6 @@
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
 import { AppError } from '#src/platform/http/errors.ts'
-import type { ClusterEngines } from './cluster-engines.ts'
-import type { ClusterEngine } from './cluster-operations.service.ts'
+import type { ClusterEngine, ClusterEngines } from './cluster-engines.ts'
 
 // A cluster's events (get-cluster-kubernetes-events), asked of its engine: a Kubernetes cluster's
 // API server (`/api/v1/events`, every namespace), the Docker engine's event stream for the
