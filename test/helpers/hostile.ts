@@ -208,6 +208,11 @@ export const ALWAYS_REFUSED = new Set([
   'POST /database/{databaseId}/backup',
   'POST /database/{databaseId}/backup/{backupId}/restore',
   'PUT /database/{databaseId}/backupSchedule',
+  // The checks before a deploy look for real: the world has no git server to fetch from, and its registry is ECR (its cloud's API).
+  'POST /environment/{environmentId}/checkDockerfile',
+  'POST /environment/{environmentId}/checkGitFile',
+  'POST /environment/{environmentId}/checkHelmRepository',
+  'POST /environment/{environmentId}/checkContainerImage',
 ])
 
 /** Variables and secrets: a route that takes one may take another (the generic API takes both). */

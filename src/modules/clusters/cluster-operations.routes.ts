@@ -51,7 +51,7 @@ export function clusterOperationsRoutes(operations: ClusterOperationsService): F
         schema: {
           operationId: 'unlock-cluster',
           summary: 'Unlock Cluster',
-          description: 'Needs the WRITE role. 404 when the cluster is not locked.',
+          description: 'Needs the WRITE role. The cluster is unlocked afterwards: unlocking a cluster that is not locked is a 204 too.',
           tags,
           params: ClusterIdParams,
           response: { 204: Type.Null({ description: 'unlocked' }) },

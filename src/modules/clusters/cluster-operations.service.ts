@@ -84,11 +84,10 @@ export function createClusterOperationsService({ db, organizations, actorName, e
       )
     },
 
-    /** WRITE; a cluster not locked is a 404 (no lock to delete). */
+    /** WRITE; the cluster is unlocked afterwards, whether or not it was locked (a retried unlock is not an error). */
     async unlock(principal: Principal, clusterId: string): Promise<void> {
       const cluster = await requireCluster(principal, clusterId, 'WRITE')
-      const result = await db.deleteFrom('clusterLocks').where('clusterId', '=', cluster.id).executeTakeFirst()
-      if (result.numDeletedRows === 0n) throw notFound('cluster lock')
+      await db.deleteFrom('clusterLocks').where('clusterId', '=', cluster.id).execute()
     },
 
     /** READ; the organization's locks in force, oldest first. */
