@@ -102,6 +102,8 @@ const NO_ORGANIZATION = new Set([
   'GET /account',
   // The kinds of container registry the server takes: the same for every caller.
   'GET /availableContainerRegistry',
+  // The kinds of helm repository the server takes: the same for every caller.
+  'GET /availableHelmRepository',
   // The default advanced settings of each kind of service: the same for every caller.
   'GET /defaultApplicationAdvancedSettings',
   'GET /defaultContainerAdvancedSettings',

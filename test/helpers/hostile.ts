@@ -141,6 +141,7 @@ export type Kind =
   | 'restore'
   | 'backupDestination'
   | 'webhook'
+  | 'projectDeploymentRule'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -185,6 +186,7 @@ export const KINDS: Kind[] = [
   'restore',
   'backupDestination',
   'webhook',
+  'projectDeploymentRule',
 ]
 
 /**
@@ -208,6 +210,11 @@ export const ALWAYS_REFUSED = new Set([
   'POST /database/{databaseId}/backup',
   'POST /database/{databaseId}/backup/{backupId}/restore',
   'PUT /database/{databaseId}/backupSchedule',
+  // The checks before a deploy look for real: the world has no git server to fetch from, and its registry is ECR (its cloud's API).
+  'POST /environment/{environmentId}/checkDockerfile',
+  'POST /environment/{environmentId}/checkGitFile',
+  'POST /environment/{environmentId}/checkHelmRepository',
+  'POST /environment/{environmentId}/checkContainerImage',
 ])
 
 /** Variables and secrets: a route that takes one may take another (the generic API takes both). */
@@ -290,6 +297,8 @@ export const PARAM_KIND: Record<string, Kind> = {
  */
 export function paramKind(template: string, name: string): Kind | undefined {
   const pointsAbove = template.endsWith('/alias') || template.endsWith('/override')
+  // A project's deployment rule (issue 48), not an environment's.
+  if (name === 'deploymentRuleId' && template.startsWith('/project/')) return 'projectDeploymentRule'
   if ((name === 'environmentVariableId' || name === 'secretId') && template.startsWith('/environment/') && !pointsAbove) {
     return name === 'secretId' ? 'environmentSecret' : 'environmentVariable'
   }
@@ -333,6 +342,8 @@ export interface World {
   userSubject: string
   /** The organization's git webhook secret, which signs deliveries to the webhook routes (`webhookProviderOf`). */
   webhookSecret: string
+  /** The cluster of the world's environment (the organization's default one), which deployment rules may name. */
+  clusterOfEnvironment: string
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -550,6 +561,7 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       annotationsGroup: await created(`/organization/${organization.id}/annotationsGroups`, annotationsGroupBody()),
       invitation: await created(`/organization/${organization.id}/inviteMember`, invitationBody()),
       customRole: await created(`/organization/${organization.id}/customRole`, { name: uniqueName('role') }),
+      projectDeploymentRule: await created(`/project/${project.id}/deploymentRule`, projectDeploymentRuleBody(environment.clusterId)),
       organization: organization.id,
       project: project.id,
       environment: environment.id,
@@ -586,6 +598,7 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       helmCustomDomain: await customDomain(`/helm/${helm.id}`),
     },
     adminTokenId: admin.id,
+    clusterOfEnvironment: environment.clusterId,
     authorization: admin.authorization,
     secret: admin.token,
     gitApiUrl: github.url,
@@ -904,6 +917,15 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
     git_api_url: w.gitApiUrl,
   }),
   'POST /organization/{organizationId}/helmRepository': () => helmRepositoryBody(),
+  // Issue 48: projects' deployment rules, clusters' locks, checks before a deploy (the checks look at a repository no one serves: a 400 saying so).
+  'POST /project/{projectId}/deploymentRule': (w) => projectDeploymentRuleBody(w.clusterOfEnvironment),
+  'PUT /project/{projectId}/deploymentRule/{deploymentRuleId}': (w) => projectDeploymentRuleBody(w.clusterOfEnvironment),
+  'PUT /project/{projectId}/deploymentRule/order': () => ({ project_deployment_rule_ids_in_order: [] }),
+  'POST /cluster/{clusterId}/lock': () => ({ reason: 'sweep', ttl_in_days: 1 }),
+  'POST /environment/{environmentId}/checkDockerfile': (w) => ({ git_repository: checkRepository(w), dockerfile_path: 'Dockerfile' }),
+  'POST /environment/{environmentId}/checkGitFile': (w) => ({ git_repository: checkRepository(w), files: ['README.md'] }),
+  'POST /environment/{environmentId}/checkHelmRepository': (w) => ({ git_repository: checkRepository(w) }),
+  'POST /environment/{environmentId}/checkContainerImage': (w) => ({ registry_id: w.ids.containerRegistry, image_name: 'app', tag: '1' }),
   'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}': () => helmRepositoryBody(),
   'POST /database/{databaseId}/backup': () => ({ name: uniqueName('backup'), message: 'base' }),
   'POST /database/{databaseId}/backup/{backupId}/restore': () => ({}),
@@ -1012,6 +1034,10 @@ export const BASE_QUERIES: Record<string, [string, string][]> = {
     ['service_id', '@helm'],
     ['service_type', 'HELM'],
   ],
+  'GET /cluster/{clusterId}/events': [
+    ['from_date_time', '2026-01-01T00:00:00Z'],
+    ['to_date_time', '2026-01-02T00:00:00Z'],
+  ],
 }
 
 /** A base query value as sent: `@kind` stands for the world's resource of that kind. */
@@ -1084,6 +1110,20 @@ function scopedVariableBodies(): Record<string, (world: World) => Record<string,
   }
   return bodies
 }
+
+const projectDeploymentRuleBody = (clusterId: string) => ({
+  name: uniqueName('rule'),
+  mode: 'DEVELOPMENT',
+  cluster_id: clusterId,
+  auto_stop: false,
+  timezone: 'UTC',
+  start_time: '1970-01-01T08:00:00.000Z',
+  stop_time: '1970-01-01T19:00:00.000Z',
+  weekdays: ['MONDAY'],
+  wildcard: 'sweep-never-*',
+})
+
+const checkRepository = (w: World) => ({ url: `https://github.com/${FAKE_REPOSITORY}`, branch: 'main', root_path: '/', git_token_id: w.ids.gitToken })
 
 const helmRepositoryBody = () => ({
   name: uniqueName('helm repo'),
