@@ -541,6 +541,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       users,
       members,
       requireAdmin: (principal, organizationId) => organizations.requireRole(principal, organizationId, 'ADMIN'),
+      requireReader: (principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ'),
       customRoleName: organizations.customRoleName,
     }),
     // Issue 48: directories, variables and tfvars of a repository, read from a real clone.
@@ -557,7 +558,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       allowPrivateUrls: git.allowPrivateUrls,
     }),
     // Issue 48: a new tag of an image deployed to the containers and jobs that auto-deploy it.
-    imageAutoDeploy: createImageAutoDeploy({ db, deployments, requireAccess: organizations.requireAccess }),
+    imageAutoDeploy: createImageAutoDeploy({ db, deployments, requireAccess: organizations.requireAccess, visibility: organizations.visibility }),
   }
 }
 

@@ -41,8 +41,12 @@ describe('memberships, the account and the onboarding', () => {
     const url = `/organization/${organizationId}/inviteMember/${inviteId}`
 
     assertError(await calls.request(stranger.authorization, 'POST', url), 404, 'not_found')
+    // An API token is no person: refused in its organization, and another organization's invitation stays unseen.
+    const minted = await calls.createToken(owner.authorization, organizationId, { name: 'ci', role: 'ADMIN' })
+    assert.equal(minted.statusCode, 201, minted.body)
+    assertError(await calls.request(`Token ${minted.json().token}`, 'POST', url), 403, 'forbidden')
     const { tokens } = await factories(t.db).organizationWithTokens()
-    assertError(await calls.request(tokens.admin.authorization, 'POST', url), 403, 'forbidden')
+    assertError(await calls.request(tokens.admin.authorization, 'POST', url), 404, 'not_found')
 
     const accepted = await calls.request(invited.authorization, 'POST', url)
     assert.equal(accepted.statusCode, 201, accepted.body)

@@ -184,6 +184,7 @@ describe('per-kind statuses, histories, logs and actions', () => {
     assert.equal((deployed.find((service) => service.identifier.service_id === following.id)!.details as { tag: string }).tag, '2.0.0')
     assert.ok(![pinned.id, other.id].some((id) => deployed.some((service) => service.identifier.service_id === id)))
     // An image nothing auto-deploys: nothing to deploy.
-    assertError(await calls.inject('POST', url, tokens.deploy.authorization, { image_name: 'acme/none', tag: '2.0.0' }), 404, 'not_found')
+    assertError(await calls.inject('POST', url, tokens.deploy.authorization, { image_name: 'acme/none', tag: '2.0.0' }), 400, 'validation_failed')
+    assertError(await calls.inject('POST', url, tokens.read.authorization, { image_name: 'acme/none', tag: '2.0.0' }), 403, 'forbidden')
   })
 })

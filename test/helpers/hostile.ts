@@ -968,7 +968,23 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /database/{databaseId}/clone': (w) => ({ name: uniqueName('database'), environment_id: w.ids.environment }),
   'POST /helm/{helmId}/clone': (w) => ({ name: uniqueName('helm'), environment_id: w.ids.environment }),
   'POST /job/{jobId}/clone': (w) => ({ name: uniqueName('job'), environment_id: w.ids.environment }),
+  // Issue 48's views: a repository on a host that does not resolve (the clone fails at once, 400), and the rest.
+  'POST /organization/{organizationId}/listDirectoriesFromGitRepository': () => unreachableRepository(),
+  'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo': () => ({ git_repository: unreachableRepository() }),
+  'POST /organization/{organizationId}/listTfVarsFilesFromGitRepo': () => ({
+    git_repository: unreachableRepository(),
+    mode: { type: 'AutoDiscover' },
+  }),
+  'POST /organization/{organizationId}/onboarding': () => ({ status: 'COMPLETED' }),
+  'POST /organization/{organizationId}/transferOwnership': (w) => ({ user_id: w.ids.user }),
+  'POST /organization/{organizationId}/container/deploy': () => ({ image_name: 'acme/web', tag: '9.9' }),
+  'POST /organization/{organizationId}/job/deploy': () => ({ image_name: 'busybox', tag: '9.9' }),
+  'PUT /application/{applicationId}/network': () => ({ sticky_session: true }),
+  'PUT /container/{containerId}/network': () => ({ sticky_session: true }),
+  'PUT /account': () => ({ communication_email: 'sweep@example.com' }),
 }
+
+const unreachableRepository = () => ({ url: 'https://git.invalid/acme/infra', branch: 'main' })
 
 /** The query of operations that need one; `@kind` stands for the world's resource of that kind (`@gitToken`: its git token). */
 export const BASE_QUERIES: Record<string, [string, string][]> = {

@@ -9,6 +9,7 @@ interface Deps {
   users: Pick<UsersService, 'account'>
   members: Pick<MembersService, 'put'>
   requireAdmin(principal: Principal, organizationId: string): Promise<unknown>
+  requireReader(principal: Principal, organizationId: string): Promise<unknown>
   /** The name of the custom role an invitation gives, for its response. */
   customRoleName(organizationId: string, customRoleId: string): Promise<string>
 }
@@ -17,7 +18,7 @@ interface Deps {
  * The changes of membership a user makes itself (accepting an invitation) and ownership transfers
  * (docs/organization-views.md): Berth has no single owner, so a transfer makes the user an ADMIN.
  */
-export function createMembershipsService({ repo, users, members, requireAdmin, customRoleName }: Deps) {
+export function createMembershipsService({ repo, users, members, requireAdmin, requireReader, customRoleName }: Deps) {
   return {
     /**
      * The calling user accepts an invitation sent to its email (the JWT's `email` claim, in any
@@ -25,6 +26,8 @@ export function createMembershipsService({ repo, users, members, requireAdmin, c
      * invitation to another email is not found, as one that does not exist.
      */
     async acceptInvitation(principal: Principal, organizationId: string, invitationId: string) {
+      // An API token is no person: refused where it may look, and another organization stays a 404.
+      if (principal.kind === 'api_token') await requireReader(principal, organizationId)
       const user = await users.account(principal)
       const invitation = await repo.findInvitation(organizationId, invitationId)
       if (!invitation || !user.email || invitation.email.toLowerCase() !== user.email.toLowerCase()) throw notFound('invitation')

@@ -37,7 +37,7 @@ export function imageAutoDeployRoutes(autoDeploy: ImageAutoDeploy): FastifyPlugi
             description:
               `Deploys \`tag\` (as a deploy's \`image_tag\`; the configuration keeps its tag) to every ${segment} of the organization outside previews ` +
               `that runs another tag of \`image_name\`${kind === 'JOB' ? ' (a job from an image)' : ''} with \`auto_deploy\` on, one deployment each, ` +
-              "where the caller may deploy. The answer is the first one's status. None matching is a 404; matches the caller may deploy none of, a 403.",
+              "where the caller may deploy. The answer is the first one's status. Needs the DEPLOY role; none matching is a 400 at `image_name`, matches the caller may deploy none of a 403.",
             tags,
             params: OrganizationParams,
             body: AutoDeployRequest(segment, title),

@@ -2,9 +2,9 @@ import { sql } from 'kysely'
 import type { StatusRecord } from '#src/modules/deployments/api/triggers/deployment-statuses.ts'
 import type { DeploymentTriggersService } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
+import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
-import { AppError, notFound } from '#src/platform/http/errors.ts'
+import { AppError, validationFailed } from '#src/platform/http/errors.ts'
 
 // autoDeployContainerEnvironments and autoDeployJobEnvironments: a CI that pushed a new tag of an
 // image asks every container (or job from an image) of the organization that runs another tag of
@@ -16,7 +16,9 @@ export type ImageKind = 'CONTAINER' | 'JOB'
 interface Deps {
   db: Db
   deployments: Pick<DeploymentTriggersService, 'deployService'>
-  requireAccess(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  requireAccess(principal: Principal, organizationId: string, needed: Role): Promise<Role>
+  /** Undefined unless the principal holds a custom role, which grants per environment. */
+  visibility(principal: Principal, organizationId: string): Promise<unknown>
 }
 
 /** The image name and tag of a kind's stored configuration, as SQL. */
@@ -25,7 +27,7 @@ const IMAGE = {
   JOB: { name: sql<string>`s.configuration->'source'->'image'->>'imageName'`, tag: sql<string>`s.configuration->'source'->'image'->>'tag'` },
 }
 
-export function createImageAutoDeploy({ db, deployments, requireAccess }: Deps) {
+export function createImageAutoDeploy({ db, deployments, requireAccess, visibility }: Deps) {
   /** The services of the kind, outside previews, running another tag of the image with auto_deploy on, by environment. */
   function candidates(organizationId: string, kind: ImageKind, imageName: string, tag: string) {
     return db
@@ -45,11 +47,15 @@ export function createImageAutoDeploy({ db, deployments, requireAccess }: Deps) 
 
   return {
     /**
-     * Deploys `tag` to each matching service the principal may deploy; the first one's status. None
-     * matching is a 404; matches the principal may deploy none of, a 403.
+     * Deploys `tag` to each matching service the principal may deploy; the first one's status. A
+     * built-in role below DEPLOY is a 403 at once (a custom role grants per environment); none
+     * matching is a 400 (the request names nothing to deploy); matches it may deploy none of, a 403.
      */
     async deploy(principal: Principal, organizationId: string, kind: ImageKind, imageName: string, tag: string): Promise<StatusRecord> {
-      await requireAccess(principal, organizationId, 'READ')
+      const role = await requireAccess(principal, organizationId, 'READ')
+      if (!hasRole(role, 'DEPLOY') && (await visibility(principal, organizationId)) === undefined) {
+        throw new AppError('forbidden', `deploying needs the DEPLOY role; this credential has ${role}`)
+      }
       const statuses: StatusRecord[] = []
       let denied = 0
       for (const service of await candidates(organizationId, kind, imageName, tag)) {
@@ -63,7 +69,13 @@ export function createImageAutoDeploy({ db, deployments, requireAccess }: Deps) 
       const [first] = statuses
       if (first) return first
       if (denied > 0) throw new AppError('forbidden', 'deploying needs the DEPLOY role on the environments of these services')
-      throw notFound(`${kind === 'CONTAINER' ? 'container' : 'job'} with auto_deploy running another tag of ${imageName}`)
+      throw validationFailed([
+        {
+          path: '/image_name',
+          message: `no ${kind === 'CONTAINER' ? 'container' : 'job'} of the organization with auto_deploy runs another tag of this image`,
+          location: 'body',
+        },
+      ])
     },
   }
 }
