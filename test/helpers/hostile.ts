@@ -206,6 +206,13 @@ export const ALWAYS_REFUSED = new Set([
   'POST /database/{databaseId}/backup',
   'POST /database/{databaseId}/backup/{backupId}/restore',
   'PUT /database/{databaseId}/backupSchedule',
+  // Issue 48: the base repository's host does not resolve, so the clone fails (400 at url) ...
+  'POST /organization/{organizationId}/listDirectoriesFromGitRepository',
+  'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo',
+  'POST /organization/{organizationId}/listTfVarsFilesFromGitRepo',
+  // ... and the world's container and job do not auto-deploy, so a new tag of their image deploys nothing (400 at image_name).
+  'POST /organization/{organizationId}/container/deploy',
+  'POST /organization/{organizationId}/job/deploy',
 ])
 
 /** Variables and secrets: a route that takes one may take another (the generic API takes both). */

@@ -26,11 +26,12 @@ export function createMembershipsService({ repo, users, members, requireAdmin, r
      * invitation to another email is not found, as one that does not exist.
      */
     async acceptInvitation(principal: Principal, organizationId: string, invitationId: string) {
-      // An API token is no person: refused where it may look, and another organization stays a 404.
+      // An API token is no person: refused where it may look, and another organization's invitation, or none, stays a 404.
       if (principal.kind === 'api_token') await requireReader(principal, organizationId)
-      const user = await users.account(principal)
       const invitation = await repo.findInvitation(organizationId, invitationId)
-      if (!invitation || !user.email || invitation.email.toLowerCase() !== user.email.toLowerCase()) throw notFound('invitation')
+      if (!invitation) throw notFound('invitation')
+      const user = await users.account(principal)
+      if (!user.email || invitation.email.toLowerCase() !== user.email.toLowerCase()) throw notFound('invitation')
       const roleName = invitation.customRoleId ? await customRoleName(organizationId, invitation.customRoleId) : null
       if (!(await repo.acceptInvitation(invitation, user.id))) throw new AppError('conflict', 'you are already a member of this organization')
       return { ...invitation, customRoleName: roleName }
