@@ -84,6 +84,8 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'DELETE /organization/{organizationId}/webhook/{webhookId}': 'ADMIN',
   'GET /organization/{organizationId}/webhook/{webhookId}/event': 'ADMIN',
   'POST /organization/{organizationId}/webhook/{webhookId}/test': 'ADMIN',
+  // Handing the organization to another member is an ADMIN's act (docs/organization-views.md).
+  'POST /organization/{organizationId}/transferOwnership': 'ADMIN',
   // The audit log is for ADMINs to read (docs/audit-log.md).
   'GET /organization/{organizationId}/events': 'ADMIN',
   'GET /organization/{organizationId}/targets': 'ADMIN',
@@ -109,6 +111,10 @@ const NO_ORGANIZATION = new Set([
   'GET /defaultContainerAdvancedSettings',
   'GET /defaultJobAdvancedSettings',
   'GET /defaultHelmAdvancedSettings',
+  // The calling user's own account, edited: API tokens belong to no user (403), and nothing of another organization is reached.
+  'PUT /account',
+  // Accepting an invitation: only the invited user, with its own JWT, may (an API token gets 403; test/memberships.test.ts).
+  'POST /organization/{organizationId}/inviteMember/{inviteId}',
 ])
 
 const DEPLOY_ACTION = /\/(deploy|redeploy|stop|cancelDeployment|uninstall|restart-service|rollback)$/

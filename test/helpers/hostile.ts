@@ -215,6 +215,13 @@ export const ALWAYS_REFUSED = new Set([
   'POST /environment/{environmentId}/checkGitFile',
   'POST /environment/{environmentId}/checkHelmRepository',
   'POST /environment/{environmentId}/checkContainerImage',
+  // Issue 48: the base repository's host does not resolve, so the clone fails (400 at url) ...
+  'POST /organization/{organizationId}/listDirectoriesFromGitRepository',
+  'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo',
+  'POST /organization/{organizationId}/listTfVarsFilesFromGitRepo',
+  // ... and the world's container and job do not auto-deploy, so a new tag of their image deploys nothing (400 at image_name).
+  'POST /organization/{organizationId}/container/deploy',
+  'POST /organization/{organizationId}/job/deploy',
 ])
 
 /** Variables and secrets: a route that takes one may take another (the generic API takes both). */
@@ -1016,7 +1023,23 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /database/{databaseId}/clone': (w) => ({ name: uniqueName('database'), environment_id: w.ids.environment }),
   'POST /helm/{helmId}/clone': (w) => ({ name: uniqueName('helm'), environment_id: w.ids.environment }),
   'POST /job/{jobId}/clone': (w) => ({ name: uniqueName('job'), environment_id: w.ids.environment }),
+  // Issue 48's views: a repository on a host that does not resolve (the clone fails at once, 400), and the rest.
+  'POST /organization/{organizationId}/listDirectoriesFromGitRepository': () => unreachableRepository(),
+  'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo': () => ({ git_repository: unreachableRepository() }),
+  'POST /organization/{organizationId}/listTfVarsFilesFromGitRepo': () => ({
+    git_repository: unreachableRepository(),
+    mode: { type: 'AutoDiscover' },
+  }),
+  'POST /organization/{organizationId}/onboarding': () => ({ status: 'COMPLETED' }),
+  'POST /organization/{organizationId}/transferOwnership': (w) => ({ user_id: w.ids.user }),
+  'POST /organization/{organizationId}/container/deploy': () => ({ image_name: 'acme/web', tag: '9.9' }),
+  'POST /organization/{organizationId}/job/deploy': () => ({ image_name: 'busybox', tag: '9.9' }),
+  'PUT /application/{applicationId}/network': () => ({ sticky_session: true }),
+  'PUT /container/{containerId}/network': () => ({ sticky_session: true }),
+  'PUT /account': () => ({ communication_email: 'sweep@example.com' }),
 }
+
+const unreachableRepository = () => ({ url: 'https://git.invalid/acme/infra', branch: 'main' })
 
 /** The query of operations that need one; `@kind` stands for the world's resource of that kind (`@gitToken`: its git token). */
 export const BASE_QUERIES: Record<string, [string, string][]> = {

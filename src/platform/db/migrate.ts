@@ -42,6 +42,7 @@ import * as auditLog from './migrations/0050-audit-log.ts'
 import * as argoCd from './migrations/0056-argocd.ts'
 import * as projectDeploymentRules from './migrations/0059-project-deployment-rules.ts'
 import * as clusterLocks from './migrations/0060-cluster-locks.ts'
+import * as accountAndOnboarding from './migrations/0062-account-and-onboarding.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '0056-argocd': argoCd,
   '0059-project-deployment-rules': projectDeploymentRules,
   '0060-cluster-locks': clusterLocks,
+  '0062-account-and-onboarding': accountAndOnboarding,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
