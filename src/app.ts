@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type { Config } from './config.ts'
 import { kubernetesServiceOutput } from './executor-connections.ts'
+import { alertingModule } from './modules/alerting/alerting.module.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
@@ -41,6 +42,7 @@ import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-
 import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
+import { registerMetrics } from './modules/metrics/metrics.routes.ts'
 import { organizationGroupsRoutes } from './modules/organization-groups/organization-groups.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
@@ -300,6 +302,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     return { status: 'ready' }
   })
   await app.register(consoleRoutes())
+  // Prometheus' text format of Berth and its containers (docs/metrics.md): loopback or BERTH_METRICS_TOKEN.
+  await registerMetrics(app, { db, settings: config.metrics, docker: config.runner.executor === 'docker', log: app.log })
 
   await app.register(async (api) => {
     registerAuthentication(api, authenticators)
@@ -351,6 +355,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(clustersRoutes(services.clusters))
     await api.register(clusterRecordsRoutes(services.clusterRecords))
     await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
+    await api.register(alertingModule({ config, db, secrets, organizations, log: app.log }))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

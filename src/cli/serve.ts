@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { buildApp } from '#src/app.ts'
 import { type Config, secretKeySettings } from '#src/config.ts'
 import { connectKubernetesExecutor } from '#src/executor-connections.ts'
+import { openMonitoring } from '#src/modules/alerting/monitoring-runtime.ts'
 import { createConfiguredBackupWorker } from '#src/modules/backups/backup-runner.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
@@ -54,6 +55,7 @@ export async function serve(config: Config): Promise<void> {
   let runner: DeploymentRunner | undefined
   let backupWorker: ReturnType<typeof createConfiguredBackupWorker> | undefined
   let frontDoor: FrontDoorRuntime | undefined
+  let monitoring: { stop(): Promise<void> } | undefined
   let stopping: Promise<boolean> | undefined
 
   // An embedded PostgreSQL that stops is started again (embedded.ts); its outage is logged once when
@@ -114,6 +116,7 @@ export async function serve(config: Config): Promise<void> {
         if (runnerStopped && !(await runnerStoppedInTime(runnerStopped, graceOver, config.http.shutdownGraceMs, logger))) clean = false
         await backupsStopped
         await frontDoor?.stop()
+        await monitoring?.stop()
       } finally {
         // A start still opening the database is awaited, so that it is released, not leaked.
         const runtime = await database?.catch(() => undefined)
@@ -167,6 +170,9 @@ export async function serve(config: Config): Promise<void> {
     backupWorker?.start()
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.http.port
+    // Prometheus and Alertmanager, once Berth answers the scrapes (docs/metrics.md).
+    monitoring = await openMonitoring(config, runtime.db, secrets, port, logger.child({ component: 'monitoring' }))
+    if (stopping) return
     logger.info(
       { database: runtime.description, startupMs: Math.round(performance.now() - started) },
       `berth listening on http://${config.http.host}:${port}`,

@@ -31,6 +31,7 @@ import * as previewEnvironments from './migrations/0030-preview-environments.ts'
 import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-instances.ts'
 import * as iacServices from './migrations/0032-iac-services.ts'
 import * as databaseBackups from './migrations/0041-database-backups.ts'
+import * as alerting from './migrations/0053-alerting.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '0031-front-door-ready-instances': frontDoorReadyInstances,
   '0032-iac-services': iacServices,
   '0041-database-backups': databaseBackups,
+  '0053-alerting': alerting,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
@@ -76,7 +78,13 @@ const provider: MigrationProvider = { getMigrations: async () => migrations }
  * migrators with a PostgreSQL advisory lock.
  */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'berth_migrations', migrationLockTableName: 'berth_migrations_lock', allowUnorderedMigrations: true })
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'berth_migrations',
+    migrationLockTableName: 'berth_migrations_lock',
+    allowUnorderedMigrations: true,
+  })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error instanceof Error ? error : new Error(String(error))
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
