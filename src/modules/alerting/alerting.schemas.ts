@@ -32,7 +32,7 @@ const emailFields = {
 
 export const AlertReceiverCreationRequest = Type.Union(
   [
-    Type.Object({ organization_id: Uuid, ...receiverBase, type: Type.Literal('SLACK'), webhook_url: WebhookUrl }, { additionalProperties: false }),
+    Type.Object({ organization_id: Uuid, ...receiverBase, type: Type.Literal('SLACK'), webhook_url: WebhookUrl }),
     Type.Object(
       { organization_id: Uuid, ...receiverBase, type: Type.Literal('EMAIL'), ...emailFields, auth_password: Password },
       { additionalProperties: false },
@@ -44,7 +44,7 @@ export type AlertReceiverCreationRequest = Static<typeof AlertReceiverCreationRe
 
 export const AlertReceiverEditRequest = Type.Union(
   [
-    Type.Object({ ...receiverBase, type: Type.Literal('SLACK'), webhook_url: Type.Optional(Nullable(WebhookUrl)) }, { additionalProperties: false }),
+    Type.Object({ ...receiverBase, type: Type.Literal('SLACK'), webhook_url: Type.Optional(Nullable(WebhookUrl)) }),
     Type.Object(
       { ...receiverBase, type: Type.Literal('EMAIL'), ...emailFields, auth_password: Type.Optional(Nullable(Password)) },
       { additionalProperties: false },

@@ -77,13 +77,15 @@ const TEXT =
 
 export function alertmanagerConfig(rules: Rule[], receivers: Map<string, Receiver>, settings: { groupWaitMs: number; secretsDir: string }): object {
   const groupWait = `${Math.max(0, Math.round(settings.groupWaitMs / 1000))}s`
+  // How soon a group's changes (a resolved alert) are sent: twice the group wait, at least a second.
+  const groupInterval = `${Math.max(1, Math.round((2 * settings.groupWaitMs) / 1000))}s`
   const routed = rules.filter((rule) => rule.enabled)
   return {
     route: {
       receiver: 'berth-none',
       group_by: [RULE_LABEL],
       group_wait: groupWait,
-      group_interval: '1m',
+      group_interval: groupInterval,
       repeat_interval: '4h',
       routes: routed.map((rule) => ({ matchers: [`${RULE_LABEL}="${rule.id}"`], receiver: `rule-${rule.id}` })),
     },
