@@ -170,9 +170,14 @@ export async function serve(config: Config): Promise<void> {
     backupWorker?.start()
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.http.port
-    // Prometheus and Alertmanager, once Berth answers the scrapes (docs/metrics.md).
-    monitoring = await openMonitoring(config, runtime.db, secrets, port, logger.child({ component: 'monitoring' }))
-    if (stopping) return
+    // Prometheus and Alertmanager, once Berth answers the scrapes (docs/metrics.md); in the
+    // background: the API does not wait for them, and runs without them when they cannot start.
+    const monitoringLog = logger.child({ component: 'monitoring' })
+    const monitoringStarted = openMonitoring(config, runtime.db, secrets, port, monitoringLog).catch((error: unknown) => {
+      monitoringLog.warn({ err: error }, 'prometheus and alertmanager do not run: alert rules are not evaluated (docs/metrics.md)')
+      return undefined
+    })
+    monitoring = { stop: async () => (await monitoringStarted)?.stop() }
     logger.info(
       { database: runtime.description, startupMs: Math.round(performance.now() - started) },
       `berth listening on http://${config.http.host}:${port}`,
