@@ -1,5 +1,6 @@
 // The results: ratios and the targets computed from the measurements, written as
 // bench/results/latest.json and a Markdown table (bench/results/latest.md).
+
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { DatabaseBackupResult } from './database-backup.ts'
@@ -7,6 +8,7 @@ import type { DockerDeployResult } from './docker-deploy.ts'
 import type { FreshnessResult } from './freshness.ts'
 import type { LoadResult, ProbeResult } from './load.ts'
 import type { Machine } from './machine.ts'
+import type { MetricsExporterResult } from './metrics-exporter.ts'
 import { type BerthScenario, SCENARIO_TITLES } from './scenarios.ts'
 import type { Seeded } from './seed.ts'
 
@@ -55,6 +57,8 @@ export interface BenchResults {
   dockerDeploy: (DockerDeployResult & { logLevel: string }) | { skipped: string }
   /** A PostgreSQL backup through Berth against pg_dump by hand (bench/database-backup.ts); skipped, saying why, without an engine. */
   databaseBackup: (DatabaseBackupResult & { logLevel: string }) | { skipped: string }
+  /** The Docker stats exporter's cost: 50 containers read and scraped against none (bench/metrics-exporter.ts). */
+  metricsExporter?: (MetricsExporterResult & { logLevel: string }) | { skipped: string }
   /** Whether targets that miss fail the run (not in a quick trial, which measures nothing). */
   enforced: boolean
   notes: string[]

@@ -345,6 +345,15 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/database/{databaseId}/rollback': { post: 'rollbackDatabase' },
   '/job/{jobId}/rollback': { post: 'rollbackJob' },
   '/helm/{helmId}/rollback': { post: 'rollbackHelm' },
+  '/organization/{organizationId}/alert-receivers': { get: 'getAlertReceivers' },
+  '/alert-receivers': { post: 'createAlertReceiver' },
+  '/alert-receivers/validate': { post: 'validateNewAlertReceiver' },
+  '/alert-receivers/{alertReceiverId}': { get: 'getAlertReceiver', put: 'editAlertReceiver', delete: 'deleteAlertReceiver' },
+  '/alert-receivers/{alertReceiverId}/validate': { post: 'validateExistingAlertReceiver' },
+  '/organization/{organizationId}/alert-rules': { get: 'getAlertRules' },
+  '/alert-rules': { post: 'createAlertRule' },
+  '/alert-rules/{alertRuleId}': { get: 'getAlertRule', put: 'editAlertRule', delete: 'deleteAlertRule' },
+  '/cluster/{clusterId}/metrics': { get: 'get-cluster-metrics' },
 }
 
 /** Operations git providers call, signed with the organization's webhook secret: no Authorization scheme, and 200 with what was done. */
@@ -357,6 +366,8 @@ const ANSWER_200 = new Set([
   'stopSelectedServices',
   'uninstallSelectedServices',
   'deleteSelectedServices',
+  'validateNewAlertReceiver',
+  'validateExistingAlertReceiver',
 ])
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
