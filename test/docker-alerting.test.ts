@@ -106,7 +106,7 @@ describe('alerting on real Prometheus and Alertmanager', () => {
       BERTH_ALERT_GROUP_WAIT_MS: '1000',
       BERTH_PROMETHEUS_PORT: String(await freePort()),
       BERTH_ALERTMANAGER_PORT: String(await freePort()),
-      BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+      BERTH_ALLOW_PRIVATE_URLS: 'true',
       BERTH_RATE_LIMIT_PER_CREDENTIAL: '0',
       BERTH_RATE_LIMIT_PER_ADDRESS: '0',
     }

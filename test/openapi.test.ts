@@ -46,6 +46,15 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/organization/{organizationId}/account/gitlab/repository/branch': { get: 'getOrganizationGitlabRepositoryBranches' },
   '/organization/{organizationId}/account/bitbucket/repository/branch': { get: 'getOrganizationBitbucketRepositoryBranches' },
   '/organization/{organizationId}/gitToken': { get: 'listOrganizationGitTokens', post: 'createGitToken' },
+  '/organization/{organizationId}/webhook': { get: 'listOrganizationWebHooks', post: 'createOrganizationWebhook' },
+  '/organization/{organizationId}/webhook/{webhookId}': {
+    get: 'getOrganizationWebhook',
+    put: 'editOrganizationWebhook',
+    delete: 'deleteOrganizationWebhook',
+  },
+  '/organization/{organizationId}/webhook/{webhookId}/event': { get: 'listWebhookEvent' },
+  '/organization/{organizationId}/events': { get: 'getOrganizationEvents' },
+  '/organization/{organizationId}/targets': { get: 'getOrganizationEventTargets' },
   '/organization/{organizationId}/gitToken/{gitTokenId}': { get: 'getOrganizationGitToken', put: 'editGitToken', delete: 'deleteGitToken' },
   '/organization/{organizationId}/helmRepository': { get: 'listHelmRepository', post: 'createHelmRepository' },
   '/organization/{organizationId}/helmRepository/{helmRepositoryId}': {
@@ -190,6 +199,29 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
     delete: 'deleteTerraformDeploymentRestriction',
   },
   '/terraform/{terraformId}/clone': { post: 'cloneTerraform' },
+  // Argo CD (issue 47): the reference's ArgoCD family, and the GITOPS_APP kind's routes (Berth extensions).
+  '/cluster/{clusterId}/argoCdConfig': { post: 'saveArgoCdCredentials', get: 'getArgoCdCredentials', delete: 'deleteArgoCdCredentials' },
+  '/cluster/{clusterId}/argoCdConfig/check': { post: 'checkArgoCdConnection' },
+  '/organization/{organizationId}/argoCdDestinationClusterMapping': {
+    post: 'saveArgoCdDestinationClusterMapping',
+    get: 'listArgoCdDestinationClusterMappings',
+    delete: 'deleteArgoCdDestinationClusterMapping',
+  },
+  '/argocdApp/{argocdAppId}': { get: 'getArgoCdApp' },
+  '/argocdApp/{argocdAppId}/manifest': { get: 'getArgoCdAppManifest' },
+  '/cluster/{clusterId}/argocdApps/associatedServices': { get: 'getArgoCdAssociatedServices' },
+  '/environment/{environmentId}/gitopsapp': { get: 'listGitopsApp', post: 'createGitopsApp' },
+  '/gitopsapp/{gitopsappId}': { get: 'getGitopsApp', put: 'editGitopsApp', delete: 'deleteGitopsApp' },
+  '/gitopsapp/{gitopsappId}/deploy': { post: 'deployGitopsApp' },
+  '/gitopsapp/{gitopsappId}/redeploy': { post: 'redeployGitopsApp' },
+  '/gitopsapp/{gitopsappId}/stop': { post: 'stopGitopsApp' },
+  '/gitopsapp/{gitopsappId}/uninstall': { post: 'uninstallGitopsApp' },
+  '/gitopsapp/{gitopsappId}/status': { get: 'getGitopsAppStatus' },
+  '/gitopsapp/{gitopsappId}/deploymentHistoryV2': { get: 'listGitopsAppDeploymentHistoryV2' },
+  '/gitopsapp/{gitopsappId}/rollback': { post: 'rollbackGitopsApp' },
+  '/gitopsapp/{gitopsappId}/log': { get: 'listGitopsAppLog' },
+  '/gitopsapp/{gitopsappId}/log/follow': { get: 'followGitopsAppLog' },
+  '/gitopsapp/{gitopsappId}/clone': { post: 'cloneGitopsApp' },
   '/environment/{environmentId}/services': { get: 'listServicesByEnvironmentId' },
   // Applications (issue 19).
   '/environment/{environmentId}/application': { get: 'listApplication', post: 'createApplication' },
@@ -345,6 +377,29 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/database/{databaseId}/rollback': { post: 'rollbackDatabase' },
   '/job/{jobId}/rollback': { post: 'rollbackJob' },
   '/helm/{helmId}/rollback': { post: 'rollbackHelm' },
+  // Issue 48: projects' deployment rules (docs/deployment-rules.md).
+  '/project/{projectId}/deploymentRule': { get: 'listProjectDeploymentRules', post: 'createDeploymentRule' },
+  '/project/{projectId}/deploymentRule/order': { put: 'updateDeploymentRulesPriorityOrder' },
+  '/project/{projectId}/deploymentRule/{deploymentRuleId}': {
+    get: 'getProjectDeploymentRule',
+    put: 'editProjectDeployemtnRule',
+    delete: 'deleteProjectDeploymentRule',
+  },
+  // Issue 48: clusters' locks, environments and readiness (docs/clusters.md).
+  '/cluster/{clusterId}/lock': { post: 'lockCluster', delete: 'unlock-cluster' },
+  '/organization/{organizationId}/lock': { get: 'list-cluster-lock' },
+  '/cluster/{clusterId}/environments': { get: 'get-environments-by-cluster-id' },
+  '/cluster/{clusterId}/events': { get: 'get-cluster-kubernetes-events' },
+  '/organization/{organizationId}/cluster/{clusterId}/isReady': { get: 'getClusterReadinessStatus' },
+  // Issue 48: checks before a deploy (docs/checks.md).
+  '/environment/{environmentId}/checkDockerfile': { post: 'checkDockerfile' },
+  '/environment/{environmentId}/checkGitFile': { post: 'checkGitFile' },
+  '/environment/{environmentId}/checkHelmRepository': { post: 'checkHelmRepository' },
+  '/environment/{environmentId}/checkContainerImage': { post: 'checkContainerImage' },
+  '/organization/{organizationId}/helmRepository/{helmRepositoryId}/charts': { get: 'getHelmCharts' },
+  '/availableHelmRepository': { get: 'listAvailableHelmRepository' },
+  '/environment/{environmentId}/link': { get: 'listEnvironmentServicesLinks' },
+  '/environment/{environmentId}/terraformExport': { get: 'exportEnvironmentConfigurationIntoTerraform' },
   '/organization/{organizationId}/alert-receivers': { get: 'getAlertReceivers' },
   '/alert-receivers': { post: 'createAlertReceiver' },
   '/alert-receivers/validate': { post: 'validateNewAlertReceiver' },
@@ -366,6 +421,14 @@ const ANSWER_200 = new Set([
   'stopSelectedServices',
   'uninstallSelectedServices',
   'deleteSelectedServices',
+  'saveArgoCdCredentials',
+  'checkArgoCdConnection',
+  'saveArgoCdDestinationClusterMapping',
+  'lockCluster',
+  'checkDockerfile',
+  'checkGitFile',
+  'checkHelmRepository',
+  'checkContainerImage',
   'validateNewAlertReceiver',
   'validateExistingAlertReceiver',
 ])
@@ -505,9 +568,15 @@ describe('OpenAPI document', () => {
       if (method === 'delete') assert.deepEqual(success, ['204'])
       // An uninstall that finds the chart not installed triggers nothing: 204, as the reference says.
       else if (
-        ['uninstallHelm', 'uninstallDatabase', 'uninstallContainer', 'uninstallApplication', 'uninstallJob', 'uninstallTerraform'].includes(
-          op.operationId ?? '',
-        )
+        [
+          'uninstallHelm',
+          'uninstallDatabase',
+          'uninstallContainer',
+          'uninstallApplication',
+          'uninstallJob',
+          'uninstallTerraform',
+          'uninstallGitopsApp',
+        ].includes(op.operationId ?? '')
       )
         assert.deepEqual(success, ['202', '204'])
       // The reference answers 200, not 201 or 202, to these.

@@ -25,7 +25,7 @@ export function alertingModule(deps: { config: Config; db: Db; secrets: SecretBo
   const repo = createAlertingRepository(deps.db)
   const common = { repo, organizations: deps.organizations, listLimit: config.http.listLimit, changed }
   return alertingRoutes(
-    createAlertReceiversService({ ...common, secrets: deps.secrets, allowPrivateUrls: config.git.allowPrivateUrls }),
+    createAlertReceiversService({ ...common, secrets: deps.secrets, allowPrivateUrls: config.outbound.allowPrivateUrls }),
     createAlertRulesService({ ...common, settings: config.metrics, paths }),
   )
 }

@@ -4,7 +4,7 @@ import type { EmailSettings } from './alerting.tables.ts'
 import { sendMail } from './smtp-client.ts'
 
 // A receiver's test notification (validate…Receiver): sent by Berth itself, so that the answer can
-// say whether it went; through the address guard unless BERTH_GIT_ALLOW_PRIVATE_URLS is set.
+// say whether it went; through the address guard unless BERTH_ALLOW_PRIVATE_URLS is set.
 
 const SEND_TIMEOUT_MS = 10_000
 

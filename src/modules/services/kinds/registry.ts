@@ -5,6 +5,7 @@ import { serviceKinds } from '../service-kinds.ts'
 import { applicationDescriptor } from './application/application.descriptor.ts'
 import { containerDescriptor } from './container/container.descriptor.ts'
 import { databaseDescriptor } from './database/database.descriptor.ts'
+import { gitOpsDescriptor } from './gitops/gitops.descriptor.ts'
 import { helmDescriptor } from './helm/helm.descriptor.ts'
 import { iacDescriptor } from './iac/iac.descriptor.ts'
 import { jobDescriptor } from './job/job.descriptor.ts'
@@ -20,6 +21,7 @@ export const SERVICE_KINDS: readonly AnyKindDescriptor[] = [
   applicationDescriptor,
   jobDescriptor,
   iacDescriptor,
+  gitOpsDescriptor,
 ]
 
 /** The kinds, each with its table of advanced settings from its descriptor, as the core, the runner and cron take them. */

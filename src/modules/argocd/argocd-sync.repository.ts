@@ -1,0 +1,254 @@
+import { sql } from 'kysely'
+import { stageName } from '#src/modules/deployments/deployment-states.ts'
+import type { Db } from '#src/platform/db/database.ts'
+import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { type ArgoCdDb, withArgoCdTables } from './argocd.tables.ts'
+
+// The poller's writes: the integration's project, an environment per destination namespace, a
+// GITOPS_APP service per application, and what goes when an application or an instance goes.
+
+/** The project the integration's environments are in, one per organization (docs/argocd.md). */
+export const INTEGRATION_PROJECT = 'ArgoCD Integration'
+
+/** What the poller saw of one application. */
+export interface SeenApp {
+  name: string
+  destinationServer: string
+  destinationNamespace: string
+  syncStatus: string | null
+  healthStatus: string | null
+  revision: string | null
+  repoUrl: string | null
+  path: string | null
+  targetRevision: string | null
+  lastSyncedAt: Date | null
+}
+
+/** A GITOPS_APP service's configuration: which application of which Argo CD it shows. */
+export interface GitOpsAppConfiguration {
+  application: string
+  namespace: string
+  credentials_id: string
+}
+
+export function createArgoCdSyncRepository(plainDb: Db) {
+  const db = withArgoCdTables(plainDb)
+
+  /** Deletes services, then the environments of `environmentIds` they leave without a service. */
+  async function removeServices(trx: ArgoCdDb, serviceIds: string[], environmentIds: string[]): Promise<void> {
+    if (serviceIds.length > 0) await trx.deleteFrom('services').where('id', 'in', serviceIds).execute()
+    if (environmentIds.length === 0) return
+    await trx
+      .deleteFrom('environments')
+      .where('id', 'in', [...new Set(environmentIds)])
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('services').select('id').whereRef('services.environmentId', '=', 'environments.id'))),
+      )
+      .execute()
+  }
+
+  async function ensureProject(organizationId: string): Promise<string> {
+    const find = () =>
+      db
+        .selectFrom('projects')
+        .select('id')
+        .where('organizationId', '=', organizationId)
+        .where((eb) => eb(eb.fn('lower', ['name']), '=', INTEGRATION_PROJECT.toLowerCase()))
+        .executeTakeFirst()
+    const found = await find()
+    if (found) return found.id
+    try {
+      return (
+        await db
+          .insertInto('projects')
+          .values({
+            organizationId,
+            name: INTEGRATION_PROJECT,
+            description: 'The applications of the Argo CD instances of this organization, by destination namespace.',
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error
+      return (await find())!.id
+    }
+  }
+
+  /** The environment of a destination namespace on a Berth cluster, with its one stage; made on first use. */
+  async function ensureEnvironment(
+    organizationId: string,
+    projectId: string,
+    clusterId: string,
+    namespace: string,
+  ): Promise<{ id: string; stageId: string }> {
+    const cluster = await db.selectFrom('clusters').select(['name', 'production']).where('id', '=', clusterId).executeTakeFirstOrThrow()
+    // The namespace's name; another cluster's namespace of the same name takes the cluster's name after it.
+    const names = [namespace, `${namespace} (${cluster.name})`]
+    const find = () =>
+      db
+        .selectFrom('environments as e')
+        .innerJoin('deploymentStages as d', 'd.environmentId', 'e.id')
+        .select(['e.id', 'd.id as stageId'])
+        .where('e.projectId', '=', projectId)
+        .where('e.clusterId', '=', clusterId)
+        .where('e.name', 'in', names)
+        .orderBy('d.position')
+        .executeTakeFirst()
+    const found = await find()
+    if (found) return found
+    for (const name of names) {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const environment = await trx
+            .insertInto('environments')
+            .values({ organizationId, projectId, clusterId, name, mode: cluster.production ? 'PRODUCTION' : 'STAGING' })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+          const stage = await trx
+            .insertInto('deploymentStages')
+            .values({ organizationId, environmentId: environment.id, name: stageName('GITOPS_APP'), description: null, position: 1 })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+          return { id: environment.id, stageId: stage.id }
+        })
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error
+        const made = await find()
+        if (made) return made
+      }
+    }
+    throw new Error(`no name is free for the environment of namespace ${namespace}`)
+  }
+
+  return {
+    ensureProject,
+    ensureEnvironment,
+
+    /** The app rows of an instance, by name. */
+    async appsOf(credentialsId: string) {
+      const rows = await db
+        .selectFrom('argocdApps as a')
+        .leftJoin('services as s', 's.id', 'a.serviceId')
+        .selectAll('a')
+        .select(['s.environmentId', 's.id as liveServiceId'])
+        .where('a.credentialsId', '=', credentialsId)
+        .execute()
+      return new Map(rows.map((row) => [row.name, row]))
+    },
+
+    /** Keeps what the poll saw of an application; answers its row id. */
+    async saveApp(organizationId: string, credentialsId: string, app: SeenApp): Promise<string> {
+      const values = { ...app, reachable: true, seenAt: new Date() }
+      const row = await db
+        .insertInto('argocdApps')
+        .values({ organizationId, credentialsId, ...values })
+        .onConflict((oc) => oc.columns(['credentialsId', 'name']).doUpdateSet(values))
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      return row.id
+    },
+
+    /** The GITOPS_APP service showing an application, made in its environment when missing; answers its id. */
+    async ensureService(
+      organizationId: string,
+      appId: string,
+      environment: { id: string; stageId: string },
+      configuration: GitOpsAppConfiguration,
+    ): Promise<string> {
+      return db.transaction().execute(async (trx) => {
+        const app = await trx.selectFrom('argocdApps').select('serviceId').where('id', '=', appId).forUpdate().executeTakeFirstOrThrow()
+        if (app.serviceId) {
+          const service = await trx.selectFrom('services').select(['id', 'environmentId']).where('id', '=', app.serviceId).executeTakeFirst()
+          if (service?.environmentId === environment.id) return service.id
+          // Its destination moved: the service goes with its old environment's last service.
+          if (service) await removeServices(trx, [service.id], [service.environmentId])
+        }
+        const { id } = await trx
+          .insertInto('services')
+          .values({
+            organizationId,
+            environmentId: environment.id,
+            kind: 'GITOPS_APP',
+            name: configuration.application,
+            deploymentStageId: environment.stageId,
+            configuration: JSON.stringify(configuration),
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+        await trx.updateTable('argocdApps').set({ serviceId: id }).where('id', '=', appId).execute()
+        return id
+      })
+    },
+
+    async setLastHistoryId(appId: string, historyId: number): Promise<void> {
+      await db.updateTable('argocdApps').set({ lastHistoryId: historyId }).where('id', '=', appId).execute()
+    },
+
+    /** Drops applications and their services: gone from Argo CD, or no longer mapped (`keepRows`: only the service goes). */
+    async removeApps(appIds: string[], keepRows = false): Promise<void> {
+      if (appIds.length === 0) return
+      await db.transaction().execute(async (trx) => {
+        const rows = await trx
+          .selectFrom('argocdApps as a')
+          .innerJoin('services as s', 's.id', 'a.serviceId')
+          .select(['s.id', 's.environmentId'])
+          .where('a.id', 'in', appIds)
+          .execute()
+        if (keepRows) await trx.updateTable('argocdApps').set({ serviceId: null, lastHistoryId: null }).where('id', 'in', appIds).execute()
+        else await trx.deleteFrom('argocdApps').where('id', 'in', appIds).execute()
+        await removeServices(
+          trx,
+          rows.map((row) => row.id),
+          rows.map((row) => row.environmentId),
+        )
+      })
+    },
+
+    /** An instance that did not answer: its applications' status is unknown, and they stay. */
+    async markUnreachable(credentialsId: string): Promise<void> {
+      await db.updateTable('argocdApps').set({ reachable: false }).where('credentialsId', '=', credentialsId).execute()
+    },
+
+    /**
+     * Removes an Argo CD instance: its applications' services, the environments left without a
+     * service, and the instance. The integration's project stays (docs/argocd.md).
+     */
+    async removeInstance(credentialsId: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const apps = await trx
+          .selectFrom('argocdApps as a')
+          .innerJoin('services as s', 's.id', 'a.serviceId')
+          .select(['s.id', 's.environmentId'])
+          .where('a.credentialsId', '=', credentialsId)
+          .execute()
+        await trx.deleteFrom('argocdCredentials').where('id', '=', credentialsId).execute()
+        await removeServices(
+          trx,
+          apps.map((app) => app.id),
+          apps.map((app) => app.environmentId),
+        )
+      })
+    },
+
+    /**
+     * Runs `work` when no other process polls the instance, holding a PostgreSQL advisory lock on
+     * one connection meanwhile; false when another holds it.
+     */
+    async withPollLock(credentialsId: string, work: () => Promise<void>): Promise<boolean> {
+      return plainDb.connection().execute(async (connection) => {
+        const key = `berth.argocd.poll:${credentialsId}`
+        const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as locked`.execute(connection)
+        if (!rows[0]?.locked) return false
+        try {
+          await work()
+        } finally {
+          await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(connection)
+        }
+        return true
+      })
+    },
+  }
+}
+
+export type ArgoCdSyncRepository = ReturnType<typeof createArgoCdSyncRepository>
