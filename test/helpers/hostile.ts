@@ -1040,6 +1040,10 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
 
 /** The query of operations that need one; `@kind` stands for the world's resource of that kind (`@gitToken`: its git token). */
 export const BASE_QUERIES: Record<string, [string, string][]> = {
+  'GET /cluster/{clusterId}/metrics': [
+    ['endpoint', 'api/v1/query'],
+    ['query', 'up'],
+  ],
   'GET /organization/{organizationId}/account/github/repository/branch': [
     ['name', encodeURIComponent(FAKE_REPOSITORY)],
     ['gitTokenId', '@gitToken'],

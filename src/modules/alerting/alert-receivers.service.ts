@@ -48,7 +48,10 @@ export function createAlertReceiversService({ repo, organizations, secrets, allo
   async function requireReceiver(principal: Principal, id: string, role: 'READ' | 'WRITE') {
     const row = await repo.findReceiver(id)
     if (!row) throw notFound('alert receiver')
-    await organizations.requireAccess(principal, row.organizationId, role)
+    // Another organization's answers as an id that does not exist.
+    await organizations.requireAccess(principal, row.organizationId, role).catch((error: unknown) => {
+      throw error instanceof AppError && error.code === 'not_found' ? notFound('alert receiver') : error
+    })
     return row
   }
 

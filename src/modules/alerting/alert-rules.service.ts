@@ -97,7 +97,10 @@ export function createAlertRulesService({ repo, organizations, settings, paths, 
   async function requireRule(principal: Principal, id: string, role: 'READ' | 'WRITE') {
     const row = await repo.findRule(id)
     if (!row) throw notFound('alert rule')
-    await organizations.requireAccess(principal, row.organizationId, role)
+    // Another organization's answers as an id that does not exist.
+    await organizations.requireAccess(principal, row.organizationId, role).catch((error: unknown) => {
+      throw error instanceof AppError && error.code === 'not_found' ? notFound('alert rule') : error
+    })
     return row
   }
 
@@ -147,7 +150,11 @@ export function createAlertRulesService({ repo, organizations, settings, paths, 
     async clusterMetrics(principal: Principal, clusterId: string, query: Record<string, string | undefined>): Promise<string> {
       const cluster = await repo.clusterById(clusterId)
       if (!cluster) throw notFound('cluster')
-      await organizations.requireAccess(principal, cluster.organizationId, 'READ')
+      await organizations.requireAccess(principal, cluster.organizationId, 'READ').catch((error: unknown) => {
+        throw error instanceof AppError && error.code === 'not_found' ? notFound('cluster') : error
+      })
+      if (paths.embedded && !settings.run)
+        throw new AppError('bad_request', 'no Prometheus runs for this server: set BERTH_EXECUTOR=docker (Berth runs one) or BERTH_PROMETHEUS_URL')
       const endpoint = (query.endpoint ?? '').replace(/^\/+/, '')
       if (endpoint !== 'api/v1/query' && endpoint !== 'api/v1/query_range')
         throw validationFailed([{ path: '/endpoint', message: 'must be api/v1/query or api/v1/query_range', location: 'query' }])
