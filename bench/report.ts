@@ -1,5 +1,6 @@
 // The results: ratios and the targets computed from the measurements, written as
 // bench/results/latest.json and a Markdown table (bench/results/latest.md).
+
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { DatabaseBackupResult } from './database-backup.ts'
@@ -8,6 +9,7 @@ import type { AuditCostResult, WebhookLatencyResult } from './events.ts'
 import type { FreshnessResult } from './freshness.ts'
 import type { LoadResult, ProbeResult } from './load.ts'
 import type { Machine } from './machine.ts'
+import type { MetricsExporterResult } from './metrics-exporter.ts'
 import { type BerthScenario, SCENARIO_TITLES } from './scenarios.ts'
 import type { Seeded } from './seed.ts'
 
@@ -60,6 +62,8 @@ export interface BenchResults {
   auditCost: AuditCostResult & { logLevel: string }
   /** From a deployment's end to its webhook at a receiver on loopback (bench/events.ts). */
   webhookLatency: WebhookLatencyResult & { logLevel: string }
+  /** The Docker stats exporter's cost: 50 containers read and scraped against none (bench/metrics-exporter.ts). */
+  metricsExporter?: (MetricsExporterResult & { logLevel: string }) | { skipped: string }
   /** Whether targets that miss fail the run (not in a quick trial, which measures nothing). */
   enforced: boolean
   notes: string[]

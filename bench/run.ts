@@ -19,6 +19,7 @@ import { EVENT_TITLES, eventSettings, measureAuditCost, measureWebhookLatency } 
 import { measureFreshness } from './freshness.ts'
 import { fetchOnce, type LoadResult, measure, probe, type Target, warm } from './load.ts'
 import { describeMachine, describeSource, loadAverage } from './machine.ts'
+import { measureMetricsExporter } from './metrics-exporter.ts'
 import { type BenchResults, type BerthRun, type ScenarioResult, targetSummary, targetsOf, writeResults } from './report.ts'
 import {
   authOnlyTargets,
@@ -327,6 +328,21 @@ async function main(): Promise<void> {
     await backuper.process.stop()
   }
 
+  // The Docker stats exporter's cost: the API and Berth's CPU with 50 containers read and scraped, against none.
+  let metricsExporter: BenchResults['metricsExporter'] = { skipped: 'no Docker engine answers at DOCKER_HOST' }
+  if (await dockerAnswers()) {
+    const intervalMs = 5_000
+    const exporter = await berthServer('berth-metrics', coldLevel, {
+      BERTH_EXECUTOR: 'docker',
+      BERTH_PROXY: 'off',
+      BERTH_MONITORING: 'off',
+      BERTH_METRICS_INTERVAL_MS: String(intervalMs),
+    })
+    const options = { containers: config.quick ? 5 : 50, intervalMs, idleSeconds: config.quick ? 5 : 30, load: loadOptions }
+    metricsExporter = { ...(await measureMetricsExporter(exporter, seeded, options, log)), logLevel: coldLevel }
+    await exporter.process.stop()
+  }
+
   const { authorization: _secret, ...seedFacts } = seeded
   const finishedAt = new Date()
   const results: BenchResults = {
@@ -349,6 +365,7 @@ async function main(): Promise<void> {
     databaseBackup,
     auditCost,
     webhookLatency,
+    metricsExporter,
     enforced: !config.quick,
     notes: [
       ...(config.quick
@@ -357,6 +374,9 @@ async function main(): Promise<void> {
       `Idle RSS is the berth serve process's VmRSS ${IDLE_SETTLE_MS / 1000} s after it first answered /healthz, before any other request; peak RSS is its VmHWM; the PostgreSQL server's memory is not included (it is the system PostgreSQL, shared with other databases). The cold-listing server peaked at ${branchesCold.peakRssBytes === null ? 'n/a' : `${Math.round(branchesCold.peakRssBytes / 2 ** 20)} MB`}.`,
       `Cold branch listing: ${branchesCold.method}; ${config.branches} branches, 100 a page.`,
       `Prism mocked ${prism!.spec}, with its default settings; it answers its static example (${prism!.bodyBytes} bytes) where Berth answers ${ceiling!.bodyBytes} bytes.`,
+      'throughputRatio' in metricsExporter
+        ? `Docker stats exporter: with ${metricsExporter.containers} containers read every ${metricsExporter.intervalMs} ms and scraped, the API did ${metricsExporter.running.load.requestsPerSec} req/s against ${metricsExporter.none.load.requestsPerSec} with none (ratio ${metricsExporter.throughputRatio}); berth serve's idle CPU ${metricsExporter.running.idleCpuPercent} % against ${metricsExporter.none.idleCpuPercent} %; a scrape ${metricsExporter.running.scrapeBytes} bytes. Reported, not a target.`
+        : `Docker stats exporter: ${metricsExporter.skipped}.`,
       'The 1-connection probe and the targets it judges (branch listing, auth overhead) measure latency without queueing; under 50 connections p50 is mostly time spent waiting behind other requests.',
     ],
   }

@@ -106,6 +106,9 @@ async function runFile(lane: Lane, source: string, bundled: string, databaseUrl:
     DATABASE_URL: databaseUrl,
     TEST_DATABASE_SERVER_URL: serverUrl,
     BERTH_LOG_LEVEL: process.env.BERTH_LOG_LEVEL ?? 'silent',
+    // The servers the tests start run no Prometheus and Alertmanager of their own (each would claim
+    // the same ports and CPU); test/docker-alerting.test.ts turns them on for itself.
+    BERTH_MONITORING: process.env.BERTH_MONITORING ?? 'off',
   }
   const { code, output } = await run(process.execPath, ['--enable-source-maps', '--test', `--test-reporter=${reporter}`, bundled], env)
   const seconds = (Date.now() - from) / 1000

@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type { Config } from './config.ts'
 import { kubernetesServiceOutput } from './executor-connections.ts'
+import { alertingModule } from './modules/alerting/alerting.module.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { argoCdRoutes } from './modules/argocd/argocd.routes.ts'
@@ -54,6 +55,7 @@ import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-reposit
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
 import { membershipsRoutes } from './modules/memberships/memberships.routes.ts'
+import { registerMetrics } from './modules/metrics/metrics.routes.ts'
 import { organizationGroupsRoutes } from './modules/organization-groups/organization-groups.routes.ts'
 import { organizationViewsRoutes } from './modules/organization-views/organization-views.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
@@ -367,6 +369,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     return { status: 'ready' }
   })
   await app.register(consoleRoutes())
+  // Prometheus' text format of Berth and its containers (docs/metrics.md): loopback or BERTH_METRICS_TOKEN.
+  await registerMetrics(app, { db, settings: config.metrics, docker: config.runner.executor === 'docker', log: app.log })
 
   await app.register(async (api) => {
     registerAuthentication(api, authenticators)
@@ -469,6 +473,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(gitRepositoryFilesRoutes(services.gitRepositoryFiles))
     await api.register(imageAutoDeployRoutes(services.imageAutoDeploy))
     await api.register(kindNetworkRoutes(services.advancedSettings))
+    await api.register(alertingModule({ config, db, secrets, organizations, log: app.log }))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

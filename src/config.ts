@@ -191,6 +191,8 @@ export interface Config {
   readonly webhooks: WebhookSettings
   /** BERTH_AUDIT_RETENTION_DAYS: how long the audit log keeps an event (docs/audit-log.md). */
   readonly audit: { readonly retentionDays: number }
+  /** BERTH_METRICS_*, BERTH_PROMETHEUS_*, BERTH_ALERTMANAGER_*: /metrics, and the engines alert rules run on (docs/metrics.md). */
+  readonly metrics: MetricsSettings
 }
 
 export interface WebhookSettings {
@@ -246,6 +248,32 @@ export interface ProxySettings {
   readonly acmeCaRoot: string | undefined
   /** BERTH_CADDY_PATH: the caddy program Berth runs. */
   readonly caddyPath: string
+}
+
+/** /metrics and the Prometheus and Alertmanager alert rules run on (docs/metrics.md, docs/alerting.md). */
+export interface MetricsSettings {
+  /** BERTH_METRICS_TOKEN: a bearer token that lets a non-loopback caller read /metrics; unset: loopback callers only. */
+  readonly token: string | undefined
+  /** BERTH_METRICS_INTERVAL_MS: how often container stats are read, and Prometheus scrapes and evaluates rules. */
+  readonly intervalMs: number
+  /** BERTH_ALERT_GROUP_WAIT_MS: how long Alertmanager waits before a new alert's first notification. */
+  readonly groupWaitMs: number
+  /** BERTH_MONITORING: `auto` runs Prometheus and Alertmanager from serve with the Docker executor; `off` runs none. */
+  readonly run: boolean
+  /** BERTH_PROMETHEUS_URL: the operator's Prometheus; undefined: the one serve runs on BERTH_PROMETHEUS_PORT. */
+  readonly prometheusUrl: string | undefined
+  /** BERTH_ALERTMANAGER_URL: the operator's Alertmanager; undefined: the one serve runs on BERTH_ALERTMANAGER_PORT. */
+  readonly alertmanagerUrl: string | undefined
+  readonly prometheusPort: number
+  readonly alertmanagerPort: number
+  /** BERTH_ALERT_RULES_DIR: where rule files are written (the operator's Prometheus loads `*.yml` there); default under the data dir. */
+  readonly rulesDir: string | undefined
+  /** BERTH_ALERTMANAGER_CONFIG_FILE: where Alertmanager's configuration is written for the operator's Alertmanager. */
+  readonly alertmanagerConfigFile: string | undefined
+  /** BERTH_PROMETHEUS_PATH, BERTH_ALERTMANAGER_PATH, BERTH_PROMTOOL_PATH: the programs. */
+  readonly prometheusPath: string
+  readonly alertmanagerPath: string
+  readonly promtoolPath: string
 }
 
 export class ConfigError extends Error {}
@@ -475,6 +503,33 @@ function proxySettings(env: Env, executor: string): ProxySettings {
   })
 }
 
+function optionalUrl(env: Env, name: string): string | undefined {
+  const value = text(env, name, '')
+  if (value === '') return undefined
+  if (!/^https?:\/\//.test(value)) throw new ConfigError(`${name} must be an http:// or https:// URL`)
+  return value.replace(/\/+$/, '')
+}
+
+function metricsSettings(env: Env, executor: string): MetricsSettings {
+  const run = text(env, 'BERTH_MONITORING', 'auto')
+  if (run !== 'auto' && run !== 'off') throw new ConfigError(`BERTH_MONITORING must be auto or off, got "${run}"`)
+  return Object.freeze({
+    token: text(env, 'BERTH_METRICS_TOKEN', '') || undefined,
+    intervalMs: integer(env, 'BERTH_METRICS_INTERVAL_MS', 15_000, 1_000, 3_600_000),
+    groupWaitMs: integer(env, 'BERTH_ALERT_GROUP_WAIT_MS', 30_000, 0, 3_600_000),
+    run: run === 'auto' && executor === 'docker',
+    prometheusUrl: optionalUrl(env, 'BERTH_PROMETHEUS_URL'),
+    alertmanagerUrl: optionalUrl(env, 'BERTH_ALERTMANAGER_URL'),
+    prometheusPort: integer(env, 'BERTH_PROMETHEUS_PORT', 9090, 1, 65535),
+    alertmanagerPort: integer(env, 'BERTH_ALERTMANAGER_PORT', 9093, 1, 65535),
+    rulesDir: text(env, 'BERTH_ALERT_RULES_DIR', '') || undefined,
+    alertmanagerConfigFile: text(env, 'BERTH_ALERTMANAGER_CONFIG_FILE', '') || undefined,
+    prometheusPath: text(env, 'BERTH_PROMETHEUS_PATH', 'prometheus'),
+    alertmanagerPath: text(env, 'BERTH_ALERTMANAGER_PATH', 'prometheus-alertmanager'),
+    promtoolPath: text(env, 'BERTH_PROMTOOL_PATH', 'promtool'),
+  })
+}
+
 /** Reads and validates the environment; throws `ConfigError` naming the bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL === '' ? undefined : env.DATABASE_URL
@@ -588,6 +643,7 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     outbound: Object.freeze({ allowPrivateUrls: allowPrivateUrls(env) }),
     proxy: proxySettings(env, executor),
+    metrics: metricsSettings(env, executor),
     domainCheck: Object.freeze({
       timeoutMs: integer(env, 'BERTH_DOMAIN_CHECK_TIMEOUT_MS', 3_000, 10, 60_000),
       servers: Object.freeze(dnsServers(env)),

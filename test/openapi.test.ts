@@ -437,6 +437,15 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/organization/{organizationId}/job/deploy': { post: 'autoDeployJobEnvironments' },
   '/application/{applicationId}/network': { get: 'getApplicationNetwork', put: 'editApplicationNetwork' },
   '/container/{containerId}/network': { get: 'getContainerNetwork', put: 'editContainerNetwork' },
+  '/organization/{organizationId}/alert-receivers': { get: 'getAlertReceivers' },
+  '/alert-receivers': { post: 'createAlertReceiver' },
+  '/alert-receivers/validate': { post: 'validateNewAlertReceiver' },
+  '/alert-receivers/{alertReceiverId}': { get: 'getAlertReceiver', put: 'editAlertReceiver', delete: 'deleteAlertReceiver' },
+  '/alert-receivers/{alertReceiverId}/validate': { post: 'validateExistingAlertReceiver' },
+  '/organization/{organizationId}/alert-rules': { get: 'getAlertRules' },
+  '/alert-rules': { post: 'createAlertRule' },
+  '/alert-rules/{alertRuleId}': { get: 'getAlertRule', put: 'editAlertRule', delete: 'deleteAlertRule' },
+  '/cluster/{clusterId}/metrics': { get: 'get-cluster-metrics' },
 }
 
 /** Operations git providers call, signed with the organization's webhook secret: no Authorization scheme, and 200 with what was done. */
@@ -461,6 +470,8 @@ const ANSWER_200 = new Set([
   'checkGitFile',
   'checkHelmRepository',
   'checkContainerImage',
+  'validateNewAlertReceiver',
+  'validateExistingAlertReceiver',
 ])
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])

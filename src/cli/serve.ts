@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { buildApp } from '#src/app.ts'
 import { type Config, secretKeySettings } from '#src/config.ts'
 import { connectKubernetesExecutor } from '#src/executor-connections.ts'
+import { openMonitoring } from '#src/modules/alerting/monitoring-runtime.ts'
 import { createConfiguredBackupWorker } from '#src/modules/backups/backup-runner.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
@@ -56,6 +57,7 @@ export async function serve(config: Config): Promise<void> {
   let backupWorker: ReturnType<typeof createConfiguredBackupWorker> | undefined
   let eventWorkers: EventWorkers | undefined
   let frontDoor: FrontDoorRuntime | undefined
+  let monitoring: { stop(): Promise<void> } | undefined
   let stopping: Promise<boolean> | undefined
 
   // An embedded PostgreSQL that stops is started again (embedded.ts); its outage is logged once when
@@ -118,6 +120,7 @@ export async function serve(config: Config): Promise<void> {
         await backupsStopped
         await eventsStopped
         await frontDoor?.stop()
+        await monitoring?.stop()
       } finally {
         // A start still opening the database is awaited, so that it is released, not leaked.
         const runtime = await database?.catch(() => undefined)
@@ -173,6 +176,14 @@ export async function serve(config: Config): Promise<void> {
     eventWorkers?.start()
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.http.port
+    // Prometheus and Alertmanager, once Berth answers the scrapes (docs/metrics.md); in the
+    // background: the API does not wait for them, and runs without them when they cannot start.
+    const monitoringLog = logger.child({ component: 'monitoring' })
+    const monitoringStarted = openMonitoring(config, runtime.db, secrets, port, monitoringLog).catch((error: unknown) => {
+      monitoringLog.warn({ err: error }, 'prometheus and alertmanager do not run: alert rules are not evaluated (docs/metrics.md)')
+      return undefined
+    })
+    monitoring = { stop: async () => (await monitoringStarted)?.stop() }
     logger.info(
       { database: runtime.description, startupMs: Math.round(performance.now() - started) },
       `berth listening on http://${config.http.host}:${port}`,

@@ -142,6 +142,8 @@ export type Kind =
   | 'backupDestination'
   | 'webhook'
   | 'projectDeploymentRule'
+  | 'alertReceiver'
+  | 'alertRule'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -187,6 +189,8 @@ export const KINDS: Kind[] = [
   'backupDestination',
   'webhook',
   'projectDeploymentRule',
+  'alertReceiver',
+  'alertRule',
 ]
 
 /**
@@ -295,6 +299,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   webhookId: 'webhook',
   // An environment's deployment rule is named by its environment's id.
   deploymentRuleId: 'environment',
+  alertReceiverId: 'alertReceiver',
+  alertRuleId: 'alertRule',
 }
 
 /**
@@ -422,6 +428,35 @@ const webhookBody = () => ({
 })
 
 /** An S3 backup destination's request; the store is never called by the routes the sweeps send it to. */
+// An e-mail receiver: creating, editing and validating it calls out to nothing the sweep does not control
+// (its smarthost is a name that does not resolve).
+const alertReceiverBody = (organizationId: string) => ({
+  organization_id: organizationId,
+  name: uniqueName('receiver'),
+  description: 'base',
+  type: 'EMAIL',
+  send_resolved: true,
+  to: 'oncall@example.com',
+  from: 'berth@example.com',
+  smarthost: 'smtp.invalid:25',
+  auth_password: '',
+  require_tls: false,
+})
+const alertRuleBody = (organizationId: string, clusterId: string, containerId: string, receiverId: string) => ({
+  organization_id: organizationId,
+  cluster_id: clusterId,
+  name: uniqueName('rule'),
+  description: 'base',
+  tag: 'base',
+  condition: { kind: 'CUSTOM', promql: 'container_memory_working_set_bytes > 50e6' },
+  for_duration: 'PT1M',
+  severity: 'LOW',
+  presentation: {},
+  enabled: true,
+  alert_receiver_ids: [receiverId],
+  target: { target_type: 'CONTAINER', target_id: containerId },
+})
+
 const backupDestinationBody = () => ({
   name: uniqueName('store'),
   kind: 'S3',
@@ -558,8 +593,12 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
     return res.json().id
   }
   const backup = await worldBackup(db, organization.id, database.id)
+  const alertReceiver = await created('/alert-receivers', alertReceiverBody(organization.id))
+  const alertRule = await created('/alert-rules', alertRuleBody(organization.id, cluster.id, container.id, alertReceiver))
   return {
     ids: {
+      alertReceiver,
+      alertRule,
       backup: backup.backupId,
       restore: backup.restoreId,
       backupDestination: await created(`/organization/${organization.id}/backupDestination`, backupDestinationBody()),
@@ -877,6 +916,23 @@ export const TEXT_BODIES: Record<string, { contentType: string; text: string }> 
 }
 
 export const BASE_BODIES: Record<string, (world: World) => Record<string, unknown>> = {
+  'POST /alert-receivers': (w) => alertReceiverBody(w.ids.organization),
+  'PUT /alert-receivers/{alertReceiverId}': (w) => {
+    const { organization_id: _, ...edit } = alertReceiverBody(w.ids.organization)
+    return edit
+  },
+  'POST /alert-receivers/validate': (w) => ({ alert_receiver: alertReceiverBody(w.ids.organization), message: 'base' }),
+  'POST /alert-receivers/{alertReceiverId}/validate': () => ({ message: 'base' }),
+  'POST /alert-rules': (w) => alertRuleBody(w.ids.organization, w.ids.cluster, w.ids.container, w.ids.alertReceiver),
+  'PUT /alert-rules/{alertRuleId}': (w) => {
+    const {
+      organization_id: _o,
+      cluster_id: _c,
+      target: _t,
+      ...edit
+    } = alertRuleBody(w.ids.organization, w.ids.cluster, w.ids.container, w.ids.alertReceiver)
+    return edit
+  },
   'POST /organization/{organizationId}/labelsGroups': () => labelsGroupBody(),
   'PUT /organization/{organizationId}/labelsGroups/{labelsGroupId}': () => labelsGroupBody(),
   'POST /organization/{organizationId}/annotationsGroups': () => annotationsGroupBody(),
@@ -1043,6 +1099,10 @@ const unreachableRepository = () => ({ url: 'https://git.invalid/acme/infra', br
 
 /** The query of operations that need one; `@kind` stands for the world's resource of that kind (`@gitToken`: its git token). */
 export const BASE_QUERIES: Record<string, [string, string][]> = {
+  'GET /cluster/{clusterId}/metrics': [
+    ['endpoint', 'api/v1/query'],
+    ['query', 'up'],
+  ],
   'GET /organization/{organizationId}/account/github/repository/branch': [
     ['name', encodeURIComponent(FAKE_REPOSITORY)],
     ['gitTokenId', '@gitToken'],

@@ -39,6 +39,7 @@ import * as pullRequestMarks from './migrations/0047-pull-request-marks.ts'
 import * as runnerFairShare from './migrations/0048-runner-fair-share.ts'
 import * as organizationWebhooks from './migrations/0049-organization-webhooks.ts'
 import * as auditLog from './migrations/0050-audit-log.ts'
+import * as alerting from './migrations/0053-alerting.ts'
 import * as argoCd from './migrations/0056-argocd.ts'
 import * as projectDeploymentRules from './migrations/0059-project-deployment-rules.ts'
 import * as clusterLocks from './migrations/0060-cluster-locks.ts'
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   '0048-runner-fair-share': runnerFairShare,
   '0049-organization-webhooks': organizationWebhooks,
   '0050-audit-log': auditLog,
+  '0053-alerting': alerting,
   '0056-argocd': argoCd,
   '0059-project-deployment-rules': projectDeploymentRules,
   '0060-cluster-locks': clusterLocks,

@@ -1,0 +1,120 @@
+import type { Db } from '#src/platform/db/database.ts'
+import { type AlertCondition, type EmailSettings, withAlertingTables } from './alerting.tables.ts'
+
+// The alerting tables (migration 0053), and the few reads of other tables the rules' checks need.
+
+export function createAlertingRepository(plain: Db) {
+  const db = withAlertingTables(plain)
+  return {
+    findReceiver: (id: string) => db.selectFrom('alertReceivers').selectAll().where('id', '=', id).executeTakeFirst(),
+    listReceivers: (organizationId: string, limit: number) =>
+      db.selectFrom('alertReceivers').selectAll().where('organizationId', '=', organizationId).orderBy('name').orderBy('id').limit(limit).execute(),
+    insertReceiver: (row: {
+      organizationId: string
+      name: string
+      description: string
+      type: 'SLACK' | 'EMAIL'
+      sendResolved: boolean
+      owner: string | null
+      severity: string | null
+      settings: EmailSettings | Record<string, never>
+      secretSealed: Buffer | null
+    }) =>
+      db
+        .insertInto('alertReceivers')
+        .values({ ...row, settings: JSON.stringify(row.settings) })
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    updateReceiver: (
+      id: string,
+      row: {
+        name: string
+        description: string
+        type: 'SLACK' | 'EMAIL'
+        sendResolved: boolean
+        owner: string | null
+        severity: string | null
+        settings: EmailSettings | Record<string, never>
+        secretSealed: Buffer | null
+      },
+    ) =>
+      db
+        .updateTable('alertReceivers')
+        .set({ ...row, settings: JSON.stringify(row.settings), updatedAt: new Date() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst(),
+    deleteReceiver: (id: string) => db.deleteFrom('alertReceivers').where('id', '=', id).executeTakeFirst(),
+    rulesUsingReceiver: (id: string) =>
+      db
+        .selectFrom('alertRules')
+        .select('id')
+        .where((eb) => eb(eb.val(id), '=', eb.fn.any('alertReceiverIds')))
+        .execute(),
+    countReceiversOf: async (organizationId: string, ids: string[]) =>
+      (await db.selectFrom('alertReceivers').select('id').where('organizationId', '=', organizationId).where('id', 'in', ids).execute()).length,
+
+    findRule: (id: string) => db.selectFrom('alertRules').selectAll().where('id', '=', id).executeTakeFirst(),
+    listRules: (organizationId: string, limit: number) =>
+      db.selectFrom('alertRules').selectAll().where('organizationId', '=', organizationId).orderBy('name').orderBy('id').limit(limit).execute(),
+    insertRule: (row: RuleColumns & { organizationId: string; clusterId: string; targetType: string; targetId: string; targetName: string }) =>
+      db
+        .insertInto('alertRules')
+        .values({ ...row, condition: JSON.stringify(row.condition), presentation: JSON.stringify(row.presentation) })
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    updateRule: (id: string, row: RuleColumns) =>
+      db
+        .updateTable('alertRules')
+        .set((eb) => ({
+          ...row,
+          condition: JSON.stringify(row.condition),
+          presentation: JSON.stringify(row.presentation),
+          version: eb('version', '+', 1),
+          updatedAt: new Date(),
+        }))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst(),
+    deleteRule: (id: string) => db.deleteFrom('alertRules').where('id', '=', id).executeTakeFirst(),
+
+    clusterOf: (organizationId: string, clusterId: string) =>
+      db
+        .selectFrom('clusters')
+        .select(['id', 'name', 'executor'])
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', clusterId)
+        .executeTakeFirst(),
+    clusterById: (clusterId: string) =>
+      db.selectFrom('clusters').select(['id', 'organizationId', 'name', 'executor', 'isDefault']).where('id', '=', clusterId).executeTakeFirst(),
+    serviceOf: (organizationId: string, serviceId: string) =>
+      db
+        .selectFrom('services')
+        .select(['id', 'name', 'kind'])
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', serviceId)
+        .executeTakeFirst(),
+    environmentOf: (organizationId: string, environmentId: string) =>
+      db
+        .selectFrom('environments')
+        .select(['id', 'name'])
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', environmentId)
+        .executeTakeFirst(),
+  }
+}
+
+export interface RuleColumns {
+  name: string
+  description: string
+  tag: string
+  condition: AlertCondition
+  scopedPromql: string
+  forDuration: string
+  severity: string
+  presentation: { summary?: string | null; runbook_url?: string | null }
+  enabled: boolean
+  alertReceiverIds: string[]
+}
+
+export type AlertingRepository = ReturnType<typeof createAlertingRepository>
