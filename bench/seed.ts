@@ -94,7 +94,8 @@ export async function seed(input: SeedInput): Promise<Seeded> {
       tokenUsageFlushMs: 60_000,
       onBackgroundError: () => {},
       secrets: createSecretBox(input.secretKey),
-      git: loadConfig({ BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' }).git,
+      git: loadConfig({}).git,
+      outbound: loadConfig({ BERTH_ALLOW_PRIVATE_URLS: 'true' }).outbound,
     })
     const organization = await services.organizations.findOrCreateByName(`Bench ${randomBytes(4).toString('hex')}`)
     const token = await services.apiTokens.mint(organization.id, { name: TOKEN_NAME, role: 'ADMIN', expiredAt: null })

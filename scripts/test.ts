@@ -85,10 +85,13 @@ function startChecks(): Promise<CheckResult[]> {
     const { code, output } = await run(command, args)
     return { name, code, output, seconds: (Date.now() - from) / 1000 }
   }
+  // TypeScript 7's native compiler (the npm alias typescript-7) checks the same rules several times
+  // faster than 5.9's; 5.9 stays the `typescript` package because openapi-typescript needs its API.
+  const tsc = path.join('node_modules', 'typescript-7', 'bin', 'tsc')
   const typecheck = async () => {
     const results: CheckResult[] = []
     for (const project of ['.', 'console', 'console/tsconfig.node.json']) {
-      results.push(await timed(`tsc -p ${project}`, bin('tsc'), ['--noEmit', '-p', project]))
+      results.push(await timed(`tsc -p ${project}`, process.execPath, [tsc, '--noEmit', '-p', project]))
     }
     return results
   }
@@ -120,7 +123,7 @@ async function runLane(
   known: Record<string, number>,
 ): Promise<{ results: FileResult[]; seconds: number }> {
   const from = Date.now()
-  const database = await createThrowawayDatabase(serverUrl, 'berth_test')
+  const database = await createThrowawayDatabase(serverUrl, 'berth_test', { durableCommits: false })
   databases.add(database)
   try {
     const queue = [...lane.files].sort((a, b) => expectedSeconds(b, known) - expectedSeconds(a, known))

@@ -9,9 +9,15 @@ import { kubernetesServiceOutput } from './executor-connections.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { argoCdRoutes } from './modules/argocd/argocd.routes.ts'
+import { auditRoutes } from './modules/audit/audit.routes.ts'
+import { recordActors } from './modules/audit/audit-actors.ts'
 import { localBackupsRoot } from './modules/backups/backup-objects.ts'
 import { backupsRoutes } from './modules/backups/backups.routes.ts'
+import { databaseStatusExtension } from './modules/backups/database-status.ts'
+import { checksRoutes } from './modules/checks/checks.routes.ts'
+import { helmChartsRoutes } from './modules/checks/helm-charts.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
+import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
@@ -20,6 +26,9 @@ import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts
 import { customDomainsRoutes } from './modules/custom-domains/custom-domains.routes.ts'
 import { customRolesRoutes } from './modules/custom-roles/custom-roles.routes.ts'
 import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
+import { deploymentRulesRoutes } from './modules/deployment-rules/deployment-rules.routes.ts'
+import { withDeploymentRuleTables } from './modules/deployment-rules/deployment-rules.tables.ts'
+import { createEnvironmentSchedules } from './modules/deployment-rules/environment-schedules.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/api/history/deployment-history.routes.ts'
 import { createHistoryVersionCache } from './modules/deployments/api/history/history-versions.ts'
 import { deploymentLogsRoutes } from './modules/deployments/api/logs/deployment-logs.routes.ts'
@@ -28,9 +37,10 @@ import { environmentActionsRoutes } from './modules/deployments/api/triggers/env
 import { environmentStatusesRoutes } from './modules/deployments/api/triggers/environment-statuses.routes.ts'
 import { environmentRollbackRoutes, serviceRollbackRoutes } from './modules/deployments/api/triggers/rollback.routes.ts'
 import { selectedServicesRoutes } from './modules/deployments/api/triggers/selected-services.routes.ts'
-import { serviceActionsRoutes } from './modules/deployments/api/triggers/service-actions.routes.ts'
+import { type StatusExtension, serviceActionsRoutes } from './modules/deployments/api/triggers/service-actions.routes.ts'
 import { HISTORY_CHANNEL } from './modules/deployments/queue/deployment-rows.ts'
 import { createDeploymentRunsRepository } from './modules/deployments/runner/deployment-runs.repository.ts'
+import { environmentLinksRoutes } from './modules/environment-links/environment-links.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
 import { serviceOutputByExecutor } from './modules/executors/service-output-by-executor.ts'
@@ -47,18 +57,27 @@ import type { OrganizationRow } from './modules/organizations/organizations.repo
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { kindCommitsRoutes } from './modules/service-views/kind-commits.routes.ts'
+import { serviceViewsRoutes } from './modules/service-views/service-views.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
+import type { KindDescriptor } from './modules/services/kind-descriptor.ts'
+import { createApplicationServices } from './modules/services/kinds/application/application.service.ts'
+import type { ContainerServiceRecord } from './modules/services/kinds/container/container.types.ts'
+import { liveContainerLinks } from './modules/services/kinds/container/container-links.ts'
 import { DOCKER_KINDS, KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
+import { createFollowStreams } from './modules/services/logs/follow-streams.ts'
 import { createServiceLogsRepository } from './modules/services/logs/service-logs.repository.ts'
 import { serviceLogsRoutes } from './modules/services/logs/service-logs.routes.ts'
 import { createServiceLogsService } from './modules/services/logs/service-logs.service.ts'
 import type { ServiceSnapshot } from './modules/services/service-kinds.ts'
 import { servicesRoutes } from './modules/services/services.routes.ts'
 import { deploymentStagesRoutes } from './modules/services/stages/deployment-stages.routes.ts'
+import { terraformExportRoutes } from './modules/terraform-export/terraform-export.routes.ts'
 import { usersRoutes } from './modules/users/users.routes.ts'
 import { scopedVariablesRoutes } from './modules/variables/scoped-variables.routes.ts'
 import { variablesRoutes } from './modules/variables/variables.routes.ts'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
 import { type Authenticators, registerAuthentication } from './platform/auth/authenticate.ts'
 import { createOidcVerifier } from './platform/auth/oidc-verifier.ts'
 import { createAnnouncedCache } from './platform/cache/announced-cache.ts'
@@ -210,6 +229,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     onBackgroundError: (error, what) => app.log.warn({ err: error }, what),
     secrets,
     git: config.git,
+    outbound: config.outbound,
     onDeploymentQueued,
     historyCacheBytes: config.http.historyCacheBytes,
     historyVersions,
@@ -221,6 +241,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     domainCheck: config.domainCheck,
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     backupsDir: localBackupsRoot(config.database.dataDir),
+    auditRetentionDays: config.audit.retentionDays,
+    kubectlPath: config.runner.kubectlPath,
     previews: config.previews,
     argocd: config.argocd,
     log: app.log,
@@ -238,7 +260,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
           sync: frontDoor.sync,
           // The front door listens on this machine (Berth's Caddy) or on the host of the operator's admin API.
           certificateOf: (name) =>
-            probeCertificate(config.proxy.adminUrl ? new URL(config.proxy.adminUrl).hostname : '127.0.0.1', config.proxy.httpsPort, name),
+            probeCertificate(
+              config.proxy.adminUrl ? new URL(config.proxy.adminUrl).hostname : (config.proxy.listenHost ?? '127.0.0.1'),
+              config.proxy.httpsPort,
+              name,
+            ),
         }
       : undefined,
     serviceRuntime:
@@ -251,6 +277,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
           })
         : undefined,
   })
+  // Log follow streams, counted per credential, per organization and in all (issue 42).
+  const followStreams = createFollowStreams(config.http.followStreams)
   const serviceLogs = createServiceLogsService({
     repo: createServiceLogsRepository(db),
     secrets,
@@ -280,7 +308,33 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   }, config.previews.sweepIntervalMs)
   previewSweep.unref()
   app.addHook('onClose', async () => clearInterval(previewSweep))
+  // Deployment rules' auto-stop schedules (docs/deployment-rules.md): every server looks; each event is acted on once.
+  if (config.environmentSchedules.tickMs > 0) {
+    const schedules = createEnvironmentSchedules({
+      db: withDeploymentRuleTables(db),
+      trigger: (environment, action, triggeredBy) =>
+        services.deployments.runScheduled(environment, action === 'STOP' ? 'STOP' : 'DEPLOY', triggeredBy),
+      log: app.log,
+    })
+    let ticking = false
+    const scheduleTick = setInterval(() => {
+      if (ticking) return
+      ticking = true
+      schedules
+        .tick()
+        .catch((error: unknown) => {
+          const unavailable = typeof error === 'object' && error !== null && isDatabaseUnavailable(error)
+          if (!unavailable) app.log.warn({ err: error }, 'could not look at environments’ auto-stop schedules; will retry')
+        })
+        .finally(() => {
+          ticking = false
+        })
+    }, config.environmentSchedules.tickMs)
+    scheduleTick.unref()
+    app.addHook('onClose', async () => clearInterval(scheduleTick))
+  }
   app.addHook('onClose', async () => services.closeGitProviders())
+  app.addHook('onClose', async () => services.chartIndex.close())
   app.addHook('onClose', async () => services.closeContainerRegistries())
   // Every process serving the API polls the Argo CD instances; a lock keeps one poll per instance at a time (docs/argocd.md).
   services.argocd.poller.start()
@@ -312,6 +366,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
   await app.register(async (api) => {
     registerAuthentication(api, authenticators)
     rateLimits.limitCredentials(api)
+    recordActors(api)
     await api.register(organizationsRoutes(organizations, rateLimits.mintAdmission))
     await api.register(currentRoleRoutes((principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ')))
     await api.register(membersRoutes(services.members))
@@ -343,11 +398,14 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(selectedServicesRoutes(services.deployments, KIND_ROUTES))
     await api.register(environmentStatusesRoutes(services.deployments, KIND_ROUTES))
     await api.register(deploymentQueueRoutes(services.deployments))
-    await api.register(deploymentLogsRoutes(services.deploymentLogs))
-    for (const kind of KIND_ROUTES) await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory))
+    await api.register(deploymentLogsRoutes(services.deploymentLogs, followStreams))
+    const statusExtensions: Partial<Record<string, StatusExtension>> = { DATABASE: databaseStatusExtension(services.backups.backups) }
+    for (const kind of KIND_ROUTES) {
+      await api.register(serviceActionsRoutes(kind, services.deployments, services.deploymentHistory, statusExtensions[kind.type]))
+    }
     await api.register(environmentRollbackRoutes(services.deployments))
     for (const kind of KIND_ROUTES) await api.register(serviceRollbackRoutes(kind, services.deployments))
-    await api.register(serviceLogsRoutes(KIND_ROUTES, serviceLogs))
+    await api.register(serviceLogsRoutes(KIND_ROUTES, serviceLogs, followStreams))
     await api.register(deploymentHistoryRoutes(services.deploymentHistory))
     await api.register(gitWebhookSecretRoutes(services.gitWebhooks))
     await api.register(deploymentRestrictionsRoutes(services.deploymentRestrictions, kindsWith('restrictions')))
@@ -359,7 +417,48 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(clustersRoutes(services.clusters))
     await api.register(clusterRecordsRoutes(services.clusterRecords))
     await api.register(backupsRoutes(services.backups.backups, services.backups.destinations))
+    await api.register(webhooksRoutes(services.webhooks))
+    await api.register(auditRoutes(services.audit))
     await api.register(argoCdRoutes(services.argocd.service))
+    await api.register(serviceViewsRoutes(services.serviceViews, KIND_ROUTES))
+    await api.register(kindCommitsRoutes(services.kindRouteContext))
+    await api.register(deploymentRulesRoutes(services.projectDeploymentRules))
+    await api.register(clusterOperationsRoutes(services.clusterOperations))
+    await api.register(checksRoutes(services.checks))
+    // exportEnvironmentConfigurationIntoTerraform: the environment as the API answers it, in the provider's terms.
+    await api.register(
+      terraformExportRoutes({
+        requireEnvironment: environments.requireEnvironment,
+        listStages: services.listStages,
+        listServices: services.listServicesOf,
+        serviceAnswer: async (principal, service) => {
+          const descriptor = SERVICE_KINDS.find((kind) => kind.kind.type === service.kind) as unknown as KindDescriptor<
+            { entityTag: string },
+            unknown
+          >
+          return descriptor.toResponse(await services.kindServices(descriptor).get(principal, service.id)) as Record<string, unknown>
+        },
+        listVariables: (principal, scope, parentId) => services.variables.list(principal, scope as never, parentId),
+      }),
+    )
+    // listEnvironmentServicesLinks: each kind's links as its own listing answers them.
+    const containerKind = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === 'CONTAINER') as unknown as KindDescriptor<
+      ContainerServiceRecord,
+      unknown
+    >
+    const containers = services.kindServices(containerKind)
+    await api.register(
+      environmentLinksRoutes({
+        listServices: async (principal, environmentId) => (await services.services.list(principal, environmentId)).rows,
+        linksOf: {
+          APPLICATION: createApplicationServices(services.kindRouteContext).links,
+          CONTAINER: async (principal, serviceId) =>
+            liveContainerLinks(services.kindRouteContext.withLiveLinks, await containers.get(principal, serviceId)),
+          HELM: (principal, serviceId) => services.customDomains.helmLinks(principal, serviceId),
+        },
+      }),
+    )
+    await api.register(helmChartsRoutes({ requireChartRepository: services.requireChartRepository, charts: services.chartIndex.charts }))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import path from 'node:path'
+import type { FollowStreamLimits } from './modules/services/logs/follow-streams.ts'
 import { DEFAULT_RESOURCE_CEILINGS } from './modules/services/resource-ceilings.ts'
 import { DEFAULT_VARIABLE_LIMITS } from './modules/variables/variable-rules.ts'
 import { ENUM_WORDS, type EnumWords } from './platform/http/enum-words/enum-word-pairs.ts'
@@ -35,6 +36,8 @@ export interface Config {
     /** BERTH_CORS_ORIGINS: the browser origins allowed to call the API; none: no CORS headers at all. */
     readonly corsOrigins: readonly string[]
     readonly rateLimits: RateLimits
+    /** BERTH_FOLLOW_STREAMS_*: the most log follow streams one process keeps open (docs/logs.md). */
+    readonly followStreams: FollowStreamLimits
     /**
      * BERTH_ENUM_WORDS: whose enum words the answers use, the contract's neutral ones (`IAC`) or the
      * reference's (`TERRAFORM`), for clients that refuse words they do not know (docs/enum-words.md).
@@ -82,6 +85,10 @@ export interface Config {
     /** Whether `berth serve` runs deployments too (`berth worker` always does). */
     readonly inServe: boolean
     readonly concurrency: number
+    /** BERTH_RUNNER_SLOTS_PER_ORGANIZATION: the most runs of one organization a runner works on at once (docs/deployments.md, "Fair share"). */
+    readonly slotsPerOrganization: number
+    /** BERTH_RUNNER_MAX_RUN_MS: the longest any run may take; it then fails, whatever its services' own timeouts. */
+    readonly maxRunMs: number
     readonly leaseMs: number
     readonly pollMs: number
     /** How long the simulated executor takes for each service. */
@@ -101,11 +108,6 @@ export interface Config {
      * `{version}` standing for the service's engine version (docs/iac.md).
      */
     readonly iacImages: string
-    /**
-     * BERTH_IAC_STATE_URL: the PostgreSQL the engine's `pg` backend keeps IAC services' state in on
-     * Docker (a schema per service), as the run container reaches it; default DATABASE_URL.
-     */
-    readonly iacStateUrl: string
     /** BERTH_DOCKER_PUBLIC_HOST: the host name links give when ports are published on every address (0.0.0.0). */
     readonly dockerPublicHost: string
     /** BERTH_DOCKER_STATUS_TIMEOUT_MS: how long a status or link read waits for the engine before answering the records. */
@@ -141,7 +143,12 @@ export interface Config {
     /** BERTH_PREVIEW_SWEEP_INTERVAL_MS: how often the server looks for idle previews. */
     readonly sweepIntervalMs: number
   }
-  /** BERTH_GIT_*: timeouts, caching and address rules for calls to git providers. */
+  /** Deployment rules' auto-stop schedules (docs/deployment-rules.md). */
+  readonly environmentSchedules: {
+    /** BERTH_ENVIRONMENT_SCHEDULE_TICK_MS: how often the server looks for environments to stop or start; 0 never (another process does). */
+    readonly tickMs: number
+  }
+  /** BERTH_GIT_*: timeouts and caching of calls to git providers. */
   readonly git: {
     /** How long one branch listing may take at the provider, every page and connection included, before it fails with 504. */
     readonly timeoutMs: number
@@ -149,7 +156,14 @@ export interface Config {
     readonly cacheTtlMs: number
     /** How many listings the cache holds at most, least recently used leaving first. */
     readonly cacheMaxEntries: number
-    /** Whether git_api_url may be plain http, or lead to loopback, private, link-local or metadata addresses. */
+  }
+  /** Addresses Berth itself calls out to (docs/configuration.md). */
+  readonly outbound: {
+    /**
+     * BERTH_ALLOW_PRIVATE_URLS (old name BERTH_GIT_ALLOW_PRIVATE_URLS, still read): whether git, registries,
+     * chart repositories, kubeconfig servers, webhook and receiver targets, Argo CD and backup destinations
+     * may lead to loopback, private, link-local or metadata addresses, and be plain http.
+     */
     readonly allowPrivateUrls: boolean
   }
   /** BERTH_PROXY_*, BERTH_APPS_DOMAIN, BERTH_ACME_*: the front door, Caddy in front of what the Docker executor runs (docs/front-door.md). */
@@ -160,6 +174,11 @@ export interface Config {
     readonly timeoutMs: number
     /** BERTH_DOMAIN_CHECK_DNS_SERVERS: comma-separated `ip` or `ip:port` of the DNS servers asked; the system's when empty. */
     readonly servers: readonly string[]
+    /**
+     * BERTH_OWN_HOST_NAMES: comma-separated host names Berth itself is reached at (its API and
+     * console), with BERTH_DOCKER_PUBLIC_HOST: no custom domain (nor a wildcard over one) may take them.
+     */
+    readonly ownHostNames: readonly string[]
   }
   /** BERTH_ARGOCD_*: the Argo CD integration (docs/argocd.md). */
   readonly argocd: {
@@ -168,6 +187,21 @@ export interface Config {
     /** BERTH_ARGOCD_TIMEOUT_MS: how long one call to an Argo CD may take. */
     readonly timeoutMs: number
   }
+  /** BERTH_WEBHOOK_*, BERTH_PUBLIC_URL: delivering organizations' outbound webhooks (docs/webhooks.md). */
+  readonly webhooks: WebhookSettings
+  /** BERTH_AUDIT_RETENTION_DAYS: how long the audit log keeps an event (docs/audit-log.md). */
+  readonly audit: { readonly retentionDays: number }
+}
+
+export interface WebhookSettings {
+  /** BERTH_WEBHOOK_TIMEOUT_MS: the most one attempt waits for its target's answer. */
+  readonly timeoutMs: number
+  /** BERTH_WEBHOOK_RETRY_DELAYS_MS: the waits before each retry, comma-separated; their count is the number of retries. */
+  readonly retryDelaysMs: readonly number[]
+  /** BERTH_WEBHOOK_CONCURRENCY: how many webhooks a runner delivers to at once (each one's events in turn). */
+  readonly concurrency: number
+  /** BERTH_PUBLIC_URL: where people reach this server; the console links in webhook bodies start with it. */
+  readonly publicUrl: string
 }
 
 /**
@@ -200,6 +234,8 @@ export interface ProxySettings {
   readonly httpPort: number
   /** BERTH_PROXY_HTTPS_PORT: where the front door serves the services. */
   readonly httpsPort: number
+  /** BERTH_PROXY_LISTEN_HOST: the address the front door's HTTP and HTTPS ports bind to (127.0.0.1 on a laptop); undefined: every interface. */
+  readonly listenHost: string | undefined
   /** BERTH_APPS_DOMAIN: the domain the services' names are under (`<name>.<domain>`). */
   readonly appsDomain: string
   /** BERTH_ACME_DIRECTORY: the ACME directory certificates come from; undefined: Caddy's own local CA. */
@@ -236,6 +272,23 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`)
 }
 
+/**
+ * BERTH_ALLOW_PRIVATE_URLS, or its old name BERTH_GIT_ALLOW_PRIVATE_URLS when only that is set; both set
+ * to different values is a mistake the operator should hear about rather than have one silently win.
+ */
+function allowPrivateUrls(env: Env): boolean {
+  const current =
+    env.BERTH_ALLOW_PRIVATE_URLS === undefined || env.BERTH_ALLOW_PRIVATE_URLS === '' ? undefined : flag(env, 'BERTH_ALLOW_PRIVATE_URLS', false)
+  const old =
+    env.BERTH_GIT_ALLOW_PRIVATE_URLS === undefined || env.BERTH_GIT_ALLOW_PRIVATE_URLS === ''
+      ? undefined
+      : flag(env, 'BERTH_GIT_ALLOW_PRIVATE_URLS', false)
+  if (current !== undefined && old !== undefined && current !== old) {
+    throw new ConfigError('BERTH_ALLOW_PRIVATE_URLS and its old name BERTH_GIT_ALLOW_PRIVATE_URLS disagree; set only BERTH_ALLOW_PRIVATE_URLS')
+  }
+  return current ?? old ?? false
+}
+
 /** Host ports `from-to` (or one port), both within 1–65535; undefined when unset. */
 export interface PortRange {
   readonly from: number
@@ -251,6 +304,18 @@ function portRange(env: Env, name: string): PortRange | undefined {
   if (!match || from < 1 || to > 65535 || from > to)
     throw new ConfigError(`${name} must be a port range like 30000-30999 (or one port), got "${raw}"`)
   return Object.freeze({ from, to })
+}
+
+/** Comma-separated waits in milliseconds, each up to a day; `none` for no waits at all. */
+function delays(env: Env, name: string, fallback: number[]): number[] {
+  const raw = text(env, name, '').trim()
+  if (raw === '') return fallback
+  if (raw === 'none') return []
+  const values = raw.split(',').map((part) => part.trim())
+  if (values.some((value) => !/^\d+$/.test(value) || Number(value) > 86_400_000)) {
+    throw new ConfigError(`${name} must be comma-separated milliseconds (each at most a day), got "${raw}"`)
+  }
+  return values.map(Number)
 }
 
 function text(env: Env, name: string, fallback: string): string {
@@ -368,6 +433,27 @@ function httpUrl(env: Env, name: string): string | undefined {
   return raw
 }
 
+/** BERTH_OWN_HOST_NAMES and BERTH_DOCKER_PUBLIC_HOST, lower case, without duplicates. */
+function ownHostNames(env: Env): string[] {
+  const names = text(env, 'BERTH_OWN_HOST_NAMES', '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase().replace(/\.$/, ''))
+    .filter((name) => name !== '')
+  for (const name of names)
+    if (!/^[a-z0-9*]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name))
+      throw new ConfigError(`BERTH_OWN_HOST_NAMES must be comma-separated host names, got "${name}"`)
+  const publicHost = text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost').trim().toLowerCase()
+  return [...new Set([...names, publicHost])]
+}
+
+/** BERTH_PROXY_LISTEN_HOST: an IP address the front door binds to; empty: every interface. */
+function listenHost(env: Env): string | undefined {
+  const raw = text(env, 'BERTH_PROXY_LISTEN_HOST', '').trim()
+  if (raw === '') return undefined
+  if (isIP(raw) === 0) throw new ConfigError(`BERTH_PROXY_LISTEN_HOST must be an IP address (127.0.0.1 for loopback only), got "${raw}"`)
+  return raw
+}
+
 function proxySettings(env: Env, executor: string): ProxySettings {
   const mode = text(env, 'BERTH_PROXY', 'auto')
   if (mode !== 'auto' && mode !== 'off') throw new ConfigError(`BERTH_PROXY must be auto or off, got "${mode}"`)
@@ -380,19 +466,13 @@ function proxySettings(env: Env, executor: string): ProxySettings {
     adminPort: integer(env, 'BERTH_PROXY_ADMIN_PORT', 2019, 1, 65535),
     httpPort: integer(env, 'BERTH_PROXY_HTTP_PORT', 8880, 1, 65535),
     httpsPort: integer(env, 'BERTH_PROXY_HTTPS_PORT', 8443, 1, 65535),
+    listenHost: listenHost(env),
     appsDomain: appsDomain(env),
     acmeDirectory: httpUrl(env, 'BERTH_ACME_DIRECTORY'),
     acmeEmail: acmeEmail === '' ? undefined : acmeEmail,
     acmeCaRoot: acmeCaRoot === '' ? undefined : path.resolve(acmeCaRoot),
     caddyPath: text(env, 'BERTH_CADDY_PATH', 'caddy'),
   })
-}
-
-/** A postgres:// URL setting, or `fallback` when unset. */
-function postgresUrl(env: Env, name: string, fallback: string): string {
-  const value = text(env, name, fallback)
-  if (value !== '' && !/^postgres(ql)?:\/\//.test(value)) throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`)
-  return value
 }
 
 /** Reads and validates the environment; throws `ConfigError` naming the bad variable. */
@@ -434,6 +514,11 @@ export function loadConfig(env: Env = process.env): Config {
         failedAuthPerAddress: integer(env, 'BERTH_RATE_LIMIT_FAILED_AUTH', 60, 0, 100_000_000),
         mintsPerMinute: integer(env, 'BERTH_TOKEN_MINTS_PER_MINUTE', 30, 0, 1_000_000),
       }),
+      followStreams: Object.freeze({
+        perCredential: integer(env, 'BERTH_FOLLOW_STREAMS_PER_CREDENTIAL', 20, 1, 1_000_000),
+        perOrganization: integer(env, 'BERTH_FOLLOW_STREAMS_PER_ORGANIZATION', 50, 1, 1_000_000),
+        perProcess: integer(env, 'BERTH_FOLLOW_STREAMS_PER_PROCESS', 500, 1, 1_000_000),
+      }),
     }),
     database: Object.freeze({
       url: databaseUrl,
@@ -458,6 +543,15 @@ export function loadConfig(env: Env = process.env): Config {
     runner: Object.freeze({
       inServe: flag(env, 'BERTH_RUNNER_IN_SERVE', true),
       concurrency: integer(env, 'BERTH_RUNNER_CONCURRENCY', 4, 1, 1000),
+      // Half the slots by default: whatever one organization queues, the other half serves the rest.
+      slotsPerOrganization: integer(
+        env,
+        'BERTH_RUNNER_SLOTS_PER_ORGANIZATION',
+        Math.max(1, Math.floor(integer(env, 'BERTH_RUNNER_CONCURRENCY', 4, 1, 1000) / 2)),
+        1,
+        1000,
+      ),
+      maxRunMs: integer(env, 'BERTH_RUNNER_MAX_RUN_MS', 7_200_000, 1_000, 604_800_000),
       leaseMs: integer(env, 'BERTH_RUNNER_LEASE_MS', 30_000, 1_000, 3_600_000),
       pollMs: integer(env, 'BERTH_RUNNER_POLL_MS', 500, 10, 60_000),
       simulatedStepMs: integer(env, 'BERTH_SIMULATED_STEP_MS', 1_000, 0, 3_600_000),
@@ -468,7 +562,6 @@ export function loadConfig(env: Env = process.env): Config {
       dockerDatabaseImages: text(env, 'BERTH_DOCKER_DATABASE_IMAGES', 'docker.io/library').replace(/\/+$/, ''),
       dockerPublicHost: text(env, 'BERTH_DOCKER_PUBLIC_HOST', 'localhost'),
       iacImages: text(env, 'BERTH_IAC_IMAGES', 'OPEN_TOFU=ghcr.io/opentofu/opentofu:{version},TERRAFORM=docker.io/hashicorp/terraform:{version}'),
-      iacStateUrl: postgresUrl(env, 'BERTH_IAC_STATE_URL', databaseUrl ?? ''),
       dockerPidsLimit: integer(env, 'BERTH_DOCKER_PIDS_LIMIT', 1024, 0, 4_194_304),
       dockerCapDrop: capabilities(env, 'BERTH_DOCKER_CAP_DROP', DEFAULT_CAP_DROP),
       buildContextMaxBytes: integer(env, 'BERTH_BUILD_CONTEXT_MAX_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
@@ -487,21 +580,30 @@ export function loadConfig(env: Env = process.env): Config {
       idleTtlMs: integer(env, 'BERTH_PREVIEW_IDLE_TTL_MS', 7 * 24 * 3_600_000, 0, 365 * 24 * 3_600_000),
       sweepIntervalMs: integer(env, 'BERTH_PREVIEW_SWEEP_INTERVAL_MS', 60_000, 100, 24 * 3_600_000),
     }),
+    environmentSchedules: Object.freeze({ tickMs: integer(env, 'BERTH_ENVIRONMENT_SCHEDULE_TICK_MS', 15_000, 0, 3_600_000) }),
     git: Object.freeze({
       timeoutMs: integer(env, 'BERTH_GIT_TIMEOUT_MS', 10_000, 1, 600_000),
       cacheTtlMs: integer(env, 'BERTH_GIT_CACHE_TTL_MS', 30_000, 0, 3_600_000),
       cacheMaxEntries: integer(env, 'BERTH_GIT_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000),
-      allowPrivateUrls: flag(env, 'BERTH_GIT_ALLOW_PRIVATE_URLS', false),
     }),
+    outbound: Object.freeze({ allowPrivateUrls: allowPrivateUrls(env) }),
     proxy: proxySettings(env, executor),
     domainCheck: Object.freeze({
       timeoutMs: integer(env, 'BERTH_DOMAIN_CHECK_TIMEOUT_MS', 3_000, 10, 60_000),
       servers: Object.freeze(dnsServers(env)),
+      ownHostNames: Object.freeze(ownHostNames(env)),
     }),
     argocd: Object.freeze({
       pollIntervalMs: integer(env, 'BERTH_ARGOCD_POLL_INTERVAL_MS', 30_000, 100, 24 * 3_600_000),
       timeoutMs: integer(env, 'BERTH_ARGOCD_TIMEOUT_MS', 10_000, 100, 600_000),
     }),
+    webhooks: Object.freeze({
+      timeoutMs: integer(env, 'BERTH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      retryDelaysMs: Object.freeze(delays(env, 'BERTH_WEBHOOK_RETRY_DELAYS_MS', [10_000, 30_000, 120_000, 300_000, 600_000])),
+      concurrency: integer(env, 'BERTH_WEBHOOK_CONCURRENCY', 8, 1, 1000),
+      publicUrl: (httpUrl(env, 'BERTH_PUBLIC_URL') ?? `http://localhost:${integer(env, 'PORT', 8080, 0, 65535)}`).replace(/\/+$/, ''),
+    }),
+    audit: Object.freeze({ retentionDays: integer(env, 'BERTH_AUDIT_RETENTION_DAYS', 365, 1, 36_500) }),
   })
 }
 

@@ -12,6 +12,8 @@ import type { ServiceOutput } from './modules/executors/service-output.ts'
 import { opener } from './modules/executors/snapshot-secrets.ts'
 import type { KindWorkloads } from './modules/executors/workload.ts'
 import { chartRepositoryAccess } from './modules/helm-repositories/chart-repository-access.ts'
+import { openStateEndpoint } from './modules/services/kinds/iac/iac-state-endpoint.ts'
+import { createIacStatesRepository } from './modules/services/kinds/iac/iac-states.repository.ts'
 import type { Db } from './platform/db/database.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
 
@@ -33,7 +35,7 @@ export async function connectDockerExecutor(
     publishHost: string
     publishPorts: PortRange | undefined
     databaseImages: string
-    iac?: { images: string; stateUrl: string }
+    iac?: { images: string }
     allowPrivateUrls: boolean
     confinement?: Confinement
     contextMaxBytes?: number
@@ -43,10 +45,12 @@ export async function connectDockerExecutor(
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
   const { docker, version } = await connectDocker()
   const { publishPorts, databaseImages, iac, ...rest } = settings
+  const iacStates = createIacStatesRepository(db)
   const executor = createDockerExecutor({
     docker,
     ...rest,
-    settings: { databaseImages, iacImages: iac?.images ?? '', iacStateUrl: iac?.stateUrl ?? '' },
+    settings: { databaseImages, iacImages: iac?.images ?? '' },
+    stateEndpoint: (serviceId, host) => openStateEndpoint(iacStates, serviceId, host),
     publishPorts: publishPorts ? `${publishPorts.from}-${publishPorts.to}` : '',
     openSecret: opener(secrets),
     gitCredentials: repositoryCredentials(db, secrets),

@@ -5,10 +5,18 @@ import { createApiTokensService } from './modules/api-tokens/api-tokens.service.
 import type { TokenCache } from './modules/api-tokens/token-cache.ts'
 import { createTokenUsageTracker } from './modules/api-tokens/token-usage.ts'
 import { createArgoCdModule } from './modules/argocd/argocd.module.ts'
+import { createAuditRepository } from './modules/audit/audit.repository.ts'
+import { createAuditService } from './modules/audit/audit.service.ts'
 import { createBackupsModule } from './modules/backups/backups.module.ts'
+import { createChartIndex } from './modules/checks/chart-index.ts'
+import { createChecksService } from './modules/checks/checks.service.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
 import { INGRESS_SETTINGS } from './modules/clusters/cluster-advanced-settings.ts'
+import { clusterEngines } from './modules/clusters/cluster-engines.ts'
+import { clusterEvents } from './modules/clusters/cluster-events.ts'
+import { withClusterLockTables } from './modules/clusters/cluster-locks.tables.ts'
+import { createClusterOperationsService } from './modules/clusters/cluster-operations.service.ts'
 import { createClusterRecordsService } from './modules/clusters/cluster-records.service.ts'
 import { createClustersService } from './modules/clusters/clusters.service.ts'
 import { createContainerRegistriesRepository } from './modules/container-registries/container-registries.repository.ts'
@@ -20,6 +28,10 @@ import { createCustomRolesRepository } from './modules/custom-roles/custom-roles
 import { createCustomRolesService } from './modules/custom-roles/custom-roles.service.ts'
 import { createDeploymentRestrictionsRepository } from './modules/deployment-restrictions/deployment-restrictions.repository.ts'
 import { createDeploymentRestrictionsService } from './modules/deployment-restrictions/deployment-restrictions.service.ts'
+import { createProjectDeploymentRulesRepository } from './modules/deployment-rules/deployment-rules.repository.ts'
+import type { RuleMode } from './modules/deployment-rules/deployment-rules.schemas.ts'
+import { createProjectDeploymentRulesService } from './modules/deployment-rules/deployment-rules.service.ts'
+import { withDeploymentRuleTables } from './modules/deployment-rules/deployment-rules.tables.ts'
 import { createDeploymentHistoryRepository } from './modules/deployments/api/history/deployment-history.repository.ts'
 import { createDeploymentHistoryService } from './modules/deployments/api/history/deployment-history.service.ts'
 import type { HistoryVersionCache } from './modules/deployments/api/history/history-versions.ts'
@@ -34,6 +46,7 @@ import { createEnvironmentQueue } from './modules/deployments/queue/environment-
 import { createClustersRepository } from './modules/environments/clusters.repository.ts'
 import { createEnvironmentsRepository } from './modules/environments/environments.repository.ts'
 import { createEnvironmentsService } from './modules/environments/environments.service.ts'
+import { repositoryCredentials } from './modules/executors/git-credentials.ts'
 import { defaultPortHost } from './modules/executors/public-hosts.ts'
 import type { ServiceRuntime } from './modules/executors/service-runtime.ts'
 import { type FrontDoorLinks, frontDoorLinks } from './modules/front-door/front-door-links.ts'
@@ -49,6 +62,7 @@ import { createGitTokensRepository } from './modules/git-tokens/git-tokens.repos
 import { createGitTokensService } from './modules/git-tokens/git-tokens.service.ts'
 import { createGitWebhooksRepository } from './modules/git-webhooks/git-webhooks.repository.ts'
 import { createGitWebhooksService } from './modules/git-webhooks/git-webhooks.service.ts'
+import { chartRepositoryAccess } from './modules/helm-repositories/chart-repository-access.ts'
 import { createHelmRepositoriesRepository } from './modules/helm-repositories/helm-repositories.repository.ts'
 import { createHelmRepositoriesService } from './modules/helm-repositories/helm-repositories.service.ts'
 import { createInvitationsRepository } from './modules/invitations/invitations.repository.ts'
@@ -69,6 +83,7 @@ import { createPreviewsRepository } from './modules/previews/previews.repository
 import { createPreviewsService } from './modules/previews/previews.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
+import { createServiceViewsService } from './modules/service-views/service-views.service.ts'
 import { createAdvancedSettingsRepository } from './modules/services/advanced-settings/advanced-settings.repository.ts'
 import { createAdvancedSettingsService } from './modules/services/advanced-settings/advanced-settings.service.ts'
 import { createKindCrud } from './modules/services/kind-crud.ts'
@@ -87,8 +102,11 @@ import { createUsersService } from './modules/users/users.service.ts'
 import { DEFAULT_VARIABLE_LIMITS, type VariableLimits } from './modules/variables/variable-rules.ts'
 import { createVariablesRepository } from './modules/variables/variables.repository.ts'
 import { createVariablesService } from './modules/variables/variables.service.ts'
+import { createWebhooksRepository } from './modules/webhooks/webhooks.repository.ts'
+import { createWebhooksService } from './modules/webhooks/webhooks.service.ts'
 import type { Principal } from './platform/auth/principal.ts'
 import type { Db } from './platform/db/database.ts'
+import { AppError } from './platform/http/errors.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
 
 export interface ServiceOptions {
@@ -99,6 +117,8 @@ export interface ServiceOptions {
   secrets: SecretBox
   /** Calls to git providers (BERTH_GIT_*). */
   git: Config['git']
+  /** Which addresses Berth may call out to (BERTH_ALLOW_PRIVATE_URLS). */
+  outbound: Config['outbound']
   /** Recently authenticated API tokens; absent: none are remembered. */
   tokenCache?: TokenCache
   /** The organizations each API token may act in, recently listed; absent: none are remembered. */
@@ -140,8 +160,12 @@ export interface ServiceOptions {
   defaultExecutor?: 'SIMULATED' | 'DOCKER'
   /** Where databases' backups without a destination go (issue 44); absent: `.berth/backups`. */
   backupsDir?: string
+  /** BERTH_AUDIT_RETENTION_DAYS (issue 45); absent: 365. */
+  auditRetentionDays?: number
   /** The Argo CD integration's settings (BERTH_ARGOCD_*); the defaults when absent. */
   argocd?: Config['argocd']
+  /** BERTH_KUBECTL_PATH: how clusters' API servers are asked (issue 48); absent: `kubectl`. */
+  kubectlPath?: string
 }
 
 /** Wires every module's service over one database: the one place modules meet. */
@@ -180,6 +204,13 @@ export function createServices(db: Db, options: ServiceOptions) {
     onEnvironmentsDeleted: (environmentIds) => options.onEnvironmentsDeleted?.(environmentIds),
     listLimit,
   })
+  // Issue 48: projects' deployment rules give new environments their mode, cluster and auto-stop schedule (the environment's rule).
+  const projectDeploymentRules = createProjectDeploymentRulesService({
+    repo: createProjectDeploymentRulesRepository(withDeploymentRuleTables(db)),
+    requireProject: projects.requireProject,
+    isClusterOf: async (organizationId, clusterId) => (await createClustersRepository(db).findById(organizationId, clusterId)) !== undefined,
+  })
+  const environmentRulesRepo = createDeploymentRulesRepository(db)
   const environments = createEnvironmentsService({
     listLimit,
     repo: createEnvironmentsRepository(db),
@@ -187,8 +218,24 @@ export function createServices(db: Db, options: ServiceOptions) {
     organizations,
     projects,
     onDeleted: (environmentId) => options.historyVersions?.forget(environmentId),
+    deploymentRuleFor: async (organizationId, projectId, name) => {
+      const rule = await projectDeploymentRules.ruleFor(organizationId, projectId, name)
+      if (!rule) return undefined
+      const { autoStop, timezone, startTime, stopTime, weekdays } = rule
+      return {
+        mode: rule.mode as RuleMode,
+        clusterId: rule.clusterId,
+        apply: async (environment) => {
+          await environmentRulesRepo.put(
+            environment.id,
+            { onDemandPreview: false, autoStop, timezone, startTime, stopTime, weekdays },
+            environment.autoPreview,
+          )
+        },
+      }
+    },
   })
-  const { git } = options
+  const { git, outbound } = options
   const branchCache = createBranchCache<GitBranch[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
   // Commits services build (applications): look-ups of full commit ids and listings, dropped with their token as listings are.
   const commitCache = createBranchCache<GitCommit | GitCommit[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
@@ -197,7 +244,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: createGitTokensRepository(db),
     organizations,
     secrets: options.secrets,
-    gitApiUrlProblem: git.allowPrivateUrls ? undefined : gitApiUrlProblem,
+    gitApiUrlProblem: outbound.allowPrivateUrls ? undefined : gitApiUrlProblem,
     onGitTokenChanged: (gitTokenId) => {
       branchCache.dropGitToken(gitTokenId)
       commitCache.dropGitToken(gitTokenId)
@@ -205,7 +252,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     },
     listLimit,
   })
-  const gitProviderHttp = createProviderHttp(git)
+  const gitProviderHttp = createProviderHttp(outbound)
   const gitProviders = createGitProvidersService({
     requireOrganizationRole: organizations.requireRole,
     listGitTokens: gitTokens.listGitTokens,
@@ -236,14 +283,42 @@ export function createServices(db: Db, options: ServiceOptions) {
     listLimit,
   })
   // Registry URLs follow git tokens' address rules, under the same setting (BERTH_GIT_*).
-  const registryHttp = createRegistryHttpApi({ allowPrivateUrls: git.allowPrivateUrls, timeoutMs: git.timeoutMs })
+  const registryHttp = createRegistryHttpApi({ allowPrivateUrls: outbound.allowPrivateUrls, timeoutMs: git.timeoutMs })
   const containerRegistries = createContainerRegistriesService({
     repo: createContainerRegistriesRepository(db),
     organizations,
     secrets: options.secrets,
     http: registryHttp,
-    allowPrivateUrls: git.allowPrivateUrls,
+    allowPrivateUrls: outbound.allowPrivateUrls,
     listLimit,
+  })
+  // Issue 48: what helm repositories offer, and the checks before a deploy (docs/checks.md).
+  const chartIndex = createChartIndex({ allowPrivateUrls: outbound.allowPrivateUrls, timeoutMs: git.timeoutMs, registries: registryHttp })
+  const openChartRepository = chartRepositoryAccess(db, options.secrets)
+  /** READ in the organization; the helm repository as charts are read from it (404 when it is not the organization's). */
+  const requireChartRepository = async (principal: Principal, organizationId: string, helmRepositoryId: string) => {
+    await helmRepositories.get(principal, organizationId, helmRepositoryId)
+    const opened = await openChartRepository(organizationId, helmRepositoryId).catch(() => undefined)
+    if (!opened) throw new AppError('bad_request', 'the helm repository has no URL to read its charts from')
+    const username = typeof opened.username === 'string' ? opened.username : undefined
+    return { kind: opened.kind, url: opened.url, username, password: opened.password, skipTlsVerification: opened.skipTlsVerification }
+  }
+  const checks = createChecksService({
+    requireEnvironment: environments.requireEnvironment,
+    hasGitToken: async (organizationId, gitTokenId) => (await gitTokens.findGitToken(organizationId, gitTokenId)) !== undefined,
+    credentials: repositoryCredentials(db, options.secrets),
+    chartRepository: async (organizationId, helmRepositoryId) => {
+      const opened = await openChartRepository(organizationId, helmRepositoryId).catch(() => undefined)
+      if (!opened) return undefined
+      const username = typeof opened.username === 'string' ? opened.username : undefined
+      return { kind: opened.kind, url: opened.url, username, password: opened.password, skipTlsVerification: opened.skipTlsVerification }
+    },
+    charts: chartIndex,
+    imageTags: async (principal, organizationId, registryId, imageName) =>
+      (await containerRegistries.listVersions(principal, organizationId, registryId, { imageName }))[0]?.versions ?? [],
+    allowPrivateUrls: outbound.allowPrivateUrls,
+    // A shallow fetch takes longer than a provider's API call.
+    timeoutMs: Math.max(git.timeoutMs, 30_000),
   })
   const servicesRepo = createServicesRepository(db)
   const stagesRepo = createDeploymentStagesRepository(db)
@@ -276,9 +351,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: createCustomDomainsRepository(db),
     requireService: services.requireService,
     // Addresses of the server's own network count as configured under the setting that lets git providers live there.
-    dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: git.allowPrivateUrls },
+    dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: outbound.allowPrivateUrls },
     onRoutesChanged: options.frontDoor ? (reason) => options.frontDoor!.sync(reason) : undefined,
     appsDomain: options.frontDoor?.appsDomain,
+    ownHostNames: options.domainCheck?.ownHostNames,
+    findService: servicesRepo.findById,
     certificateOf: options.frontDoor?.certificateOf,
     validationDomainOf: (service) => {
       // With a front door, a domain of a container or an application points at the service's name there (docs/front-door.md).
@@ -314,7 +391,23 @@ export function createServices(db: Db, options: ServiceOptions) {
     requireEnvironment: environments.requireEnvironment,
     requireService: services.requireService,
   })
+  // Issue 48: clusters' locks, environments and readiness, asked of their engines.
+  const engines = clusterEngines({
+    secrets: options.secrets,
+    defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
+    kubectlPath: options.kubectlPath ?? 'kubectl',
+    timeoutMs: options.git.timeoutMs,
+  })
+  const clusterOperations = createClusterOperationsService({
+    db: withClusterLockTables(db),
+    organizations,
+    actorName,
+    engineOf: engines.engineOf,
+    engineReady: engines.engineReady,
+    engineEvents: clusterEvents(engines).list,
+  })
   const deployments = createDeploymentTriggersService({
+    lockRefusal: clusterOperations.lockRefusal,
     queues: createEnvironmentQueue(db),
     history: historyRepo,
     restorable: createRestorableSnapshotsRepository(db),
@@ -492,11 +585,21 @@ export function createServices(db: Db, options: ServiceOptions) {
     clones,
     previews,
     deploymentRules: createDeploymentRulesService({ repo: createDeploymentRulesRepository(db), requireEnvironment: environments.requireEnvironment }),
+    projectDeploymentRules,
+    clusterOperations,
+    clusterEngines: engines,
+    checks,
+    chartIndex,
+    requireChartRepository,
+    /** An environment's deployment stages with their services, in order (the Terraform export's). */
+    listStages: (environmentId: string) => stagesRepo.list(environmentId),
+    /** An environment's services with their configurations, for callers that checked READ. */
+    listServicesOf: (organizationId: string, environmentId: string) => servicesRepo.listByEnvironment(organizationId, environmentId),
     clusters: createClustersService({
       repo: createClustersRepository(db),
       organizations,
       secrets: options.secrets,
-      allowPrivateAddresses: options.git.allowPrivateUrls,
+      allowPrivateAddresses: outbound.allowPrivateUrls,
       listLimit,
       defaultExecutor: options.defaultExecutor,
     }),
@@ -507,20 +610,43 @@ export function createServices(db: Db, options: ServiceOptions) {
       requireService: services.requireService,
       actorName,
       secrets: options.secrets,
-      allowPrivateUrls: git.allowPrivateUrls,
+      allowPrivateUrls: outbound.allowPrivateUrls,
       localRoot: options.backupsDir ?? '.berth/backups',
       defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
       listLimit,
+    }),
+    // Issue 45: outbound webhooks on deployments.
+    webhooks: createWebhooksService({
+      repo: createWebhooksRepository(db),
+      organizations,
+      secrets: options.secrets,
+      allowPrivateUrls: outbound.allowPrivateUrls,
+      listLimit,
+    }),
+    // Issue 45: the audit log, written by the database's triggers.
+    audit: createAuditService({
+      repo: createAuditRepository(db),
+      organizations,
+      retentionDays: options.auditRetentionDays ?? 365,
+      listLimit: listLimit ?? 1000,
     }),
     // Issue 47: the Argo CD integration (docs/argocd.md).
     argocd: createArgoCdModule(db, {
       organizations,
       secrets: options.secrets,
-      allowPrivateUrls: git.allowPrivateUrls,
+      allowPrivateUrls: outbound.allowPrivateUrls,
       timeoutMs: options.argocd?.timeoutMs ?? 10_000,
       pollIntervalMs: options.argocd?.pollIntervalMs ?? 30_000,
       history: { findService: servicesRepo.findById, deployPushed: deployments.deployPushed },
       log: options.log ?? { info: () => undefined, warn: () => undefined },
+    }),
+    // Issue 48: the reference's per-kind statuses, histories and logs, from what the deployments keep.
+    serviceViews: createServiceViewsService({
+      deployments,
+      history: deploymentHistory,
+      logs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment: environments.requireEnvironment }),
+      findRun: historyRepo.findRun,
+      requireEnvironment: environments.requireEnvironment,
     }),
   }
 }

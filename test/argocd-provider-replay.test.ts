@@ -32,7 +32,7 @@ describe("the Terraform provider's Argo CD resources replayed through the offici
     argo.tokens.set(TOKEN, 'admin')
     argo.tokens.set(`${TOKEN}-rotated`, 'admin')
     argo.addApp('web', 'shop')
-    t = await createTestApp({ BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' })
+    t = await createTestApp({ BERTH_ALLOW_PRIVATE_URLS: 'true' })
     const basePath = await t.listen()
     const { organization, tokens } = await factories(t.db).organizationWithTokens()
     organizationId = organization.id

@@ -23,7 +23,7 @@ describe('the ArgoCD operations', () => {
     argo.addApp('worker', 'shop')
     argo.addApp('grafana', 'monitoring')
     // The stand-in is on loopback: an in-cluster URL is what the platform's documentation recommends.
-    t = await createTestApp({ BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' })
+    t = await createTestApp({ BERTH_ALLOW_PRIVATE_URLS: 'true' })
   })
   after(async () => {
     await t?.close()

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
 import { type Browser, type BrowserContext, chromium, type Page, type Request, type Response } from 'playwright-core'
 import { createConfiguredRunner } from '#src/cli/deployment-engine.ts'
+import { withBackupTables } from '#src/modules/backups/backups.tables.ts'
 import type { DeploymentRunner } from '#src/modules/deployments/runner/deployment-runner.ts'
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
@@ -550,6 +551,39 @@ describe('web console', () => {
     assert.match((await previews.locator('li').textContent()) ?? '', /from feature at c0ffee1 by octocat/)
     assert.equal(await previews.getByRole('link', { name: preview.name }).getAttribute('href'), `#/environment/${preview.id}`)
     assertNoProblems(reader)
+  })
+
+  it("lists a database whose newest backup failed under the overview's Needs attention, with the store's words, linked to its Backups tab", async () => {
+    const { organization, environment, tokens } = await make.environmentWithTokens()
+    const database = await make.database(environment.id)
+    // A backup that ended ERROR, as the backup worker records one (test/docker-database-backups.test.ts makes real ones).
+    await withBackupTables(t.db)
+      .insertInto('databaseBackups')
+      .values({
+        organizationId: organization.id,
+        serviceId: database.id,
+        destinationId: null,
+        engine: 'POSTGRESQL',
+        name: 'nightly',
+        message: '',
+        origin: 'SCHEDULED',
+        status: 'ERROR',
+        error: 'AccessDenied: the store refused the key',
+        objectKey: 'nightly.pg.gz',
+        sizeBytes: null,
+        sha256: null,
+        createdBy: 'schedule',
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        startedAt: new Date(),
+        endedAt: new Date(),
+      })
+      .execute()
+    const { page, problems } = await openTab({ token: tokens.read.token, route: `organization/${organization.id}` })
+    const item = page.locator('.attention [data-source=failing-backups] li', { hasText: 'backup nightly failed: AccessDenied' })
+    await item.waitFor(WAIT)
+    assert.match((await item.locator('a').first().getAttribute('href')) ?? '', new RegExp(`${database.id}.*backups`))
+    assert.deepEqual(problems, [])
   })
 
   it("reaches an IAC service's page from the environment: its configuration, its actions and the resources of its last apply; its history card links to it", async () => {

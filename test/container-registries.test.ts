@@ -128,7 +128,7 @@ describe('container registries', () => {
         ['/url'],
         address,
       )
-      assert.match(errors[0]!.message, /BERTH_GIT_ALLOW_PRIVATE_URLS/, address)
+      assert.match(errors[0]!.message, /BERTH_ALLOW_PRIVATE_URLS/, address)
     }
     const allowed = await open.app.inject({
       method: 'POST',

@@ -184,6 +184,8 @@ describe('custom domains', () => {
       'ap\u00e9.example.com',
       `${'a'.repeat(64)}.example.com`,
       `${`${'abcdefghij'.repeat(6)}.`.repeat(4)}example.com`, // 255 characters
+      `${`${'abcdefghij'.repeat(6)}.`.repeat(3)}${'b'.repeat(45)}.example.com`, // 240: longer than Caddy's certificate lock file name allows
+      `*.${`${'abcdefghij'.repeat(6)}.`.repeat(3)}${'b'.repeat(38)}.example.com`, // 235, a wildcard (its `*` written `wildcard_` there: 243)
       'a.*.example.com',
       '**.example.com',
       '*.com',
@@ -227,6 +229,7 @@ describe('custom domains', () => {
       '*.example.com',
       '*.apps.example.co.uk',
       `${'a'.repeat(63)}.example.com`,
+      `${`${'abcdefghij'.repeat(6)}.`.repeat(3)}${'b'.repeat(44)}.example.com`, // 239, the longest
       '0.example.com',
     ]) {
       assert.equal(customDomainProblem(good), undefined, good)
@@ -258,7 +261,7 @@ describe('custom domains', () => {
     assert.match(over.json().message, /100 custom domains/)
   })
 
-  it('keeps a domain to one service of the organization, case aside; another organization may name it too', async () => {
+  it('keeps a domain to one service of the organization, case aside; another organization may name it too while none proved it', async () => {
     const w = await world()
     const [application, container] = kindsOf(w)
     const domain = unique('taken')
@@ -302,6 +305,7 @@ describe('custom domains', () => {
         inside: unique('inside'),
         slow: unique('slow'),
         wildcard: `*.${unique('wild')}`,
+        unproven: unique('unproven'),
       }
       dns.zone.set(names.matching, { CNAME: k.validation })
       dns.zone.set(names.upper, { CNAME: `${k.validation.toUpperCase()}.` })
@@ -310,12 +314,17 @@ describe('custom domains', () => {
       dns.zone.set(names.cdn, { A: ['104.16.0.1'], AAAA: ['2606:4700::1'] })
       dns.zone.set(names.inside, { A: ['169.254.169.254'] })
       dns.zone.set(names.slow, { silent: true })
+      dns.zone.set(names.unproven, { A: ['104.16.0.2'] })
       dns.zone.set(`berth-wildcard-check.${names.wildcard.slice(2)}`, { CNAME: k.validation })
-      const behindCdn = new Set([names.cdn, names.inside])
+      const behindCdn = new Set([names.cdn, names.inside, names.unproven])
       const ids = new Map<string, string>()
       for (const domain of Object.values(names)) {
         const { data } = await k.create(k.id, { domain, generate_certificate: true, use_cdn: behindCdn.has(domain) })
         ids.set(domain, data.id)
+        // A domain behind a CDN proves control with the TXT record it is given (all but `unproven`).
+        const { name, value } = (data as CustomDomain & { ownership_txt_record: { name: string; value: string } }).ownership_txt_record
+        assert.equal(name, `_berth-challenge.${domain.replace(/^\*\./, '')}`)
+        if (domain !== names.unproven) dns.zone.set(name, { TXT: ['v=spf1 -all', value] })
       }
       const started = Date.now()
       const { data: checked } = await k.check(k.id)
@@ -338,6 +347,12 @@ describe('custom domains', () => {
       // This app allows private addresses (its git provider is on loopback); the next test refuses them.
       expect(names.inside, 'RESOLVES_TO_IP')
       expect(names.slow, 'GENERIC_FAILURE', /timed out/)
+      // An address proves nothing of who controls a name: without its TXT record, a CDN domain is not configured, and says what to add.
+      expect(
+        names.unproven,
+        'DOMAIN_NOT_CONFIGURED',
+        new RegExp(`TXT record _berth-challenge\\.${names.unproven.replaceAll('.', '\\.')} with the value "berth-verification=[0-9a-f]{32}"`),
+      )
       assert.ok(dns.asked.includes(`CNAME ${names.matching}`), 'the look-up reached the DNS server')
 
       // The last check stays with each domain: the status call reports it.
@@ -385,7 +400,9 @@ describe('custom domains', () => {
     const [, container] = kindsOf(w)
     const domain = unique('loopback')
     dns.zone.set(domain, { A: ['127.0.0.1'] })
-    await container!.create(container!.id, { domain, generate_certificate: true, use_cdn: true })
+    const { data: added } = await container!.create(container!.id, { domain, generate_certificate: true, use_cdn: true })
+    const proof = (added as CustomDomain & { ownership_txt_record: { name: string; value: string } }).ownership_txt_record
+    dns.zone.set(proof.name, { TXT: [proof.value] })
     assert.equal((await container!.check(container!.id)).data.results[0]?.status, 'RESOLVES_TO_IP')
   })
 

@@ -90,6 +90,8 @@ describe('database backups at the API', () => {
     assert.equal(page.has_more, true)
     assert.equal(page.next_start_id, ids[0])
     assert.equal(page.last_successful_backup_at, null)
+    const status = (await inject('GET', `/database/${databaseId}/status`, w.tokens.read.authorization)).json()
+    assert.equal(status.last_successful_backup_at, null, 'no backup ended DONE: the status says none')
     const rest = (await inject('GET', `/database/${databaseId}/backup?pageSize=2&startId=${page.next_start_id}`, w.tokens.read.authorization)).json()
     assert.deepEqual(
       rest.results.map((row: Body) => row.name),
@@ -142,7 +144,7 @@ describe('database backups at the API', () => {
     const loopback = await inject('POST', base, w.tokens.admin.authorization, destinationBody({ endpoint: 'http://127.0.0.1:9000' }))
     assert.equal(loopback.statusCode, 400, loopback.body)
     assert.equal(loopback.json().errors[0].path, '/endpoint')
-    assert.match(loopback.json().errors[0].message, /BERTH_GIT_ALLOW_PRIVATE_URLS/)
+    assert.match(loopback.json().errors[0].message, /BERTH_ALLOW_PRIVATE_URLS/)
     const withKeys = await inject('POST', base, w.tokens.admin.authorization, destinationBody({ endpoint: 'https://key:secret@s3.example.com' }))
     assert.equal(withKeys.statusCode, 400, withKeys.body)
     const noSecret = await inject('POST', base, w.tokens.admin.authorization, destinationBody({ secret_access_key: undefined }))

@@ -205,6 +205,9 @@ describe('database backups on the Docker engine', () => {
       [backup.id],
     )
     assert.equal(listed.last_successful_backup_at, backup.ended_at)
+    // The database's status says it too (a Berth extension of getDatabaseStatus).
+    const status = (await inject('GET', `/database/${ids.pg}/status`, w.tokens.read.authorization)).json()
+    assert.equal(status.last_successful_backup_at, backup.ended_at)
 
     await psql(ids.pg, 'drop table orders')
     const restore = await restored(ids.pg, backup.id)

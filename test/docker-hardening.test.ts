@@ -171,7 +171,7 @@ describe('the address guard at pull time', () => {
     const message = entry!.stages.flatMap((stage) => stage.services)[0]!.message ?? ''
     assert.match(message, /pull of .* refused: 127\.0\.0\.1 leads to a loopback/)
     const logs = await guardedCalls.inject('GET', `/environment/${w.environment.id}/logs?version=${queued.execution_id}`, w.tokens.read.authorization)
-    assert.match(logs.body, /BERTH_GIT_ALLOW_PRIVATE_URLS/)
+    assert.match(logs.body, /BERTH_ALLOW_PRIVATE_URLS/)
     assert.deepEqual(sink.requests, [], 'the engine connected to the registry')
   })
 
@@ -192,7 +192,7 @@ describe('the address guard at pull time', () => {
       ),
       /push of .* refused: 127\.0\.0\.1 leads to a loopback/,
     )
-    assert.match(said.join('\n'), /BERTH_GIT_ALLOW_PRIVATE_URLS/)
+    assert.match(said.join('\n'), /BERTH_ALLOW_PRIVATE_URLS/)
     assert.deepEqual(sink.requests, [], 'the engine connected to the registry')
   })
 })

@@ -111,6 +111,17 @@ describe('the Caddy configuration', () => {
     assert.equal(server.automatic_https.disable_redirects, true)
   })
 
+  it('binds the front door to BERTH_PROXY_LISTEN_HOST when set (loopback on a laptop)', () => {
+    const listen = (listenHost: string) => {
+      // biome-ignore lint/suspicious/noExplicitAny: the configuration is read field by field
+      const config: any = caddyConfig([], { ...settings, listenHost })
+      return config.apps.http.servers
+    }
+    assert.deepEqual(listen('127.0.0.1')['berth-front-door'].listen, ['127.0.0.1:8443'])
+    assert.deepEqual(listen('127.0.0.1')['berth-front-door-redirect'].listen, ['127.0.0.1:8880'])
+    assert.deepEqual(listen('::1')['berth-front-door'].listen, ['[::1]:8443'])
+  })
+
   it("uses Caddy's local CA without an ACME directory", () => {
     // biome-ignore lint/suspicious/noExplicitAny: the configuration is read field by field
     const config: any = caddyConfig([{ hosts: ['z1.localhost'], upstreams: ['10.0.0.2:80'], grpc: true }], {
@@ -143,5 +154,14 @@ describe('front door settings', () => {
     assert.throws(() => loadConfig({ BERTH_ACME_DIRECTORY: 'ftp://x' }), /BERTH_ACME_DIRECTORY/)
     assert.throws(() => loadConfig({ BERTH_ACME_EMAIL: 'nobody' }), /BERTH_ACME_EMAIL/)
     assert.equal(loadConfig({ BERTH_PROXY_ADMIN_URL: 'http://10.0.0.5:2019/' }).proxy.adminUrl, 'http://10.0.0.5:2019')
+    assert.equal(docker.listenHost, undefined, 'every interface by default')
+    assert.equal(loadConfig({ BERTH_PROXY_LISTEN_HOST: '127.0.0.1' }).proxy.listenHost, '127.0.0.1')
+    assert.throws(() => loadConfig({ BERTH_PROXY_LISTEN_HOST: 'localhost' }), /BERTH_PROXY_LISTEN_HOST must be an IP address/)
+    assert.deepEqual(loadConfig({ BERTH_OWN_HOST_NAMES: 'Berth.Example.com., api.example.com' }).domainCheck.ownHostNames, [
+      'berth.example.com',
+      'api.example.com',
+      'localhost',
+    ])
+    assert.throws(() => loadConfig({ BERTH_OWN_HOST_NAMES: 'https://berth.example.com' }), /BERTH_OWN_HOST_NAMES/)
   })
 })

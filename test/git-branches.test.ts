@@ -516,7 +516,7 @@ describe('git_api_url into the server’s own network, with BERTH_GIT_ALLOW_PRIV
         headers: { authorization: tokens.read.authorization },
       })
       const body = assertError(res, 400, 'bad_request')
-      assert.match(body.message, /BERTH_GIT_ALLOW_PRIVATE_URLS=true/, gitApiUrl)
+      assert.match(body.message, /BERTH_ALLOW_PRIVATE_URLS=true/, gitApiUrl)
     }
     assert.equal(fake.requests.length, 0, 'no call reached the loopback server')
   })
@@ -562,7 +562,7 @@ describe('git_api_url into the server’s own network, with BERTH_GIT_ALLOW_PRIV
         method,
       )
       assert.match(errors[0]!.message, /https/)
-      assert.match(errors[0]!.message, /BERTH_GIT_ALLOW_PRIVATE_URLS/)
+      assert.match(errors[0]!.message, /BERTH_ALLOW_PRIVATE_URLS/)
     }
   })
 
@@ -607,7 +607,7 @@ describe('git_api_url into the server’s own network, with BERTH_GIT_ALLOW_PRIV
           ['/git_api_url'],
           `${method} ${gitApiUrl}`,
         )
-        assert.match(errors[0]!.message, /BERTH_GIT_ALLOW_PRIVATE_URLS/)
+        assert.match(errors[0]!.message, /BERTH_ALLOW_PRIVATE_URLS/)
       }
     }
   })

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '#src/config.ts'
+import { guardRegistryHost } from '#src/modules/executors/docker/images.ts'
 import { gitApiUrlProblem, isPublicAddress } from '#src/modules/git-providers/address-guard.ts'
 import { bitbucket, bitbucketAuthorization } from '#src/modules/git-providers/bitbucket.ts'
 import { createBranchCache } from '#src/modules/git-providers/branch-cache.ts'
@@ -351,9 +352,44 @@ describe('git token changes', () => {
   })
 })
 
+describe('BERTH_ALLOW_PRIVATE_URLS, the one address opt-in', () => {
+  it('is read under its name, and under its old name BERTH_GIT_ALLOW_PRIVATE_URLS when the new one is unset', () => {
+    assert.equal(loadConfig({ BERTH_ALLOW_PRIVATE_URLS: 'true' }).outbound.allowPrivateUrls, true)
+    assert.equal(loadConfig({ BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' }).outbound.allowPrivateUrls, true)
+    assert.equal(loadConfig({ BERTH_ALLOW_PRIVATE_URLS: '', BERTH_GIT_ALLOW_PRIVATE_URLS: '1' }).outbound.allowPrivateUrls, true)
+    assert.equal(loadConfig({ BERTH_ALLOW_PRIVATE_URLS: 'false', BERTH_GIT_ALLOW_PRIVATE_URLS: 'false' }).outbound.allowPrivateUrls, false)
+  })
+
+  it('is named by a refused pull from a private address, and not offered for a registry name that does not resolve', async () => {
+    const said: string[] = []
+    await assert.rejects(
+      guardRegistryHost('pull', '127.0.0.1:5000/app:1', false, (line) => said.push(line)),
+      /BERTH_ALLOW_PRIVATE_URLS=true/,
+    )
+    await assert.rejects(
+      guardRegistryHost('pull', 'registry.berth-test.invalid/app:1', false, (line) => said.push(line)),
+      (error: Error) => {
+        assert.match(error.message, /does not resolve/)
+        assert.match(error.message, /DNS/)
+        assert.doesNotMatch(error.message, /ALLOW_PRIVATE_URLS=true/)
+        return true
+      },
+    )
+    assert.equal(said.length, 2)
+  })
+
+  it('refuses to start when the two names disagree, naming both', () => {
+    assert.throws(
+      () => loadConfig({ BERTH_ALLOW_PRIVATE_URLS: 'false', BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' }),
+      (e: Error) => e instanceof ConfigError && e.message.includes('BERTH_ALLOW_PRIVATE_URLS') && e.message.includes('BERTH_GIT_ALLOW_PRIVATE_URLS'),
+    )
+  })
+})
+
 describe('BERTH_GIT_* settings', () => {
   it('default to a 10 s timeout, a 30 s cache of 1000 listings, and no private addresses', () => {
-    assert.deepEqual({ ...loadConfig({}).git }, { timeoutMs: 10_000, cacheTtlMs: 30_000, cacheMaxEntries: 1000, allowPrivateUrls: false })
+    assert.deepEqual({ ...loadConfig({}).git }, { timeoutMs: 10_000, cacheTtlMs: 30_000, cacheMaxEntries: 1000 })
+    assert.equal(loadConfig({}).outbound.allowPrivateUrls, false)
   })
 
   it('read the environment, and name the variable when a value is wrong', () => {
@@ -361,15 +397,15 @@ describe('BERTH_GIT_* settings', () => {
       BERTH_GIT_TIMEOUT_MS: '2500',
       BERTH_GIT_CACHE_TTL_MS: '0',
       BERTH_GIT_CACHE_MAX_ENTRIES: '5',
-      BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
     }).git
-    assert.deepEqual({ ...git }, { timeoutMs: 2500, cacheTtlMs: 0, cacheMaxEntries: 5, allowPrivateUrls: true })
+    assert.deepEqual({ ...git }, { timeoutMs: 2500, cacheTtlMs: 0, cacheMaxEntries: 5 })
     for (const [name, value] of [
       ['BERTH_GIT_TIMEOUT_MS', '0'],
       ['BERTH_GIT_TIMEOUT_MS', 'soon'],
       ['BERTH_GIT_CACHE_TTL_MS', '-1'],
       ['BERTH_GIT_CACHE_MAX_ENTRIES', '0'],
       ['BERTH_GIT_ALLOW_PRIVATE_URLS', 'yes please'],
+      ['BERTH_ALLOW_PRIVATE_URLS', 'yes please'],
     ] as const) {
       assert.throws(
         () => loadConfig({ [name]: value }),

@@ -495,7 +495,13 @@ describe('git tokens', () => {
 
   describe('for other modules', () => {
     const services = () =>
-      createServices(t.db, { tokenUsageFlushMs: 60_000, onBackgroundError: () => {}, secrets: testSecretBox(), git: loadConfig({}).git })
+      createServices(t.db, {
+        tokenUsageFlushMs: 60_000,
+        onBackgroundError: () => {},
+        secrets: testSecretBox(),
+        git: loadConfig({}).git,
+        outbound: loadConfig({}).outbound,
+      })
 
     it('findGitToken and openGitToken find a token only within its organization; openGitToken gives the secret', async () => {
       const { gitTokens } = services()

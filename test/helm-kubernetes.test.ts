@@ -255,7 +255,7 @@ describeWithEachHelm('helm services on Kubernetes (real helm, no API server)', (
     })
     const workload = helmWorkload.describe(service, {
       action: 'DEPLOY',
-      settings: { databaseImages: '', iacImages: '', iacStateUrl: '' },
+      settings: { databaseImages: '', iacImages: '' },
       openSecret: () => '',
       namespace: 'ns',
     })

@@ -496,6 +496,7 @@ describe('helm repositories', () => {
       onBackgroundError: () => {},
       secrets: testSecretBox(),
       git: loadConfig({}).git,
+      outbound: loadConfig({}).outbound,
     })
     const organization = await factories(t.db).organization()
     const other = await factories(t.db).organization()

@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
 import { scratchVolume } from '#src/modules/executors/docker/step-workloads.ts'
-import { stateSchema } from '#src/modules/services/kinds/iac/iac-commands.ts'
 import { type DeploymentCalls, type DeploymentsTestApp, type EnvironmentEntry, isFinished, until } from './helpers/deployments.ts'
 import { docker } from './helpers/docker.ts'
 import { factories } from './helpers/factories.ts'
@@ -15,9 +14,10 @@ import { tofuStandinImage } from './helpers/tofu-standin-image.ts'
 // Issue 37: IAC services really run on the Docker executor, up to the engine, which is the
 // stand-in (test/fixtures/tofu-standin): the repository served on loopback over HTTPS and fetched
 // through the applications' checkout, the run's image built by the engine FROM the stand-in's image
-// with the service's fragment, init/plan/apply/destroy/force-unlock as containers, the state in a
-// schema of the test's own PostgreSQL through the engine's pg backend (locks included), the
-// resources of show -json served by terraformResources, secrets masked in the logs.
+// with the service's fragment, init/plan/apply/destroy/force-unlock as containers, the state in
+// Berth's iac_states through the engine's http backend and the run's state endpoint (locks
+// included), the resources of show -json served by terraformResources, secrets masked in the logs
+// and in the resources.
 
 const SECRET = `s3cr3t-${Math.random().toString(36).slice(2)}`
 const API_KEY = `key-${Math.random().toString(36).slice(2)}`
@@ -172,7 +172,8 @@ describe('IAC services on the Docker executor, with the engine stand-in', () => 
     assert.equal(entry!.trigger_action, 'DEPLOY')
     assert.equal(serviceOf(entry!).status_details.sub_action, 'IAC_PLAN_AND_APPLY')
     assert.equal(serviceOf(entry!).details.resource_count, 2)
-    assert.match(logs, /tofu init -input=false -no-color -backend-config=conn_str=/)
+    assert.match(logs, /tofu init -input=false -no-color -reconfigure"/)
+    assert.doesNotMatch(logs, /conn_str|postgres:\/\//)
     assert.match(logs, /tofu plan -parallelism=4 -input=false -no-color -detailed-exitcode/)
     assert.match(logs, /Plan: 2 to add, 0 to change, 0 to destroy\./)
     assert.match(logs, /Apply complete! Resources: 2 added, 0 changed, 0 destroyed\./)
@@ -201,15 +202,24 @@ describe('IAC services on the Docker executor, with the engine stand-in', () => 
     assert.equal(resources[0]!.attributes.size, 'large', 'the tfvars file is read')
     assert.equal(resources[1]!.attributes.owner, 'team-a', "the service's variable reaches the run")
 
-    // The state is in the service's schema of Berth's PostgreSQL, written by the engine's pg backend.
+    // Sensitive values and secret variables are masked in the resources, for every role.
+    assert.equal((resources[1]!.attributes as Record<string, unknown>).password, '***')
+    assert.equal((resources[0]!.attributes as Record<string, unknown>).key, '***')
+    for (const authorization of [tokens.read.authorization, tokens.admin.authorization]) {
+      const body = (await calls.inject('GET', `/terraform/${id}/terraformResources`, authorization)).body
+      assert.doesNotMatch(body, new RegExp(`${SECRET}|${API_KEY}`))
+      assert.match(body, /"password":"\*\*\*"/)
+    }
+
+    // The state is in Berth's iac_states, written by the engine's http backend through the run's endpoint.
     const client = new pg.Client({ connectionString: databaseUrl() })
     await client.connect()
+    const stateOf = async () => (await client.query('select state, lock_info from iac_states where service_id = $1', [id])).rows
     try {
-      const schema = stateSchema(id)
-      const { rows } = await client.query(`select id, name, data from "${schema}".states`)
+      const rows = await stateOf()
       assert.equal(rows.length, 1)
-      assert.equal(rows[0].name, 'default')
-      assert.equal(JSON.parse(rows[0].data).resources.length, 2)
+      assert.equal(rows[0].lock_info, null, 'the run released its lock')
+      assert.equal(JSON.parse(rows[0].state).resources.length, 2)
 
       // A dry run is a plan: nothing to change after the apply, and nothing is changed.
       const dry = await calls.trigger(`/terraform/${id}/deploy?dry_run=true`, deploy, {})
@@ -235,27 +245,26 @@ describe('IAC services on the Docker executor, with the engine stand-in', () => 
       const stillThere = (await calls.inject('GET', `/terraform/${id}/terraformResources`, deploy)).json().results
       assert.equal(stillThere[0].attributes.region, 'eu-west-3')
 
-      // 3. Another session holds the state's lock (as a running engine does): a deploy fails on it.
-      const holder = new pg.Client({ connectionString: databaseUrl() })
-      await holder.connect()
-      await holder.query('select pg_advisory_lock($1)', [rows[0].id])
-      try {
-        await calls.trigger(`/terraform/${id}/deploy`, deploy, {})
-        entry = await settled(environment.id, deploy)
-        assert.equal(entry!.status, 'DEPLOYMENT_ERROR')
-        assert.match(serviceOf(entry!).message ?? '', /Workspace is already locked/)
-        // Force-unlock finds the lock the engine names and runs force-unlock with its id.
-        const unlocked = await calls.trigger(`/terraform/${id}/deploy`, deploy, { action: 'FORCE_UNLOCK' })
-        entry = await settled(environment.id, deploy)
-        assert.equal(entry!.trigger_action, 'IAC_FORCE_UNLOCK')
-        assert.equal(serviceOf(entry!).status_details.sub_action, 'IAC_FORCE_UNLOCK_STATE')
-        const unlockLogs = await logsOf(environment.id, unlocked.execution_id, deploy)
-        assert.equal(entry!.status, 'DEPLOYED', unlockLogs)
-        assert.match(unlockLogs, /tofu force-unlock -force [0-9a-f-]{36}/)
-        assert.match(unlockLogs, /OpenTofu state has been successfully unlocked!/)
-      } finally {
-        await holder.end()
-      }
+      // 3. A lock is held on the state (as a run that died holding it leaves): a deploy fails on it.
+      const lockId = crypto.randomUUID()
+      await client.query('update iac_states set lock_info = $2 where service_id = $1', [
+        id,
+        JSON.stringify({ ID: lockId, Operation: 'OperationTypeApply', Who: 'someone@elsewhere' }),
+      ])
+      await calls.trigger(`/terraform/${id}/deploy`, deploy, {})
+      entry = await settled(environment.id, deploy)
+      assert.equal(entry!.status, 'DEPLOYMENT_ERROR')
+      assert.match(serviceOf(entry!).message ?? '', /HTTP remote state already locked/)
+      // Force-unlock finds the lock the engine names and runs force-unlock with its id.
+      const unlocked = await calls.trigger(`/terraform/${id}/deploy`, deploy, { action: 'FORCE_UNLOCK' })
+      entry = await settled(environment.id, deploy)
+      assert.equal(entry!.trigger_action, 'IAC_FORCE_UNLOCK')
+      assert.equal(serviceOf(entry!).status_details.sub_action, 'IAC_FORCE_UNLOCK_STATE')
+      const unlockLogs = await logsOf(environment.id, unlocked.execution_id, deploy)
+      assert.equal(entry!.status, 'DEPLOYED', unlockLogs)
+      assert.match(unlockLogs, new RegExp(`tofu force-unlock -force ${lockId}`))
+      assert.match(unlockLogs, /OpenTofu state has been successfully unlocked!/)
+      assert.equal((await stateOf())[0].lock_info, null)
 
       // 4. The lock released, a second run sees the state: one change, applied.
       await calls.trigger(`/terraform/${id}/deploy`, deploy, {})
@@ -263,7 +272,7 @@ describe('IAC services on the Docker executor, with the engine stand-in', () => 
       assert.equal(entry!.status, 'DEPLOYED', serviceOf(entry!).message ?? '')
       const after = (await calls.inject('GET', `/terraform/${id}/terraformResources`, deploy)).json().results
       assert.equal(after[0].attributes.region, 'eu-west-1')
-      const serial = JSON.parse((await client.query(`select data from "${schema}".states`)).rows[0].data).serial
+      const serial = JSON.parse((await stateOf())[0].state).serial
       assert.ok(serial >= 2, `serial ${serial}`)
 
       // 5. timeout_sec kills a run; cancel stops one.
@@ -299,7 +308,7 @@ describe('IAC services on the Docker executor, with the engine stand-in', () => 
       assert.equal(entry!.status, 'DELETED', serviceOf(entry!).message ?? '')
       assert.equal(serviceOf(entry!).status_details.sub_action, 'IAC_DESTROY')
       assert.deepEqual((await calls.inject('GET', `/terraform/${id}/terraformResources`, deploy)).json().results, [])
-      const destroyed = JSON.parse((await client.query(`select data from "${schema}".states`)).rows[0].data)
+      const destroyed = JSON.parse((await stateOf())[0].state)
       assert.equal(destroyed.resources.length, 0)
 
       // 7. Nothing of the runs is left: no volume, no image.

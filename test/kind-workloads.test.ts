@@ -15,7 +15,7 @@ import { testSecretBox } from './helpers/app.ts'
 
 const secrets = testSecretBox()
 const openSecret = (sealed: string) => secrets.open(Buffer.from(sealed, 'base64'))
-const settings = { databaseImages: 'mirror.example/library', iacImages: '', iacStateUrl: 'postgres://berth:s3cret@127.0.0.1:5432/berth' }
+const settings = { databaseImages: 'mirror.example/library', iacImages: '' }
 
 function describeOf(kinds: typeof DOCKER_KINDS, kind: string, configuration: unknown, action: ExecutorAction, overrides = {}): Workload {
   const snapshot: ServiceSnapshot = {
@@ -128,8 +128,15 @@ describe('the workloads kinds describe', () => {
     it('on Docker: applies only what the plan changes, then reads the state’s resources', () => {
       const deploy = describeOf(DOCKER_KINDS, 'IAC', config, 'DEPLOY') as StepsWorkload
       assert.equal(deploy.type, 'steps')
-      assert.deepEqual(deploy.masked, ['s3cret'], 'the state store’s password is masked')
-      assert.equal(deploy.hostNetwork, true)
+      // The state is served by the executor to the run alone: no Berth credential, no database address.
+      assert.equal(deploy.stateEndpoint, true)
+      assert.deepEqual(
+        deploy.files.map((file) => file.content),
+        ['terraform {\n  backend "http" {}\n}\n'],
+      )
+      assert.ok(deploy.first && 'run' in deploy.first)
+      assert.deepEqual(deploy.first.run.args, ['init', '-input=false', '-no-color', '-reconfigure'])
+      assert.doesNotMatch(JSON.stringify(deploy.env), /postgres|conn_str|TF_HTTP/)
       const state = JSON.stringify({
         format_version: '1.0',
         values: { root_module: { resources: [{ address: 'null_resource.a', mode: 'managed', type: 'null_resource', name: 'a' }] } },
@@ -147,6 +154,51 @@ describe('the workloads kinds describe', () => {
       assert.deepEqual(destroyed.steps, ['init', 'destroy'])
       const skipped = describeOf(DOCKER_KINDS, 'IAC', config, 'DELETE', { skipDestroy: true }) as StepsWorkload
       assert.deepEqual(walk(skipped, {}).steps, [], 'SKIP_DESTROY runs nothing')
+    })
+
+    it('on Docker: masks in the resources every value the engine marks sensitive and every secret variable’s value', () => {
+      const sealed = (value: string) => secrets.seal(value).toString('base64')
+      const withSecrets = {
+        ...config,
+        tfVars: [
+          { key: 'region', secret: false, value: 'eu-west-3' },
+          { key: 'api_key', secret: true, sealed: sealed('key-0123456789') },
+          { key: 'pin', secret: true, sealed: sealed('42') },
+        ],
+      } as unknown as IacConfig
+      const deploy = describeOf(DOCKER_KINDS, 'IAC', withSecrets, 'DEPLOY') as StepsWorkload
+      const state = JSON.stringify({
+        format_version: '1.0',
+        values: {
+          outputs: { token: { sensitive: true, value: 'tok-abcdef' } },
+          root_module: {
+            resources: [
+              {
+                address: 'standin_database.main',
+                mode: 'managed',
+                type: 'standin_database',
+                name: 'main',
+                values: {
+                  region: 'eu-west-3',
+                  password: 'hunter2-long',
+                  nested: { keys: ['a', 'b-secret'], plain: 'key-0123456789 in a sentence' },
+                  pin: '42',
+                },
+                sensitive_values: { password: true, nested: { keys: [false, true] } },
+              },
+            ],
+          },
+        },
+      })
+      const end = walk(deploy, { plan: 0 }, state).end
+      assert.ok('done' in end)
+      const [resource] = (end.done.output?.terraform_resources ?? []) as { attributes: Record<string, unknown> }[]
+      assert.deepEqual(resource!.attributes, {
+        region: 'eu-west-3',
+        password: '***',
+        nested: { keys: ['a', '***'], plain: '*** in a sentence' },
+        pin: '***',
+      })
     })
 
     it('on Kubernetes: init, plan and apply laid out as one Job; force-unlock refused', () => {

@@ -46,6 +46,15 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/organization/{organizationId}/account/gitlab/repository/branch': { get: 'getOrganizationGitlabRepositoryBranches' },
   '/organization/{organizationId}/account/bitbucket/repository/branch': { get: 'getOrganizationBitbucketRepositoryBranches' },
   '/organization/{organizationId}/gitToken': { get: 'listOrganizationGitTokens', post: 'createGitToken' },
+  '/organization/{organizationId}/webhook': { get: 'listOrganizationWebHooks', post: 'createOrganizationWebhook' },
+  '/organization/{organizationId}/webhook/{webhookId}': {
+    get: 'getOrganizationWebhook',
+    put: 'editOrganizationWebhook',
+    delete: 'deleteOrganizationWebhook',
+  },
+  '/organization/{organizationId}/webhook/{webhookId}/event': { get: 'listWebhookEvent' },
+  '/organization/{organizationId}/events': { get: 'getOrganizationEvents' },
+  '/organization/{organizationId}/targets': { get: 'getOrganizationEventTargets' },
   '/organization/{organizationId}/gitToken/{gitTokenId}': { get: 'getOrganizationGitToken', put: 'editGitToken', delete: 'deleteGitToken' },
   '/organization/{organizationId}/helmRepository': { get: 'listHelmRepository', post: 'createHelmRepository' },
   '/organization/{organizationId}/helmRepository/{helmRepositoryId}': {
@@ -368,6 +377,29 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/database/{databaseId}/rollback': { post: 'rollbackDatabase' },
   '/job/{jobId}/rollback': { post: 'rollbackJob' },
   '/helm/{helmId}/rollback': { post: 'rollbackHelm' },
+  // Issue 48: projects' deployment rules (docs/deployment-rules.md).
+  '/project/{projectId}/deploymentRule': { get: 'listProjectDeploymentRules', post: 'createDeploymentRule' },
+  '/project/{projectId}/deploymentRule/order': { put: 'updateDeploymentRulesPriorityOrder' },
+  '/project/{projectId}/deploymentRule/{deploymentRuleId}': {
+    get: 'getProjectDeploymentRule',
+    put: 'editProjectDeployemtnRule',
+    delete: 'deleteProjectDeploymentRule',
+  },
+  // Issue 48: clusters' locks, environments and readiness (docs/clusters.md).
+  '/cluster/{clusterId}/lock': { post: 'lockCluster', delete: 'unlock-cluster' },
+  '/organization/{organizationId}/lock': { get: 'list-cluster-lock' },
+  '/cluster/{clusterId}/environments': { get: 'get-environments-by-cluster-id' },
+  '/cluster/{clusterId}/events': { get: 'get-cluster-kubernetes-events' },
+  '/organization/{organizationId}/cluster/{clusterId}/isReady': { get: 'getClusterReadinessStatus' },
+  // Issue 48: checks before a deploy (docs/checks.md).
+  '/environment/{environmentId}/checkDockerfile': { post: 'checkDockerfile' },
+  '/environment/{environmentId}/checkGitFile': { post: 'checkGitFile' },
+  '/environment/{environmentId}/checkHelmRepository': { post: 'checkHelmRepository' },
+  '/environment/{environmentId}/checkContainerImage': { post: 'checkContainerImage' },
+  '/organization/{organizationId}/helmRepository/{helmRepositoryId}/charts': { get: 'getHelmCharts' },
+  '/availableHelmRepository': { get: 'listAvailableHelmRepository' },
+  '/environment/{environmentId}/link': { get: 'listEnvironmentServicesLinks' },
+  '/environment/{environmentId}/terraformExport': { get: 'exportEnvironmentConfigurationIntoTerraform' },
 }
 
 /** Operations git providers call, signed with the organization's webhook secret: no Authorization scheme, and 200 with what was done. */
@@ -383,6 +415,11 @@ const ANSWER_200 = new Set([
   'saveArgoCdCredentials',
   'checkArgoCdConnection',
   'saveArgoCdDestinationClusterMapping',
+  'lockCluster',
+  'checkDockerfile',
+  'checkGitFile',
+  'checkHelmRepository',
+  'checkContainerImage',
 ])
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])

@@ -171,13 +171,16 @@ describe('preview environments', () => {
       assert.equal(item.pull_request.title, 'Add login')
       assert.match(item.pull_request.url, /7$/)
 
-      // A replay, and the same event under a new delivery id, make nothing new.
+      // A replay, and the same event under a new delivery id (issue 42: known by what it says), make nothing new.
       const replayed = await deliver(provider, w, pr, opened.delivery)
       assert.equal(replayed.body.outcome, 'REPLAYED')
       const again = await deliver(provider, w, { ...pr, action: 'reopened' })
-      assert.equal(again.body.outcome, 'IGNORED', JSON.stringify(again.body))
+      assert.equal(again.body.outcome, 'REPLAYED', JSON.stringify(again.body))
+      // Another event at the same head, of a later time: nothing to deploy.
+      const later = await deliver(provider, w, { ...pr, updatedAt: new Date().toISOString() })
+      assert.equal(later.body.outcome, 'IGNORED', JSON.stringify(later.body))
       const concurrent = await Promise.all([deliver(provider, w, pr), deliver(provider, w, pr)])
-      assert.ok(concurrent.every((delivery) => delivery.body.outcome === 'IGNORED'))
+      assert.ok(concurrent.every((delivery) => delivery.body.outcome === 'REPLAYED'))
       assert.equal((await previewsOf(w.environment.id)).length, 1)
       assert.equal((await environmentsOf(w.project.id)).length, 2)
 
@@ -203,7 +206,7 @@ describe('preview environments', () => {
         { what: 'the preview environment deleted', timeoutMs: 20_000 },
       )
       assert.equal((await previewsOf(w.environment.id)).length, 0)
-      assert.equal((await deliver(provider, w, { ...pr, action: 'closed', sha: next })).body.outcome, 'IGNORED')
+      assert.equal((await deliver(provider, w, { ...pr, action: 'closed', sha: next, updatedAt: new Date().toISOString() })).body.outcome, 'IGNORED')
     })
   }
 

@@ -49,6 +49,8 @@ async function call(path: string, { method = 'GET', body, headers = {}, token, s
     credentials: 'omit',
     headers: {
       accept: 'application/json',
+      // The console's marker: its changes read CONSOLE in the audit log (docs/audit-log.md).
+      'x-berth-console': '1',
       ...(credential ? { authorization: `Token ${credential}` } : {}),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       ...headers,

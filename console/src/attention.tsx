@@ -1,28 +1,14 @@
 // "Needs attention" on an organization's overview, as one table of sources: each finds what it
 // knows is wrong. A feature adds its source (alerts firing, backups failing) as one entry here, its
 // reading in a file of its own; a source may read more of the API with `useItems`' hooks.
-import { isFailed, type Tone, toneOf, words } from './format.ts'
+import type { AttentionItem, AttentionSource } from './attention-source.ts'
+import { failingBackupsSource } from './backup-attention.ts'
+import { isFailed, toneOf, words } from './format.ts'
 import { servicePage } from './kinds.ts'
 import type { EnvironmentGlance } from './overview-data.ts'
 import { servicesIn, triggerWords } from './trigger-words.ts'
 
-export interface AttentionItem {
-  key: string
-  /** What is wrong, in a few words. */
-  text: string
-  /** A status badge before it. */
-  badge?: { text: string; tone: Tone }
-  href?: string | undefined
-  /** Where: project and environment. */
-  where: string
-}
-
-export interface AttentionSource {
-  id: string
-  title: string
-  /** A hook: called on every render of the overview, in this table's order. */
-  useItems(organizationId: string, glances: EnvironmentGlance[]): { items?: AttentionItem[]; error?: string }
-}
+export type { AttentionItem, AttentionSource }
 
 const whereOf = (glance: EnvironmentGlance) => `${glance.project.name} / ${glance.environment.name}`
 
@@ -83,4 +69,5 @@ export const ATTENTION_SOURCES: AttentionSource[] = [
       ),
     }),
   },
+  failingBackupsSource,
 ]

@@ -10,6 +10,7 @@ import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/
 import { checkKubernetesPrograms, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { type FrontDoorRuntime, openFrontDoor } from '#src/modules/front-door/front-door-runtime.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
+import { createEventWorkers, type EventWorkers } from '#src/modules/webhooks/event-workers.ts'
 import type { SupervisorEvents } from '#src/platform/db/embedded.ts'
 import { isDatabaseUnavailable } from '#src/platform/db/errors.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
@@ -53,6 +54,7 @@ export async function serve(config: Config): Promise<void> {
   let app: FastifyInstance | undefined
   let runner: DeploymentRunner | undefined
   let backupWorker: ReturnType<typeof createConfiguredBackupWorker> | undefined
+  let eventWorkers: EventWorkers | undefined
   let frontDoor: FrontDoorRuntime | undefined
   let stopping: Promise<boolean> | undefined
 
@@ -95,6 +97,7 @@ export async function serve(config: Config): Promise<void> {
         // Deployments under way are handed back, unfinished, for another runner to resume.
         const runnerStopped = runner?.stop()
         const backupsStopped = backupWorker?.stop()
+        const eventsStopped = eventWorkers?.stop()
         if (app) {
           const server = app.server
           const closed = app.close()
@@ -113,6 +116,7 @@ export async function serve(config: Config): Promise<void> {
         }
         if (runnerStopped && !(await runnerStoppedInTime(runnerStopped, graceOver, config.http.shutdownGraceMs, logger))) clean = false
         await backupsStopped
+        await eventsStopped
         await frontDoor?.stop()
       } finally {
         // A start still opening the database is awaited, so that it is released, not leaked.
@@ -158,6 +162,7 @@ export async function serve(config: Config): Promise<void> {
         KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes, KUBERNETES_KINDS),
       })
       backupWorker = createConfiguredBackupWorker(config, runtime.db, secrets, logger.child({ component: 'backups' }))
+      eventWorkers = createEventWorkers(config, runtime.db, secrets, logger.child({ component: 'events' }))
     }
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake(), frontDoor: frontDoor?.frontDoor })
     if (stopping) return
@@ -165,6 +170,7 @@ export async function serve(config: Config): Promise<void> {
     releaseYoungGeneration()
     runner?.start()
     backupWorker?.start()
+    eventWorkers?.start()
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.http.port
     logger.info(

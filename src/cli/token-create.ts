@@ -36,6 +36,7 @@ export async function mintOrganizationToken(
     onBackgroundError: () => {},
     secrets: noSecrets,
     git: config.git,
+    outbound: config.outbound,
   })
   const organization = await organizations.findOrCreateByName(request.organization)
   const created = await apiTokens.mint(organization.id, {

@@ -5,6 +5,7 @@ import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/
 import { checkKubernetesPrograms, type KubernetesSettings, kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { workerFrontDoor } from '#src/modules/front-door/front-door-runtime.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
+import { createEventWorkers } from '#src/modules/webhooks/event-workers.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
 import { openDatabaseRuntime } from './database-runtime.ts'
@@ -36,6 +37,7 @@ export async function worker(config: Config): Promise<void> {
     KUBERNETES: connectKubernetesExecutor(runtime.db, secrets, kubernetes, KUBERNETES_KINDS),
   })
   const backupWorker = createConfiguredBackupWorker(config, runtime.db, secrets, logger.child({ component: 'backups' }))
+  const eventWorkers = createEventWorkers(config, runtime.db, secrets, logger.child({ component: 'events' }))
   let stopping: Promise<boolean> | undefined
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
@@ -43,8 +45,10 @@ export async function worker(config: Config): Promise<void> {
         logger.info({ reason: signal }, 'shutting down')
         const graceMs = config.http.shutdownGraceMs
         const backupsStopped = backupWorker.stop()
+        const eventsStopped = eventWorkers.stop()
         const clean = await runnerStoppedInTime(runner.stop(), graceTimer(graceMs), graceMs, logger)
         await backupsStopped
+        await eventsStopped
         await runtime.close()
         logger.info('stopped')
         return clean
@@ -60,5 +64,6 @@ export async function worker(config: Config): Promise<void> {
   }
   runner.start()
   backupWorker.start()
+  eventWorkers.start()
   logger.info({ database: runtime.description, runnerId: runner.runnerId }, 'berth worker running deployments')
 }

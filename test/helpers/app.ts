@@ -8,6 +8,7 @@ import type { DeploymentRunner } from '#src/modules/deployments/runner/deploymen
 import { createDeploymentRunsRepository } from '#src/modules/deployments/runner/deployment-runs.repository.ts'
 import { kubernetesSettings } from '#src/modules/executors/kubernetes/kubernetes-engine.ts'
 import { KUBERNETES_KINDS } from '#src/modules/services/kinds/registry.ts'
+import { createEventWorkers } from '#src/modules/webhooks/event-workers.ts'
 import { type Db, openDatabase } from '#src/platform/db/database.ts'
 import { createSecretBox, type SecretBox } from '#src/platform/secrets/secret-box.ts'
 
@@ -56,6 +57,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
         KUBERNETES: connectKubernetesExecutor(db, testSecretBox(), kubernetesSettings(config), KUBERNETES_KINDS),
       })
     : undefined
+  // A process that runs deployments delivers their webhooks too, as `berth serve` does.
+  const eventWorkers = options.runner ? createEventWorkers(config, db, testSecretBox(), quiet) : undefined
   const app = await buildApp({
     config,
     db,
@@ -65,6 +68,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
   })
   await app.ready()
   runner?.start()
+  eventWorkers?.start()
   return {
     app,
     db,
@@ -76,6 +80,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     },
     async close() {
       await runner?.stop()
+      await eventWorkers?.stop()
       await app.close()
       await db.destroy()
     },

@@ -31,7 +31,7 @@ export function chartValuesOf(
   const action = options.action ?? 'DEPLOY'
   const workload = KUBERNETES_KINDS[snapshot.kind]!.describe(snapshot, {
     action,
-    settings: { databaseImages: 'docker.io/library', iacImages: '', iacStateUrl: '', ...options.settings },
+    settings: { databaseImages: 'docker.io/library', iacImages: '', ...options.settings },
     openSecret: options.openSecret ?? (() => ''),
     namespace: options.namespace ?? 'berth-ns',
   })

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import ipaddr from 'ipaddr.js'
 
 // A tiny authoritative DNS server on loopback (UDP), so that custom domain checks run node's real
-// resolver against answers the test chooses, without the internet. It answers A, AAAA and CNAME
+// resolver against answers the test chooses, without the internet. It answers A, AAAA, CNAME and TXT
 // questions from `zone`; a name missing from the zone is NXDOMAIN, a name present without a record
 // of the type asked is NOERROR with no answer (node: ENODATA), and a name marked `silent` gets no
 // answer at all (node: a timeout).
@@ -12,6 +12,7 @@ export interface ZoneEntry {
   A?: string[]
   AAAA?: string[]
   CNAME?: string
+  TXT?: string[]
   silent?: boolean
 }
 
@@ -24,7 +25,7 @@ export interface DnsServer {
   close(): Promise<void>
 }
 
-const TYPES: Record<number, 'A' | 'AAAA' | 'CNAME'> = { 1: 'A', 28: 'AAAA', 5: 'CNAME' }
+const TYPES: Record<number, 'A' | 'AAAA' | 'CNAME' | 'TXT'> = { 1: 'A', 28: 'AAAA', 5: 'CNAME', 16: 'TXT' }
 
 function encodeName(name: string): Buffer {
   const parts = name
@@ -66,6 +67,9 @@ function answer(query: Buffer, zone: Map<string, ZoneEntry>, asked: string[]): B
   if (entry?.CNAME && (type === 5 || type === 1 || type === 28)) records.push(record(5, encodeName(entry.CNAME)))
   if (entry && !entry.CNAME && type === 1) for (const a of entry.A ?? []) records.push(record(1, Buffer.from(ipaddr.parse(a).toByteArray())))
   if (entry && !entry.CNAME && type === 28) for (const a of entry.AAAA ?? []) records.push(record(28, Buffer.from(ipaddr.parse(a).toByteArray())))
+  // One string per record (a TXT value of the tests stays under 255 bytes).
+  if (entry && !entry.CNAME && type === 16)
+    for (const text of entry.TXT ?? []) records.push(record(16, Buffer.concat([Buffer.from([text.length]), Buffer.from(text, 'ascii')])))
   const header = Buffer.alloc(12)
   query.copy(header, 0, 0, 2) // id
   const recursionDesired = query[2]! & 0x01

@@ -46,7 +46,8 @@ export function factories(db: Db) {
       onBackgroundError: () => {},
       secrets: testSecretBox(),
       // Tests point git tokens at loopback fakes of the providers; the guard's own tests go through the API.
-      git: loadConfig({ BERTH_GIT_ALLOW_PRIVATE_URLS: 'true' }).git,
+      git: loadConfig({}).git,
+      outbound: loadConfig({ BERTH_ALLOW_PRIVATE_URLS: 'true' }).outbound,
     })
 
   return {

@@ -34,6 +34,8 @@ export interface FakeKubeApi {
   server: Server
   /** The pods of `namespace` from now on (none by default), each with what it printed. */
   pods(namespace: string, pods: FakePod[]): void
+  /** The cluster's events from now on (`/api/v1/events`; none by default), as the API server lists them. */
+  events(items: object[]): void
   /** Makes `helm get manifest name` answer `manifest` (a deployed release, revision 1). */
   release(name: string, namespace: string, manifest: string): void
   close(): Promise<void>
@@ -126,6 +128,7 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
   const requests: KubeRequest[] = []
   const releases = new Map<string, { namespace: string; encoded: string }>()
   const podsOf = new Map<string, FakePod[]>()
+  let eventItems: object[] = []
 
   const server: Server = createServer({ key: readFileSync(key), cert: certificate }, (req, res) => {
     let body = ''
@@ -147,6 +150,7 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
       }
       const p = url.pathname
       if (p === '/version') return send(200, { major: '1', minor: '31', gitVersion: 'v1.31.0' })
+      if (p === '/api/v1/events') return send(200, { kind: 'EventList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: eventItems })
       if (p === '/api') return send(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] })
       if (p === '/apis') {
         const version = { groupVersion: 'apps/v1', version: 'v1' }
@@ -269,6 +273,9 @@ current-context: fake
 `,
     pods(namespace, pods) {
       podsOf.set(namespace, pods)
+    },
+    events(items) {
+      eventItems = items
     },
     release(name, namespace, manifest) {
       const stored = {

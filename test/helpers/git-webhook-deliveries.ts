@@ -72,6 +72,10 @@ export interface PullRequestFields {
   title: string
   author: string
   merged?: boolean
+  /** When the pull request was last updated, as the event says (ISO 8601); absent: the event does not say. */
+  updatedAt?: string
+  /** The pull request's page, when not the provider's usual one. */
+  url?: string
 }
 
 const GITLAB_ACTIONS = { opened: 'open', reopened: 'reopen', synchronize: 'update', closed: 'close' } as const
@@ -101,7 +105,8 @@ export function pullRequestPayload(provider: Provider, fullName: string, pr: Pul
         state: pr.action === 'closed' ? 'closed' : 'open',
         merged: pr.merged ?? false,
         title: pr.title,
-        html_url: `https://github.com/${fullName}/pull/${pr.number}`,
+        html_url: pr.url ?? `https://github.com/${fullName}/pull/${pr.number}`,
+        ...(pr.updatedAt ? { updated_at: pr.updatedAt } : {}),
         user: { login: pr.author },
         head: { ref: pr.head, sha: pr.sha, repo: repository },
         base: { ref: pr.base, sha: 'f'.repeat(40), repo: repository },
@@ -122,7 +127,9 @@ export function pullRequestPayload(provider: Provider, fullName: string, pr: Pul
         iid: pr.number,
         id: 1000 + pr.number,
         title: pr.title,
-        url: `https://gitlab.com/${fullName}/-/merge_requests/${pr.number}`,
+        url: pr.url ?? `https://gitlab.com/${fullName}/-/merge_requests/${pr.number}`,
+        // GitLab writes its times so.
+        ...(pr.updatedAt ? { updated_at: pr.updatedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') } : {}),
         source_branch: pr.head,
         target_branch: pr.base,
         action,
@@ -142,7 +149,8 @@ export function pullRequestPayload(provider: Provider, fullName: string, pr: Pul
       id: pr.number,
       title: pr.title,
       state: pr.action === 'closed' ? (pr.merged ? 'MERGED' : 'DECLINED') : 'OPEN',
-      links: { html: { href: `https://bitbucket.org/${fullName}/pull-requests/${pr.number}` } },
+      links: { html: { href: pr.url ?? `https://bitbucket.org/${fullName}/pull-requests/${pr.number}` } },
+      ...(pr.updatedAt ? { updated_on: pr.updatedAt } : {}),
       author: { nickname: pr.author },
       // Bitbucket's pull request events give commits abbreviated to 12 digits.
       source: { branch: { name: pr.head }, commit: { hash: pr.sha.slice(0, 12) }, repository },

@@ -9,5 +9,5 @@ export type IsolatedDatabase = ThrowawayDatabase
 export async function createIsolatedDatabase(): Promise<IsolatedDatabase> {
   const serverUrl = process.env.TEST_DATABASE_SERVER_URL
   if (!serverUrl) throw new Error('TEST_DATABASE_SERVER_URL is not set: run the tests with `npm test`')
-  return createThrowawayDatabase(serverUrl, 'berth_test_iso')
+  return createThrowawayDatabase(serverUrl, 'berth_test_iso', { durableCommits: false })
 }

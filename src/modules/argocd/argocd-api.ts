@@ -73,7 +73,7 @@ export interface ArgoCdInstance {
 }
 
 export interface ArgoCdApiSettings {
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: may an Argo CD lead into the server's own network (the in-cluster URL is such). */
+  /** BERTH_ALLOW_PRIVATE_URLS: may an Argo CD lead into the server's own network (the in-cluster URL is such). */
   allowPrivateUrls: boolean
   /** How long one call may take. */
   timeoutMs: number

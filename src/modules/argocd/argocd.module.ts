@@ -14,7 +14,7 @@ import { createArgoCdSyncRepository } from './argocd-sync.repository.ts'
 export interface ArgoCdModuleDeps<S extends { organizationId: string }> {
   organizations: OrganizationsService
   secrets: SecretBox
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: may an Argo CD's URL lead into the server's own network. */
+  /** BERTH_ALLOW_PRIVATE_URLS: may an Argo CD's URL lead into the server's own network. */
   allowPrivateUrls: boolean
   /** BERTH_ARGOCD_TIMEOUT_MS and BERTH_ARGOCD_POLL_INTERVAL_MS. */
   timeoutMs: number

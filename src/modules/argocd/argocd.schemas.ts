@@ -16,7 +16,7 @@ export const ArgoCdCredentialsRequest = Type.Object(
       minLength: 1,
       maxLength: 2048,
       description:
-        'The URL of the ArgoCD instance (e.g. https://argocd.example.com); a private or in-cluster address only with BERTH_GIT_ALLOW_PRIVATE_URLS=true',
+        'The URL of the ArgoCD instance (e.g. https://argocd.example.com); a private or in-cluster address only with BERTH_ALLOW_PRIVATE_URLS=true',
     }),
     argocd_token: Type.String({ minLength: 1, maxLength: 16_384, description: 'ArgoCD API authentication token; sealed at rest, never returned' }),
   },

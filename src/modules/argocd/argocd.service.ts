@@ -18,7 +18,7 @@ interface Deps {
   organizations: OrganizationsService
   secrets: SecretBox
   api: ArgoCdApi
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: may an Argo CD's URL lead into the server's own network. */
+  /** BERTH_ALLOW_PRIVATE_URLS: may an Argo CD's URL lead into the server's own network. */
   allowPrivateUrls: boolean
   /** Told when a cluster's credentials go: its applications' services go with them (argocd-sync.ts). */
   onCredentialsDeleted(credentialsId: string): Promise<void>

@@ -11,7 +11,7 @@ import type { BackupsRepository, DestinationColumns, DestinationRow } from './ba
 
 // An organization's backup destinations (docs/backups.md, "Destinations"): S3-compatible stores,
 // read by any member, written by ADMINs, the secret key sealed and never returned. The endpoint
-// follows the address rules of git providers and registries (BERTH_GIT_ALLOW_PRIVATE_URLS).
+// follows the address rules of git providers and registries (BERTH_ALLOW_PRIVATE_URLS).
 
 export interface DestinationInput {
   name: string

@@ -21,7 +21,7 @@ export interface StoreSettings {
   secrets: SecretBox
   /** Where backups without a destination go. */
   localRoot: string
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS. */
+  /** BERTH_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls: boolean
 }
 

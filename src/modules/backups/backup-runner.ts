@@ -7,7 +7,7 @@ import { type BackupWorker, createBackupWorker } from './backup-worker.ts'
 /**
  * The backup runner of a process that runs deployments (`berth serve` with its runner, `berth
  * worker`), from the server's settings: the runner's lease and poll (BERTH_RUNNER_LEASE_MS,
- * BERTH_RUNNER_POLL_MS), BERTH_EXECUTOR, BERTH_KUBECTL_PATH, the data dir, BERTH_GIT_ALLOW_PRIVATE_URLS.
+ * BERTH_RUNNER_POLL_MS), BERTH_EXECUTOR, BERTH_KUBECTL_PATH, the data dir, BERTH_ALLOW_PRIVATE_URLS.
  */
 export function createConfiguredBackupWorker(
   config: Config,
@@ -19,7 +19,7 @@ export function createConfiguredBackupWorker(
     db,
     secrets,
     localRoot: localBackupsRoot(config.database.dataDir),
-    allowPrivateUrls: config.git.allowPrivateUrls,
+    allowPrivateUrls: config.outbound.allowPrivateUrls,
     defaultExecutor: config.runner.executor === 'docker' ? 'DOCKER' : 'SIMULATED',
     kubectlPath: config.runner.kubectlPath,
     leaseMs: config.runner.leaseMs,

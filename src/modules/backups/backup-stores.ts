@@ -63,7 +63,7 @@ export interface S3Settings {
   pathStyle: boolean
   accessKeyId: string
   secretAccessKey: string
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: the endpoint may lead into the server's own network. */
+  /** BERTH_ALLOW_PRIVATE_URLS: the endpoint may lead into the server's own network. */
   allowPrivateUrls: boolean
 }
 
@@ -100,7 +100,7 @@ export async function s3Store(settings: S3Settings): Promise<BackupStore> {
   async function guard() {
     if (settings.allowPrivateUrls || !settings.endpoint) return
     const check = await resolveHost(new URL(settings.endpoint).hostname)
-    if (!check.ok) throw new Error(`the store's endpoint may not be used: ${check.reason} (BERTH_GIT_ALLOW_PRIVATE_URLS=true allows it)`)
+    if (!check.ok) throw new Error(`the store's endpoint may not be used: ${check.reason} (BERTH_ALLOW_PRIVATE_URLS=true allows it)`)
   }
   const wrapped = async <T>(work: () => Promise<T>): Promise<T> => {
     try {

@@ -12,7 +12,7 @@ export interface BackupsModuleDeps {
   requireService: Parameters<typeof createBackupsService>[0]['requireService']
   actorName: Parameters<typeof createBackupsService>[0]['actorName']
   secrets: SecretBox
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: may a store's endpoint lead into the server's own network. */
+  /** BERTH_ALLOW_PRIVATE_URLS: may a store's endpoint lead into the server's own network. */
   allowPrivateUrls: boolean
   /** Where backups without a destination go (`backups` under the data dir). */
   localRoot: string

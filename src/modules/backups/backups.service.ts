@@ -107,6 +107,14 @@ export function createBackupsService(deps: Deps) {
       return { rows: rows.slice(0, pageSize), next: rows[pageSize]?.id ?? null, pageSize, lastSuccess }
     },
 
+    /**
+     * When the database's last backup ended DONE (null: never), for its status answer; the caller
+     * has already checked that the principal may read the database.
+     */
+    async lastSuccessfulBackupAt(databaseId: string): Promise<Date | null> {
+      return (await repo.lastSuccess([databaseId])).get(databaseId) ?? null
+    },
+
     async get(principal: Principal, databaseId: string, backupId: string): Promise<BackupRow> {
       return backupOf(await database(principal, databaseId, 'READ'), backupId)
     },

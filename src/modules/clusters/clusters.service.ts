@@ -13,7 +13,7 @@ interface Deps {
   repo: ClustersRepository
   organizations: OrganizationsService
   secrets: SecretBox
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: whether a kubeconfig's servers may lead to loopback, private, link-local or metadata addresses. */
+  /** BERTH_ALLOW_PRIVATE_URLS: whether a kubeconfig's servers may lead to loopback, private, link-local or metadata addresses. */
   allowPrivateAddresses: boolean
   /** The most clusters a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number

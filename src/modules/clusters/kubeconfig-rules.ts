@@ -12,7 +12,7 @@ const fail = (path: string, message: string): FieldError => ({ path, message, lo
 /**
  * Every reason `text` is no usable kubeconfig: not YAML, no cluster, a cluster without a server, a
  * server that is not an https URL, or one that leads into the server's own network (unless
- * `allowPrivateAddresses`, BERTH_GIT_ALLOW_PRIVATE_URLS). Paths point into the YAML document.
+ * `allowPrivateAddresses`, BERTH_ALLOW_PRIVATE_URLS). Paths point into the YAML document.
  * Messages never quote the document: it holds credentials.
  */
 export async function kubeconfigErrors(text: string, allowPrivateAddresses: boolean): Promise<FieldError[]> {
@@ -40,10 +40,10 @@ export async function kubeconfigErrors(text: string, allowPrivateAddresses: bool
     } else if (hasUrlCredentials(server)) {
       errors.push(fail(path, 'must not hold credentials: they go in users'))
     } else if (!allowPrivateAddresses) {
-      if (url.protocol !== 'https:') errors.push(fail(path, 'must be https (the server allows http only with BERTH_GIT_ALLOW_PRIVATE_URLS=true)'))
+      if (url.protocol !== 'https:') errors.push(fail(path, 'must be https (the server allows http only with BERTH_ALLOW_PRIVATE_URLS=true)'))
       const check = await resolveHost(url.hostname)
       if (!check.ok) {
-        errors.push(fail(path, `must lead to a public address: ${check.reason} (allowed only with BERTH_GIT_ALLOW_PRIVATE_URLS=true)`))
+        errors.push(fail(path, `must lead to a public address: ${check.reason} (allowed only with BERTH_ALLOW_PRIVATE_URLS=true)`))
       }
     }
   }

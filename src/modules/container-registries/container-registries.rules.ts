@@ -82,7 +82,7 @@ export interface RegistryToCheck {
   config: PublicConfig
   /** The secrets the registry will hold: the stored ones merged with the request's. */
   secrets: SecretConfig
-  /** Whether the registry may lead to loopback, private, link-local or metadata addresses, and be plain http (BERTH_GIT_ALLOW_PRIVATE_URLS). */
+  /** Whether the registry may lead to loopback, private, link-local or metadata addresses, and be plain http (BERTH_ALLOW_PRIVATE_URLS). */
   allowPrivateUrls: boolean
 }
 

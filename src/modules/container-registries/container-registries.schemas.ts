@@ -38,7 +38,7 @@ export const ContainerRegistryRequest = Type.Object(
           description:
             'https:// URL of the registry. DOCKER_HUB, GITHUB_CR and GITLAB_CR default to https://docker.io, https://ghcr.io and ' +
             'https://registry.gitlab.com; required for the other kinds. Loopback, private, link-local and metadata addresses, and ' +
-            'plain http, only with BERTH_GIT_ALLOW_PRIVATE_URLS=true.',
+            'plain http, only with BERTH_ALLOW_PRIVATE_URLS=true.',
         }),
       ),
     ),

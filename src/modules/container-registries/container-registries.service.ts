@@ -23,7 +23,7 @@ interface Deps {
   secrets: SecretBox
   /** Calls to registries' HTTP API (image listings). */
   http: Pick<RegistryHttpApi, 'listVersions'>
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: the address rules of git tokens' git_api_url apply to registry URLs too. */
+  /** BERTH_ALLOW_PRIVATE_URLS: the address rules of git tokens' git_api_url apply to registry URLs too. */
   allowPrivateUrls: boolean
   /** The most registries a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number

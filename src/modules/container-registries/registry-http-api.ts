@@ -81,7 +81,7 @@ function unreachable(host: string, error: unknown): AppError {
   if (refused) {
     return new AppError(
       'bad_request',
-      `the registry URL leads to ${refused.host}, a loopback, private, link-local or metadata address; the server allows those only with BERTH_GIT_ALLOW_PRIVATE_URLS=true`,
+      `the registry URL leads to ${refused.host}, a loopback, private, link-local or metadata address; the server allows those only with BERTH_ALLOW_PRIVATE_URLS=true`,
     )
   }
   if (chain.some((cause) => cause instanceof Error && cause.name === 'TimeoutError')) {
@@ -100,7 +100,7 @@ export function createRegistryHttpApi(settings: { allowPrivateUrls: boolean; tim
     if (root.protocol !== 'https:' && !settings.allowPrivateUrls) {
       throw new AppError(
         'bad_request',
-        'the registry URL is plain http: its credentials would travel in clear (BERTH_GIT_ALLOW_PRIVATE_URLS=true allows it)',
+        'the registry URL is plain http: its credentials would travel in clear (BERTH_ALLOW_PRIVATE_URLS=true allows it)',
       )
     }
     agent ??= createGuardedAgent(settings.allowPrivateUrls)

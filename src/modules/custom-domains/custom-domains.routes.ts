@@ -22,8 +22,15 @@ const STATUS =
 const VALIDATION =
   '`validation_domain` is the host of the service\'s default link (derived from its id; README, "Custom domains"): point the domain at it with a CNAME.'
 const RULES =
-  'Needs the WRITE role. 400 when the domain is not a public DNS name (RFC 1123 labels, at most 253 characters, no IP address, a wildcard only as ' +
-  '`*.` in front), when it is already a domain of a service of the organization (case aside), or when the service has 100 domains.'
+  'Needs the WRITE role. 400 when the domain is not a public DNS name (RFC 1123 labels, at most 239 characters, 231 for a wildcard, no IP ' +
+  "address, a wildcard only as `*.` in front), when it is or covers one of Berth's own names (the apps domain, BERTH_OWN_HOST_NAMES), when " +
+  'it is already a domain of a service of the organization (case aside), or when the service has 100 domains. Berth extension: 409 when ' +
+  'another service of the server (any organization) holds the name or a wildcard overlapping it, its check having proved it and proving it ' +
+  'still (it is checked again at once); see docs/custom-domains.md.'
+
+const held = Type.Ref('ErrorResponse', {
+  description: 'Berth extension: another service of the server holds the name, or a wildcard overlapping it (`conflict`)',
+})
 
 /** The custom domain routes of each of `kinds` (those whose descriptor has `features.customDomains`). */
 export function customDomainsRoutes(customDomains: CustomDomainsService, kinds: readonly AnyKindDescriptor[]): FastifyPluginAsyncTypebox {
@@ -63,7 +70,7 @@ export function customDomainsRoutes(customDomains: CustomDomainsService, kinds: 
             tags,
             params: Params,
             body: CustomDomainRequest,
-            response: { 201: CustomDomainResponse },
+            response: { 201: CustomDomainResponse, 409: held },
           },
         },
         async (req, reply) => {
@@ -82,7 +89,7 @@ export function customDomainsRoutes(customDomains: CustomDomainsService, kinds: 
             tags,
             params: DomainParams,
             body: CustomDomainRequest,
-            response: { 200: CustomDomainResponse },
+            response: { 200: CustomDomainResponse, 409: held },
           },
         },
         async (req) =>
@@ -132,10 +139,12 @@ export function customDomainsRoutes(customDomains: CustomDomainsService, kinds: 
             summary: `Check ${kind.type.toLowerCase()} custom domains`,
             description:
               'Looks every domain of the service up in DNS now, each within BERTH_DOMAIN_CHECK_TIMEOUT_MS, and records the outcome with the domain. ' +
-              'With `use_cdn` the domain must resolve to an IP address (RESOLVES_TO_IP), else it must be a CNAME of `validation_domain` ' +
+              'With `use_cdn` the domain must resolve to an IP address and its TXT record `ownership_txt_record` (Berth extension) must hold its ' +
+              'token (RESOLVES_TO_IP; DOMAIN_NOT_CONFIGURED naming the record to add when it does not), else it must be a CNAME of `validation_domain` ' +
               '(MATCHES_LOAD_BALANCER_HOST); DOMAIN_NOT_CONFIGURED when it does not exist or has no such record, DOMAIN_LINKED_TO_WRONG_HOST ' +
               "for another CNAME or an address of the server's own network (loopback, private, link-local, metadata; allowed with " +
-              'BERTH_GIT_ALLOW_PRIVATE_URLS=true), GENERIC_FAILURE when DNS fails or times out. A wildcard is checked through a name under it.',
+              'BERTH_GIT_ALLOW_PRIVATE_URLS=true) or for a name another service of the server holds, GENERIC_FAILURE when DNS fails or times out. ' +
+              'A wildcard is checked through a name under it. A passing check verifies the domain: it holds its name on the server and is routed.',
             tags,
             params: Params,
             response: { 200: CheckedCustomDomainsResponse },

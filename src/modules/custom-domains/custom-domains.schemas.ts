@@ -7,8 +7,9 @@ export const CustomDomainRequest = Type.Object(
     domain: Type.String({
       maxLength: 253,
       description:
-        'your custom domain (`app.example.com`, or a wildcard `*.example.com`): RFC 1123 labels, at most 253 characters, no IP address; ' +
-        'unique (case aside) among the domains of the organization',
+        'your custom domain (`app.example.com`, or a wildcard `*.example.com`): RFC 1123 labels, at most 239 characters (231 for a wildcard: ' +
+        'the longest the front door obtains a certificate for), no IP address; unique (case aside) among the domains of the organization, ' +
+        'and not held by another service on the server (409)',
       examples: ['my.domain.tld'],
     }),
     generate_certificate: Type.Boolean({
@@ -17,7 +18,8 @@ export const CustomDomainRequest = Type.Object(
     use_cdn: Type.Optional(
       Type.Boolean({
         description:
-          'the domain is behind a CDN: the check then only asks that it resolves to an IP address, else that it is a CNAME of `validation_domain`',
+          'the domain is behind a CDN: the check then asks that it resolves to an IP address and that its TXT record `ownership_txt_record` holds its token, ' +
+          'else that it is a CNAME of `validation_domain`',
       }),
     ),
   },
@@ -51,6 +53,24 @@ export const CustomDomainResponse = Type.Object(
     check_status: Nullable(CheckedStatus('Berth extension: the outcome of the last check of the domain (checkCustomDomain); null before any')),
     check_error_details: Nullable(Type.String({ description: "Berth extension: the last check's `error_details`" })),
     checked_at: Nullable(Type.String({ format: 'date-time', description: 'Berth extension: when the domain was last checked' })),
+    verified_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'Berth extension: since when the domain holds its name on this server (a check proved it, and none failed since); null: it holds nothing and is not routed',
+      }),
+    ),
+    ownership_txt_record: Type.Object(
+      {
+        name: Type.String({ description: 'the TXT record to add: `_berth-challenge.<domain>` (a wildcard: of the name under it)' }),
+        value: Type.String({ description: 'the value it must hold: `berth-verification=<token>`, the token made for this domain' }),
+      },
+      {
+        title: 'CustomDomainOwnershipRecord',
+        description:
+          'Berth extension: with `use_cdn`, the check asks this TXT record too (an address proves nothing of who controls a name); without it, the CNAME proves it',
+      },
+    ),
     certificate: Nullable(
       Type.Object(
         {

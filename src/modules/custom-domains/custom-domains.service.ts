@@ -6,9 +6,15 @@ import { type ServiceLink, SIMULATED_LINK_DOMAIN, serviceLinks } from '#src/modu
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
-import { notFound, validationFailed } from '#src/platform/http/errors.ts'
-import { customDomainProblem } from './custom-domain-rules.ts'
-import { type CustomDomainInput, type CustomDomainRow, type CustomDomainsRepository, DOMAIN_KEY } from './custom-domains.repository.ts'
+import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { customDomainProblem, ownNameProblem } from './custom-domain-rules.ts'
+import {
+  type CustomDomainInput,
+  type CustomDomainRow,
+  type CustomDomainsRepository,
+  DOMAIN_KEY,
+  type DomainHolder,
+} from './custom-domains.repository.ts'
 import {
   type CheckedStatus,
   checkDomain,
@@ -64,6 +70,10 @@ export interface CustomDomainsDeps {
   onRoutesChanged?: ((reason: string) => Promise<void>) | undefined
   /** BERTH_APPS_DOMAIN when the front door runs: names under it are Berth's own. */
   appsDomain?: string | undefined
+  /** BERTH_OWN_HOST_NAMES and BERTH_DOCKER_PUBLIC_HOST: Berth's own names, which no domain (nor a wildcard over one) may take. */
+  ownHostNames?: readonly string[] | undefined
+  /** A service by id, whatever its organization: a domain's holder, checked again when another service claims its name. */
+  findService(serviceId: string): Promise<ServiceRecord | undefined>
   /** When the front door runs: the certificate it serves for a domain it routes. */
   certificateOf?: ((domain: string) => Promise<DomainCertificate>) | undefined
 }
@@ -85,6 +95,21 @@ export function withCustomDomainLinks<L extends LinkLike>(links: L[], domains: r
 const domainTaken = (domain: string) =>
   validationFailed([{ path: '/domain', message: `"${domain}" is already a custom domain of a service of this organization`, location: 'body' }])
 
+/** Another service (of any organization) holds the name: its check proved it first, and proves it still. */
+const domainHeld = (domain: string, holder: DomainHolder) =>
+  new AppError(
+    'conflict',
+    `"${domain}" is held by another service on this server: its DNS proved "${holder.domain}" to that service first, and still does. ` +
+      'The name is freed once its DNS no longer leads to that service (its CNAME, or for use_cdn its TXT record, removed): then add it again.',
+    { errors: [{ path: '/domain', message: `held by another service ("${holder.domain}")`, location: 'body' }] },
+  )
+
+/** A passing check of a name another service holds: recorded as a failure saying why. */
+const heldOutcome = (domain: string) => (holder: DomainHolder) => ({
+  status: 'DOMAIN_LINKED_TO_WRONG_HOST' as const,
+  errorDetails: `${domain} is held by another service on this server ("${holder.domain}" was proved first): it is not routed here`,
+})
+
 export function createCustomDomainsService(deps: CustomDomainsDeps) {
   const { repo, dnsCheck } = deps
   const newResolver = deps.resolver ?? (() => systemResolver(dnsCheck))
@@ -102,15 +127,51 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     async (domain: CustomDomainRecord): Promise<CustomDomainRecord> => {
       // The front door serves containers and applications; a helm chart brings its own ingress.
       if (!deps.certificateOf || (service.kind !== 'CONTAINER' && service.kind !== 'APPLICATION')) return domain
-      const routed = domain.checkStatus !== null && PASSING_CHECKS.includes(domain.checkStatus as CheckedStatus)
+      const routed = domain.verifiedAt !== null && domain.checkStatus !== null && PASSING_CHECKS.includes(domain.checkStatus as CheckedStatus)
       const certificate = routed ? await deps.certificateOf(domain.domain) : { state: 'NOT_SERVED' as const, issuer: null, expiresAt: null }
       return { ...domain, certificate }
     }
 
+  const ownNames = [...(deps.ownHostNames ?? []), ...(deps.appsDomain ? [deps.appsDomain] : [])]
   const checkInput = (input: CustomDomainInput): CustomDomainInput => {
-    const problem = customDomainProblem(input.domain, deps.appsDomain ? [...RESERVED, deps.appsDomain] : RESERVED)
+    const problem =
+      customDomainProblem(input.domain, deps.appsDomain ? [...RESERVED, deps.appsDomain] : RESERVED) ?? ownNameProblem(input.domain, ownNames)
     if (problem !== undefined) throw validationFailed([{ path: '/domain', message: problem, location: 'body' }])
     return input
+  }
+
+  /** Checks a domain now and records the outcome (a passing check verifies it, unless another service holds the name). */
+  const checkAndRecord = async (service: ServiceRecord, row: CustomDomainRow): Promise<CheckedDomain> => {
+    const domain = record(service)(row)
+    const outcome = await checkDomain(domain, newResolver(), dnsCheck)
+    const passed = PASSING_CHECKS.includes(outcome.status)
+    const recorded = await repo.recordCheck(domain, { ...outcome, passed }, heldOutcome(domain.domain))
+    return { domain: domain.domain, status: recorded.status as CheckedStatus, errorDetails: recorded.errorDetails }
+  }
+
+  /**
+   * Checks the holders of a name again (their verification may be gone: DNS changed since); true
+   * when one still holds it. Each outcome is recorded, so a holder whose check fails stops being routed.
+   */
+  const stillHeld = async (holders: readonly DomainHolder[]): Promise<DomainHolder | undefined> => {
+    for (const holder of holders) {
+      const service = await deps.findService(holder.serviceId)
+      const row = service ? await repo.find(service.organizationId, service.id, holder.id) : undefined
+      if (!service || !row) continue
+      const outcome = await checkAndRecord(service, row)
+      if (PASSING_CHECKS.includes(outcome.status)) return holder
+    }
+    return undefined
+  }
+
+  /** Runs a claim (an insert or a rename); when held, checks the holders again and tries once more if none still holds. */
+  const claim = async <R>(domain: string, write: () => Promise<R | { held: DomainHolder[] }>): Promise<R> => {
+    for (let attempt = 0; ; attempt++) {
+      const written = await write()
+      if (typeof written !== 'object' || written === null || !('held' in written)) return written as R
+      const holder = (await stillHeld(written.held)) ?? (attempt > 0 ? written.held[0] : undefined)
+      if (holder) throw domainHeld(domain, holder)
+    }
   }
 
   return {
@@ -129,10 +190,11 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     /** 400 when the domain is invalid, already a domain of the organization, or the service holds MAX_DOMAINS_PER_SERVICE. */
     async create(principal: Principal, type: DomainKind, serviceId: string, input: CustomDomainInput): Promise<CustomDomainRecord> {
       const service = await requireKind(principal, type, serviceId, 'WRITE')
+      const checked = checkInput(input)
       const row = await withUniqueName(
         DOMAIN_KEY,
         () => domainTaken(input.domain),
-        () => repo.insert(service.organizationId, service.id, checkInput(input), MAX_DOMAINS_PER_SERVICE),
+        () => claim(input.domain, () => repo.insert(service.organizationId, service.id, checked, MAX_DOMAINS_PER_SERVICE)),
       )
       if (row === 'gone') throw notFound(type.toLowerCase())
       if (row === 'full') {
@@ -154,7 +216,7 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
       const row = await withUniqueName(
         DOMAIN_KEY,
         () => domainTaken(input.domain),
-        () => repo.update(service.organizationId, service.id, customDomainId, checked),
+        () => claim(input.domain, () => repo.update(service.organizationId, service.id, customDomainId, checked)),
       )
       if (!row) throw notFound('custom domain')
       await deps.onRoutesChanged?.('custom domain edited')
@@ -173,14 +235,8 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
      */
     async check(principal: Principal, type: DomainKind, serviceId: string): Promise<CheckedDomain[]> {
       const service = await requireKind(principal, type, serviceId, 'READ')
-      const domains = (await repo.list(service.organizationId, service.id)).map(record(service))
-      const checked = await Promise.all(
-        domains.map(async (domain) => {
-          const outcome = await checkDomain(domain, newResolver(), dnsCheck)
-          await repo.recordCheck(domain.id, domain.domain, outcome.status, outcome.errorDetails)
-          return { domain: domain.domain, ...outcome }
-        }),
-      )
+      const rows = await repo.list(service.organizationId, service.id)
+      const checked = await Promise.all(rows.map((row) => checkAndRecord(service, row)))
       if (checked.length > 0) await deps.onRoutesChanged?.('custom domains checked')
       return checked
     },

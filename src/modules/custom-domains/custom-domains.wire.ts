@@ -1,6 +1,7 @@
 import type { CustomDomainInput } from './custom-domains.repository.ts'
 import type { CustomDomainRequest, CustomDomainResponse } from './custom-domains.schemas.ts'
 import type { CheckedDomain, CustomDomainRecord } from './custom-domains.service.ts'
+import { verificationRecord } from './dns-check.ts'
 
 /** `use_cdn` left out is false, and is answered as false: clients that send it compare it on reads. */
 export const customDomainInput = (body: CustomDomainRequest): CustomDomainInput => ({
@@ -21,6 +22,8 @@ export const toCustomDomainResponse = (domain: CustomDomainRecord): CustomDomain
   check_status: (domain.checkStatus as CustomDomainResponse['check_status']) ?? null,
   check_error_details: domain.checkErrorDetails,
   checked_at: domain.checkedAt?.toISOString() ?? null,
+  verified_at: domain.verifiedAt?.toISOString() ?? null,
+  ownership_txt_record: verificationRecord(domain.domain, domain.verificationToken),
   certificate: domain.certificate
     ? { state: domain.certificate.state, issuer: domain.certificate.issuer, expires_at: domain.certificate.expiresAt?.toISOString() ?? null }
     : null,

@@ -7,7 +7,9 @@ import { isWildcard } from './custom-domain-rules.ts'
 // any other must have a CNAME to the service's validation domain. An address of the server's own
 // network (loopback, private, link-local, metadata) is not a valid target unless the setting that
 // lets git providers live there (BERTH_GIT_ALLOW_PRIVATE_URLS) allows it, so that the check never
-// vouches for a domain that leads inside.
+// vouches for a domain that leads inside. An address proves nothing of who controls the name (any
+// public A record passes), so a `use_cdn` domain also proves control with a TXT record holding the
+// domain's own token (verificationRecord), as Vercel and Render ask.
 
 /** The reference's CheckedCustomDomainStatus. */
 export const CHECKED_STATUSES = [
@@ -32,6 +34,7 @@ export interface DomainResolver {
   resolveCname(name: string): Promise<string[]>
   resolve4(name: string): Promise<string[]>
   resolve6(name: string): Promise<string[]>
+  resolveTxt(name: string): Promise<string[][]>
   cancel(): void
 }
 
@@ -49,6 +52,12 @@ export function systemResolver(settings: Pick<DnsCheckSettings, 'timeoutMs' | 's
   const resolver = new Resolver({ timeout: settings.timeoutMs, tries: 1 })
   if (settings.servers.length > 0) resolver.setServers([...settings.servers])
   return resolver
+}
+
+/** The TXT record a `use_cdn` domain proves control with: its name and the value it must hold. */
+export function verificationRecord(domain: string, token: string): { name: string; value: string } {
+  const base = isWildcard(domain) ? domain.slice(2) : domain
+  return { name: `_berth-challenge.${base.toLowerCase()}`, value: `berth-verification=${token}` }
 }
 
 /** The name looked up for a wildcard: any name under it answers as the wildcard record does. */
@@ -74,7 +83,7 @@ const failure = (name: string, error: unknown): DomainCheck => ({
  * then cancelled and the check is a GENERIC_FAILURE).
  */
 export async function checkDomain(
-  domain: { domain: string; useCdn: boolean; validationDomain: string },
+  domain: { domain: string; useCdn: boolean; validationDomain: string; verificationToken: string },
   resolver: DomainResolver,
   settings: Pick<DnsCheckSettings, 'timeoutMs' | 'allowPrivateAddresses'>,
 ): Promise<DomainCheck> {
@@ -88,7 +97,9 @@ export async function checkDomain(
   })
   try {
     const lookup = domain.useCdn
-      ? checkAddresses(name, resolver, settings.allowPrivateAddresses)
+      ? checkAddresses(name, resolver, settings.allowPrivateAddresses).then((outcome) =>
+          outcome.status === 'RESOLVES_TO_IP' ? checkOwnership(verificationRecord(domain.domain, domain.verificationToken), resolver) : outcome,
+        )
       : checkCname(name, domain.validationDomain, resolver)
     return await Promise.race([lookup, deadline])
   } finally {
@@ -131,4 +142,19 @@ async function checkAddresses(name: string, resolver: DomainResolver, allowPriva
     }
   }
   return { status: 'RESOLVES_TO_IP', errorDetails: null }
+}
+
+/** Whether the domain's TXT record holds its token: the proof of control a `use_cdn` domain gives. */
+async function checkOwnership(record: { name: string; value: string }, resolver: DomainResolver): Promise<DomainCheck> {
+  const missing: DomainCheck = {
+    status: 'DOMAIN_NOT_CONFIGURED',
+    errorDetails: `the domain resolves, but its control is not proven: add a TXT record ${record.name} with the value "${record.value}"`,
+  }
+  let values: string[]
+  try {
+    values = (await resolver.resolveTxt(record.name)).map((chunks) => chunks.join(''))
+  } catch (error) {
+    return NOT_FOUND.has(codeOf(error)) ? missing : failure(record.name, error)
+  }
+  return values.includes(record.value) ? { status: 'RESOLVES_TO_IP', errorDetails: null } : missing
 }

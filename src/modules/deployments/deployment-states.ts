@@ -1,7 +1,8 @@
 // The words of the contract's section 3 and how a deployment moves through them (docs/architecture.md).
 
-export const SERVICE_TYPES = ['APPLICATION', 'DATABASE', 'CONTAINER', 'JOB', 'HELM', 'IAC', 'GITOPS_APP'] as const
-export type ServiceType = (typeof SERVICE_TYPES)[number]
+import type { ServiceType } from '#src/platform/service-types.ts'
+
+export { SERVICE_TYPES, type ServiceType } from '#src/platform/service-types.ts'
 
 export const STATES = [
   'BUILDING',

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import {
   ACTION_STATUSES,
   ORIGINS,
@@ -12,8 +12,7 @@ import {
   TRIGGER_ACTIONS,
 } from './deployment-states.ts'
 
-export const Enum = <T extends string>(values: readonly T[], title: string, description?: string) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], title, ...(description ? { description } : {}) })
+export { Enum }
 
 export const StateEnum = Enum(STATES, 'StateEnum')
 const Duration = Type.String({ format: 'duration', description: 'ISO 8601 duration' })

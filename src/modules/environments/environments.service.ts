@@ -34,6 +34,18 @@ interface Deps {
   onDeleted?: (environmentId: string) => void
   /** The most environments a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
+  /**
+   * The project's deployment rule a new environment of that name falls under (docs/deployment-rules.md):
+   * its mode and cluster replace the request's, and `apply` gives the created environment the rest.
+   */
+  deploymentRuleFor?: (organizationId: string, projectId: string, name: string) => Promise<NewEnvironmentRule | undefined>
+}
+
+/** What a project's deployment rule gives a new environment. */
+export interface NewEnvironmentRule {
+  mode: CreateMode
+  clusterId: string
+  apply(environment: EnvironmentRecord): Promise<void>
 }
 
 /** Berth deploys onto the machine it runs on: the one cluster each organization gets. */
@@ -50,7 +62,15 @@ const unknownCluster = (clusterId: string) =>
     errors: [{ path: '/cluster', message: 'is not a cluster of this organization', location: 'body' }],
   })
 
-export function createEnvironmentsService({ repo, clusters, organizations, projects, onDeleted, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
+export function createEnvironmentsService({
+  repo,
+  clusters,
+  organizations,
+  projects,
+  onDeleted,
+  listLimit = DEFAULT_LIST_LIMIT,
+  deploymentRuleFor,
+}: Deps) {
   /**
    * Loads an environment the principal may act on with at least `needed`: 404 when it does not
    * exist or lies in an organization the principal cannot access, 403 when the role is too low.
@@ -105,8 +125,10 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
     },
 
     /** A project (or organization) deleted while this runs: 404, and no environment. */
-    async create(principal: Principal, projectId: string, input: NewEnvironmentInput): Promise<EnvironmentRecord> {
+    async create(principal: Principal, projectId: string, requested: NewEnvironmentInput): Promise<EnvironmentRecord> {
       const { project } = await projects.requireProject(principal, projectId, 'READ')
+      const rule = await deploymentRuleFor?.(project.organizationId, projectId, requested.name)
+      const input = rule ? { ...requested, mode: rule.mode, clusterId: rule.clusterId } : requested
       // WRITE where the environment is to lie: for a custom role, in that mode on that cluster (a
       // default cluster not made yet is one the role leaves at VIEWER).
       const clusterId = input.clusterId ?? (await clusters.findDefault(project.organizationId))?.id ?? ''
@@ -116,7 +138,7 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
         () => notFound('project'),
         async () => {
           const cluster = await chooseCluster(project.organizationId, input.clusterId)
-          return guardName(input.name, () =>
+          const created = await guardName(input.name, () =>
             repo.insert({
               organizationId: project.organizationId,
               projectId,
@@ -126,6 +148,8 @@ export function createEnvironmentsService({ repo, clusters, organizations, proje
               autoPreview: input.autoPreview,
             }),
           )
+          await rule?.apply(created)
+          return created
         },
       )
     },

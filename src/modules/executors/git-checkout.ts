@@ -24,7 +24,7 @@ export interface CheckoutRequest {
   /** A commit id, or a branch (null: the repository's default branch). */
   ref: { commit: string } | { branch: string | null }
   credentials: GitCredentials | undefined
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: whether loopback, private, link-local and metadata addresses (and plain http) may be used. */
+  /** BERTH_ALLOW_PRIVATE_URLS: whether loopback, private, link-local and metadata addresses (and plain http) may be used. */
   allowPrivateUrls: boolean
   say: (message: string) => void
   signal: AbortSignal
@@ -74,7 +74,7 @@ export async function guardedAddresses(url: URL, allowPrivateUrls: boolean, with
   if (url.protocol === 'http:' && withToken) throw new CheckoutError('the repository URL is plain http: the git token would travel in clear')
   if (allowPrivateUrls) return undefined
   if (url.protocol !== 'https:') {
-    throw new CheckoutError('the repository URL must be https (the server allows http only with BERTH_GIT_ALLOW_PRIVATE_URLS=true)')
+    throw new CheckoutError('the repository URL must be https (the server allows http only with BERTH_ALLOW_PRIVATE_URLS=true)')
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '')
   let addresses: string[]
@@ -88,7 +88,7 @@ export async function guardedAddresses(url: URL, allowPrivateUrls: boolean, with
   }
   if (addresses.length === 0 || addresses.some((address) => !isPublicAddress(address))) {
     throw new CheckoutError(
-      `the repository host ${host} leads to a loopback, private, link-local or metadata address; the server allows those only with BERTH_GIT_ALLOW_PRIVATE_URLS=true`,
+      `the repository host ${host} leads to a loopback, private, link-local or metadata address; the server allows those only with BERTH_ALLOW_PRIVATE_URLS=true`,
     )
   }
   // An IP literal needs no pinning: git connects to it as checked.

@@ -201,8 +201,11 @@ export interface StepsWorkload {
   timeout: TimeLimit
   /** Values the logs must never show besides the service's secrets (a state store's password). */
   masked: string[]
-  /** Docker only: the host's network instead of the environment's (a state store on the host's loopback). */
-  hostNetwork?: boolean
+  /**
+   * Docker only: the run keeps its state in Berth (the engine's http backend): the executor serves it
+   * to the run alone, on the run's own network, with a credential of the run (docs/iac.md, "State").
+   */
+  stateEndpoint?: boolean
   /** Kubernetes only: a ServiceAccount that may write the namespace's Secrets and Leases (the engine's kubernetes backend). */
   stateAccess?: boolean
   first: NextStep
@@ -273,8 +276,6 @@ export interface WorkloadSettings {
   databaseImages: string
   /** BERTH_IAC_IMAGES; '': the IAC engines' official images. */
   iacImages: string
-  /** BERTH_IAC_STATE_URL: the PostgreSQL IAC runs keep state in on Docker; '': none. */
-  iacStateUrl: string
 }
 
 /** What a kind's mapping is given beside the snapshot. */

@@ -39,6 +39,24 @@ export async function adminListen(adminUrl: string): Promise<string> {
   return new URL(adminUrl).host
 }
 
+/**
+ * The storage root of the Caddy answering at the admin address: the identity of a Caddy Berth runs
+ * (each data dir has its own), undefined when none answers or it says none.
+ */
+export async function storageRoot(adminUrl: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${adminUrl}/config/storage/root`, { signal: AbortSignal.timeout(2_000) })
+    if (!res.ok) {
+      await res.body?.cancel()
+      return undefined
+    }
+    const root = (await res.json()) as unknown
+    return typeof root === 'string' ? root : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Asks the Caddy at the admin address to exit. */
 export async function stopCaddy(adminUrl: string): Promise<void> {
   try {

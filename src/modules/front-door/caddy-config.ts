@@ -19,6 +19,8 @@ export interface CaddySettings {
   adminListen: string
   httpPort: number
   httpsPort: number
+  /** BERTH_PROXY_LISTEN_HOST: the address the HTTP and HTTPS ports bind to; undefined: every interface. */
+  listenHost?: string | undefined
   issuer: CertificateIssuer
   /** Where Caddy keeps certificates and keys; absent: its default (a Caddy the operator runs). */
   storageDir?: string | undefined
@@ -53,6 +55,10 @@ function issuerConfig(issuer: CertificateIssuer, settings: CaddySettings): objec
   }
 }
 
+/** A Caddy listen address: `:port` on every interface, `host:port` (`[v6]:port`) on one. */
+const listenAddress = (host: string | undefined, port: number) =>
+  host === undefined ? `:${port}` : host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
+
 /** The configuration for these routes. */
 export function caddyConfig(routes: readonly FrontDoorRoute[], settings: CaddySettings): object {
   const hosts = [...new Set(routes.flatMap((route) => route.hosts))].sort()
@@ -65,7 +71,7 @@ export function caddyConfig(routes: readonly FrontDoorRoute[], settings: CaddySe
         https_port: settings.httpsPort,
         servers: {
           'berth-front-door': {
-            listen: [`:${settings.httpsPort}`],
+            listen: [listenAddress(settings.listenHost, settings.httpsPort)],
             routes: [
               ...routes
                 .filter((route) => route.hosts.length > 0)
@@ -77,7 +83,7 @@ export function caddyConfig(routes: readonly FrontDoorRoute[], settings: CaddySe
           },
           // Plain HTTP: a redirect to the same name and path on the HTTPS port (ACME's HTTP challenge is answered before it).
           'berth-front-door-redirect': {
-            listen: [`:${settings.httpPort}`],
+            listen: [listenAddress(settings.listenHost, settings.httpPort)],
             routes: [
               {
                 handle: [

@@ -43,12 +43,15 @@ export async function openFrontDoor(settings: ProxySettings, dataDir: string, db
   const adminUrl = adminUrlOf(settings)
   const embedded = settings.adminUrl === undefined
   const dir = caddyDir(dataDir)
+  // The Caddy serve runs names this data dir's storage: how it is told from another Berth's (or program's) at the admin address.
+  const identity = path.join(dir, 'data')
   const caddy: CaddySettings = {
     adminListen: embedded ? `127.0.0.1:${settings.adminPort}` : await adminListen(adminUrl),
     httpPort: settings.httpPort,
     httpsPort: settings.httpsPort,
+    listenHost: settings.listenHost,
     issuer: issuerOf(settings),
-    storageDir: embedded ? path.join(dir, 'data') : undefined,
+    storageDir: embedded ? identity : undefined,
   }
   const frontDoor = createFrontDoor({
     db,
@@ -57,6 +60,7 @@ export async function openFrontDoor(settings: ProxySettings, dataDir: string, db
     appsDomain: settings.appsDomain,
     caddy,
     configFile: embedded && run ? configFile(dir) : undefined,
+    identity: embedded && run ? identity : undefined,
     log,
   })
   if (!run) return { frontDoor, stop: async () => {} }
@@ -65,6 +69,10 @@ export async function openFrontDoor(settings: ProxySettings, dataDir: string, db
         caddyPath: settings.caddyPath,
         dir,
         adminUrl,
+        identity,
+        listenHost: settings.listenHost,
+        httpPort: settings.httpPort,
+        httpsPort: settings.httpsPort,
         initialConfig: caddyConfig([], caddy),
         log,
         onStarted: () => frontDoor.sync('caddy started'),

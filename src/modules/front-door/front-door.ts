@@ -1,9 +1,9 @@
-import { writeFile } from 'node:fs/promises'
 import type Docker from 'dockerode'
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { loadConfig } from './caddy-admin.ts'
+import { loadConfig, storageRoot } from './caddy-admin.ts'
 import { type CaddySettings, caddyConfig } from './caddy-config.ts'
+import { writeFileAtomically } from './caddy-process.ts'
 import { readRouteTable } from './route-table.ts'
 
 // The front door as the rest of Berth sees it (docs/front-door.md): whatever changes what it
@@ -21,6 +21,8 @@ export interface FrontDoorDeps {
   caddy: CaddySettings
   /** Where the last configuration loaded is written, for a restarted Caddy to start from (the one Berth runs). */
   configFile?: string | undefined
+  /** The storage root of the Caddy serve runs: routes are only loaded into a Caddy that says it (never into another program at the address). */
+  identity?: string | undefined
   log: { warn(fields: object, message: string): void; debug?(fields: object, message: string): void }
 }
 
@@ -49,8 +51,10 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
       await sql`select pg_advisory_xact_lock(${SYNC_LOCK})`.execute(trx)
       const { routes } = await readRouteTable(deps.db, deps.docker, deps.appsDomain)
       const config = caddyConfig(routes, deps.caddy)
+      if (deps.identity !== undefined && (await storageRoot(deps.adminUrl)) !== deps.identity)
+        throw new Error(`the program at ${deps.adminUrl} is not this Berth's Caddy (its storage is not ${deps.identity}): routes are not loaded into it`)
       await loadConfig(deps.adminUrl, config)
-      if (deps.configFile) await writeFile(deps.configFile, JSON.stringify(config), { mode: 0o600 })
+      if (deps.configFile) await writeFileAtomically(deps.configFile, JSON.stringify(config))
       deps.log.debug?.({ component: 'front-door', reason, routes: routes.length }, 'front door routes loaded')
     })
   }

@@ -11,7 +11,7 @@ import type { FrontDoorRoute } from './caddy-config.ts'
 // found ready by their rollout (ready marks), and not replaced by a newer ready one (an instance
 // being drained). Its ports are those its newest instance was deployed with (the instance's label,
 // written from the service's workload), whatever its kind. Its custom domains whose last check
-// passed lead to its default port.
+// passed and verified them (docs/custom-domains.md, "Who holds a domain") lead to its default port.
 
 /** A Berth instance as the engine lists it. */
 interface Instance {
@@ -80,13 +80,25 @@ export async function readRouteTable(db: Db, docker: Docker, appsDomain: string)
   if (serviceIds.length === 0) return { routes: [], serviceIds }
   // Only the services that still exist: what the engine still runs of a deleted one gets no route.
   const services = await db.selectFrom('services').select('id').where('id', 'in', serviceIds).execute()
-  const domains = await db
-    .selectFrom('customDomains')
-    .select(['serviceId', 'domain'])
-    .where('serviceId', 'in', serviceIds)
-    .where('checkStatus', 'in', [...PASSING_CHECKS])
-    .orderBy('createdAt')
-    .execute()
+  // Verified domains only, the first verified first: claims keep a name (or an overlapping
+  // wildcard) to one service, and a name seen twice still gets one route (Caddy would take the first).
+  const seen = new Set<string>()
+  const domains = (
+    await db
+      .selectFrom('customDomains')
+      .select(['serviceId', 'domain'])
+      .where('serviceId', 'in', serviceIds)
+      .where('checkStatus', 'in', [...PASSING_CHECKS])
+      .where('verifiedAt', 'is not', null)
+      .orderBy('verifiedAt')
+      .orderBy('createdAt')
+      .execute()
+  ).filter((row) => {
+    const name = row.domain.toLowerCase()
+    if (seen.has(name) || name === appsDomain.toLowerCase() || name.endsWith(`.${appsDomain.toLowerCase()}`)) return false
+    seen.add(name)
+    return true
+  })
   const routes: FrontDoorRoute[] = []
   for (const service of services.sort((a, b) => a.id.localeCompare(b.id))) {
     const own = instances.filter((instance) => instance.serviceId === service.id)

@@ -47,10 +47,10 @@ const bareHost = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1').
 export function gitApiUrlProblem(url: URL): string | undefined {
   const host = bareHost(url)
   if (isIP(host) !== 0 ? !isPublicAddress(host) : LOCAL_NAMES.test(host)) {
-    return 'must not lead to a loopback, private, link-local or metadata address (the server allows it only with BERTH_GIT_ALLOW_PRIVATE_URLS=true)'
+    return 'must not lead to a loopback, private, link-local or metadata address (the server allows it only with BERTH_ALLOW_PRIVATE_URLS=true)'
   }
   if (url.protocol !== 'https:') {
-    return 'must be https: over plain http the git token would travel in clear (the server allows http only with BERTH_GIT_ALLOW_PRIVATE_URLS=true)'
+    return 'must be https: over plain http the git token would travel in clear (the server allows http only with BERTH_ALLOW_PRIVATE_URLS=true)'
   }
   return undefined
 }
@@ -83,9 +83,9 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
  * The HTTP agent for calls to git providers. Unless private addresses are allowed, it connects only
  * to public addresses, for every connection it makes: the first call, pagination links, redirects.
  */
-export function createGuardedAgent(allowPrivateAddresses: boolean): Agent {
-  if (allowPrivateAddresses) return new Agent()
-  const connect = buildConnector({ lookup: publicOnlyLookup })
+export function createGuardedAgent(allowPrivateAddresses: boolean, tls: { rejectUnauthorized?: boolean } = {}): Agent {
+  if (allowPrivateAddresses) return new Agent({ connect: tls })
+  const connect = buildConnector({ lookup: publicOnlyLookup, ...tls })
   return new Agent({
     connect(options, callback) {
       // An IP literal never goes through the lookup: check it here.
@@ -97,7 +97,17 @@ export function createGuardedAgent(allowPrivateAddresses: boolean): Agent {
 }
 
 /** What resolveHost found: the addresses a host leads to, or why it may not be used. */
-export type HostCheck = { ok: true; addresses: string[] } | { ok: false; reason: string }
+export type HostCheck = { ok: true; addresses: string[] } | { ok: false; reason: string; unresolved?: true }
+
+/**
+ * What the operator can do about a refused host: a private address is allowed by
+ * BERTH_ALLOW_PRIVATE_URLS; a name that does not resolve is not helped by it, so the advice says so.
+ */
+export function refusedHostAdvice(check: { unresolved?: true }, what: string): string {
+  return check.unresolved
+    ? `check the name and the server's DNS (BERTH_ALLOW_PRIVATE_URLS does not help with a name that does not resolve)`
+    : `the server uses such ${what} only with BERTH_ALLOW_PRIVATE_URLS=true`
+}
 
 /**
  * Resolves a host (an IP literal as itself) and judges every address it leads to: refused when any
@@ -114,7 +124,7 @@ export async function resolveHost(hostname: string): Promise<HostCheck> {
     try {
       addresses = (await dns.promises.lookup(host, { all: true })).map((found) => found.address)
     } catch (error) {
-      return { ok: false, reason: `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})` }
+      return { ok: false, reason: `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})`, unresolved: true }
     }
   }
   const inside = addresses.filter((address) => !isPublicAddress(address))

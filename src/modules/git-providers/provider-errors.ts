@@ -94,7 +94,7 @@ export function unreachableError(context: CallContext, error: unknown): AppError
     return new AppError(
       'bad_request',
       `the git token's git_api_url leads to ${refused.host}, a loopback, private, link-local or metadata address; ` +
-        'the server allows those only with BERTH_GIT_ALLOW_PRIVATE_URLS=true',
+        'the server allows those only with BERTH_ALLOW_PRIVATE_URLS=true',
     )
   }
   if (chain.some((cause) => cause instanceof Error && cause.name === 'TimeoutError')) {

@@ -114,7 +114,7 @@ export function createProviderHttp(settings: { allowPrivateUrls: boolean }, cloc
         throw new AppError(
           'bad_request',
           `the git token's git_api_url ${call.url.origin} is plain http: the token would travel in clear text ` +
-            '(BERTH_GIT_ALLOW_PRIVATE_URLS=true allows it for a git server on your own network)',
+            '(BERTH_ALLOW_PRIVATE_URLS=true allows it for a git server on your own network)',
         )
       }
       agent ??= createGuardedAgent(settings.allowPrivateUrls)

@@ -1,5 +1,19 @@
-import { sql } from 'kysely'
+import { type ColumnType, type Kysely, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import type { Database } from '#src/platform/db/schema.ts'
+
+/** The time of the last event applied to each pull request (migration 0047). */
+interface PullRequestMarksTable {
+  organizationId: string
+  provider: string
+  repository: string
+  number: number
+  lastEventAt: Date
+  updatedAt: ColumnType<Date, Date | undefined, Date>
+}
+
+// A type alias, not an interface: Kysely needs its index signature.
+type GitWebhookTables = { pullRequestMarks: PullRequestMarksTable }
 
 /** An organization's webhook secret as stored: sealed. */
 export interface StoredWebhookSecret {
@@ -9,7 +23,27 @@ export interface StoredWebhookSecret {
 }
 
 export function createGitWebhooksRepository(db: Db) {
+  const marks: Kysely<Database & GitWebhookTables> = db.withTables<GitWebhookTables>()
   return {
+    /**
+     * Records that an event of the pull request from `eventAt` is applied; false when one from later
+     * was applied already (this one is older: it changes nothing). Events of the same time pass.
+     */
+    async markPullRequest(organizationId: string, provider: string, repository: string, number: number, eventAt: Date): Promise<boolean> {
+      const marked = await marks
+        .insertInto('pullRequestMarks')
+        .values({ organizationId, provider, repository, number, lastEventAt: eventAt })
+        .onConflict((oc) =>
+          oc
+            .columns(['organizationId', 'provider', 'repository', 'number'])
+            .doUpdateSet({ lastEventAt: eventAt, updatedAt: sql<Date>`now()` })
+            .where('pullRequestMarks.lastEventAt', '<=', eventAt),
+        )
+        .returning('number')
+        .executeTakeFirst()
+      return marked !== undefined
+    },
+
     async findSecret(organizationId: string): Promise<StoredWebhookSecret | undefined> {
       return db
         .selectFrom('gitWebhookSecrets')

@@ -80,6 +80,18 @@ const pushFingerprint = (push: BranchPush): string =>
 /** The provider column pushes are remembered under: apart from delivery ids, which the sender names. */
 const pushesOf = (provider: WebhookProvider) => `${provider}#push`
 
+/**
+ * What a pull request's event is, whatever delivery carries it (issue 42): its repository, number,
+ * action and head commit, and the time it says, so that the same action at the same head later (a
+ * pull request closed, reopened and closed again) is a new event. Remembered under `pullRequestsOf`.
+ */
+const pullRequestFingerprint = (pr: PullRequestEvent): string =>
+  createHash('sha256')
+    .update(JSON.stringify([repositoryKey(pr.provider, pr.owner, pr.name), pr.number, pr.action, pr.headCommit, pr.eventAt?.toISOString() ?? null]))
+    .digest('hex')
+
+const pullRequestsOf = (provider: WebhookProvider) => `${provider}#pull_request`
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export function createGitWebhooksService(deps: GitWebhooksDeps) {
@@ -131,6 +143,38 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
     return { deliveryId: id, outcome, reason: outcome === 'IGNORED' ? reason : null, deployments, deletedEnvironmentIds: deleted }
   }
 
+  /**
+   * A pull request's event, applied once and in order: the same event under another delivery id, or
+   * one older than the last applied to its pull request, changes nothing (docs/previews.md, "Replays").
+   */
+  async function pullRequestDelivery(organizationId: string, provider: WebhookProvider, id: string, pr: PullRequestEvent): Promise<DeliveryOutcome> {
+    const fingerprint = pullRequestFingerprint(pr)
+    if (!(await repo.rememberDelivery(organizationId, pullRequestsOf(provider), fingerprint, deliveryRetentionDays))) {
+      return {
+        deliveryId: id,
+        outcome: 'REPLAYED',
+        reason: `the same event of pull request #${pr.number} (action and head commit) was already received under another delivery id: a replay changes nothing`,
+        deployments: [],
+      }
+    }
+    try {
+      const repository = repositoryKey(pr.provider, pr.owner, pr.name)
+      if (pr.eventAt && !(await repo.markPullRequest(organizationId, pr.provider, repository, pr.number, pr.eventAt))) {
+        return {
+          deliveryId: id,
+          outcome: 'REPLAYED',
+          reason: `a later event of pull request #${pr.number} was applied already: an older one changes nothing`,
+          deployments: [],
+        }
+      }
+      return await previewsOf(organizationId, id, pr)
+    } catch (error) {
+      await repo.forgetDelivery(organizationId, provider, id)
+      await repo.forgetDelivery(organizationId, pullRequestsOf(provider), fingerprint)
+      throw error
+    }
+  }
+
   return {
     /** The organization's webhook secret: ADMIN only. */
     async getSecret(principal: Principal, organizationId: string): Promise<WebhookSecretRecord> {
@@ -179,14 +223,7 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
       if (!(await repo.rememberDelivery(organizationId, provider, id, deliveryRetentionDays))) {
         return { deliveryId: id, outcome: 'REPLAYED', reason: 'this delivery was already received: a replay deploys nothing', deployments: [] }
       }
-      if ('pullRequest' in reading) {
-        try {
-          return await previewsOf(organizationId, id, reading.pullRequest)
-        } catch (error) {
-          await repo.forgetDelivery(organizationId, provider, id)
-          throw error
-        }
-      }
+      if ('pullRequest' in reading) return pullRequestDelivery(organizationId, provider, id, reading.pullRequest)
       const remembered: string[] = []
       const pushes: BranchPush[] = []
       for (const push of reading.pushes) {

@@ -26,6 +26,8 @@ export interface PullRequestEvent {
   url: string | null
   /** The provider's user name of who acted. */
   author: string
+  /** When the pull request was last updated, as the event says: what orders its events (undefined: the event does not say). */
+  eventAt: Date | undefined
 }
 
 export type PullRequestReading = { pullRequest: PullRequestEvent } | { ignored: string } | { invalid: FieldError[] }
@@ -72,6 +74,44 @@ function ownerAndName(fullName: string | undefined): { owner: string; name: stri
 
 const bodyError = (path: string, message: string): FieldError => ({ path, message, location: 'body' })
 
+/** The hosts each provider's pull request pages are on: a link elsewhere (or not https) is not kept. */
+const PULL_REQUEST_HOSTS: Record<PullRequestEvent['provider'], readonly string[]> = {
+  GITHUB: ['github.com', 'www.github.com'],
+  GITLAB: ['gitlab.com', 'www.gitlab.com'],
+  BITBUCKET: ['bitbucket.org', 'www.bitbucket.org'],
+}
+
+/**
+ * The pull request's link when it is an https URL of the provider's host, else null: it is shown as
+ * a link, so `javascript:` or another site's page never is (issue 42).
+ */
+export function pullRequestUrl(provider: string, url: string | null | undefined): string | null {
+  const hosts = PULL_REQUEST_HOSTS[provider as PullRequestEvent['provider']]
+  if (!hosts || typeof url !== 'string') return null
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return null
+  }
+  if (parsed.protocol !== 'https:' || parsed.username !== '' || parsed.password !== '' || parsed.port !== '') return null
+  return hosts.includes(parsed.hostname.toLowerCase()) ? parsed.href : null
+}
+
+/**
+ * A branch git can fetch as an argument, as checkouts do (executors/git-checkout.ts): no leading `-`
+ * (it would be read as an option, `--upload-pack=…`), no `..`, letters, digits and `._/+-` only.
+ */
+export const FETCHABLE_BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\/$)(?!.*\.lock$)[A-Za-z0-9._/+-]{1,255}$/
+
+/** A time as providers write it (ISO 8601, or GitLab's `2013-12-03 17:23:34 UTC`); undefined when unreadable. */
+function timeOf(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined
+  const iso = value.replace(/^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?) ?(?:UTC)?$/, '$1T$2Z')
+  const at = Date.parse(iso)
+  return Number.isNaN(at) ? undefined : new Date(at)
+}
+
 /** The fields every provider's payload gives, checked alike; `paths` names where each is read, for errors. */
 function checked(
   provider: PullRequestEvent['provider'],
@@ -86,6 +126,7 @@ function checked(
     url: string | undefined
     author: string | undefined
     defaultBranch: string | undefined
+    updatedAt: string | undefined
   },
   paths: { repository: string; number: string; baseBranch: string; headBranch: string; headCommit: string },
 ): PullRequestReading {
@@ -98,6 +139,11 @@ function checked(
   }
   if (fields.baseBranch === undefined) errors.push(bodyError(paths.baseBranch, 'must be the branch the pull request merges into'))
   if (fields.headBranch === undefined) errors.push(bodyError(paths.headBranch, 'must be the pull request branch'))
+  else if (!FETCHABLE_BRANCH.test(fields.headBranch)) {
+    errors.push(
+      bodyError(paths.headBranch, 'must be a branch name git can fetch: letters, digits and ._/+- only, not starting with - and without ..'),
+    )
+  }
   if (fields.headCommit === undefined || !COMMIT.test(fields.headCommit)) errors.push(bodyError(paths.headCommit, 'must be the head commit id'))
   if (errors.length > 0 || !repository) return { invalid: errors }
   return {
@@ -111,8 +157,9 @@ function checked(
       headBranch: fields.headBranch!,
       headCommit: fields.headCommit!.toLowerCase(),
       title: (fields.title ?? '').slice(0, TITLE_MAX),
-      url: fields.url ?? null,
+      url: pullRequestUrl(provider, fields.url),
       author: (fields.author ?? 'git').slice(0, TITLE_MAX),
+      eventAt: timeOf(fields.updatedAt),
     },
   }
 }
@@ -135,6 +182,7 @@ function readGithub(payload: unknown): PullRequestReading {
       url: text(payload, 'pull_request', 'html_url'),
       author: text(payload, 'sender', 'login') ?? text(payload, 'pull_request', 'user', 'login'),
       defaultBranch: text(payload, 'repository', 'default_branch'),
+      updatedAt: text(payload, 'pull_request', 'updated_at'),
     },
     {
       repository: '/pull_request/base/repo/full_name',
@@ -164,6 +212,7 @@ function readGitlab(payload: unknown): PullRequestReading {
       url: text(payload, 'object_attributes', 'url'),
       author: text(payload, 'user', 'username') ?? text(payload, 'user', 'name'),
       defaultBranch: text(payload, 'project', 'default_branch'),
+      updatedAt: text(payload, 'object_attributes', 'updated_at'),
     },
     {
       repository: '/project/path_with_namespace',
@@ -190,6 +239,7 @@ function readBitbucket(action: PullRequestAction, payload: unknown): PullRequest
       url: text(payload, 'pullrequest', 'links', 'html', 'href'),
       author: text(payload, 'actor', 'nickname') ?? text(payload, 'actor', 'display_name'),
       defaultBranch: text(payload, 'repository', 'mainbranch', 'name'),
+      updatedAt: text(payload, 'pullrequest', 'updated_on'),
     },
     {
       repository: '/repository/full_name',

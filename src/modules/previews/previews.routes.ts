@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { pullRequestUrl } from '#src/modules/git-webhooks/pull-request-events.ts'
 import { OrganizationParams, Uuid } from '#src/platform/http/common-schemas.ts'
 import type { DeploymentRuleRecord, DeploymentRulesService } from './deployment-rules.service.ts'
 import {
@@ -57,7 +58,8 @@ export const toPreviewResponse = (row: PreviewRecord) => ({
       : {
           number: row.pullRequestNumber,
           title: row.title,
-          url: row.url,
+          // A link stored before links were checked is checked on the way out too.
+          url: pullRequestUrl(row.provider, row.url),
           head_branch: row.headBranch,
           head_commit: row.headCommit,
           author: row.author,

@@ -65,7 +65,8 @@ export function serviceLinks(service: { id: string; kind: ServiceType }, ports: 
 /**
  * The links of the addresses a real engine publishes the service's public ports on
  * (service-runtime.ts): `http://host:port` for HTTP and GRPC ports (the engine serves no TLS),
- * `tcp://` and `udp://` otherwise, after the derived ones, none of them the default.
+ * `tcp://` and `udp://` otherwise, after the derived ones, none of them the default, and none a
+ * domain of Berth's (`is_qovery_domain: false`).
  */
 export function addressLinks(
   service: { id: string; kind: ServiceType },
@@ -84,7 +85,8 @@ export function addressLinks(
       url: `${scheme}://${host}:${address.hostPort}`,
       internal_port: address.internalPort,
       external_port: address.hostPort,
-      is_qovery_domain: true,
+      // An address and port of the host, not a domain Berth gives (issue 42).
+      is_qovery_domain: false,
       is_default: false,
     })
   }

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { AnyKindDescriptor } from '#src/modules/services/kind-descriptor.ts'
 import { conflictResponse, Uuid } from '#src/platform/http/common-schemas.ts'
 import {
   AliasRequest,
@@ -35,7 +34,14 @@ interface Scope {
 }
 
 /** The project and environment scopes, then a scope for each of `kinds` (those whose descriptor has `features.scopedVariables`). */
-const scopesOf = (kinds: readonly AnyKindDescriptor[]): Scope[] => [
+/** What these routes read of a kind's descriptor (services/kind-descriptor.ts): its routes, name and import. */
+export interface ScopedVariablesKind {
+  routes: { type: string; segment: string; param: string }
+  names: { name: string }
+  features: { scopedVariables?: { importOperation: string } }
+}
+
+const scopesOf = (kinds: readonly ScopedVariablesKind[]): Scope[] => [
   { scope: 'PROJECT', segment: 'project', param: 'projectId', word: 'Project' },
   { scope: 'ENVIRONMENT', segment: 'environment', param: 'environmentId', word: 'Environment' },
   ...kinds.map(({ routes, names, features }) => ({
@@ -88,7 +94,7 @@ type Body = {
   enable_interpolation_in_file?: boolean | null | undefined
 }
 
-export function scopedVariablesRoutes(variables: VariablesService, kinds: readonly AnyKindDescriptor[]): FastifyPluginAsyncTypebox {
+export function scopedVariablesRoutes(variables: VariablesService, kinds: readonly ScopedVariablesKind[]): FastifyPluginAsyncTypebox {
   return async (app) => {
     for (const { scope, segment, param, word, importOperation } of scopesOf(kinds)) {
       const ScopeParams = Type.Object({ [param]: Uuid })

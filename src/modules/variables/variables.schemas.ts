@@ -1,6 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { KEY_MAX_LENGTH, MOUNT_PATH_MAX_LENGTH, VALUE_MAX_BYTES } from './variable-rules.ts'
 
 // The reference's shapes of variables and secrets: the generic API's (VariableRequest,

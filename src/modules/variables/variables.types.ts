@@ -1,4 +1,4 @@
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { ServiceType } from '#src/platform/service-types.ts'
 
 // The words of variables and secrets, as the reference spells them (APIVariableScopeEnum, APIVariableTypeEnum).
 

@@ -1,5 +1,6 @@
 import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
+import { actorAwarePool } from './audit-actor.ts'
 import type { Database } from './schema.ts'
 
 export type Db = Kysely<Database>
@@ -39,7 +40,8 @@ export function openDatabase(connectionString: string, poolSize: number, timeout
   pool.on('error', () => {})
   pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    // Who acts reaches the audit triggers through the connection (audit-actor.ts).
+    dialect: new PostgresDialect({ pool: actorAwarePool(pool) }),
     // JSON columns are read back exactly as written: the plugin renames columns, not keys inside values.
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true })],
   })

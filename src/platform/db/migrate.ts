@@ -31,7 +31,15 @@ import * as previewEnvironments from './migrations/0030-preview-environments.ts'
 import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-instances.ts'
 import * as iacServices from './migrations/0032-iac-services.ts'
 import * as databaseBackups from './migrations/0041-database-backups.ts'
+import * as iacStates from './migrations/0042-iac-states.ts'
+import * as customDomainClaims from './migrations/0045-custom-domain-claims.ts'
+import * as pullRequestMarks from './migrations/0047-pull-request-marks.ts'
+import * as runnerFairShare from './migrations/0048-runner-fair-share.ts'
+import * as organizationWebhooks from './migrations/0049-organization-webhooks.ts'
+import * as auditLog from './migrations/0050-audit-log.ts'
 import * as argoCd from './migrations/0056-argocd.ts'
+import * as projectDeploymentRules from './migrations/0059-project-deployment-rules.ts'
+import * as clusterLocks from './migrations/0060-cluster-locks.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -68,7 +76,15 @@ const migrations: Record<string, Migration> = {
   '0031-front-door-ready-instances': frontDoorReadyInstances,
   '0032-iac-services': iacServices,
   '0041-database-backups': databaseBackups,
+  '0042-iac-states': iacStates,
+  '0045-custom-domain-claims': customDomainClaims,
+  '0047-pull-request-marks': pullRequestMarks,
+  '0048-runner-fair-share': runnerFairShare,
+  '0049-organization-webhooks': organizationWebhooks,
+  '0050-audit-log': auditLog,
   '0056-argocd': argoCd,
+  '0059-project-deployment-rules': projectDeploymentRules,
+  '0060-cluster-locks': clusterLocks,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
@@ -78,7 +94,13 @@ const provider: MigrationProvider = { getMigrations: async () => migrations }
  * migrators with a PostgreSQL advisory lock.
  */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'berth_migrations', migrationLockTableName: 'berth_migrations_lock', allowUnorderedMigrations: true })
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'berth_migrations',
+    migrationLockTableName: 'berth_migrations_lock',
+    allowUnorderedMigrations: true,
+  })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error instanceof Error ? error : new Error(String(error))
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)

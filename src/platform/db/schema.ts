@@ -19,6 +19,7 @@ export interface Database {
   variables: VariablesTable
   deploymentLogs: DeploymentLogsTable
   serviceRunOutputs: ServiceRunOutputsTable
+  iacStates: IacStatesTable
   deploymentRequests: DeploymentRequestsTable
   serviceDeployments: ServiceDeploymentsTable
   environmentHistoryVersions: EnvironmentHistoryVersionsTable
@@ -35,6 +36,10 @@ export interface Database {
   memberInvitations: MemberInvitationsTable
   customRoles: CustomRolesTable
   frontDoorReadyInstances: FrontDoorReadyInstancesTable
+  organizationWebhooks: OrganizationWebhooksTable
+  webhookDeliveries: WebhookDeliveriesTable
+  webhookAttempts: WebhookAttemptsTable
+  auditEvents: AuditEventsTable
 }
 
 /** Set by the database on insert. */
@@ -315,6 +320,16 @@ export interface VariablesTable {
 }
 
 /** A line a deployment's step wrote. */
+/** Migration 0042: an IAC service's state, as the engine's http backend stores it, and the lock a run holds on it. */
+export interface IacStatesTable {
+  serviceId: string
+  /** The engine's state document, as it sent it; null before the first write. */
+  state: string | null
+  /** The engine's lock info (its `ID` names the lock); null when unlocked. */
+  lockInfo: ColumnType<Record<string, unknown> | null, string | null, string | null>
+  updatedAt: ColumnType<Date, Date | undefined, Date>
+}
+
 /** Migration 0032: what a service's last run left for its own routes (an IAC apply's resources). */
 export interface ServiceRunOutputsTable {
   serviceId: string
@@ -453,6 +468,10 @@ export interface CustomDomainsTable {
   checkStatus: string | null
   checkErrorDetails: string | null
   checkedAt: Date | null
+  /** Migration 0045: what a `use_cdn` domain's TXT record must hold. */
+  verificationToken: Generated<string>
+  /** Migration 0045: since when the domain holds its name on the server (its checks passed); null: it holds nothing. */
+  verifiedAt: Date | null
   createdAt: CreatedAt
   updatedAt: Date | null
 }
@@ -533,4 +552,74 @@ export interface FrontDoorReadyInstancesTable {
   containerId: string
   serviceId: string
   readyAt: CreatedAt
+}
+
+/** An organization's outbound webhook (migration 0049). */
+export interface OrganizationWebhooksTable {
+  id: Generated<string>
+  organizationId: string
+  kind: string
+  targetUrl: string
+  targetSecretSealed: Buffer | null
+  description: string | null
+  enabled: boolean
+  events: string[]
+  projectNamesFilter: string[]
+  environmentTypesFilter: string[]
+  createdAt: CreatedAt
+  updatedAt: Date | null
+}
+
+/** The webhooks' outbox: one event for one webhook, written by a trigger on deployment_requests (migration 0049). */
+export interface WebhookDeliveriesTable {
+  id: Generated<string>
+  organizationId: string
+  webhookId: string
+  event: string
+  executionId: string
+  facts: ColumnType<unknown, string, string>
+  state: Generated<string>
+  attempts: Generated<number>
+  nextAttemptAt: Generated<Date>
+  leaseExpiresAt: Date | null
+  createdAt: CreatedAt
+  endedAt: Date | null
+}
+
+/** One try at a delivery, and what the target answered (migration 0049). */
+export interface WebhookAttemptsTable {
+  id: Generated<string>
+  organizationId: string
+  webhookId: string
+  deliveryId: string
+  kind: string
+  matchedEvent: string
+  targetUrlUsed: string
+  request: ColumnType<unknown, string, string>
+  statusCode: number
+  responseBody: string | null
+  createdAt: CreatedAt
+}
+
+/** One change made through the API, written by the audit triggers (migration 0050); never changed. */
+export interface AuditEventsTable {
+  id: Generated<string>
+  /** The order events happened in (bigint, read as text). */
+  seq: ColumnType<string, never, never>
+  organizationId: string
+  createdAt: CreatedAt
+  eventType: string
+  targetType: string
+  targetId: string | null
+  targetName: Generated<string>
+  subTargetType: string | null
+  change: string | null
+  origin: string
+  triggeredBy: string
+  triggeredById: string | null
+  userAgent: string | null
+  projectId: string | null
+  projectName: Generated<string>
+  environmentId: string | null
+  environmentName: Generated<string>
 }

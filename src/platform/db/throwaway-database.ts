@@ -21,13 +21,26 @@ async function onServer<T>(serverUrl: string, work: (client: pg.Client) => Promi
   }
 }
 
+export interface ThrowawayOptions {
+  /**
+   * false: commits do not wait for the WAL to reach the disk (`synchronous_commit = off` for the
+   * database). A crash of the server may lose the last few commits, never corrupt anything: the
+   * right trade for tests, whose databases are dropped anyway and which commit thousands of small
+   * transactions. The benchmark keeps the default, to measure what an operator's server does.
+   */
+  durableCommits?: boolean
+}
+
 /**
  * Creates `<prefix>_<time>_<random>` on the PostgreSQL server of `serverUrl` and brings it to the
  * latest schema; it is dropped again when that fails.
  */
-export async function createThrowawayDatabase(serverUrl: string, prefix: string): Promise<ThrowawayDatabase> {
+export async function createThrowawayDatabase(serverUrl: string, prefix: string, options: ThrowawayOptions = {}): Promise<ThrowawayDatabase> {
   const name = `${prefix}_${Date.now()}_${randomBytes(4).toString('hex')}`
-  await onServer(serverUrl, (client) => client.query(`create database ${name}`))
+  await onServer(serverUrl, async (client) => {
+    await client.query(`create database ${name}`)
+    if (options.durableCommits === false) await client.query(`alter database ${name} set synchronous_commit = off`)
+  })
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
   let dropped: Promise<void> | undefined

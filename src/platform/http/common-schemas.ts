@@ -6,6 +6,10 @@ export const DateTime = Type.String({ format: 'date-time' })
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
+/** A string enum named as the reference names it (`title`), so that generated clients get its type. */
+export const Enum = <T extends string>(values: readonly T[], title: string, description?: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], title, ...(description ? { description } : {}) })
+
 /** The one error body (docs/errors.md, "Errors"); `detail` repeats `message` for RFC 7807-style readers. */
 export const ErrorResponse = Type.Object(
   {

@@ -28,6 +28,13 @@ export interface RunnerOptions {
   pollMs: number
   /** How many runs (of different environments) one runner works on at once. */
   concurrency: number
+  /**
+   * How many of them one organization's runs may take (default: half, at least one): another
+   * organization's run always finds a slot promptly, on every runner sharing the queue.
+   */
+  slotsPerOrganization?: number
+  /** The longest a run may take from its start; it then fails with what was running stopped. Absent: no bound. */
+  maxRunMs?: number
   /** How long stopping what runs takes when a run is canceled. */
   cancelMs: number
   /** How long deployment log lines are kept; a runner deletes older ones now and then. */
@@ -43,7 +50,8 @@ export interface RunnerLog {
 const CANCEL = 'cancel'
 const LOST = 'lost'
 const HAND_BACK = 'hand back'
-type StopReason = typeof CANCEL | typeof LOST | typeof HAND_BACK
+const TIMED_OUT = 'timed out'
+type StopReason = typeof CANCEL | typeof LOST | typeof HAND_BACK | typeof TIMED_OUT
 
 /**
  * How far this host's clock may drift from the database's before steps are stamped with a
@@ -92,7 +100,16 @@ export function createDeploymentRunner(deps: {
   const executors = (fixedExecutor ? {} : deps.executor) as Executors
   let lastPruneAt = Number.NEGATIVE_INFINITY
   const runnerId = `${os.hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
-  const working = new Map<string, { controller: AbortController; done: Promise<void> }>()
+  const working = new Map<string, { organizationId: string; controller: AbortController; done: Promise<void> }>()
+  const slotsPerOrganization = options.slotsPerOrganization ?? Math.max(1, Math.floor(options.concurrency / 2))
+  /** The organizations whose runs hold their share of this runner's slots: none of theirs is claimed until one ends. */
+  const organizationsAtShare = (): string[] => {
+    const held = new Map<string, number>()
+    for (const { organizationId } of working.values()) held.set(organizationId, (held.get(organizationId) ?? 0) + 1)
+    return [...held].filter(([, count]) => count >= slotsPerOrganization).map(([organizationId]) => organizationId)
+  }
+  const timedOutMessage = () =>
+    `timed out: the run took longer than ${Math.round((options.maxRunMs ?? 0) / 1000)} s, the longest a run may take (BERTH_RUNNER_MAX_RUN_MS)`
   let stopping = false
   let loop: Promise<void> | undefined
   let wakeUp: (() => void) | undefined
@@ -228,6 +245,10 @@ export function createDeploymentRunner(deps: {
       },
       Math.min(options.pollMs, options.leaseMs / 3),
     )
+    // Every run ends within maxRunMs of its start (a resumed run: its first start), whatever its services' own timeouts.
+    const startedMs = run.startedAt === null ? Date.now() : Date.parse(run.startedAt)
+    const deadline =
+      options.maxRunMs === undefined ? undefined : setTimeout(() => stop(TIMED_OUT), Math.max(0, startedMs + options.maxRunMs - Date.now()))
 
     try {
       if (stored.cancelRequested || run.actionStatus === 'CANCELING') stop(CANCEL)
@@ -258,6 +279,8 @@ export function createDeploymentRunner(deps: {
                       ...context(snapshot, action, say),
                       run: { id: run.id, organizationId: run.organizationId, environmentId: run.environmentId },
                     })
+              // What the executor answers once the run's time is up says so, whatever it says.
+              if (signal.reason === TIMED_OUT) throw new StepRefused(TIMED_OUT)
               say(
                 'end',
                 outcome.ok ? `${service.name}: ${action.toLowerCase()} succeeded` : `${service.name}: ${outcome.message}`,
@@ -281,6 +304,7 @@ export function createDeploymentRunner(deps: {
       }
     } finally {
       clearInterval(heartbeat)
+      clearTimeout(deadline)
     }
     await writes
     await flushLogs()
@@ -298,6 +322,16 @@ export function createDeploymentRunner(deps: {
       )
     } else if (reason === HAND_BACK) {
       await runs.release(run.id, runnerId)
+    } else if (reason === TIMED_OUT) {
+      const message = timedOutMessage()
+      writeLog(null, null, 'timeout', message, 'ERROR')
+      log.warn({ executionId: run.id, environmentId: run.environmentId, maxRunMs: options.maxRunMs }, 'a deployment took too long; it failed')
+      await flushLogs()
+      try {
+        await runs.save(interruptRun(run, false, message, now()), runnerId, options.leaseMs, kinds)
+      } catch (error) {
+        log.warn({ err: error, executionId: run.id }, 'could not end a deployment that took too long; its lease will expire')
+      }
     } else {
       writeLog(null, null, 'cancel', 'cancel requested: stopping what runs')
       await finishCancel(() => run, apply)
@@ -340,7 +374,7 @@ export function createDeploymentRunner(deps: {
         working.delete(stored.run.id)
         wakeUp?.()
       })
-    working.set(stored.run.id, { controller, done })
+    working.set(stored.run.id, { organizationId: stored.run.organizationId, controller, done })
   }
 
   /** Deletes the log lines past their retention, at most once an hour per runner. */
@@ -414,7 +448,7 @@ export function createDeploymentRunner(deps: {
         try {
           await checkClock()
           await pruneLogs()
-          const claimed = await runs.claim(runnerId, options.leaseMs, interrupt)
+          const claimed = await runs.claim(runnerId, options.leaseMs, interrupt, organizationsAtShare())
           pollFailing = false
           if (claimed.kind === 'interrupted') {
             log.warn(

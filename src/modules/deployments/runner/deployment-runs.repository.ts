@@ -91,16 +91,27 @@ export function createDeploymentRunsRepository(db: Db) {
 
     /**
      * Takes the oldest run that may run now: the first unfinished run of its environment, that no
-     * runner holds. One a lost runner held (its lease expired) is not run again: `interrupt` turns
+     * runner holds, of the organization holding fewest runs (none of `organizationsAtShare`, whose
+     * runs hold their share of the claiming runner's slots). One a lost runner held (its lease expired) is not run again: `interrupt` turns
      * it into the terminal run that is written instead. Concurrent runners skip each other's rows.
      */
-    async claim(runnerId: string, leaseMs: number, interrupt: (stored: StoredRun, now: string) => DeploymentRun): Promise<ClaimOutcome> {
+    async claim(
+      runnerId: string,
+      leaseMs: number,
+      interrupt: (stored: StoredRun, now: string) => DeploymentRun,
+      organizationsAtShare: readonly string[] = [],
+    ): Promise<ClaimOutcome> {
       return historyTransaction(db, async (trx, changes): Promise<ClaimOutcome> => {
         const row = await trx
           .selectFrom('deploymentRequests as r')
           .selectAll('r')
           .where('r.actionStatus', 'in', UNFINISHED)
           .where((eb) => eb.or([eb('r.leaseExpiresAt', 'is', null), eb('r.leaseExpiresAt', '<', sql<Date>`now()`)]))
+          // Fair share: the runs of an organization holding its share of this runner's slots wait
+          // (a lost runner's run is still ended: that takes no slot).
+          .$if(organizationsAtShare.length > 0, (query) =>
+            query.where((eb) => eb.or([eb('r.leaseOwner', 'is not', null), eb('r.organizationId', 'not in', organizationsAtShare)])),
+          )
           .where(({ not, exists, selectFrom }) =>
             not(
               exists(
@@ -111,6 +122,16 @@ export function createDeploymentRunsRepository(db: Db) {
                   .where('earlier.actionStatus', 'in', UNFINISHED),
               ),
             ),
+          )
+          // The organizations running least, on every runner sharing the queue, go first; then the oldest run.
+          .orderBy((eb) =>
+            eb
+              .selectFrom('deploymentRequests as held')
+              .select((held) => held.fn.countAll<string>().as('held'))
+              .whereRef('held.organizationId', '=', 'r.organizationId')
+              .where('held.leaseOwner', 'is not', null)
+              .where('held.leaseExpiresAt', '>', sql<Date>`now()`)
+              .where('held.actionStatus', 'in', UNFINISHED),
           )
           .orderBy('r.createdAt')
           .limit(1)

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode'
-import { resolveHost } from '#src/modules/git-providers/address-guard.ts'
+import { refusedHostAdvice, resolveHost } from '#src/modules/git-providers/address-guard.ts'
 import { hasImage, pullHost } from './images.ts'
 
 // The images a Dockerfile makes the engine pull (its FROM lines, COPY --from and RUN --mount
@@ -88,7 +88,7 @@ export async function refusedBaseImage(docker: Docker, dockerfile: string): Prom
     if (await hasImage(docker, reference)) continue
     const check = await resolveHost(pullHost(reference))
     if (!check.ok) {
-      return `the Dockerfile's image ${reference} would be pulled from ${pullHost(reference)}: ${check.reason}; the server uses such registries only with BERTH_GIT_ALLOW_PRIVATE_URLS=true`
+      return `the Dockerfile's image ${reference} would be pulled from ${pullHost(reference)}: ${check.reason}; ${refusedHostAdvice(check, 'registries')}`
     }
   }
   return undefined

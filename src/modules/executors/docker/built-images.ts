@@ -14,7 +14,7 @@ export interface GitBuildDeps {
   docker: Docker
   /** The credentials a repository is fetched with (its git token's), unsealed; undefined without one. */
   gitCredentials(organizationId: string, repository: GitRepository): Promise<GitCredentials | undefined>
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS. */
+  /** BERTH_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls: boolean
   /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
   contextMaxBytes?: number | undefined

@@ -15,7 +15,7 @@ import {
   type WorkloadSettings,
 } from '../workload.ts'
 import { builtFromGit } from './built-images.ts'
-import type { DockerJob, ReadyImage } from './docker-job.ts'
+import type { DockerJob, OpenStateEndpoint, ReadyImage } from './docker-job.ts'
 import { type Confinement, networkName, removeNetworkIfUnused } from './docker-objects.ts'
 import type { DeliveredFile } from './file-archive.ts'
 import { removeBuiltImages } from './image-builds.ts'
@@ -45,7 +45,7 @@ export interface DockerExecutorDeps {
   publishPorts?: string
   /** The credentials a repository is fetched with: its git token's (else the organization's only one of its provider), unsealed; undefined without one. */
   gitCredentials(organizationId: string, repository: GitRepository): Promise<GitCredentials | undefined>
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: whether repositories and registries on loopback, private, link-local or metadata addresses (or plain http) may be reached. */
+  /** BERTH_ALLOW_PRIVATE_URLS: whether repositories and registries on loopback, private, link-local or metadata addresses (or plain http) may be reached. */
   allowPrivateUrls: boolean
   /** BERTH_DOCKER_PIDS_LIMIT and BERTH_DOCKER_CAP_DROP; absent: their defaults. */
   confinement?: Confinement
@@ -53,6 +53,8 @@ export interface DockerExecutorDeps {
   contextMaxBytes?: number
   /** The front door (docs/front-door.md), when it runs: told of ready instances and of every change to what runs. */
   frontDoor?: { instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>; sync(reason: string): Promise<void> } | undefined
+  /** Serves an IAC run's state to it alone (docs/iac.md, "State"); absent: runs that keep their state in Berth fail. */
+  stateEndpoint?: OpenStateEndpoint
   /** What an external kind's action reads its own credentials with (an Argo CD's); absent: such kinds are refused. */
   external?: { db: Db; secrets: SecretBox }
 }
@@ -154,6 +156,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
           stopGraceSeconds: stopGraceSeconds(snapshot),
           delivered: () => delivered(snapshot),
           image: (source) => readyImage(source, job),
+          stateEndpoint: deps.stateEndpoint,
         }
         const { retired, ...outcome } = await perform(workload, job)
         // What runs changed (or may have, on a failure): the front door's routes follow, and again once the replaced instances are gone.

@@ -7,6 +7,9 @@ import type { PublishSettings, Say } from './service-instances.ts'
 
 // One action of the Docker executor on one service, as each kind of workload gets it.
 
+/** Serves a run's state (the engine's http backend) on `host`, for the run alone: the engine's environment for it, and its secret. */
+export type OpenStateEndpoint = (serviceId: string, host: string) => Promise<{ env: Record<string, string>; secret: string; close(): Promise<void> }>
+
 /** An image ready in the engine: pulled, present, or built from git (then `built`). */
 export type ReadyImage = { ok: true; image: string; built: boolean } | { ok: false; message: string }
 
@@ -29,6 +32,8 @@ export interface DockerJob {
   stopGraceSeconds: number
   /** The service's variables as the engine takes them: KEY=value lines, and files for file variables. */
   delivered(): { env: string[]; files: DeliveredFile[] }
+  /** Serves a run's state to it alone (an IAC run's http backend); absent: this runner keeps no state. */
+  stateEndpoint?: OpenStateEndpoint | undefined
   /** The image of `source` in the engine: present, pulled, or built from git; an outcome when it cannot be. */
   image(source: ImageSource): Promise<ReadyImage>
 }

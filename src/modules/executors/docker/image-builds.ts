@@ -33,7 +33,7 @@ export interface BuildSpec {
   timeoutSeconds: number
   /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
   contextMaxBytes?: number | undefined
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: unless true, the images the Dockerfile pulls pass the registries' address guard (base-images.ts). */
+  /** BERTH_ALLOW_PRIVATE_URLS: unless true, the images the Dockerfile pulls pass the registries' address guard (base-images.ts). */
   allowPrivateUrls: boolean
 }
 

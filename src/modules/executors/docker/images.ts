@@ -1,5 +1,5 @@
 import type Docker from 'dockerode'
-import { resolveHost } from '#src/modules/git-providers/address-guard.ts'
+import { refusedHostAdvice, resolveHost } from '#src/modules/git-providers/address-guard.ts'
 
 // Images a deployment runs: used when the engine has them, pulled (with the registry's
 // credentials) when it does not.
@@ -64,14 +64,14 @@ export async function guardRegistryHost(
   if (allowPrivateUrls) return
   const check = await resolveHost(pullHost(reference))
   if (check.ok) return
-  const message = `${what} of ${reference} refused: ${check.reason}; the server uses such registries only with BERTH_GIT_ALLOW_PRIVATE_URLS=true`
+  const message = `${what} of ${reference} refused: ${check.reason}; ${refusedHostAdvice(check, 'registries')}`
   say(message)
   throw new PullRefused(message)
 }
 
 /**
  * Pulls `reference` unless the engine has it, telling `say` what happens; rejects with the engine's
- * reason. Unless `allowPrivateUrls` (BERTH_GIT_ALLOW_PRIVATE_URLS), the registry's host is resolved
+ * reason. Unless `allowPrivateUrls` (BERTH_ALLOW_PRIVATE_URLS), the registry's host is resolved
  * and checked right before the pull, as git calls are: the engine would otherwise connect wherever
  * the name leads (loopback, the cloud's metadata address), with the registry's credentials.
  */

@@ -53,7 +53,7 @@ export interface BuiltinDeps {
   imageRegistry?(organizationId: string, environmentId: string): Promise<string | null>
   /** The credentials a git repository is fetched with (its git token's), unsealed; none by default. */
   gitCredentials?(organizationId: string, repository: GitRepository): Promise<GitCredentials | undefined>
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS; false by default. */
+  /** BERTH_ALLOW_PRIVATE_URLS; false by default. */
   allowPrivateUrls?: boolean
   /**
    * The environment's cluster's Ingress settings (its advanced settings `berth.ingress.apps_domain`

@@ -11,7 +11,7 @@ import type { GitRepository } from '../workload.ts'
 export interface GitFetching {
   /** The credentials a repository is fetched with (its git token's), unsealed; undefined without one. */
   credentials(organizationId: string, repository: GitRepository): Promise<GitCredentials | undefined>
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS. */
+  /** BERTH_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls: boolean
   say: (message: string) => void
   signal: AbortSignal

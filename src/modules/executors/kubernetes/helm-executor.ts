@@ -65,7 +65,7 @@ export function releaseName(snapshot: Pick<ServiceSnapshot, 'name' | 'serviceId'
 export function createKubernetesExecutor(deps: KubernetesExecutorDeps): DeploymentExecutor {
   const workRoot = deps.workRoot ?? os.tmpdir()
   const workDirPrefix = (runId: string) => path.join(workRoot, `berth-helm-${runId}-`)
-  const settings: WorkloadSettings = { databaseImages: deps.databaseImages ?? 'docker.io/library', iacImages: deps.iacImages ?? '', iacStateUrl: '' }
+  const settings: WorkloadSettings = { databaseImages: deps.databaseImages ?? 'docker.io/library', iacImages: deps.iacImages ?? '' }
   // Asked once; a helm that could not be asked is asked again at the next deployment (it may be installed since).
   let dialect: Promise<HelmDialect> | undefined = deps.helmVersion ? Promise.resolve(helmDialect(deps.helmVersion)) : undefined
   const helmDialectOnce = () => {

@@ -31,10 +31,10 @@ export interface KubernetesSettings {
   helmVersion?: ProgramVersion
 }
 
-export const kubernetesSettings = (config: Pick<Config, 'runner' | 'git'>): KubernetesSettings => ({
+export const kubernetesSettings = (config: Pick<Config, 'runner' | 'outbound'>): KubernetesSettings => ({
   helmPath: config.runner.helmPath,
   kubectlPath: config.runner.kubectlPath,
-  allowPrivateUrls: config.git.allowPrivateUrls,
+  allowPrivateUrls: config.outbound.allowPrivateUrls,
   databaseImages: config.runner.dockerDatabaseImages,
   iacImages: config.runner.iacImages,
 })

@@ -36,7 +36,7 @@ export interface OwnChartDeps {
   openSecret: OpenSecret
   /** The credentials a git repository is fetched with (its git token's), unsealed; none by default. */
   gitCredentials?(organizationId: string, repository: GitRepository): Promise<GitCredentials | undefined>
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS; false by default. */
+  /** BERTH_ALLOW_PRIVATE_URLS; false by default. */
   allowPrivateUrls?: boolean
 }
 
@@ -56,7 +56,7 @@ async function chartHostRefusal(url: string): Promise<string | undefined> {
   const host = URL.canParse(url) ? new URL(url).hostname : undefined
   const check = host ? await resolveHost(host) : { ok: false as const, reason: 'the repository URL names no host' }
   if (check.ok) return undefined
-  return `chart fetch refused: ${check.reason}; the server fetches from such repositories only with BERTH_GIT_ALLOW_PRIVATE_URLS=true`
+  return `chart fetch refused: ${check.reason}; the server fetches from such repositories only with BERTH_ALLOW_PRIVATE_URLS=true`
 }
 
 /**

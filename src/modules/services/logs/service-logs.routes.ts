@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import type { KindRoutes } from '../kind-routes.ts'
+import { FOLLOW_STREAMS_REFUSED, type FollowStreams } from './follow-streams.ts'
 import { decodeCursor, SERVICE_LOG_LINES, type ServiceLogLine, type ServiceLogsService } from './service-logs.service.ts'
 
 const Log = Type.Object(
@@ -49,7 +50,7 @@ const ABOUT =
   'Needs the READ role.'
 
 /** The service logs of every kind: `GET /{kind}/{id}/log` (the reference's for applications and containers) and its follower. */
-export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLogsService): FastifyPluginAsyncTypebox {
+export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLogsService, streams?: FollowStreams): FastifyPluginAsyncTypebox {
   return async (app) => {
     for (const kind of kinds) {
       const Params = Type.Object({ [kind.param]: Uuid })
@@ -86,12 +87,20 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
               ABOUT,
             tags,
             params: Params,
-            response: { 200: { description: 'a text/event-stream of log lines', content: { 'text/event-stream': { schema: Type.String() } } } },
+            response: {
+              200: { description: 'a text/event-stream of log lines', content: { 'text/event-stream': { schema: Type.String() } } },
+              429: FOLLOW_STREAMS_REFUSED,
+            },
           },
         },
         async (req, reply) => {
           const stop = new AbortController()
-          req.raw.on('close', () => stop.abort())
+          // The stream's place under the follow stream limits, given back when its client leaves.
+          let release = () => {}
+          req.raw.on('close', () => {
+            stop.abort()
+            release()
+          })
           const header = req.headers['last-event-id']
           const lines = logs.follow(
             req.principal,
@@ -99,6 +108,9 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
             idOf(req.params),
             decodeCursor(typeof header === 'string' ? header : undefined),
             stop.signal,
+            (organizationId) => {
+              if (streams) release = streams.open(req.principal, organizationId)
+            },
           )
           // The first step checks access: its errors answer in the error shape, before any event is sent.
           await lines.next()
@@ -117,7 +129,10 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
                 req.log.warn({ err: error }, 'a service log follower lost the engine')
                 return 'failed' as const
               })
-              if (next === 'failed') return
+              if (next === 'failed') {
+                release()
+                return
+              }
               quiet.abort()
               if (next === 'quiet') {
                 yield ': still following\n\n'
@@ -128,6 +143,7 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
               if (next.value) yield `event: log\nid: ${next.value.cursor}\ndata: ${JSON.stringify(toLog(next.value.line))}\n\n`
             }
             if (!stop.signal.aborted) yield 'event: end\ndata: {}\n\n'
+            release()
           }
           return reply
             .type('text/event-stream; charset=utf-8')

@@ -39,7 +39,7 @@ export interface ServiceLogsDeps {
     serviceId: string,
     needed: Role,
     type: ServiceType,
-  ): Promise<{ service: { id: string; environmentId: string } }>
+  ): Promise<{ service: { id: string; environmentId: string; organizationId: string } }>
   /** The engine's side; absent when the process deploys nowhere real (the simulator): services print nothing. */
   output: ServiceOutput | undefined
 }
@@ -138,10 +138,19 @@ export function createServiceLogsService(deps: ServiceLogsDeps) {
     /**
      * The service's lines as they are printed, each with the follower's position after it: the
      * last ones first, or those after `cursor`. The first value (no line) comes once access is
-     * checked; the lines end when the service stops or `signal` aborts.
+     * checked and `admit` let the stream open (it throws past the follow stream limits); the lines
+     * end when the service stops or `signal` aborts.
      */
-    async *follow(principal: Principal, type: ServiceType, serviceId: string, cursor: OutputCursor | undefined, signal: AbortSignal) {
+    async *follow(
+      principal: Principal,
+      type: ServiceType,
+      serviceId: string,
+      cursor: OutputCursor | undefined,
+      signal: AbortSignal,
+      admit: (organizationId: string) => void = () => {},
+    ) {
       const { service } = await deps.requireService(principal, serviceId, 'READ', type)
+      admit(service.organizationId)
       yield undefined
       const deploying = () => deps.repo.deploying(service.environmentId)
       const found = await outputService(type, service)

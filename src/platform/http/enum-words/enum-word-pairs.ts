@@ -33,6 +33,7 @@ export const ENUM_WORD_PAIRS: readonly EnumWordPair[] = [
       'APIVariableScopeEnum',
       'GitTokenAssociatedServiceType',
       'JobLifecycleTypeEnum',
+      'OrganizationEventTargetType',
     ],
   },
   { contract: 'GITOPS_APP', reference: 'ARGOCD_APP', enums: ['ServiceTypeEnum', 'ArgocdAssociatedServiceType'] },

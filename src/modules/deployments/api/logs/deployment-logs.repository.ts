@@ -48,10 +48,13 @@ export function createDeploymentLogsRepository(db: Db) {
     },
 
     /** A deployment of the environment by its id, or the environment's newest when none is named; with whether it is finished. */
-    async findRun(environmentId: string, executionId: string | undefined): Promise<{ id: string; finished: boolean } | undefined> {
+    async findRun(
+      environmentId: string,
+      executionId: string | undefined,
+    ): Promise<{ id: string; organizationId: string; finished: boolean } | undefined> {
       let query = db
         .selectFrom('deploymentRequests')
-        .select(['id', sql<boolean>`action_status not in ('QUEUED', 'ONGOING', 'CANCELING')`.as('finished')])
+        .select(['id', 'organizationId', sql<boolean>`action_status not in ('QUEUED', 'ONGOING', 'CANCELING')`.as('finished')])
         .where('environmentId', '=', environmentId)
       query = executionId === undefined ? query.orderBy('seq', 'desc').limit(1) : query.where('id', '=', executionId)
       return query.executeTakeFirst()

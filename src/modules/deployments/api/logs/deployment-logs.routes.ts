@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { type Static, Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { FOLLOW_STREAMS_REFUSED, type FollowStreams } from '#src/modules/services/logs/follow-streams.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { SERVICE_TYPES } from '../../deployment-states.ts'
 import { Enum } from '../../deployments.schemas.ts'
@@ -58,7 +59,7 @@ const toEnvironmentLog = (line: LogLine) => ({
 /** Last-Event-ID as a line number: where a reconnecting follower left off. */
 const lineNumber = (header: string | string[] | undefined) => (typeof header === 'string' && /^\d{1,18}$/.test(header) ? header : '0')
 
-export function deploymentLogsRoutes(logs: DeploymentLogsService): FastifyPluginAsyncTypebox {
+export function deploymentLogsRoutes(logs: DeploymentLogsService, streams?: FollowStreams): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Events are written here, not by the serializer: they take the served words here too.
     const served = app.servedWords<Static<typeof EnvironmentLogs>>(EnvironmentLogs)
@@ -95,13 +96,30 @@ export function deploymentLogsRoutes(logs: DeploymentLogsService): FastifyPlugin
           tags,
           params: EnvironmentParams,
           querystring: LogsQuery,
-          response: { 200: { description: 'a text/event-stream of log lines', content: { 'text/event-stream': { schema: Type.String() } } } },
+          response: {
+            200: { description: 'a text/event-stream of log lines', content: { 'text/event-stream': { schema: Type.String() } } },
+            429: FOLLOW_STREAMS_REFUSED,
+          },
         },
       },
       async (req, reply) => {
         const stop = new AbortController()
-        req.raw.on('close', () => stop.abort())
-        const lines = logs.follow(req.principal, req.params.environmentId, req.query.version, lineNumber(req.headers['last-event-id']), stop.signal)
+        // The stream's place under the follow stream limits (docs/logs.md), given back when its client leaves.
+        let release = () => {}
+        req.raw.on('close', () => {
+          stop.abort()
+          release()
+        })
+        const lines = logs.follow(
+          req.principal,
+          req.params.environmentId,
+          req.query.version,
+          lineNumber(req.headers['last-event-id']),
+          stop.signal,
+          (organizationId) => {
+            if (streams) release = streams.open(req.principal, organizationId)
+          },
+        )
         // The first read checks access and the deployment: its errors answer in the error shape, before any event is sent.
         const first = await lines.next()
         async function* events() {
@@ -113,6 +131,7 @@ export function deploymentLogsRoutes(logs: DeploymentLogsService): FastifyPlugin
             next = await lines.next()
           }
           if (!stop.signal.aborted) yield 'event: end\ndata: {}\n\n'
+          release()
         }
         return reply
           .type('text/event-stream; charset=utf-8')

@@ -9,7 +9,7 @@ import type { DeploymentLogsRepository, LogLine } from './deployment-logs.reposi
 
 export interface DeploymentLogsDeps {
   repo: DeploymentLogsRepository
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string } }>
+  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
 }
 
 /** How many lines a listing answers: the reference's "last 1000". */
@@ -53,8 +53,17 @@ export function createDeploymentLogsService(deps: DeploymentLogsDeps) {
      * The deployment's lines as they come, after the line `afterId` (a client's Last-Event-ID),
      * until the deployment is finished and every line was given, or `signal` aborts.
      */
-    async *follow(principal: Principal, environmentId: string, version: string | undefined, afterId: string, signal: AbortSignal) {
+    async *follow(
+      principal: Principal,
+      environmentId: string,
+      version: string | undefined,
+      afterId: string,
+      signal: AbortSignal,
+      /** Lets the stream open once access is checked; throws past the follow stream limits. */
+      admit: (organizationId: string) => void = () => {},
+    ) {
       const run = await requireRun(principal, environmentId, version)
+      admit(run.organizationId)
       // Access is checked and the deployment found: the caller may answer before the first line comes.
       yield { lines: [] as LogLine[] }
       const until = Date.now() + FOLLOW_MAX_MS

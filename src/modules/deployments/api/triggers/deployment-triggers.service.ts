@@ -64,6 +64,8 @@ export interface DeploymentTriggersDeps {
   listLimit?: number
   /** What kinds consult to resolve what a deployment builds (a commit at a git provider). */
   deploymentLookups?: DeploymentLookups
+  /** Why nothing may be queued in the environment now (its cluster is locked: docs/clusters.md), or undefined. */
+  lockRefusal?(environmentId: string): Promise<AppError | undefined>
 }
 
 /** A service a trigger deploys, with what its request asks beyond its configuration. */
@@ -172,6 +174,8 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
   function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<never>): Promise<Queued>
   function enqueue(environment: Target, target: RunTarget, triggeredBy: string, refuse: Refusal<'nothing'>): Promise<Queued | 'nothing'>
   async function enqueue(environment: Target, unresolved: RunTarget, triggeredBy: string, refuse: Refusal<'nothing'>): Promise<Queued | 'nothing'> {
+    const locked = await deps.lockRefusal?.(environment.id)
+    if (locked) throw locked
     // The id is fixed first: a kind's history details may name it (an application's build pod).
     const id = randomUUID()
     const target = { ...unresolved, selected: await resolveOverrides(environment, unresolved.trigger, unresolved.selected) }
@@ -498,6 +502,21 @@ export function createDeploymentTriggersService(deps: DeploymentTriggersDeps) {
      * what asked for it.
      */
     deployPreview: deployAs,
+
+    /**
+     * Stops, or deploys again, a whole environment for what no principal asked (a deployment
+     * rule's schedule, docs/deployment-rules.md): origin PLATFORM_INTERNAL, `triggeredBy` naming
+     * why. 'nothing' when it has no services, or a stop finds them stopped.
+     */
+    async runScheduled(environment: Target, trigger: 'STOP' | 'DEPLOY', triggeredBy: string): Promise<'queued' | 'nothing'> {
+      const services = (await deps.listServices(environment.organizationId, environment.id)).filter((service) => !service.deploymentSkipped)
+      if (services.length === 0) return 'nothing'
+      const target: RunTarget = { serviceId: null, trigger, selected: whole(services), origin: 'PLATFORM_INTERNAL' }
+      const queued = await enqueue(environment, target, triggeredBy, async (queue, unfinished) =>
+        trigger === 'STOP' && unfinished.length === 0 && (await isStopped(queue, services)) ? 'nothing' : undefined,
+      )
+      return queued === 'nothing' ? 'nothing' : 'queued'
+    },
 
     /**
      * Deletes a preview environment for what no principal asked (a closed pull request, an idle

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { type TObject, Type } from 'typebox'
+import { type TObject, type TProperties, Type } from 'typebox'
 import type { KindRoutes } from '#src/modules/services/kind-routes.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { conflictResponse, Uuid } from '#src/platform/http/common-schemas.ts'
@@ -12,11 +12,21 @@ import { toStatusResponse } from './triggers.wire.ts'
 
 const QUEUES = 'Needs the DEPLOY role. The deployment is queued behind those of the environment already queued or running, and runs when they end.'
 
+/**
+ * Fields another module adds to one kind's status answer (Berth extensions): a database's last
+ * good backup, say. `read` runs once the status itself was allowed.
+ */
+export interface StatusExtension {
+  properties: TProperties
+  read(serviceId: string): Promise<Record<string, unknown>>
+}
+
 /** Deploy, redeploy, stop (and uninstall), status and history of one kind's services: written once for every kind. */
 export function serviceActionsRoutes(
   kind: KindRoutes,
   triggers: DeploymentTriggersService,
   history: DeploymentHistoryService,
+  statusExtension?: StatusExtension,
 ): FastifyPluginAsyncTypebox {
   const Params = Type.Object({ [kind.param]: Uuid })
   const path = (action: string) => `/${kind.segment}/:${kind.param}/${action}`
@@ -133,10 +143,13 @@ export function serviceActionsRoutes(
           description: "`state` is the service's state in its newest deployment; READY before any.",
           tags: [kind.tags.main],
           params: Params,
-          response: { 200: Status },
+          response: { 200: statusExtension ? Type.Object({ ...Status.properties, ...statusExtension.properties }) : Status },
         },
       },
-      async (req) => toStatusResponse(await triggers.getServiceStatus(req.principal, kind.type, idOf(req.params))),
+      async (req) => {
+        const status = toStatusResponse(await triggers.getServiceStatus(req.principal, kind.type, idOf(req.params)))
+        return statusExtension ? { ...status, ...(await statusExtension.read(idOf(req.params))) } : status
+      },
     )
 
     app.get(

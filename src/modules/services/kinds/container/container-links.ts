@@ -1,3 +1,5 @@
+import type { KindRouteContext } from '#src/modules/services/kind-route-context.ts'
+import type { ServiceLink } from '#src/modules/services/service-links.ts'
 import type { ContainerServiceRecord } from './container.types.ts'
 
 // The URLs a container's public ports are reached at. The simulator runs nothing, so Berth derives
@@ -38,4 +40,23 @@ export function containerLinks(
     links.push({ url, internalPort: port.internalPort, externalPort: port.externalPort, isDefault: false })
   }
   return links
+}
+
+/** What listContainerLinks answers: the derived links, or, where an engine runs the container, what answers there. */
+export async function liveContainerLinks(
+  withLiveLinks: KindRouteContext['withLiveLinks'],
+  container: ContainerServiceRecord,
+): Promise<ServiceLink[]> {
+  const links = containerLinks(container).map(
+    (link): ServiceLink => ({
+      service_id: container.id,
+      service_type: 'CONTAINER' as const,
+      url: link.url,
+      internal_port: link.internalPort,
+      external_port: link.externalPort,
+      is_qovery_domain: true,
+      is_default: link.isDefault,
+    }),
+  )
+  return withLiveLinks(container, 'CONTAINER', container.ports, links)
 }

@@ -9,7 +9,7 @@ import type { ServiceLink } from '#src/modules/services/service-links.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { ContainerParams, LinkResponseList } from './container.schemas.ts'
 import type { ContainerServiceRecord } from './container.types.ts'
-import { containerLinks } from './container-links.ts'
+import { liveContainerLinks } from './container-links.ts'
 
 // The container's own routes, besides those every kind has (kind-crud.routes.ts, service-actions.routes.ts).
 
@@ -91,19 +91,8 @@ export function containerMemberRoutes(
       },
       async (req) => {
         const container = await containers.get(req.principal, req.params.containerId)
-        const links = containerLinks(container).map(
-          (link): ServiceLink => ({
-            service_id: container.id,
-            service_type: 'CONTAINER' as const,
-            url: link.url,
-            internal_port: link.internalPort,
-            external_port: link.externalPort,
-            is_qovery_domain: true,
-            is_default: link.isDefault,
-          }),
-        )
         // Every link is the container's own (service_type CONTAINER).
-        return { results: (await withLiveLinks(container, 'CONTAINER', container.ports, links)) as (ServiceLink & { service_type: 'CONTAINER' })[] }
+        return { results: (await liveContainerLinks(withLiveLinks, container)) as (ServiceLink & { service_type: 'CONTAINER' })[] }
       },
     )
 

@@ -10,13 +10,10 @@ export const WORKDIR = '/berth/iac'
 export const DATA_DIR = '/berth/data'
 export const PLAN_FILE = `${DATA_DIR}/plan.tfplan`
 /** The override file that gives a `kubernetes` backend the engine's `type` backend (a *_override.tf replaces the repository's backend block). */
-export const backendOverride = (type: 'pg' | 'kubernetes') => ({
+export const backendOverride = (type: 'http' | 'kubernetes') => ({
   path: `${WORKDIR}/berth_backend_override.tf`,
   content: `terraform {\n  backend "${type}" {}\n}\n`,
 })
-
-/** The schema of Berth's PostgreSQL that keeps one service's state. */
-export const stateSchema = (serviceId: string) => `berth_iac_${serviceId.replaceAll('-', '_')}`
 
 const extra = (config: Pick<IacConfig, 'actionExtraArguments'>, command: string) => config.actionExtraArguments[command] ?? []
 
@@ -25,7 +22,8 @@ export const varFileArguments = (config: Pick<IacConfig, 'tfVarFilePaths'>) =>
   config.tfVarFilePaths.map((file) => `-var-file=${path.posix.normalize(file.replace(/^\/+/, ''))}`)
 
 export interface Commands {
-  init(options: { backendConfig: string[]; migrateState: boolean }): string[]
+  /** `reconfigure`: the backend's configuration is Berth's, an earlier one is replaced (-reconfigure). */
+  init(options: { reconfigure: boolean; migrateState: boolean; backendConfig?: string[] }): string[]
   /** `detailedExitcode` false: exit 0 whatever the plan holds (a step of a Kubernetes Job, which any other code fails). */
   plan(options: { lockTimeout?: string; detailedExitcode?: boolean }): string[]
   apply(): string[]
@@ -38,11 +36,11 @@ export interface Commands {
 export function engineCommands(config: Pick<IacConfig, 'actionExtraArguments' | 'tfVarFilePaths'>): Commands {
   const common = ['-input=false', '-no-color']
   return {
-    init: ({ backendConfig, migrateState }) => [
+    init: ({ reconfigure, migrateState, backendConfig = [] }) => [
       'init',
       ...extra(config, 'init'),
       ...common,
-      ...(migrateState ? ['-migrate-state', '-force-copy'] : []),
+      ...(migrateState ? ['-migrate-state', '-force-copy'] : reconfigure ? ['-reconfigure'] : []),
       ...backendConfig.map((pair) => `-backend-config=${pair}`),
     ],
     plan: ({ lockTimeout, detailedExitcode = true }) => [

@@ -14,7 +14,7 @@ import { DEFAULT_IAC_IMAGES, engineEnvironment, engineImage, engineProgram } fro
 export function runParts(
   config: IacConfig,
   openSecret: (sealed: string) => string,
-  backend: 'pg' | 'kubernetes',
+  backend: 'http' | 'kubernetes',
 ): Pick<StepsWorkload, 'type' | 'program' | 'workingDir' | 'scratch' | 'env' | 'files' | 'resources' | 'timeout'> {
   return {
     type: 'steps',

@@ -39,7 +39,7 @@ export const iacKubernetes: KindWorkload<IacConfig> = {
     return {
       ...base,
       image: image.image,
-      first: { run: { name: 'init', args: commands.init({ backendConfig, migrateState: run === 'MIGRATE_STATE' }) } },
+      first: { run: { name: 'init', args: commands.init({ backendConfig, reconfigure: false, migrateState: run === 'MIGRATE_STATE' }) } },
       next({ args }, result) {
         if (result.code !== 0) return FAILED
         if (args[0] === 'init' && run === 'DESTROY') return { run: { name: 'destroy', args: commands.destroy() } }

@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto'
+import type { DeploymentHistoryService } from '#src/modules/deployments/api/history/deployment-history.service.ts'
+import { historyPageQuery } from '#src/modules/deployments/api/history/history-pages.ts'
+import type { LogLine } from '#src/modules/deployments/api/logs/deployment-logs.repository.ts'
+import type { DeploymentLogsService } from '#src/modules/deployments/api/logs/deployment-logs.service.ts'
+import type { StatusRecord } from '#src/modules/deployments/api/triggers/deployment-statuses.ts'
+import type { DeploymentTriggersService } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
+import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
+import { notFound } from '#src/platform/http/errors.ts'
+
+// The reference's per-kind views of statuses, histories and logs: answered from what the
+// deployments module already keeps (statuses, the V2 history, the log lines).
+
+export interface ServiceViewsDeps {
+  deployments: Pick<DeploymentTriggersService, 'getEnvironmentStatuses'>
+  history: Pick<DeploymentHistoryService, 'servicePage'>
+  logs: Pick<DeploymentLogsService, 'last'>
+  findRun(executionId: string): Promise<DeploymentRun | undefined>
+  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string } }>
+}
+
+/** A service's entry in the V2 history, the part the v1 lists show. */
+export interface ServiceHistoryEntry {
+  identifier: { name: string; execution_id: string }
+  status: string
+  auditing_data: { created_at: string; updated_at?: string }
+  details?: Record<string, unknown> | null
+}
+
+/** The v1 page size, as the reference's "the 20 last results". */
+const V1_PAGE_SIZE = 20
+
+/** A stable UUID naming one log line (the reference's EnvironmentLog id is a UUID; Berth's lines are numbered). */
+export function logLineUuid(line: Pick<LogLine, 'executionId' | 'id'>): string {
+  const hex = createHash('sha256').update(`${line.executionId}/${line.id}`).digest('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
+
+export function createServiceViewsService(deps: ServiceViewsDeps) {
+  return {
+    /** The statuses of the environment's services of one kind. */
+    async environmentKindStatuses(principal: Principal, environmentId: string, kind: ServiceType): Promise<StatusRecord[]> {
+      const { services } = await deps.deployments.getEnvironmentStatuses(principal, environmentId)
+      return services.filter(({ service }) => service.kind === kind).map(({ status }) => status)
+    },
+
+    /** A page of 20 of the service's V2 history entries, newest first, after `startId`. */
+    async serviceHistory(principal: Principal, serviceId: string, kind: ServiceType, startId: string | undefined) {
+      const page = await deps.history.servicePage(principal, serviceId, kind, historyPageQuery({ pageSize: V1_PAGE_SIZE, startId }))
+      return JSON.parse(page.body.toString('utf8')) as { page: number; page_size: number; results: ServiceHistoryEntry[] }
+    },
+
+    /** The last lines of the environment's newest deployment, oldest first. */
+    environmentLog: (principal: Principal, environmentId: string) => deps.logs.last(principal, environmentId, undefined),
+
+    /** The deployment request (execution id) and the environment it belongs to, when the caller may read that environment. */
+    async deploymentRequest(principal: Principal, deploymentRequestId: string): Promise<DeploymentRun> {
+      const run = await deps.findRun(deploymentRequestId.toLowerCase())
+      if (!run) throw notFound('deployment request')
+      await deps.requireEnvironment(principal, run.environmentId, 'READ').catch(() => {
+        throw notFound('deployment request')
+      })
+      return run
+    },
+  }
+}
+
+export type ServiceViewsService = ReturnType<typeof createServiceViewsService>

@@ -1,0 +1,61 @@
+import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { Db } from '#src/platform/db/database.ts'
+import type { OrganizationWebhooksTable, WebhookAttemptsTable } from '#src/platform/db/schema.ts'
+
+export type WebhookRow = Selectable<OrganizationWebhooksTable>
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>
+
+/** The webhooks an organization configured, and the attempts made at delivering to them. */
+export function createWebhooksRepository(db: Db) {
+  const webhooks = (organizationId: string) => db.selectFrom('organizationWebhooks').selectAll().where('organizationId', '=', organizationId)
+
+  return {
+    list(organizationId: string, limit: number): Promise<WebhookRow[]> {
+      return webhooks(organizationId).orderBy('createdAt').orderBy('id').limit(limit).execute()
+    },
+
+    findById(organizationId: string, webhookId: string): Promise<WebhookRow | undefined> {
+      return webhooks(organizationId).where('id', '=', webhookId).executeTakeFirst()
+    },
+
+    insert(values: Insertable<OrganizationWebhooksTable>): Promise<WebhookRow> {
+      return db.insertInto('organizationWebhooks').values(values).returningAll().executeTakeFirstOrThrow()
+    },
+
+    update(organizationId: string, webhookId: string, changes: Updateable<OrganizationWebhooksTable>): Promise<WebhookRow | undefined> {
+      return db
+        .updateTable('organizationWebhooks')
+        .set({ ...changes, updatedAt: new Date() })
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', webhookId)
+        .returningAll()
+        .executeTakeFirst()
+    },
+
+    async delete(organizationId: string, webhookId: string): Promise<boolean> {
+      const deleted = await db
+        .deleteFrom('organizationWebhooks')
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', webhookId)
+        .executeTakeFirst()
+      return deleted.numDeletedRows > 0n
+    },
+
+    /** The webhook's attempts, newest first. */
+    listAttempts(organizationId: string, webhookId: string, limit: number): Promise<(WebhookAttemptRow & { executionId: string })[]> {
+      return db
+        .selectFrom('webhookAttempts as a')
+        .innerJoin('webhookDeliveries as d', 'd.id', 'a.deliveryId')
+        .selectAll('a')
+        .select('d.executionId')
+        .where('a.organizationId', '=', organizationId)
+        .where('a.webhookId', '=', webhookId)
+        .orderBy('a.createdAt', 'desc')
+        .orderBy('a.id', 'desc')
+        .limit(limit)
+        .execute()
+    },
+  }
+}
+
+export type WebhooksRepository = ReturnType<typeof createWebhooksRepository>
