@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { DatabaseBackupResult } from './database-backup.ts'
 import type { DockerDeployResult } from './docker-deploy.ts'
+import type { AuditCostResult, WebhookLatencyResult } from './events.ts'
 import type { FreshnessResult } from './freshness.ts'
 import type { LoadResult, ProbeResult } from './load.ts'
 import type { Machine } from './machine.ts'
@@ -55,6 +56,10 @@ export interface BenchResults {
   dockerDeploy: (DockerDeployResult & { logLevel: string }) | { skipped: string }
   /** A PostgreSQL backup through Berth against pg_dump by hand (bench/database-backup.ts); skipped, saying why, without an engine. */
   databaseBackup: (DatabaseBackupResult & { logLevel: string }) | { skipped: string }
+  /** What the audit log adds to a create/edit mix (bench/events.ts). */
+  auditCost: AuditCostResult & { logLevel: string }
+  /** From a deployment's end to its webhook at a receiver on loopback (bench/events.ts). */
+  webhookLatency: WebhookLatencyResult & { logLevel: string }
   /** Whether targets that miss fail the run (not in a quick trial, which measures nothing). */
   enforced: boolean
   notes: string[]
@@ -168,6 +173,20 @@ export function targetsOf(results: BenchResults): TargetCheck[] {
       pass: b.ratio <= 1.1,
     })
   }
+  const a = results.auditCost
+  checks.push({
+    logLevel: a.logLevel,
+    target: '10. the audit log adds < 5% to a write of a create/edit mix (medians of alternating rounds, triggers on against off)',
+    measured: `${Math.round((a.ratio - 1) * 1000) / 10}% (${a.onMedianMs} ms a write with, ${a.offMedianMs} ms without; rounds: ${a.rounds.map((r) => `${r.onMsPerWrite}/${r.offMsPerWrite}`).join(', ')})`,
+    pass: a.ratio < 1.05,
+  })
+  const w = results.webhookLatency
+  checks.push({
+    logLevel: w.logLevel,
+    target: "11. a deployment's webhook reaches a healthy receiver within 1 s of the deployment's end (p99)",
+    measured: `p50 ${w.latencyMs.p50} ms, p99 ${w.latencyMs.p99} ms, max ${w.latencyMs.max} ms over ${w.deployments} deployments (runner poll ${w.pollMs} ms)`,
+    pass: w.latencyMs.p99 < 1000,
+  })
   return checks
 }
 

@@ -15,6 +15,7 @@ import { loadBenchConfig } from './config.ts'
 import { measureDatabaseBackup } from './database-backup.ts'
 import { ID_PLACEHOLDER } from './deployment-template.ts'
 import { dockerAnswers, measureDockerDeploy } from './docker-deploy.ts'
+import { EVENT_TITLES, eventSettings, measureAuditCost, measureWebhookLatency } from './events.ts'
 import { measureFreshness } from './freshness.ts'
 import { fetchOnce, type LoadResult, measure, probe, type Target, warm } from './load.ts'
 import { describeMachine, describeSource, loadAverage } from './machine.ts'
@@ -275,6 +276,22 @@ async function main(): Promise<void> {
   )
   await Promise.all([changer.process.stop(), replica.process.stop()])
 
+  // Issue 45: the audit log's cost on writes, and the time from a deployment's end to its webhook.
+  const events = eventSettings(config.quick)
+  const writer = await berthServer('berth-audit', coldLevel)
+  const auditCost = {
+    ...(await measureAuditCost(writer, database.url, seeded, { rounds: events.auditRounds, mixes: events.auditMixes }, log)),
+    logLevel: coldLevel,
+  }
+  log(`${EVENT_TITLES.auditCost}: ${auditCost.onMedianMs} ms a write with, ${auditCost.offMedianMs} ms without`)
+  await writer.process.stop()
+  const notifier = await berthServer('berth-webhooks', coldLevel, { BERTH_RUNNER_IN_SERVE: 'true', BERTH_SIMULATED_STEP_MS: '0' })
+  const webhookLatency = {
+    ...(await measureWebhookLatency(notifier, seeded, { deployments: events.webhookDeployments, pollMs: 500 }, log)),
+    logLevel: coldLevel,
+  }
+  await notifier.process.stop()
+
   // Deploy overhead over the engine, when one answers: a server with its runner, deploying to Docker.
   let dockerDeploy: BenchResults['dockerDeploy'] = { skipped: 'no Docker engine answers at DOCKER_HOST' }
   if (await dockerAnswers()) {
@@ -330,6 +347,8 @@ async function main(): Promise<void> {
     freshness,
     dockerDeploy,
     databaseBackup,
+    auditCost,
+    webhookLatency,
     enforced: !config.quick,
     notes: [
       ...(config.quick

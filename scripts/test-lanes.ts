@@ -30,7 +30,7 @@ const WAITING = [
   /^previews-docker\./,
   /^front-door/,
   /^helm-kubernetes/,
-  /^iac-docker\./,
+  /^iac-/,
   /^kubernetes-/,
   /^list-memory\./,
   /^log-format\./,

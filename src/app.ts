@@ -47,17 +47,22 @@ import { serviceOutputByExecutor } from './modules/executors/service-output-by-e
 import { probeCertificate } from './modules/front-door/certificate-probe.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitRepositoriesRoutes } from './modules/git-providers/git-repositories.routes.ts'
+import { gitRepositoryFilesRoutes } from './modules/git-repository-files/git-repository-files.routes.ts'
 import { gitTokensRoutes } from './modules/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
 import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
+import { membershipsRoutes } from './modules/memberships/memberships.routes.ts'
 import { organizationGroupsRoutes } from './modules/organization-groups/organization-groups.routes.ts'
+import { organizationViewsRoutes } from './modules/organization-views/organization-views.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { imageAutoDeployRoutes } from './modules/service-views/image-auto-deploy.routes.ts'
 import { kindCommitsRoutes } from './modules/service-views/kind-commits.routes.ts'
+import { kindNetworkRoutes } from './modules/service-views/kind-network.routes.ts'
 import { serviceViewsRoutes } from './modules/service-views/service-views.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
@@ -459,6 +464,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
       }),
     )
     await api.register(helmChartsRoutes({ requireChartRepository: services.requireChartRepository, charts: services.chartIndex.charts }))
+    await api.register(organizationViewsRoutes(services.organizationViews))
+    await api.register(membershipsRoutes(services.memberships))
+    await api.register(gitRepositoryFilesRoutes(services.gitRepositoryFiles))
+    await api.register(imageAutoDeployRoutes(services.imageAutoDeploy))
+    await api.register(kindNetworkRoutes(services.advancedSettings))
   })
   // Git providers' deliveries carry a signature, not an API credential.
   await app.register(gitWebhookDeliveryRoutes(services.gitWebhooks))

@@ -58,6 +58,7 @@ import { createGitProvidersService } from './modules/git-providers/git-providers
 import { createGitRepositoriesService } from './modules/git-providers/git-repositories.service.ts'
 import type { GitRepositoryItem } from './modules/git-providers/git-repositories.ts'
 import { createProviderHttp } from './modules/git-providers/provider-http.ts'
+import { createGitRepositoryFilesService } from './modules/git-repository-files/git-repository-files.service.ts'
 import { createGitTokensRepository } from './modules/git-tokens/git-tokens.repository.ts'
 import { createGitTokensService } from './modules/git-tokens/git-tokens.service.ts'
 import { createGitWebhooksRepository } from './modules/git-webhooks/git-webhooks.repository.ts'
@@ -69,8 +70,12 @@ import { createInvitationsRepository } from './modules/invitations/invitations.r
 import { createInvitationsService } from './modules/invitations/invitations.service.ts'
 import { createMembersRepository } from './modules/members/members.repository.ts'
 import { createMembersService } from './modules/members/members.service.ts'
+import { createMembershipsRepository } from './modules/memberships/memberships.repository.ts'
+import { createMembershipsService } from './modules/memberships/memberships.service.ts'
 import { createOrganizationGroupsRepository } from './modules/organization-groups/organization-groups.repository.ts'
 import { createOrganizationGroupsService } from './modules/organization-groups/organization-groups.service.ts'
+import { createOrganizationViewsRepository } from './modules/organization-views/organization-views.repository.ts'
+import { createOrganizationViewsService } from './modules/organization-views/organization-views.service.ts'
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository.ts'
 import {
   createOrganizationsService,
@@ -83,6 +88,7 @@ import { createPreviewsRepository } from './modules/previews/previews.repository
 import { createPreviewsService } from './modules/previews/previews.service.ts'
 import { createProjectsRepository } from './modules/projects/projects.repository.ts'
 import { createProjectsService } from './modules/projects/projects.service.ts'
+import { createImageAutoDeploy } from './modules/service-views/image-auto-deploy.ts'
 import { createServiceViewsService } from './modules/service-views/service-views.service.ts'
 import { createAdvancedSettingsRepository } from './modules/services/advanced-settings/advanced-settings.repository.ts'
 import { createAdvancedSettingsService } from './modules/services/advanced-settings/advanced-settings.service.ts'
@@ -202,6 +208,8 @@ export function createServices(db: Db, options: ServiceOptions) {
     organizations,
     onDeleted: (projectId) => options.historyVersions?.forgetProject(projectId),
     onEnvironmentsDeleted: (environmentIds) => options.onEnvironmentsDeleted?.(environmentIds),
+    // Issue 42: through its environments' deletes (the deployment triggers, made below).
+    deleteEnvironment: (principal, environmentId) => deployments.deleteEnvironment(principal, environmentId),
     listLimit,
   })
   // Issue 48: projects' deployment rules give new environments their mode, cluster and auto-stop schedule (the environment's rule).
@@ -648,6 +656,40 @@ export function createServices(db: Db, options: ServiceOptions) {
       findRun: historyRepo.findRun,
       requireEnvironment: environments.requireEnvironment,
     }),
+    // Issue 48: the organization's own views across its projects, environments and services.
+    organizationViews: createOrganizationViewsService({
+      repo: createOrganizationViewsRepository(db),
+      organizations,
+      requireProject: projects.requireProject,
+      requireGitToken: gitTokens.get,
+      requireHelmRepository: helmRepositories.get,
+      projectEnvironmentStatuses: deployments.getProjectEnvironmentsStatus,
+      listLimit,
+    }),
+    // Issue 48: an invitation accepted by its user, and ownership transfers.
+    memberships: createMembershipsService({
+      repo: createMembershipsRepository(db),
+      users,
+      members,
+      requireAdmin: (principal, organizationId) => organizations.requireRole(principal, organizationId, 'ADMIN'),
+      requireReader: (principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ'),
+      customRoleName: organizations.customRoleName,
+    }),
+    // Issue 48: directories, variables and tfvars of a repository, read from a real clone.
+    gitRepositoryFiles: createGitRepositoryFilesService({
+      requireAccess: organizations.requireAccess,
+      hasGitToken: async (organizationId, gitTokenId) =>
+        (await db
+          .selectFrom('gitTokens')
+          .select('id')
+          .where('organizationId', '=', organizationId)
+          .where('id', '=', gitTokenId)
+          .executeTakeFirst()) !== undefined,
+      credentials: repositoryCredentials(db, options.secrets),
+      allowPrivateUrls: outbound.allowPrivateUrls,
+    }),
+    // Issue 48: a new tag of an image deployed to the containers and jobs that auto-deploy it.
+    imageAutoDeploy: createImageAutoDeploy({ db, deployments, requireAccess: organizations.requireAccess, visibility: organizations.visibility }),
   }
 }
 

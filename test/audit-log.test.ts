@@ -19,6 +19,7 @@ interface Event {
   change: string | null
   origin: string
   triggered_by: string
+  triggered_by_id: string | null
   project_id: string | null
   project_name: string
   environment_id: string | null
@@ -128,6 +129,7 @@ describe('the audit log', () => {
     events.reverse()
     const [created, renamed] = events.slice(0, 2)
     assert.equal(created!.target_id, w.project.id)
+    assert.equal(created!.triggered_by_id, w.tokens.write.id)
     assert.equal(created!.project_id, w.project.id)
     assert.match(created!.user_agent ?? '', /axios/, "the official client's user agent")
     assert.deepEqual(JSON.parse(renamed!.change!), {

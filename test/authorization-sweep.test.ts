@@ -76,6 +76,19 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'POST /database/{databaseId}/backup': 'DEPLOY',
   'DELETE /database/{databaseId}/backup/{backupId}': 'DEPLOY',
   'POST /database/{databaseId}/backup/{backupId}/restore': 'DEPLOY',
+  // Webhooks: a target URL is often a credential (a Slack address), and attempts show what receivers answered (docs/webhooks.md).
+  'GET /organization/{organizationId}/webhook': 'ADMIN',
+  'POST /organization/{organizationId}/webhook': 'ADMIN',
+  'GET /organization/{organizationId}/webhook/{webhookId}': 'ADMIN',
+  'PUT /organization/{organizationId}/webhook/{webhookId}': 'ADMIN',
+  'DELETE /organization/{organizationId}/webhook/{webhookId}': 'ADMIN',
+  'GET /organization/{organizationId}/webhook/{webhookId}/event': 'ADMIN',
+  'POST /organization/{organizationId}/webhook/{webhookId}/test': 'ADMIN',
+  // Handing the organization to another member is an ADMIN's act (docs/organization-views.md).
+  'POST /organization/{organizationId}/transferOwnership': 'ADMIN',
+  // The audit log is for ADMINs to read (docs/audit-log.md).
+  'GET /organization/{organizationId}/events': 'ADMIN',
+  'GET /organization/{organizationId}/targets': 'ADMIN',
   // A backup destination holds the organization's store keys: ADMINs write it.
   'POST /organization/{organizationId}/backupDestination': 'ADMIN',
   'PUT /organization/{organizationId}/backupDestination/{backupDestinationId}': 'ADMIN',
@@ -97,11 +110,17 @@ const NO_ORGANIZATION = new Set([
   'GET /account',
   // The kinds of container registry the server takes: the same for every caller.
   'GET /availableContainerRegistry',
+  // The kinds of helm repository the server takes: the same for every caller.
+  'GET /availableHelmRepository',
   // The default advanced settings of each kind of service: the same for every caller.
   'GET /defaultApplicationAdvancedSettings',
   'GET /defaultContainerAdvancedSettings',
   'GET /defaultJobAdvancedSettings',
   'GET /defaultHelmAdvancedSettings',
+  // The calling user's own account, edited: API tokens belong to no user (403), and nothing of another organization is reached.
+  'PUT /account',
+  // Accepting an invitation: only the invited user, with its own JWT, may (an API token gets 403; test/memberships.test.ts).
+  'POST /organization/{organizationId}/inviteMember/{inviteId}',
 ])
 
 const DEPLOY_ACTION = /\/(deploy|redeploy|stop|cancelDeployment|uninstall|restart-service|rollback)$/

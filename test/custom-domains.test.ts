@@ -38,7 +38,7 @@ describe('custom domains', () => {
     github = await startFakeProvider('github')
     github.tokens.add('ghp-domains')
     t = await createTestApp({
-      BERTH_GIT_ALLOW_PRIVATE_URLS: 'true',
+      BERTH_ALLOW_PRIVATE_URLS: 'true',
       BERTH_DOMAIN_CHECK_DNS_SERVERS: dns.address,
       BERTH_DOMAIN_CHECK_TIMEOUT_MS: String(TIMEOUT_MS),
     })
@@ -391,11 +391,11 @@ describe('custom domains', () => {
       )
       const refused = (await strict.app.inject({ method: 'GET', url: `${url}/checkCustomDomain`, headers })).json()
       assert.equal(refused.results[0].status, 'DOMAIN_LINKED_TO_WRONG_HOST')
-      assert.match(refused.results[0].error_details, /169\.254\.169\.254, ::1.*BERTH_GIT_ALLOW_PRIVATE_URLS/)
+      assert.match(refused.results[0].error_details, /169\.254\.169\.254, ::1.*BERTH_ALLOW_PRIVATE_URLS/)
     } finally {
       await strict.close()
     }
-    // The suite's app allows private addresses (BERTH_GIT_ALLOW_PRIVATE_URLS=true).
+    // The suite's app allows private addresses (BERTH_ALLOW_PRIVATE_URLS=true).
     const w = await world()
     const [, container] = kindsOf(w)
     const domain = unique('loopback')

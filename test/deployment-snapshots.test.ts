@@ -140,7 +140,7 @@ describe('deployment snapshots', () => {
     assert.equal(await status(), 'UP_TO_DATE')
   })
 
-  it('compares the configuration only: a deploy of another chart_version leaves the service UP_TO_DATE and its configuration as it was', async () => {
+  it('a deploy of another chart_version leaves the configuration as it was, and the service OUT_OF_DATE: what runs differs from it', async () => {
     const { environment, tokens, status, deployAndWait, helm } = await setUp()
     await deployAndWait({ chart_version: '2.0.0' })
     const [entry] = await calls.entries(environment.id, tokens.read.authorization)
@@ -151,7 +151,7 @@ describe('deployment snapshots', () => {
       '1.0.0',
       'the configuration still says 1.0.0',
     )
-    // What a deploy request adds is not compared (docs/deployments.md, "Deployments"), as before snapshots.
-    assert.equal(await status(), 'UP_TO_DATE')
+    // The version a deploy request named is compared with the configured one (issue 42, docs/deployments.md).
+    assert.equal(await status(), 'OUT_OF_DATE')
   })
 })

@@ -154,7 +154,8 @@ describe('checks before a deploy', () => {
     // A branch that does not exist, a token the server refuses: the fetch fails, saying so.
     const noBranch = await post('checkGitFile', { git_repository: gitRepository({ branch: 'nope' }), files: ['README.md'] })
     assert.equal(noBranch.statusCode, 400)
-    assert.match(noBranch.json().message, /could not be fetched/)
+    assert.equal(noBranch.json().errors[0].path, '/git_repository/url')
+    assert.match(noBranch.json().errors[0].message, /could not be fetched/)
     const wrong = await f.gitToken(w.organization.id, { type: 'GITHUB', token: 'ghp_wrong', gitApiUrl: git.url })
     assert.equal((await post('checkGitFile', { git_repository: gitRepository({ git_token_id: wrong.id }), files: ['README.md'] })).statusCode, 400)
     const other = await f.organizationWithTokens()

@@ -136,4 +136,26 @@ describe('log follow streams are bounded (issue 42)', () => {
     assert.equal(foreign.status, 404)
     for (const attempt of held) attempt.controller.abort()
   })
+
+  it('a client that only closes the response (as an inject hanging up does) gives its place back too', async () => {
+    const a = await runningWorld()
+    for (let i = 0; i < PER_CREDENTIAL * 3; i++) {
+      const hangUp = new AbortController()
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/environment/${a.environment.id}/logs/follow`,
+        headers: { authorization: a.tokens.read.authorization },
+        payloadAsStream: true,
+        signal: hangUp.signal,
+      })
+      assert.equal(res.statusCode, 200, `stream ${i}`)
+      const stream = res.stream()
+      await new Promise<void>((resolve) => {
+        stream.once('data', () => resolve())
+        stream.once('close', () => resolve())
+      })
+      hangUp.abort()
+      stream.destroy()
+    }
+  })
 })

@@ -129,7 +129,8 @@ describe('hostile input at every route, case by case', () => {
   it('accepts each base body as it is, so that one change makes it hostile', async () => {
     // Routes of service kinds Berth does not serve yet answer 404: no resource of theirs exists.
     const served = (r: Route) => !r.pathParams.some((name) => UNSERVED_PARAMS.has(name))
-    for (const route of h.routes.filter((r) => BASE_BODIES[routeKey(r)] && served(r))) {
+    // PUT /account edits the calling user's own account: the harness's API token has none (403; test/memberships.test.ts).
+    for (const route of h.routes.filter((r) => BASE_BODIES[routeKey(r)] && served(r) && routeKey(r) !== 'PUT /account')) {
       const answer = await h.send(valid(route))
       const { res } = answer
       if (ALWAYS_REFUSED.has(routeKey(route))) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
+import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
 import { builtImageRepository } from '#src/modules/executors/docker/image-builds.ts'
 import { scratchVolume } from '#src/modules/executors/docker/step-workloads.ts'
 import { type DeploymentCalls, type DeploymentsTestApp, type EnvironmentEntry, isFinished, until } from './helpers/deployments.ts'
@@ -296,7 +297,7 @@ describe('IAC services on the Docker executor, with the engine stand-in', () => 
       entry = await settled(environment.id, deploy)
       assert.equal(entry!.status, 'CANCELED')
       await until(
-        async () => docker.listContainers({ all: true, filters: { label: [`berth.service=${id}`] } }),
+        async () => docker.listContainers({ all: true, filters: { label: [`${LABELS.service}=${id}`] } }),
         (containers) => containers.length === 0,
         { what: 'the canceled run removed' },
       )

@@ -37,7 +37,7 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/organization/{organizationId}/cluster/{clusterId}/stop': { post: 'StopCluster' },
   '/organization/{organizationId}/member': { get: 'getOrganizationMembers', put: 'editOrganizationMemberRole', delete: 'deleteMember' },
   '/organization/{organizationId}/member/{userId}': { put: 'putOrganizationMember', delete: 'deleteOrganizationMember' },
-  '/account': { get: 'getAccountInformation' },
+  '/account': { get: 'getAccountInformation', put: 'editAccountInformation' },
   '/organization/{organizationId}/account/gitAuthProvider': { get: 'getOrganizationGitProviderAccount' },
   '/organization/{organizationId}/account/github/repository': { get: 'getOrganizationGithubRepositories' },
   '/organization/{organizationId}/account/gitlab/repository': { get: 'getOrganizationGitlabRepositories' },
@@ -53,6 +53,7 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
     delete: 'deleteOrganizationWebhook',
   },
   '/organization/{organizationId}/webhook/{webhookId}/event': { get: 'listWebhookEvent' },
+  '/organization/{organizationId}/webhook/{webhookId}/test': { post: 'testOrganizationWebhook' },
   '/organization/{organizationId}/events': { get: 'getOrganizationEvents' },
   '/organization/{organizationId}/targets': { get: 'getOrganizationEventTargets' },
   '/organization/{organizationId}/gitToken/{gitTokenId}': { get: 'getOrganizationGitToken', put: 'editGitToken', delete: 'deleteGitToken' },
@@ -363,7 +364,11 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   },
   '/organization/{organizationId}/annotationsGroups/{annotationsGroupId}/associatedItems': { get: 'getOrganizationAnnotationsGroupAssociatedItems' },
   '/organization/{organizationId}/inviteMember': { get: 'getOrganizationInvitedMembers', post: 'postInviteMember' },
-  '/organization/{organizationId}/inviteMember/{inviteId}': { get: 'getMemberInvitation', delete: 'deleteInviteMember' },
+  '/organization/{organizationId}/inviteMember/{inviteId}': {
+    get: 'getMemberInvitation',
+    post: 'postAcceptInviteMember',
+    delete: 'deleteInviteMember',
+  },
   '/organization/{organizationId}/customRole': { get: 'listOrganizationCustomRoles', post: 'createOrganizationCustomRole' },
   '/organization/{organizationId}/customRole/{customRoleId}': {
     get: 'getOrganizationCustomRole',
@@ -400,6 +405,38 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/availableHelmRepository': { get: 'listAvailableHelmRepository' },
   '/environment/{environmentId}/link': { get: 'listEnvironmentServicesLinks' },
   '/environment/{environmentId}/terraformExport': { get: 'exportEnvironmentConfigurationIntoTerraform' },
+  // Issue 48: per-kind views and the organization's own views (docs/organization-views.md).
+  '/environment/{environmentId}/application/status': { get: 'getEnvironmentApplicationStatus' },
+  '/environment/{environmentId}/database/status': { get: 'getEnvironmentDatabaseStatus' },
+  '/environment/{environmentId}/helm/status': { get: 'getEnvironmentHelmStatus' },
+  '/environment/{environmentId}/job/status': { get: 'getEnvironmentJobStatus' },
+  '/application/{applicationId}/deploymentHistory': { get: 'listApplicationDeploymentHistory' },
+  '/container/{containerId}/deploymentHistory': { get: 'listContainerDeploymentHistory' },
+  '/database/{databaseId}/deploymentHistory': { get: 'listDatabaseDeploymentHistory' },
+  '/helm/{helmId}/deploymentHistory': { get: 'listHelmDeploymentHistory' },
+  '/job/{jobId}/deploymentHistory': { get: 'listJobDeploymentHistory' },
+  '/environment/{environmentId}/log': { get: 'listEnvironmentLog' },
+  '/environment/deploymentStatus': { get: 'getDeploymentStatusByDeploymentRequestId' },
+  '/environment/{environmentId}/uninstall': { post: 'uninstallEnvironment' },
+  '/helm/{helmId}/commit': { get: 'listHelmCommit' },
+  '/job/{jobId}/commit': { get: 'listJobCommit' },
+  '/organization/{organizationId}/services': { get: 'listServicesByOrganizationId' },
+  '/organization/{organizationId}/environments': { get: 'listEnvironmentsByOrganizationId' },
+  '/organization/{organizationId}/project/stats': { get: 'getOrganizationProjectStats' },
+  '/project/{projectId}/environment/stats': { get: 'getProjectEnvironmentServiceNumber' },
+  '/project/{projectId}/environment/overview': { get: 'getProjectEnvironmentsOverview' },
+  '/organization/{organizationId}/gitToken/{gitTokenId}/associatedServices': { get: 'getGitTokenAssociatedServices' },
+  '/organization/{organizationId}/helmRepository/{helmRepositoryId}/associatedServices': { get: 'getHelmRepositoryAssociatedServices' },
+  '/organization/{organizationId}/availableRole': { get: 'listOrganizationAvailableRoles' },
+  '/organization/{organizationId}/onboarding': { get: 'getOrganizationOnboarding', post: 'updateOrganizationOnboarding' },
+  '/organization/{organizationId}/transferOwnership': { post: 'postOrganizationTransferOwnership' },
+  '/organization/{organizationId}/listDirectoriesFromGitRepository': { post: 'listDirectoriesFromGitRepository' },
+  '/organization/{organizationId}/parseTerraformVariablesFromGitRepo': { post: 'parseTerraformVariablesFromGitRepo' },
+  '/organization/{organizationId}/listTfVarsFilesFromGitRepo': { post: 'listTfVarsFilesFromGitRepo' },
+  '/organization/{organizationId}/container/deploy': { post: 'autoDeployContainerEnvironments' },
+  '/organization/{organizationId}/job/deploy': { post: 'autoDeployJobEnvironments' },
+  '/application/{applicationId}/network': { get: 'getApplicationNetwork', put: 'editApplicationNetwork' },
+  '/container/{containerId}/network': { get: 'getContainerNetwork', put: 'editContainerNetwork' },
 }
 
 /** Operations git providers call, signed with the organization's webhook secret: no Authorization scheme, and 200 with what was done. */
@@ -408,6 +445,10 @@ const WEBHOOK_OPERATIONS = new Set(['receiveGithubWebhook', 'receiveGitlabWebhoo
 /** Operations whose success the reference gives as 200 where Berth's rule would say 201 or 202. */
 const ANSWER_200 = new Set([
   'createProject',
+  'updateOrganizationOnboarding',
+  'listDirectoriesFromGitRepository',
+  'parseTerraformVariablesFromGitRepo',
+  'listTfVarsFilesFromGitRepo',
   'CreateEnvironmentDeploymentStage',
   'stopSelectedServices',
   'uninstallSelectedServices',
@@ -573,6 +614,9 @@ describe('OpenAPI document', () => {
         assert.deepEqual(success, ['200'], `${method} ${path}`)
       // The reference answers 201 to deployCluster: a cluster's deploy is no deployment of services.
       else if (op.operationId === 'deployCluster') assert.deepEqual(success, ['201'], `${method} ${path}`)
+      // Issue 48: an ownership transfer answers 204, and an environment's uninstall queues a deployment (202), as the reference says.
+      else if (op.operationId === 'postOrganizationTransferOwnership') assert.deepEqual(success, ['204'], `${method} ${path}`)
+      else if (op.operationId === 'uninstallEnvironment') assert.deepEqual(success, ['202'], `${method} ${path}`)
       else if (method === 'post' && /\/(deploy|redeploy|stop|cancelDeployment|restart-service|clone|rollback|container\/preview)$/.test(path))
         assert.deepEqual(success, ['202'], `${method} ${path}`)
       else if (method === 'post') assert.deepEqual(success, ['201'], `${method} ${path}`)

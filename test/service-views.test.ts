@@ -8,7 +8,7 @@ import { factories } from './helpers/factories.ts'
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field
 type Body = Record<string, any>
 
-describe('per-kind statuses, histories and logs', () => {
+describe('per-kind statuses, histories, logs and actions', () => {
   let t: DeploymentsTestApp
   let calls: DeploymentCalls
 
@@ -129,5 +129,62 @@ describe('per-kind statuses, histories and logs', () => {
     assertError(hidden, 404, 'not_found')
     const unknown = await calls.inject('GET', `/environment/deploymentStatus?deploymentRequestId=${randomUUID()}`, tokens.read.authorization)
     assert.equal(unknown.body.replace(/"request_id":"[^"]*"/, ''), hidden.body.replace(/"request_id":"[^"]*"/, ''))
+  })
+
+  it('queues one run that uninstalls every service, and needs the DEPLOY role', async () => {
+    const f = factories(t.db)
+    const { environment, tokens } = await f.environmentWithTokens()
+    const helm = await f.helmService(environment.id)
+    const database = await f.database(environment.id)
+    await calls.trigger(`/environment/${environment.id}/deploy`, tokens.deploy.authorization)
+    await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+
+    assertError(await calls.inject('POST', `/environment/${environment.id}/uninstall`, tokens.read.authorization), 403, 'forbidden')
+    assert.deepEqual(await calls.trigger(`/environment/${environment.id}/uninstall`, tokens.deploy.authorization), {})
+    const [newest] = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    assert.equal(newest!.trigger_action, 'UNINSTALL')
+    assert.deepEqual(
+      newest!.stages
+        .flatMap((stage) => stage.services)
+        .map((service) => service.identifier.service_id)
+        .sort(),
+      [helm.id, database.id].sort(),
+    )
+    // The services stay, uninstalled.
+    const statuses = (await calls.inject('GET', `/environment/${environment.id}/statuses`, tokens.read.authorization)).json()
+    assert.equal(statuses.helms[0].id, helm.id)
+    assert.notEqual(statuses.helms[0].state, 'DEPLOYED')
+    const empty = await f.environmentWithTokens()
+    assert.deepEqual(await calls.trigger(`/environment/${empty.environment.id}/uninstall`, empty.tokens.deploy.authorization), {})
+  })
+  it('deploys the tag to the containers and jobs of the image with auto_deploy on, and to no other', async () => {
+    const f = factories(t.db)
+    const { organization, environment, tokens } = await f.environmentWithTokens()
+    const registry = await f.containerRegistry(organization.id)
+    const following = await f.containerService(environment.id, { image_name: 'acme/web', tag: '1.0.0', auto_deploy: true, registry_id: registry.id })
+    const pinned = await f.containerService(environment.id, { image_name: 'acme/web', tag: '1.0.0', auto_deploy: false, registry_id: registry.id })
+    const other = await f.containerService(environment.id, { image_name: 'acme/api', tag: '1.0.0', auto_deploy: true, registry_id: registry.id })
+    const job = await f.job(environment.id, {
+      auto_deploy: true,
+      source: { image: { image_name: 'acme/migrate', tag: '1', registry_id: registry.id } },
+    })
+    const url = `/organization/${organization.id}/container/deploy`
+
+    assertError(await calls.inject('POST', url, tokens.read.authorization, { image_name: 'acme/web', tag: '2.0.0' }), 403, 'forbidden')
+    const status = await calls.trigger(url, tokens.deploy.authorization, { image_name: 'acme/web', tag: '2.0.0' })
+    assert.equal(status.id, following.id)
+    const jobStatus = await calls.trigger(`/organization/${organization.id}/job/deploy`, tokens.deploy.authorization, {
+      image_name: 'acme/migrate',
+      tag: '2',
+    })
+    assert.equal(jobStatus.id, job.id)
+    const entries = await calls.waitUntilIdle(environment.id, tokens.read.authorization)
+    const deployed = entries.flatMap((entry) => entry.stages.flatMap((stage) => stage.services))
+    assert.deepEqual(deployed.map((service) => service.identifier.service_id).sort(), [following.id, job.id].sort())
+    assert.equal((deployed.find((service) => service.identifier.service_id === following.id)!.details as { tag: string }).tag, '2.0.0')
+    assert.ok(![pinned.id, other.id].some((id) => deployed.some((service) => service.identifier.service_id === id)))
+    // An image nothing auto-deploys: nothing to deploy.
+    assertError(await calls.inject('POST', url, tokens.deploy.authorization, { image_name: 'acme/none', tag: '2.0.0' }), 400, 'validation_failed')
+    assertError(await calls.inject('POST', url, tokens.read.authorization, { image_name: 'acme/none', tag: '2.0.0' }), 403, 'forbidden')
   })
 })

@@ -229,6 +229,34 @@ describe('organization webhooks', () => {
   })
 })
 
+describe('a test delivery', () => {
+  it('sends an example event marked as a test, even to a disabled webhook, and lists its attempt', async () => {
+    const w = await world()
+    const hook = await createWebhook(w.organization.id, w.admin, {
+      kind: 'STANDARD',
+      target_url: receiver.url('/test-delivery'),
+      target_secret: 'test-secret',
+      events: ['DEPLOYMENT_FAILURE'],
+      enabled: false,
+    })
+    const queued = await calls.inject('POST', `/organization/${w.organization.id}/webhook/${hook.id}/test`, w.admin)
+    assert.equal(queued.statusCode, 201, queued.body)
+    const [request] = await receiver.waitFor('/test-delivery', 1)
+    assert.equal(request!.body.test, true)
+    assert.equal(request!.body.event, 'DEPLOYMENT_FAILURE')
+    assert.equal(request!.body.organization.name, w.organization.name)
+    assert.ok(verifySignatures(request!, 'test-secret'))
+    const attempts = await until(
+      () => attemptsOf(w.organization.id, hook.id, w.admin),
+      (list) => list.length === 1,
+      { what: 'the test attempt listed' },
+    )
+    assert.equal(attempts[0]!.target_response_status_code, 200)
+    const refused = await calls.inject('POST', `/organization/${w.organization.id}/webhook/${hook.id}/test`, w.tokens.write.authorization)
+    assert.equal(refused.statusCode, 403)
+  })
+})
+
 describe("a webhook target in the server's own network", () => {
   let guarded: TestApp
   before(async () => {

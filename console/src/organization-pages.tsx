@@ -3,6 +3,7 @@
 // component in a file of its own.
 import type { JSX } from 'preact'
 import { useEffect } from 'preact/hooks'
+import { OrganizationActivity } from './activity.tsx'
 import { api } from './api.ts'
 import { ArgoCdSettings } from './argocd-settings.tsx'
 import type { OrganizationPageProps } from './organization-page-props.ts'
@@ -11,6 +12,7 @@ import { place } from './place.ts'
 import { OrganizationSettings } from './settings.tsx'
 import type { CurrentRole, List, Organization } from './types.ts'
 import { Empty, Show, useLoad, usePageTitle } from './ui.tsx'
+import { OrganizationWebhooks } from './webhooks.tsx'
 
 export interface OrganizationPageEntry {
   /** Its address: `#/organization/<id>/<id>` (the overview is the organization's own address). */
@@ -23,6 +25,8 @@ export const ORGANIZATION_PAGES: OrganizationPageEntry[] = [
   { id: 'overview', title: 'Overview', render: (props) => <OrganizationOverview {...props} /> },
   { id: 'settings', title: 'Settings', render: (props) => <OrganizationSettings {...props} /> },
   { id: 'argocd', title: 'Argo CD', render: (props) => <ArgoCdSettings {...props} /> },
+  { id: 'activity', title: 'Activity', render: (props) => <OrganizationActivity {...props} /> },
+  { id: 'webhooks', title: 'Webhooks', render: (props) => <OrganizationWebhooks {...props} /> },
 ]
 
 export function OrganizationPage({ organizationId, page }: { organizationId: string; page: string }) {

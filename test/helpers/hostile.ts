@@ -141,6 +141,8 @@ export type Kind =
   | 'restore'
   | 'backupDestination'
   | 'gitopsApp'
+  | 'webhook'
+  | 'projectDeploymentRule'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -185,6 +187,8 @@ export const KINDS: Kind[] = [
   'restore',
   'backupDestination',
   'gitopsApp',
+  'webhook',
+  'projectDeploymentRule',
 ]
 
 /**
@@ -215,6 +219,18 @@ export const ALWAYS_REFUSED = new Set([
   'POST /database/{databaseId}/backup',
   'POST /database/{databaseId}/backup/{backupId}/restore',
   'PUT /database/{databaseId}/backupSchedule',
+  // The checks before a deploy look for real: the world has no git server to fetch from, and its registry is ECR (its cloud's API).
+  'POST /environment/{environmentId}/checkDockerfile',
+  'POST /environment/{environmentId}/checkGitFile',
+  'POST /environment/{environmentId}/checkHelmRepository',
+  'POST /environment/{environmentId}/checkContainerImage',
+  // Issue 48: the base repository's host does not resolve, so the clone fails (400 at url) ...
+  'POST /organization/{organizationId}/listDirectoriesFromGitRepository',
+  'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo',
+  'POST /organization/{organizationId}/listTfVarsFilesFromGitRepo',
+  // ... and the world's container and job do not auto-deploy, so a new tag of their image deploys nothing (400 at image_name).
+  'POST /organization/{organizationId}/container/deploy',
+  'POST /organization/{organizationId}/job/deploy',
 ])
 
 /** Variables and secrets: a route that takes one may take another (the generic API takes both). */
@@ -285,6 +301,7 @@ export const PARAM_KIND: Record<string, Kind> = {
   backupId: 'backup',
   restoreId: 'restore',
   backupDestinationId: 'backupDestination',
+  webhookId: 'webhook',
   // An environment's deployment rule is named by its environment's id.
   deploymentRuleId: 'environment',
   // The world's GITOPS_APP service, which getArgoCdApp names too.
@@ -299,6 +316,8 @@ export const PARAM_KIND: Record<string, Kind> = {
  */
 export function paramKind(template: string, name: string): Kind | undefined {
   const pointsAbove = template.endsWith('/alias') || template.endsWith('/override')
+  // A project's deployment rule (issue 48), not an environment's.
+  if (name === 'deploymentRuleId' && template.startsWith('/project/')) return 'projectDeploymentRule'
   if ((name === 'environmentVariableId' || name === 'secretId') && template.startsWith('/environment/') && !pointsAbove) {
     return name === 'secretId' ? 'environmentSecret' : 'environmentVariable'
   }
@@ -342,6 +361,8 @@ export interface World {
   userSubject: string
   /** The organization's git webhook secret, which signs deliveries to the webhook routes (`webhookProviderOf`). */
   webhookSecret: string
+  /** The cluster of the world's environment (the organization's default one), which deployment rules may name. */
+  clusterOfEnvironment: string
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,6 +424,14 @@ export async function currentWebhookSecret(app: FastifyInstance, world: World): 
 
 /** A repository the fake GitHub serves, for branch listings that go all the way. */
 export const FAKE_REPOSITORY = 'acme/app'
+
+/** An organization webhook's request; nothing is ever delivered in the sweeps (no runner). */
+const webhookBody = () => ({
+  kind: 'STANDARD',
+  target_url: 'https://hooks.world.example.com/berth',
+  target_secret: 'world-webhook-secret',
+  events: ['DEPLOYMENT_SUCCESSFUL'],
+})
 
 /** An S3 backup destination's request; the store is never called by the routes the sweeps send it to. */
 const backupDestinationBody = () => ({
@@ -589,10 +618,12 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       gitopsApp,
       restore: backup.restoreId,
       backupDestination: await created(`/organization/${organization.id}/backupDestination`, backupDestinationBody()),
+      webhook: await created(`/organization/${organization.id}/webhook`, webhookBody()),
       labelsGroup: await created(`/organization/${organization.id}/labelsGroups`, labelsGroupBody()),
       annotationsGroup: await created(`/organization/${organization.id}/annotationsGroups`, annotationsGroupBody()),
       invitation: await created(`/organization/${organization.id}/inviteMember`, invitationBody()),
       customRole: await created(`/organization/${organization.id}/customRole`, { name: uniqueName('role') }),
+      projectDeploymentRule: await created(`/project/${project.id}/deploymentRule`, projectDeploymentRuleBody(environment.clusterId)),
       organization: organization.id,
       project: project.id,
       environment: environment.id,
@@ -629,6 +660,7 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       helmCustomDomain: await customDomain(`/helm/${helm.id}`),
     },
     adminTokenId: admin.id,
+    clusterOfEnvironment: environment.clusterId,
     authorization: admin.authorization,
     secret: admin.token,
     gitApiUrl: github.url,
@@ -947,11 +979,22 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
     git_api_url: w.gitApiUrl,
   }),
   'POST /organization/{organizationId}/helmRepository': () => helmRepositoryBody(),
+  // Issue 48: projects' deployment rules, clusters' locks, checks before a deploy (the checks look at a repository no one serves: a 400 saying so).
+  'POST /project/{projectId}/deploymentRule': (w) => projectDeploymentRuleBody(w.clusterOfEnvironment),
+  'PUT /project/{projectId}/deploymentRule/{deploymentRuleId}': (w) => projectDeploymentRuleBody(w.clusterOfEnvironment),
+  'PUT /project/{projectId}/deploymentRule/order': () => ({ project_deployment_rule_ids_in_order: [] }),
+  'POST /cluster/{clusterId}/lock': () => ({ reason: 'sweep', ttl_in_days: 1 }),
+  'POST /environment/{environmentId}/checkDockerfile': (w) => ({ git_repository: checkRepository(w), dockerfile_path: 'Dockerfile' }),
+  'POST /environment/{environmentId}/checkGitFile': (w) => ({ git_repository: checkRepository(w), files: ['README.md'] }),
+  'POST /environment/{environmentId}/checkHelmRepository': (w) => ({ git_repository: checkRepository(w) }),
+  'POST /environment/{environmentId}/checkContainerImage': (w) => ({ registry_id: w.ids.containerRegistry, image_name: 'app', tag: '1' }),
   'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}': () => helmRepositoryBody(),
   'POST /database/{databaseId}/backup': () => ({ name: uniqueName('backup'), message: 'base' }),
   'POST /database/{databaseId}/backup/{backupId}/restore': () => ({}),
   'PUT /database/{databaseId}/backupSchedule': () => ({ cron: '0 3 * * *', timezone: 'Europe/Paris', keep_count: 7 }),
   'POST /organization/{organizationId}/backupDestination': () => backupDestinationBody(),
+  'POST /organization/{organizationId}/webhook': () => webhookBody(),
+  'PUT /organization/{organizationId}/webhook/{webhookId}': () => webhookBody(),
   'PUT /organization/{organizationId}/backupDestination/{backupDestinationId}': () => backupDestinationBody(),
   'POST /organization/{organizationId}/containerRegistry': () => containerRegistryBody(),
   'PUT /organization/{organizationId}/containerRegistry/{containerRegistryId}': () => containerRegistryBody(),
@@ -1047,7 +1090,23 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /gitopsapp/{gitopsappId}/deploy': () => ({ revision: 'main' }),
   'POST /gitopsapp/{gitopsappId}/uninstall': () => ({}),
   'POST /gitopsapp/{gitopsappId}/clone': (w) => ({ name: uniqueName('gitops'), environment_id: w.ids.environment }),
+  // Issue 48's views: a repository on a host that does not resolve (the clone fails at once, 400), and the rest.
+  'POST /organization/{organizationId}/listDirectoriesFromGitRepository': () => unreachableRepository(),
+  'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo': () => ({ git_repository: unreachableRepository() }),
+  'POST /organization/{organizationId}/listTfVarsFilesFromGitRepo': () => ({
+    git_repository: unreachableRepository(),
+    mode: { type: 'AutoDiscover' },
+  }),
+  'POST /organization/{organizationId}/onboarding': () => ({ status: 'COMPLETED' }),
+  'POST /organization/{organizationId}/transferOwnership': (w) => ({ user_id: w.ids.user }),
+  'POST /organization/{organizationId}/container/deploy': () => ({ image_name: 'acme/web', tag: '9.9' }),
+  'POST /organization/{organizationId}/job/deploy': () => ({ image_name: 'busybox', tag: '9.9' }),
+  'PUT /application/{applicationId}/network': () => ({ sticky_session: true }),
+  'PUT /container/{containerId}/network': () => ({ sticky_session: true }),
+  'PUT /account': () => ({ communication_email: 'sweep@example.com' }),
 }
+
+const unreachableRepository = () => ({ url: 'https://git.invalid/acme/infra', branch: 'main' })
 
 /** The query of operations that need one; `@kind` stands for the world's resource of that kind (`@gitToken`: its git token). */
 export const BASE_QUERIES: Record<string, [string, string][]> = {
@@ -1068,6 +1127,10 @@ export const BASE_QUERIES: Record<string, [string, string][]> = {
   'DELETE /organization/{organizationId}/argoCdDestinationClusterMapping': [
     ['agentClusterId', '@cluster'],
     ['argocdClusterUrl', encodeURIComponent(WORLD_DESTINATION)],
+  ],
+  'GET /cluster/{clusterId}/events': [
+    ['from_date_time', '2026-01-01T00:00:00Z'],
+    ['to_date_time', '2026-01-02T00:00:00Z'],
   ],
 }
 
@@ -1142,6 +1205,20 @@ function scopedVariableBodies(): Record<string, (world: World) => Record<string,
   }
   return bodies
 }
+
+const projectDeploymentRuleBody = (clusterId: string) => ({
+  name: uniqueName('rule'),
+  mode: 'DEVELOPMENT',
+  cluster_id: clusterId,
+  auto_stop: false,
+  timezone: 'UTC',
+  start_time: '1970-01-01T08:00:00.000Z',
+  stop_time: '1970-01-01T19:00:00.000Z',
+  weekdays: ['MONDAY'],
+  wildcard: 'sweep-never-*',
+})
+
+const checkRepository = (w: World) => ({ url: `https://github.com/${FAKE_REPOSITORY}`, branch: 'main', root_path: '/', git_token_id: w.ids.gitToken })
 
 const helmRepositoryBody = () => ({
   name: uniqueName('helm repo'),

@@ -186,6 +186,7 @@ export const EventResponse = Type.Object(
     ),
     origin: Origin,
     triggered_by: Type.String(),
+    triggered_by_id: Nullable(Type.String({ description: "Berth extension: the API token's or the member's id" })),
     project_id: Nullable(Uuid),
     project_name: Type.String(),
     environment_id: Nullable(Uuid),

@@ -13,6 +13,7 @@ export function toEventResponse(row: AuditEventRow): EventResponse {
     change: row.change,
     origin: row.origin as EventResponse['origin'],
     triggered_by: row.triggeredBy,
+    triggered_by_id: row.triggeredById,
     project_id: row.projectId,
     project_name: row.projectName,
     environment_id: row.environmentId,

@@ -74,8 +74,10 @@ export function createChartIndex(settings: ChartIndexSettings) {
         signal: AbortSignal.timeout(settings.timeoutMs),
       } as RequestInit)
     } catch (error) {
-      const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message
-      throw new AppError('bad_gateway', `the helm repository at ${base.host} could not be reached: ${cause}`)
+      const cause = (error as { cause?: { message?: string; code?: string } }).cause
+      // A host name that does not exist is the repository's URL at fault, not an upstream failure.
+      if (cause?.code === 'ENOTFOUND') throw new AppError('bad_request', `the helm repository's host ${base.hostname} does not resolve: edit its URL`)
+      throw new AppError('bad_gateway', `the helm repository at ${base.host} could not be reached: ${cause?.message ?? (error as Error).message}`)
     }
     if (response.status === 401 || response.status === 403) {
       await response.body?.cancel()

@@ -58,12 +58,13 @@ export function createChecksService(deps: Deps) {
         signal: AbortSignal.timeout(deps.timeoutMs),
       })
     } catch (error) {
-      if (error instanceof CheckoutError) throw new AppError('bad_request', `the repository could not be fetched: ${error.message}`)
-      throw new AppError('bad_request', 'the repository could not be fetched in time')
+      // The repository the request names cannot be read: its field is what is wrong.
+      const why = error instanceof CheckoutError ? error.message : 'it did not answer in time'
+      throw validationFailed([{ path: '/git_repository/url', message: `could not be fetched: ${why}`, location: 'body' }])
     }
     try {
       const root = await pathInCheckout(fetched.dir, input.rootPath, 'directory')
-      if (!root) throw new AppError('bad_request', `root_path ${input.rootPath} is not a directory of the repository`)
+      if (!root) throw validationFailed([{ path: '/git_repository/root_path', message: 'is not a directory of the repository', location: 'body' }])
       return await look(fetched, root)
     } finally {
       await fetched.remove()
@@ -159,6 +160,9 @@ export function createChecksService(deps: Deps) {
         if (error instanceof AppError && error.code === 'not_found' && /registry has no/.test(error.message)) tags = []
         else if (error instanceof AppError && error.code === 'not_found')
           throw validationFailed([{ path: '/registry_id', message: 'is not a container registry of this organization', location: 'body' }])
+        // A registry Berth cannot ask (its cloud's own API), or that refuses its credentials: the registry named is what is wrong.
+        else if (error instanceof AppError && error.code === 'bad_request')
+          throw validationFailed([{ path: '/registry_id', message: error.message, location: 'body' }])
         else throw error
       }
       const found = tags.includes(tag)

@@ -4,11 +4,19 @@ import path from 'node:path'
 import { loadDockerode } from '#src/modules/executors/docker/docker-engine.ts'
 import { runHelm } from '#src/modules/executors/kubernetes/helm-program.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
-import type { ClusterEngine, EngineKind } from './cluster-operations.service.ts'
 
 // Asking a cluster's engine directly: the Docker engine at DOCKER_HOST through its API, a
 // Kubernetes cluster's API server through kubectl with the cluster's kubeconfig (in a private
 // temporary directory removed after). Every call has a timeout.
+
+export type EngineKind = 'SIMULATED' | 'DOCKER' | 'KUBERNETES'
+
+/** Where a cluster deploys, and what reaches it. */
+export interface ClusterEngine {
+  kind: EngineKind
+  /** The kubeconfig in clear, for a Kubernetes cluster that has one. */
+  kubeconfig?: string | undefined
+}
 
 export interface ClusterEngineSettings {
   secrets: SecretBox

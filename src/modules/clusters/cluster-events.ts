@@ -1,7 +1,6 @@
 import { LABELS } from '#src/modules/executors/docker/docker-objects.ts'
 import { AppError } from '#src/platform/http/errors.ts'
-import type { ClusterEngines } from './cluster-engines.ts'
-import type { ClusterEngine } from './cluster-operations.service.ts'
+import type { ClusterEngine, ClusterEngines } from './cluster-engines.ts'
 
 // A cluster's events (get-cluster-kubernetes-events), asked of its engine: a Kubernetes cluster's
 // API server (`/api/v1/events`, every namespace), the Docker engine's event stream for the
@@ -61,7 +60,11 @@ export function clusterEvents(engines: Pick<ClusterEngines, 'kubectl' | 'docker'
     try {
       list = JSON.parse(await engines.kubectl(kubeconfig, ['get', '--raw', '/api/v1/events?limit=5000'])) as { items?: KubeEvent[] }
     } catch (error) {
-      throw new AppError('bad_gateway', `the cluster's API server did not give its events: ${(error as Error).message.split('\n')[0]}`)
+      // The stored kubeconfig leads nowhere that answers: the cluster's configuration is at fault (as for readiness, which says not ready).
+      throw new AppError(
+        'conflict',
+        `the cluster's API server did not give its events with the stored kubeconfig: ${(error as Error).message.split('\n')[0]}`,
+      )
     }
     return (list.items ?? [])
       .map((event) => {

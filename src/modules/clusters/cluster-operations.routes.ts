@@ -51,7 +51,7 @@ export function clusterOperationsRoutes(operations: ClusterOperationsService): F
         schema: {
           operationId: 'unlock-cluster',
           summary: 'Unlock Cluster',
-          description: 'Needs the WRITE role. 404 when the cluster is not locked.',
+          description: 'Needs the WRITE role. The cluster is unlocked afterwards: unlocking a cluster that is not locked is a 204 too.',
           tags,
           params: ClusterIdParams,
           response: { 204: Type.Null({ description: 'unlocked' }) },
@@ -108,7 +108,7 @@ export function clusterOperationsRoutes(operations: ClusterOperationsService): F
           operationId: 'get-cluster-kubernetes-events',
           summary: 'List Cluster Kubernetes Events',
           description:
-            "Asked of the cluster's engine now: a Kubernetes cluster's events (its API server's, every namespace, with the stored kubeconfig; 409 without one, 502 when it does not answer), a Docker cluster's the Docker engine's events of the containers, networks and volumes of its environments (`kind` is the object's type, `namespace` the environment's id, `reason` the engine's action, `reporting_component` `docker`). The simulator has none. Oldest first, at most 1,000 (the newest).",
+            "Asked of the cluster's engine now: a Kubernetes cluster's events (its API server's, every namespace, with the stored kubeconfig; 409 without one or when it does not answer), a Docker cluster's the Docker engine's events of the containers, networks and volumes of its environments (`kind` is the object's type, `namespace` the environment's id, `reason` the engine's action, `reporting_component` `docker`). The simulator has none. Oldest first, at most 1,000 (the newest).",
           tags,
           params: ClusterIdParams,
           querystring: ClusterEventsQuery,

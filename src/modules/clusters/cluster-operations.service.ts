@@ -4,13 +4,12 @@ import type { Role } from '#src/platform/auth/roles.ts'
 import { whenParentGone } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
+import type { ClusterEngine } from './cluster-engines.ts'
 import type { ClusterEvent, EventFilter } from './cluster-events.ts'
 import type { ClusterLocksDb } from './cluster-locks.tables.ts'
 
 // What clusters answer beyond their records (docs/clusters.md, "Locks, environments, readiness"):
 // locks that keep deployments off a cluster, the environments it runs, whether it can take a deploy.
-
-export type EngineKind = 'SIMULATED' | 'DOCKER' | 'KUBERNETES'
 
 export interface ClusterLockRecord {
   clusterId: string
@@ -27,13 +26,6 @@ export interface ClusterEnvironmentRecord {
   projectId: string
   projectName: string
   services: { id: string; name: string; kind: string }[]
-}
-
-/** Where a cluster deploys, and what reaches it. */
-export interface ClusterEngine {
-  kind: EngineKind
-  /** The kubeconfig in clear, for a Kubernetes cluster that has one. */
-  kubeconfig?: string | undefined
 }
 
 interface Deps {
@@ -92,11 +84,10 @@ export function createClusterOperationsService({ db, organizations, actorName, e
       )
     },
 
-    /** WRITE; a cluster not locked is a 404 (no lock to delete). */
+    /** WRITE; the cluster is unlocked afterwards, whether or not it was locked (a retried unlock is not an error). */
     async unlock(principal: Principal, clusterId: string): Promise<void> {
       const cluster = await requireCluster(principal, clusterId, 'WRITE')
-      const result = await db.deleteFrom('clusterLocks').where('clusterId', '=', cluster.id).executeTakeFirst()
-      if (result.numDeletedRows === 0n) throw notFound('cluster lock')
+      await db.deleteFrom('clusterLocks').where('clusterId', '=', cluster.id).execute()
     },
 
     /** READ; the organization's locks in force, oldest first. */

@@ -143,7 +143,7 @@ export function customDomainsRoutes(customDomains: CustomDomainsService, kinds: 
               'token (RESOLVES_TO_IP; DOMAIN_NOT_CONFIGURED naming the record to add when it does not), else it must be a CNAME of `validation_domain` ' +
               '(MATCHES_LOAD_BALANCER_HOST); DOMAIN_NOT_CONFIGURED when it does not exist or has no such record, DOMAIN_LINKED_TO_WRONG_HOST ' +
               "for another CNAME or an address of the server's own network (loopback, private, link-local, metadata; allowed with " +
-              'BERTH_GIT_ALLOW_PRIVATE_URLS=true) or for a name another service of the server holds, GENERIC_FAILURE when DNS fails or times out. ' +
+              'BERTH_ALLOW_PRIVATE_URLS=true) or for a name another service of the server holds, GENERIC_FAILURE when DNS fails or times out. ' +
               'A wildcard is checked through a name under it. A passing check verifies the domain: it holds its name on the server and is routed.',
             tags,
             params: Params,

@@ -6,7 +6,7 @@ import { isWildcard } from './custom-domain-rules.ts'
 // As the reference describes: a domain behind a CDN (`use_cdn`) only has to resolve to an address,
 // any other must have a CNAME to the service's validation domain. An address of the server's own
 // network (loopback, private, link-local, metadata) is not a valid target unless the setting that
-// lets git providers live there (BERTH_GIT_ALLOW_PRIVATE_URLS) allows it, so that the check never
+// lets outbound calls go there (BERTH_ALLOW_PRIVATE_URLS) allows it, so that the check never
 // vouches for a domain that leads inside. An address proves nothing of who controls the name (any
 // public A record passes), so a `use_cdn` domain also proves control with a TXT record holding the
 // domain's own token (verificationRecord), as Vercel and Render ask.
@@ -43,7 +43,7 @@ export interface DnsCheckSettings {
   timeoutMs: number
   /** BERTH_DOMAIN_CHECK_DNS_SERVERS: the servers asked (`ip` or `ip:port`); the system's when empty. */
   servers: readonly string[]
-  /** BERTH_GIT_ALLOW_PRIVATE_URLS: addresses of the server's own network count as configured. */
+  /** BERTH_ALLOW_PRIVATE_URLS: addresses of the server's own network count as configured. */
   allowPrivateAddresses: boolean
 }
 
@@ -138,7 +138,7 @@ async function checkAddresses(name: string, resolver: DomainResolver, allowPriva
       status: 'DOMAIN_LINKED_TO_WRONG_HOST',
       errorDetails:
         `${name} resolves to ${inside.join(', ')}, a loopback, private, link-local or metadata address; ` +
-        'the server accepts those only with BERTH_GIT_ALLOW_PRIVATE_URLS=true',
+        'the server accepts those only with BERTH_ALLOW_PRIVATE_URLS=true',
     }
   }
   return { status: 'RESOLVES_TO_IP', errorDetails: null }

@@ -52,7 +52,9 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
       const { routes } = await readRouteTable(deps.db, deps.docker, deps.appsDomain)
       const config = caddyConfig(routes, deps.caddy)
       if (deps.identity !== undefined && (await storageRoot(deps.adminUrl)) !== deps.identity)
-        throw new Error(`the program at ${deps.adminUrl} is not this Berth's Caddy (its storage is not ${deps.identity}): routes are not loaded into it`)
+        throw new Error(
+          `the program at ${deps.adminUrl} is not this Berth's Caddy (its storage is not ${deps.identity}): routes are not loaded into it`,
+        )
       await loadConfig(deps.adminUrl, config)
       if (deps.configFile) await writeFileAtomically(deps.configFile, JSON.stringify(config))
       deps.log.debug?.({ component: 'front-door', reason, routes: routes.length }, 'front door routes loaded')

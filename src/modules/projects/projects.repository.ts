@@ -51,6 +51,23 @@ export function createProjectsRepository(db: Db) {
     },
 
     /**
+     * Marks the project as being deleted (migration 0043: it goes with its last environment); the
+     * ids of its environments, undefined when there is no such project.
+     */
+    async markDeleting(organizationId: string, projectId: string): Promise<string[] | undefined> {
+      const marked = await db
+        .updateTable('projects')
+        .set({ deletingAt: sql`coalesce(deleting_at, now())` })
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', projectId)
+        .returning('id')
+        .executeTakeFirst()
+      if (!marked) return undefined
+      const environments = await db.selectFrom('environments').select('id').where('projectId', '=', projectId).orderBy('id').execute()
+      return environments.map((row) => row.id)
+    },
+
+    /**
      * Deletes the project and, by cascade, its environments and their services, taking locks in
      * the order organization deletes do (organizations.repository.ts): its organization (a key
      * share, which waits for that organization's delete), the project, then its environments.

@@ -71,7 +71,8 @@ export function projectsRoutes(projects: ProjectsService): FastifyPluginAsyncTyp
         schema: {
           operationId: 'deleteProject',
           summary: 'Delete a project',
-          description: 'Needs the WRITE role. Deletes its environments and their services too.',
+          description:
+            "Needs the WRITE role. Deletes each of its environments as deleteEnvironment does (their services uninstalled: an IAC service's destroy, volumes and images removed); the project goes with its last environment, at once when none has services. Meanwhile no environment can be added to it (404).",
           tags: mainTags,
           params: ProjectParams,
         },

@@ -104,5 +104,25 @@ export function serviceViewsRoutes(views: ServiceViewsService, kinds: readonly K
         return { deployment_request_id: run.id, environment_id: run.environmentId, status: run.status }
       },
     )
+
+    app.post(
+      '/environment/:environmentId/uninstall',
+      {
+        schema: {
+          operationId: 'uninstallEnvironment',
+          summary: 'Uninstall environment',
+          description:
+            'Queues one deployment that uninstalls every service of the environment (trigger UNINSTALL): what runs is removed, the services ' +
+            "stay, and a deploy installs them again. Needs the DEPLOY role; it runs behind the environment's deployments already queued or running.",
+          tags: ['Environment Actions'],
+          params: EnvironmentParams,
+          response: { 202: Type.Object({}, { title: 'UninstallEnvironmentResponse' }) },
+        },
+      },
+      async (req, reply) => {
+        await views.uninstallEnvironment(req.principal, req.params.environmentId)
+        return reply.code(202).send({})
+      },
+    )
   }
 }

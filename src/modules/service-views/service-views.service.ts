@@ -15,7 +15,7 @@ import { notFound } from '#src/platform/http/errors.ts'
 // deployments module already keeps (statuses, the V2 history, the log lines).
 
 export interface ServiceViewsDeps {
-  deployments: Pick<DeploymentTriggersService, 'getEnvironmentStatuses'>
+  deployments: Pick<DeploymentTriggersService, 'getEnvironmentStatuses' | 'triggerSelected'>
   history: Pick<DeploymentHistoryService, 'servicePage'>
   logs: Pick<DeploymentLogsService, 'last'>
   findRun(executionId: string): Promise<DeploymentRun | undefined>
@@ -55,6 +55,15 @@ export function createServiceViewsService(deps: ServiceViewsDeps) {
 
     /** The last lines of the environment's newest deployment, oldest first. */
     environmentLog: (principal: Principal, environmentId: string) => deps.logs.last(principal, environmentId, undefined),
+
+    /** uninstallEnvironment: one run that uninstalls every service of the environment (its records stay; a deploy installs them again). */
+    async uninstallEnvironment(principal: Principal, environmentId: string): Promise<void> {
+      await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+      const { services } = await deps.deployments.getEnvironmentStatuses(principal, environmentId)
+      if (services.length === 0) return
+      const items = services.map(({ service }, index) => ({ type: service.kind, id: service.id, overrides: {}, path: `/services/${index}` }))
+      await deps.deployments.triggerSelected(principal, environmentId, 'UNINSTALL', items)
+    },
 
     /** The deployment request (execution id) and the environment it belongs to, when the caller may read that environment. */
     async deploymentRequest(principal: Principal, deploymentRequestId: string): Promise<DeploymentRun> {

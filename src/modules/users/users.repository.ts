@@ -21,6 +21,11 @@ export function createUsersRepository(db: Db) {
       return db.selectFrom('users').selectAll().where('issuer', '=', issuer).where('subject', '=', subject).executeTakeFirst()
     },
 
+    /** Sets the email the user wants to be written to. */
+    setCommunicationEmail(userId: string, communicationEmail: string): Promise<UserRow | undefined> {
+      return db.updateTable('users').set({ communicationEmail, updatedAt: new Date() }).where('id', '=', userId).returningAll().executeTakeFirst()
+    },
+
     /** Creates the user, or updates the claims it carries; a claim the token lacks keeps its value. */
     upsert(claims: UserClaims): Promise<UserRow> {
       return db

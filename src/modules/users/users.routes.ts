@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { AccountInfo } from './users.schemas.ts'
+import { AccountInfo, AccountInfoEditRequest } from './users.schemas.ts'
 import type { UsersService } from './users.service.ts'
 import { toAccountInfoResponse } from './users.wire.ts'
 
@@ -17,6 +17,23 @@ export function usersRoutes(users: UsersService): FastifyPluginAsyncTypebox {
         },
       },
       async (req) => toAccountInfoResponse(await users.account(req.principal)),
+    )
+
+    app.put(
+      '/account',
+      {
+        schema: {
+          operationId: 'editAccountInformation',
+          summary: 'Edit account information',
+          description:
+            "Sets the calling user's `communication_email` (else its JWT's `email` claim is shown); Berth itself sends no email, " +
+            'and what the reference keeps of the account beyond that (nickname, names, picture) comes from the JWT here. API tokens get 403.',
+          tags: ['Account Info'],
+          body: AccountInfoEditRequest,
+          response: { 200: AccountInfo },
+        },
+      },
+      async (req) => toAccountInfoResponse(await users.editAccount(req.principal, { communicationEmail: req.body.communication_email })),
     )
   }
 }

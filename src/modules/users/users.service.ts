@@ -4,6 +4,16 @@ import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { UserRow, UsersRepository } from './users.repository.ts'
 
 export function createUsersService({ repo }: { repo: UsersRepository }) {
+  /** The calling user's own record; API tokens are not people and have none. */
+  async function account(principal: Principal): Promise<UserRow> {
+    if (principal.kind !== 'user') {
+      throw new AppError('forbidden', 'an account belongs to a user signed in with a Bearer JWT; API tokens have none')
+    }
+    const user = await repo.findById(principal.userId)
+    if (!user) throw notFound('user')
+    return user
+  }
+
   return {
     /**
      * The user a verified JWT speaks for, created on first sight. Name and email follow the
@@ -18,14 +28,15 @@ export function createUsersService({ repo }: { repo: UsersRepository }) {
       return { kind: 'user', userId: user.id }
     },
 
-    /** The calling user's own record; API tokens are not people and have none. */
-    async account(principal: Principal): Promise<UserRow> {
-      if (principal.kind !== 'user') {
-        throw new AppError('forbidden', 'an account belongs to a user signed in with a Bearer JWT; API tokens have none')
-      }
-      const user = await repo.findById(principal.userId)
-      if (!user) throw notFound('user')
-      return user
+    account,
+
+    /** editAccountInformation: the calling user's email to write to (Berth sends none itself; docs/organization-views.md). */
+    async editAccount(principal: Principal, edit: { communicationEmail?: string }): Promise<UserRow> {
+      const user = await account(principal)
+      if (edit.communicationEmail === undefined) return user
+      const updated = await repo.setCommunicationEmail(user.id, edit.communicationEmail)
+      if (!updated) throw notFound('user')
+      return updated
     },
 
     /** How records such as deployment history name the user: name, else email, else the issuer's subject. */

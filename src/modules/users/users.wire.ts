@@ -2,10 +2,11 @@ import type { UserRow } from './users.repository.ts'
 import type { AccountInfo } from './users.schemas.ts'
 
 export function toAccountInfoResponse(user: UserRow): AccountInfo {
+  const communicationEmail = user.communicationEmail ?? user.email
   return {
     id: user.id,
     created_at: user.createdAt.toISOString(),
-    ...(user.email ? { communication_email: user.email } : {}),
+    ...(communicationEmail ? { communication_email: communicationEmail } : {}),
     name: user.name,
     email: user.email,
   }

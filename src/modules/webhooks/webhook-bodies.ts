@@ -22,6 +22,8 @@ export interface DeploymentFacts {
   triggered_by: string
   origin: string
   occurred_at: string
+  /** A test delivery asked for through the API: no deployment happened. */
+  test?: boolean
 }
 
 interface ServiceEntry {
@@ -81,6 +83,7 @@ export function standardBody(delivery: DeliveryToSend, publicUrl: string) {
       })),
     ),
     console_url: consoleLink(publicUrl, facts),
+    ...(facts.test ? { test: true } : {}),
   }
 }
 
@@ -104,7 +107,7 @@ export function slackBody(delivery: DeliveryToSend, publicUrl: string) {
     (service) => `• ${slackText(service.name)}${service.version ? ` (${slackText(service.version)})` : ''}: ${service.status}`,
   )
   return {
-    text: `${words.emoji} ${slackText(what)}`,
+    text: `${words.emoji} ${body.test ? '[test] ' : ''}${slackText(what)}`,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: `${words.emoji} *${slackText(what)}*` } },
       {

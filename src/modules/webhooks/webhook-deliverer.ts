@@ -89,8 +89,8 @@ export function createWebhookDeliverer(settings: WebhookDelivererSettings) {
   }
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
-    // A webhook disabled since the event sends nothing more.
-    if (!delivery.enabled) return outbox.recordAttempt(delivery, undefined, { state: 'FAILED' })
+    // A webhook disabled since the event sends nothing more; a test is sent anyway.
+    if (!delivery.enabled && !delivery.facts.test) return outbox.recordAttempt(delivery, undefined, { state: 'FAILED' })
     const made = await attempt(delivery)
     await outbox.recordAttempt(delivery, made, nextStep(delivery, made.statusCode))
   }
@@ -168,7 +168,6 @@ export function createConfiguredWebhookDeliverer(
   return createWebhookDeliverer({
     db,
     secrets,
-    // TODO(lead): read config.outbound.allowPrivateUrls (BERTH_ALLOW_PRIVATE_URLS) once issue42-tenancy lands.
     allowPrivateUrls: config.outbound.allowPrivateUrls,
     timeoutMs: config.webhooks.timeoutMs,
     retryDelaysMs: config.webhooks.retryDelaysMs,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { OrganizationWebhooksTable, WebhookAttemptsTable } from '#src/platform/db/schema.ts'
@@ -39,6 +40,16 @@ export function createWebhooksRepository(db: Db) {
         .where('id', '=', webhookId)
         .executeTakeFirst()
       return deleted.numDeletedRows > 0n
+    },
+
+    /** Queues a delivery of made-up facts to the webhook (a test); its id. */
+    async insertTestDelivery(organizationId: string, webhookId: string, event: string, facts: object): Promise<string> {
+      const row = await db
+        .insertInto('webhookDeliveries')
+        .values({ organizationId, webhookId, event, executionId: randomUUID(), facts: JSON.stringify(facts) })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      return row.id
     },
 
     /** The webhook's attempts, newest first. */

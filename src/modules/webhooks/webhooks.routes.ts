@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { Uuid } from '#src/platform/http/common-schemas.ts'
 import { listBody } from '#src/platform/http/lists.ts'
 import { organizationResourceRoutes } from '#src/platform/http/organization-resource.routes.ts'
 import { WebhookEventResponseList, WebhookParams, WebhookRequest, WebhookResponse, WebhookResponseList } from './webhooks.schemas.ts'
@@ -56,6 +58,21 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
         },
       },
       async (req) => listBody(await webhooks.listEvents(req.principal, req.params.organizationId, req.params.webhookId), toWebhookEventResponse),
+    )
+
+    app.post(
+      '/organization/:organizationId/webhook/:webhookId/test',
+      {
+        schema: {
+          operationId: 'testOrganizationWebhook',
+          summary: 'Send a test delivery to an organization webhook',
+          description: `Berth extension. ${ADMIN} Queues an example event (a successful deployment of made-up names, \`test: true\`), delivered like any other, even to a disabled webhook; its attempts are listed by listWebhookEvent.`,
+          tags,
+          params: WebhookParams,
+          response: { 201: Type.Object({ id: Uuid }, { description: 'the test event, queued' }) },
+        },
+      },
+      async (req, reply) => reply.code(201).send(await webhooks.test(req.principal, req.params.organizationId, req.params.webhookId)),
     )
   }
 }

@@ -4,6 +4,7 @@ import { whenParentGone } from '#src/platform/db/errors.ts'
 import { notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { DeploymentFacts } from './webhook-bodies.ts'
 import { targetUrlProblem } from './webhook-targets.ts'
 import type { WebhookAttemptRow, WebhookRow, WebhooksRepository } from './webhooks.repository.ts'
 import type { WebhookEvent, WebhookKind } from './webhooks.schemas.ts'
@@ -86,6 +87,36 @@ export function createWebhooksService({ repo, organizations, secrets, allowPriva
     async delete(principal: Principal, organizationId: string, webhookId: string): Promise<void> {
       await organizations.requireRole(principal, organizationId, 'ADMIN')
       if (!(await repo.delete(organizationId, webhookId))) throw notFound('webhook')
+    },
+
+    /**
+     * Sends the webhook an example of what it receives (a successful deployment of made-up names,
+     * `test: true`), through the outbox like any event, even when disabled: its attempts are listed.
+     */
+    async test(principal: Principal, organizationId: string, webhookId: string): Promise<{ id: string }> {
+      const { organization } = await organizations.requireRole(principal, organizationId, 'ADMIN')
+      const webhook = await repo.findById(organizationId, webhookId)
+      if (!webhook) throw notFound('webhook')
+      const event = webhook.events.includes('DEPLOYMENT_SUCCESSFUL') || webhook.events.length === 0 ? 'DEPLOYMENT_SUCCESSFUL' : webhook.events[0]!
+      const now = new Date().toISOString()
+      const facts: DeploymentFacts = {
+        test: true,
+        organization: { id: organizationId, name: organization.name },
+        project: { id: null, name: 'example project' },
+        environment: { id: '00000000-0000-0000-0000-000000000000', name: 'example environment', mode: 'DEVELOPMENT' },
+        entry: {
+          status: 'DEPLOYED',
+          action_status: 'SUCCESS',
+          trigger_action: 'DEPLOY',
+          message: 'a test delivery: no deployment happened',
+          auditing_data: { created_at: now, updated_at: now },
+          stages: [],
+        },
+        triggered_by: principal.kind === 'api_token' ? principal.name : principal.userId,
+        origin: 'API',
+        occurred_at: now,
+      }
+      return { id: await repo.insertTestDelivery(organizationId, webhookId, event, facts) }
     },
 
     /** Every attempt at delivering to the webhook, newest first. */

@@ -32,6 +32,8 @@ import * as frontDoorReadyInstances from './migrations/0031-front-door-ready-ins
 import * as iacServices from './migrations/0032-iac-services.ts'
 import * as databaseBackups from './migrations/0041-database-backups.ts'
 import * as iacStates from './migrations/0042-iac-states.ts'
+import * as projectDeletes from './migrations/0043-project-deletes.ts'
+import * as iacResourcesMasked from './migrations/0044-iac-resources-masked.ts'
 import * as customDomainClaims from './migrations/0045-custom-domain-claims.ts'
 import * as pullRequestMarks from './migrations/0047-pull-request-marks.ts'
 import * as runnerFairShare from './migrations/0048-runner-fair-share.ts'
@@ -40,6 +42,7 @@ import * as auditLog from './migrations/0050-audit-log.ts'
 import * as argoCd from './migrations/0056-argocd.ts'
 import * as projectDeploymentRules from './migrations/0059-project-deployment-rules.ts'
 import * as clusterLocks from './migrations/0060-cluster-locks.ts'
+import * as accountAndOnboarding from './migrations/0062-account-and-onboarding.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -77,6 +80,8 @@ const migrations: Record<string, Migration> = {
   '0032-iac-services': iacServices,
   '0041-database-backups': databaseBackups,
   '0042-iac-states': iacStates,
+  '0043-project-deletes': projectDeletes,
+  '0044-iac-resources-masked': iacResourcesMasked,
   '0045-custom-domain-claims': customDomainClaims,
   '0047-pull-request-marks': pullRequestMarks,
   '0048-runner-fair-share': runnerFairShare,
@@ -85,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '0056-argocd': argoCd,
   '0059-project-deployment-rules': projectDeploymentRules,
   '0060-cluster-locks': clusterLocks,
+  '0062-account-and-onboarding': accountAndOnboarding,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

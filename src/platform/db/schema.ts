@@ -64,6 +64,8 @@ export interface OrganizationsTable {
    * or by `berth token create`.
    */
   parentOrganizationId: ColumnType<string | null, string | null | undefined, never>
+  /** Issue 48 (migration 0062): IN_PROGRESS, DISMISSED or COMPLETED, as updateOrganizationOnboarding last set it. */
+  onboardingStatus: ColumnType<string, string | undefined, string>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }
@@ -98,6 +100,8 @@ export interface UsersTable {
   subject: string
   name: string | null
   email: string | null
+  /** Issue 48 (migration 0062): the email editAccountInformation set; null: `email`. */
+  communicationEmail: ColumnType<string | null, string | null | undefined, string | null>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }
@@ -165,6 +169,8 @@ export interface ProjectsTable {
   description: string | null
   createdAt: CreatedAt
   updatedAt: UpdatedAt
+  /** Migration 0043: set when its delete began; the project goes with its last environment. */
+  deletingAt: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export interface EnvironmentsTable {

@@ -1,7 +1,8 @@
+import type Docker from 'dockerode'
 import type { ServiceOutcome } from '../executor.ts'
 import type { InstancesWorkload, WorkloadVolume } from '../workload.ts'
 import type { DockerJob } from './docker-job.ts'
-import { dnsLabel, ensureNetwork, serviceContainers } from './docker-objects.ts'
+import { dnsLabel, ensureNetwork, LABELS, serviceContainers } from './docker-objects.ts'
 import { removeBuiltImages } from './image-builds.ts'
 import { type InstanceSpec, type Rollout, removeInstances, rollOut, stopInstances } from './service-instances.ts'
 
@@ -69,13 +70,30 @@ async function deploy(workload: InstancesWorkload, job: DockerJob): Promise<Roll
   return rollout
 }
 
+/**
+ * The instances that serve: those running of the newest rollout. A rollout's previous instances
+ * may still be stopping in the background (their grace period): they are not counted (issue 42).
+ */
+export function servingInstances(containers: Docker.ContainerInfo[]): Docker.ContainerInfo[] {
+  const running = containers.filter((instance) => instance.State === 'running')
+  const newest = running.reduce<Docker.ContainerInfo | undefined>(
+    (found, instance) => (!found || instance.Created > found.Created ? instance : found),
+    undefined,
+  )
+  if (!newest) return []
+  // What the newest instances took over from is on its way out, and so is any other rollout's instance.
+  const replaced = new Set(running.flatMap((instance) => (instance.Labels[LABELS.replaces] ?? '').split(',').filter((id) => id !== '')))
+  const execution = newest.Labels[LABELS.execution]
+  return running.filter((instance) => !replaced.has(instance.Id) && instance.Labels[LABELS.execution] === execution)
+}
+
 /** A deploy up to its rollout: the image a deploy would run, compared with what runs now. */
 async function dryRun(workload: InstancesWorkload, job: DockerJob): Promise<ServiceOutcome> {
   const image = await job.image(workload.image)
   if (!image.ok) return image
   const compare = (message: string) => job.say('compare', message)
   for (const volume of workload.volumes) compare(`its data stays in the volume ${dockerVolume(job.owner.serviceId, volume)}, which a deploy keeps`)
-  const running = (await serviceContainers(job.docker, job.owner.serviceId)).filter((instance) => instance.State === 'running')
+  const running = servingInstances(await serviceContainers(job.docker, job.owner.serviceId))
   const images = [...new Set(running.map((instance) => instance.Image))]
   const { name } = job.snapshot
   if (images.length === 0) compare(`${name} runs nothing now: a deploy would start ${workload.instances} instance(s) of ${image.image}`)

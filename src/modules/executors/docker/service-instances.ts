@@ -1,5 +1,6 @@
 import type Docker from 'dockerode'
 import type { ServiceOutcome } from '../executor.ts'
+import { isWebPort } from '../public-hosts.ts'
 import type { Probe } from '../workload.ts'
 import {
   type Confinement,
@@ -231,7 +232,8 @@ export async function rollOut(docker: Docker, spec: InstanceSpec, publish: Publi
         }
       }
       say('start', `instance ${index} is ready`)
-      if (publish.instanceReady) {
+      // Only public HTTP and gRPC ports go through the front door: a database (TCP) is never said to get its traffic there.
+      if (publish.instanceReady && spec.publicPorts.some(isWebPort)) {
         try {
           await publish.instanceReady({ containerId: container.id, serviceId: spec.owner.serviceId })
           say('start', `the front door sends instance ${index}'s share of the traffic to it`)
@@ -265,13 +267,16 @@ export async function rollOut(docker: Docker, spec: InstanceSpec, publish: Publi
   return { ok: true, details: { downtime: { reason: 'storage: the previous version stopped before the new one started', seconds: downSeconds } } }
 }
 
-/** Stops a container (with its image's stop signal); one already stopped or gone is fine. */
-async function stopContainer(docker: Docker, id: string, graceSeconds: number): Promise<void> {
+/** Stops a container (with its image's stop signal); one already stopped or gone is fine (false: it was gone). */
+async function stopContainer(docker: Docker, id: string, graceSeconds: number): Promise<boolean> {
   try {
     await docker.getContainer(id).stop({ t: graceSeconds })
+    return true
   } catch (error) {
     const status = (error as { statusCode?: number }).statusCode
-    if (status !== 304 && status !== 404) throw error
+    if (status === 404) return false
+    if (status !== 304) throw error
+    return true
   }
 }
 
@@ -284,7 +289,9 @@ export async function stopInstances(docker: Docker, serviceId: string, graceSeco
   const instances = (await serviceContainers(docker, serviceId)).filter((info) => info.State === 'running')
   for (const info of instances) {
     say('stop', `stopping instance ${instanceOf(info)} (${info.Id.slice(0, 12)})`)
-    await docker.getContainer(info.Id).stop({ t: graceSeconds })
+    // A rollout's background retirement may remove it meanwhile (issue 42): an instance already gone is stopped.
+    if (!(await stopContainer(docker, info.Id, graceSeconds)))
+      say('stop', `instance ${instanceOf(info)} (${info.Id.slice(0, 12)}) was already gone: a rollout retired it meanwhile`)
   }
   if (instances.length === 0) say('stop', 'no instance runs')
   return { ok: true }

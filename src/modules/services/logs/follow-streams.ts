@@ -5,7 +5,7 @@ import { AppError } from '#src/platform/http/errors.ts'
 // Issue 42: how many log follow streams (service logs' `…/log/follow`, a deployment's
 // `…/logs/follow`) a process keeps open, per credential, per organization and in all. Each open
 // stream holds a connection, memory and an engine or database reader: unbounded, one READ token
-// slowed every organization down. Past a limit the stream is refused with 429 (docs/logs.md).
+// slowed every organization down. Past a limit the stream is refused with 429 (docs/service-logs.md).
 
 /** BERTH_FOLLOW_STREAMS_*: the most streams open at once in one process. */
 export interface FollowStreamLimits {

@@ -97,10 +97,13 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
           const stop = new AbortController()
           // The stream's place under the follow stream limits, given back when its client leaves.
           let release = () => {}
-          req.raw.on('close', () => {
+          const hangUp = () => {
             stop.abort()
             release()
-          })
+          }
+          // A client that leaves closes the request, or only the response (as an inject does): either lets go.
+          req.raw.on('close', hangUp)
+          reply.raw.on('close', hangUp)
           const header = req.headers['last-event-id']
           const lines = logs.follow(
             req.principal,
@@ -109,7 +112,7 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
             decodeCursor(typeof header === 'string' ? header : undefined),
             stop.signal,
             (organizationId) => {
-              if (streams) release = streams.open(req.principal, organizationId)
+              if (streams && !stop.signal.aborted) release = streams.open(req.principal, organizationId)
             },
           )
           // The first step checks access: its errors answer in the error shape, before any event is sent.

@@ -157,15 +157,19 @@ export function createDeploymentHistoryRepository(db: Db) {
     /**
      * For each service, whether what its last successful deploy (or redeploy) deployed is what it
      * is configured as now: its snapshot's name, configuration and variables (by the fingerprint of
-     * the variable rows it saw) against the service's (what a deploy request asked beyond them, such
-     * as a chart version, is not compared, as before snapshots). Services never deployed are absent.
+     * the variable rows it saw) against the service's, and the version a deploy request named (an
+     * image tag, a chart version) against the configured one. Services never deployed are absent.
      */
     async deployedAsConfigured(serviceIds: string[]): Promise<Map<string, boolean>> {
       if (serviceIds.length === 0) return new Map()
       const { rows } = await sql<{ serviceId: string; current: boolean }>`
         select s.id as "serviceId",
           coalesce(snap.name = s.name and snap.configuration = s.configuration
-            and snap.variables_fingerprint = berth_service_variables_fingerprint(s.id), false) as current
+            and snap.variables_fingerprint = berth_service_variables_fingerprint(s.id)
+            -- A version a deploy request named (a container's or job's image_tag, a chart_version)
+            -- runs instead of the configured one: what runs differs from the configuration (issue 42).
+            and coalesce(nullif(snap.overrides->>'imageTag', '') = coalesce(s.configuration->>'tag', s.configuration#>>'{source,image,tag}'), true)
+            and coalesce(snap.overrides->>'chartVersion' = s.configuration#>>'{source,helmRepository,chartVersion}', true), false) as current
         from services s
         join lateral (
           select d.execution_id from service_deployments d

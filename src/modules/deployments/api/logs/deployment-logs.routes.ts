@@ -104,12 +104,15 @@ export function deploymentLogsRoutes(logs: DeploymentLogsService, streams?: Foll
       },
       async (req, reply) => {
         const stop = new AbortController()
-        // The stream's place under the follow stream limits (docs/logs.md), given back when its client leaves.
+        // The stream's place under the follow stream limits (docs/service-logs.md), given back when its client leaves.
         let release = () => {}
-        req.raw.on('close', () => {
+        const hangUp = () => {
           stop.abort()
           release()
-        })
+        }
+        // A client that leaves closes the request, or only the response (as an inject does): either lets go.
+        req.raw.on('close', hangUp)
+        reply.raw.on('close', hangUp)
         const lines = logs.follow(
           req.principal,
           req.params.environmentId,
@@ -117,7 +120,7 @@ export function deploymentLogsRoutes(logs: DeploymentLogsService, streams?: Foll
           lineNumber(req.headers['last-event-id']),
           stop.signal,
           (organizationId) => {
-            if (streams) release = streams.open(req.principal, organizationId)
+            if (streams && !stop.signal.aborted) release = streams.open(req.principal, organizationId)
           },
         )
         // The first read checks access and the deployment: its errors answer in the error shape, before any event is sent.

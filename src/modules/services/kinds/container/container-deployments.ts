@@ -1,5 +1,5 @@
 import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
-import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { PlannedStep, ResolveContext, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { argumentsSimulateFailure } from '#src/modules/services/simulated-failures.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { ContainerConfig } from './container.types.ts'
@@ -77,10 +77,26 @@ export function containerPlan(snapshot: ServiceSnapshot<ContainerConfig>, action
   }
 }
 
+/**
+ * A deploy runs the tag it names, else the configured one. Every other action (a redeploy, a stop,
+ * a start after a stop) is of what runs: it carries the tag the last successful deploy or redeploy
+ * ran, so that a container deployed at `image_tag: "2"`, stopped and started again runs 2, and its
+ * entries say 2 (issue 42, docs/deployments.md "What runs after a deploy of another version").
+ */
+export async function resolveContainerOverrides(
+  _container: ContainerConfig,
+  overrides: ContainerDeployOverrides,
+  { serviceId, trigger, lookups }: ResolveContext,
+): Promise<ContainerDeployOverrides> {
+  if (trigger === 'DEPLOY' || trigger === 'DEPLOY_DRY_RUN' || overrides.imageTag !== undefined) return overrides
+  const deployed = (await lookups.deployedOverrides(serviceId))?.imageTag
+  return typeof deployed === 'string' && deployed !== '' ? { ...overrides, imageTag: deployed } : overrides
+}
+
 /** What a deployment of a container records of it, as the service kind says it. */
 export const containerPlanning: Pick<
   ServiceKind<unknown, ContainerConfig, ContainerDeployOverrides>,
-  'type' | 'details' | 'iconUri' | 'simulatesFailure' | 'overrideErrors' | 'plan'
+  'type' | 'details' | 'iconUri' | 'simulatesFailure' | 'overrideErrors' | 'plan' | 'resolveOverrides'
 > = {
   type: 'CONTAINER',
   details: containerDetails,
@@ -88,4 +104,5 @@ export const containerPlanning: Pick<
   simulatesFailure,
   overrideErrors: containerOverrideErrors,
   plan: containerPlan,
+  resolveOverrides: resolveContainerOverrides,
 }
