@@ -55,7 +55,7 @@ describe('Argo CD applications as GITOPS_APP services', () => {
     argo.addApp('grafana', 'monitoring')
     argo.addApp('elsewhere', 'shop', { server: 'https://other-cluster.example' })
     // A poll holds a connection for its lock: a lease longer than the helper's 2 s keeps a busy machine from interrupting runs.
-    t = await createDeploymentsApp(5, { BERTH_GIT_ALLOW_PRIVATE_URLS: 'true', BERTH_ARGOCD_POLL_INTERVAL_MS: '300', BERTH_RUNNER_LEASE_MS: '15000' })
+    t = await createDeploymentsApp(5, { BERTH_ALLOW_PRIVATE_URLS: 'true', BERTH_ARGOCD_POLL_INTERVAL_MS: '300', BERTH_RUNNER_LEASE_MS: '15000' })
     const { organization, tokens } = await factories(t.db).organizationWithTokens()
     organizationId = organization.id
     admin = tokens.admin.authorization

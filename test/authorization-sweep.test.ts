@@ -93,6 +93,12 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'POST /organization/{organizationId}/backupDestination': 'ADMIN',
   'PUT /organization/{organizationId}/backupDestination/{backupDestinationId}': 'ADMIN',
   'DELETE /organization/{organizationId}/backupDestination/{backupDestinationId}': 'ADMIN',
+  // An Argo CD's token and its destinations are the cluster's credentials: ADMINs write and check them (the reference's roles).
+  'POST /cluster/{clusterId}/argoCdConfig': 'ADMIN',
+  'DELETE /cluster/{clusterId}/argoCdConfig': 'ADMIN',
+  'POST /cluster/{clusterId}/argoCdConfig/check': 'ADMIN',
+  'POST /organization/{organizationId}/argoCdDestinationClusterMapping': 'ADMIN',
+  'DELETE /organization/{organizationId}/argoCdDestinationClusterMapping': 'ADMIN',
 }
 
 /**

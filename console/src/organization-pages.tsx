@@ -5,6 +5,7 @@ import type { JSX } from 'preact'
 import { useEffect } from 'preact/hooks'
 import { OrganizationActivity } from './activity.tsx'
 import { api } from './api.ts'
+import { ArgoCdSettings } from './argocd-settings.tsx'
 import type { OrganizationPageProps } from './organization-page-props.ts'
 import { OrganizationOverview } from './overview.tsx'
 import { place } from './place.ts'
@@ -23,6 +24,7 @@ export interface OrganizationPageEntry {
 export const ORGANIZATION_PAGES: OrganizationPageEntry[] = [
   { id: 'overview', title: 'Overview', render: (props) => <OrganizationOverview {...props} /> },
   { id: 'settings', title: 'Settings', render: (props) => <OrganizationSettings {...props} /> },
+  { id: 'argocd', title: 'Argo CD', render: (props) => <ArgoCdSettings {...props} /> },
   { id: 'activity', title: 'Activity', render: (props) => <OrganizationActivity {...props} /> },
   { id: 'webhooks', title: 'Webhooks', render: (props) => <OrganizationWebhooks {...props} /> },
 ]

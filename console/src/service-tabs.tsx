@@ -2,6 +2,7 @@
 // `#/<kind>/<id>/<tab>`; `applies` says which kinds have it), its component in a file of its own.
 // This round's features add theirs here: Metrics for every kind, Backups for databases.
 import type { JSX } from 'preact'
+import { ArgoCdAppTab } from './argocd.tsx'
 import { DatabaseBackups } from './database-backups.tsx'
 import { HelmValuesTab } from './helm.tsx'
 import { TerraformResources } from './iac.tsx'
@@ -59,4 +60,5 @@ export const SERVICE_TABS: ServiceTab[] = [
     ),
   },
   { id: 'settings', label: 'Settings', applies: always, render: (props) => <ServiceSettings {...props} /> },
+  { id: 'argocd', label: 'Argo CD', applies: (kind) => kind.type === 'GITOPS_APP', render: ({ service }) => <ArgoCdAppTab serviceId={service.id} /> },
 ]

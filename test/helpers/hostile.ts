@@ -15,7 +15,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { ERROR_STATUS } from '#src/platform/http/errors.ts'
-import { createTestApp, type TestApp } from './app.ts'
+import { createTestApp, type TestApp, testSecretBox } from './app.ts'
 import { factories, uniqueName } from './factories.ts'
 import { type FakeProvider, startFakeProvider } from './fake-git-providers.ts'
 import { createIsolatedDatabase, type IsolatedDatabase } from './isolated-database.ts'
@@ -140,6 +140,7 @@ export type Kind =
   | 'backup'
   | 'restore'
   | 'backupDestination'
+  | 'gitopsApp'
   | 'webhook'
   | 'projectDeploymentRule'
   | 'alertReceiver'
@@ -187,6 +188,7 @@ export const KINDS: Kind[] = [
   'backup',
   'restore',
   'backupDestination',
+  'gitopsApp',
   'webhook',
   'projectDeploymentRule',
   'alertReceiver',
@@ -209,7 +211,14 @@ export const ALWAYS_REFUSED = new Set([
     'job/{jobId}',
     'terraform/{terraformId}',
     'helm/{helmId}',
+    'gitopsapp/{gitopsappId}',
   ].map((scope) => `POST /${scope}/rollback`),
+  // Argo CD owns a GITOPS_APP: Berth creates, edits, clones and stops none (docs/argocd.md).
+  'POST /environment/{environmentId}/gitopsapp',
+  'PUT /gitopsapp/{gitopsappId}',
+  'POST /gitopsapp/{gitopsappId}/clone',
+  // The world's Argo CD cannot be reached: a save checks the connection first.
+  'POST /cluster/{clusterId}/argoCdConfig',
   // The world's database runs in the simulator, which Berth takes no backup of, restores nothing into and schedules nothing for.
   'POST /database/{databaseId}/backup',
   'POST /database/{databaseId}/backup/{backupId}/restore',
@@ -243,7 +252,7 @@ const VARIABLE_KINDS: Kind[] = [
 ]
 
 /** Services of every kind: a parameter that takes any service (`serviceId`) takes each. */
-const SERVICE_KINDS: Kind[] = ['helm', 'database', 'container', 'application', 'job', 'terraform']
+const SERVICE_KINDS: Kind[] = ['helm', 'database', 'container', 'application', 'job', 'terraform', 'gitopsApp']
 const ANY_SERVICE_PARAMS = new Set(['serviceId'])
 
 /** Whether an id of kind `b` may name what a parameter (`param`) of kind `a` names, so that it is not "another kind". */
@@ -301,6 +310,9 @@ export const PARAM_KIND: Record<string, Kind> = {
   deploymentRuleId: 'environment',
   alertReceiverId: 'alertReceiver',
   alertRuleId: 'alertRule',
+  // The world's GITOPS_APP service, which getArgoCdApp names too.
+  gitopsappId: 'gitopsApp',
+  argocdAppId: 'gitopsApp',
 }
 
 /**
@@ -467,6 +479,47 @@ const backupDestinationBody = () => ({
   secret_access_key: `s3-${randomUUID()}`,
 })
 
+/** Where the worlds' Argo CD is: a closed loopback port (BERTH_ALLOW_PRIVATE_URLS is on in the sweeps), so nothing answers. */
+export const WORLD_ARGOCD_URL = 'http://127.0.0.1:9'
+const WORLD_DESTINATION = 'https://kubernetes.default.svc'
+
+/**
+ * The world's GITOPS_APP service, as the Argo CD poller would have left it once its Argo CD stopped
+ * answering (docs/argocd.md): the cluster's credentials (status error), the destination mapped to
+ * the cluster, the application (status unknown) and its service, in an environment of its own (on
+ * the default cluster, so that deleteCluster still succeeds) so that the world environment's
+ * actions do not include it. Polls of it then write nothing.
+ */
+async function worldGitOpsApp(db: Db, organizationId: string, projectId: string, clusterId: string, environmentClusterId: string): Promise<string> {
+  const sealed = testSecretBox().seal(`argocd-${randomUUID()}`)
+  const { rows } = await sql<{ credentialsId: string }>`
+    insert into argocd_credentials (organization_id, cluster_id, argocd_url, token_sealed, private_allowed, status, last_checked_at)
+    values (${organizationId}, ${clusterId}, ${WORLD_ARGOCD_URL}, ${sealed}, true, 'error', now())
+    returning id as "credentialsId"`.execute(db)
+  const credentialsId = rows[0]!.credentialsId
+  await sql`
+    insert into argocd_destination_mappings (organization_id, agent_cluster_id, argocd_cluster_url, cluster_id)
+    values (${organizationId}, ${clusterId}, ${WORLD_DESTINATION}, ${clusterId})`.execute(db)
+  const environment = await sql<{ id: string }>`
+    insert into environments (organization_id, project_id, cluster_id, name, mode)
+    values (${organizationId}, ${projectId}, ${environmentClusterId}, ${uniqueName('argocd')}, 'STAGING') returning id`.execute(db)
+  const environmentId = environment.rows[0]!.id
+  const stage = await sql<{ id: string }>`
+    insert into deployment_stages (organization_id, environment_id, name, position)
+    values (${organizationId}, ${environmentId}, 'GITOPS_APP DEFAULT', 1) returning id`.execute(db)
+  const configuration = JSON.stringify({ application: 'world', namespace: 'world', credentials_id: credentialsId })
+  const service = await sql<{ id: string }>`
+    insert into services (organization_id, environment_id, kind, name, deployment_stage_id, configuration)
+    values (${organizationId}, ${environmentId}, 'GITOPS_APP', 'world', ${stage.rows[0]!.id}, ${configuration}::jsonb) returning id`.execute(db)
+  const serviceId = service.rows[0]!.id
+  await sql`
+    insert into argocd_apps (organization_id, credentials_id, name, destination_server, destination_namespace, service_id, sync_status, health_status, revision, reachable)
+    values (${organizationId}, ${credentialsId}, 'world', ${WORLD_DESTINATION}, 'world', ${serviceId}, 'Synced', 'Healthy', ${'a'.repeat(40)}, false)`.execute(
+    db,
+  )
+  return serviceId
+}
+
 /**
  * A DONE backup of the world's database in the data dir's directory (no file: deleting it deletes
  * nothing), a restore of it and a schedule, as rows: the world's database runs in the simulator, which Berth
@@ -595,11 +648,13 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
   const backup = await worldBackup(db, organization.id, database.id)
   const alertReceiver = await created('/alert-receivers', alertReceiverBody(organization.id))
   const alertRule = await created('/alert-rules', alertRuleBody(organization.id, cluster.id, container.id, alertReceiver))
+  const gitopsApp = await worldGitOpsApp(db, organization.id, project.id, cluster.id, environment.clusterId)
   return {
     ids: {
       alertReceiver,
       alertRule,
       backup: backup.backupId,
+      gitopsApp,
       restore: backup.restoreId,
       backupDestination: await created(`/organization/${organization.id}/backupDestination`, backupDestinationBody()),
       webhook: await created(`/organization/${organization.id}/webhook`, webhookBody()),
@@ -1079,6 +1134,18 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /database/{databaseId}/clone': (w) => ({ name: uniqueName('database'), environment_id: w.ids.environment }),
   'POST /helm/{helmId}/clone': (w) => ({ name: uniqueName('helm'), environment_id: w.ids.environment }),
   'POST /job/{jobId}/clone': (w) => ({ name: uniqueName('job'), environment_id: w.ids.environment }),
+  'POST /cluster/{clusterId}/argoCdConfig': () => ({ argocd_url: WORLD_ARGOCD_URL, argocd_token: 'argocd-world-token' }),
+  'POST /cluster/{clusterId}/argoCdConfig/check': () => ({ argocd_url: WORLD_ARGOCD_URL, argocd_token: 'argocd-world-token' }),
+  'POST /organization/{organizationId}/argoCdDestinationClusterMapping': (w) => ({
+    agent_cluster_id: w.ids.cluster,
+    argocd_cluster_url: WORLD_DESTINATION,
+    cluster_id: w.ids.cluster,
+  }),
+  'POST /environment/{environmentId}/gitopsapp': () => ({ name: uniqueName('gitops') }),
+  'PUT /gitopsapp/{gitopsappId}': () => ({ name: uniqueName('gitops') }),
+  'POST /gitopsapp/{gitopsappId}/deploy': () => ({ revision: 'main' }),
+  'POST /gitopsapp/{gitopsappId}/uninstall': () => ({}),
+  'POST /gitopsapp/{gitopsappId}/clone': (w) => ({ name: uniqueName('gitops'), environment_id: w.ids.environment }),
   // Issue 48's views: a repository on a host that does not resolve (the clone fails at once, 400), and the rest.
   'POST /organization/{organizationId}/listDirectoriesFromGitRepository': () => unreachableRepository(),
   'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo': () => ({ git_repository: unreachableRepository() }),
@@ -1116,6 +1183,10 @@ export const BASE_QUERIES: Record<string, [string, string][]> = {
   'POST /variable/import': [
     ['service_id', '@helm'],
     ['service_type', 'HELM'],
+  ],
+  'DELETE /organization/{organizationId}/argoCdDestinationClusterMapping': [
+    ['agentClusterId', '@cluster'],
+    ['argocdClusterUrl', encodeURIComponent(WORLD_DESTINATION)],
   ],
   'GET /cluster/{clusterId}/events': [
     ['from_date_time', '2026-01-01T00:00:00Z'],
@@ -1159,6 +1230,7 @@ function rollbackBodies(): Record<string, (world: World) => Record<string, unkno
     ['job', 'jobId'],
     ['terraform', 'terraformId'],
     ['helm', 'helmId'],
+    ['gitopsapp', 'gitopsappId'],
   ]) {
     bodies[`POST /${segment}/{${param}}/rollback`] = body
   }

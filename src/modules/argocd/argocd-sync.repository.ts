@@ -139,12 +139,30 @@ export function createArgoCdSyncRepository(plainDb: Db) {
 
     /** Keeps what the poll saw of an application; answers its row id. */
     async saveApp(organizationId: string, credentialsId: string, app: SeenApp): Promise<string> {
-      const values = { ...app, reachable: true, seenAt: new Date() }
-      const row = await db
+      const values = { ...app, reachable: true }
+      // Only a change is written: a steady poll writes nothing.
+      const changed = await db
         .insertInto('argocdApps')
         .values({ organizationId, credentialsId, ...values })
-        .onConflict((oc) => oc.columns(['credentialsId', 'name']).doUpdateSet(values))
+        .onConflict((oc) =>
+          oc
+            .columns(['credentialsId', 'name'])
+            .doUpdateSet({ ...values, seenAt: new Date() })
+            .where(
+              sql<boolean>`(argocd_apps.destination_server, argocd_apps.destination_namespace, argocd_apps.sync_status, argocd_apps.health_status,
+                argocd_apps.revision, argocd_apps.repo_url, argocd_apps.path, argocd_apps.target_revision, argocd_apps.last_synced_at, argocd_apps.reachable)
+                is distinct from (excluded.destination_server, excluded.destination_namespace, excluded.sync_status, excluded.health_status,
+                excluded.revision, excluded.repo_url, excluded.path, excluded.target_revision, excluded.last_synced_at, excluded.reachable)`,
+            ),
+        )
         .returning('id')
+        .executeTakeFirst()
+      if (changed) return changed.id
+      const row = await db
+        .selectFrom('argocdApps')
+        .select('id')
+        .where('credentialsId', '=', credentialsId)
+        .where('name', '=', app.name)
         .executeTakeFirstOrThrow()
       return row.id
     },
@@ -207,7 +225,7 @@ export function createArgoCdSyncRepository(plainDb: Db) {
 
     /** An instance that did not answer: its applications' status is unknown, and they stay. */
     async markUnreachable(credentialsId: string): Promise<void> {
-      await db.updateTable('argocdApps').set({ reachable: false }).where('credentialsId', '=', credentialsId).execute()
+      await db.updateTable('argocdApps').set({ reachable: false }).where('credentialsId', '=', credentialsId).where('reachable', '=', true).execute()
     },
 
     /**

@@ -52,7 +52,13 @@ export function createArgoCdRepository(plainDb: Db) {
     },
 
     async setStatus(credentialsId: string, status: ConnectionStatus): Promise<void> {
-      await db.updateTable('argocdCredentials').set({ status, lastPolledAt: new Date() }).where('id', '=', credentialsId).execute()
+      // Only a change is written: a steady poll writes nothing.
+      await db
+        .updateTable('argocdCredentials')
+        .set({ status, lastPolledAt: new Date() })
+        .where('id', '=', credentialsId)
+        .where('status', '<>', status)
+        .execute()
     },
 
     /** The organization's Argo CD instances with their agent cluster. */

@@ -48,7 +48,8 @@ export function createArgoCdService({ repo, organizations, secrets, api, allowPr
       throw validationFailed([{ path: '/argocd_url', message: 'must not hold credentials: the token goes in argocd_token', location: 'body' }])
     const problem = allowPrivateUrls ? undefined : gitApiUrlProblem(url)
     if (problem) throw validationFailed([{ path: '/argocd_url', message: problem.replace('git token', 'Argo CD token'), location: 'body' }])
-    return url.toString().replace(/\/$/, '')
+    // Kept as given: the Terraform provider compares what it wrote with what it reads back.
+    return text
   }
 
   /** Calls the Argo CD: its version, then its applications with the token. */
@@ -199,7 +200,12 @@ export function createArgoCdService({ repo, organizations, secrets, api, allowPr
     /** The managed resources with their target and live state, from Argo CD. */
     async getAppManifest(principal: Principal, serviceId: string) {
       const { app, instance } = await requireApp(principal, serviceId, 'READ')
-      const resources = await fromArgoCd('its managed resources', () => api.managedResources(instance, app.name))
+      // An Argo CD that does not answer leaves the last revision seen and no resources (docs/argocd.md).
+      const resources = await fromArgoCd('its managed resources', () => api.managedResources(instance, app.name)).catch((error: unknown) => {
+        if (error instanceof AppError && error.code === 'bad_gateway') return undefined
+        throw error
+      })
+      if (!resources) return { manifest_revision: app.revision, manifest_metadata: {} }
       return {
         manifest_revision: app.revision,
         manifest_metadata: {

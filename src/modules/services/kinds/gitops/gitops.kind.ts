@@ -6,7 +6,7 @@ import { GITOPS_ICON } from './gitops.wire.ts'
 const refused = () => new AppError('validation_failed', ARGO_CD_OWNS)
 
 /** The GITOPS_APP kind: an Argo CD application, made and removed by the poller, deployed by asking Argo CD (docs/argocd.md). */
-export const gitOpsKind: ServiceKind<never, GitOpsConfig, GitOpsOverrides> = {
+export const gitOpsKind: ServiceKind<object, GitOpsConfig, GitOpsOverrides> = {
   type: 'GITOPS_APP',
   noun: 'gitops app',
   referencePaths: {},
