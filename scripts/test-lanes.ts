@@ -18,6 +18,8 @@ const WAITING = [
   /^console\.e2e\./,
   /^console-operate\./,
   /^console-product\./,
+  /^console-events\./,
+  /^console-argocd\./,
   /^cron-scheduler\./,
   /^database-outage\./,
   /^demo-seed\./,

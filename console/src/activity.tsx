@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks'
 import { api } from './api.ts'
 import { formatTime, words } from './format.ts'
+import { KINDS } from './kinds.ts'
 import type { OrganizationPageProps } from './organization-page-props.ts'
 import { type Answer, hasRole } from './types.ts'
 import { Empty, Show, useLoad } from './ui.tsx'
@@ -12,16 +13,12 @@ type EventPage = Answer<'getOrganizationEvents'>
 type Event = EventPage['events'][number]
 
 const EVENT_TYPES = ['CREATE', 'UPDATE', 'DELETE', 'TRIGGER_DEPLOY', 'TRIGGER_STOP', 'TRIGGER_RESTART', 'TRIGGER_DELETE', 'TRIGGER_CANCEL']
+// The service kinds come from the kinds table; Argo CD's applications are Argo CD's changes, not audited here.
 const TARGET_TYPES = [
   'ORGANIZATION',
   'PROJECT',
   'ENVIRONMENT',
-  'APPLICATION',
-  'CONTAINER',
-  'DATABASE',
-  'JOB',
-  'HELM',
-  'IAC',
+  ...KINDS.map((kind) => kind.type).filter((type) => type !== 'GITOPS_APP'),
   'CLUSTER',
   'WEBHOOK',
   'MEMBERS_AND_ROLES',

@@ -123,6 +123,9 @@ export async function startOidcProvider(options: { port?: number } = {}): Promis
     if (req.url?.startsWith('/jwks')) fetches++
     handler(req, res)
   })
+  // Clients (undici's fetch) let an idle connection go after 4 s; a server closing it at its default
+  // 5 s may do so as a late-running client reuses it (ECONNRESET on a loaded machine): the client closes first.
+  server.keepAliveTimeout = 60_000
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, '127.0.0.1', resolve)

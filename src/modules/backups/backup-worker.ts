@@ -270,12 +270,20 @@ export function createBackupWorker(settings: BackupWorkerSettings) {
     }
   }
 
+  // A database outage fails every poll until it ends: told once, not at every retry.
+  let pollFailing = false
   function schedule(delayMs: number) {
     if (stopped) return
     clearTimeout(timer)
     timer = setTimeout(() => {
       polling ??= poll()
-        .catch((error) => settings.log.warn({ err: error }, 'the backup runner could not poll; will retry'))
+        .then(() => {
+          pollFailing = false
+        })
+        .catch((error) => {
+          if (!pollFailing) settings.log.warn({ err: error }, 'the backup runner could not poll; will retry')
+          pollFailing = true
+        })
         .finally(() => {
           polling = undefined
           schedule(settings.pollMs)

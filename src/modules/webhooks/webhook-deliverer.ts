@@ -116,11 +116,15 @@ export function createWebhookDeliverer(settings: WebhookDelivererSettings) {
   }
 
   async function run(): Promise<void> {
+    // A database outage fails every poll until it ends: told once, not at every retry.
+    let failing = false
     while (running) {
       try {
         await tick()
+        failing = false
       } catch (error) {
-        settings.log.warn({ err: error }, 'could not read the webhooks outbox')
+        if (!failing) settings.log.warn({ err: error }, 'could not read the webhooks outbox; will retry')
+        failing = true
       }
       const poll = new AbortController()
       await new Promise<void>((resolve) => {
