@@ -20,6 +20,7 @@ const WAITING = [
   /^console-product\./,
   /^console-events\./,
   /^console-argocd\./,
+  /^console-alerts/,
   /^cron-scheduler\./,
   /^database-outage\./,
   /^demo-seed\./,

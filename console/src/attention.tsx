@@ -1,6 +1,8 @@
 // "Needs attention" on an organization's overview, as one table of sources: each finds what it
 // knows is wrong. A feature adds its source (alerts firing, backups failing) as one entry here, its
 // reading in a file of its own; a source may read more of the API with `useItems`' hooks.
+
+import { firingAlertsSource } from './alert-attention.ts'
 import type { AttentionItem, AttentionSource } from './attention-source.ts'
 import { failingBackupsSource } from './backup-attention.ts'
 import { isFailed, toneOf, words } from './format.ts'
@@ -70,4 +72,5 @@ export const ATTENTION_SOURCES: AttentionSource[] = [
     }),
   },
   failingBackupsSource,
+  firingAlertsSource,
 ]
