@@ -194,7 +194,9 @@ describe("an IAC run is tenant code: it holds no Berth credential and reaches no
     const network = await docker.getNetwork(runNetwork(id)).inspect()
     assert.deepEqual(Object.keys(network.Containers ?? {}), [running!.Id], 'nothing else is on the run network')
     const exec = await container.exec({ Cmd: ['/usr/local/bin/node', '-e', "require('fs').writeFileSync('/tmp/inspected', '')"] })
-    await exec.start({ Detach: true })
+    // Detached, the engine answers at once; the answer's connection is let go, or it keeps this process alive for minutes.
+    const started = (await exec.start({ Detach: true })) as { destroy?: () => void } | undefined
+    started?.destroy?.()
 
     const entry = await settled(environment.id, tokens.deploy.authorization)
     const logs = (await calls.inject('GET', `/environment/${environment.id}/logs?version=${deployed.execution_id}`, tokens.deploy.authorization)).body
