@@ -61,7 +61,8 @@ const world = {} as {
   jobId: string
 }
 
-before(async () => {
+/** The world the tests share; run by the suite, after the scenario has made its database. */
+async function setUp(): Promise<void> {
   await ensureConsoleBuilt()
   await busyboxImage()
   registry = await startRegistry()
@@ -135,7 +136,7 @@ before(async () => {
       problems.push(message.text())
   })
   page.on('pageerror', (error) => problems.push(error.message))
-})
+}
 
 after(async () => {
   await browser?.close()
@@ -191,6 +192,9 @@ const style = (locator: Locator, property: string) =>
   locator.first().evaluate((node, name) => node.ownerDocument.defaultView!.getComputedStyle(node).getPropertyValue(name), property)
 
 describe('a console people choose to work in (issue 49)', () => {
+  // A suite's hooks run after the file's, the scenario's (its database) among them.
+  before(setUp)
+
   it('signs in, creates an application from git (repository and branch picked from lists), a database and a job, and deploys them', async () => {
     await page.goto(`${server.baseUrl}/console/`)
     await page.fill('#token', world.write.token)
