@@ -303,24 +303,25 @@ export function createServices(db: Db, options: ServiceOptions) {
   // Issue 48: what helm repositories offer, and the checks before a deploy (docs/checks.md).
   const chartIndex = createChartIndex({ allowPrivateUrls: outbound.allowPrivateUrls, timeoutMs: git.timeoutMs, registries: registryHttp })
   const openChartRepository = chartRepositoryAccess(db, options.secrets)
+  /** The organization's helm repository as charts are read from it; undefined when it has no URL to read them from. */
+  const chartRepositoryOf = async (organizationId: string, helmRepositoryId: string) => {
+    const opened = await openChartRepository(organizationId, helmRepositoryId).catch(() => undefined)
+    if (!opened) return undefined
+    const username = typeof opened.username === 'string' ? opened.username : undefined
+    return { kind: opened.kind, url: opened.url, username, password: opened.password, skipTlsVerification: opened.skipTlsVerification }
+  }
   /** READ in the organization; the helm repository as charts are read from it (404 when it is not the organization's). */
   const requireChartRepository = async (principal: Principal, organizationId: string, helmRepositoryId: string) => {
     await helmRepositories.get(principal, organizationId, helmRepositoryId)
-    const opened = await openChartRepository(organizationId, helmRepositoryId).catch(() => undefined)
-    if (!opened) throw new AppError('bad_request', 'the helm repository has no URL to read its charts from')
-    const username = typeof opened.username === 'string' ? opened.username : undefined
-    return { kind: opened.kind, url: opened.url, username, password: opened.password, skipTlsVerification: opened.skipTlsVerification }
+    const repository = await chartRepositoryOf(organizationId, helmRepositoryId)
+    if (!repository) throw new AppError('bad_request', 'the helm repository has no URL to read its charts from')
+    return repository
   }
   const checks = createChecksService({
     requireEnvironment: environments.requireEnvironment,
     hasGitToken: async (organizationId, gitTokenId) => (await gitTokens.findGitToken(organizationId, gitTokenId)) !== undefined,
     credentials: repositoryCredentials(db, options.secrets),
-    chartRepository: async (organizationId, helmRepositoryId) => {
-      const opened = await openChartRepository(organizationId, helmRepositoryId).catch(() => undefined)
-      if (!opened) return undefined
-      const username = typeof opened.username === 'string' ? opened.username : undefined
-      return { kind: opened.kind, url: opened.url, username, password: opened.password, skipTlsVerification: opened.skipTlsVerification }
-    },
+    chartRepository: chartRepositoryOf,
     charts: chartIndex,
     imageTags: async (principal, organizationId, registryId, imageName) =>
       (await containerRegistries.listVersions(principal, organizationId, registryId, { imageName }))[0]?.versions ?? [],
