@@ -3,6 +3,7 @@ import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip, createGzip } from 'node:zlib'
 import type { Db } from '#src/platform/db/database.ts'
+import { repeatedFailure } from '#src/platform/repeated-failure.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { secretMask } from '#src/platform/secrets/secret-masking.ts'
 import { loginOf, objectKeyOf, type StoreSettings, storeOf } from './backup-objects.ts'
@@ -270,20 +271,13 @@ export function createBackupWorker(settings: BackupWorkerSettings) {
     }
   }
 
-  // A database outage fails every poll until it ends: told once, not at every retry.
-  let pollFailing = false
+  const polls = repeatedFailure((error) => settings.log.warn({ err: error }, 'the backup runner could not poll; will retry'))
   function schedule(delayMs: number) {
     if (stopped) return
     clearTimeout(timer)
     timer = setTimeout(() => {
       polling ??= poll()
-        .then(() => {
-          pollFailing = false
-        })
-        .catch((error) => {
-          if (!pollFailing) settings.log.warn({ err: error }, 'the backup runner could not poll; will retry')
-          pollFailing = true
-        })
+        .then(polls.succeeded, polls.failed)
         .finally(() => {
           polling = undefined
           schedule(settings.pollMs)

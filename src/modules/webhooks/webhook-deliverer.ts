@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { request } from 'undici'
 import { createGuardedAgent } from '#src/modules/git-providers/address-guard.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import { repeatedFailure } from '#src/platform/repeated-failure.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { bodyOf, deliveryHeaders, recordedRequest } from './webhook-bodies.ts'
 import { type AttemptRecord, type ClaimedDelivery, createWebhookOutboxRepository, type NextStep } from './webhook-outbox.repository.ts'
@@ -116,15 +117,13 @@ export function createWebhookDeliverer(settings: WebhookDelivererSettings) {
   }
 
   async function run(): Promise<void> {
-    // A database outage fails every poll until it ends: told once, not at every retry.
-    let failing = false
+    const polls = repeatedFailure((error) => settings.log.warn({ err: error }, 'could not read the webhooks outbox; will retry'))
     while (running) {
       try {
         await tick()
-        failing = false
+        polls.succeeded()
       } catch (error) {
-        if (!failing) settings.log.warn({ err: error }, 'could not read the webhooks outbox; will retry')
-        failing = true
+        polls.failed(error)
       }
       const poll = new AbortController()
       await new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { DeploymentExecutor, ExecutionContext } from '#src/modules/executors/executor.ts'
 import type { ServiceKinds, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { variableNames } from '#src/modules/variables/resolved-variables.ts'
+import { repeatedFailure } from '#src/platform/repeated-failure.ts'
 import type { RunnableTrigger } from '../deployment-states.ts'
 import {
   cancelingRun,
@@ -391,11 +392,7 @@ export function createDeploymentRunner(deps: {
    */
   let lastScheduleCheckAt = Number.NEGATIVE_INFINITY
   // A database outage fails both polls until it ends: told once for the runner, not at every retry.
-  let pollFailing = false
-  function pollFailed(error: unknown): void {
-    if (!pollFailing) log.warn({ err: error }, 'could not look for deployments or cron jobs to run; will retry')
-    pollFailing = true
-  }
+  const polls = repeatedFailure((error) => log.warn({ err: error }, 'could not look for deployments or cron jobs to run; will retry'))
 
   async function fireSchedules(): Promise<boolean> {
     // A stand-in repository without schedules (some tests') leaves them out.
@@ -404,11 +401,11 @@ export function createDeploymentRunner(deps: {
     lastScheduleCheckAt = Date.now()
     try {
       const fired = await runs.fireDueSchedules(SCHEDULE_BATCH, kinds, log)
-      pollFailing = false
+      polls.succeeded()
       if (fired > 0) log.info({ fired }, 'queued the runs of cron jobs whose tick came')
       return fired > 0
     } catch (error) {
-      pollFailed(error)
+      polls.failed(error)
       return false
     }
   }
@@ -449,7 +446,7 @@ export function createDeploymentRunner(deps: {
           await checkClock()
           await pruneLogs()
           const claimed = await runs.claim(runnerId, options.leaseMs, interrupt, organizationsAtShare())
-          pollFailing = false
+          polls.succeeded()
           if (claimed.kind === 'interrupted') {
             log.warn(
               { executionId: claimed.run.id, environmentId: claimed.run.environmentId, lostRunner: claimed.lostRunner },
@@ -463,7 +460,7 @@ export function createDeploymentRunner(deps: {
             continue
           }
         } catch (error) {
-          pollFailed(error)
+          polls.failed(error)
         }
       }
       await idle()
