@@ -15,6 +15,8 @@ export interface FakeCommit {
   sha: string
   message: string
   authorName: string
+  /** author@example.com when absent. */
+  authorEmail?: string
   /** ISO 8601. */
   date: string
 }
@@ -142,7 +144,7 @@ function githubCommit(fake: FakeProvider, owner: string, repo: string, commit: F
     html_url: `${fake.url}/${owner}/${repo}/commit/${commit.sha}`,
     commit: {
       message: commit.message,
-      author: { name: commit.authorName, email: 'author@example.com', date: commit.date },
+      author: { name: commit.authorName, email: commit.authorEmail ?? 'author@example.com', date: commit.date },
       committer: { date: commit.date },
     },
     author: { login: commit.authorName.toLowerCase().replace(/\s+/g, '-'), avatar_url: `${fake.url}/avatars/${commit.sha.slice(0, 7)}` },
@@ -235,7 +237,7 @@ const gitlabCommit = (fake: FakeProvider, project: string, commit: FakeCommit) =
   title: commit.message.split('\n', 1)[0],
   message: commit.message,
   author_name: commit.authorName,
-  author_email: 'author@example.com',
+  author_email: commit.authorEmail ?? 'author@example.com',
   authored_date: commit.date,
   created_at: commit.date,
   web_url: `${fake.url}/${project}/-/commit/${commit.sha}`,
@@ -376,7 +378,7 @@ const bitbucketCommit = (fake: FakeProvider, fullName: string, commit: FakeCommi
   message: commit.message,
   author: {
     type: 'author',
-    raw: `${commit.authorName} <author@example.com>`,
+    raw: `${commit.authorName} <${commit.authorEmail ?? 'author@example.com'}>`,
     user: { display_name: commit.authorName, links: { avatar: { href: `${fake.url}/avatars/${commit.sha.slice(0, 7)}` } } },
   },
   links: { html: { href: `${fake.url}/${fullName}/commits/${commit.sha}` } },
