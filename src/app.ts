@@ -26,6 +26,8 @@ import { containerRegistriesRoutes } from './modules/container-registries/contai
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
 import { customDomainsRoutes } from './modules/custom-domains/custom-domains.routes.ts'
 import { customRolesRoutes } from './modules/custom-roles/custom-roles.routes.ts'
+import { databaseApplicationsRoutes } from './modules/database-applications/database-applications.routes.ts'
+import { createDatabaseApplicationsService } from './modules/database-applications/database-applications.service.ts'
 import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
 import { deploymentRulesRoutes } from './modules/deployment-rules/deployment-rules.routes.ts'
 import { withDeploymentRuleTables } from './modules/deployment-rules/deployment-rules.tables.ts'
@@ -69,9 +71,11 @@ import { serviceViewsRoutes } from './modules/service-views/service-views.routes
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
 import type { KindDescriptor } from './modules/services/kind-descriptor.ts'
+import type { ApplicationResponse } from './modules/services/kinds/application/application.schemas.ts'
 import { createApplicationServices } from './modules/services/kinds/application/application.service.ts'
 import type { ContainerServiceRecord } from './modules/services/kinds/container/container.types.ts'
 import { liveContainerLinks } from './modules/services/kinds/container/container-links.ts'
+import { databaseKeyPrefix } from './modules/services/kinds/database/database-credentials.ts'
 import { DOCKER_KINDS, KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
 import { createFollowStreams } from './modules/services/logs/follow-streams.ts'
 import { createServiceLogsRepository } from './modules/services/logs/service-logs.repository.ts'
@@ -473,6 +477,24 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(gitRepositoryFilesRoutes(services.gitRepositoryFiles))
     await api.register(imageAutoDeployRoutes(services.imageAutoDeploy))
     await api.register(kindNetworkRoutes(services.advancedSettings))
+    // listDatabaseApplication, removeApplicationFromDatabase: applications linked through the database's built-ins (docs/databases.md).
+    const applicationKind = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === 'APPLICATION') as unknown as KindDescriptor<
+      { entityTag: string },
+      unknown
+    >
+    await api.register(
+      databaseApplicationsRoutes({
+        service: createDatabaseApplicationsService({
+          requireDatabase: async (principal, id, needed) => (await services.services.requireService(principal, id, needed, 'DATABASE')).service,
+          requireApplication: async (principal, id, needed) => (await services.services.requireService(principal, id, needed, 'APPLICATION')).service,
+          builtInLinks: services.variables.builtInLinks,
+          deleteLinks: services.variables.deleteLinks,
+          keyPrefixOf: (database) => databaseKeyPrefix(database.id, (database.configuration as { type: string }).type),
+        }),
+        applicationAnswer: async (principal, id) =>
+          applicationKind.toResponse(await services.kindServices(applicationKind).get(principal, id)) as ApplicationResponse,
+      }),
+    )
     await api.register(alertingModule({ config, db, secrets, organizations, log: app.log }))
   })
   // Git providers' deliveries carry a signature, not an API credential.

@@ -311,6 +311,25 @@ export function createVariablesService(deps: VariablesDeps) {
       return (await repo.findById(variable.id))!
     },
 
+    /**
+     * The service-scoped aliases and overrides in the environment of a built-in whose key starts with
+     * `keyPrefix` (a database's: its services' links to it); for callers that checked access there.
+     */
+    async builtInLinks(environmentId: string, keyPrefix: string): Promise<{ id: string; serviceId: string; key: string; linkedKey: string }[]> {
+      return (await repo.resolvableInEnvironment(environmentId)).flatMap((variable) => {
+        const linked = variable.aliased ?? variable.overridden
+        const isLink = variable.variableType === 'ALIAS' || variable.variableType === 'OVERRIDE'
+        if (!isLink || variable.serviceId === null || variable.environmentId !== environmentId) return []
+        if (linked?.variableType !== 'BUILT_IN' || !linked.key.startsWith(keyPrefix)) return []
+        return [{ id: variable.id, serviceId: variable.serviceId, key: variable.key, linkedKey: linked.key }]
+      })
+    },
+
+    /** Deletes variables `builtInLinks` listed; for callers that checked WRITE where they lie. */
+    async deleteLinks(variableIds: readonly string[]): Promise<void> {
+      for (const variableId of variableIds) await repo.delete(variableId)
+    },
+
     /** Deletes a variable; its aliases and overrides go with it (as the reference's clients expect). */
     async delete(principal: Principal, variableId: string, expected?: Expectation): Promise<void> {
       const variable = await requireVariable(principal, variableId, 'WRITE', expected)
