@@ -18,6 +18,7 @@ import { databaseStatusExtension } from './modules/backups/database-status.ts'
 import { checksRoutes } from './modules/checks/checks.routes.ts'
 import { helmChartsRoutes } from './modules/checks/helm-charts.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
+import { cloudCredentialsRoutes } from './modules/cloud-credentials/cloud-credentials.routes.ts'
 import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
@@ -437,6 +438,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(kindCommitsRoutes(services.kindRouteContext))
     await api.register(deploymentRulesRoutes(services.projectDeploymentRules))
     await api.register(clusterOperationsRoutes(services.clusterOperations))
+    await api.register(cloudCredentialsRoutes(services.cloudCredentials))
     await api.register(checksRoutes(services.checks))
     // exportEnvironmentConfigurationIntoTerraform: the environment as the API answers it, in the provider's terms.
     await api.register(

@@ -12,6 +12,8 @@ import { createChartIndex } from './modules/checks/chart-index.ts'
 import { createChecksService } from './modules/checks/checks.service.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
+import { createCloudCredentialsService } from './modules/cloud-credentials/cloud-credentials.service.ts'
+import { withCloudCredentialsTables } from './modules/cloud-credentials/cloud-credentials.tables.ts'
 import { INGRESS_SETTINGS } from './modules/clusters/cluster-advanced-settings.ts'
 import { clusterEngines } from './modules/clusters/cluster-engines.ts'
 import { clusterEvents } from './modules/clusters/cluster-events.ts'
@@ -407,6 +409,8 @@ export function createServices(db: Db, options: ServiceOptions) {
     kubectlPath: options.kubectlPath ?? 'kubectl',
     timeoutMs: options.git.timeoutMs,
   })
+  // Issue 48: the organization's on-premise credentials, which clusters name (docs/cloud-credentials.md).
+  const cloudCredentials = createCloudCredentialsService({ db: withCloudCredentialsTables(db), organizations })
   const clusterOperations = createClusterOperationsService({
     db: withClusterLockTables(db),
     organizations,
@@ -612,7 +616,12 @@ export function createServices(db: Db, options: ServiceOptions) {
       listLimit,
       defaultExecutor: options.defaultExecutor,
     }),
-    clusterRecords: createClusterRecordsService({ repo: createClustersRepository(db), organizations }),
+    clusterRecords: createClusterRecordsService({
+      repo: createClustersRepository(db),
+      organizations,
+      onPremiseCredentialsExist: cloudCredentials.exists,
+    }),
+    cloudCredentials,
     // Issue 44: databases' backups, restores, schedules and destinations.
     backups: createBackupsModule(db, {
       organizations,

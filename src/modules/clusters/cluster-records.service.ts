@@ -15,6 +15,8 @@ import type { CloudProviderInfoRequest, RoutingTableRequest } from './clusters.s
 interface Deps {
   repo: ClustersRepository
   organizations: OrganizationsService
+  /** Whether the id names on-premise credentials of the organization (src/modules/cloud-credentials); absent: not checked. */
+  onPremiseCredentialsExist?: (organizationId: string, credentialsId: string) => Promise<boolean>
 }
 
 /** A destination must be a CIDR block: an address and a prefix no longer than the address. */
@@ -37,7 +39,7 @@ function checkRoutes(routes: RoutingTableRequest['routes']): void {
   })
 }
 
-export function createClusterRecordsService({ repo, organizations }: Deps) {
+export function createClusterRecordsService({ repo, organizations, onPremiseCredentialsExist }: Deps) {
   async function find(principal: Principal, organizationId: string, clusterId: string, needed: Role): Promise<ClusterRow> {
     await organizations.requireRole(principal, organizationId, needed)
     const row = await repo.findById(organizationId, clusterId)
@@ -85,14 +87,29 @@ export function createClusterRecordsService({ repo, organizations }: Deps) {
       return written(await repo.update(organizationId, clusterId, { routingTable: JSON.stringify(routes) }))
     },
 
-    /** The info given replaces the stored one. The credentials are a record: Berth reaches no cloud. */
+    /**
+     * The info given replaces the stored one. ON_PREMISE credentials must be the organization's own
+     * (docs/cloud-credentials.md): the cluster then uses them, and they are not deleted while it does.
+     * Other providers' credentials are a record: Berth reaches no cloud.
+     */
     async specifyCloudProviderInfo(
       principal: Principal,
       organizationId: string,
       clusterId: string,
       body: CloudProviderInfoRequest,
     ): Promise<ClusterRow> {
-      await find(principal, organizationId, clusterId, 'WRITE')
+      const cluster = await find(principal, organizationId, clusterId, 'WRITE')
+      const provider = body.cloud_provider ?? cluster.cloudProvider
+      const credentialsId = body.credentials?.id
+      if (
+        provider === 'ON_PREMISE' &&
+        credentialsId &&
+        onPremiseCredentialsExist &&
+        !(await onPremiseCredentialsExist(organizationId, credentialsId))
+      ) {
+        const message = 'names no on-premise credentials of this organization (createOnPremiseCredentials)'
+        throw new AppError('validation_failed', `credentials.id ${message}`, { errors: [{ path: '/credentials/id', message, location: 'body' }] })
+      }
       return written(await repo.update(organizationId, clusterId, { cloudProviderInfo: JSON.stringify(body) }))
     },
 
