@@ -1,4 +1,5 @@
 import type { PortRange } from './config.ts'
+import { serviceAlerting } from './modules/alerting/service-alerting.ts'
 import { clusterAccess } from './modules/clusters/cluster-access.ts'
 import { registryPullAccess } from './modules/container-registries/registry-pull-access.ts'
 import { connectDocker, loadDockerode } from './modules/executors/docker/docker-engine.ts'
@@ -82,6 +83,7 @@ export function connectKubernetesExecutor(db: Db, secrets: SecretBox, settings: 
     kubeconfig: cluster.kubeconfig,
     imageRegistry: cluster.imageRegistry,
     ingressSettings: cluster.ingressSettings,
+    alerting: serviceAlerting(db, secrets, { groupWaitMs: settings.alertGroupWaitMs ?? 30_000 }),
     recordClusterVersions: cluster.recordClusterVersions,
     external: externals(db, secrets),
   })
