@@ -14,7 +14,7 @@ import { createCleanup } from './cleanup.ts'
 import { loadBenchConfig } from './config.ts'
 import { measureDatabaseBackup } from './database-backup.ts'
 import { ID_PLACEHOLDER } from './deployment-template.ts'
-import { dockerAnswers, measureDockerDeploy } from './docker-deploy.ts'
+import { dockerAnswers, dockerDeployServer, measureDockerDeploy } from './docker-deploy.ts'
 import { EVENT_TITLES, eventSettings, measureAuditCost, measureWebhookLatency } from './events.ts'
 import { measureFreshness } from './freshness.ts'
 import { fetchOnce, type LoadResult, measure, probe, type Target, warm } from './load.ts'
@@ -296,12 +296,9 @@ async function main(): Promise<void> {
   // Deploy overhead over the engine, when one answers: a server with its runner, deploying to Docker.
   let dockerDeploy: BenchResults['dockerDeploy'] = { skipped: 'no Docker engine answers at DOCKER_HOST' }
   if (await dockerAnswers()) {
-    const deployer = await berthServer('berth-docker', coldLevel, {
-      BERTH_RUNNER_IN_SERVE: 'true',
-      BERTH_EXECUTOR: 'docker',
-      BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
-    })
-    dockerDeploy = { ...(await measureDockerDeploy(deployer, seeded, config.dockerRounds, log)), logLevel: coldLevel }
+    const { env, frontDoor } = await dockerDeployServer()
+    const deployer = await berthServer('berth-docker', coldLevel, env)
+    dockerDeploy = { ...(await measureDockerDeploy(deployer, seeded, config.dockerRounds, log, frontDoor)), logLevel: coldLevel }
     log(
       `${SCENARIO_TITLES.dockerDeploy}: Berth p50 ${dockerDeploy.berthMedianMs} ms, docker run p50 ${dockerDeploy.dockerRunMedianMs} ms, ` +
         `overhead ${dockerDeploy.overheadMs} ms`,

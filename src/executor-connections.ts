@@ -42,6 +42,7 @@ export async function connectDockerExecutor(
     contextMaxBytes?: number
     kinds: KindWorkloads
     frontDoor?: DockerExecutorDeps['frontDoor']
+    log?: DockerExecutorDeps['log']
   },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
   const { docker, version } = await connectDocker()

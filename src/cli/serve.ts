@@ -81,6 +81,8 @@ export async function serve(config: Config): Promise<void> {
     const log = logger.child({ component: 'runner' })
     return {
       info: (fields: object, message: string) => log.info(fields, message),
+      debug: (fields: object, message: string) => log.debug(fields, message),
+      isLevelEnabled: (level: string) => log.isLevelEnabled(level),
       warn(fields: object, message: string) {
         const error = (fields as { err?: { code?: string; message?: string } }).err
         if (databaseDown && error && isDatabaseUnavailable(error)) return

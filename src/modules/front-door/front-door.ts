@@ -1,6 +1,7 @@
 import type Docker from 'dockerode'
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { type SpanLog, spans } from '#src/platform/spans.ts'
 import { loadConfig, storageRoot } from './caddy-admin.ts'
 import { type CaddySettings, caddyConfig } from './caddy-config.ts'
 import { writeFileAtomically } from './caddy-process.ts'
@@ -23,7 +24,7 @@ export interface FrontDoorDeps {
   configFile?: string | undefined
   /** The storage root of the Caddy serve runs: routes are only loaded into a Caddy that says it (never into another program at the address). */
   identity?: string | undefined
-  log: { warn(fields: object, message: string): void; debug?(fields: object, message: string): void }
+  log: { warn(fields: object, message: string): void; debug?(fields: object, message: string): void; isLevelEnabled?(level: string): boolean }
 }
 
 export interface FrontDoor {
@@ -43,20 +44,22 @@ const SYNC_LOCK = 0x62657274_68_5f_6664n
 export const DRAIN_MS = 1_000
 
 export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
+  const traceLog = deps.log.debug ? (deps.log as SpanLog) : undefined
   let running: Promise<void> | undefined
   let queued: Promise<void> | undefined
 
   const syncNow = async (reason: string) => {
+    const span = spans(traceLog, { component: 'front-door', reason })
     await deps.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${SYNC_LOCK})`.execute(trx)
-      const { routes } = await readRouteTable(deps.db, deps.docker, deps.appsDomain)
+      await span('front door lock', () => sql`select pg_advisory_xact_lock(${SYNC_LOCK})`.execute(trx))
+      const { routes } = await span('front door routes read', () => readRouteTable(deps.db, deps.docker, deps.appsDomain))
       const config = caddyConfig(routes, deps.caddy)
-      if (deps.identity !== undefined && (await storageRoot(deps.adminUrl)) !== deps.identity)
+      if (deps.identity !== undefined && (await span('front door identity', () => storageRoot(deps.adminUrl))) !== deps.identity)
         throw new Error(
           `the program at ${deps.adminUrl} is not this Berth's Caddy (its storage is not ${deps.identity}): routes are not loaded into it`,
         )
-      await loadConfig(deps.adminUrl, config)
-      if (deps.configFile) await writeFileAtomically(deps.configFile, JSON.stringify(config))
+      await span('front door load', () => loadConfig(deps.adminUrl, config))
+      if (deps.configFile) await span('front door file', () => writeFileAtomically(deps.configFile!, JSON.stringify(config)))
       deps.log.debug?.({ component: 'front-door', reason, routes: routes.length }, 'front door routes loaded')
     })
   }

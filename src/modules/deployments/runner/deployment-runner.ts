@@ -5,6 +5,7 @@ import type { DeploymentExecutor, ExecutionContext } from '#src/modules/executor
 import type { ServiceKinds, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { variableNames } from '#src/modules/variables/resolved-variables.ts'
 import { repeatedFailure } from '#src/platform/repeated-failure.ts'
+import { type SpanLog, spanLine, spans } from '#src/platform/spans.ts'
 import type { RunnableTrigger } from '../deployment-states.ts'
 import {
   cancelingRun,
@@ -45,6 +46,9 @@ export interface RunnerOptions {
 export interface RunnerLog {
   info(fields: object, message: string): void
   warn(fields: object, message: string): void
+  /** Debug lines: the time each step of a deployment took (docs/performance.md, "Where a deploy's time goes"). */
+  debug?: SpanLog['debug']
+  isLevelEnabled?: SpanLog['isLevelEnabled']
 }
 
 /** Why a run's work stopped before its end. */
@@ -171,6 +175,12 @@ export function createDeploymentRunner(deps: {
   async function execute(stored: StoredRun, controller: AbortController): Promise<void> {
     const { signal } = controller
     let run = stored.run
+    const traceLog = log.debug ? (log as SpanLog) : undefined
+    const traced = { executionId: run.id }
+    const span = spans(traceLog, traced)
+    const claimedAt = performance.now()
+    // From the trigger (the run's creation, the database's clock) to this claim: the queue's pick-up.
+    if (run.actionStatus === 'QUEUED') spanLine(traceLog, traced, 'queue pick-up', Date.now() + clockOffsetMs - Date.parse(run.createdAt))
     let writes: Promise<void> = Promise.resolve()
     // Log lines wait here and are written with the next step, and at the end.
     let lines: NewLogLine[] = []
@@ -221,8 +231,8 @@ export function createDeploymentRunner(deps: {
           const level = next.actionStatus === 'ERROR' ? 'ERROR' : 'INFO'
           writeLog(null, null, 'end', next.message ?? `${next.triggerAction.toLowerCase()} succeeded`, level)
         }
-        await flushLogs()
-        const saved = await saveRetrying(next, signal)
+        await span('log lines write', flushLogs)
+        const saved = await span(`history write (${next.actionStatus.toLowerCase()} ${next.status.toLowerCase()})`, () => saveRetrying(next, signal))
         if (saved !== 'saved') {
           stop(saved === 'lost' ? LOST : CANCEL)
           throw new StepRefused(saved)
@@ -254,7 +264,7 @@ export function createDeploymentRunner(deps: {
     try {
       if (stored.cancelRequested || run.actionStatus === 'CANCELING') stop(CANCEL)
       else {
-        const [executor, snapshots] = await Promise.all([executorFor(run.environmentId), runs.snapshots(run.id)])
+        const [executor, snapshots] = await span('snapshot', () => Promise.all([executorFor(run.environmentId), runs.snapshots(run.id)]))
         const action = run.triggerAction
         if (run.actionStatus === 'QUEUED') {
           writeLog(null, null, 'start', `${action.toLowerCase()} of ${run.progress.stages.length} stage(s) triggered by ${run.triggeredBy}`)
@@ -276,10 +286,12 @@ export function createDeploymentRunner(deps: {
               const outcome =
                 typeof executor === 'string'
                   ? { ok: false as const, message: executor }
-                  : await executor.run(service, action, signal, {
-                      ...context(snapshot, action, say),
-                      run: { id: run.id, organizationId: run.organizationId, environmentId: run.environmentId },
-                    })
+                  : await span(`executor (${service.name})`, () =>
+                      executor.run(service, action, signal, {
+                        ...context(snapshot, action, say),
+                        run: { id: run.id, organizationId: run.organizationId, environmentId: run.environmentId },
+                      }),
+                    )
               // What the executor answers once the run's time is up says so, whatever it says.
               if (signal.reason === TIMED_OUT) throw new StepRefused(TIMED_OUT)
               say(
@@ -312,6 +324,7 @@ export function createDeploymentRunner(deps: {
     // A run whose last write went through is finished, whatever a stop came after it (a renewal
     // answered 'lost' once that write had cleared the lease, a stop handing back).
     if (!signal.aborted || isFinished(run)) {
+      spanLine(traceLog, traced, 'claimed to finished', performance.now() - claimedAt)
       log.info({ executionId: run.id, environmentId: run.environmentId, status: run.status }, 'deployment finished')
       return
     }
@@ -445,8 +458,11 @@ export function createDeploymentRunner(deps: {
         try {
           await checkClock()
           await pruneLogs()
+          const claimStarted = performance.now()
           const claimed = await runs.claim(runnerId, options.leaseMs, interrupt, organizationsAtShare())
           polls.succeeded()
+          if (claimed.kind === 'claimed' && log.debug)
+            spanLine(log as SpanLog, { executionId: claimed.stored.run.id }, 'claim', performance.now() - claimStarted)
           if (claimed.kind === 'interrupted') {
             log.warn(
               { executionId: claimed.run.id, environmentId: claimed.run.environmentId, lostRunner: claimed.lostRunner },

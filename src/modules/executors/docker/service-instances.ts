@@ -1,4 +1,5 @@
 import type Docker from 'dockerode'
+import { type Span, untimed } from '#src/platform/spans.ts'
 import type { ServiceOutcome } from '../executor.ts'
 import { isWebPort } from '../public-hosts.ts'
 import type { Probe } from '../workload.ts'
@@ -169,8 +170,15 @@ export type Rollout = ServiceOutcome & { retired?: Promise<void> }
  * so. A new instance that is not ready fails the rollout with its last lines, and every new
  * instance is removed, the old ones left (or started again) running.
  */
-export async function rollOut(docker: Docker, spec: InstanceSpec, publish: PublishSettings, say: Say, signal: AbortSignal): Promise<Rollout> {
-  const existing = await serviceContainers(docker, spec.owner.serviceId)
+export async function rollOut(
+  docker: Docker,
+  spec: InstanceSpec,
+  publish: PublishSettings,
+  say: Say,
+  signal: AbortSignal,
+  span: Span = untimed,
+): Promise<Rollout> {
+  const existing = await span('list instances', () => serviceContainers(docker, spec.owner.serviceId))
   const previous = existing.filter((info) => info.State === 'running' && info.Labels[LABELS.execution] !== spec.owner.executionId)
   for (const leftover of existing.filter((info) => !previous.includes(info))) {
     say('cleanup', `removing ${shortName(leftover)} (${leftover.State}), left by an earlier run`)
@@ -206,21 +214,27 @@ export async function rollOut(docker: Docker, spec: InstanceSpec, publish: Publi
   try {
     for (let index = 0; index < spec.instances; index++) {
       const replaces = previous.filter((info) => instanceOf(info) === index)
-      const container = await createInstance(
-        docker,
-        spec,
-        index,
-        publish,
-        replaces.map((info) => info.Id),
+      const container = await span('create', () =>
+        createInstance(
+          docker,
+          spec,
+          index,
+          publish,
+          replaces.map((info) => info.Id),
+        ),
       )
       started.push(container.id)
-      await container.start()
+      await span('start', () => container.start())
       say('start', `instance ${index} started (${container.id.slice(0, 12)}); waiting until it is ready`)
       // Its first lines, live and timed by the engine; its last ones if it fails.
-      const output = await followOutput(docker, container.id, (line, at) => say('start', `instance ${index}: ${line}`, 'INFO', at), {
-        limit: INSTANCE_FIRST_LINES,
-      })
-      const readiness = await waitReady(docker, container.id, spec.readiness, defaultPort, signal).finally(() => output.stop())
+      const output = await span('follow output', () =>
+        followOutput(docker, container.id, (line, at) => say('start', `instance ${index}: ${line}`, 'INFO', at), {
+          limit: INSTANCE_FIRST_LINES,
+        }),
+      )
+      const readiness = await span('readiness', () => waitReady(docker, container.id, spec.readiness, defaultPort, signal)).finally(() =>
+        output.stop(),
+      )
       if (!readiness.ready) {
         const lines = await lastLines(docker, container.id)
         for (const line of lines) say('start', `instance ${index}: ${line}`, 'WARNING')
@@ -233,9 +247,10 @@ export async function rollOut(docker: Docker, spec: InstanceSpec, publish: Publi
       }
       say('start', `instance ${index} is ready`)
       // Only public HTTP and gRPC ports go through the front door: a database (TCP) is never said to get its traffic there.
-      if (publish.instanceReady && spec.publicPorts.some(isWebPort)) {
+      const { instanceReady } = publish
+      if (instanceReady && spec.publicPorts.some(isWebPort)) {
         try {
-          await publish.instanceReady({ containerId: container.id, serviceId: spec.owner.serviceId })
+          await span('front door switch', () => instanceReady({ containerId: container.id, serviceId: spec.owner.serviceId }))
           say('start', `the front door sends instance ${index}'s share of the traffic to it`)
         } catch (error) {
           say('start', `the front door was not told that instance ${index} is ready: ${(error as Error).message}`, 'WARNING')
