@@ -34,6 +34,11 @@ export interface BenchConfig {
   /** Rounds of a PostgreSQL backup through Berth alternating with pg_dump by hand, and the rows of its table (bench/database-backup.ts). */
   readonly backupRounds: number
   readonly backupRows: number
+  /** Container services of the scale scenario (bench/scale.ts), ten an environment; and the rounds of its one-more deploy. */
+  readonly scaleServices: number
+  readonly scaleProbeRounds: number
+  /** BENCH_ONLY=scale: the seed, then the scale scenario alone (its results in bench/results/scale-<N>.json). */
+  readonly only: 'scale' | undefined
   /** When set, every `berth serve` writes a CPU profile (node --cpu-prof) into this directory. */
   readonly cpuProfileDir: string | undefined
 }
@@ -66,6 +71,8 @@ const DEFAULTS = {
     backupRounds: 3,
     // About 200 MB in the database.
     backupRows: 1_000_000,
+    scaleServices: 200,
+    scaleProbeRounds: 3,
   },
   quick: {
     warmupS: 0.3,
@@ -84,7 +91,15 @@ const DEFAULTS = {
     dockerRounds: 2,
     backupRounds: 1,
     backupRows: 10_000,
+    scaleServices: 10,
+    scaleProbeRounds: 1,
   },
+}
+
+function onlyOf(raw: string | undefined): 'scale' | undefined {
+  if (raw === undefined || raw === '') return undefined
+  if (raw === 'scale') return raw
+  throw new Error(`BENCH_ONLY must be "scale" (or unset), got "${raw}"`)
 }
 
 export function loadBenchConfig(): BenchConfig {
@@ -114,6 +129,9 @@ export function loadBenchConfig(): BenchConfig {
     dockerRounds: Math.round(positive('BENCH_DOCKER_ROUNDS', defaults.dockerRounds)),
     backupRounds: Math.round(positive('BENCH_BACKUP_ROUNDS', defaults.backupRounds)),
     backupRows: Math.round(positive('BENCH_BACKUP_ROWS', defaults.backupRows)),
+    scaleServices: Math.round(positive('BENCH_SCALE_SERVICES', defaults.scaleServices)),
+    scaleProbeRounds: Math.round(positive('BENCH_SCALE_PROBE_ROUNDS', defaults.scaleProbeRounds)),
+    only: onlyOf(process.env.BENCH_ONLY),
     cpuProfileDir: process.env.BENCH_CPU_PROF_DIR ? path.resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   })
 }

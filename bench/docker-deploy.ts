@@ -15,10 +15,10 @@ import { freePort } from './processes.ts'
 import type { RunningServer } from './servers.ts'
 
 /** Local only: the executor finds it present and pulls nothing (no registry answers here). */
-const REGISTRY_HOST = '127.0.0.1:9'
-const IMAGE_NAME = 'berth-bench/web'
+export const REGISTRY_HOST = '127.0.0.1:9'
+export const IMAGE_NAME = 'berth-bench/web'
 const IMAGE = `${REGISTRY_HOST}/${IMAGE_NAME}:1`
-const COMMAND = ['/bin/httpd', '-f', '-p', '8080', '-h', '/www']
+export const COMMAND = ['/bin/httpd', '-f', '-p', '8080', '-h', '/www']
 const POLL_MS = 10
 
 export interface DockerDeployResult {
@@ -123,7 +123,7 @@ export async function dockerAnswers(): Promise<boolean> {
 }
 
 /** The image: a root file system of busybox and its httpd, and one page. */
-async function ensureBenchImage(docker: Docker): Promise<void> {
+export async function ensureBenchImage(docker: Docker): Promise<void> {
   if (
     await docker
       .getImage(IMAGE)

@@ -20,7 +20,19 @@ import { measureFreshness } from './freshness.ts'
 import { fetchOnce, type LoadResult, measure, probe, type Target, warm } from './load.ts'
 import { describeMachine, describeSource, loadAverage } from './machine.ts'
 import { measureMetricsExporter } from './metrics-exporter.ts'
-import { type BenchResults, type BerthRun, type ScenarioResult, targetSummary, targetsOf, writeResults } from './report.ts'
+import { freePort } from './processes.ts'
+import {
+  type BenchResults,
+  type BerthRun,
+  type ScaleRun,
+  type ScenarioResult,
+  scaleMarkdown,
+  scaleTargets,
+  targetSummary,
+  targetsOf,
+  writeResults,
+} from './report.ts'
+import { availableMemory, measureScale, SCALE_MIN_FREE_BYTES, sweepEnvironments } from './scale.ts'
 import {
   authOnlyTargets,
   type BerthScenario,
@@ -180,6 +192,59 @@ async function measurePrism(specFile: string, seeded: Seeded): Promise<BenchResu
   return result
 }
 
+/**
+ * One host, many services (bench/scale.ts): a server of its own with its runner, the Docker
+ * executor and its Caddy on free ports; skipped, saying why, without an engine or 8 GB available.
+ */
+async function runScale(databaseUrl: string, secretKeyHex: string, seeded: Seeded, logLevel: string): Promise<ScaleRun> {
+  if (!(await dockerAnswers())) return { skipped: 'no Docker engine answers at DOCKER_HOST' }
+  const available = availableMemory()
+  if (available < SCALE_MIN_FREE_BYTES) {
+    const skipped = `skipped: ${Math.round((available / 2 ** 30) * 10) / 10} GB available, the scale scenario wants at least 8 GB`
+    log(`scale: ${skipped}`)
+    return { skipped }
+  }
+  const [httpPort, httpsPort, adminPort] = [await freePort(), await freePort(), await freePort()]
+  const name = 'berth-scale'
+  const server = await startBerth({
+    name,
+    databaseUrl,
+    secretKeyHex,
+    logDir: workDir,
+    logLevel,
+    env: {
+      BERTH_RUNNER_IN_SERVE: 'true',
+      BERTH_EXECUTOR: 'docker',
+      BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
+      BERTH_MONITORING: 'off',
+      BERTH_PROXY_HTTP_PORT: String(httpPort),
+      BERTH_PROXY_HTTPS_PORT: String(httpsPort),
+      BERTH_PROXY_ADMIN_PORT: String(adminPort),
+      BERTH_PROXY_LISTEN_HOST: '127.0.0.1',
+    },
+  })
+  const environmentIds = new Set<string>()
+  // Whatever happens (and on Ctrl-C): the server stopped (its Caddy with it), then every container and network of the scenario removed.
+  const sweep = async () => {
+    await server.process.stop()
+    const swept = await sweepEnvironments(environmentIds)
+    if (swept.containers + swept.networks > 0) log(`scale: removed ${swept.containers} containers and ${swept.networks} networks`)
+  }
+  cleanup.push('remove the scale scenario’s containers and networks', sweep)
+  try {
+    const result = await measureScale(
+      { server, databaseUrl, dataDir: path.join(workDir, `${name}-data`), adminUrl: `http://127.0.0.1:${adminPort}`, httpsPort },
+      seeded,
+      { services: config.scaleServices, probeRounds: config.scaleProbeRounds, load: loadOptions },
+      environmentIds,
+      log,
+    )
+    return { ...result, logLevel }
+  } finally {
+    await sweep()
+  }
+}
+
 async function main(): Promise<void> {
   const machine = await describeMachine(config.serverUrl)
   // Read before the servers start: they build from src/ as it is then.
@@ -204,6 +269,20 @@ async function main(): Promise<void> {
     github: { url: github.baseUrl, token: githubToken },
   })
   log(`seeded in ${seeded.seconds.total} s: ${seeded.rows.environments} environments, ${seeded.rows.deploymentRequests} deployments`)
+
+  if (config.only === 'scale') {
+    const scale = await runScale(database.url, secretKey.toString('hex'), seeded, config.logLevels[0]!)
+    const text = scaleMarkdown(scale, { machine: { ...machine, loadAverage: { ...machine.loadAverage, atEnd: loadAverage() } }, source })
+    process.stdout.write(`\n${text}\n`)
+    if (!config.quick && 'services' in scale) {
+      const file = path.join(repoRoot, 'bench', 'results', `scale-${scale.services}.json`)
+      writeFileSync(file, `${JSON.stringify({ machine, source, scale }, null, 2)}\n`)
+      log(`written to ${file}`)
+    }
+    const targets = scaleTargets(scale)
+    log(`targets:\n${targetSummary(targets)}`)
+    return
+  }
 
   const berthServer = (name: string, logLevel: string, env: Record<string, string> = {}) =>
     startBerth({
@@ -340,6 +419,8 @@ async function main(): Promise<void> {
     await exporter.process.stop()
   }
 
+  const scale = await runScale(database.url, secretKey.toString('hex'), seeded, coldLevel)
+
   const { authorization: _secret, ...seedFacts } = seeded
   const finishedAt = new Date()
   const results: BenchResults = {
@@ -363,6 +444,7 @@ async function main(): Promise<void> {
     auditCost,
     webhookLatency,
     metricsExporter,
+    scale,
     enforced: !config.quick,
     notes: [
       ...(config.quick
