@@ -1,4 +1,3 @@
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import { DEFAULT_SERVICE_DOMAIN } from '#src/modules/services/kinds/container/container-links.ts'
 import type { HelmPort } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
@@ -6,6 +5,7 @@ import { type ServiceLink, SIMULATED_LINK_DOMAIN, serviceLinks } from '#src/modu
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { customDomainProblem, ownNameProblem } from './custom-domain-rules.ts'
 import {

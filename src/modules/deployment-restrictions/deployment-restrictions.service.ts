@@ -1,7 +1,7 @@
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import type { DeploymentRestrictionsRepository, RestrictionRecord } from './deployment-restrictions.repository.ts'
 import { type PathRestriction, pathValueProblem, pushDeploys } from './path-restrictions.ts'

@@ -1,9 +1,9 @@
 import { Type } from 'typebox'
 import { CLOUD_PROVIDERS } from '#src/modules/clusters/clusters.schemas.ts'
-import { SERVICE_TYPES } from '#src/modules/deployments/deployment-states.ts'
-import { Enum, EnvironmentStatus } from '#src/modules/deployments/deployments.schemas.ts'
 import { MODES } from '#src/modules/environments/environments.schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { SERVICE_TYPES } from '#src/platform/deployment-states.ts'
+import { EnvironmentStatus } from '#src/platform/deployment-status.schemas.ts'
+import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
 
 const Mode = Enum(MODES, 'EnvironmentModeEnum')

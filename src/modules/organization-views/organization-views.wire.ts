@@ -1,8 +1,8 @@
 import type { CLOUD_PROVIDERS } from '#src/modules/clusters/clusters.schemas.ts'
 import type { EnvironmentStatusRecord } from '#src/modules/deployments/api/triggers/deployment-statuses.ts'
 import { toEnvironmentStatusResponse } from '#src/modules/deployments/api/triggers/triggers.wire.ts'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Mode } from '#src/modules/environments/environments.schemas.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { AssociatedServiceRow, ServiceLightRow } from './organization-views.repository.ts'
 
 /** A job's kind on the wire: CRON or LIFECYCLE, by the schedule it holds. */

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { toStatusResponse } from '#src/modules/deployments/api/triggers/triggers.wire.ts'
-import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import type { KindRoutes } from '#src/modules/services/kind-routes.ts'
+import { Status } from '#src/platform/deployment-status.schemas.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
 import {
   ApplicationHistoryPage,

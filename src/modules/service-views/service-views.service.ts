@@ -4,10 +4,10 @@ import type { LogLine } from '#src/modules/deployments/api/logs/deployment-logs.
 import type { DeploymentLogsService } from '#src/modules/deployments/api/logs/deployment-logs.service.ts'
 import type { StatusRecord } from '#src/modules/deployments/api/triggers/deployment-statuses.ts'
 import type { DeploymentTriggersService } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { notFound } from '#src/platform/http/errors.ts'
 import { stableUuid } from '#src/platform/stable-uuid.ts'
 

@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { ServiceRecord } from './service-kinds.ts'
 
 /**

@@ -4,9 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { DeploymentExecutor, ExecutionContext } from '#src/modules/executors/executor.ts'
 import type { ServiceKinds, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { variableNames } from '#src/modules/variables/resolved-variables.ts'
+import type { RunnableTrigger } from '#src/platform/deployment-states.ts'
 import { repeatedFailure } from '#src/platform/repeated-failure.ts'
 import { type SpanLog, spanLine, spans } from '#src/platform/spans.ts'
-import type { RunnableTrigger } from '../deployment-states.ts'
 import {
   cancelingRun,
   cancelRun,

@@ -1,7 +1,7 @@
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { DeploymentHistoryRepository, HistoryPageQuery, StoredPage } from './deployment-history.repository.ts'

@@ -1,8 +1,8 @@
 // The words of the contract's section 3 and how a deployment moves through them (docs/architecture.md).
 
-import type { ServiceType } from '#src/platform/service-types.ts'
+import type { ServiceType } from './service-types.ts'
 
-export { SERVICE_TYPES, type ServiceType } from '#src/platform/service-types.ts'
+export { SERVICE_TYPES, type ServiceType } from './service-types.ts'
 
 export const STATES = [
   'BUILDING',
