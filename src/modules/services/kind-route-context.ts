@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import type { ContainerRegistriesService } from '#src/modules/container-registries/container-registries.service.ts'
+import type { ContainerRegistriesService } from '#src/modules/organization-credentials/container-registries/container-registries.service.ts'
 import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import type { GitCommitsService } from '#src/modules/git-providers/git-commits.service.ts'
