@@ -1,5 +1,5 @@
 import { parse } from 'yaml'
-import type { RegistryHttpApi } from '#src/modules/container-registries/registry-http-api.ts'
+import type { RegistryHttpApi } from '#src/modules/organization-credentials/container-registries/registry-http-api.ts'
 import { createGuardedAgent } from '#src/modules/git-providers/address-guard.ts'
 import { AppError } from '#src/platform/http/errors.ts'
 

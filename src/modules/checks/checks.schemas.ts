@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { GitProviderEnum } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import { GitProviderEnum } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
 import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The reference's checks before a deploy (tag Environment): what each is asked, and what it found.

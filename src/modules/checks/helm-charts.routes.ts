@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { HELM_REPOSITORY_KINDS, HelmRepositoryParams } from '#src/modules/helm-repositories/helm-repositories.schemas.ts'
+import { HELM_REPOSITORY_KINDS, HelmRepositoryParams } from '#src/modules/organization-credentials/helm-repositories/helm-repositories.schemas.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { ChartRepository } from './chart-index.ts'
 

@@ -1,4 +1,4 @@
-import type { GitProvider } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import type { GitProvider } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'

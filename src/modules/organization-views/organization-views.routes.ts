@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { GitTokenParams } from '#src/modules/git-tokens/git-tokens.schemas.ts'
-import { HelmRepositoryParams } from '#src/modules/helm-repositories/helm-repositories.schemas.ts'
+import { GitTokenParams } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
+import { HelmRepositoryParams } from '#src/modules/organization-credentials/helm-repositories/helm-repositories.schemas.ts'
 import { ProjectParams } from '#src/modules/projects/projects.schemas.ts'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
 import { listBody } from '#src/platform/http/lists.ts'

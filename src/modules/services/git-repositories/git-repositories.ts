@@ -1,4 +1,4 @@
-import type { GitProvider } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import type { GitProvider } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
 import { bodyError } from '#src/modules/services/field-errors.ts'
 import type { ServiceLookups } from '#src/modules/services/service-kinds.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'

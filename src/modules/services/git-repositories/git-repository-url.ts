@@ -1,4 +1,4 @@
-import type { GitProvider } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import type { GitProvider } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
 
 const PUBLIC_HOSTS: Record<string, GitProvider> = {
   'github.com': 'GITHUB',

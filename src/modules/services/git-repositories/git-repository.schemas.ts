@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { GitProviderEnum } from '#src/modules/git-tokens/git-tokens.schemas.ts'
+import { GitProviderEnum } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The git repository a service reads from (a chart, a Dockerfile), as requests give it and responses show it.

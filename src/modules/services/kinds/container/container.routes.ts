@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ContainerRegistryParams } from '#src/modules/container-registries/container-registries.schemas.ts'
+import { ContainerRegistryParams } from '#src/modules/organization-credentials/container-registries/container-registries.schemas.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import type { KindCrudService } from '#src/modules/services/kind-descriptor.ts'
 import type { KindRouteContext } from '#src/modules/services/kind-route-context.ts'

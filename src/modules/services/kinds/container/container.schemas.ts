@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { ContainerRegistryKind } from '#src/modules/container-registries/container-registries.schemas.ts'
+import { ContainerRegistryKind } from '#src/modules/organization-credentials/container-registries/container-registries.schemas.ts'
 import { ServiceGroupIdsRequest } from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { kindParams, PortProtocol, ServicePortResponse, serviceResponseTail } from '#src/modules/services/kind-schemas.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
