@@ -54,6 +54,8 @@ import { gitRepositoriesRoutes } from './modules/git-providers/git-repositories.
 import { gitRepositoryFilesRoutes } from './modules/git-repository-files/git-repository-files.routes.ts'
 import { gitTokensRoutes } from './modules/organization-credentials/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
+import { serviceGitWebhooksRoutes } from './modules/git-webhooks/service-git-webhooks.routes.ts'
+import { createServiceGitWebhooksService } from './modules/git-webhooks/service-git-webhooks.ts'
 import { helmRepositoriesRoutes } from './modules/organization-credentials/helm-repositories/helm-repositories.routes.ts'
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
@@ -496,6 +498,19 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
         applicationAnswer: async (principal, id) =>
           applicationKind.toResponse(await services.kindServices(applicationKind).get(principal, id)) as ApplicationResponse,
       }),
+    )
+    // getServiceGitWebhookStatus, syncServiceGitWebhook: Berth's webhook at the provider of a service's repository (docs/git-push.md).
+    await api.register(
+      serviceGitWebhooksRoutes(
+        createServiceGitWebhooksService({
+          requireService: async (principal, id, needed) => (await services.services.requireService(principal, id, needed)).service,
+          listHooks: services.gitCommits.listHooks,
+          putHook: services.gitCommits.putHook,
+          hookEvents: services.gitCommits.hookEvents,
+          openSecret: services.gitWebhooks.openSecret,
+          publicUrl: config.webhooks.publicUrl,
+        }),
+      ),
     )
     await api.register(alertingModule({ config, db, secrets, organizations, log: app.log }))
   })

@@ -568,6 +568,8 @@ export function createServices(db: Db, options: ServiceOptions) {
     organizations,
     users,
     gitWebhooks,
+    /** Commits and webhooks of the repositories services build from, at their providers. */
+    gitCommits,
     members,
     apiTokens,
     tokenUsage,
