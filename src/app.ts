@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import path from 'node:path'
 import cors from '@fastify/cors'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
@@ -19,6 +20,7 @@ import { checksRoutes } from './modules/checks/checks.routes.ts'
 import { helmChartsRoutes } from './modules/checks/helm-charts.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
 import { cloudCredentialsRoutes } from './modules/cloud-credentials/cloud-credentials.routes.ts'
+import { clusterAdminRoutes } from './modules/clusters/cluster-admin.routes.ts'
 import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
@@ -49,6 +51,7 @@ import { environmentsRoutes } from './modules/environments/environments.routes.t
 import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
 import { serviceOutputByExecutor } from './modules/executors/service-output-by-executor.ts'
 import { probeCertificate } from './modules/front-door/certificate-probe.ts'
+import { caddyDir } from './modules/front-door/front-door-runtime.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitRepositoriesRoutes } from './modules/git-providers/git-repositories.routes.ts'
 import { gitRepositoryFilesRoutes } from './modules/git-repository-files/git-repository-files.routes.ts'
@@ -267,6 +270,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
               app.log.warn({ err: error, environmentIds }, 'could not remove from the Docker engine what deleted environments ran'),
             )
         : undefined,
+    frontDoorLogFile: frontDoor && !config.proxy.adminUrl ? path.join(caddyDir(config.database.dataDir), 'caddy.log') : undefined,
     frontDoor: frontDoor
       ? {
           appsDomain: config.proxy.appsDomain,
@@ -441,6 +445,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(deploymentRulesRoutes(services.projectDeploymentRules))
     await api.register(clusterOperationsRoutes(services.clusterOperations))
     await api.register(cloudCredentialsRoutes(services.cloudCredentials))
+    await api.register(clusterAdminRoutes(services.clusterAdmin))
     await api.register(checksRoutes(services.checks))
     // exportEnvironmentConfigurationIntoTerraform: the environment as the API answers it, in the provider's terms.
     await api.register(
