@@ -8,6 +8,11 @@ export interface BenchConfig {
    * written over bench/results/.
    */
   readonly quick: boolean
+  /**
+   * BENCH_ONLY=metricsExporter: that scenario alone, on a small seed (the quick trial's sizes unless
+   * BENCH_* say otherwise), its result written to bench/results/metrics-exporter.json.
+   */
+  readonly only: 'metricsExporter' | undefined
   /** The PostgreSQL server the throw-away database is created on. */
   readonly serverUrl: string
   readonly warmupS: number
@@ -87,9 +92,15 @@ const DEFAULTS = {
   },
 }
 
+const LOAD_SETTINGS = ['warmupS', 'durationS', 'connections'] as const
+const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) => Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>
+
 export function loadBenchConfig(): BenchConfig {
   const quick = ['1', 'true'].includes(process.env.BERTH_BENCH_QUICK ?? '')
-  const defaults = quick ? DEFAULTS.quick : DEFAULTS.full
+  const only = process.env.BENCH_ONLY || undefined
+  if (only !== undefined && only !== 'metricsExporter') throw new Error(`BENCH_ONLY may only be metricsExporter, got "${only}"`)
+  // One scenario needs a database to stand on, not the big histories.
+  const defaults = quick ? DEFAULTS.quick : only ? { ...DEFAULTS.quick, ...pick(DEFAULTS.full, LOAD_SETTINGS) } : DEFAULTS.full
   const logLevels = (process.env.BENCH_LOG_LEVELS ?? defaults.logLevels)
     .split(',')
     .map((level) => level.trim())
@@ -97,6 +108,7 @@ export function loadBenchConfig(): BenchConfig {
   if (logLevels.length === 0) throw new Error('BENCH_LOG_LEVELS must name at least one log level')
   return Object.freeze({
     quick,
+    only,
     serverUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     warmupS: positive('BENCH_WARMUP_S', defaults.warmupS),
     serverWarmupS: positive('BENCH_SERVER_WARMUP_S', defaults.serverWarmupS),
