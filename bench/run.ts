@@ -5,7 +5,7 @@
  * BERTH_BENCH_QUICK=1 for a trial run of a few seconds (bench/config.ts).
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
@@ -245,6 +245,29 @@ async function runScale(databaseUrl: string, secretKeyHex: string, seeded: Seede
   }
 }
 
+type StartBerth = (name: string, logLevel: string, env?: Record<string, string>) => Promise<BerthServer>
+
+/** The Docker stats exporter's cost: the API and Berth's CPU with 50 containers read and scraped, against none. */
+async function runMetricsExporter(berthServer: StartBerth, seeded: Seeded, logLevel: string): Promise<BenchResults['metricsExporter']> {
+  if (!(await dockerAnswers())) return { skipped: 'no Docker engine answers at DOCKER_HOST' }
+  const intervalMs = 5_000
+  const exporter = await berthServer('berth-metrics', logLevel, {
+    BERTH_EXECUTOR: 'docker',
+    BERTH_PROXY: 'off',
+    BERTH_MONITORING: 'off',
+    BERTH_METRICS_INTERVAL_MS: String(intervalMs),
+  })
+  const options = { containers: config.quick ? 5 : 50, intervalMs, idleSeconds: config.quick ? 5 : 30, load: loadOptions }
+  const result = { ...(await measureMetricsExporter(exporter, seeded, options, log)), logLevel }
+  await exporter.process.stop()
+  return result
+}
+
+const exporterNote = (result: BenchResults['metricsExporter']) =>
+  result && 'throughputRatio' in result
+    ? `Docker stats exporter: with ${result.containers} containers read every ${result.intervalMs} ms and scraped, the API did ${result.running.load.requestsPerSec} req/s against ${result.none.load.requestsPerSec} with none (ratio ${result.throughputRatio}); berth serve's idle CPU ${result.running.idleCpuPercent} % against ${result.none.idleCpuPercent} %; a scrape ${result.running.scrapeBytes} bytes. Reported, not a target.`
+    : `Docker stats exporter: ${result?.skipped ?? 'not run'}.`
+
 async function main(): Promise<void> {
   const machine = await describeMachine(config.serverUrl)
   // Read before the servers start: they build from src/ as it is then.
@@ -297,6 +320,17 @@ async function main(): Promise<void> {
       cleanup.push(`stop ${name}`, () => server.process.stop())
       return server
     })
+
+  if (config.only === 'metricsExporter') {
+    const result = await runMetricsExporter(berthServer, seeded, config.logLevels[0]!)
+    const dir = config.quick ? path.join(workDir, 'results') : path.join(repoRoot, 'bench', 'results')
+    mkdirSync(dir, { recursive: true })
+    const file = path.join(dir, 'metrics-exporter.json')
+    writeFileSync(file, `${JSON.stringify({ startedAt: startedAt.toISOString(), machine, source, result }, null, 2)}\n`)
+    process.stdout.write(`\n${exporterNote(result)}\n`)
+    log(`written to ${file}`)
+    return
+  }
 
   const ceilingBody = path.join(workDir, 'first-page.json')
   const openApiDocument = path.join(workDir, 'openapi.json')
@@ -404,20 +438,7 @@ async function main(): Promise<void> {
     await backuper.process.stop()
   }
 
-  // The Docker stats exporter's cost: the API and Berth's CPU with 50 containers read and scraped, against none.
-  let metricsExporter: BenchResults['metricsExporter'] = { skipped: 'no Docker engine answers at DOCKER_HOST' }
-  if (await dockerAnswers()) {
-    const intervalMs = 5_000
-    const exporter = await berthServer('berth-metrics', coldLevel, {
-      BERTH_EXECUTOR: 'docker',
-      BERTH_PROXY: 'off',
-      BERTH_MONITORING: 'off',
-      BERTH_METRICS_INTERVAL_MS: String(intervalMs),
-    })
-    const options = { containers: config.quick ? 5 : 50, intervalMs, idleSeconds: config.quick ? 5 : 30, load: loadOptions }
-    metricsExporter = { ...(await measureMetricsExporter(exporter, seeded, options, log)), logLevel: coldLevel }
-    await exporter.process.stop()
-  }
+  const metricsExporter = await runMetricsExporter(berthServer, seeded, coldLevel)
 
   const scale = await runScale(database.url, secretKey.toString('hex'), seeded, coldLevel)
 
@@ -453,9 +474,7 @@ async function main(): Promise<void> {
       `Idle RSS is the berth serve process's VmRSS ${IDLE_SETTLE_MS / 1000} s after it first answered /healthz, before any other request; peak RSS is its VmHWM; the PostgreSQL server's memory is not included (it is the system PostgreSQL, shared with other databases). The cold-listing server peaked at ${branchesCold.peakRssBytes === null ? 'n/a' : `${Math.round(branchesCold.peakRssBytes / 2 ** 20)} MB`}.`,
       `Cold branch listing: ${branchesCold.method}; ${config.branches} branches, 100 a page.`,
       `Prism mocked ${prism!.spec}, with its default settings; it answers its static example (${prism!.bodyBytes} bytes) where Berth answers ${ceiling!.bodyBytes} bytes.`,
-      'throughputRatio' in metricsExporter
-        ? `Docker stats exporter: with ${metricsExporter.containers} containers read every ${metricsExporter.intervalMs} ms and scraped, the API did ${metricsExporter.running.load.requestsPerSec} req/s against ${metricsExporter.none.load.requestsPerSec} with none (ratio ${metricsExporter.throughputRatio}); berth serve's idle CPU ${metricsExporter.running.idleCpuPercent} % against ${metricsExporter.none.idleCpuPercent} %; a scrape ${metricsExporter.running.scrapeBytes} bytes. Reported, not a target.`
-        : `Docker stats exporter: ${metricsExporter.skipped}.`,
+      exporterNote(metricsExporter),
       'The 1-connection probe and the targets it judges (branch listing, auth overhead) measure latency without queueing; under 50 connections p50 is mostly time spent waiting behind other requests.',
     ],
   }

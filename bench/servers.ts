@@ -81,6 +81,8 @@ export async function startBerth(options: BerthOptions): Promise<BerthServer> {
       ...options.env,
     },
     ready: async () => ((await answers(`${baseUrl}/healthz`)) ? true : undefined),
+    // It compiles src/ as it starts (tsx): on a loaded machine that alone has taken over a minute.
+    timeoutMs: 180_000,
   })
   await sleep(IDLE_SETTLE_MS)
   return { process: child, baseUrl, idleRssBytes: child.rss() ?? null }
