@@ -246,8 +246,9 @@ export async function measureScale(
   }
   const latestId = async (environmentId: string): Promise<string | undefined> =>
     (await expect(call('GET', `/environment/${environmentId}/deploymentHistoryV2?pageSize=1`), 'history')).results[0]?.identifier.execution_id
+  /** A deploy ends DEPLOYED; a redeploy (the API's RESTART, a rollout of new instances as a deploy) RESTARTED. */
   const deployed = (entry: Body, what: string) => {
-    if (entry.status !== 'DEPLOYED') throw new Error(`${what} ended ${entry.status}: ${JSON.stringify(entry).slice(0, 800)}`)
+    if (entry.status !== 'DEPLOYED' && entry.status !== 'RESTARTED') throw new Error(`${what} ended ${entry.status}: ${JSON.stringify(entry).slice(0, 800)}`)
   }
 
   // One more deploy: a new service in an environment of its own, created, deployed to DEPLOYED (timed), deleted.
