@@ -48,6 +48,8 @@ export interface BerthOptions {
   env?: Record<string, string>
   /** Options of node itself, such as `--cpu-prof`. */
   nodeArgs?: string[]
+  /** How long it may take to answer /healthz (60 s by default). */
+  timeoutMs?: number
 }
 
 /**
@@ -81,6 +83,7 @@ export async function startBerth(options: BerthOptions): Promise<BerthServer> {
       ...options.env,
     },
     ready: async () => ((await answers(`${baseUrl}/healthz`)) ? true : undefined),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   })
   await sleep(IDLE_SETTLE_MS)
   return { process: child, baseUrl, idleRssBytes: child.rss() ?? null }
