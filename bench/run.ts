@@ -212,6 +212,8 @@ async function runScale(databaseUrl: string, secretKeyHex: string, seeded: Seede
     secretKeyHex,
     logDir: workDir,
     logLevel,
+    // Its Caddy starts first; on a busy shared machine that has taken over a minute.
+    timeoutMs: 300_000,
     env: {
       BERTH_RUNNER_IN_SERVE: 'true',
       BERTH_EXECUTOR: 'docker',

@@ -50,7 +50,7 @@ export interface BerthOptions {
   nodeArgs?: string[]
   /** The checkout whose bin/berth.js runs (another version, to compare with); this one by default. */
   root?: string
-  /** How long it may take to answer /healthz; 60 s by default. */
+  /** How long it may take to answer /healthz (180 s by default: it compiles src/ as it starts, which has taken over a minute on a loaded machine). */
   timeoutMs?: number
 }
 
@@ -85,7 +85,6 @@ export async function startBerth(options: BerthOptions): Promise<BerthServer> {
       ...options.env,
     },
     ready: async () => ((await answers(`${baseUrl}/healthz`)) ? true : undefined),
-    // It compiles src/ as it starts (tsx): on a loaded machine that alone has taken over a minute.
     timeoutMs: options.timeoutMs ?? 180_000,
   })
   await sleep(IDLE_SETTLE_MS)
