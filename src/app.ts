@@ -57,6 +57,7 @@ import { serviceGitWebhooksRoutes } from './modules/git-webhooks/service-git-web
 import { createServiceGitWebhooksService } from './modules/git-webhooks/service-git-webhooks.ts'
 import { helmRepositoriesRoutes } from './modules/helm-repositories/helm-repositories.routes.ts'
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
+import { createJobCleanupService, jobCleanupRoutes } from './modules/job-cleanup/job-cleanup.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
 import { membershipsRoutes } from './modules/memberships/memberships.routes.ts'
 import { registerMetrics } from './modules/metrics/metrics.routes.ts'
@@ -234,6 +235,15 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
         })
       : undefined
   app.addHook('onClose', async () => changes?.close())
+  const serviceRuntime =
+    config.runner.executor === 'docker'
+      ? await dockerServiceRuntime({
+          publishHost: config.runner.dockerPublishHost,
+          publicHost: config.runner.dockerPublicHost,
+          timeoutMs: config.runner.dockerStatusTimeoutMs,
+          executorOf: createDeploymentRunsRepository(db).executorOf,
+        })
+      : undefined
   const services = createServices(db, {
     tokenCache,
     organizationListCache,
@@ -280,15 +290,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
             ),
         }
       : undefined,
-    serviceRuntime:
-      config.runner.executor === 'docker'
-        ? await dockerServiceRuntime({
-            publishHost: config.runner.dockerPublishHost,
-            publicHost: config.runner.dockerPublicHost,
-            timeoutMs: config.runner.dockerStatusTimeoutMs,
-            executorOf: createDeploymentRunsRepository(db).executorOf,
-          })
-        : undefined,
+    serviceRuntime,
   })
   // Log follow streams, counted per credential, per organization and in all (issue 42).
   const followStreams = createFollowStreams(config.http.followStreams)
@@ -507,6 +509,18 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
           hookEvents: services.gitCommits.hookEvents,
           openSecret: services.gitWebhooks.openSecret,
           publicUrl: config.webhooks.publicUrl,
+        }),
+      ),
+    )
+    // cleanFailedJob, cleanFailedJobs: the failed runs the executor kept for inspection, removed (docs/jobs.md).
+    await api.register(
+      jobCleanupRoutes(
+        createJobCleanupService({
+          requireJob: async (principal, id, needed) => (await services.services.requireService(principal, id, needed, 'JOB')).service,
+          requireEnvironment: async (principal, id, needed) => (await environments.requireEnvironment(principal, id, needed)).environment,
+          listJobs: async (organizationId, environmentId) =>
+            (await services.listServicesOf(organizationId, environmentId)).filter((s) => s.kind === 'JOB'),
+          cleanFailedRuns: serviceRuntime?.cleanFailedRuns,
         }),
       ),
     )
