@@ -17,6 +17,7 @@ import { backupsRoutes } from './modules/backups/backups.routes.ts'
 import { databaseStatusExtension } from './modules/backups/database-status.ts'
 import { checksRoutes } from './modules/checks/checks.routes.ts'
 import { helmChartsRoutes } from './modules/checks/helm-charts.routes.ts'
+import { helmDefaultValuesRoutes } from './modules/checks/helm-default-values.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
 import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
@@ -46,6 +47,8 @@ import { createDeploymentRunsRepository } from './modules/deployments/runner/dep
 import { environmentLinksRoutes } from './modules/environment-links/environment-links.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
+import { repositoryCredentials } from './modules/executors/git-credentials.ts'
+import { chartDefaultValues } from './modules/executors/kubernetes/chart-default-values.ts'
 import { serviceOutputByExecutor } from './modules/executors/service-output-by-executor.ts'
 import { probeCertificate } from './modules/front-door/certificate-probe.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
@@ -476,6 +479,24 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
       }),
     )
     await api.register(helmChartsRoutes({ requireChartRepository: services.requireChartRepository, charts: services.chartIndex.charts }))
+    // createHelmDefaultValues: the chart's values.yaml through helm, from its helm repository or git (docs/kubernetes.md).
+    await api.register(
+      helmDefaultValuesRoutes({
+        requireEnvironment: environments.requireEnvironment,
+        requireChartRepository: services.requireChartRepository,
+        defaultValues: (organizationId, source) =>
+          chartDefaultValues(
+            {
+              helmPath: config.runner.helmPath,
+              allowPrivateUrls: config.outbound.allowPrivateUrls,
+              gitCredentials: repositoryCredentials(db, secrets),
+              timeoutMs: config.git.timeoutMs,
+            },
+            organizationId,
+            source,
+          ),
+      }),
+    )
     await api.register(organizationViewsRoutes(services.organizationViews))
     await api.register(membershipsRoutes(services.memberships))
     await api.register(gitRepositoryFilesRoutes(services.gitRepositoryFiles))
