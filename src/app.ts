@@ -19,6 +19,7 @@ import { checksRoutes } from './modules/checks/checks.routes.ts'
 import { helmChartsRoutes } from './modules/checks/helm-charts.routes.ts'
 import { helmDefaultValuesRoutes } from './modules/checks/helm-default-values.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
+import { clusterAccess } from './modules/clusters/cluster-access.ts'
 import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
@@ -70,6 +71,7 @@ import type { OrganizationRow } from './modules/organizations/organizations.repo
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { createHelmKubernetesServices, helmKubernetesServicesRoutes } from './modules/service-views/helm-kubernetes-services.ts'
 import { imageAutoDeployRoutes } from './modules/service-views/image-auto-deploy.routes.ts'
 import { kindCommitsRoutes } from './modules/service-views/kind-commits.routes.ts'
 import { kindNetworkRoutes } from './modules/service-views/kind-network.routes.ts'
@@ -496,6 +498,16 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
             source,
           ),
       }),
+    )
+    // getHelmKubernetesServices: the release's Services from the cluster's API server (docs/kubernetes.md).
+    await api.register(
+      helmKubernetesServicesRoutes(
+        createHelmKubernetesServices({
+          core: services.services,
+          kubernetesCluster: clusterAccess(db, secrets).kubernetesCluster,
+          kubectl: services.clusterEngines.kubectl,
+        }),
+      ),
     )
     await api.register(organizationViewsRoutes(services.organizationViews))
     await api.register(membershipsRoutes(services.memberships))
