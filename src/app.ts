@@ -73,6 +73,7 @@ import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
 import { createHelmKubernetesServices, helmKubernetesServicesRoutes } from './modules/service-views/helm-kubernetes-services.ts'
 import { imageAutoDeployRoutes } from './modules/service-views/image-auto-deploy.routes.ts'
+import { createIngressStatus, ingressStatusRoutes } from './modules/service-views/ingress-status.ts'
 import { kindCommitsRoutes } from './modules/service-views/kind-commits.routes.ts'
 import { kindNetworkRoutes } from './modules/service-views/kind-network.routes.ts'
 import { serviceViewsRoutes } from './modules/service-views/service-views.routes.ts'
@@ -507,6 +508,12 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
           kubernetesCluster: clusterAccess(db, secrets).kubernetesCluster,
           kubectl: services.clusterEngines.kubectl,
         }),
+      ),
+    )
+    // getIngressDeploymentStatus: the front door's route, or the service's own state where the route is deployed with it (docs/front-door.md).
+    await api.register(
+      ingressStatusRoutes(
+        createIngressStatus({ context: services.kindRouteContext, addresses: serviceRuntime?.addresses, frontDoor: frontDoor !== undefined }),
       ),
     )
     await api.register(organizationViewsRoutes(services.organizationViews))
