@@ -18,9 +18,11 @@ import { backupsRoutes } from './modules/backups/backups.routes.ts'
 import { databaseStatusExtension } from './modules/backups/database-status.ts'
 import { checksRoutes } from './modules/checks/checks.routes.ts'
 import { helmChartsRoutes } from './modules/checks/helm-charts.routes.ts'
+import { helmDefaultValuesRoutes } from './modules/checks/helm-default-values.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
 import { cloudCredentialsRoutes } from './modules/cloud-credentials/cloud-credentials.routes.ts'
 import { clusterAdminRoutes } from './modules/clusters/cluster-admin.routes.ts'
+import { clusterAccess } from './modules/clusters/cluster-access.ts'
 import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
@@ -49,6 +51,8 @@ import { createDeploymentRunsRepository } from './modules/deployments/runner/dep
 import { environmentLinksRoutes } from './modules/environment-links/environment-links.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
+import { repositoryCredentials } from './modules/executors/git-credentials.ts'
+import { chartDefaultValues } from './modules/executors/kubernetes/chart-default-values.ts'
 import { serviceOutputByExecutor } from './modules/executors/service-output-by-executor.ts'
 import { probeCertificate } from './modules/front-door/certificate-probe.ts'
 import { caddyDir } from './modules/front-door/front-door-runtime.ts'
@@ -61,6 +65,7 @@ import { serviceGitWebhooksRoutes } from './modules/git-webhooks/service-git-web
 import { createServiceGitWebhooksService } from './modules/git-webhooks/service-git-webhooks.ts'
 import { helmRepositoriesRoutes } from './modules/organization-credentials/helm-repositories/helm-repositories.routes.ts'
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
+import { createJobCleanupService, jobCleanupRoutes } from './modules/job-cleanup/job-cleanup.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
 import { membershipsRoutes } from './modules/memberships/memberships.routes.ts'
 import { registerMetrics } from './modules/metrics/metrics.routes.ts'
@@ -70,7 +75,9 @@ import type { OrganizationRow } from './modules/organizations/organizations.repo
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { createHelmKubernetesServices, helmKubernetesServicesRoutes } from './modules/service-views/helm-kubernetes-services.ts'
 import { imageAutoDeployRoutes } from './modules/service-views/image-auto-deploy.routes.ts'
+import { createIngressStatus, ingressStatusRoutes } from './modules/service-views/ingress-status.ts'
 import { kindCommitsRoutes } from './modules/service-views/kind-commits.routes.ts'
 import { kindNetworkRoutes } from './modules/service-views/kind-network.routes.ts'
 import { serviceViewsRoutes } from './modules/service-views/service-views.routes.ts'
@@ -238,6 +245,15 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
         })
       : undefined
   app.addHook('onClose', async () => changes?.close())
+  const serviceRuntime =
+    config.runner.executor === 'docker'
+      ? await dockerServiceRuntime({
+          publishHost: config.runner.dockerPublishHost,
+          publicHost: config.runner.dockerPublicHost,
+          timeoutMs: config.runner.dockerStatusTimeoutMs,
+          executorOf: createDeploymentRunsRepository(db).executorOf,
+        })
+      : undefined
   const services = createServices(db, {
     tokenCache,
     organizationListCache,
@@ -285,15 +301,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
             ),
         }
       : undefined,
-    serviceRuntime:
-      config.runner.executor === 'docker'
-        ? await dockerServiceRuntime({
-            publishHost: config.runner.dockerPublishHost,
-            publicHost: config.runner.dockerPublicHost,
-            timeoutMs: config.runner.dockerStatusTimeoutMs,
-            executorOf: createDeploymentRunsRepository(db).executorOf,
-          })
-        : undefined,
+    serviceRuntime,
   })
   // Log follow streams, counted per credential, per organization and in all (issue 42).
   const followStreams = createFollowStreams(config.http.followStreams)
@@ -481,6 +489,40 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
       }),
     )
     await api.register(helmChartsRoutes({ requireChartRepository: services.requireChartRepository, charts: services.chartIndex.charts }))
+    // createHelmDefaultValues: the chart's values.yaml through helm, from its helm repository or git (docs/kubernetes.md).
+    await api.register(
+      helmDefaultValuesRoutes({
+        requireEnvironment: environments.requireEnvironment,
+        requireChartRepository: services.requireChartRepository,
+        defaultValues: (organizationId, source) =>
+          chartDefaultValues(
+            {
+              helmPath: config.runner.helmPath,
+              allowPrivateUrls: config.outbound.allowPrivateUrls,
+              gitCredentials: repositoryCredentials(db, secrets),
+              timeoutMs: config.git.timeoutMs,
+            },
+            organizationId,
+            source,
+          ),
+      }),
+    )
+    // getHelmKubernetesServices: the release's Services from the cluster's API server (docs/kubernetes.md).
+    await api.register(
+      helmKubernetesServicesRoutes(
+        createHelmKubernetesServices({
+          core: services.services,
+          kubernetesCluster: clusterAccess(db, secrets).kubernetesCluster,
+          kubectl: services.clusterEngines.kubectl,
+        }),
+      ),
+    )
+    // getIngressDeploymentStatus: the front door's route, or the service's own state where the route is deployed with it (docs/front-door.md).
+    await api.register(
+      ingressStatusRoutes(
+        createIngressStatus({ context: services.kindRouteContext, addresses: serviceRuntime?.addresses, frontDoor: frontDoor !== undefined }),
+      ),
+    )
     await api.register(organizationViewsRoutes(services.organizationViews))
     await api.register(membershipsRoutes(services.memberships))
     await api.register(gitRepositoryFilesRoutes(services.gitRepositoryFiles))
@@ -514,6 +556,18 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
           hookEvents: services.gitCommits.hookEvents,
           openSecret: services.gitWebhooks.openSecret,
           publicUrl: config.webhooks.publicUrl,
+        }),
+      ),
+    )
+    // cleanFailedJob, cleanFailedJobs: the failed runs the executor kept for inspection, removed (docs/jobs.md).
+    await api.register(
+      jobCleanupRoutes(
+        createJobCleanupService({
+          requireJob: async (principal, id, needed) => (await services.services.requireService(principal, id, needed, 'JOB')).service,
+          requireEnvironment: async (principal, id, needed) => (await environments.requireEnvironment(principal, id, needed)).environment,
+          listJobs: async (organizationId, environmentId) =>
+            (await services.listServicesOf(organizationId, environmentId)).filter((s) => s.kind === 'JOB'),
+          cleanFailedRuns: serviceRuntime?.cleanFailedRuns,
         }),
       ),
     )

@@ -78,6 +78,9 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'POST /database/{databaseId}/backup': 'DEPLOY',
   'DELETE /database/{databaseId}/backup/{backupId}': 'DEPLOY',
   'POST /database/{databaseId}/backup/{backupId}/restore': 'DEPLOY',
+  // Cleaning a job's failed runs changes what the engine holds, as a stop does (docs/jobs.md).
+  'POST /job/{jobId}/cleanFailedJob': 'DEPLOY',
+  'POST /environment/{environmentId}/cleanFailedJobs': 'DEPLOY',
   // Webhooks: a target URL is often a credential (a Slack address), and attempts show what receivers answered (docs/webhooks.md).
   'GET /organization/{organizationId}/webhook': 'ADMIN',
   'POST /organization/{organizationId}/webhook': 'ADMIN',

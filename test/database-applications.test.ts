@@ -80,9 +80,12 @@ describe('applications using a database', () => {
       (await inject('GET', `/database/${database.id}/application`, tokens.read.authorization)).json().results.map((app: { id: string }) => app.id),
       [web.id],
     )
-    // Not linked (any more): 404.
-    assertError(await inject('DELETE', `/database/${database.id}/application/${api.id}`, write), 404, 'not_found')
-    assertError(await inject('DELETE', `/database/${database.id}/application/${lonely.id}`, write), 404, 'not_found')
+    // Not linked (any more): nothing to remove, and the other database's link stays.
+    assert.equal((await inject('DELETE', `/database/${database.id}/application/${lonely.id}`, write)).statusCode, 204)
+    assert.deepEqual(
+      (await inject('GET', `/database/${other.id}/application`, tokens.read.authorization)).json().results.map((app: { id: string }) => app.id),
+      [lonely.id],
+    )
   })
 
   it("is 404 for another organization's database or application", async () => {

@@ -228,6 +228,8 @@ export const ALWAYS_REFUSED = new Set([
   'POST /environment/{environmentId}/checkGitFile',
   'POST /environment/{environmentId}/checkHelmRepository',
   'POST /environment/{environmentId}/checkContainerImage',
+  // A chart's default values are read from its repository for real: the world's git host does not resolve (400).
+  'POST /environment/{environmentId}/helmDefaultValues',
   // Issue 48: the base repository's host does not resolve, so the clone fails (400 at url) ...
   'POST /organization/{organizationId}/listDirectoriesFromGitRepository',
   'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo',
@@ -266,7 +268,10 @@ export const sameFamily = (a: Kind | undefined, b: Kind, param?: string) =>
  * applications and jobs): no resource of theirs can exist, so they are given the world's helm
  * service, which such a route answers 404 for, as for any service of another kind.
  */
-export const UNSERVED_PARAMS = new Set<string>()
+export const UNSERVED_PARAMS = new Set<string>([
+  // getIngressDeploymentStatus's `/{serviceType}/{serviceId}/…`: a kind word, not a resource of a world (test/ingress-deployment-status.test.ts covers it).
+  'serviceType',
+])
 
 export const PARAM_KIND: Record<string, Kind> = {
   organizationId: 'organization',
@@ -288,6 +293,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   environmentVariableId: 'variable',
   secretId: 'secret',
   applicationId: 'application',
+  // An application removed from a database (removeApplicationFromDatabase).
+  targetApplicationId: 'application',
   containerId: 'container',
   containerRegistryId: 'containerRegistry',
   jobId: 'job',
@@ -1279,6 +1286,7 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /environment/{environmentId}/checkDockerfile': (w) => ({ git_repository: checkRepository(w), dockerfile_path: 'Dockerfile' }),
   'POST /environment/{environmentId}/checkGitFile': (w) => ({ git_repository: checkRepository(w), files: ['README.md'] }),
   'POST /environment/{environmentId}/checkHelmRepository': (w) => ({ git_repository: checkRepository(w) }),
+  'POST /environment/{environmentId}/helmDefaultValues': (w) => ({ source: { git_repository: checkRepository(w) } }),
   'POST /environment/{environmentId}/checkContainerImage': (w) => ({ registry_id: w.ids.containerRegistry, image_name: 'app', tag: '1' }),
   'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}': () => helmRepositoryBody(),
   'POST /database/{databaseId}/backup': () => ({ name: uniqueName('backup'), message: 'base' }),

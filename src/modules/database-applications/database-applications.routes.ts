@@ -47,7 +47,7 @@ export function databaseApplicationsRoutes({ service, applicationAnswer }: Datab
           summary: 'Remove an application from this database',
           description:
             `${LINK_RULE} Needs the WRITE role. Deletes the application's aliases and overrides of the database's built-in variables ` +
-            '(its next deployment no longer has them); 404 when it has none.',
+            '(its next deployment no longer has them); an application without any already does not use it (204, nothing changed).',
           tags,
           params: Type.Object({ databaseId: Uuid, targetApplicationId: Uuid }),
         },

@@ -1,7 +1,6 @@
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
-import { notFound } from '#src/platform/http/errors.ts'
 
 // The applications that use a database (docs/databases.md, "Applications using a database"). Every
 // service of an environment sees its databases' built-in variables (QOVERY_<TYPE>_Z<id>_…); an
@@ -41,12 +40,11 @@ export function createDatabaseApplicationsService(deps: DatabaseApplicationsDeps
       return applications
     },
 
-    /** Deletes the application's aliases and overrides of the database's built-ins; 404 when it has none. */
+    /** Deletes the application's aliases and overrides of the database's built-ins; one without any already does not use it. */
     async remove(principal: Principal, databaseId: string, applicationId: string): Promise<void> {
       const database = await deps.requireDatabase(principal, databaseId, 'READ')
       const application = await deps.requireApplication(principal, applicationId, 'WRITE')
       const links = (await linksOf(database)).filter((link) => link.serviceId === application.id)
-      if (links.length === 0) throw notFound('application using this database')
       await deps.deleteLinks(links.map((link) => link.id))
     },
   }

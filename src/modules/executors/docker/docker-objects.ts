@@ -135,6 +135,16 @@ export function serviceContainers(docker: Docker, serviceId: string): Promise<Do
   return docker.listContainers({ all: true, filters: { label: [`${LABELS.service}=${serviceId}`] } })
 }
 
+/** Stops a container at once (a run killed at its deadline), keeping it; one stopped or gone is fine. */
+export async function stopContainer(docker: Docker, id: string): Promise<void> {
+  try {
+    await docker.getContainer(id).stop({ t: 0 })
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode
+    if (status !== 304 && status !== 404) throw error
+  }
+}
+
 /** Stops (with `graceSeconds`) and removes a container; one already gone is fine. */
 export async function removeContainer(docker: Docker, id: string, graceSeconds = 10): Promise<void> {
   const container = docker.getContainer(id)
