@@ -145,6 +145,8 @@ export type Kind =
   | 'projectDeploymentRule'
   | 'alertReceiver'
   | 'alertRule'
+  | 'onPremiseCredentials'
+  | 'policyApiToken'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -193,6 +195,8 @@ export const KINDS: Kind[] = [
   'projectDeploymentRule',
   'alertReceiver',
   'alertRule',
+  'onPremiseCredentials',
+  'policyApiToken',
 ]
 
 /**
@@ -310,6 +314,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   deploymentRuleId: 'environment',
   alertReceiverId: 'alertReceiver',
   alertRuleId: 'alertRule',
+  credentialsId: 'onPremiseCredentials',
+  policyApiTokenId: 'policyApiToken',
   // The world's GITOPS_APP service, which getArgoCdApp names too.
   gitopsappId: 'gitopsApp',
   argocdAppId: 'gitopsApp',
@@ -663,6 +669,8 @@ export async function createWorld(app: FastifyInstance, db: Db, github: FakeProv
       invitation: await created(`/organization/${organization.id}/inviteMember`, invitationBody()),
       customRole: await created(`/organization/${organization.id}/customRole`, { name: uniqueName('role') }),
       projectDeploymentRule: await created(`/project/${project.id}/deploymentRule`, projectDeploymentRuleBody(environment.clusterId)),
+      onPremiseCredentials: await created(`/organization/${organization.id}/onPremise/credentials`, { name: uniqueName('rack') }),
+      policyApiToken: await created(`/organization/${organization.id}/policyApiToken`, { name: uniqueName('agent'), opa_policy: 'allow := true' }),
       organization: organization.id,
       project: project.id,
       environment: environment.id,
@@ -1160,6 +1168,11 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'PUT /application/{applicationId}/network': () => ({ sticky_session: true }),
   'PUT /container/{containerId}/network': () => ({ sticky_session: true }),
   'PUT /account': () => ({ communication_email: 'sweep@example.com' }),
+  // Issue 48: on-premise credentials, clusters' DNS provider, policy API tokens.
+  'POST /organization/{organizationId}/onPremise/credentials': () => ({ name: uniqueName('rack') }),
+  'PUT /organization/{organizationId}/onPremise/credentials/{credentialsId}': () => ({ name: uniqueName('rack') }),
+  'PUT /cluster/{clusterId}/dnsProvider': () => ({ dns_provider: { provider: 'QOVERY', domain: 'sweep.example.com' } }),
+  'POST /organization/{organizationId}/policyApiToken': () => ({ name: uniqueName('agent'), opa_policy: 'allow if input.method == "GET"' }),
 }
 
 const unreachableRepository = () => ({ url: 'https://git.invalid/acme/infra', branch: 'main' })
@@ -1191,6 +1204,10 @@ export const BASE_QUERIES: Record<string, [string, string][]> = {
   'GET /cluster/{clusterId}/events': [
     ['from_date_time', '2026-01-01T00:00:00Z'],
     ['to_date_time', '2026-01-02T00:00:00Z'],
+  ],
+  'GET /cluster/{clusterId}/logs': [
+    ['endpoint', 'query_range'],
+    ['query', encodeURIComponent('{component="cluster"}')],
   ],
 }
 
