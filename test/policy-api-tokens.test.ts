@@ -99,6 +99,7 @@ allow if input.operation_id == "createProject"
       ['deny := true', /line 1/],
       ['allow if {\n  input.method == "GET"\n', /not closed/],
       ['default allow := false', /must define an `allow` rule/],
+      [`allow if input.path == "${' '.repeat(2000)}"`, /line 1: longer than 1000 characters/],
     ] as const) {
       const res = await call('POST', base, tokens.admin.authorization, { name: `p${Math.random()}`, opa_policy: policy })
       assert.equal(res.statusCode, 400, `${policy}: ${res.body}`)

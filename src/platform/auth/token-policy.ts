@@ -144,7 +144,12 @@ function braceBalance(line: string): number {
 
 const closes = (line: string) => line.endsWith('}') && braceBalance(line) < 0
 
+/** The longest line read: the expression patterns backtrack in the square of a line's length. */
+const MAX_LINE = 1000
+
 function parse(text: string): Policy {
+  const long = text.split('\n').findIndex((raw) => raw.length > MAX_LINE)
+  if (long >= 0) throw new PolicyError(`line ${long + 1}: longer than ${MAX_LINE} characters`)
   const lines = text.split('\n').map((raw) => raw.replace(/(^|\s)#.*$/, '').trim())
   const policy: Policy = { defaultAllow: false, rules: [] }
   let body: { exprs: Expr[]; start: number } | undefined
