@@ -9,6 +9,7 @@ import type { Config } from './config.ts'
 import { kubernetesServiceOutput } from './executor-connections.ts'
 import { alertingModule } from './modules/alerting/alerting.module.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
+import { policyApiTokensRoutes } from './modules/api-tokens/policy-api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { argoCdRoutes } from './modules/argocd/argocd.routes.ts'
 import { auditRoutes } from './modules/audit/audit.routes.ts'
@@ -400,6 +401,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(membersRoutes(services.members))
     await api.register(usersRoutes(services.users))
     await api.register(apiTokensRoutes(apiTokens, rateLimits.mintAdmission))
+    await api.register(policyApiTokensRoutes(apiTokens, organizations, rateLimits.mintAdmission))
     await api.register(projectsRoutes(projects))
     await api.register(environmentsRoutes(environments, services.deployments.deleteEnvironment))
     await api.register(gitTokensRoutes(gitTokens))

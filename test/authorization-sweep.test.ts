@@ -104,6 +104,12 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'POST /cluster/{clusterId}/argoCdConfig/check': 'ADMIN',
   'POST /organization/{organizationId}/argoCdDestinationClusterMapping': 'ADMIN',
   'DELETE /organization/{organizationId}/argoCdDestinationClusterMapping': 'ADMIN',
+  // Policy API tokens may grant the organization's ADMIN: only its ADMINs manage and read them (the reference: owner or admin).
+  'GET /organization/{organizationId}/policyApiToken': 'ADMIN',
+  'POST /organization/{organizationId}/policyApiToken': 'ADMIN',
+  'DELETE /organization/{organizationId}/policyApiToken/{policyApiTokenId}': 'ADMIN',
+  // The kubeconfig's token is a credential to the cluster, as the kubeconfig is (getClusterKubeconfig).
+  'GET /cluster/{clusterId}/token': 'ADMIN',
 }
 
 /**

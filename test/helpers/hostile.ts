@@ -145,6 +145,8 @@ export type Kind =
   | 'projectDeploymentRule'
   | 'alertReceiver'
   | 'alertRule'
+  | 'onPremiseCredentials'
+  | 'policyApiToken'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -193,6 +195,8 @@ export const KINDS: Kind[] = [
   'projectDeploymentRule',
   'alertReceiver',
   'alertRule',
+  'onPremiseCredentials',
+  'policyApiToken',
 ]
 
 /**
@@ -317,6 +321,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   deploymentRuleId: 'environment',
   alertReceiverId: 'alertReceiver',
   alertRuleId: 'alertRule',
+  credentialsId: 'onPremiseCredentials',
+  policyApiTokenId: 'policyApiToken',
   // The world's GITOPS_APP service, which getArgoCdApp names too.
   gitopsappId: 'gitopsApp',
   argocdAppId: 'gitopsApp',
@@ -602,6 +608,8 @@ const MADE_FROM: Record<Kind, Kind[]> = {
   projectDeploymentRule: ['environment'],
   alertReceiver: [],
   alertRule: ['cluster', 'container', 'alertReceiver'],
+  onPremiseCredentials: [],
+  policyApiToken: [],
   gitopsApp: ['project', 'cluster', 'environment'],
 }
 
@@ -872,6 +880,8 @@ async function makeInto(app: FastifyInstance, db: Db, github: FakeProvider, worl
     annotationsGroup: () => created(`${organizationUrl}/annotationsGroups`, annotationsGroupBody()),
     invitation: () => created(`${organizationUrl}/inviteMember`, invitationBody()),
     customRole: () => created(`${organizationUrl}/customRole`, { name: uniqueName('role') }),
+    onPremiseCredentials: () => created(`${organizationUrl}/onPremise/credentials`, { name: uniqueName('rack') }),
+    policyApiToken: () => created(`${organizationUrl}/policyApiToken`, { name: uniqueName('agent'), opa_policy: 'allow := true' }),
     projectDeploymentRule: async () => {
       const [projectId] = await Promise.all([id('project'), id('environment')])
       return created(`/project/${projectId}/deploymentRule`, projectDeploymentRuleBody(world.clusterOfEnvironment))
@@ -944,6 +954,8 @@ const KIND_TABLES: Record<Exclude<Kind, 'user'>, string> = {
   projectDeploymentRule: 'project_deployment_rules',
   alertReceiver: 'alert_receivers',
   alertRule: 'alert_rules',
+  onPremiseCredentials: 'on_premise_credentials',
+  policyApiToken: 'api_tokens',
 }
 
 /** The kinds of the world whose resource is gone (the member: its membership), with the ADMIN token as `admin`. */
@@ -1404,12 +1416,21 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'PUT /application/{applicationId}/network': () => ({ sticky_session: true }),
   'PUT /container/{containerId}/network': () => ({ sticky_session: true }),
   'PUT /account': () => ({ communication_email: 'sweep@example.com' }),
+  // Issue 48: on-premise credentials, clusters' DNS provider, policy API tokens.
+  'POST /organization/{organizationId}/onPremise/credentials': () => ({ name: uniqueName('rack') }),
+  'PUT /organization/{organizationId}/onPremise/credentials/{credentialsId}': () => ({ name: uniqueName('rack') }),
+  'PUT /cluster/{clusterId}/dnsProvider': () => ({ dns_provider: { provider: 'QOVERY', domain: 'sweep.example.com' } }),
+  'POST /organization/{organizationId}/policyApiToken': () => ({ name: uniqueName('agent'), opa_policy: 'allow if input.method == "GET"' }),
 }
 
 const unreachableRepository = () => ({ url: 'https://git.invalid/acme/infra', branch: 'main' })
 
 /** The query of operations that need one; `@kind` stands for the world's resource of that kind (`@gitToken`: its git token). */
 export const BASE_QUERIES: Record<string, [string, string][]> = {
+  'GET /cluster/{clusterId}/logs': [
+    ['endpoint', 'query_range'],
+    ['query', encodeURIComponent('{component="cluster"}')],
+  ],
   'GET /cluster/{clusterId}/metrics': [
     ['endpoint', 'api/v1/query'],
     ['query', 'up'],
