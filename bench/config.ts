@@ -93,7 +93,8 @@ const DEFAULTS = {
 }
 
 const LOAD_SETTINGS = ['warmupS', 'durationS', 'connections'] as const
-const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) => Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>
+const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) =>
+  Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>
 
 export function loadBenchConfig(): BenchConfig {
   const quick = ['1', 'true'].includes(process.env.BERTH_BENCH_QUICK ?? '')
