@@ -20,7 +20,7 @@ import { measureFreshness } from './freshness.ts'
 import { fetchOnce, type LoadResult, measure, probe, type Target, warm } from './load.ts'
 import { describeMachine, describeSource, loadAverage } from './machine.ts'
 import { measureMetricsExporter } from './metrics-exporter.ts'
-import { type BenchResults, type BerthRun, type ScenarioResult, targetSummary, targetsOf, writeResults } from './report.ts'
+import { type BenchResults, type BerthRun, formattedJson, type ScenarioResult, targetSummary, targetsOf, writeResults } from './report.ts'
 import {
   authOnlyTargets,
   type BerthScenario,
@@ -247,7 +247,7 @@ async function main(): Promise<void> {
     const dir = config.quick ? path.join(workDir, 'results') : path.join(repoRoot, 'bench', 'results')
     mkdirSync(dir, { recursive: true })
     const file = path.join(dir, 'metrics-exporter.json')
-    writeFileSync(file, `${JSON.stringify({ startedAt: startedAt.toISOString(), machine, source, result }, null, 2)}\n`)
+    writeFileSync(file, formattedJson({ startedAt: startedAt.toISOString(), machine, source, result }))
     process.stdout.write(`\n${exporterNote(result)}\n`)
     log(`written to ${file}`)
     return
