@@ -163,7 +163,12 @@ describe("the console's Metrics tab and Alerts page (issue 46)", () => {
     // The last week: the same charts, read again with an hour a point.
     ranges.length = 0
     await page.getByRole('button', { name: 'Last week' }).click()
-    await page.waitForFunction(() => document.querySelector('[data-range=week]')?.getAttribute('aria-pressed') === 'true')
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(name: string): string | null } | null } }).document
+          .querySelector('[data-range=week]')
+          ?.getAttribute('aria-pressed') === 'true',
+    )
     const deadline = Date.now() + 30_000
     while (ranges.filter((params) => params.get('step') === '3600').length < 5 && Date.now() < deadline) await page.waitForTimeout(200)
     const week = ranges.filter((params) => params.get('step') === '3600')
