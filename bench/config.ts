@@ -111,7 +111,8 @@ function onlyOf(raw: string | undefined): BenchOnly | undefined {
   return only
 }
 const LOAD_SETTINGS = ['warmupS', 'durationS', 'connections'] as const
-const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) => Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>
+const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) =>
+  Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>
 
 export function loadBenchConfig(): BenchConfig {
   const quick = ['1', 'true'].includes(process.env.BERTH_BENCH_QUICK ?? '')

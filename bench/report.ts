@@ -362,15 +362,16 @@ export function markdown(results: BenchResults): string {
 }
 
 /** Writes latest.json and latest.md under `dir`; returns the Markdown. */
+/** JSON as the repository's formatter (biome) writes it: short lists of numbers on one line. */
+export function formattedJson(value: unknown): string {
+  const json = JSON.stringify(value, null, 2)
+  return `${json.replace(/\[\n\s+(-?[\d.]+(?:,\n\s+-?[\d.]+)*)\n\s+\]/g, (_m, list: string) => `[${list.split(/,\n\s+/).join(', ')}]`)}\n`
+}
+
 export function writeResults(dir: string, results: BenchResults): string {
   mkdirSync(dir, { recursive: true })
   const text = markdown(results)
-  const json = JSON.stringify({ ...results, ratios: ratiosOf(results), targets: targetsOf(results) }, null, 2)
-  // Short lists of numbers on one line, as the repository's formatter (biome) writes them.
-  writeFileSync(
-    path.join(dir, 'latest.json'),
-    `${json.replace(/\[\n\s+(-?[\d.]+(?:,\n\s+-?[\d.]+)*)\n\s+\]/g, (_m, list: string) => `[${list.split(/,\n\s+/).join(', ')}]`)}\n`,
-  )
+  writeFileSync(path.join(dir, 'latest.json'), formattedJson({ ...results, ratios: ratiosOf(results), targets: targetsOf(results) }))
   writeFileSync(path.join(dir, 'latest.md'), text)
   return text
 }

@@ -25,6 +25,7 @@ import {
   type BenchResults,
   type BerthRun,
   type ScaleRun,
+  formattedJson,
   type ScenarioResult,
   scaleMarkdown,
   scaleTargets,
@@ -328,7 +329,7 @@ async function main(): Promise<void> {
     const dir = config.quick ? path.join(workDir, 'results') : path.join(repoRoot, 'bench', 'results')
     mkdirSync(dir, { recursive: true })
     const file = path.join(dir, 'metrics-exporter.json')
-    writeFileSync(file, `${JSON.stringify({ startedAt: startedAt.toISOString(), machine, source, result }, null, 2)}\n`)
+    writeFileSync(file, formattedJson({ startedAt: startedAt.toISOString(), machine, source, result }))
     process.stdout.write(`\n${exporterNote(result)}\n`)
     log(`written to ${file}`)
     return

@@ -225,7 +225,7 @@ describeWithEachHelm('alert rules of a service on Kubernetes (the chart Berth sh
       assert.equal(object.metadata.labels['berth.environment-id'], w.environment.id)
     }
 
-    const [prometheusRule] = byKind('PrometheusRule')
+    const prometheusRule = byKind('PrometheusRule')[0]!
     assert.equal(prometheusRule.apiVersion, 'monitoring.coreos.com/v1')
     const [series, alerts] = prometheusRule.spec.groups
     assert.equal(alerts.rules.length, 1, 'the disabled rule is not rendered')
@@ -269,7 +269,7 @@ describeWithEachHelm('alert rules of a service on Kubernetes (the chart Berth sh
         organization_id: w.organization.id,
       })
 
-    const [config] = byKind('AlertmanagerConfig')
+    const config = byKind('AlertmanagerConfig')[0]!
     assert.equal(config.apiVersion, 'monitoring.coreos.com/v1alpha1')
     assert.equal(config.spec.route.receiver, 'berth-none')
     assert.deepEqual(config.spec.route.groupBy, ['berth_rule_id'])
@@ -297,7 +297,7 @@ describeWithEachHelm('alert rules of a service on Kubernetes (the chart Berth sh
       },
     )
     assert.ok(!JSON.stringify(config).includes(HOOK_URL) && !JSON.stringify(config).includes(SMTP_PASSWORD), 'no secret inline')
-    const secret = byKind('Secret').find((s) => s.metadata.name === secretName)
+    const secret = byKind('Secret').find((s) => s.metadata.name === secretName)!
     assert.deepEqual(secret.stringData, { [receivers.slack]: HOOK_URL, [receivers.email]: SMTP_PASSWORD })
 
     // A cluster without the operator's kinds gets none of it (the workload still deploys).
