@@ -232,9 +232,9 @@ export function scaleTargets(scale: ScaleRun): TargetCheck[] {
       scale.server.peakRssBytes !== null && scale.server.peakRssBytes < 300 * 2 ** 20,
     ),
     check(
-      `12. history first page with ${n} services ≥ 0.85× its req/s on the empty host`,
-      `${scale.history.ratio}× (${scale.history.loaded.requestsPerSec} against ${scale.history.empty.requestsPerSec} req/s)`,
-      scale.history.ratio >= 0.85,
+      `12. history first page with ${n} services ≥ 0.85× its req/s on the empty host (each over /healthz's, in alternating rounds)`,
+      `${scale.history.normalisedRatio}× (${scale.history.overHealthz.loaded} against ${scale.history.overHealthz.empty} of /healthz; raw ${scale.history.ratio}×: ${scale.history.loaded.requestsPerSec} against ${scale.history.empty.requestsPerSec} req/s)`,
+      scale.history.normalisedRatio >= 0.85,
     ),
     check(
       `12. every one of the ${n} services answers at its HTTPS address through the front door`,
@@ -275,7 +275,7 @@ export function scaleMarkdown(scale: ScaleRun, context?: { machine: Machine; sou
     `| front door: one change (route table read / Caddy load, medians of 5) | ${f.readRoutesMedianMs} / ${f.loadMedianMs} ms |`,
     `| berth serve CPU | ${scale.server.cpuSeconds} s (${scale.server.cpuPercent} % of a core over ${scale.server.wallSeconds} s) |`,
     `| berth serve RSS: idle / after deploying all / peak | ${mb(scale.server.idleRssBytes)} / ${mb(scale.server.rssAfterDeployBytes)} / ${mb(scale.server.peakRssBytes)} |`,
-    `| history first page: empty host / ${scale.services} services | ${scale.history.empty.requestsPerSec} / ${scale.history.loaded.requestsPerSec} req/s (${scale.history.ratio}×), p50 ${scale.history.empty.latencyMs.p50} / ${scale.history.loaded.latencyMs.p50} ms |`,
+    `| history first page: empty host / ${scale.services} services | ${scale.history.empty.requestsPerSec} / ${scale.history.loaded.requestsPerSec} req/s (${scale.history.ratio}×; over /healthz ${scale.history.overHealthz.empty} / ${scale.history.overHealthz.loaded}, ${scale.history.normalisedRatio}×), p50 ${scale.history.empty.latencyMs.p50} / ${scale.history.loaded.latencyMs.p50} ms |`,
     `| answering at their HTTPS address | ${scale.answers.ok} of ${scale.answers.checked} |`,
   )
   return lines.join('\n')

@@ -302,7 +302,12 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${text}\n`)
     if (!config.quick && 'services' in scale) {
       const file = path.join(repoRoot, 'bench', 'results', `scale-${scale.services}.json`)
-      writeFileSync(file, `${JSON.stringify({ machine, source, scale }, null, 2)}\n`)
+      const json = JSON.stringify({ machine, source, scale }, null, 2)
+      // Short lists of numbers on one line, as the repository's formatter (biome) writes them.
+      writeFileSync(
+        file,
+        `${json.replace(/\[\n\s+(-?[\d.]+(?:,\n\s+-?[\d.]+)*)\n\s+\]/g, (_m, list: string) => `[${list.split(/,\n\s+/).join(', ')}]`)}\n`,
+      )
       log(`written to ${file}`)
     }
     const targets = scaleTargets(scale)
