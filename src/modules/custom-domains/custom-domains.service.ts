@@ -125,8 +125,8 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
   const withCertificate =
     (service: ServiceRecord) =>
     async (domain: CustomDomainRecord): Promise<CustomDomainRecord> => {
-      // The front door serves containers and applications; a helm chart brings its own ingress.
-      if (!deps.certificateOf || (service.kind !== 'CONTAINER' && service.kind !== 'APPLICATION')) return domain
+      // The front door serves the kinds with custom domains but helm, whose chart brings its own ingress.
+      if (!deps.certificateOf || service.kind === 'HELM') return domain
       const routed = domain.verifiedAt !== null && domain.checkStatus !== null && PASSING_CHECKS.includes(domain.checkStatus as CheckedStatus)
       const certificate = routed ? await deps.certificateOf(domain.domain) : { state: 'NOT_SERVED' as const, issuer: null, expiresAt: null }
       return { ...domain, certificate }

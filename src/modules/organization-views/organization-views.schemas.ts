@@ -5,6 +5,7 @@ import { SERVICE_TYPES } from '#src/platform/deployment-states.ts'
 import { EnvironmentStatus } from '#src/platform/deployment-status.schemas.ts'
 import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import { GIT_TOKEN_ASSOCIATED_SERVICE_TYPES } from '#src/platform/service-types.ts'
 
 const Mode = Enum(MODES, 'EnvironmentModeEnum')
 
@@ -122,7 +123,7 @@ const associatedServices = (serviceType: ReturnType<typeof Enum>, title: string)
   )
 
 export const GitTokenAssociatedServicesList = associatedServices(
-  Enum(['APPLICATION', 'CRON', 'LIFECYCLE', 'HELM', 'IAC'], 'GitTokenAssociatedServiceType'),
+  Enum(GIT_TOKEN_ASSOCIATED_SERVICE_TYPES, 'GitTokenAssociatedServiceType'),
   'GitTokenAssociatedServicesResponseList',
 )
 
