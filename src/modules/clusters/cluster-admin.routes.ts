@@ -141,7 +141,7 @@ export function clusterAdminRoutes(admin: ClusterAdminService): FastifyPluginAsy
           operationId: 'upgradeCluster',
           summary: 'Upgrade a cluster',
           description:
-            "WRITE role. Locks the cluster while it asks its engine its version (a Kubernetes cluster's API server, recorded in the status; the Docker engine's), records each step in the cluster's logs, then unlocks it. A locked cluster is refused (409), and so is an engine that does not answer. Berth upgrades no control plane.",
+            "WRITE role. Asks the cluster's engine its version (a Kubernetes cluster's API server, recorded in the status; the Docker engine's) and records the steps in the cluster's logs. A locked cluster is refused (409), and so is an engine that does not answer; a refused upgrade changes nothing. Berth upgrades no control plane.",
           tags,
           params: ClusterIdParams,
           response: { 201: ClusterStatusResponse },

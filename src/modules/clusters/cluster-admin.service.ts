@@ -28,8 +28,6 @@ interface Deps {
   appsDomain?: string | undefined
   /** Berth's own Caddy's log (the front door of Docker clusters), when Berth runs it. */
   frontDoorLogFile?: string | undefined
-  /** How long an upgrade's lock holds at most, should the process stop during it. */
-  upgradeLockMs?: number
 }
 
 export type DnsProviderKind = ClusterDnsProvidersTable['provider']
@@ -98,17 +96,7 @@ function jwtExpiry(token: string): Date | undefined {
 
 const lokiLine = (line: ClusterLogLine) => `${line.type} ${line.step}: ${line.message}${line.errorTag ? ` (${line.errorTag})` : ''}`
 
-export function createClusterAdminService({
-  db,
-  operations,
-  logs,
-  engines,
-  secrets,
-  actorName,
-  appsDomain,
-  frontDoorLogFile,
-  upgradeLockMs = 10 * 60_000,
-}: Deps) {
+export function createClusterAdminService({ db, operations, logs, engines, secrets, actorName, appsDomain, frontDoorLogFile }: Deps) {
   const inOrganization = async (principal: Principal, organizationId: string, clusterId: string, role: 'READ' | 'WRITE' | 'ADMIN') => {
     const cluster = await operations.requireCluster(principal, clusterId, role)
     if (cluster.organizationId !== organizationId) throw notFound('cluster')
@@ -273,79 +261,59 @@ export function createClusterAdminService({
     },
 
     /**
-     * WRITE; asks the cluster's engine its version and records it, holding a lock on the cluster
-     * meanwhile (no deployment is queued on it); a locked cluster is refused (409). Berth upgrades
-     * no control plane: the versions are the engine's.
+     * WRITE; asks the cluster's engine its version and records it, with the steps in the cluster's
+     * logs; a locked cluster is refused (409), and so is an engine that does not answer. Berth
+     * upgrades no control plane: the versions are the engine's.
      */
     async upgrade(principal: Principal, clusterId: string): Promise<ClusterRow> {
       const cluster = await operations.requireCluster(principal, clusterId, 'WRITE')
       const engine = operations.engineOf(cluster)
       if (engine.kind === 'KUBERNETES' && !engine.kubeconfig)
         throw new AppError('bad_request', 'the cluster has no kubeconfig: set one (editClusterKubeconfig) before upgrading it')
-      const owner = await actorName(principal)
-      const lockedAt = new Date()
-      const lock = {
-        clusterId: cluster.id,
-        organizationId: cluster.organizationId,
-        reason: 'cluster upgrade in progress',
-        ttlInDays: null,
-        ownerName: owner,
-        lockedAt,
-        expiresAt: new Date(lockedAt.getTime() + upgradeLockMs),
-      }
-      // Taken in one statement with the check: a live lock stays (409), a lock whose time ran out is replaced.
-      const taken = await db
-        .insertInto('clusterLocks')
-        .values(lock)
-        .onConflict((oc) =>
-          oc.column('clusterId').doUpdateSet(lock).where(sql<boolean>`cluster_locks.expires_at is not null and cluster_locks.expires_at <= now()`),
-        )
-        .returning('clusterId')
+      // A refused upgrade changes nothing: the lock is read, the engine asked, and only then is anything written.
+      const locked = await db
+        .selectFrom('clusterLocks')
+        .select('clusterId')
+        .where('clusterId', '=', cluster.id)
+        .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', new Date())]))
         .executeTakeFirst()
-      if (!taken)
+      if (locked)
         throw new AppError('conflict', `the cluster "${cluster.name}" is locked: unlock it (DELETE /cluster/${cluster.id}/lock) before upgrading it`)
+      const owner = await actorName(principal)
+      let message: string
+      let versions: { kubernetesVersion: string; kubectlVersion: string | null } | undefined
       try {
-        await logs.record(cluster, {
-          type: 'info',
-          step: 'UnderMigration',
-          message: `upgrade asked by ${owner}: asking the ${engine.kind.toLowerCase()} engine its version`,
-        })
-        let message: string
-        try {
-          if (engine.kind === 'KUBERNETES') {
-            const answer = JSON.parse(await engines.kubectl(engine.kubeconfig as string, ['version', '--output', 'json'])) as {
-              serverVersion?: { gitVersion?: string }
-              clientVersion?: { gitVersion?: string }
-            }
-            const server = answer.serverVersion?.gitVersion
-            if (!server) throw new Error('the API server did not give its version')
-            await db
-              .updateTable('clusters')
-              .set({ kubernetesVersion: server, kubectlVersion: answer.clientVersion?.gitVersion ?? null, versionsSeenAt: new Date() })
-              .where('id', '=', cluster.id)
-              .execute()
-            message = `the API server runs Kubernetes ${server}; Berth upgrades no control plane: upgrade it with its provider, Berth's releases follow`
-          } else if (engine.kind === 'DOCKER') {
-            const version = (await engines.timed((await engines.docker()).version())) as { Version?: string; ApiVersion?: string }
-            message = `the Docker engine runs ${version.Version ?? 'an unknown version'} (API ${version.ApiVersion ?? '?'}); Berth upgrades no engine`
-          } else message = "the simulator runs with Berth: it is Berth's version"
-        } catch (error) {
-          const reason = (error as Error).message.split('\n')[0] ?? ''
-          await logs.record(cluster, { type: 'error', step: 'CreateError', message: `upgrade failed: ${reason}`, errorTag: 'ENGINE_UNREACHABLE' })
-          throw new AppError('conflict', `the cluster's engine did not answer: ${reason}`)
-        }
-        await logs.record(cluster, { type: 'info', step: 'Created', message })
-        const row = await db.selectFrom('clusters').selectAll().where('id', '=', cluster.id).executeTakeFirst()
-        if (!row) throw notFound('cluster')
-        return row
-      } finally {
-        await db
-          .deleteFrom('clusterLocks')
-          .where('clusterId', '=', cluster.id)
-          .where('lockedAt', '=', lockedAt)
-          .where('ownerName', '=', owner)
-          .execute()
+        if (engine.kind === 'KUBERNETES') {
+          const answer = JSON.parse(await engines.kubectl(engine.kubeconfig as string, ['version', '--output', 'json'])) as {
+            serverVersion?: { gitVersion?: string }
+            clientVersion?: { gitVersion?: string }
+          }
+          const server = answer.serverVersion?.gitVersion
+          if (!server) throw new Error('the API server did not give its version')
+          versions = { kubernetesVersion: server, kubectlVersion: answer.clientVersion?.gitVersion ?? null }
+          message = `the API server runs Kubernetes ${server}; Berth upgrades no control plane: upgrade it with its provider, Berth's releases follow`
+        } else if (engine.kind === 'DOCKER') {
+          const version = (await engines.timed((await engines.docker()).version())) as { Version?: string; ApiVersion?: string }
+          message = `the Docker engine runs ${version.Version ?? 'an unknown version'} (API ${version.ApiVersion ?? '?'}); Berth upgrades no engine`
+        } else message = "the simulator runs with Berth: it is Berth's version"
+      } catch (error) {
+        throw new AppError('conflict', `the cluster's engine did not answer: ${(error as Error).message.split('\n')[0] ?? ''}`)
       }
+      await logs.record(cluster, {
+        type: 'info',
+        step: 'UnderMigration',
+        message: `upgrade asked by ${owner}: the ${engine.kind.toLowerCase()} engine was asked its version`,
+      })
+      if (versions)
+        await db
+          .updateTable('clusters')
+          .set({ ...versions, versionsSeenAt: new Date() })
+          .where('id', '=', cluster.id)
+          .execute()
+      await logs.record(cluster, { type: 'info', step: 'Created', message })
+      const row = await db.selectFrom('clusters').selectAll().where('id', '=', cluster.id).executeTakeFirst()
+      if (!row) throw notFound('cluster')
+      return row
     },
 
     /** ADMIN; the bearer token of the stored kubeconfig's current user, as a Kubernetes ExecCredential. */
