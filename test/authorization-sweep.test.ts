@@ -27,6 +27,7 @@ import {
   injectStream,
   type Kind,
   kindsMadeFrom,
+  PATH_WORDS,
   paramKind,
   queryValue,
   type Rendered,
@@ -222,7 +223,9 @@ describe('authorization at every route of the OpenAPI document', () => {
 
   /** The world's id of each path parameter, overridden by `ids`. */
   function idsOf(world: World, route: Route, ids: Ids = {}): Record<string, string> {
-    return Object.fromEntries(route.pathParams.map((name) => [name, ids[name] ?? world.ids[paramKind(route.template, name) as Kind]]))
+    return Object.fromEntries(
+      route.pathParams.map((name) => [name, ids[name] ?? PATH_WORDS[name] ?? world.ids[paramKind(route.template, name) as Kind]]),
+    )
   }
 
   /** The route's URL with `params`; a query's `@kind` is `queryIds[kind]`, else the world's resource. */
@@ -370,11 +373,12 @@ describe('authorization at every route of the OpenAPI document', () => {
         assert.equal(res.json().code, 'forbidden')
       }
 
-      // A kind word in the path (getIngressDeploymentStatus's serviceType) has no other organization's value: its own test covers it.
-      if (route.pathParams.length > 0 && !route.pathParams.includes('serviceType')) {
-        // Everything in the path (and what the query names) another organization's, or random.
-        const theirs = Object.fromEntries(route.pathParams.map((name) => [name, other.ids[paramKind(route.template, name) as Kind]]))
-        const random = Object.fromEntries(route.pathParams.map((name) => [name, randomUUID()]))
+      if (route.pathParams.length > 0) {
+        // Everything in the path (and what the query names) another organization's, or random; a word (PATH_WORDS) stays.
+        const theirs = Object.fromEntries(
+          route.pathParams.map((name) => [name, PATH_WORDS[name] ?? other.ids[paramKind(route.template, name) as Kind]]),
+        )
+        const random = Object.fromEntries(route.pathParams.map((name) => [name, PATH_WORDS[name] ?? randomUUID()]))
         await expectIndistinguishable('another organization', route, world, theirs, random, theirQuery(route))
         // The caller's own organization, with another organization's resource under it. (Users
         // belong to no organization: any ADMIN may add any user by id.)

@@ -272,10 +272,14 @@ export const sameFamily = (a: Kind | undefined, b: Kind, param?: string) =>
  * applications and jobs): no resource of theirs can exist, so they are given the world's helm
  * service, which such a route answers 404 for, as for any service of another kind.
  */
-export const UNSERVED_PARAMS = new Set<string>([
-  // getIngressDeploymentStatus's `/{serviceType}/{serviceId}/…`: a kind word, not a resource of a world (test/ingress-deployment-status.test.ts covers it).
-  'serviceType',
-])
+export const UNSERVED_PARAMS = new Set<string>([])
+
+/**
+ * Path parameters that are words, not resources of a world, with the world's value: the kind in
+ * getIngressDeploymentStatus's `/{serviceType}/{serviceId}/…`, HELM, which names the world's helm
+ * service that `serviceId` takes. Their hostile values are the schema's enum's business (400).
+ */
+export const PATH_WORDS: Record<string, string> = { serviceType: 'HELM' }
 
 export const PARAM_KIND: Record<string, Kind> = {
   organizationId: 'organization',
@@ -1632,9 +1636,7 @@ export function render(request: HostileRequest, world: World, routes: Map<string
       const kind = paramKind(route.template, name)
       const text =
         'real' in param
-          ? kind
-            ? world.ids[kind]
-            : randomUUID()
+          ? (PATH_WORDS[name] ?? (kind ? world.ids[kind] : randomUUID()))
           : 'other' in param
             ? world.ids[param.other]
             : 'uuid' in param
