@@ -19,9 +19,6 @@ import { withClusterLockTables } from './modules/clusters/cluster-locks.tables.t
 import { createClusterOperationsService } from './modules/clusters/cluster-operations.service.ts'
 import { createClusterRecordsService } from './modules/clusters/cluster-records.service.ts'
 import { createClustersService } from './modules/clusters/clusters.service.ts'
-import { createContainerRegistriesRepository } from './modules/organization-credentials/container-registries/container-registries.repository.ts'
-import { createContainerRegistriesService } from './modules/organization-credentials/container-registries/container-registries.service.ts'
-import { createRegistryHttpApi } from './modules/organization-credentials/container-registries/registry-http-api.ts'
 import { createCustomDomainsRepository } from './modules/custom-domains/custom-domains.repository.ts'
 import { createCustomDomainsService } from './modules/custom-domains/custom-domains.service.ts'
 import { createCustomRolesRepository } from './modules/custom-roles/custom-roles.repository.ts'
@@ -59,19 +56,19 @@ import { createGitRepositoriesService } from './modules/git-providers/git-reposi
 import type { GitRepositoryItem } from './modules/git-providers/git-repositories.ts'
 import { createProviderHttp } from './modules/git-providers/provider-http.ts'
 import { createGitRepositoryFilesService } from './modules/git-repository-files/git-repository-files.service.ts'
-import { createGitTokensRepository } from './modules/organization-credentials/git-tokens/git-tokens.repository.ts'
-import { createGitTokensService } from './modules/organization-credentials/git-tokens/git-tokens.service.ts'
 import { createGitWebhooksRepository } from './modules/git-webhooks/git-webhooks.repository.ts'
 import { createGitWebhooksService } from './modules/git-webhooks/git-webhooks.service.ts'
-import { chartRepositoryAccess } from './modules/organization-credentials/helm-repositories/chart-repository-access.ts'
-import { createHelmRepositoriesRepository } from './modules/organization-credentials/helm-repositories/helm-repositories.repository.ts'
-import { createHelmRepositoriesService } from './modules/organization-credentials/helm-repositories/helm-repositories.service.ts'
 import { createInvitationsRepository } from './modules/invitations/invitations.repository.ts'
 import { createInvitationsService } from './modules/invitations/invitations.service.ts'
 import { createMembersRepository } from './modules/members/members.repository.ts'
 import { createMembersService } from './modules/members/members.service.ts'
 import { createMembershipsRepository } from './modules/memberships/memberships.repository.ts'
 import { createMembershipsService } from './modules/memberships/memberships.service.ts'
+import { createContainerRegistriesService } from './modules/organization-credentials/container-registries/container-registries.service.ts'
+import { createRegistryHttpApi } from './modules/organization-credentials/container-registries/registry-http-api.ts'
+import { createGitTokensService } from './modules/organization-credentials/git-tokens/git-tokens.service.ts'
+import { chartRepositoryAccess } from './modules/organization-credentials/helm-repositories/chart-repository-access.ts'
+import { createHelmRepositoriesService } from './modules/organization-credentials/helm-repositories/helm-repositories.service.ts'
 import { createOrganizationGroupsRepository } from './modules/organization-groups/organization-groups.repository.ts'
 import { createOrganizationGroupsService } from './modules/organization-groups/organization-groups.service.ts'
 import { createOrganizationViewsRepository } from './modules/organization-views/organization-views.repository.ts'
@@ -249,7 +246,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   const commitCache = createBranchCache<GitCommit | GitCommit[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
   const repositoryCache = createBranchCache<GitRepositoryItem[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
   const gitTokens = createGitTokensService({
-    repo: createGitTokensRepository(db),
+    db,
     organizations,
     secrets: options.secrets,
     gitApiUrlProblem: outbound.allowPrivateUrls ? undefined : gitApiUrlProblem,
@@ -285,7 +282,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     timeoutMs: git.timeoutMs,
   })
   const helmRepositories = createHelmRepositoriesService({
-    repo: createHelmRepositoriesRepository(db),
+    db,
     organizations,
     secrets: options.secrets,
     listLimit,
@@ -293,7 +290,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   // Registry URLs follow git tokens' address rules, under the same setting (BERTH_GIT_*).
   const registryHttp = createRegistryHttpApi({ allowPrivateUrls: outbound.allowPrivateUrls, timeoutMs: git.timeoutMs })
   const containerRegistries = createContainerRegistriesService({
-    repo: createContainerRegistriesRepository(db),
+    db,
     organizations,
     secrets: options.secrets,
     http: registryHttp,
