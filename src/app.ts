@@ -22,7 +22,6 @@ import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.r
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
-import { containerRegistriesRoutes } from './modules/organization-credentials/container-registries/container-registries.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
 import { customDomainsRoutes } from './modules/custom-domains/custom-domains.routes.ts'
 import { customRolesRoutes } from './modules/custom-roles/custom-roles.routes.ts'
@@ -49,13 +48,14 @@ import { probeCertificate } from './modules/front-door/certificate-probe.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitRepositoriesRoutes } from './modules/git-providers/git-repositories.routes.ts'
 import { gitRepositoryFilesRoutes } from './modules/git-repository-files/git-repository-files.routes.ts'
-import { gitTokensRoutes } from './modules/organization-credentials/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
-import { helmRepositoriesRoutes } from './modules/organization-credentials/helm-repositories/helm-repositories.routes.ts'
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
 import { membershipsRoutes } from './modules/memberships/memberships.routes.ts'
 import { registerMetrics } from './modules/metrics/metrics.routes.ts'
+import { containerRegistriesRoutes } from './modules/organization-credentials/container-registries/container-registries.routes.ts'
+import { gitTokensRoutes } from './modules/organization-credentials/git-tokens/git-tokens.routes.ts'
+import { helmRepositoriesRoutes } from './modules/organization-credentials/helm-repositories/helm-repositories.routes.ts'
 import { organizationGroupsRoutes } from './modules/organization-groups/organization-groups.routes.ts'
 import { organizationViewsRoutes } from './modules/organization-views/organization-views.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
@@ -467,7 +467,9 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
         },
       }),
     )
-    await api.register(helmChartsRoutes({ requireChartRepository: services.requireChartRepository, charts: services.chartIndex.charts }))
+    await api.register(
+      helmChartsRoutes({ requireChartRepository: services.helmRepositories.requireChartRepository, charts: services.chartIndex.charts }),
+    )
     await api.register(organizationViewsRoutes(services.organizationViews))
     await api.register(membershipsRoutes(services.memberships))
     await api.register(gitRepositoryFilesRoutes(services.gitRepositoryFiles))

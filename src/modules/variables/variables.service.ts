@@ -1,4 +1,5 @@
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
@@ -25,12 +26,7 @@ export interface VariablesDeps {
     environmentId: string,
     needed: Role,
   ): Promise<{ environment: { id: string; organizationId: string; projectId: string } }>
-  requireService(
-    principal: Principal,
-    serviceId: string,
-    needed: Role,
-    type?: ServiceScope,
-  ): Promise<{ service: { id: string; organizationId: string; environmentId: string; kind: string } }>
+  requireService: RequireService
 }
 
 /** A variable or secret as created. */

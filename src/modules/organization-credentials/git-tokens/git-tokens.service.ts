@@ -61,6 +61,9 @@ export function createGitTokensService({ db, secrets, gitApiUrlProblem, onGitTok
     /** For other modules, which have checked the caller's rights: the token, or undefined. */
     findGitToken: crud.find,
 
+    /** For other modules, which have checked the caller's rights: whether the organization has the token. */
+    hasGitToken: async (organizationId: string, gitTokenId: string) => (await crud.find(organizationId, gitTokenId)) !== undefined,
+
     /** For other modules, which have checked the caller's rights: the organization's tokens, without secrets. */
     listGitTokens: (organizationId: string) => repo.listUncounted(organizationId),
 

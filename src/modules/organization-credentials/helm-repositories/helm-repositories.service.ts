@@ -1,8 +1,11 @@
+import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import { AppError } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { type CredentialRow, createCredentialsRepository } from '../credentials.repository.ts'
 import { type CredentialsDeps, createCredentialsService } from '../credentials.service.ts'
 import { type StoredAddress, sealedConfig } from '../sealed-config.ts'
+import { chartRepositoryAccess } from './chart-repository-access.ts'
 import { HELM_CONFIG_FIELDS, helmRepositoryErrors, type PublicConfig, type SecretConfig } from './helm-repositories.rules.ts'
 import type { HelmRepositoryKind } from './helm-repositories.schemas.ts'
 
@@ -68,7 +71,32 @@ export function createHelmRepositoriesService({ db, secrets, ...deps }: Deps) {
     },
     deps,
   )
-  return { ...crud, findHelmRepository: crud.find }
+  const openChartRepository = chartRepositoryAccess(db, secrets)
+
+  /** The organization's helm repository as charts are read from it; undefined when it has no URL to read them from. */
+  async function chartRepositoryOf(organizationId: string, helmRepositoryId: string) {
+    const opened = await openChartRepository(organizationId, helmRepositoryId).catch(() => undefined)
+    if (!opened) return undefined
+    const username = typeof opened.username === 'string' ? opened.username : undefined
+    return { kind: opened.kind, url: opened.url, username, password: opened.password, skipTlsVerification: opened.skipTlsVerification }
+  }
+
+  return {
+    ...crud,
+
+    /** For other modules, which have checked the caller's rights: the repository, or undefined. */
+    findHelmRepository: crud.find,
+
+    chartRepositoryOf,
+
+    /** READ in the organization; the helm repository as charts are read from it (404 when it is not the organization's). */
+    async requireChartRepository(principal: Principal, organizationId: string, helmRepositoryId: string) {
+      await crud.get(principal, organizationId, helmRepositoryId)
+      const repository = await chartRepositoryOf(organizationId, helmRepositoryId)
+      if (!repository) throw new AppError('bad_request', 'the helm repository has no URL to read its charts from')
+      return repository
+    },
+  }
 }
 
 export type HelmRepositoriesService = ReturnType<typeof createHelmRepositoriesService>
