@@ -8,6 +8,12 @@ export interface BenchConfig {
    * written over bench/results/.
    */
   readonly quick: boolean
+  /**
+   * BENCH_ONLY=metricsExporter or BENCH_ONLY=scale: that scenario alone, on a small seed (the quick
+   * trial's sizes unless BENCH_* say otherwise), its result written to
+   * bench/results/metrics-exporter.json or bench/results/scale-<N>.json.
+   */
+  readonly only: BenchOnly | undefined
   /** The PostgreSQL server the throw-away database is created on. */
   readonly serverUrl: string
   readonly warmupS: number
@@ -34,6 +40,9 @@ export interface BenchConfig {
   /** Rounds of a PostgreSQL backup through Berth alternating with pg_dump by hand, and the rows of its table (bench/database-backup.ts). */
   readonly backupRounds: number
   readonly backupRows: number
+  /** Container services of the scale scenario (bench/scale.ts), ten an environment; and the rounds of its one-more deploy. */
+  readonly scaleServices: number
+  readonly scaleProbeRounds: number
   /** When set, every `berth serve` writes a CPU profile (node --cpu-prof) into this directory. */
   readonly cpuProfileDir: string | undefined
 }
@@ -66,6 +75,8 @@ const DEFAULTS = {
     backupRounds: 3,
     // About 200 MB in the database.
     backupRows: 1_000_000,
+    scaleServices: 200,
+    scaleProbeRounds: 3,
   },
   quick: {
     warmupS: 0.3,
@@ -84,12 +95,30 @@ const DEFAULTS = {
     dockerRounds: 2,
     backupRounds: 1,
     backupRows: 10_000,
+    scaleServices: 10,
+    scaleProbeRounds: 1,
   },
 }
 
+/** The scenarios BENCH_ONLY can run alone. */
+const ONLY = ['metricsExporter', 'scale'] as const
+export type BenchOnly = (typeof ONLY)[number]
+
+function onlyOf(raw: string | undefined): BenchOnly | undefined {
+  if (raw === undefined || raw === '') return undefined
+  const only = ONLY.find((name) => name === raw)
+  if (only === undefined) throw new Error(`BENCH_ONLY must be one of ${ONLY.join(', ')} (or unset), got "${raw}"`)
+  return only
+}
+const LOAD_SETTINGS = ['warmupS', 'durationS', 'connections'] as const
+const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) =>
+  Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>
+
 export function loadBenchConfig(): BenchConfig {
   const quick = ['1', 'true'].includes(process.env.BERTH_BENCH_QUICK ?? '')
-  const defaults = quick ? DEFAULTS.quick : DEFAULTS.full
+  const only = onlyOf(process.env.BENCH_ONLY)
+  // One scenario needs a database to stand on, not the big histories.
+  const defaults = quick ? DEFAULTS.quick : only ? { ...DEFAULTS.quick, ...pick(DEFAULTS.full, LOAD_SETTINGS) } : DEFAULTS.full
   const logLevels = (process.env.BENCH_LOG_LEVELS ?? defaults.logLevels)
     .split(',')
     .map((level) => level.trim())
@@ -97,6 +126,7 @@ export function loadBenchConfig(): BenchConfig {
   if (logLevels.length === 0) throw new Error('BENCH_LOG_LEVELS must name at least one log level')
   return Object.freeze({
     quick,
+    only,
     serverUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     warmupS: positive('BENCH_WARMUP_S', defaults.warmupS),
     serverWarmupS: positive('BENCH_SERVER_WARMUP_S', defaults.serverWarmupS),
@@ -114,6 +144,8 @@ export function loadBenchConfig(): BenchConfig {
     dockerRounds: Math.round(positive('BENCH_DOCKER_ROUNDS', defaults.dockerRounds)),
     backupRounds: Math.round(positive('BENCH_BACKUP_ROUNDS', defaults.backupRounds)),
     backupRows: Math.round(positive('BENCH_BACKUP_ROWS', defaults.backupRows)),
+    scaleServices: Math.round(positive('BENCH_SCALE_SERVICES', defaults.scaleServices)),
+    scaleProbeRounds: Math.round(positive('BENCH_SCALE_PROBE_ROUNDS', defaults.scaleProbeRounds)),
     cpuProfileDir: process.env.BENCH_CPU_PROF_DIR ? path.resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   })
 }

@@ -1,9 +1,9 @@
 // One finished deployment (3 stages of 5 services), rendered by Berth's own environmentEntry, with
 // placeholders where each stored copy gets its own execution id and creation minute.
 import { randomUUID } from 'node:crypto'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import { environmentEntry } from '#src/modules/deployments/queue/deployment-entries.ts'
 import type { DeploymentRun, ServiceProgress, StageProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 
 /** Stands for the execution id in the template's texts (entry, build pod names). */
 export const ID_PLACEHOLDER = 'eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee'

@@ -1,28 +1,113 @@
-// Deploy overhead over the engine (issue 33): a small HTTP container deployed through Berth's Docker
-// executor, from the trigger to DEPLOYED, beside `docker run` of the same image to its first HTTP
-// answer, in rounds alternating the two within one run (the machine's speed drifts; two timings
-// taken side by side drift far less). The image is Debian's static busybox serving one page.
+// Deploy overhead over the engine (issues 33 and 50): a small HTTP container deployed through Berth's
+// Docker executor, from the trigger to DEPLOYED and to its first answer through the front door
+// (Caddy), then redeployed while the front door is asked for its page one request after another,
+// beside `docker run` of the same image to its first HTTP answer, in rounds alternating the two
+// within one run (the machine's speed drifts; two timings taken side by side drift far less). The
+// image is Debian's static busybox serving one page.
 import { readFile } from 'node:fs/promises'
+import { Agent, request } from 'node:https'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Docker from 'dockerode'
 import { pack } from 'tar-stream'
+import { defaultPortHost } from '#src/modules/executors/public-hosts.ts'
+import { freePort } from './processes.ts'
 import type { RunningServer } from './servers.ts'
 
 /** Local only: the executor finds it present and pulls nothing (no registry answers here). */
-const REGISTRY_HOST = '127.0.0.1:9'
-const IMAGE_NAME = 'berth-bench/web'
+export const REGISTRY_HOST = '127.0.0.1:9'
+export const IMAGE_NAME = 'berth-bench/web'
 const IMAGE = `${REGISTRY_HOST}/${IMAGE_NAME}:1`
-const COMMAND = ['/bin/httpd', '-f', '-p', '8080', '-h', '/www']
+export const COMMAND = ['/bin/httpd', '-f', '-p', '8080', '-h', '/www']
 const POLL_MS = 10
 
 export interface DockerDeployResult {
   method: string
-  rounds: { dockerRunMs: number; berthMs: number }[]
+  rounds: { dockerRunMs: number; berthMs: number; frontDoorMs?: number; redeployMs?: number; redeployDropped?: number; redeployRequests?: number }[]
   dockerRunMedianMs: number
   berthMedianMs: number
   /** Berth's median less the engine's. */
   overheadMs: number
+  /** From the trigger to the first answer at the service's HTTPS address through the front door, when it runs. */
+  frontDoorMedianMs?: number
+  frontDoorOverheadMs?: number
+  /** A redeploy of the running service, from the trigger to DEPLOYED, and its median less the engine's. */
+  redeployMedianMs?: number
+  redeployOverheadMs?: number
+  /** Requests the front door did not answer with the page during the redeploys (errors, non-200), of how many. */
+  redeployDropped?: number
+  redeployRequests?: number
+}
+
+/** Where the front door of the measured server answers: its HTTPS port on loopback and its apps domain. */
+export interface FrontDoorAddress {
+  httpsPort: number
+  appsDomain: string
+}
+
+/**
+ * The settings of a `berth serve` that deploys to the engine with its front door on ports of its
+ * own (another Berth on the machine keeps the defaults), and where that front door answers.
+ */
+export async function dockerDeployServer(): Promise<{ env: Record<string, string>; frontDoor: FrontDoorAddress }> {
+  const [admin, http, https] = [await freePort(), await freePort(), await freePort()]
+  const appsDomain = 'bench.localhost'
+  return {
+    env: {
+      BERTH_RUNNER_IN_SERVE: 'true',
+      BERTH_EXECUTOR: 'docker',
+      BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
+      BERTH_PROXY_ADMIN_PORT: String(admin),
+      BERTH_PROXY_HTTP_PORT: String(http),
+      BERTH_PROXY_HTTPS_PORT: String(https),
+      BERTH_PROXY_LISTEN_HOST: '127.0.0.1',
+      BERTH_APPS_DOMAIN: appsDomain,
+      // Prometheus and Alertmanager are not what is measured, and their ports are shared with any other Berth.
+      BERTH_MONITORING: 'off',
+    },
+    frontDoor: { httpsPort: https, appsDomain },
+  }
+}
+
+/** One GET of `/` at `host` through the front door on loopback (its local CA is not trusted here): whether it answered the page. */
+function frontDoorAnswers(frontDoor: FrontDoorAddress, host: string, agent: Agent): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: frontDoor.httpsPort,
+        servername: host,
+        headers: { host },
+        path: '/',
+        rejectUnauthorized: false,
+        agent,
+        timeout: 2_000,
+      },
+      (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () => resolve(response.statusCode === 200 && Buffer.concat(chunks).toString('utf8') === 'hello\n'))
+        response.on('error', () => resolve(false))
+      },
+    )
+    req.on('timeout', () => req.destroy())
+    req.on('error', () => resolve(false))
+    req.end()
+  })
+}
+
+/** Waits until the front door answers the page at `host`. */
+async function firstFrontDoorAnswer(frontDoor: FrontDoorAddress, host: string, deadline: number): Promise<void> {
+  const agent = new Agent({ keepAlive: false })
+  try {
+    while (Date.now() < deadline) {
+      if (await frontDoorAnswers(frontDoor, host, agent)) return
+      await sleep(POLL_MS)
+    }
+  } finally {
+    agent.destroy()
+  }
+  throw new Error(`the front door never answered for ${host}`)
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
@@ -38,7 +123,7 @@ export async function dockerAnswers(): Promise<boolean> {
 }
 
 /** The image: a root file system of busybox and its httpd, and one page. */
-async function ensureBenchImage(docker: Docker): Promise<void> {
+export async function ensureBenchImage(docker: Docker): Promise<void> {
   if (
     await docker
       .getImage(IMAGE)
@@ -120,6 +205,7 @@ export async function measureDockerDeploy(
   seeded: { organizationId: string; authorization: string },
   rounds: number,
   log: (message: string) => void,
+  frontDoor?: FrontDoorAddress,
 ): Promise<DockerDeployResult> {
   const docker = new Docker()
   await ensureBenchImage(docker)
@@ -189,13 +275,48 @@ export async function measureDockerDeploy(
       // httpd as the container's first process ignores SIGTERM: its delete after the round would wait the whole grace.
       const grace = { 'deployment.termination_grace_period_seconds': 1 }
       expect(await call('PUT', `/container/${service.id}/advancedSettings`, grace), [200, 201], 'advanced settings')
+      const host = frontDoor ? defaultPortHost(service.id, frontDoor.appsDomain) : ''
       const started = performance.now()
       expect(await call('POST', `/container/${service.id}/deploy`, {}), 202, 'deploy')
-      const entry = await idle()
-      const berthMs = performance.now() - started
+      // DEPLOYED and the first answer through the front door, each timed from the trigger.
+      const [[entry, berthMs], frontDoorMs] = await Promise.all([
+        idle().then((latest) => [latest, performance.now() - started] as const),
+        frontDoor ? firstFrontDoorAnswer(frontDoor, host, Date.now() + 60_000).then(() => performance.now() - started) : undefined,
+      ])
       if (entry?.status !== 'DEPLOYED') throw new Error(`round ${round}: the deploy ended ${JSON.stringify(entry)}`)
-      measured.push({ dockerRunMs: Math.round(dockerRunMs), berthMs: Math.round(berthMs) })
-      log(`docker deploy, round ${round + 1}: docker run ${Math.round(dockerRunMs)} ms; Berth ${Math.round(berthMs)} ms`)
+      const result: DockerDeployResult['rounds'][number] = { dockerRunMs: Math.round(dockerRunMs), berthMs: Math.round(berthMs) }
+      if (frontDoor && frontDoorMs !== undefined) {
+        result.frontDoorMs = Math.round(frontDoorMs)
+        // A redeploy of the running service while the front door is asked for its page, one request after another,
+        // until the replaced instance is surely gone (its drain and grace after DEPLOYED).
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+        let asking = true
+        let requests = 0
+        let dropped = 0
+        const asker = (async () => {
+          while (asking) {
+            requests++
+            if (!(await frontDoorAnswers(frontDoor, host, agent))) dropped++
+          }
+        })()
+        const again = performance.now()
+        expect(await call('POST', `/container/${service.id}/deploy`, {}), 202, 'redeploy')
+        const redeployed = await idle()
+        const redeployMs = performance.now() - again
+        await sleep(3_000)
+        asking = false
+        await asker
+        agent.destroy()
+        if (redeployed?.status !== 'DEPLOYED') throw new Error(`round ${round}: the redeploy ended ${JSON.stringify(redeployed)}`)
+        Object.assign(result, { redeployMs: Math.round(redeployMs), redeployDropped: dropped, redeployRequests: requests })
+      }
+      measured.push(result)
+      log(
+        `docker deploy, round ${round + 1}: docker run ${result.dockerRunMs} ms; Berth ${result.berthMs} ms` +
+          (frontDoorMs === undefined
+            ? ''
+            : `, front door ${result.frontDoorMs} ms; redeploy ${result.redeployMs} ms, ${result.redeployDropped} of ${result.redeployRequests} requests dropped`),
+      )
       expect(await call('DELETE', `/container/${service.id}`), [202, 204], 'delete')
       await idle()
     }
@@ -205,14 +326,28 @@ export async function measureDockerDeploy(
   }
   const dockerRunMedianMs = median(measured.map((round) => round.dockerRunMs))
   const berthMedianMs = median(measured.map((round) => round.berthMs))
+  const frontDoorRounds = measured.filter((round) => round.frontDoorMs !== undefined && round.redeployMs !== undefined)
+  const frontDoorMedianMs = frontDoorRounds.length > 0 ? median(frontDoorRounds.map((round) => round.frontDoorMs!)) : undefined
+  const redeployMedianMs = frontDoorRounds.length > 0 ? median(frontDoorRounds.map((round) => round.redeployMs!)) : undefined
   return {
     method:
       'alternating rounds: `docker run -d -p` of a busybox httpd image to its first HTTP answer, then a first deploy of a container ' +
       'service of the same image through berth serve (BERTH_EXECUTOR=docker, its runner in process), from the trigger to DEPLOYED ' +
-      '(an HTTP readiness probe on the same page)',
+      '(an HTTP readiness probe on the same page) and to the first answer at its HTTPS address through the front door, then a ' +
+      'redeploy of it to DEPLOYED while the front door is asked for the page one request after another',
     rounds: measured,
     dockerRunMedianMs,
     berthMedianMs,
     overheadMs: berthMedianMs - dockerRunMedianMs,
+    ...(frontDoorMedianMs === undefined || redeployMedianMs === undefined
+      ? {}
+      : {
+          frontDoorMedianMs,
+          frontDoorOverheadMs: frontDoorMedianMs - dockerRunMedianMs,
+          redeployMedianMs,
+          redeployOverheadMs: redeployMedianMs - dockerRunMedianMs,
+          redeployDropped: frontDoorRounds.reduce((sum, round) => sum + round.redeployDropped!, 0),
+          redeployRequests: frontDoorRounds.reduce((sum, round) => sum + round.redeployRequests!, 0),
+        }),
   }
 }

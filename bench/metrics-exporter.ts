@@ -88,12 +88,15 @@ export async function measureMetricsExporter(
       started.push(container)
       await container.start()
     }
-    // Until a reading has them all.
-    for (let attempt = 0; attempt < 120; attempt++) {
+    // Until a reading has them all: a phase measuring fewer would measure nothing.
+    let seen = 0
+    for (let attempt = 0; attempt < 120 && seen < options.containers; attempt++) {
       const text = await (await fetch(`${server.baseUrl}/metrics`)).text()
-      if ((text.match(/^container_start_time_seconds\{/gm) ?? []).length >= options.containers) break
-      await sleep(1_000)
+      seen = (text.match(/^container_start_time_seconds\{/gm) ?? []).length
+      if (seen < options.containers) await sleep(1_000)
     }
+    if (seen < options.containers) throw new Error(`/metrics shows ${seen} of the ${options.containers} containers after two minutes`)
+    log(`metrics exporter: /metrics shows the ${seen} containers`)
     const running = await phase()
     log(`metrics exporter, ${options.containers} containers: ${running.load.requestsPerSec} req/s, idle CPU ${running.idleCpuPercent} %`)
     return {

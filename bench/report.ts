@@ -10,6 +10,7 @@ import type { FreshnessResult } from './freshness.ts'
 import type { LoadResult, ProbeResult } from './load.ts'
 import type { Machine } from './machine.ts'
 import type { MetricsExporterResult } from './metrics-exporter.ts'
+import type { ScaleResult } from './scale.ts'
 import { type BerthScenario, SCENARIO_TITLES } from './scenarios.ts'
 import type { Seeded } from './seed.ts'
 
@@ -64,10 +65,14 @@ export interface BenchResults {
   webhookLatency: WebhookLatencyResult & { logLevel: string }
   /** The Docker stats exporter's cost: 50 containers read and scraped against none (bench/metrics-exporter.ts). */
   metricsExporter?: (MetricsExporterResult & { logLevel: string }) | { skipped: string }
+  /** One host, many services (bench/scale.ts); skipped, saying why, without an engine or 8 GB available. */
+  scale?: ScaleRun
   /** Whether targets that miss fail the run (not in a quick trial, which measures nothing). */
   enforced: boolean
   notes: string[]
 }
+
+export type ScaleRun = (ScaleResult & { logLevel: string }) | { skipped: string }
 
 export interface Ratios {
   logLevel: string
@@ -165,6 +170,20 @@ export function targetsOf(results: BenchResults): TargetCheck[] {
       measured: `${d.overheadMs} ms (Berth ${d.berthMedianMs} ms, docker run ${d.dockerRunMedianMs} ms; rounds: ${d.rounds.map((r) => `${r.berthMs}/${r.dockerRunMs}`).join(', ')})`,
       pass: d.overheadMs < 300,
     })
+    if (d.frontDoorOverheadMs !== undefined && d.redeployOverheadMs !== undefined) {
+      checks.push({
+        logLevel: d.logLevel,
+        target: "8. a first deploy's first answer through the front door adds < 300 ms over docker run (medians of alternating rounds)",
+        measured: `${d.frontDoorOverheadMs} ms (front door ${d.frontDoorMedianMs} ms, docker run ${d.dockerRunMedianMs} ms)`,
+        pass: d.frontDoorOverheadMs < 300,
+      })
+      checks.push({
+        logLevel: d.logLevel,
+        target: '8. a redeploy takes the new instance start and readiness (docker run) plus < 300 ms, no request dropped at the front door',
+        measured: `${d.redeployOverheadMs} ms (redeploy ${d.redeployMedianMs} ms, docker run ${d.dockerRunMedianMs} ms); ${d.redeployDropped} of ${d.redeployRequests} requests dropped`,
+        pass: d.redeployOverheadMs < 300 && d.redeployDropped === 0,
+      })
+    }
   }
   const b = results.databaseBackup
   if ('ratio' in b) {
@@ -191,7 +210,75 @@ export function targetsOf(results: BenchResults): TargetCheck[] {
     measured: `p50 ${w.latencyMs.p50} ms, p99 ${w.latencyMs.p99} ms, max ${w.latencyMs.max} ms over ${w.deployments} deployments (runner poll ${w.pollMs} ms)`,
     pass: w.latencyMs.p99 < 1000,
   })
+  if (results.scale) checks.push(...scaleTargets(results.scale))
   return checks
+}
+
+/** The scale scenario's goals (issue 50); none when it was skipped. */
+export function scaleTargets(scale: ScaleRun): TargetCheck[] {
+  if (!('services' in scale)) return []
+  const n = scale.services
+  const d = scale.oneMoreDeploy
+  const check = (target: string, measured: string, pass: boolean) => ({ logLevel: scale.logLevel, target, measured, pass })
+  return [
+    check(
+      `12. one more deploy with ${n} services running within 1.5× of the same deploy on the empty host (medians)`,
+      `${d.ratio}× (${d.loadedMedianMs} ms against ${d.emptyMedianMs} ms; rounds ${d.loadedMs.join(', ')} / ${d.emptyMs.join(', ')})`,
+      d.ratio <= 1.5,
+    ),
+    check(
+      `12. berth serve's peak RSS < 300 MB with ${n} services`,
+      `${mb(scale.server.peakRssBytes)} (idle ${mb(scale.server.idleRssBytes)}, after deploying all ${mb(scale.server.rssAfterDeployBytes)}; CPU ${scale.server.cpuSeconds} s, ${scale.server.cpuPercent} % of a core over ${scale.server.wallSeconds} s)`,
+      scale.server.peakRssBytes !== null && scale.server.peakRssBytes < 300 * 2 ** 20,
+    ),
+    check(
+      `12. history first page with ${n} services ≥ 0.85× its req/s on the empty host (each over /healthz's, in alternating rounds)`,
+      `${scale.history.normalisedRatio}× (${scale.history.overHealthz.loaded} against ${scale.history.overHealthz.empty} of /healthz; raw ${scale.history.ratio}×: ${scale.history.loaded.requestsPerSec} against ${scale.history.empty.requestsPerSec} req/s)`,
+      scale.history.normalisedRatio >= 0.85,
+    ),
+    check(
+      `12. every one of the ${n} services answers at its HTTPS address through the front door`,
+      `${scale.answers.ok} of ${scale.answers.checked}${scale.answers.failures.length ? ` (${scale.answers.failures.slice(0, 3).join('; ')})` : ''}`,
+      scale.answers.ok === scale.answers.checked && scale.answers.checked === n,
+    ),
+  ]
+}
+
+/** The scale scenario as a paragraph and a table of its figures. */
+export function scaleMarkdown(scale: ScaleRun, context?: { machine: Machine; source: { commit: string; srcChanged: boolean } }): string {
+  const lines: string[] = []
+  if (context) {
+    const m = context.machine
+    lines.push(
+      `# Scale scenario (${new Date().toISOString()})`,
+      '',
+      `Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB; Node ${m.node}; load average at the start ${m.loadAverage.atStart.join(', ')}, ` +
+        `at the end ${m.loadAverage.atEnd?.join(', ') ?? 'n/a'}. Source: commit ${context.source.commit.slice(0, 12)}${context.source.srcChanged ? ' with uncommitted changes in src/' : ''}.`,
+      '',
+    )
+  }
+  if (!('services' in scale)) {
+    lines.push(`12. One host, many services: ${scale.skipped}.`)
+    return lines.join('\n')
+  }
+  const f = scale.frontDoor
+  lines.push(
+    `12. One host, ${scale.services} services [log ${scale.logLevel}]: ${scale.method}. ${mb(scale.availableMemoryBytes)} available at the start.`,
+    '',
+    '| figure | measured |',
+    '|---|---|',
+    `| deploy all, environment by environment | ${round(scale.deployAllMs / 1000, 1)} s (first environment ${scale.environmentDeployMs[0]} ms, last ${scale.environmentDeployMs.at(-1)} ms, median ${[...scale.environmentDeployMs].sort((a, b) => a - b)[Math.floor((scale.environmentDeployMs.length - 1) / 2)]} ms) |`,
+    `| redeploy all (every environment at once) | ${round(scale.redeployAllMs / 1000, 1)} s |`,
+    `| delete one environment (to its containers and network gone) | ${scale.deleteEnvironmentMs} ms |`,
+    `| one more deploy: empty host / ${scale.services} running | ${scale.oneMoreDeploy.emptyMedianMs} / ${scale.oneMoreDeploy.loadedMedianMs} ms (${scale.oneMoreDeploy.ratio}×) |`,
+    `| front door: routes, configuration | ${f.routes} routes, ${round(f.configBytes / 1024, 1)} KiB |`,
+    `| front door: one change (route table read / Caddy load, medians of 5) | ${f.readRoutesMedianMs} / ${f.loadMedianMs} ms |`,
+    `| berth serve CPU | ${scale.server.cpuSeconds} s (${scale.server.cpuPercent} % of a core over ${scale.server.wallSeconds} s) |`,
+    `| berth serve RSS: idle / after deploying all / peak | ${mb(scale.server.idleRssBytes)} / ${mb(scale.server.rssAfterDeployBytes)} / ${mb(scale.server.peakRssBytes)} |`,
+    `| history first page: empty host / ${scale.services} services | ${scale.history.empty.requestsPerSec} / ${scale.history.loaded.requestsPerSec} req/s (${scale.history.ratio}×; over /healthz ${scale.history.overHealthz.empty} / ${scale.history.overHealthz.loaded}, ${scale.history.normalisedRatio}×), p50 ${scale.history.empty.latencyMs.p50} / ${scale.history.loaded.latencyMs.p50} ms |`,
+    `| answering at their HTTPS address | ${scale.answers.ok} of ${scale.answers.checked} |`,
+  )
+  return lines.join('\n')
 }
 
 /** The targets as lines of text, failures first, for the end of a run. */
@@ -283,20 +370,22 @@ export function markdown(results: BenchResults): string {
     '|---|---|---|---|',
   )
   for (const t of targetsOf(results)) lines.push(`| ${t.logLevel} | ${t.target} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`)
+  if (results.scale) lines.push('', scaleMarkdown(results.scale))
   lines.push('', ...results.notes.map((note) => `- ${note}`), '')
   return lines.join('\n')
 }
 
 /** Writes latest.json and latest.md under `dir`; returns the Markdown. */
+/** JSON as the repository's formatter (biome) writes it: short lists of numbers on one line. */
+export function formattedJson(value: unknown): string {
+  const json = JSON.stringify(value, null, 2)
+  return `${json.replace(/\[\n\s+(-?[\d.]+(?:,\n\s+-?[\d.]+)*)\n\s+\]/g, (_m, list: string) => `[${list.split(/,\n\s+/).join(', ')}]`)}\n`
+}
+
 export function writeResults(dir: string, results: BenchResults): string {
   mkdirSync(dir, { recursive: true })
   const text = markdown(results)
-  const json = JSON.stringify({ ...results, ratios: ratiosOf(results), targets: targetsOf(results) }, null, 2)
-  // Short lists of numbers on one line, as the repository's formatter (biome) writes them.
-  writeFileSync(
-    path.join(dir, 'latest.json'),
-    `${json.replace(/\[\n\s+(-?[\d.]+(?:,\n\s+-?[\d.]+)*)\n\s+\]/g, (_m, list: string) => `[${list.split(/,\n\s+/).join(', ')}]`)}\n`,
-  )
+  writeFileSync(path.join(dir, 'latest.json'), formattedJson({ ...results, ratios: ratiosOf(results), targets: targetsOf(results) }))
   writeFileSync(path.join(dir, 'latest.md'), text)
   return text
 }

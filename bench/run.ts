@@ -5,7 +5,7 @@
  * BERTH_BENCH_QUICK=1 for a trial run of a few seconds (bench/config.ts).
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createThrowawayDatabase } from '#src/platform/db/throwaway-database.ts'
@@ -14,13 +14,26 @@ import { createCleanup } from './cleanup.ts'
 import { loadBenchConfig } from './config.ts'
 import { measureDatabaseBackup } from './database-backup.ts'
 import { ID_PLACEHOLDER } from './deployment-template.ts'
-import { dockerAnswers, measureDockerDeploy } from './docker-deploy.ts'
+import { dockerAnswers, dockerDeployServer, measureDockerDeploy } from './docker-deploy.ts'
 import { EVENT_TITLES, eventSettings, measureAuditCost, measureWebhookLatency } from './events.ts'
 import { measureFreshness } from './freshness.ts'
 import { fetchOnce, type LoadResult, measure, probe, type Target, warm } from './load.ts'
 import { describeMachine, describeSource, loadAverage } from './machine.ts'
 import { measureMetricsExporter } from './metrics-exporter.ts'
-import { type BenchResults, type BerthRun, type ScenarioResult, targetSummary, targetsOf, writeResults } from './report.ts'
+import { freePort } from './processes.ts'
+import {
+  type BenchResults,
+  type BerthRun,
+  formattedJson,
+  type ScaleRun,
+  type ScenarioResult,
+  scaleMarkdown,
+  scaleTargets,
+  targetSummary,
+  targetsOf,
+  writeResults,
+} from './report.ts'
+import { availableMemory, measureScale, SCALE_MIN_FREE_BYTES, sweepEnvironments } from './scale.ts'
 import {
   authOnlyTargets,
   type BerthScenario,
@@ -180,6 +193,84 @@ async function measurePrism(specFile: string, seeded: Seeded): Promise<BenchResu
   return result
 }
 
+/**
+ * One host, many services (bench/scale.ts): a server of its own with its runner, the Docker
+ * executor and its Caddy on free ports; skipped, saying why, without an engine or 8 GB available.
+ */
+async function runScale(databaseUrl: string, secretKeyHex: string, seeded: Seeded, logLevel: string): Promise<ScaleRun> {
+  if (!(await dockerAnswers())) return { skipped: 'no Docker engine answers at DOCKER_HOST' }
+  const available = availableMemory()
+  if (available < SCALE_MIN_FREE_BYTES) {
+    const skipped = `skipped: ${Math.round((available / 2 ** 30) * 10) / 10} GB available, the scale scenario wants at least 8 GB`
+    log(`scale: ${skipped}`)
+    return { skipped }
+  }
+  const [httpPort, httpsPort, adminPort] = [await freePort(), await freePort(), await freePort()]
+  const name = 'berth-scale'
+  const server = await startBerth({
+    name,
+    databaseUrl,
+    secretKeyHex,
+    logDir: workDir,
+    logLevel,
+    // Its Caddy starts first; on a busy shared machine that has taken over a minute.
+    timeoutMs: 300_000,
+    env: {
+      BERTH_RUNNER_IN_SERVE: 'true',
+      BERTH_EXECUTOR: 'docker',
+      BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
+      BERTH_MONITORING: 'off',
+      BERTH_PROXY_HTTP_PORT: String(httpPort),
+      BERTH_PROXY_HTTPS_PORT: String(httpsPort),
+      BERTH_PROXY_ADMIN_PORT: String(adminPort),
+      BERTH_PROXY_LISTEN_HOST: '127.0.0.1',
+    },
+  })
+  const environmentIds = new Set<string>()
+  // Whatever happens (and on Ctrl-C): the server stopped (its Caddy with it), then every container and network of the scenario removed.
+  const sweep = async () => {
+    await server.process.stop()
+    const swept = await sweepEnvironments(environmentIds)
+    if (swept.containers + swept.networks > 0) log(`scale: removed ${swept.containers} containers and ${swept.networks} networks`)
+  }
+  cleanup.push('remove the scale scenario’s containers and networks', sweep)
+  try {
+    const result = await measureScale(
+      { server, databaseUrl, dataDir: path.join(workDir, `${name}-data`), adminUrl: `http://127.0.0.1:${adminPort}`, httpsPort },
+      seeded,
+      { services: config.scaleServices, probeRounds: config.scaleProbeRounds, load: loadOptions },
+      environmentIds,
+      log,
+    )
+    return { ...result, logLevel }
+  } finally {
+    await sweep()
+  }
+}
+
+type StartBerth = (name: string, logLevel: string, env?: Record<string, string>) => Promise<BerthServer>
+
+/** The Docker stats exporter's cost: the API and Berth's CPU with 50 containers read and scraped, against none. */
+async function runMetricsExporter(berthServer: StartBerth, seeded: Seeded, logLevel: string): Promise<BenchResults['metricsExporter']> {
+  if (!(await dockerAnswers())) return { skipped: 'no Docker engine answers at DOCKER_HOST' }
+  const intervalMs = 5_000
+  const exporter = await berthServer('berth-metrics', logLevel, {
+    BERTH_EXECUTOR: 'docker',
+    BERTH_PROXY: 'off',
+    BERTH_MONITORING: 'off',
+    BERTH_METRICS_INTERVAL_MS: String(intervalMs),
+  })
+  const options = { containers: config.quick ? 5 : 50, intervalMs, idleSeconds: config.quick ? 5 : 30, load: loadOptions }
+  const result = { ...(await measureMetricsExporter(exporter, seeded, options, log)), logLevel }
+  await exporter.process.stop()
+  return result
+}
+
+const exporterNote = (result: BenchResults['metricsExporter']) =>
+  result && 'throughputRatio' in result
+    ? `Docker stats exporter: with ${result.containers} containers read every ${result.intervalMs} ms and scraped, the API did ${result.running.load.requestsPerSec} req/s against ${result.none.load.requestsPerSec} with none (ratio ${result.throughputRatio}); berth serve's idle CPU ${result.running.idleCpuPercent} % against ${result.none.idleCpuPercent} %; a scrape ${result.running.scrapeBytes} bytes. Reported, not a target.`
+    : `Docker stats exporter: ${result?.skipped ?? 'not run'}.`
+
 async function main(): Promise<void> {
   const machine = await describeMachine(config.serverUrl)
   // Read before the servers start: they build from src/ as it is then.
@@ -205,6 +296,25 @@ async function main(): Promise<void> {
   })
   log(`seeded in ${seeded.seconds.total} s: ${seeded.rows.environments} environments, ${seeded.rows.deploymentRequests} deployments`)
 
+  if (config.only === 'scale') {
+    const scale = await runScale(database.url, secretKey.toString('hex'), seeded, config.logLevels[0]!)
+    const text = scaleMarkdown(scale, { machine: { ...machine, loadAverage: { ...machine.loadAverage, atEnd: loadAverage() } }, source })
+    process.stdout.write(`\n${text}\n`)
+    if (!config.quick && 'services' in scale) {
+      const file = path.join(repoRoot, 'bench', 'results', `scale-${scale.services}.json`)
+      const json = JSON.stringify({ machine, source, scale }, null, 2)
+      // Short lists of numbers on one line, as the repository's formatter (biome) writes them.
+      writeFileSync(
+        file,
+        `${json.replace(/\[\n\s+(-?[\d.]+(?:,\n\s+-?[\d.]+)*)\n\s+\]/g, (_m, list: string) => `[${list.split(/,\n\s+/).join(', ')}]`)}\n`,
+      )
+      log(`written to ${file}`)
+    }
+    const targets = scaleTargets(scale)
+    log(`targets:\n${targetSummary(targets)}`)
+    return
+  }
+
   const berthServer = (name: string, logLevel: string, env: Record<string, string> = {}) =>
     startBerth({
       name,
@@ -218,6 +328,17 @@ async function main(): Promise<void> {
       cleanup.push(`stop ${name}`, () => server.process.stop())
       return server
     })
+
+  if (config.only === 'metricsExporter') {
+    const result = await runMetricsExporter(berthServer, seeded, config.logLevels[0]!)
+    const dir = config.quick ? path.join(workDir, 'results') : path.join(repoRoot, 'bench', 'results')
+    mkdirSync(dir, { recursive: true })
+    const file = path.join(dir, 'metrics-exporter.json')
+    writeFileSync(file, formattedJson({ startedAt: startedAt.toISOString(), machine, source, result }))
+    process.stdout.write(`\n${exporterNote(result)}\n`)
+    log(`written to ${file}`)
+    return
+  }
 
   const ceilingBody = path.join(workDir, 'first-page.json')
   const openApiDocument = path.join(workDir, 'openapi.json')
@@ -296,12 +417,9 @@ async function main(): Promise<void> {
   // Deploy overhead over the engine, when one answers: a server with its runner, deploying to Docker.
   let dockerDeploy: BenchResults['dockerDeploy'] = { skipped: 'no Docker engine answers at DOCKER_HOST' }
   if (await dockerAnswers()) {
-    const deployer = await berthServer('berth-docker', coldLevel, {
-      BERTH_RUNNER_IN_SERVE: 'true',
-      BERTH_EXECUTOR: 'docker',
-      BERTH_DOCKER_PUBLISH_HOST: '127.0.0.1',
-    })
-    dockerDeploy = { ...(await measureDockerDeploy(deployer, seeded, config.dockerRounds, log)), logLevel: coldLevel }
+    const { env, frontDoor } = await dockerDeployServer()
+    const deployer = await berthServer('berth-docker', coldLevel, env)
+    dockerDeploy = { ...(await measureDockerDeploy(deployer, seeded, config.dockerRounds, log, frontDoor)), logLevel: coldLevel }
     log(
       `${SCENARIO_TITLES.dockerDeploy}: Berth p50 ${dockerDeploy.berthMedianMs} ms, docker run p50 ${dockerDeploy.dockerRunMedianMs} ms, ` +
         `overhead ${dockerDeploy.overheadMs} ms`,
@@ -328,20 +446,9 @@ async function main(): Promise<void> {
     await backuper.process.stop()
   }
 
-  // The Docker stats exporter's cost: the API and Berth's CPU with 50 containers read and scraped, against none.
-  let metricsExporter: BenchResults['metricsExporter'] = { skipped: 'no Docker engine answers at DOCKER_HOST' }
-  if (await dockerAnswers()) {
-    const intervalMs = 5_000
-    const exporter = await berthServer('berth-metrics', coldLevel, {
-      BERTH_EXECUTOR: 'docker',
-      BERTH_PROXY: 'off',
-      BERTH_MONITORING: 'off',
-      BERTH_METRICS_INTERVAL_MS: String(intervalMs),
-    })
-    const options = { containers: config.quick ? 5 : 50, intervalMs, idleSeconds: config.quick ? 5 : 30, load: loadOptions }
-    metricsExporter = { ...(await measureMetricsExporter(exporter, seeded, options, log)), logLevel: coldLevel }
-    await exporter.process.stop()
-  }
+  const metricsExporter = await runMetricsExporter(berthServer, seeded, coldLevel)
+
+  const scale = await runScale(database.url, secretKey.toString('hex'), seeded, coldLevel)
 
   const { authorization: _secret, ...seedFacts } = seeded
   const finishedAt = new Date()
@@ -366,6 +473,7 @@ async function main(): Promise<void> {
     auditCost,
     webhookLatency,
     metricsExporter,
+    scale,
     enforced: !config.quick,
     notes: [
       ...(config.quick
@@ -374,9 +482,7 @@ async function main(): Promise<void> {
       `Idle RSS is the berth serve process's VmRSS ${IDLE_SETTLE_MS / 1000} s after it first answered /healthz, before any other request; peak RSS is its VmHWM; the PostgreSQL server's memory is not included (it is the system PostgreSQL, shared with other databases). The cold-listing server peaked at ${branchesCold.peakRssBytes === null ? 'n/a' : `${Math.round(branchesCold.peakRssBytes / 2 ** 20)} MB`}.`,
       `Cold branch listing: ${branchesCold.method}; ${config.branches} branches, 100 a page.`,
       `Prism mocked ${prism!.spec}, with its default settings; it answers its static example (${prism!.bodyBytes} bytes) where Berth answers ${ceiling!.bodyBytes} bytes.`,
-      'throughputRatio' in metricsExporter
-        ? `Docker stats exporter: with ${metricsExporter.containers} containers read every ${metricsExporter.intervalMs} ms and scraped, the API did ${metricsExporter.running.load.requestsPerSec} req/s against ${metricsExporter.none.load.requestsPerSec} with none (ratio ${metricsExporter.throughputRatio}); berth serve's idle CPU ${metricsExporter.running.idleCpuPercent} % against ${metricsExporter.none.idleCpuPercent} %; a scrape ${metricsExporter.running.scrapeBytes} bytes. Reported, not a target.`
-        : `Docker stats exporter: ${metricsExporter.skipped}.`,
+      exporterNote(metricsExporter),
       'The 1-connection probe and the targets it judges (branch listing, auth overhead) measure latency without queueing; under 50 connections p50 is mostly time spent waiting behind other requests.',
     ],
   }

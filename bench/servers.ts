@@ -48,6 +48,10 @@ export interface BerthOptions {
   env?: Record<string, string>
   /** Options of node itself, such as `--cpu-prof`. */
   nodeArgs?: string[]
+  /** The checkout whose bin/berth.js runs (another version, to compare with); this one by default. */
+  root?: string
+  /** How long it may take to answer /healthz (180 s by default: it compiles src/ as it starts, which has taken over a minute on a loaded machine). */
+  timeoutMs?: number
 }
 
 /**
@@ -60,8 +64,8 @@ export async function startBerth(options: BerthOptions): Promise<BerthServer> {
   const { process: child } = await startProcess({
     name: options.name,
     command: process.execPath,
-    args: [...(options.nodeArgs ?? []), path.join(repoRoot, 'bin', 'berth.js'), 'serve'],
-    cwd: repoRoot,
+    args: [...(options.nodeArgs ?? []), path.join(options.root ?? repoRoot, 'bin', 'berth.js'), 'serve'],
+    cwd: options.root ?? repoRoot,
     logDir: options.logDir,
     env: {
       DATABASE_URL: options.databaseUrl,
@@ -81,6 +85,7 @@ export async function startBerth(options: BerthOptions): Promise<BerthServer> {
       ...options.env,
     },
     ready: async () => ((await answers(`${baseUrl}/healthz`)) ? true : undefined),
+    timeoutMs: options.timeoutMs ?? 180_000,
   })
   await sleep(IDLE_SETTLE_MS)
   return { process: child, baseUrl, idleRssBytes: child.rss() ?? null }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import path from 'node:path'
 import cors from '@fastify/cors'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
@@ -8,6 +9,7 @@ import type { Config } from './config.ts'
 import { kubernetesServiceOutput } from './executor-connections.ts'
 import { alertingModule } from './modules/alerting/alerting.module.ts'
 import { apiTokensRoutes } from './modules/api-tokens/api-tokens.routes.ts'
+import { policyApiTokensRoutes } from './modules/api-tokens/policy-api-tokens.routes.ts'
 import { createTokenCache } from './modules/api-tokens/token-cache.ts'
 import { argoCdRoutes } from './modules/argocd/argocd.routes.ts'
 import { auditRoutes } from './modules/audit/audit.routes.ts'
@@ -17,7 +19,11 @@ import { backupsRoutes } from './modules/backups/backups.routes.ts'
 import { databaseStatusExtension } from './modules/backups/database-status.ts'
 import { checksRoutes } from './modules/checks/checks.routes.ts'
 import { helmChartsRoutes } from './modules/checks/helm-charts.routes.ts'
+import { helmDefaultValuesRoutes } from './modules/checks/helm-default-values.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
+import { cloudCredentialsRoutes } from './modules/cloud-credentials/cloud-credentials.routes.ts'
+import { clusterAccess } from './modules/clusters/cluster-access.ts'
+import { clusterAdminRoutes } from './modules/clusters/cluster-admin.routes.ts'
 import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
@@ -25,6 +31,8 @@ import { consoleRoutes } from './modules/console/console.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
 import { customDomainsRoutes } from './modules/custom-domains/custom-domains.routes.ts'
 import { customRolesRoutes } from './modules/custom-roles/custom-roles.routes.ts'
+import { databaseApplicationsRoutes } from './modules/database-applications/database-applications.routes.ts'
+import { createDatabaseApplicationsService } from './modules/database-applications/database-applications.service.ts'
 import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/deployment-restrictions.routes.ts'
 import { deploymentRulesRoutes } from './modules/deployment-rules/deployment-rules.routes.ts'
 import { withDeploymentRuleTables } from './modules/deployment-rules/deployment-rules.tables.ts'
@@ -43,13 +51,19 @@ import { createDeploymentRunsRepository } from './modules/deployments/runner/dep
 import { environmentLinksRoutes } from './modules/environment-links/environment-links.routes.ts'
 import { environmentsRoutes } from './modules/environments/environments.routes.ts'
 import { dockerServiceOutput, dockerServiceRuntime, removeDeletedEnvironments } from './modules/executors/docker/docker-engine.ts'
+import { repositoryCredentials } from './modules/executors/git-credentials.ts'
+import { chartDefaultValues } from './modules/executors/kubernetes/chart-default-values.ts'
 import { serviceOutputByExecutor } from './modules/executors/service-output-by-executor.ts'
 import { probeCertificate } from './modules/front-door/certificate-probe.ts'
+import { caddyDir } from './modules/front-door/front-door-runtime.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitRepositoriesRoutes } from './modules/git-providers/git-repositories.routes.ts'
 import { gitRepositoryFilesRoutes } from './modules/git-repository-files/git-repository-files.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
+import { serviceGitWebhooksRoutes } from './modules/git-webhooks/service-git-webhooks.routes.ts'
+import { createServiceGitWebhooksService } from './modules/git-webhooks/service-git-webhooks.ts'
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
+import { createJobCleanupService, jobCleanupRoutes } from './modules/job-cleanup/job-cleanup.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
 import { membershipsRoutes } from './modules/memberships/memberships.routes.ts'
 import { registerMetrics } from './modules/metrics/metrics.routes.ts'
@@ -62,16 +76,20 @@ import type { OrganizationRow } from './modules/organizations/organizations.repo
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts'
 import { previewsRoutes } from './modules/previews/previews.routes.ts'
 import { projectsRoutes } from './modules/projects/projects.routes.ts'
+import { createHelmKubernetesServices, helmKubernetesServicesRoutes } from './modules/service-views/helm-kubernetes-services.ts'
 import { imageAutoDeployRoutes } from './modules/service-views/image-auto-deploy.routes.ts'
+import { createIngressStatus, ingressStatusRoutes } from './modules/service-views/ingress-status.ts'
 import { kindCommitsRoutes } from './modules/service-views/kind-commits.routes.ts'
 import { kindNetworkRoutes } from './modules/service-views/kind-network.routes.ts'
 import { serviceViewsRoutes } from './modules/service-views/service-views.routes.ts'
 import { advancedSettingsRoutes } from './modules/services/advanced-settings/advanced-settings.routes.ts'
 import { kindCrudRoutes } from './modules/services/kind-crud.routes.ts'
 import type { KindDescriptor } from './modules/services/kind-descriptor.ts'
+import type { ApplicationResponse } from './modules/services/kinds/application/application.schemas.ts'
 import { createApplicationServices } from './modules/services/kinds/application/application.service.ts'
 import type { ContainerServiceRecord } from './modules/services/kinds/container/container.types.ts'
 import { liveContainerLinks } from './modules/services/kinds/container/container-links.ts'
+import { databaseKeyPrefix } from './modules/services/kinds/database/database-credentials.ts'
 import { DOCKER_KINDS, KIND_ROUTES, kindsWith, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
 import { createFollowStreams } from './modules/services/logs/follow-streams.ts'
 import { createServiceLogsRepository } from './modules/services/logs/service-logs.repository.ts'
@@ -228,6 +246,15 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
         })
       : undefined
   app.addHook('onClose', async () => changes?.close())
+  const serviceRuntime =
+    config.runner.executor === 'docker'
+      ? await dockerServiceRuntime({
+          publishHost: config.runner.dockerPublishHost,
+          publicHost: config.runner.dockerPublicHost,
+          timeoutMs: config.runner.dockerStatusTimeoutMs,
+          executorOf: createDeploymentRunsRepository(db).executorOf,
+        })
+      : undefined
   const services = createServices(db, {
     tokenCache,
     organizationListCache,
@@ -260,6 +287,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
               app.log.warn({ err: error, environmentIds }, 'could not remove from the Docker engine what deleted environments ran'),
             )
         : undefined,
+    frontDoorLogFile: frontDoor && !config.proxy.adminUrl ? path.join(caddyDir(config.database.dataDir), 'caddy.log') : undefined,
     frontDoor: frontDoor
       ? {
           appsDomain: config.proxy.appsDomain,
@@ -274,15 +302,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
             ),
         }
       : undefined,
-    serviceRuntime:
-      config.runner.executor === 'docker'
-        ? await dockerServiceRuntime({
-            publishHost: config.runner.dockerPublishHost,
-            publicHost: config.runner.dockerPublicHost,
-            timeoutMs: config.runner.dockerStatusTimeoutMs,
-            executorOf: createDeploymentRunsRepository(db).executorOf,
-          })
-        : undefined,
+    serviceRuntime,
   })
   // Log follow streams, counted per credential, per organization and in all (issue 42).
   const followStreams = createFollowStreams(config.http.followStreams)
@@ -381,6 +401,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(membersRoutes(services.members))
     await api.register(usersRoutes(services.users))
     await api.register(apiTokensRoutes(apiTokens, rateLimits.mintAdmission))
+    await api.register(policyApiTokensRoutes(apiTokens, organizations, rateLimits.mintAdmission))
     await api.register(projectsRoutes(projects))
     await api.register(environmentsRoutes(environments, services.deployments.deleteEnvironment))
     await api.register(gitTokensRoutes(gitTokens))
@@ -433,6 +454,8 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(kindCommitsRoutes(services.kindRouteContext))
     await api.register(deploymentRulesRoutes(services.projectDeploymentRules))
     await api.register(clusterOperationsRoutes(services.clusterOperations))
+    await api.register(cloudCredentialsRoutes(services.cloudCredentials))
+    await api.register(clusterAdminRoutes(services.clusterAdmin))
     await api.register(checksRoutes(services.checks))
     // exportEnvironmentConfigurationIntoTerraform: the environment as the API answers it, in the provider's terms.
     await api.register(
@@ -470,11 +493,88 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(
       helmChartsRoutes({ requireChartRepository: services.helmRepositories.requireChartRepository, charts: services.chartIndex.charts }),
     )
+    // createHelmDefaultValues: the chart's values.yaml through helm, from its helm repository or git (docs/kubernetes.md).
+    await api.register(
+      helmDefaultValuesRoutes({
+        requireEnvironment: environments.requireEnvironment,
+        requireChartRepository: services.helmRepositories.requireChartRepository,
+        defaultValues: (organizationId, source) =>
+          chartDefaultValues(
+            {
+              helmPath: config.runner.helmPath,
+              allowPrivateUrls: config.outbound.allowPrivateUrls,
+              gitCredentials: repositoryCredentials(db, secrets),
+              timeoutMs: config.git.timeoutMs,
+            },
+            organizationId,
+            source,
+          ),
+      }),
+    )
+    // getHelmKubernetesServices: the release's Services from the cluster's API server (docs/kubernetes.md).
+    await api.register(
+      helmKubernetesServicesRoutes(
+        createHelmKubernetesServices({
+          core: services.services,
+          kubernetesCluster: clusterAccess(db, secrets).kubernetesCluster,
+          kubectl: services.clusterEngines.kubectl,
+        }),
+      ),
+    )
+    // getIngressDeploymentStatus: the front door's route, or the service's own state where the route is deployed with it (docs/front-door.md).
+    await api.register(
+      ingressStatusRoutes(
+        createIngressStatus({ context: services.kindRouteContext, addresses: serviceRuntime?.addresses, frontDoor: frontDoor !== undefined }),
+      ),
+    )
     await api.register(organizationViewsRoutes(services.organizationViews))
     await api.register(membershipsRoutes(services.memberships))
     await api.register(gitRepositoryFilesRoutes(services.gitRepositoryFiles))
     await api.register(imageAutoDeployRoutes(services.imageAutoDeploy))
     await api.register(kindNetworkRoutes(services.advancedSettings))
+    // listDatabaseApplication, removeApplicationFromDatabase: applications linked through the database's built-ins (docs/databases.md).
+    const applicationKind = SERVICE_KINDS.find((descriptor) => descriptor.kind.type === 'APPLICATION') as unknown as KindDescriptor<
+      { entityTag: string },
+      unknown
+    >
+    await api.register(
+      databaseApplicationsRoutes({
+        service: createDatabaseApplicationsService({
+          requireDatabase: async (principal, id, needed) => (await services.services.requireService(principal, id, needed, 'DATABASE')).service,
+          requireApplication: async (principal, id, needed) => (await services.services.requireService(principal, id, needed, 'APPLICATION')).service,
+          builtInLinks: services.variables.builtInLinks,
+          deleteLinks: services.variables.deleteLinks,
+          keyPrefixOf: (database) => databaseKeyPrefix(database.id, (database.configuration as { type: string }).type),
+        }),
+        applicationAnswer: async (principal, id) =>
+          applicationKind.toResponse(await services.kindServices(applicationKind).get(principal, id)) as ApplicationResponse,
+      }),
+    )
+    // getServiceGitWebhookStatus, syncServiceGitWebhook: Berth's webhook at the provider of a service's repository (docs/git-push.md).
+    await api.register(
+      serviceGitWebhooksRoutes(
+        createServiceGitWebhooksService({
+          requireService: async (principal, id, needed) => (await services.services.requireService(principal, id, needed)).service,
+          listHooks: services.gitCommits.listHooks,
+          putHook: services.gitCommits.putHook,
+          hookEvents: services.gitCommits.hookEvents,
+          openSecret: services.gitWebhooks.openSecret,
+          publicUrl: config.webhooks.publicUrl,
+        }),
+      ),
+    )
+    // cleanFailedJob, cleanFailedJobs: the failed runs the executor kept for inspection, removed (docs/jobs.md).
+    await api.register(
+      jobCleanupRoutes(
+        createJobCleanupService({
+          requireJob: async (principal, id, needed) => (await services.services.requireService(principal, id, needed, 'JOB')).service,
+          requireEnvironment: async (principal, id, needed) => (await environments.requireEnvironment(principal, id, needed)).environment,
+          listJobs: async (organizationId, environmentId) =>
+            (await services.listServicesOf(organizationId, environmentId)).filter((s) => s.kind === 'JOB'),
+          cleanFailedRuns: serviceRuntime?.cleanFailedRuns,
+        }),
+      ),
+    )
     await api.register(alertingModule({ config, db, secrets, organizations, log: app.log }))
   })
   // Git providers' deliveries carry a signature, not an API credential.

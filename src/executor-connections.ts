@@ -1,6 +1,6 @@
 import type { PortRange } from './config.ts'
+import { serviceAlerting } from './modules/alerting/service-alerting.ts'
 import { clusterAccess } from './modules/clusters/cluster-access.ts'
-import { registryPullAccess } from './modules/organization-credentials/container-registries/registry-pull-access.ts'
 import { connectDocker, loadDockerode } from './modules/executors/docker/docker-engine.ts'
 import { createDockerExecutor, type DockerExecutorDeps } from './modules/executors/docker/docker-executor.ts'
 import type { Confinement } from './modules/executors/docker/docker-objects.ts'
@@ -11,6 +11,7 @@ import { type KubernetesSettings, kubernetesOutput } from './modules/executors/k
 import type { ServiceOutput } from './modules/executors/service-output.ts'
 import { opener } from './modules/executors/snapshot-secrets.ts'
 import type { KindWorkloads } from './modules/executors/workload.ts'
+import { registryPullAccess } from './modules/organization-credentials/container-registries/registry-pull-access.ts'
 import { chartRepositoryAccess } from './modules/organization-credentials/helm-repositories/chart-repository-access.ts'
 import { openStateEndpoint } from './modules/services/kinds/iac/iac-state-endpoint.ts'
 import { createIacStatesRepository } from './modules/services/kinds/iac/iac-states.repository.ts'
@@ -41,6 +42,7 @@ export async function connectDockerExecutor(
     contextMaxBytes?: number
     kinds: KindWorkloads
     frontDoor?: DockerExecutorDeps['frontDoor']
+    log?: DockerExecutorDeps['log']
   },
 ): Promise<{ executor: DeploymentExecutor; version: string }> {
   const { docker, version } = await connectDocker()
@@ -82,6 +84,7 @@ export function connectKubernetesExecutor(db: Db, secrets: SecretBox, settings: 
     kubeconfig: cluster.kubeconfig,
     imageRegistry: cluster.imageRegistry,
     ingressSettings: cluster.ingressSettings,
+    alerting: serviceAlerting(db, secrets, { groupWaitMs: settings.alertGroupWaitMs ?? 30_000 }),
     recordClusterVersions: cluster.recordClusterVersions,
     external: externals(db, secrets),
   })

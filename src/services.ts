@@ -11,9 +11,13 @@ import { createChartIndex } from './modules/checks/chart-index.ts'
 import { createChecksService } from './modules/checks/checks.service.ts'
 import { createClonesRepository } from './modules/clones/clones.repository.ts'
 import { createClonesService } from './modules/clones/clones.service.ts'
+import { createCloudCredentialsService } from './modules/cloud-credentials/cloud-credentials.service.ts'
+import { withCloudCredentialsTables } from './modules/cloud-credentials/cloud-credentials.tables.ts'
+import { createClusterAdminService } from './modules/clusters/cluster-admin.service.ts'
 import { clusterEngines } from './modules/clusters/cluster-engines.ts'
 import { clusterEvents } from './modules/clusters/cluster-events.ts'
 import { withClusterLockTables } from './modules/clusters/cluster-locks.tables.ts'
+import { clusterLogs } from './modules/clusters/cluster-logs.ts'
 import { createClusterOperationsService } from './modules/clusters/cluster-operations.service.ts'
 import { createClusterRecordsService } from './modules/clusters/cluster-records.service.ts'
 import { createClustersService } from './modules/clusters/clusters.service.ts'
@@ -147,6 +151,8 @@ export interface ServiceOptions {
   serviceRuntime?: ServiceRuntime
   /** The front door (docs/front-door.md), when it runs: where its names are, and how to load its routes again. */
   frontDoor?: FrontDoorLinks
+  /** Berth's own Caddy's log, when it runs one (get-cluster-logs reads its end for Docker clusters). */
+  frontDoorLogFile?: string
   /**
    * Told of environments deleted with their project or organization (no deployment deletes their
    * services): what runs them in an engine is removed there.
@@ -386,7 +392,11 @@ export function createServices(db: Db, options: ServiceOptions) {
     kubectlPath: options.kubectlPath ?? 'kubectl',
     timeoutMs: options.git.timeoutMs,
   })
+  // Issue 48: the organization's on-premise credentials, which clusters name (docs/cloud-credentials.md).
+  const cloudCredentials = createCloudCredentialsService({ db: withCloudCredentialsTables(db), organizations })
+  const clusterLogBook = clusterLogs(withClusterLockTables(db))
   const clusterOperations = createClusterOperationsService({
+    log: clusterLogBook.record,
     db: withClusterLockTables(db),
     organizations,
     actorName,
@@ -509,6 +519,8 @@ export function createServices(db: Db, options: ServiceOptions) {
     organizations,
     users,
     gitWebhooks,
+    /** Commits and webhooks of the repositories services build from, at their providers. */
+    gitCommits,
     members,
     apiTokens,
     tokenUsage,
@@ -555,8 +567,25 @@ export function createServices(db: Db, options: ServiceOptions) {
       allowPrivateAddresses: outbound.allowPrivateUrls,
       listLimit,
       defaultExecutor: options.defaultExecutor,
+      log: clusterLogBook.record,
     }),
-    clusterRecords: createClusterRecordsService({ repo: createClustersRepository(db), organizations }),
+    clusterRecords: createClusterRecordsService({
+      repo: createClustersRepository(db),
+      organizations,
+      onPremiseCredentialsExist: cloudCredentials.exists,
+      log: clusterLogBook.record,
+    }),
+    clusterAdmin: createClusterAdminService({
+      db: withClusterLockTables(db),
+      operations: clusterOperations,
+      logs: clusterLogBook,
+      engines,
+      secrets: options.secrets,
+      actorName,
+      appsDomain: options.frontDoor?.appsDomain,
+      frontDoorLogFile: options.frontDoorLogFile,
+    }),
+    cloudCredentials,
     // Issue 44: databases' backups, restores, schedules and destinations.
     backups: createBackupsModule(db, {
       organizations,

@@ -26,6 +26,7 @@ import {
   FAKE_REPOSITORY,
   injectStream,
   type Kind,
+  kindsMadeFrom,
   paramKind,
   queryValue,
   type Rendered,
@@ -37,6 +38,7 @@ import {
   UNSERVED_PARAMS,
   type World,
   webhookProviderOf,
+  worldKinds,
 } from './helpers/hostile.ts'
 import { createIsolatedDatabase, type IsolatedDatabase } from './helpers/isolated-database.ts'
 
@@ -76,6 +78,9 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'POST /database/{databaseId}/backup': 'DEPLOY',
   'DELETE /database/{databaseId}/backup/{backupId}': 'DEPLOY',
   'POST /database/{databaseId}/backup/{backupId}/restore': 'DEPLOY',
+  // Cleaning a job's failed runs changes what the engine holds, as a stop does (docs/jobs.md).
+  'POST /job/{jobId}/cleanFailedJob': 'DEPLOY',
+  'POST /environment/{environmentId}/cleanFailedJobs': 'DEPLOY',
   // Webhooks: a target URL is often a credential (a Slack address), and attempts show what receivers answered (docs/webhooks.md).
   'GET /organization/{organizationId}/webhook': 'ADMIN',
   'POST /organization/{organizationId}/webhook': 'ADMIN',
@@ -99,6 +104,12 @@ const ROLE_EXCEPTIONS: Record<string, Role> = {
   'POST /cluster/{clusterId}/argoCdConfig/check': 'ADMIN',
   'POST /organization/{organizationId}/argoCdDestinationClusterMapping': 'ADMIN',
   'DELETE /organization/{organizationId}/argoCdDestinationClusterMapping': 'ADMIN',
+  // Policy API tokens may grant the organization's ADMIN: only its ADMINs manage and read them (the reference: owner or admin).
+  'GET /organization/{organizationId}/policyApiToken': 'ADMIN',
+  'POST /organization/{organizationId}/policyApiToken': 'ADMIN',
+  'DELETE /organization/{organizationId}/policyApiToken/{policyApiTokenId}': 'ADMIN',
+  // The kubeconfig's token is a credential to the cluster, as the kubeconfig is (getClusterKubeconfig).
+  'GET /cluster/{clusterId}/token': 'ADMIN',
 }
 
 /**
@@ -139,6 +150,40 @@ const BELOW: Record<Role, Role[]> = { READ: [], DEPLOY: ['READ'], WRITE: ['READ'
 
 type Ids = Partial<Record<string, string>>
 
+/** What a route acts on when it acts on everything in it (a deploy, a clone, a delete). */
+const WHOLE_KINDS = new Set<Kind>(['organization', 'project', 'environment'])
+
+/** The fields of a world besides its ids that a base body may read, and the kind each comes with. */
+const FIELD_KINDS: Partial<Record<keyof World, Kind>> = {
+  clusterOfEnvironment: 'environment',
+  gitApiUrl: 'gitToken',
+  gitSecret: 'gitToken',
+  userSubject: 'user',
+}
+
+/** The kinds of the world a route's base body names, read by building it from a world that records what is read. */
+function bodyKinds(route: Route): Kind[] {
+  const base = BASE_BODIES[routeKey(route)]
+  if (!base) return []
+  const read = new Set<Kind>()
+  const ids = new Proxy({} as Record<Kind, string>, {
+    get: (_, kind) => {
+      read.add(kind as Kind)
+      return randomUUID()
+    },
+  })
+  const world = new Proxy({} as World, {
+    get: (_, field) => {
+      if (field === 'ids') return ids
+      const kind = FIELD_KINDS[field as keyof World]
+      if (kind) read.add(kind)
+      return `world-${String(field)}`
+    },
+  })
+  base(world)
+  return [...read]
+}
+
 describe('authorization at every route of the OpenAPI document', () => {
   let database: IsolatedDatabase
   let github: FakeProvider
@@ -147,6 +192,8 @@ describe('authorization at every route of the OpenAPI document', () => {
   /** Another organization, never changed: the sweep only ever tries to reach it. */
   let other: World
   let snapshot: () => Promise<Record<string, string>>
+  /** The snapshot after the last refused request, while nothing else has written since; undefined once something may have. */
+  let unchangedSince: Record<string, string> | undefined
 
   before(async () => {
     database = await createIsolatedDatabase()
@@ -216,9 +263,13 @@ describe('authorization at every route of the OpenAPI document', () => {
 
   /** Runs a request that must be refused, and checks that it changed nothing. */
   async function refused(request: () => Promise<LightMyRequestResponse>): Promise<LightMyRequestResponse> {
-    const before = await snapshot()
+    // Right after a refused request, the database is as the snapshot after it showed.
+    const before = unchangedSince ?? (await snapshot())
+    unchangedSince = undefined
     const res = await request()
-    assert.deepEqual(changedTables(before, await snapshot()), [], `a refused request changed the database: ${res.statusCode} ${res.body}`)
+    const after = await snapshot()
+    assert.deepEqual(changedTables(before, after), [], `a refused request changed the database: ${res.statusCode} ${res.body}`)
+    unchangedSince = after
     return res
   }
 
@@ -255,23 +306,54 @@ describe('authorization at every route of the OpenAPI document', () => {
       )
     }
     const f = factories(t.db)
-    // A world of its own for each route that writes: the accepted request at the end may change or
-    // delete it. Reads leave it as it was, so they share one, and its token for each role.
+    // A world of its own for each route that writes (only what the route needs: kindsOf): the accepted
+    // request at the end may change or delete it. Reads leave it as it was, so they share one whole
+    // world, and its token for each role.
     let readWorld: World | undefined
-    const readTokens = new Map<Role, string>()
-    const tokenOf = async (world: World, role: Role): Promise<string> => {
-      if (world !== readWorld) return (await f.apiToken(world.ids.organization, role)).authorization
-      const known = readTokens.get(role)
-      if (known) return known
-      const { authorization } = await f.apiToken(world.ids.organization, role)
-      readTokens.set(role, authorization)
-      return authorization
+    const readTokens = new Map<Role, Promise<string>>()
+    const mint = async (world: World, role: Role) => (await f.apiToken(world.ids.organization, role)).authorization
+    const tokenOf = (world: World, role: Role): Promise<string> => {
+      if (world !== readWorld) return mint(world, role)
+      const known = readTokens.get(role) ?? mint(world, role)
+      readTokens.set(role, known)
+      return known
+    }
+    /**
+     * The kinds a write route's world is made with: what its path, query and base body name, what is
+     * made from the resource it acts on (what refers to it: a service's deployment, a receiver's
+     * rule), and what those are made from (worldKinds). A whole world for a route that acts on an
+     * organization, a project or an environment itself (everything in it goes along), but for a POST
+     * that adds to a collection the document also lists, and for the organization's git webhook secret.
+     */
+    const listed = new Set(routes.filter((route) => route.method === 'GET').map((route) => route.template))
+    const kindsOf = (route: Route): Set<Kind> | undefined => {
+      const kinds = route.pathParams.map((name) => paramKind(route.template, name) as Kind)
+      const acted = kinds.at(-1)
+      const adds = route.method === 'POST' && listed.has(route.template)
+      if (route.template.includes('gitWebhookSecret') || (acted && WHOLE_KINDS.has(acted) && !adds)) return undefined
+      const referring = acted && !WHOLE_KINDS.has(acted) ? [...kindsMadeFrom(acted)] : []
+      return worldKinds([...kinds, ...queryKinds(route), ...bodyKinds(route), ...referring])
     }
     for (const route of routes) {
       const key = routeKey(route)
       if (route.method === 'GET') readWorld ??= await createWorld(t.app, t.db, github, ISSUER)
-      const world = route.method === 'GET' && readWorld ? readWorld : await createWorld(t.app, t.db, github, ISSUER)
+      const world = route.method === 'GET' && readWorld ? readWorld : await createWorld(t.app, t.db, github, ISSUER, kindsOf(route))
       const params = idsOf(world, route)
+      const needed = requiredRole(route)
+      // A route of a service kind Berth does not serve yet answers 404 to every role: nothing of it exists.
+      const unserved = route.pathParams.some((name) => UNSERVED_PARAMS.has(name))
+      // The tokens of the roles below the required one, and of the required one, made before the
+      // refused requests, so that nothing but them writes between their snapshots.
+      const roles = NO_ORGANIZATION.has(key) || webhookProviderOf(route.template) || unserved ? [] : [...BELOW[needed], needed]
+      const tokens = new Map(
+        await Promise.all(roles.map(async (role) => [role, role === 'ADMIN' ? world.authorization : await tokenOf(world, role)] as const)),
+      )
+      const tokenFor = (role: Role) => {
+        const token = tokens.get(role)
+        assert.ok(token, `no ${role} token made for ${key}`)
+        return token
+      }
+      unchangedSince = undefined
 
       const anonymous = await refused(() => send(route, world, params, undefined))
       assert.equal(anonymous.statusCode, 401, `${key} without credentials: ${anonymous.statusCode} ${anonymous.body}`)
@@ -281,11 +363,8 @@ describe('authorization at every route of the OpenAPI document', () => {
       // checks them (forged, unsigned and another organization's signatures refused, changing nothing).
       if (webhookProviderOf(route.template)) continue
 
-      const needed = requiredRole(route)
-      // A route of a service kind Berth does not serve yet answers 404 to every role: nothing of it exists.
-      const unserved = route.pathParams.some((name) => UNSERVED_PARAMS.has(name))
       for (const role of unserved ? [] : BELOW[needed]) {
-        const authorization = await tokenOf(world, role)
+        const authorization = tokenFor(role)
         const res = await refused(() => send(route, world, params, authorization))
         assert.equal(res.statusCode, 403, `${key} needs ${needed}, but ${role} got ${res.statusCode} ${res.body}`)
         assert.equal(res.json().code, 'forbidden')
@@ -312,8 +391,8 @@ describe('authorization at every route of the OpenAPI document', () => {
 
       // The required role itself gets through (the derived table is not stricter than the route).
       if (unserved) continue
-      const authorization = needed === 'ADMIN' ? world.authorization : await tokenOf(world, needed)
-      const allowed = await send(route, world, params, authorization)
+      unchangedSince = undefined
+      const allowed = await send(route, world, params, tokenFor(needed))
       assert.ok(![401, 403, 404].includes(allowed.statusCode), `${key} with ${needed}: ${allowed.statusCode} ${allowed.body}`)
     }
   })

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { describe, it } from 'node:test'
-import { FAMILIES, type RunnableTrigger, type ServiceType, type State } from '#src/modules/deployments/deployment-states.ts'
 import { elapsedMs, isoDuration } from '#src/modules/deployments/iso-duration.ts'
 import { environmentEntry, serviceEntry } from '#src/modules/deployments/queue/deployment-entries.ts'
-import { type PlannedService, planStages } from '#src/modules/deployments/queue/deployment-plan.ts'
+import { type PlannedService, plannedService, planStages } from '#src/modules/deployments/queue/deployment-plan.ts'
 import {
   cancelingRun,
   cancelRun,
@@ -20,7 +19,8 @@ import {
   succeedRun,
 } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { HelmServiceRecord } from '#src/modules/services/kinds/helm/helm.types.ts'
-import { helmDetails, plannedHelm, simulatesFailure } from '#src/modules/services/kinds/helm/helm-deployments.ts'
+import { helmDetails, helmPlanning, simulatesFailure } from '#src/modules/services/kinds/helm/helm-deployments.ts'
+import { FAMILIES, type RunnableTrigger, type ServiceType, type State } from '#src/platform/deployment-states.ts'
 
 // The runner's pure steps, the entries rendered from a run, and the plan a trigger makes.
 
@@ -423,6 +423,8 @@ describe('deployment plan of a helm service', () => {
 
   it('plans a helm service with its version, icon and failure setting', () => {
     const record = failing([['berth.simulate.fail', 'deploy']])
+    const plannedHelm = (helm: HelmServiceRecord, trigger: RunnableTrigger, overrides: object): PlannedService =>
+      plannedService(helmPlanning, { id: helm.id, name: helm.name, version: helm.version, configuration: helm }, trigger, overrides)
     assert.deepEqual(plannedHelm(record, 'DEPLOY', {}), {
       id: record.id,
       name: 'web',

@@ -256,11 +256,20 @@ describe('the Docker executor', () => {
     assert.match(failed.entry.stages.flatMap((stage) => stage.services)[0]!.message ?? '', /run 2 exited with code 3/)
     assert.match(failed.logs, /run 1 exited with code 3/)
 
-    const slow = await outcome(await job('slow', 'sleep 30', { max_duration_seconds: 1 }))
+    const slowJob = await job('slow', 'sleep 30', { max_duration_seconds: 1 })
+    const slow = await outcome(slowJob)
     assert.equal(slow.entry.status, 'DEPLOYMENT_ERROR')
     assert.match(slow.entry.stages.flatMap((stage) => stage.services)[0]!.message ?? '', /killed after max_duration_seconds \(1 s\)/)
-    // Every run's container is removed once it ended.
-    assert.deepEqual(await docker.listContainers({ all: true, filters: { label: [`${LABELS.environment}=${environment.id}`] } }), [])
+    // A successful run's container is removed once it ended; failed runs' stay, stopped, for inspection (cleanFailedJob).
+    const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.environment}=${environment.id}`] } })
+    assert.deepEqual(
+      left.map((info) => [info.Labels[LABELS.service] === failing || info.Labels[LABELS.service] === slowJob, info.State === 'running']).sort(),
+      [
+        [true, false],
+        [true, false],
+        [true, false],
+      ],
+    )
   })
 
   it('runs a container database with its master credentials and a volume kept on stop and removed on delete; a helm service fails saying why', async () => {

@@ -396,6 +396,22 @@ const EXPECTED_OPERATIONS: Record<string, Record<string, string>> = {
   '/cluster/{clusterId}/environments': { get: 'get-environments-by-cluster-id' },
   '/cluster/{clusterId}/events': { get: 'get-cluster-kubernetes-events' },
   '/organization/{organizationId}/cluster/{clusterId}/isReady': { get: 'getClusterReadinessStatus' },
+  // Issue 48: on-premise credentials, the organization's credentials, policy API tokens, clusters' logs, values, DNS provider, upgrade, token.
+  '/organization/{organizationId}/onPremise/credentials': { get: 'listOnPremiseCredentials', post: 'createOnPremiseCredentials' },
+  '/organization/{organizationId}/onPremise/credentials/{credentialsId}': {
+    get: 'getOnPremiseCredentials',
+    put: 'editOnPremiseCredentials',
+    delete: 'deleteOnPremiseCredentials',
+  },
+  '/organization/{organizationId}/credentials': { get: 'listOrganizationCredentials' },
+  '/organization/{organizationId}/policyApiToken': { get: 'listOrganizationPolicyApiTokens', post: 'createOrganizationPolicyApiToken' },
+  '/organization/{organizationId}/policyApiToken/{policyApiTokenId}': { delete: 'deleteOrganizationPolicyApiToken' },
+  '/organization/{organizationId}/cluster/{clusterId}/logs': { get: 'listClusterLogs' },
+  '/cluster/{clusterId}/logs': { get: 'get-cluster-logs' },
+  '/organization/{organizationId}/cluster/{clusterId}/installationHelmValues': { get: 'getInstallationHelmValues' },
+  '/cluster/{clusterId}/dnsProvider': { get: 'getClusterDnsProvider', put: 'editClusterDnsProvider' },
+  '/cluster/{clusterId}/upgrade': { post: 'upgradeCluster' },
+  '/cluster/{clusterId}/token': { get: 'get-cluster-token-by-clusterId' },
   // Issue 48: checks before a deploy (docs/checks.md).
   '/environment/{environmentId}/checkDockerfile': { post: 'checkDockerfile' },
   '/environment/{environmentId}/checkGitFile': { post: 'checkGitFile' },

@@ -43,7 +43,7 @@ const LEFT_OUT_ON_PURPOSE = [
 ]
 
 /** The floor this round reaches once every part of issue 48 landed; raise it as operations land. */
-const SERVED_AT_LEAST = 414
+const SERVED_AT_LEAST = 440
 
 describe('coverage of the reference operations', () => {
   let t: TestApp

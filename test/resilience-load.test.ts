@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { STATES } from '#src/modules/deployments/deployment-states.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import { STATES } from '#src/platform/deployment-states.ts'
 import {
   assertNoSecretsInLogs,
   baseEnv,

@@ -4,6 +4,7 @@
 import type { JSX } from 'preact'
 import { useEffect } from 'preact/hooks'
 import { OrganizationActivity } from './activity.tsx'
+import { OrganizationAlerts } from './alerts.tsx'
 import { api } from './api.ts'
 import { ArgoCdSettings } from './argocd-settings.tsx'
 import type { OrganizationPageProps } from './organization-page-props.ts'
@@ -27,6 +28,7 @@ export const ORGANIZATION_PAGES: OrganizationPageEntry[] = [
   { id: 'argocd', title: 'Argo CD', render: (props) => <ArgoCdSettings {...props} /> },
   { id: 'activity', title: 'Activity', render: (props) => <OrganizationActivity {...props} /> },
   { id: 'webhooks', title: 'Webhooks', render: (props) => <OrganizationWebhooks {...props} /> },
+  { id: 'alerts', title: 'Alerts', render: (props) => <OrganizationAlerts {...props} /> },
 ]
 
 export function OrganizationPage({ organizationId, page }: { organizationId: string; page: string }) {

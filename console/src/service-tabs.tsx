@@ -9,6 +9,7 @@ import { TerraformResources } from './iac.tsx'
 import type { KindSpec } from './kinds.ts'
 import { ServiceDeploymentsTab } from './service-deployments.tsx'
 import { ServiceLogs } from './service-logs.tsx'
+import { ServiceMetrics } from './service-metrics.tsx'
 import { ServiceOverview } from './service-overview.tsx'
 import { ServiceSettings } from './service-settings.tsx'
 import type { ServiceTabProps } from './service-tab-props.ts'
@@ -61,4 +62,5 @@ export const SERVICE_TABS: ServiceTab[] = [
   },
   { id: 'settings', label: 'Settings', applies: always, render: (props) => <ServiceSettings {...props} /> },
   { id: 'argocd', label: 'Argo CD', applies: (kind) => kind.type === 'GITOPS_APP', render: ({ service }) => <ArgoCdAppTab serviceId={service.id} /> },
+  { id: 'metrics', label: 'Metrics', applies: always, render: (props) => <ServiceMetrics {...props} /> },
 ]

@@ -9,6 +9,7 @@ import type { FrontDoor } from '#src/modules/front-door/front-door.ts'
 import { DOCKER_KINDS, KINDS } from '#src/modules/services/kinds/registry.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { SpanLog } from '#src/platform/spans.ts'
 
 /**
  * The engine a process that runs deployments uses (BERTH_EXECUTOR), said at start: the Docker
@@ -19,7 +20,7 @@ export async function deploymentEngine(
   config: Config,
   db: Db,
   secrets: SecretBox,
-  logger: { info(fields: object, message: string): void },
+  logger: { info(fields: object, message: string): void } & Partial<SpanLog>,
   /** The front door, when the process has one: told of ready instances and of every change to what runs. */
   frontDoor?: FrontDoor,
 ): Promise<DeploymentExecutor | undefined> {
@@ -37,6 +38,7 @@ export async function deploymentEngine(
     contextMaxBytes: config.runner.buildContextMaxBytes,
     kinds: DOCKER_KINDS,
     frontDoor,
+    log: logger.debug ? (logger as SpanLog) : undefined,
   })
   logger.info(
     { executor: 'docker', dockerHost: dockerAddress(), dockerVersion: version, publishHost: config.runner.dockerPublishHost },

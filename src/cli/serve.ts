@@ -16,7 +16,7 @@ import type { SupervisorEvents } from '#src/platform/db/embedded.ts'
 import { isDatabaseUnavailable } from '#src/platform/db/errors.ts'
 import { chooseLogFormat, createLogger } from '#src/platform/logger.ts'
 import { serverSecretBox } from '#src/platform/secrets/server-secret-box.ts'
-import { releaseYoungGeneration } from '#src/platform/young-generation.ts'
+import { compactHeapOnce, releaseYoungGeneration } from '#src/platform/young-generation.ts'
 import { type DatabaseRuntime, openDatabaseRuntime } from './database-runtime.ts'
 import { createConfiguredRunner, deploymentEngine } from './deployment-engine.ts'
 import { GRACE_EXCEEDED, graceTimer, runnerStoppedInTime } from './shutdown-grace.ts'
@@ -81,6 +81,8 @@ export async function serve(config: Config): Promise<void> {
     const log = logger.child({ component: 'runner' })
     return {
       info: (fields: object, message: string) => log.info(fields, message),
+      debug: (fields: object, message: string) => log.debug(fields, message),
+      isLevelEnabled: (level: string) => log.isLevelEnabled(level),
       warn(fields: object, message: string) {
         const error = (fields as { err?: { code?: string; message?: string } }).err
         if (databaseDown && error && isDatabaseUnavailable(error)) return
@@ -170,6 +172,7 @@ export async function serve(config: Config): Promise<void> {
     app = await buildApp({ config, db: runtime.db, secrets, logger, onDeploymentQueued: () => runner?.wake(), frontDoor: frontDoor?.frontDoor })
     if (stopping) return
     await listenQuietly(app, logger, { host: config.http.host, port: config.http.port })
+    compactHeapOnce()
     releaseYoungGeneration()
     runner?.start()
     backupWorker?.start()

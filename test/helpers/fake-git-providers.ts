@@ -15,6 +15,8 @@ export interface FakeCommit {
   sha: string
   message: string
   authorName: string
+  /** author@example.com when absent. */
+  authorEmail?: string
   /** ISO 8601. */
   date: string
 }
@@ -27,6 +29,17 @@ export interface FakeRepository {
   tags?: { name: string; sha: string }[]
   /** The web address the repository listings give for it (a loopback git server's); the fake's own address when absent. */
   url?: string
+  /** Its webhooks, as the hooks API lists, creates and edits them (events in the provider's words). */
+  hooks?: FakeHook[]
+}
+
+export interface FakeHook {
+  id: string
+  url: string
+  active: boolean
+  events: string[]
+  /** What the last write gave as the secret (GitLab's `token`); never listed back. */
+  secret?: string
 }
 
 export interface SeenRequest {
@@ -67,6 +80,8 @@ export interface FakeProvider {
   maxInFlight: number
   /** GitLab leaves out x-total and x-total-pages for lists over 10 000 entries; this forces it. */
   omitTotals: boolean
+  /** Credentials that read but may not change webhooks (403 on a write, as a token without admin rights on the repository). */
+  readOnlyTokens: Set<string>
   close(): Promise<void>
 }
 
@@ -142,7 +157,7 @@ function githubCommit(fake: FakeProvider, owner: string, repo: string, commit: F
     html_url: `${fake.url}/${owner}/${repo}/commit/${commit.sha}`,
     commit: {
       message: commit.message,
-      author: { name: commit.authorName, email: 'author@example.com', date: commit.date },
+      author: { name: commit.authorName, email: commit.authorEmail ?? 'author@example.com', date: commit.date },
       committer: { date: commit.date },
     },
     author: { login: commit.authorName.toLowerCase().replace(/\s+/g, '-'), avatar_url: `${fake.url}/avatars/${commit.sha.slice(0, 7)}` },
@@ -235,7 +250,7 @@ const gitlabCommit = (fake: FakeProvider, project: string, commit: FakeCommit) =
   title: commit.message.split('\n', 1)[0],
   message: commit.message,
   author_name: commit.authorName,
-  author_email: 'author@example.com',
+  author_email: commit.authorEmail ?? 'author@example.com',
   authored_date: commit.date,
   created_at: commit.date,
   web_url: `${fake.url}/${project}/-/commit/${commit.sha}`,
@@ -376,7 +391,7 @@ const bitbucketCommit = (fake: FakeProvider, fullName: string, commit: FakeCommi
   message: commit.message,
   author: {
     type: 'author',
-    raw: `${commit.authorName} <author@example.com>`,
+    raw: `${commit.authorName} <${commit.authorEmail ?? 'author@example.com'}>`,
     user: { display_name: commit.authorName, links: { avatar: { href: `${fake.url}/avatars/${commit.sha.slice(0, 7)}` } } },
   },
   links: { html: { href: `${fake.url}/${fullName}/commits/${commit.sha}` } },
@@ -464,6 +479,7 @@ export async function startFakeProvider(kind: FakeKind): Promise<FakeProvider> {
     repositoryStatus: undefined,
     maxInFlight: 0,
     omitTotals: false,
+    readOnlyTokens: new Set(),
     async close() {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -472,6 +488,11 @@ export async function startFakeProvider(kind: FakeKind): Promise<FakeProvider> {
 
   let inFlight = 0
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => respond(req, res, Buffer.concat(chunks).toString('utf8')))
+  })
+  const respond = (req: IncomingMessage, res: ServerResponse, text: string) => {
     const [rawPath, search] = (req.url ?? '/').split('?') as [string, string | undefined]
     const query = new URLSearchParams(search ?? '')
     const token = presentedToken(kind, req)
@@ -501,6 +522,9 @@ export async function startFakeProvider(kind: FakeKind): Promise<FakeProvider> {
       if (fake.secondaryRateLimit) return secondaryRateLimited(res)
       if (fake.scopelessTokens.has(token)) return json(res, 403, { message: 'Resource not accessible by personal access token' })
       if (fake.failWith !== undefined) return json(res, fake.failWith, { message: 'Server Error' })
+      const method = req.method ?? 'GET'
+      if (method !== 'GET' && fake.readOnlyTokens.has(token)) return json(res, 403, { message: 'Must have admin rights to Repository.' })
+      if (hooksCall(fake, res, method, segments, text)) return
       return HANDLERS[kind](fake, res, segments, query, rawPath)
     }
     if (fake.delayMs > 0) {
@@ -508,8 +532,99 @@ export async function startFakeProvider(kind: FakeKind): Promise<FakeProvider> {
       const timer = setTimeout(answer, fake.delayMs)
       res.on('close', () => clearTimeout(timer))
     } else answer()
-  })
+  }
   return fake
+}
+
+/** The hooks API: GitHub /repos/{o}/{r}/hooks[/{id}], GitLab /projects/{id}/hooks[/{id}], Bitbucket /repositories/{w}/{r}/hooks[/{uuid}]. */
+function hooksCall(fake: FakeProvider, res: ServerResponse, method: string, segments: string[], text: string): boolean {
+  const at = fake.kind === 'gitlab' ? 2 : 3
+  if (segments[at] !== 'hooks' || segments.length > at + 2) return false
+  const repository = fake.repositories.get(fake.kind === 'gitlab' ? segments[1]! : `${segments[1]}/${segments[2]}`)
+  if (!repository) {
+    json(res, 404, { message: 'Not Found' })
+    return true
+  }
+  repository.hooks ??= []
+  const hookId = segments[at + 1]
+  let body: Record<string, unknown> = {}
+  try {
+    body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>)
+  } catch {
+    json(res, 400, { message: 'Problems parsing JSON' })
+    return true
+  }
+  const wire = (hook: FakeHook) =>
+    fake.kind === 'github'
+      ? {
+          id: Number(hook.id),
+          name: 'web',
+          active: hook.active,
+          events: hook.events,
+          config: { url: hook.url, content_type: 'json', secret: '********' },
+        }
+      : fake.kind === 'gitlab'
+        ? {
+            id: Number(hook.id),
+            url: hook.url,
+            push_events: hook.events.includes('push_events'),
+            merge_requests_events: hook.events.includes('merge_requests_events'),
+            alert_status: hook.active ? 'executable' : 'disabled',
+          }
+        : { uuid: hook.id, url: hook.url, active: hook.active, events: hook.events, secret_set: hook.secret !== undefined }
+  const fromBody = (hook: FakeHook): FakeHook => {
+    if (fake.kind === 'github') {
+      const config = (body.config ?? {}) as Record<string, unknown>
+      return {
+        ...hook,
+        url: typeof config.url === 'string' ? config.url : hook.url,
+        secret: typeof config.secret === 'string' ? config.secret : hook.secret,
+        active: typeof body.active === 'boolean' ? body.active : hook.active,
+        events: Array.isArray(body.events) ? (body.events as string[]) : hook.events,
+      }
+    }
+    if (fake.kind === 'gitlab') {
+      const events = ['push_events', 'merge_requests_events'].filter((event) =>
+        typeof body[event] === 'boolean' ? body[event] === true : hook.events.includes(event),
+      )
+      return {
+        ...hook,
+        url: typeof body.url === 'string' ? body.url : hook.url,
+        secret: typeof body.token === 'string' ? body.token : hook.secret,
+        active: true,
+        events,
+      }
+    }
+    return {
+      ...hook,
+      url: typeof body.url === 'string' ? body.url : hook.url,
+      secret: typeof body.secret === 'string' ? body.secret : hook.secret,
+      active: typeof body.active === 'boolean' ? body.active : hook.active,
+      events: Array.isArray(body.events) ? (body.events as string[]) : hook.events,
+    }
+  }
+  if (hookId === undefined && method === 'GET') {
+    const listed = repository.hooks.map(wire)
+    json(res, 200, fake.kind === 'bitbucket' ? { pagelen: 100, page: 1, size: listed.length, values: listed } : listed)
+    return true
+  }
+  if (hookId === undefined && method === 'POST') {
+    const id = fake.kind === 'bitbucket' ? `{${repository.hooks.length + 1}-hook}` : String(100 + repository.hooks.length)
+    // GitHub's default events are push only; GitLab's push_events default to true.
+    const made = fromBody({ id, url: '', active: true, events: fake.kind === 'gitlab' ? ['push_events'] : ['push'] })
+    repository.hooks.push(made)
+    json(res, 201, wire(made))
+    return true
+  }
+  const index = repository.hooks.findIndex((hook) => hook.id === hookId)
+  const editing = fake.kind === 'github' ? 'PATCH' : 'PUT'
+  if (index === -1 || (method !== editing && method !== 'GET')) {
+    json(res, 404, { message: 'Not Found' })
+    return true
+  }
+  if (method === editing) repository.hooks[index] = fromBody(repository.hooks[index]!)
+  json(res, 200, wire(repository.hooks[index]!))
+  return true
 }
 
 /**

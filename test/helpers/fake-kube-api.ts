@@ -36,6 +36,8 @@ export interface FakeKubeApi {
   pods(namespace: string, pods: FakePod[]): void
   /** The cluster's events from now on (`/api/v1/events`; none by default), as the API server lists them. */
   events(items: object[]): void
+  /** The Services of `namespace` from now on (none by default), as the API server lists them (`/api/v1/namespaces/{ns}/services`). */
+  services(namespace: string, items: object[]): void
   /** Makes `helm get manifest name` answer `manifest` (a deployed release, revision 1). */
   release(name: string, namespace: string, manifest: string): void
   close(): Promise<void>
@@ -129,6 +131,7 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
   const releases = new Map<string, { namespace: string; encoded: string }>()
   const podsOf = new Map<string, FakePod[]>()
   let eventItems: object[] = []
+  const servicesOf = new Map<string, object[]>()
 
   const server: Server = createServer({ key: readFileSync(key), cert: certificate }, (req, res) => {
     let body = ''
@@ -150,6 +153,10 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
       }
       const p = url.pathname
       if (p === '/version') return send(200, { major: '1', minor: '31', gitVersion: 'v1.31.0' })
+      const serviceList = /^\/api\/v1\/namespaces\/([^/]+)\/services$/.exec(p)
+      if (serviceList && req.method === 'GET') {
+        return send(200, { kind: 'ServiceList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: servicesOf.get(serviceList[1]!) ?? [] })
+      }
       if (p === '/api/v1/events') return send(200, { kind: 'EventList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: eventItems })
       if (p === '/api') return send(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] })
       if (p === '/apis') {
@@ -273,6 +280,9 @@ current-context: fake
 `,
     pods(namespace, pods) {
       podsOf.set(namespace, pods)
+    },
+    services(namespace, items) {
+      servicesOf.set(namespace, items)
     },
     events(items) {
       eventItems = items

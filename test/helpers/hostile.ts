@@ -145,6 +145,8 @@ export type Kind =
   | 'projectDeploymentRule'
   | 'alertReceiver'
   | 'alertRule'
+  | 'onPremiseCredentials'
+  | 'policyApiToken'
 
 export const KINDS: Kind[] = [
   'organization',
@@ -193,6 +195,8 @@ export const KINDS: Kind[] = [
   'projectDeploymentRule',
   'alertReceiver',
   'alertRule',
+  'onPremiseCredentials',
+  'policyApiToken',
 ]
 
 /**
@@ -228,6 +232,8 @@ export const ALWAYS_REFUSED = new Set([
   'POST /environment/{environmentId}/checkGitFile',
   'POST /environment/{environmentId}/checkHelmRepository',
   'POST /environment/{environmentId}/checkContainerImage',
+  // A chart's default values are read from its repository for real: the world's git host does not resolve (400).
+  'POST /environment/{environmentId}/helmDefaultValues',
   // Issue 48: the base repository's host does not resolve, so the clone fails (400 at url) ...
   'POST /organization/{organizationId}/listDirectoriesFromGitRepository',
   'POST /organization/{organizationId}/parseTerraformVariablesFromGitRepo',
@@ -266,7 +272,10 @@ export const sameFamily = (a: Kind | undefined, b: Kind, param?: string) =>
  * applications and jobs): no resource of theirs can exist, so they are given the world's helm
  * service, which such a route answers 404 for, as for any service of another kind.
  */
-export const UNSERVED_PARAMS = new Set<string>()
+export const UNSERVED_PARAMS = new Set<string>([
+  // getIngressDeploymentStatus's `/{serviceType}/{serviceId}/…`: a kind word, not a resource of a world (test/ingress-deployment-status.test.ts covers it).
+  'serviceType',
+])
 
 export const PARAM_KIND: Record<string, Kind> = {
   organizationId: 'organization',
@@ -288,6 +297,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   environmentVariableId: 'variable',
   secretId: 'secret',
   applicationId: 'application',
+  // An application removed from a database (removeApplicationFromDatabase).
+  targetApplicationId: 'application',
   containerId: 'container',
   containerRegistryId: 'containerRegistry',
   jobId: 'job',
@@ -310,6 +321,8 @@ export const PARAM_KIND: Record<string, Kind> = {
   deploymentRuleId: 'environment',
   alertReceiverId: 'alertReceiver',
   alertRuleId: 'alertRule',
+  credentialsId: 'onPremiseCredentials',
+  policyApiTokenId: 'policyApiToken',
   // The world's GITOPS_APP service, which getArgoCdApp names too.
   gitopsappId: 'gitopsApp',
   argocdAppId: 'gitopsApp',
@@ -347,7 +360,8 @@ export function paramKind(template: string, name: string): Kind | undefined {
 
 export interface World {
   /**
-   * One resource of each kind, all in one organization; `apiToken` is a spare READ token, not the
+   * One resource of each kind (a random id, naming nothing, for a kind the world was made without:
+   * createWorld's `kinds`), all in one organization; `apiToken` is a spare READ token, not the
    * caller's; `deploymentStage` is the helm service's stage, `deploymentRequest` a deployment of
    * the environment, queued (the harness runs no runner); `variable` and `secret` are the
    * project's, `environmentVariable` and `environmentSecret` the environment's, `containerVariable`
@@ -537,217 +551,458 @@ async function worldBackup(db: Db, organizationId: string, databaseId: string) {
     returning id as "restoreId"`.execute(db)
   await sql`
     insert into database_backup_schedules (service_id, organization_id, cron, timezone, keep_count, next_fire_at)
-    values (${databaseId}, ${organizationId}, '0 3 * * *', 'Etc/UTC', 7, now() + interval '1 day')`.execute(db)
+    values (${databaseId}, ${organizationId}, '0 3 * * *', 'Etc/UTC', 7, now() + interval '1 day')
+    on conflict (service_id) do nothing`.execute(db)
   return { backupId, restoreId: restore.rows[0]!.restoreId }
 }
 
-export async function createWorld(app: FastifyInstance, db: Db, github: FakeProvider, issuer: string): Promise<World> {
-  const f = factories(db)
+/**
+ * What each kind of the world is made under or from. A world made for some kinds (createWorld's
+ * `kinds`, closed over this by `worldKinds`) holds them and what they need, and nothing else.
+ */
+const MADE_FROM: Record<Kind, Kind[]> = {
+  organization: [],
+  apiToken: [],
+  project: [],
+  environment: ['project'],
+  helmRepository: [],
+  helm: ['environment', 'helmRepository'],
+  database: ['environment'],
+  cluster: [],
+  containerRegistry: [],
+  container: ['environment', 'containerRegistry'],
+  job: ['environment', 'containerRegistry'],
+  gitToken: [],
+  application: ['environment', 'gitToken'],
+  terraform: ['environment', 'gitToken'],
+  user: [],
+  deploymentStage: ['helm'],
+  // A deployment of the environment with the services a whole world's holds when it is queued.
+  deploymentRequest: ['helm', 'database', 'container', 'job', 'application'],
+  variable: ['project'],
+  secret: ['project'],
+  environmentVariable: ['environment'],
+  environmentSecret: ['environment'],
+  containerVariable: ['container'],
+  containerSecret: ['container'],
+  applicationVariable: ['application'],
+  applicationSecret: ['application'],
+  jobVariable: ['job'],
+  jobSecret: ['job'],
+  applicationRestriction: ['application'],
+  jobRestriction: ['job'],
+  terraformRestriction: ['terraform'],
+  helmRestriction: ['helm'],
+  applicationCustomDomain: ['application'],
+  containerCustomDomain: ['container'],
+  helmCustomDomain: ['helm'],
+  labelsGroup: [],
+  annotationsGroup: [],
+  invitation: [],
+  customRole: [],
+  backup: ['database'],
+  restore: ['backup'],
+  backupDestination: [],
+  webhook: [],
+  // It names the environment's cluster.
+  projectDeploymentRule: ['environment'],
+  alertReceiver: [],
+  alertRule: ['cluster', 'container', 'alertReceiver'],
+  onPremiseCredentials: [],
+  policyApiToken: [],
+  gitopsApp: ['project', 'cluster', 'environment'],
+}
+
+/** The kinds and everything they are made from (the organization always). */
+export function worldKinds(kinds: Iterable<Kind>): Set<Kind> {
+  const closed = new Set<Kind>(['organization'])
+  const add = (kind: Kind) => {
+    if (closed.has(kind)) return
+    closed.add(kind)
+    for (const from of MADE_FROM[kind]) add(from)
+  }
+  for (const kind of kinds) add(kind)
+  return closed
+}
+
+/** Made in the order a whole world was made one at a time: these came after the environment's deployment was queued. */
+const AFTER_DEPLOYMENT = new Set<Kind>([
+  'terraform',
+  'variable',
+  'secret',
+  'environmentVariable',
+  'environmentSecret',
+  'containerVariable',
+  'containerSecret',
+  'applicationVariable',
+  'applicationSecret',
+  'jobVariable',
+  'jobSecret',
+  'applicationRestriction',
+  'jobRestriction',
+  'terraformRestriction',
+  'helmRestriction',
+  'applicationCustomDomain',
+  'containerCustomDomain',
+  'helmCustomDomain',
+  'backup',
+  'restore',
+  'alertReceiver',
+  'alertRule',
+  'gitopsApp',
+  'backupDestination',
+  'webhook',
+  'labelsGroup',
+  'annotationsGroup',
+  'invitation',
+  'customRole',
+  'projectDeploymentRule',
+])
+
+const factoriesOf = new WeakMap<Db, ReturnType<typeof factories>>()
+
+/**
+ * A world in a new organization: every kind (`kinds` undefined), or only `kinds` and what they are
+ * made from (worldKinds); a kind not made has a random id, which names nothing.
+ */
+export async function createWorld(app: FastifyInstance, db: Db, github: FakeProvider, issuer: string, kinds?: Iterable<Kind>): Promise<World> {
+  const f = factoriesOf.get(db) ?? factories(db)
+  factoriesOf.set(db, f)
   const organization = await f.organization()
   const admin = await f.apiToken(organization.id, 'ADMIN')
-  const spare = await f.apiToken(organization.id, 'READ')
-  const project = await f.project(organization.id)
-  const environment = await f.environment(project.id)
-  const helmRepository = await f.helmRepository(organization.id)
-  const helm = await f.helmService(environment.id, {
-    source: { helm_repository: { repository: helmRepository.id, chart_name: 'app', chart_version: '1.0.0' } },
-  })
-  const database = await f.database(environment.id)
-  // A cluster no environment uses, so that deleteCluster succeeds for the roles that may.
-  const cluster = await f.cluster(
-    organization.id,
-    { executor: 'KUBERNETES', kubernetes: 'SELF_MANAGED' },
-    'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: { server: "https://127.0.0.1:1" }\n',
-  )
-  // An ECR registry: its image listing needs AWS's API, so getContainerVersions answers 400 at once, calling nothing.
-  const containerRegistry = await f.containerRegistry(organization.id, {
-    kind: 'ECR',
-    url: 'https://123456789012.dkr.ecr.eu-west-3.amazonaws.com',
-    config: { region: 'eu-west-3', accessKeyId: 'AKIAWORLD' },
-    secrets: { secretAccessKey: `aws-${randomUUID()}` },
-  })
-  const container = await f.containerService(environment.id, { registry_id: containerRegistry.id })
-  const job = await f.job(environment.id, {
-    source: { image: { image_name: 'busybox', tag: '1.36', registry_id: containerRegistry.id } },
-  })
-  const gitSecret = `ghp_${randomUUID().replaceAll('-', '')}`
-  github.tokens.add(gitSecret)
-  const gitToken = await f.gitToken(organization.id, { type: 'GITHUB', token: gitSecret, gitApiUrl: github.url })
-  const application = await app.inject({
-    method: 'POST',
-    url: `/environment/${environment.id}/application`,
-    headers: { authorization: admin.authorization },
-    payload: {
-      ...applicationBody(gitToken.id),
-      name: uniqueName('app'),
-    },
-  })
-  assert.equal(application.statusCode, 201, application.body)
-  const userSubject = `member-${randomUUID()}`
-  const user = await db
-    .insertInto('users')
-    .values({ issuer, subject: userSubject, name: uniqueName('user'), email: null })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  await db.insertInto('organizationMembers').values({ organizationId: organization.id, userId: user.id, role: 'WRITE' }).execute()
-  const { deploymentStageId } = await db.selectFrom('services').select('deploymentStageId').where('id', '=', helm.id).executeTakeFirstOrThrow()
-  const queued = await app.inject({ method: 'POST', url: `/environment/${environment.id}/deploy`, headers: { authorization: admin.authorization } })
-  assert.equal(queued.statusCode, 202, queued.body)
-  const variable = async (
-    scope: 'PROJECT' | 'ENVIRONMENT' | 'CONTAINER' | 'APPLICATION' | 'JOB',
-    parentId: string,
-    isSecret: boolean,
-  ): Promise<string> => {
-    const res = await app.inject({
-      method: 'POST',
-      url: '/variable',
-      headers: { authorization: admin.authorization },
-      payload: {
-        key: `WORLD_${randomUUID().slice(0, 8).toUpperCase()}`,
-        value: 'v',
-        is_secret: isSecret,
-        variable_scope: scope,
-        variable_parent_id: parentId,
-      },
-    })
-    assert.equal(res.statusCode, 201, res.body)
-    return res.json().id
-  }
-  const terraform = await app.inject({
-    method: 'POST',
-    url: `/environment/${environment.id}/terraform`,
-    headers: { authorization: admin.authorization },
-    payload: terraformBody(gitToken.id),
-  })
-  assert.equal(terraform.statusCode, 201, terraform.body)
-  const restriction = async (segment: 'application' | 'job' | 'helm' | 'terraform', serviceId: string): Promise<string> => {
-    const res = await app.inject({
-      method: 'POST',
-      url: `/${segment}/${serviceId}/deploymentRestriction`,
-      headers: { authorization: admin.authorization },
-      payload: { mode: 'EXCLUDE', type: 'PATH', value: 'docs/' },
-    })
-    assert.equal(res.statusCode, 201, res.body)
-    return res.json().id
-  }
-  const customDomain = async (path: string): Promise<string> => {
-    const res = await app.inject({
-      method: 'POST',
-      url: `${path}/customDomain`,
-      headers: { authorization: admin.authorization },
-      payload: { domain: `${randomUUID().slice(0, 8)}.world.example.com`, generate_certificate: true },
-    })
-    assert.equal(res.statusCode, 201, res.body)
-    return res.json().id
-  }
-  const created = async (url: string, payload: Record<string, unknown>): Promise<string> => {
-    const res = await app.inject({ method: 'POST', url, headers: { authorization: admin.authorization }, payload })
-    assert.equal(res.statusCode, 201, res.body)
-    return res.json().id
-  }
-  const backup = await worldBackup(db, organization.id, database.id)
-  const alertReceiver = await created('/alert-receivers', alertReceiverBody(organization.id))
-  const alertRule = await created('/alert-rules', alertRuleBody(organization.id, cluster.id, container.id, alertReceiver))
-  const gitopsApp = await worldGitOpsApp(db, organization.id, project.id, cluster.id, environment.clusterId)
-  return {
-    ids: {
-      alertReceiver,
-      alertRule,
-      backup: backup.backupId,
-      gitopsApp,
-      restore: backup.restoreId,
-      backupDestination: await created(`/organization/${organization.id}/backupDestination`, backupDestinationBody()),
-      webhook: await created(`/organization/${organization.id}/webhook`, webhookBody()),
-      labelsGroup: await created(`/organization/${organization.id}/labelsGroups`, labelsGroupBody()),
-      annotationsGroup: await created(`/organization/${organization.id}/annotationsGroups`, annotationsGroupBody()),
-      invitation: await created(`/organization/${organization.id}/inviteMember`, invitationBody()),
-      customRole: await created(`/organization/${organization.id}/customRole`, { name: uniqueName('role') }),
-      projectDeploymentRule: await created(`/project/${project.id}/deploymentRule`, projectDeploymentRuleBody(environment.clusterId)),
-      organization: organization.id,
-      project: project.id,
-      environment: environment.id,
-      helm: helm.id,
-      database: database.id,
-      application: application.json().id,
-      helmRepository: helmRepository.id,
-      container: container.id,
-      job: job.id,
-      terraform: terraform.json().id,
-      containerRegistry: containerRegistry.id,
-      cluster: cluster.id,
-      gitToken: gitToken.id,
-      apiToken: spare.id,
-      user: user.id,
-      deploymentStage: deploymentStageId,
-      deploymentRequest: queued.json().execution_id,
-      variable: await variable('PROJECT', project.id, false),
-      secret: await variable('PROJECT', project.id, true),
-      environmentVariable: await variable('ENVIRONMENT', environment.id, false),
-      environmentSecret: await variable('ENVIRONMENT', environment.id, true),
-      containerVariable: await variable('CONTAINER', container.id, false),
-      containerSecret: await variable('CONTAINER', container.id, true),
-      applicationVariable: await variable('APPLICATION', application.json().id, false),
-      applicationSecret: await variable('APPLICATION', application.json().id, true),
-      jobVariable: await variable('JOB', job.id, false),
-      jobSecret: await variable('JOB', job.id, true),
-      applicationRestriction: await restriction('application', application.json().id),
-      jobRestriction: await restriction('job', job.id),
-      terraformRestriction: await restriction('terraform', terraform.json().id),
-      helmRestriction: await restriction('helm', helm.id),
-      applicationCustomDomain: await customDomain(`/application/${application.json().id}`),
-      containerCustomDomain: await customDomain(`/container/${container.id}`),
-      helmCustomDomain: await customDomain(`/helm/${helm.id}`),
-    },
+  const world: World = {
+    ids: { organization: organization.id } as Record<Kind, string>,
     adminTokenId: admin.id,
-    clusterOfEnvironment: environment.clusterId,
+    clusterOfEnvironment: '',
     authorization: admin.authorization,
     secret: admin.token,
     gitApiUrl: github.url,
-    gitSecret,
+    gitSecret: `ghp_${randomUUID().replaceAll('-', '')}`,
     issuer,
-    userSubject,
-    webhookSecret: await (async () => {
-      const made = await app.inject({
-        method: 'POST',
-        url: `/organization/${organization.id}/gitWebhookSecret`,
-        headers: { authorization: admin.authorization },
-      })
-      assert.equal(made.statusCode, 201, made.body)
-      return made.json().secret as string
-    })(),
+    userSubject: `member-${randomUUID()}`,
+    webhookSecret: '',
   }
+  const whole = kinds === undefined
+  const made = whole ? new Set(KINDS) : worldKinds(kinds)
+  made.delete('organization')
+  await Promise.all([
+    makeInto(app, db, github, world, made),
+    // The organization's git webhook secret, which signs deliveries to the git webhook routes: a whole world's.
+    whole &&
+      (async () => {
+        const res = await app.inject({
+          method: 'POST',
+          url: `/organization/${organization.id}/gitWebhookSecret`,
+          headers: { authorization: admin.authorization },
+        })
+        assert.equal(res.statusCode, 201, res.body)
+        world.webhookSecret = res.json().secret
+      })(),
+  ])
+  for (const kind of KINDS) world.ids[kind] ??= randomUUID()
+  return world
 }
 
-async function worldIntact(db: Db, world: World): Promise<boolean> {
+/**
+ * Makes the kinds of `make` anew in the world's organization (with its ADMIN token), writing their
+ * ids into `world`; what they are made from and is not in `make` is the world's already. Resources
+ * that do not depend on each other are made at the same time; the services of the environment one
+ * after the other, and what a whole world made after queuing the environment's deployment after it.
+ */
+async function makeInto(app: FastifyInstance, db: Db, github: FakeProvider, world: World, make: Set<Kind>): Promise<void> {
+  const f = factoriesOf.get(db) ?? factories(db)
+  factoriesOf.set(db, f)
+  const organizationId = world.ids.organization
+  const headers = { authorization: world.authorization }
+  const created = async (url: string, payload: Record<string, unknown>): Promise<string> => {
+    const res = await app.inject({ method: 'POST', url, headers, payload })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().id
+  }
+  // The environment's services one after the other, as they were made (each takes its kind's stage).
+  let services: Promise<unknown> = Promise.resolve()
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = services.then(work)
+    services = next.catch(() => undefined)
+    return next
+  }
+  /** After the kind when it is made too: the order a whole world was made in. */
+  const after = async (kind: Kind) => {
+    if (make.has(kind)) await id(kind)
+  }
+  const variable = (scope: 'PROJECT' | 'ENVIRONMENT' | 'CONTAINER' | 'APPLICATION' | 'JOB', parent: Kind, isSecret: boolean) => async () =>
+    created('/variable', {
+      key: `WORLD_${randomUUID().slice(0, 8).toUpperCase()}`,
+      value: 'v',
+      is_secret: isSecret,
+      variable_scope: scope,
+      variable_parent_id: await id(parent),
+    })
+  const restriction = (segment: 'application' | 'job' | 'helm' | 'terraform') => async () =>
+    created(`/${segment}/${await id(segment)}/deploymentRestriction`, { mode: 'EXCLUDE', type: 'PATH', value: 'docs/' })
+  const customDomain = (segment: 'application' | 'container' | 'helm') => async () =>
+    created(`/${segment}/${await id(segment)}/customDomain`, {
+      domain: `${randomUUID().slice(0, 8)}.world.example.com`,
+      generate_certificate: true,
+    })
+  const organizationUrl = `/organization/${organizationId}`
+  let backupOf: Promise<{ backupId: string; restoreId: string }> | undefined
+  const backup = () => {
+    backupOf ??= id('database').then((databaseId) => worldBackup(db, organizationId, databaseId))
+    return backupOf
+  }
+  const makers: Record<Kind, () => Promise<string>> = {
+    organization: async () => assert.fail('a world is made in an organization of its own'),
+    apiToken: async () => (await f.apiToken(organizationId, 'READ')).id,
+    project: async () => (await f.project(organizationId)).id,
+    environment: async () => {
+      const environment = await f.environment(await id('project'))
+      world.clusterOfEnvironment = environment.clusterId
+      return environment.id
+    },
+    helmRepository: async () => (await f.helmRepository(organizationId)).id,
+    helm: async () => {
+      const [environmentId, repository] = await Promise.all([id('environment'), id('helmRepository')])
+      return oneAtATime(
+        async () =>
+          (
+            await f.helmService(environmentId, {
+              source: { helm_repository: { repository, chart_name: 'app', chart_version: '1.0.0' } },
+            })
+          ).id,
+      )
+    },
+    database: async () => {
+      const environmentId = await id('environment')
+      await after('helm')
+      return oneAtATime(async () => (await f.database(environmentId)).id)
+    },
+    // A cluster no environment uses, so that deleteCluster succeeds for the roles that may.
+    cluster: async () =>
+      (
+        await f.cluster(
+          organizationId,
+          { executor: 'KUBERNETES', kubernetes: 'SELF_MANAGED' },
+          'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: { server: "https://127.0.0.1:1" }\n',
+        )
+      ).id,
+    // An ECR registry: its image listing needs AWS's API, so getContainerVersions answers 400 at once, calling nothing.
+    containerRegistry: async () =>
+      (
+        await f.containerRegistry(organizationId, {
+          kind: 'ECR',
+          url: 'https://123456789012.dkr.ecr.eu-west-3.amazonaws.com',
+          config: { region: 'eu-west-3', accessKeyId: 'AKIAWORLD' },
+          secrets: { secretAccessKey: `aws-${randomUUID()}` },
+        })
+      ).id,
+    container: async () => {
+      const [environmentId, registryId] = await Promise.all([id('environment'), id('containerRegistry')])
+      await after('database')
+      return oneAtATime(async () => (await f.containerService(environmentId, { registry_id: registryId })).id)
+    },
+    job: async () => {
+      const [environmentId, registryId] = await Promise.all([id('environment'), id('containerRegistry')])
+      await after('container')
+      return oneAtATime(
+        async () => (await f.job(environmentId, { source: { image: { image_name: 'busybox', tag: '1.36', registry_id: registryId } } })).id,
+      )
+    },
+    gitToken: async () => {
+      github.tokens.add(world.gitSecret)
+      return (await f.gitToken(organizationId, { type: 'GITHUB', token: world.gitSecret, gitApiUrl: github.url })).id
+    },
+    application: async () => {
+      const [environmentId, gitTokenId] = await Promise.all([id('environment'), id('gitToken')])
+      await after('job')
+      return oneAtATime(() => created(`/environment/${environmentId}/application`, { ...applicationBody(gitTokenId), name: uniqueName('app') }))
+    },
+    terraform: async () => {
+      const [environmentId, gitTokenId] = await Promise.all([id('environment'), id('gitToken')])
+      return oneAtATime(() => created(`/environment/${environmentId}/terraform`, terraformBody(gitTokenId)))
+    },
+    user: async () => {
+      // A subject of its own: a member removed may leave its user behind.
+      world.userSubject = `member-${randomUUID()}`
+      const user = await db
+        .insertInto('users')
+        .values({ issuer: world.issuer, subject: world.userSubject, name: uniqueName('user'), email: null })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      await db.insertInto('organizationMembers').values({ organizationId, userId: user.id, role: 'WRITE' }).execute()
+      return user.id
+    },
+    deploymentStage: async () => {
+      const helmId = await id('helm')
+      const { deploymentStageId } = await db.selectFrom('services').select('deploymentStageId').where('id', '=', helmId).executeTakeFirstOrThrow()
+      return deploymentStageId
+    },
+    deploymentRequest: async () => {
+      const environmentId = await id('environment')
+      await Promise.all(MADE_FROM.deploymentRequest.map(id))
+      return oneAtATime(async () => {
+        const queued = await app.inject({ method: 'POST', url: `/environment/${environmentId}/deploy`, headers })
+        assert.equal(queued.statusCode, 202, queued.body)
+        return queued.json().execution_id as string
+      })
+    },
+    variable: variable('PROJECT', 'project', false),
+    secret: variable('PROJECT', 'project', true),
+    environmentVariable: variable('ENVIRONMENT', 'environment', false),
+    environmentSecret: variable('ENVIRONMENT', 'environment', true),
+    containerVariable: variable('CONTAINER', 'container', false),
+    containerSecret: variable('CONTAINER', 'container', true),
+    applicationVariable: variable('APPLICATION', 'application', false),
+    applicationSecret: variable('APPLICATION', 'application', true),
+    jobVariable: variable('JOB', 'job', false),
+    jobSecret: variable('JOB', 'job', true),
+    applicationRestriction: restriction('application'),
+    jobRestriction: restriction('job'),
+    terraformRestriction: restriction('terraform'),
+    helmRestriction: restriction('helm'),
+    applicationCustomDomain: customDomain('application'),
+    containerCustomDomain: customDomain('container'),
+    helmCustomDomain: customDomain('helm'),
+    backup: async () => (await backup()).backupId,
+    restore: async () => (await backup()).restoreId,
+    alertReceiver: () => created('/alert-receivers', alertReceiverBody(organizationId)),
+    alertRule: async () => {
+      const [clusterId, containerId, receiverId] = await Promise.all([id('cluster'), id('container'), id('alertReceiver')])
+      return created('/alert-rules', alertRuleBody(organizationId, clusterId, containerId, receiverId))
+    },
+    gitopsApp: async () => {
+      const [projectId, clusterId] = await Promise.all([id('project'), id('cluster'), id('environment')])
+      return worldGitOpsApp(db, organizationId, projectId, clusterId, world.clusterOfEnvironment)
+    },
+    backupDestination: () => created(`${organizationUrl}/backupDestination`, backupDestinationBody()),
+    webhook: () => created(`${organizationUrl}/webhook`, webhookBody()),
+    labelsGroup: () => created(`${organizationUrl}/labelsGroups`, labelsGroupBody()),
+    annotationsGroup: () => created(`${organizationUrl}/annotationsGroups`, annotationsGroupBody()),
+    invitation: () => created(`${organizationUrl}/inviteMember`, invitationBody()),
+    customRole: () => created(`${organizationUrl}/customRole`, { name: uniqueName('role') }),
+    onPremiseCredentials: () => created(`${organizationUrl}/onPremise/credentials`, { name: uniqueName('rack') }),
+    policyApiToken: () => created(`${organizationUrl}/policyApiToken`, { name: uniqueName('agent'), opa_policy: 'allow := true' }),
+    projectDeploymentRule: async () => {
+      const [projectId] = await Promise.all([id('project'), id('environment')])
+      return created(`/project/${projectId}/deploymentRule`, projectDeploymentRuleBody(world.clusterOfEnvironment))
+    },
+  }
+  const ids = new Map<Kind, Promise<string>>()
+  function id(kind: Kind): Promise<string> {
+    let made = ids.get(kind)
+    if (!made) {
+      if (!make.has(kind)) {
+        const known = world.ids[kind]
+        assert.ok(known, `the world is made without ${kind}, which another kind is made from`)
+        return Promise.resolve(known)
+      }
+      const queued = AFTER_DEPLOYMENT.has(kind) && make.has('deploymentRequest') ? id('deploymentRequest') : Promise.resolve('')
+      made = queued.then(makers[kind])
+      ids.set(kind, made)
+    }
+    return made
+  }
+  const kinds = [...make]
+  const made = await Promise.all(kinds.map(id))
+  for (const [i, kind] of kinds.entries()) world.ids[kind] = made[i]!
+}
+
+/** Where each kind's row is, to tell whether a request removed it. */
+const KIND_TABLES: Record<Exclude<Kind, 'user'>, string> = {
+  organization: 'organizations',
+  apiToken: 'api_tokens',
+  project: 'projects',
+  environment: 'environments',
+  helm: 'services',
+  database: 'services',
+  application: 'services',
+  container: 'services',
+  job: 'services',
+  terraform: 'services',
+  gitopsApp: 'services',
+  helmRepository: 'helm_repositories',
+  containerRegistry: 'container_registries',
+  gitToken: 'git_tokens',
+  cluster: 'clusters',
+  deploymentStage: 'deployment_stages',
+  deploymentRequest: 'deployment_requests',
+  variable: 'variables',
+  secret: 'variables',
+  environmentVariable: 'variables',
+  environmentSecret: 'variables',
+  containerVariable: 'variables',
+  containerSecret: 'variables',
+  applicationVariable: 'variables',
+  applicationSecret: 'variables',
+  jobVariable: 'variables',
+  jobSecret: 'variables',
+  applicationRestriction: 'deployment_restrictions',
+  jobRestriction: 'deployment_restrictions',
+  terraformRestriction: 'deployment_restrictions',
+  helmRestriction: 'deployment_restrictions',
+  applicationCustomDomain: 'custom_domains',
+  containerCustomDomain: 'custom_domains',
+  helmCustomDomain: 'custom_domains',
+  labelsGroup: 'organization_groups',
+  annotationsGroup: 'organization_groups',
+  invitation: 'member_invitations',
+  customRole: 'custom_roles',
+  backup: 'database_backups',
+  restore: 'database_restores',
+  backupDestination: 'backup_destinations',
+  webhook: 'organization_webhooks',
+  projectDeploymentRule: 'project_deployment_rules',
+  alertReceiver: 'alert_receivers',
+  alertRule: 'alert_rules',
+  onPremiseCredentials: 'on_premise_credentials',
+  policyApiToken: 'api_tokens',
+}
+
+/** The kinds of the world whose resource is gone (the member: its membership), with the ADMIN token as `admin`. */
+async function worldMissing(db: Db, world: World): Promise<Set<Kind | 'admin'>> {
   const { ids } = world
-  const { rows } = await sql<{ intact: boolean }>`
-    select exists (select 1 from organizations where id = ${ids.organization})
-      and (select count(*) from api_tokens where id in (${world.adminTokenId}, ${ids.apiToken})) = 2
-      and exists (select 1 from projects where id = ${ids.project})
-      and exists (select 1 from environments where id = ${ids.environment})
-      and exists (select 1 from services where id = ${ids.helm})
-      and exists (select 1 from services where id = ${ids.database})
-      and exists (select 1 from services where id = ${ids.application})
-      and exists (select 1 from helm_repositories where id = ${ids.helmRepository})
-      and exists (select 1 from services where id = ${ids.container})
-      and exists (select 1 from services where id = ${ids.job})
-      and exists (select 1 from services where id = ${ids.terraform})
-      and exists (select 1 from container_registries where id = ${ids.containerRegistry})
-      and exists (select 1 from clusters where id = ${ids.cluster})
-      and exists (select 1 from git_tokens where id = ${ids.gitToken})
-      and exists (select 1 from organization_members where organization_id = ${ids.organization} and user_id = ${ids.user})
-      and exists (select 1 from deployment_stages where id = ${ids.deploymentStage})
-      and exists (select 1 from deployment_requests where id = ${ids.deploymentRequest})
-      and (select count(*) from variables where id in (${ids.variable}, ${ids.secret}, ${ids.environmentVariable}, ${ids.environmentSecret}, ${ids.containerVariable}, ${ids.containerSecret})) = 6
-      and (select count(*) from variables where id in (${ids.applicationVariable}, ${ids.applicationSecret})) = 2
-      and (select count(*) from variables where id in (${ids.jobVariable}, ${ids.jobSecret})) = 2
-      and (select count(*) from deployment_restrictions where id in (${ids.applicationRestriction}, ${ids.jobRestriction}, ${ids.terraformRestriction}, ${ids.helmRestriction})) = 4
-      and (select count(*) from custom_domains where id in (${ids.applicationCustomDomain}, ${ids.containerCustomDomain}, ${ids.helmCustomDomain})) = 3
-      and (select count(*) from organization_groups where id in (${ids.labelsGroup}, ${ids.annotationsGroup})) = 2
-      and exists (select 1 from member_invitations where id = ${ids.invitation})
-      and exists (select 1 from custom_roles where id = ${ids.customRole})
-      as intact`.execute(db)
-  return rows[0]?.intact === true
+  const checks = [
+    sql`select 'admin' as kind where not exists (select 1 from api_tokens where id = ${world.adminTokenId})`,
+    sql`select 'user' as kind where not exists (select 1 from organization_members where organization_id = ${ids.organization} and user_id = ${ids.user})`,
+    // A project or an environment being deleted takes nothing new (the world's deletes never run: no runner).
+    sql`select 'project' as kind where exists (select 1 from projects where id = ${ids.project} and deleting_at is not null)`,
+    sql`select 'environment' as kind where exists (select 1 from environment_deletions where environment_id = ${ids.environment})`,
+    ...Object.entries(KIND_TABLES).map(
+      ([kind, table]) => sql`select ${kind} as kind where not exists (select 1 from ${sql.table(table)} where id = ${ids[kind as Kind]})`,
+    ),
+  ]
+  const { rows } = await sql<{ kind: Kind | 'admin' }>`${sql.join(checks, sql` union all `)}`.execute(db)
+  return new Set(rows.map((row) => row.kind))
+}
+
+/** The kinds and everything made from them, which a removed resource takes along, or leaves pointing at nothing. */
+export function kindsMadeFrom(...kinds: Kind[]): Set<Kind> {
+  const again = new Set(kinds)
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const kind of KINDS) {
+      if (!again.has(kind) && MADE_FROM[kind].some((from) => again.has(from))) {
+        again.add(kind)
+        grew = true
+      }
+    }
+  }
+  return again
+}
+
+/**
+ * The world with what a request removed made again: what is gone and everything made from it (a
+ * new world when its organization or ADMIN token is gone); the world itself when nothing is.
+ */
+async function repairWorld(app: FastifyInstance, db: Db, github: FakeProvider, world: World): Promise<World> {
+  const missing = await worldMissing(db, world)
+  if (missing.size === 0) return world
+  if (missing.has('admin') || missing.has('organization')) return createWorld(app, db, github, world.issuer)
+  const repaired: World = { ...world, ids: { ...world.ids } }
+  const again = kindsMadeFrom(...(missing as Set<Kind>))
+  // The GITOPS_APP's Argo CD credentials are its cluster's, one per cluster: made again on a new cluster.
+  await makeInto(app, db, github, repaired, again.has('gitopsApp') ? kindsMadeFrom(...again, 'cluster') : again)
+  return repaired
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1043,6 +1298,7 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /environment/{environmentId}/checkDockerfile': (w) => ({ git_repository: checkRepository(w), dockerfile_path: 'Dockerfile' }),
   'POST /environment/{environmentId}/checkGitFile': (w) => ({ git_repository: checkRepository(w), files: ['README.md'] }),
   'POST /environment/{environmentId}/checkHelmRepository': (w) => ({ git_repository: checkRepository(w) }),
+  'POST /environment/{environmentId}/helmDefaultValues': (w) => ({ source: { git_repository: checkRepository(w) } }),
   'POST /environment/{environmentId}/checkContainerImage': (w) => ({ registry_id: w.ids.containerRegistry, image_name: 'app', tag: '1' }),
   'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}': () => helmRepositoryBody(),
   'POST /database/{databaseId}/backup': () => ({ name: uniqueName('backup'), message: 'base' }),
@@ -1160,12 +1416,21 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'PUT /application/{applicationId}/network': () => ({ sticky_session: true }),
   'PUT /container/{containerId}/network': () => ({ sticky_session: true }),
   'PUT /account': () => ({ communication_email: 'sweep@example.com' }),
+  // Issue 48: on-premise credentials, clusters' DNS provider, policy API tokens.
+  'POST /organization/{organizationId}/onPremise/credentials': () => ({ name: uniqueName('rack') }),
+  'PUT /organization/{organizationId}/onPremise/credentials/{credentialsId}': () => ({ name: uniqueName('rack') }),
+  'PUT /cluster/{clusterId}/dnsProvider': () => ({ dns_provider: { provider: 'QOVERY', domain: 'sweep.example.com' } }),
+  'POST /organization/{organizationId}/policyApiToken': () => ({ name: uniqueName('agent'), opa_policy: 'allow if input.method == "GET"' }),
 }
 
 const unreachableRepository = () => ({ url: 'https://git.invalid/acme/infra', branch: 'main' })
 
 /** The query of operations that need one; `@kind` stands for the world's resource of that kind (`@gitToken`: its git token). */
 export const BASE_QUERIES: Record<string, [string, string][]> = {
+  'GET /cluster/{clusterId}/logs': [
+    ['endpoint', 'query_range'],
+    ['query', encodeURIComponent('{component="cluster"}')],
+  ],
   'GET /cluster/{clusterId}/metrics': [
     ['endpoint', 'api/v1/query'],
     ['query', 'up'],
@@ -1591,9 +1856,10 @@ export async function startHarness(): Promise<Harness> {
   let unchangedSince: Snapshot | undefined
 
   const world = async () => {
-    if (checkWorld && !(await worldIntact(app.db, current))) {
-      current = await createWorld(app.app, app.db, fake, idp.issuer)
-      unchangedSince = undefined
+    if (checkWorld) {
+      const repaired = await repairWorld(app.app, app.db, fake, current)
+      if (repaired !== current) unchangedSince = undefined
+      current = repaired
     }
     checkWorld = false
     return current

@@ -4,6 +4,7 @@ import type { MonitoringPaths } from '#src/modules/metrics/monitoring-engines.ts
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { ALERT_SERVICE_TARGETS } from '#src/platform/service-types.ts'
 import type { AlertingRepository, RuleColumns } from './alerting.repository.ts'
 import type { AlertRuleCreationRequest, AlertRuleEditRequest } from './alerting.schemas.ts'
 import type { AlertRulesTable } from './alerting.tables.ts'
@@ -27,7 +28,7 @@ interface Deps {
   changed(): void
 }
 
-const SERVICE_TARGETS = new Set(['APPLICATION', 'CONTAINER', 'JOB', 'CRONJOB', 'HELM', 'TERRAFORM'])
+const SERVICE_TARGETS = new Set<string>(ALERT_SERVICE_TARGETS)
 /** The stored organization label: a rule of one organization sees its series only. */
 const SCOPE_LABEL = 'organization_id'
 

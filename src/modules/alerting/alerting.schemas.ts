@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, OrganizationParams, Uuid } from '#src/platform/http/common-schemas.ts'
+import { ALERT_TARGET_TYPES } from '#src/platform/service-types.ts'
 
 // The reference's alert receivers and alert rules (docs/alerting.md).
 
@@ -103,10 +104,9 @@ const Presentation = Type.Object({
   summary: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   runbook_url: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 2048 }))),
 })
-export const TARGET_TYPES = [' CLUSTER', 'CLUSTER', 'ENVIRONMENT', 'APPLICATION', 'CONTAINER', 'JOB', 'CRONJOB', 'HELM', 'TERRAFORM'] as const
 const Target = Type.Object({
   target_type: Type.Union(
-    TARGET_TYPES.map((w) => Type.Literal(w)),
+    ALERT_TARGET_TYPES.map((w) => Type.Literal(w)),
     { description: "' CLUSTER' (the reference's spelling) and CLUSTER are the same" },
   ),
   target_id: Uuid,

@@ -71,8 +71,8 @@ export function rulesFile(rules: Rule[]): object {
   }
 }
 
-const TITLE = '[{{ .Status | toUpper }}] {{ .CommonLabels.alertname }} on {{ .CommonLabels.berth_target_name }}'
-const TEXT =
+export const TITLE = '[{{ .Status | toUpper }}] {{ .CommonLabels.alertname }} on {{ .CommonLabels.berth_target_name }}'
+export const TEXT =
   '{{ range .Alerts }}{{ .Annotations.summary }} ({{ .Labels.severity }}) on {{ .Labels.berth_target_name }}{{ if .Labels.replica }}, replica {{ .Labels.replica }}{{ end }}\n{{ end }}'
 
 export function alertmanagerConfig(rules: Rule[], receivers: Map<string, Receiver>, settings: { groupWaitMs: number; secretsDir: string }): object {

@@ -21,6 +21,7 @@ const COLUMNS = [
   'createdByUserId',
   'ownerUserId',
   'customRoleId',
+  'opaPolicy',
   'createdAt',
   'updatedAt',
   'expiredAt',
@@ -57,7 +58,7 @@ function apiTokenQueries(db: Db) {
 
     async list(
       organizationId: string,
-      filter: { name?: string; creatorName?: string; createdByApiTokenId?: string; createdByUserId?: string },
+      filter: { name?: string; creatorName?: string; createdByApiTokenId?: string; createdByUserId?: string; policy?: boolean },
       limit: number,
     ): Promise<ListedApiTokenRow[]> {
       let query = db
@@ -69,6 +70,8 @@ function apiTokenQueries(db: Db) {
         .select('cr.name as customRoleName')
         .select(['ct.name as creatorTokenName', 'cu.name as creatorUserName', 'cu.email as creatorUserEmail', 'cu.subject as creatorUserSubject'])
         .where('t.organizationId', '=', organizationId)
+        // Policy tokens are listed apart (listOrganizationPolicyApiTokens), regular ones without them.
+        .where('t.opaPolicy', filter.policy ? 'is not' : 'is', null)
       if (filter.name) query = query.where('t.name', 'ilike', `%${escapeLike(filter.name)}%`)
       if (filter.createdByApiTokenId) query = query.where('t.createdByApiTokenId', '=', filter.createdByApiTokenId)
       if (filter.createdByUserId) query = query.where('t.createdByUserId', '=', filter.createdByUserId)

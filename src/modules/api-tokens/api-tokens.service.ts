@@ -28,6 +28,8 @@ export interface ApiTokenRequest {
   description?: string | null
   held: HeldRole
   expiredAt: Date | null
+  /** A policy token's rego policy (token-policy.ts), checked by the caller. */
+  opaPolicy?: string | null
 }
 
 /** A token just created: the only time its secret exists outside the caller's hands. */
@@ -40,6 +42,7 @@ export interface NewApiToken {
   /** A custom role of the organization (docs/custom-roles.md, "Custom roles"); `role` must then be READ. */
   customRoleId?: string | null
   expiredAt?: Date | null
+  opaPolicy?: string | null
   createdByApiTokenId?: string | null
   createdByUserId?: string | null
   ownerUserId?: string | null
@@ -101,6 +104,7 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
         digest: digestApiToken(token),
         tokenStart: apiTokenStart(token),
         expiredAt: input.expiredAt ?? null,
+        opaPolicy: input.opaPolicy ?? null,
         createdByApiTokenId: input.createdByApiTokenId ?? null,
         createdByUserId: input.createdByUserId ?? null,
         ownerUserId: input.ownerUserId ?? null,
@@ -126,6 +130,9 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
       // The role is read and the token inserted under the organization's lock, so that a demotion
       // or removal of the member behind the caller either sees the new token (and lowers or
       // deletes it) or commits first (and the caller's lowered role is what is checked here).
+      // A policy token's successors would not carry its policy: it mints none.
+      if (principal.kind === 'api_token' && principal.policy)
+        throw new AppError('forbidden', 'a policy API token cannot create API tokens: they would not carry its policy')
       return organizations.withLockedRole(principal, organizationId, 'READ', 'use', async (trx, caller) => {
         const { role, customRoleId } = input.held
         const customRoleName = customRoleId ? await organizations.customRoleName(organizationId, customRoleId) : null
@@ -149,6 +156,7 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
           role,
           customRoleId: customRoleId ?? null,
           expiredAt,
+          opaPolicy: input.opaPolicy ?? null,
           ...createdBy(principal),
           ownerUserId: ownerFor(principal),
         }
@@ -160,7 +168,7 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
     async list(
       principal: Principal,
       organizationId: string,
-      filter: { name?: string; creatorName?: string },
+      filter: { name?: string; creatorName?: string; policy?: boolean },
     ): Promise<CappedList<ListedApiTokenRow>> {
       const { role } = await organizations.requireRole(principal, organizationId, 'READ')
       const own = hasRole(role, 'ADMIN') ? {} : createdBy(principal)
@@ -173,10 +181,11 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
      * tokens it minted go with it, and the tokens those minted, in whatever organization
      * (migration 0009): a leaked token leaves no working copy of itself behind.
      */
-    async delete(principal: Principal, organizationId: string, apiTokenId: string): Promise<void> {
+    async delete(principal: Principal, organizationId: string, apiTokenId: string, policy = false): Promise<void> {
       const { role } = await organizations.requireRole(principal, organizationId, 'READ')
       const row = await repo.findById(organizationId, apiTokenId)
-      if (!row) throw notFound('API token')
+      // Each family is deleted by its own operation: a policy token is not a regular one, nor the reverse.
+      if (!row || (row.opaPolicy !== null) !== policy) throw notFound(policy ? 'policy API token' : 'API token')
       if (!hasRole(role, 'ADMIN') && !isCreator(principal, row)) {
         throw new AppError('forbidden', 'deleting a token you did not create needs the ADMIN role')
       }
@@ -251,6 +260,7 @@ export function createApiTokensService({ repo, organizations, usage, cache, cloc
         customRoleId: row.customRoleId,
         expiresAt: row.expiredAt,
         ownerUserId: row.ownerUserId,
+        policy: row.opaPolicy,
       }
     },
   }

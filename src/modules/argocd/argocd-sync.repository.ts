@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
-import { stageName } from '#src/modules/deployments/deployment-states.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { isUniqueViolation } from '#src/platform/db/errors.ts'
+import { stageName } from '#src/platform/deployment-states.ts'
 import { type ArgoCdDb, withArgoCdTables } from './argocd.tables.ts'
 
 // The poller's writes: the integration's project, an environment per destination namespace, a

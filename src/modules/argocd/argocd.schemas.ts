@@ -1,7 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CLOUD_PROVIDERS, KUBERNETES_MODES } from '#src/modules/clusters/clusters.schemas.ts'
-import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
-import { DateTime, Nullable, OrganizationParams, Uuid } from '#src/platform/http/common-schemas.ts'
+import { DateTime, Enum, Nullable, OrganizationParams, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The reference's ArgoCD family: credentials, connection check, destination cluster mappings, the
 // applications as services, their manifest, and a cluster's associated services.

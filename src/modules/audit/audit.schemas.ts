@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { AUDIT_TARGET_TYPES } from '#src/platform/service-types.ts'
 
 // The reference's Organization Event shapes. Enum words follow BERTH_ENUM_WORDS: the contract's IAC
 // and IAC_PROVIDER here, the reference's TERRAFORM and TERRAFORM_PROVIDER with `reference`.
@@ -63,24 +64,6 @@ export const EVENT_TYPES = [
   'UNLOCK',
   'POLICY_FAILED',
 ] as const
-export const TARGET_TYPES = [
-  'AGENTIC_WORKFLOW',
-  'APPLICATION',
-  'CLUSTER',
-  'CONTAINER',
-  'CONTAINER_REGISTRY',
-  'DATABASE',
-  'ENTERPRISE_CONNECTION',
-  'ENVIRONMENT',
-  'JOB',
-  'HELM',
-  'HELM_REPOSITORY',
-  'MEMBERS_AND_ROLES',
-  'ORGANIZATION',
-  'PROJECT',
-  'WEBHOOK',
-  'IAC',
-] as const
 export const SUB_TARGET_TYPES = [
   'ADVANCED_SETTINGS',
   'ALERT_RECEIVER',
@@ -130,7 +113,7 @@ const words = <T extends readonly string[]>(values: T, title: string) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], title, description: `${title} (docs/audit-log.md)` })
 
 const EventType = words(EVENT_TYPES, 'OrganizationEventType')
-const TargetType = words(TARGET_TYPES, 'OrganizationEventTargetType')
+const TargetType = words(AUDIT_TARGET_TYPES, 'OrganizationEventTargetType')
 const SubTargetType = words(SUB_TARGET_TYPES, 'OrganizationEventSubTargetType')
 const Origin = words(EVENT_ORIGINS, 'OrganizationEventOrigin')
 const TargetLevel = words(TARGET_LEVELS, 'OrganizationEventTargetLevel')

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
-import { Enum, Status } from '#src/modules/deployments/deployments.schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Status } from '#src/platform/deployment-status.schemas.ts'
+import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
 
 // The wire shapes of backups: the reference's Backup, BackupRequest and BackupPaginatedResponseList,

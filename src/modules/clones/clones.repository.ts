@@ -1,11 +1,11 @@
 import { type Selectable, sql, type Transaction } from 'kysely'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import { databaseKeyId } from '#src/modules/services/kinds/database/database-credentials.ts'
 import type { PreparedClone } from '#src/modules/services/services.service.ts'
 import type { DeploymentStagesRepository } from '#src/modules/services/stages/deployment-stages.repository.ts'
 import { lockStages } from '#src/modules/services/stages/deployment-stages.repository.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database, VariablesTable } from '#src/platform/db/schema.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 
 // What a clone copies, read and written as rows: stages, services and their references, variables

@@ -1,4 +1,3 @@
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
 import type { Mode } from '#src/modules/environments/environments.schemas.ts'
 import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
@@ -8,6 +7,7 @@ import type { ServicesService } from '#src/modules/services/services.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import type { ClonesRepository, ServiceClone } from './clones.repository.ts'
 

@@ -7,6 +7,7 @@ import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { ClusterEngine } from './cluster-engines.ts'
 import type { ClusterEvent, EventFilter } from './cluster-events.ts'
 import type { ClusterLocksDb } from './cluster-locks.tables.ts'
+import type { ClusterLogRecorder } from './cluster-logs.ts'
 
 // What clusters answer beyond their records (docs/clusters.md, "Locks, environments, readiness"):
 // locks that keep deployments off a cluster, the environments it runs, whether it can take a deploy.
@@ -38,11 +39,13 @@ interface Deps {
   engineReady(engine: ClusterEngine): Promise<boolean>
   /** The engine's events of the window, for the cluster's environments. */
   engineEvents(engine: ClusterEngine, environmentIds: Set<string>, filter: EventFilter): Promise<ClusterEvent[]>
+  /** Where locks and unlocks are written as the cluster's log lines (cluster-logs.ts). */
+  log?: ClusterLogRecorder
 }
 
 const DAY_MS = 24 * 3_600_000
 
-export function createClusterOperationsService({ db, organizations, actorName, engineOf, engineReady, engineEvents }: Deps) {
+export function createClusterOperationsService({ db, organizations, actorName, engineOf, engineReady, engineEvents, log = async () => {} }: Deps) {
   /** A cluster by its id alone (the `/cluster/{clusterId}` routes), with `needed` in its organization; 404 when hidden. */
   async function requireCluster(principal: Principal, clusterId: string, needed: Role) {
     const cluster = await db.selectFrom('clusters').selectAll().where('id', '=', clusterId).executeTakeFirst()
@@ -72,7 +75,7 @@ export function createClusterOperationsService({ db, organizations, actorName, e
         lockedAt,
         expiresAt: ttlInDays === undefined ? null : new Date(lockedAt.getTime() + ttlInDays * DAY_MS),
       }
-      return whenParentGone(
+      const lock = await whenParentGone(
         () => notFound('cluster'),
         () =>
           db
@@ -82,12 +85,16 @@ export function createClusterOperationsService({ db, organizations, actorName, e
             .returningAll()
             .executeTakeFirstOrThrow(),
       )
+      const until = lock.expiresAt ? ` until ${lock.expiresAt.toISOString()}` : ''
+      await log(cluster, { type: 'warning', step: 'Unknown', message: `locked${until} by ${lock.ownerName}: ${lock.reason}` })
+      return lock
     },
 
     /** WRITE; the cluster is unlocked afterwards, whether or not it was locked (a retried unlock is not an error). */
     async unlock(principal: Principal, clusterId: string): Promise<void> {
       const cluster = await requireCluster(principal, clusterId, 'WRITE')
-      await db.deleteFrom('clusterLocks').where('clusterId', '=', cluster.id).execute()
+      const removed = await db.deleteFrom('clusterLocks').where('clusterId', '=', cluster.id).returning('clusterId').execute()
+      if (removed.length > 0) await log(cluster, { type: 'info', step: 'Unknown', message: `unlocked by ${await actorName(principal)}` })
     },
 
     /** READ; the organization's locks in force, oldest first. */

@@ -6,6 +6,7 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { clusterOverrides, defaultClusterSettings, effectiveClusterSettings } from './cluster-advanced-settings.ts'
+import type { ClusterLogRecorder } from './cluster-logs.ts'
 import type { CloudProviderInfoRequest, RoutingTableRequest } from './clusters.schemas.ts'
 
 // What the Terraform provider's qovery_cluster keeps on a cluster besides its request: advanced
@@ -15,6 +16,10 @@ import type { CloudProviderInfoRequest, RoutingTableRequest } from './clusters.s
 interface Deps {
   repo: ClustersRepository
   organizations: OrganizationsService
+  /** Whether the id names on-premise credentials of the organization (src/modules/cloud-credentials); absent: not checked. */
+  onPremiseCredentialsExist?: (organizationId: string, credentialsId: string) => Promise<boolean>
+  /** Where deploys and stops are written as the cluster's log lines (cluster-logs.ts). */
+  log?: ClusterLogRecorder
 }
 
 /** A destination must be a CIDR block: an address and a prefix no longer than the address. */
@@ -37,7 +42,7 @@ function checkRoutes(routes: RoutingTableRequest['routes']): void {
   })
 }
 
-export function createClusterRecordsService({ repo, organizations }: Deps) {
+export function createClusterRecordsService({ repo, organizations, onPremiseCredentialsExist, log = async () => {} }: Deps) {
   async function find(principal: Principal, organizationId: string, clusterId: string, needed: Role): Promise<ClusterRow> {
     await organizations.requireRole(principal, organizationId, needed)
     const row = await repo.findById(organizationId, clusterId)
@@ -85,14 +90,29 @@ export function createClusterRecordsService({ repo, organizations }: Deps) {
       return written(await repo.update(organizationId, clusterId, { routingTable: JSON.stringify(routes) }))
     },
 
-    /** The info given replaces the stored one. The credentials are a record: Berth reaches no cloud. */
+    /**
+     * The info given replaces the stored one. ON_PREMISE credentials must be the organization's own
+     * (docs/cloud-credentials.md): the cluster then uses them, and they are not deleted while it does.
+     * Other providers' credentials are a record: Berth reaches no cloud.
+     */
     async specifyCloudProviderInfo(
       principal: Principal,
       organizationId: string,
       clusterId: string,
       body: CloudProviderInfoRequest,
     ): Promise<ClusterRow> {
-      await find(principal, organizationId, clusterId, 'WRITE')
+      const cluster = await find(principal, organizationId, clusterId, 'WRITE')
+      const provider = body.cloud_provider ?? cluster.cloudProvider
+      const credentialsId = body.credentials?.id
+      if (
+        provider === 'ON_PREMISE' &&
+        credentialsId &&
+        onPremiseCredentialsExist &&
+        !(await onPremiseCredentialsExist(organizationId, credentialsId))
+      ) {
+        const message = 'names no on-premise credentials of this organization (createOnPremiseCredentials)'
+        throw new AppError('validation_failed', `credentials.id ${message}`, { errors: [{ path: '/credentials/id', message, location: 'body' }] })
+      }
       return written(await repo.update(organizationId, clusterId, { cloudProviderInfo: JSON.stringify(body) }))
     },
 
@@ -106,14 +126,19 @@ export function createClusterRecordsService({ repo, organizations }: Deps) {
       if (row.executor === 'KUBERNETES' && !row.kubeconfigSealed)
         throw new AppError('bad_request', 'the cluster has no kubeconfig: give it one with editClusterKubeconfig before deploying it')
       if (dryRun) return row
-      return written(await repo.update(organizationId, clusterId, { state: 'DEPLOYED' }))
+      await log(row, { type: 'info', step: 'Create', message: 'deploy asked: nothing to provision, the cluster takes deployments' })
+      const deployed = written(await repo.update(organizationId, clusterId, { state: 'DEPLOYED' }))
+      await log(row, { type: 'info', step: 'Created', message: 'the cluster is DEPLOYED' })
+      return deployed
     },
 
     /** Records the cluster as STOPPED (a 409 when it already is). Its environments are not touched. */
     async stop(principal: Principal, organizationId: string, clusterId: string): Promise<ClusterRow> {
       const row = await find(principal, organizationId, clusterId, 'WRITE')
       if (row.state === 'STOPPED') throw new AppError('conflict', 'the cluster is already stopped')
-      return written(await repo.update(organizationId, clusterId, { state: 'STOPPED' }))
+      const stopped = written(await repo.update(organizationId, clusterId, { state: 'STOPPED' }))
+      await log(row, { type: 'info', step: 'Paused', message: 'the cluster is STOPPED (its environments are not stopped)' })
+      return stopped
     },
   }
 }

@@ -6,6 +6,7 @@ import { violatedForeignKey, whenParentGone, withUniqueName } from '#src/platfor
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { ClusterLogRecorder } from './cluster-logs.ts'
 import type { ClusterExecutor } from './clusters.schemas.ts'
 import { kubeconfigErrors } from './kubeconfig-rules.ts'
 
@@ -19,6 +20,8 @@ interface Deps {
   listLimit?: number
   /** What the default clusters deploy with (BERTH_EXECUTOR), which is what they say; SIMULATED when not given. */
   defaultExecutor?: ClusterExecutor
+  /** Where creations and kubeconfig changes are written as the cluster's log lines (cluster-logs.ts). */
+  log?: ClusterLogRecorder
 }
 
 /** A cluster as created or replaced. */
@@ -45,6 +48,7 @@ export function createClustersService({
   allowPrivateAddresses,
   listLimit = DEFAULT_LIST_LIMIT,
   defaultExecutor = 'SIMULATED',
+  log = async () => {},
 }: Deps) {
   /** A default cluster deploys with BERTH_EXECUTOR whatever its row says (the runner's rule), so it says that. */
   const truthful = (row: ClusterRow): ClusterRow => (row.isDefault ? { ...row, executor: defaultExecutor } : row)
@@ -98,7 +102,7 @@ export function createClustersService({
       await organizations.requireRole(principal, organizationId, 'WRITE')
       await ensureDefault(organizationId)
       await checkRegistry(organizationId, input)
-      return whenParentGone(
+      const row = await whenParentGone(
         () => notFound('organization'),
         () =>
           withUniqueName(
@@ -107,6 +111,8 @@ export function createClustersService({
             () => repo.insert(organizationId, columns(input)),
           ),
       )
+      await log(row, { type: 'info', step: 'Created', message: `cluster created, deploying with ${row.executor}` })
+      return row
     },
 
     /** A full replacement of what the request holds; the kubeconfig is kept (editClusterKubeconfig changes it). A custom role's cluster ADMIN may too. */
@@ -154,6 +160,7 @@ export function createClustersService({
       if (errors.length > 0) throw validationFailed(errors)
       const row = await repo.update(organizationId, clusterId, { kubeconfigSealed: secrets.seal(kubeconfig) })
       if (!row) throw notFound('cluster')
+      await log(row, { type: 'info', step: 'RetrieveClusterConfig', message: 'a new kubeconfig was stored' })
     },
 
     /** For executors, which act for a deployment already allowed: the cluster's kubeconfig in clear, or undefined. */

@@ -1,4 +1,3 @@
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import { DEFAULT_SERVICE_DOMAIN } from '#src/modules/services/kinds/container/container-links.ts'
 import type { HelmPort } from '#src/modules/services/kinds/helm/helm.types.ts'
 import type { RequireService } from '#src/modules/services/require-service.ts'
@@ -7,6 +6,7 @@ import { type ServiceLink, SIMULATED_LINK_DOMAIN, serviceLinks } from '#src/modu
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { customDomainProblem, ownNameProblem } from './custom-domain-rules.ts'
 import {
@@ -126,8 +126,8 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
   const withCertificate =
     (service: ServiceRecord) =>
     async (domain: CustomDomainRecord): Promise<CustomDomainRecord> => {
-      // The front door serves containers and applications; a helm chart brings its own ingress.
-      if (!deps.certificateOf || (service.kind !== 'CONTAINER' && service.kind !== 'APPLICATION')) return domain
+      // The front door serves the kinds with custom domains but helm, whose chart brings its own ingress.
+      if (!deps.certificateOf || service.kind === 'HELM') return domain
       const routed = domain.verifiedAt !== null && domain.checkStatus !== null && PASSING_CHECKS.includes(domain.checkStatus as CheckedStatus)
       const certificate = routed ? await deps.certificateOf(domain.domain) : { state: 'NOT_SERVED' as const, issuer: null, expiresAt: null }
       return { ...domain, certificate }

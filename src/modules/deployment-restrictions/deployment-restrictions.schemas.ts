@@ -1,6 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
-import { DateTime, Uuid } from '#src/platform/http/common-schemas.ts'
+import { DateTime, Enum, Uuid } from '#src/platform/http/common-schemas.ts'
 import { RESTRICTION_MODES, RESTRICTION_TYPES } from './path-restrictions.ts'
 
 // The reference's schemas, one set per kind (they differ only by name): `{Kind}DeploymentRestrictionRequest`,

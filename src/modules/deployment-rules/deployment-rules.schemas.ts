@@ -1,6 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The reference's Project Deployment Rule shapes (ProjectDeploymentRuleRequest, ProjectDeploymentRule).
 

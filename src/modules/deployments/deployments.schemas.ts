@@ -1,36 +1,9 @@
 import { type Static, type TSchema, Type } from 'typebox'
+import { ACTION_STATUSES, ORIGINS, SERVICE_TYPES, STAGE_STATUSES, STATES, TRIGGER_ACTIONS } from '#src/platform/deployment-states.ts'
+import { Origin, StateEnum, StatusDetails } from '#src/platform/deployment-status.schemas.ts'
 import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
-import {
-  ACTION_STATUSES,
-  ORIGINS,
-  SERVICE_ACTION_STATUSES,
-  SERVICE_ACTIONS,
-  SERVICE_SUB_ACTIONS,
-  SERVICE_TYPES,
-  STAGE_STATUSES,
-  STATES,
-  TRIGGER_ACTIONS,
-} from './deployment-states.ts'
 
-export { Enum }
-
-export const StateEnum = Enum(STATES, 'StateEnum')
 const Duration = Type.String({ format: 'duration', description: 'ISO 8601 duration' })
-export const Origin = Enum(ORIGINS, 'OrganizationEventOrigin')
-const DeploymentStatus = Enum(
-  ['NEVER_DEPLOYED', 'UP_TO_DATE', 'OUT_OF_DATE'],
-  'ServiceDeploymentStatusEnum',
-  'whether what runs is the latest configuration',
-)
-
-export const StatusDetails = Type.Object(
-  {
-    action: Enum(SERVICE_ACTIONS, 'ServiceActionEnum'),
-    status: Enum(SERVICE_ACTION_STATUSES, 'ServiceActionStatusEnum'),
-    sub_action: Enum(SERVICE_SUB_ACTIONS, 'ServiceSubActionEnum', 'what an IAC service runs (its plan, apply, destroy…); NONE for other kinds'),
-  },
-  { title: 'StatusDetails' },
-)
 
 // --- deployment history (contract 2.2-2.9) -------------------------------------------------
 
@@ -204,39 +177,6 @@ export const HistoryQuery = Type.Object({
 export type HistoryQuery = Static<typeof HistoryQuery>
 
 // --- statuses and triggers -------------------------------------------------------------------
-
-export const Status = Type.Object(
-  {
-    id: Uuid,
-    state: StateEnum,
-    service_deployment_status: DeploymentStatus,
-    last_deployment_date: Type.Optional(DateTime),
-    is_part_last_deployment: Type.Boolean(),
-    execution_id: Type.Optional(Type.String()),
-    status_details: StatusDetails,
-    deployment_request_id: Nullable(Uuid),
-    deployment_requests_count: Type.Integer({
-      description: 'how many deployments are queued or running: of the environment in its Status, of the service in a service Status',
-    }),
-  },
-  { title: 'Status' },
-)
-
-export const EnvironmentStatus = Type.Object(
-  {
-    id: Uuid,
-    state: StateEnum,
-    last_deployment_date: Nullable(DateTime),
-    last_deployment_state: StateEnum,
-    last_deployment_id: Nullable(Type.String()),
-    total_deployment_duration_in_seconds: Nullable(Type.Integer()),
-    origin: Nullable(Origin),
-    triggered_by: Nullable(Type.String()),
-    deployment_status: DeploymentStatus,
-    deployment_request_id: Nullable(Type.String({ description: 'the deployment the environment is busy with; null when idle' })),
-  },
-  { title: 'EnvironmentStatus' },
-)
 
 export const CancelRequest = Type.Object({
   force_cancel: Type.Optional(

@@ -5,6 +5,7 @@ import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { ServiceLink } from '#src/modules/services/service-links.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
+import { LINK_SERVICE_TYPES } from '#src/platform/service-types.ts'
 
 // listEnvironmentServicesLinks: every link of every service of the environment, each exactly as its
 // own kind's listing answers it (listApplicationLinks, listContainerLinks, listHelmLinks); the
@@ -16,7 +17,7 @@ const LinkResponseList = Type.Object(
       Type.Object(
         {
           service_id: Uuid,
-          service_type: Type.Unsafe<string>({ type: 'string', enum: ['APPLICATION', 'CONTAINER', 'HELM'] }),
+          service_type: Type.Unsafe<string>({ type: 'string', enum: [...LINK_SERVICE_TYPES] }),
           url: Type.String(),
           internal_port: Type.Integer(),
           external_port: Type.Integer(),

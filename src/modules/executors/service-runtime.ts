@@ -33,4 +33,9 @@ export interface ServiceRuntime {
    * when the environment does not run in a real engine or the engine did not answer in time.
    */
   liveStates(environmentId: string, serviceIds: string[]): Promise<Map<string, LiveState>>
+  /**
+   * Removes what the job's failed runs left for inspection (on Docker: its stopped run containers):
+   * the names of what was removed; undefined when its environment does not run in a real engine.
+   */
+  cleanFailedRuns?(service: { id: string; environmentId: string }): Promise<string[] | undefined>
 }

@@ -1,6 +1,6 @@
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import { httpsUrl, serviceHosts } from '#src/modules/executors/public-hosts.ts'
 import type { LinkedPort, ServiceLink } from '#src/modules/services/service-links.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { CertificateState } from './certificate-probe.ts'
 
 // The links of a service the front door serves (docs/front-door.md): its names, the default

@@ -1,6 +1,7 @@
 import type Docker from 'dockerode'
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { type SpanLog, spans } from '#src/platform/spans.ts'
 import { loadConfig, storageRoot } from './caddy-admin.ts'
 import { type CaddySettings, caddyConfig } from './caddy-config.ts'
 import { writeFileAtomically } from './caddy-process.ts'
@@ -23,7 +24,7 @@ export interface FrontDoorDeps {
   configFile?: string | undefined
   /** The storage root of the Caddy serve runs: routes are only loaded into a Caddy that says it (never into another program at the address). */
   identity?: string | undefined
-  log: { warn(fields: object, message: string): void; debug?(fields: object, message: string): void }
+  log: { warn(fields: object, message: string): void; debug?(fields: object, message: string): void; isLevelEnabled?(level: string): boolean }
 }
 
 export interface FrontDoor {
@@ -31,10 +32,13 @@ export interface FrontDoor {
   sync(reason: string): Promise<void>
   /**
    * Marks a new instance ready and sends its service's traffic to it (away from the instances it
-   * replaces); resolves once Caddy took the change and the replaced instances had a moment to finish
-   * what they were answering.
+   * replaces); resolves once Caddy took the change. The replaced instances are stopped only
+   * `drainMs` later, to finish what they were answering (the rollout waits for that in the
+   * background, not the deployment).
    */
   instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>
+  /** How long instances taken out of the routes keep answering the requests they have before they are stopped. */
+  drainMs: number
 }
 
 /** The advisory lock key the syncs of every process take turns on. */
@@ -43,20 +47,35 @@ const SYNC_LOCK = 0x62657274_68_5f_6664n
 export const DRAIN_MS = 1_000
 
 export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
+  const traceLog = deps.log.debug ? (deps.log as SpanLog) : undefined
   let running: Promise<void> | undefined
   let queued: Promise<void> | undefined
+  let fileWrites: Promise<void> = Promise.resolve()
 
   const syncNow = async (reason: string) => {
+    const span = spans(traceLog, { component: 'front-door', reason })
     await deps.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${SYNC_LOCK})`.execute(trx)
-      const { routes } = await readRouteTable(deps.db, deps.docker, deps.appsDomain)
+      await span('front door lock', () => sql`select pg_advisory_xact_lock(${SYNC_LOCK})`.execute(trx))
+      // Which program answers at the admin address is asked while the routes are read.
+      const [{ routes }, identity] = await Promise.all([
+        span('front door routes read', () => readRouteTable(deps.db, deps.docker, deps.appsDomain)),
+        deps.identity === undefined ? undefined : span('front door identity', () => storageRoot(deps.adminUrl)),
+      ])
       const config = caddyConfig(routes, deps.caddy)
-      if (deps.identity !== undefined && (await storageRoot(deps.adminUrl)) !== deps.identity)
+      if (deps.identity !== undefined && identity !== deps.identity)
         throw new Error(
           `the program at ${deps.adminUrl} is not this Berth's Caddy (its storage is not ${deps.identity}): routes are not loaded into it`,
         )
-      await loadConfig(deps.adminUrl, config)
-      if (deps.configFile) await writeFileAtomically(deps.configFile, JSON.stringify(config))
+      await span('front door load', () => loadConfig(deps.adminUrl, config))
+      // The file is for a restarted Caddy to start from: written after the load, in the order of
+      // the loads, without holding up what waits for the routes.
+      const { configFile } = deps
+      if (configFile) {
+        const text = JSON.stringify(config)
+        fileWrites = fileWrites
+          .then(() => writeFileAtomically(configFile, text))
+          .catch((error: unknown) => deps.log.warn({ component: 'front-door', err: error }, 'the front door configuration file could not be written'))
+      }
       deps.log.debug?.({ component: 'front-door', reason, routes: routes.length }, 'front door routes loaded')
     })
   }
@@ -89,7 +108,7 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
         .onConflict((oc) => oc.doNothing())
         .execute()
       await sync('an instance is ready')
-      await new Promise((resolve) => setTimeout(resolve, DRAIN_MS))
     },
+    drainMs: DRAIN_MS,
   }
 }

@@ -30,11 +30,14 @@ interface BitbucketCommit {
 function toCommit(item: BitbucketCommit): Omit<GitCommit, 'tag'> {
   const avatar = optionalText(item.author?.user?.links?.avatar?.href)
   const page = optionalText(item.links?.html?.href)
-  // `raw` is "Name <email>": the name only, never the address.
-  const rawName = optionalText(item.author?.raw)?.replace(/\s*<[^>]*>\s*$/, '')
+  // `raw` is "Name <email>": the name for the author, the address kept apart (contributor listings only).
+  const raw = optionalText(item.author?.raw)
+  const rawName = raw?.replace(/\s*<[^>]*>\s*$/, '')
+  const email = raw && /<([^<>\s]+@[^<>\s]+)>\s*$/.exec(raw)?.[1]
   return {
     id: text(item.hash, label),
     authorName: optionalText(item.author?.user?.display_name) ?? rawName ?? '',
+    ...(email ? { authorEmail: email } : {}),
     ...(avatar ? { authorAvatarUrl: avatar } : {}),
     message: text(item.message, label),
     createdAt: isoDate(item.date, label),

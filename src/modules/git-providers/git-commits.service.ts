@@ -4,6 +4,7 @@ import type { BranchCache } from './branch-cache.ts'
 import type { GitCommit, GitProviderAdapter } from './git-provider-adapter.ts'
 import { ADAPTERS, type GitTokenRecord, withDeadline } from './git-providers.service.ts'
 import type { ProviderHttp } from './provider-http.ts'
+import { HOOKS_APIS, type RepositoryHook, type WantedHook } from './repository-hooks.ts'
 
 // Commits of the repositories services build from, read at their providers with the organization's
 // git tokens: what a deployment builds (its commit resolved at the trigger) and what an application's
@@ -54,7 +55,7 @@ export function createGitCommitsService(deps: GitCommitsDeps) {
   }
 
   /** Runs `call` at the repository's provider with its token, under one deadline, kept in the cache under `what` when `keep`. */
-  async function atProvider<T extends GitCommit | GitCommit[]>(
+  async function atProvider<T>(
     source: CommitSource,
     what: string,
     keep: boolean,
@@ -89,7 +90,7 @@ export function createGitCommitsService(deps: GitCommitsDeps) {
       repository.path,
       what,
     ].join('\n')
-    return deps.cache.get(key, chosen.id, load) as Promise<T>
+    return deps.cache.get(key, chosen.id, load as () => Promise<GitCommit | GitCommit[]>) as Promise<T>
   }
 
   return {
@@ -105,6 +106,17 @@ export function createGitCommitsService(deps: GitCommitsDeps) {
     /** The newest `limit` commits reachable from `ref` (null: the default branch), newest first; kept for BERTH_GIT_CACHE_TTL_MS. */
     listCommits: (source: CommitSource, ref: string | null, limit: number): Promise<GitCommit[]> =>
       atProvider(source, `list ${limit} ${ref ?? ''}`, true, (adapter, request) => adapter.listCommits(deps.http, { ...request, ref, limit })),
+
+    /** The repository's webhooks, read afresh (docs/git-push.md, "The webhook at the provider"). */
+    listHooks: (source: CommitSource): Promise<RepositoryHook[]> =>
+      atProvider(source, 'hooks', false, (_adapter, request) => HOOKS_APIS[source.provider].list(deps.http, request)),
+
+    /** Creates Berth's webhook on the repository, or (with `id`) makes that webhook Berth's. */
+    putHook: (source: CommitSource, wanted: WantedHook, id?: string): Promise<void> =>
+      atProvider(source, 'hook', false, (_adapter, request) => HOOKS_APIS[source.provider].put(deps.http, request, wanted, id)),
+
+    /** The events Berth's webhook needs at the provider, in its words. */
+    hookEvents: (provider: GitProvider): readonly string[] => HOOKS_APIS[provider].required,
   }
 }
 

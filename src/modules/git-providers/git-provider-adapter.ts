@@ -23,6 +23,8 @@ export interface ListBranchesRequest {
 export interface GitCommit {
   id: string
   authorName: string
+  /** The author's address as the commit records it; read for contributor listings, never put in a commit's answer. */
+  authorEmail?: string
   authorAvatarUrl?: string
   message: string
   /** ISO 8601, as the provider dates the commit. */

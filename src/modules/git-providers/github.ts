@@ -22,7 +22,7 @@ const headersFor = (token: string) => ({
 interface GitHubCommitItem {
   sha?: unknown
   html_url?: unknown
-  commit?: { message?: unknown; author?: { name?: unknown; date?: unknown } | null; committer?: { date?: unknown } | null } | null
+  commit?: { message?: unknown; author?: { name?: unknown; email?: unknown; date?: unknown } | null; committer?: { date?: unknown } | null } | null
   author?: { login?: unknown; avatar_url?: unknown } | null
 }
 
@@ -30,9 +30,11 @@ interface GitHubCommitItem {
 function toCommit(item: GitHubCommitItem): Omit<GitCommit, 'tag'> {
   const avatar = optionalText(item.author?.avatar_url)
   const page = optionalText(item.html_url)
+  const email = optionalText(item.commit?.author?.email)
   return {
     id: text(item.sha, label),
     authorName: optionalText(item.commit?.author?.name) ?? optionalText(item.author?.login) ?? '',
+    ...(email ? { authorEmail: email } : {}),
     ...(avatar ? { authorAvatarUrl: avatar } : {}),
     message: text(item.commit?.message, label),
     createdAt: isoDate(item.commit?.author?.date ?? item.commit?.committer?.date, label),

@@ -21,6 +21,7 @@ interface GitLabCommit {
   id?: unknown
   message?: unknown
   author_name?: unknown
+  author_email?: unknown
   authored_date?: unknown
   created_at?: unknown
   web_url?: unknown
@@ -29,9 +30,11 @@ interface GitLabCommit {
 /** A commit of GitLab's commits API (https://docs.gitlab.com/api/commits/). */
 function toCommit(item: GitLabCommit): Omit<GitCommit, 'tag'> {
   const page = optionalText(item.web_url)
+  const email = optionalText(item.author_email)
   return {
     id: text(item.id, label),
     authorName: optionalText(item.author_name) ?? '',
+    ...(email ? { authorEmail: email } : {}),
     message: text(item.message, label),
     createdAt: isoDate(item.authored_date ?? item.created_at, label),
     ...(page ? { pageUrl: page } : {}),

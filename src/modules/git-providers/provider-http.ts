@@ -3,8 +3,11 @@ import { AppError } from '#src/platform/http/errors.ts'
 import { createGuardedAgent } from './address-guard.ts'
 import { type CallContext, failedCallError, unreachableError } from './provider-errors.ts'
 
-/** One GET of a provider's JSON API. `headers` carry the credential: never log or quote them. */
+/** One call of a provider's JSON API (a GET unless `method` says otherwise). `headers` carry the credential: never log or quote them. */
 export interface ProviderCall {
+  /** A write (a repository's webhook) sends `body` as JSON. */
+  method?: 'GET' | 'POST' | 'PATCH' | 'PUT'
+  body?: unknown
   provider: string
   repository: string
   url: URL
@@ -83,8 +86,11 @@ export function createProviderHttp(settings: { allowPrivateUrls: boolean }, cloc
   async function fetchFollowingSameOrigin(call: ProviderCall, context: CallContext): Promise<{ response: FetchResponse; url: URL }> {
     let url = call.url
     for (let redirects = 0; ; redirects++) {
+      const write = call.body === undefined ? {} : { body: JSON.stringify(call.body), headers: { 'content-type': 'application/json' } }
       const response = await fetch(url, {
-        headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...call.headers },
+        method: call.method ?? 'GET',
+        headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...write.headers, ...call.headers },
+        ...(write.body === undefined ? {} : { body: write.body }),
         dispatcher: agent,
         signal: call.signal,
         redirect: 'manual',
@@ -132,6 +138,8 @@ export function createProviderHttp(settings: { allowPrivateUrls: boolean }, cloc
           throw failedCallError(context, response.status, response.headers, clock(), message)
         }
         const text = await readText(response, MAX_BODY_BYTES)
+        // A write may answer 204 without a body.
+        if (text === '' && call.method !== undefined && call.method !== 'GET') return { body: null, headers: response.headers, url }
         if (text === undefined) throw new AppError('bad_gateway', `${call.provider} sent a page larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`)
         let body: unknown
         try {

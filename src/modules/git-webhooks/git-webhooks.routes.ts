@@ -6,7 +6,7 @@ import { AppError } from '#src/platform/http/errors.ts'
 import { GitWebhookDeliveryResponse, GitWebhookSecretResponse } from './git-webhooks.schemas.ts'
 import type { DeliveryOutcome, GitWebhooksService, WebhookSecretRecord } from './git-webhooks.service.ts'
 import { DELIVERY_HEADER, EVENT_HEADER } from './push-events.ts'
-import { hasSignature, SIGNATURE_HEADER, WEBHOOK_PROVIDERS, type WebhookProvider } from './webhook-signatures.ts'
+import { hasSignature, SIGNATURE_HEADER, WEBHOOK_PROVIDERS, type WebhookProvider, webhookPath } from './webhook-signatures.ts'
 
 // Berth-specific routes (docs/git-push.md, "Deploying on git push"): an organization's webhook secret, for
 // ADMINs, and the endpoints git providers deliver push events to, signed with it.
@@ -14,8 +14,6 @@ import { hasSignature, SIGNATURE_HEADER, WEBHOOK_PROVIDERS, type WebhookProvider
 const tags = ['Git Webhooks']
 const PROVIDER_NAMES: Record<WebhookProvider, string> = { github: 'GitHub', gitlab: 'GitLab', bitbucket: 'Bitbucket Cloud' }
 const operationName = (provider: WebhookProvider) => `${provider[0]!.toUpperCase()}${provider.slice(1)}`
-
-export const webhookPath = (organizationId: string, provider: WebhookProvider) => `/organization/${organizationId}/gitWebhook/${provider}`
 
 function toSecretResponse(record: WebhookSecretRecord) {
   return {

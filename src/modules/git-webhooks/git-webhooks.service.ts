@@ -182,6 +182,12 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
       return toRecord(organizationId, await repo.findSecret(organizationId))
     },
 
+    /** The organization's secret in the clear, for putting Berth's webhook at a provider; undefined before one is made. Callers checked access. */
+    async openSecret(organizationId: string): Promise<string | undefined> {
+      const stored = await repo.findSecret(organizationId)
+      return stored ? secrets.open(stored.secretSealed) : undefined
+    },
+
     /** Makes the organization a new secret; the old one verifies nothing from now on. ADMIN only. */
     async rotateSecret(principal: Principal, organizationId: string): Promise<WebhookSecretRecord> {
       await deps.requireOrganizationRole(principal, organizationId, 'ADMIN')

@@ -6,6 +6,9 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 export const WEBHOOK_PROVIDERS = ['github', 'gitlab', 'bitbucket'] as const
 export type WebhookProvider = (typeof WEBHOOK_PROVIDERS)[number]
 
+/** Where a provider delivers an organization's events (the path under BERTH_PUBLIC_URL). */
+export const webhookPath = (organizationId: string, provider: WebhookProvider) => `/organization/${organizationId}/gitWebhook/${provider}`
+
 type Headers = Record<string, string | string[] | undefined>
 
 /** The header that carries each provider's proof: an HMAC-SHA256 of the body, or (GitLab) the secret itself. */

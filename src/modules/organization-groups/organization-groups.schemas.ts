@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import { GROUP_ASSOCIATED_ITEM_TYPES } from '#src/platform/service-types.ts'
 
 export const ANNOTATIONS_GROUP_SCOPES = [
   'DEPLOYMENTS',
@@ -67,8 +68,7 @@ export const AnnotationsGroupList = ListResponse(
   'OrganizationAnnotationsGroupEnrichedResponseList',
 )
 
-export const ASSOCIATED_ITEM_TYPES = ['APPLICATION', 'DATABASE', 'CONTAINER', 'LIFECYCLE', 'ENVIRONMENT', 'CLUSTER', 'CRON'] as const
-export type AssociatedItemType = (typeof ASSOCIATED_ITEM_TYPES)[number]
+export type AssociatedItemType = (typeof GROUP_ASSOCIATED_ITEM_TYPES)[number]
 
 export const AssociatedItemsList = (title: string) =>
   Type.Object(
@@ -83,7 +83,7 @@ export const AssociatedItemsList = (title: string) =>
           environment_name: Type.Optional(Type.String()),
           item_id: Uuid,
           item_name: Type.String(),
-          item_type: Type.Unsafe<AssociatedItemType>({ type: 'string', enum: [...ASSOCIATED_ITEM_TYPES] }),
+          item_type: Type.Unsafe<AssociatedItemType>({ type: 'string', enum: [...GROUP_ASSOCIATED_ITEM_TYPES] }),
         }),
       ),
     },

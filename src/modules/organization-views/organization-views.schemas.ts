@@ -1,10 +1,11 @@
 import { Type } from 'typebox'
 import { CLOUD_PROVIDERS } from '#src/modules/clusters/clusters.schemas.ts'
-import { SERVICE_TYPES } from '#src/modules/deployments/deployment-states.ts'
-import { Enum, EnvironmentStatus } from '#src/modules/deployments/deployments.schemas.ts'
 import { MODES } from '#src/modules/environments/environments.schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { SERVICE_TYPES } from '#src/platform/deployment-states.ts'
+import { EnvironmentStatus } from '#src/platform/deployment-status.schemas.ts'
+import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import { GIT_TOKEN_ASSOCIATED_SERVICE_TYPES } from '#src/platform/service-types.ts'
 
 const Mode = Enum(MODES, 'EnvironmentModeEnum')
 
@@ -122,7 +123,7 @@ const associatedServices = (serviceType: ReturnType<typeof Enum>, title: string)
   )
 
 export const GitTokenAssociatedServicesList = associatedServices(
-  Enum(['APPLICATION', 'CRON', 'LIFECYCLE', 'HELM', 'IAC'], 'GitTokenAssociatedServiceType'),
+  Enum(GIT_TOKEN_ASSOCIATED_SERVICE_TYPES, 'GitTokenAssociatedServiceType'),
   'GitTokenAssociatedServicesResponseList',
 )
 

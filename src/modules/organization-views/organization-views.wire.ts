@@ -1,9 +1,13 @@
 import type { CLOUD_PROVIDERS } from '#src/modules/clusters/clusters.schemas.ts'
 import type { EnvironmentStatusRecord } from '#src/modules/deployments/api/triggers/deployment-statuses.ts'
 import { toEnvironmentStatusResponse } from '#src/modules/deployments/api/triggers/triggers.wire.ts'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Mode } from '#src/modules/environments/environments.schemas.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
+import type { GIT_TOKEN_ASSOCIATED_SERVICE_TYPES } from '#src/platform/service-types.ts'
 import type { AssociatedServiceRow, ServiceLightRow } from './organization-views.repository.ts'
+
+/** A service's kind in an associated-services list (a job's is its job type). */
+type GitTokenAssociatedServiceType = (typeof GIT_TOKEN_ASSOCIATED_SERVICE_TYPES)[number]
 
 /** A job's kind on the wire: CRON or LIFECYCLE, by the schedule it holds. */
 const jobType = (schedule: string | null): 'LIFECYCLE' | 'CRON' => (schedule === 'lifecycle' ? 'LIFECYCLE' : 'CRON')
@@ -66,5 +70,5 @@ export const toAssociatedServiceResponse = (row: AssociatedServiceRow) => ({
   environment_name: row.environmentName,
   service_id: row.serviceId,
   service_name: row.serviceName,
-  service_type: row.serviceKind === 'JOB' ? jobType(row.jobSchedule) : (row.serviceKind as 'APPLICATION' | 'HELM' | 'IAC'),
+  service_type: row.serviceKind === 'JOB' ? jobType(row.jobSchedule) : (row.serviceKind as GitTokenAssociatedServiceType),
 })

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import { pullRequestUrl } from '#src/modules/git-webhooks/pull-request-events.ts'
+import { Status } from '#src/platform/deployment-status.schemas.ts'
 import { OrganizationParams, Uuid } from '#src/platform/http/common-schemas.ts'
 import type { DeploymentRuleRecord, DeploymentRulesService } from './deployment-rules.service.ts'
 import {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { toStatusResponse } from '#src/modules/deployments/api/triggers/triggers.wire.ts'
-import { Status } from '#src/modules/deployments/deployments.schemas.ts'
+import { Status } from '#src/platform/deployment-status.schemas.ts'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
 import type { ImageAutoDeploy, ImageKind } from './image-auto-deploy.ts'
 

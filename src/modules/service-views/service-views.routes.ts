@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { toStatusResponse } from '#src/modules/deployments/api/triggers/triggers.wire.ts'
-import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import type { KindRoutes } from '#src/modules/services/kind-routes.ts'
+import { Status } from '#src/platform/deployment-status.schemas.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
 import {
   ApplicationHistoryPage,
@@ -16,14 +16,12 @@ import {
 import type { ServiceViewsService } from './service-views.service.ts'
 import { toEnvironmentLog, toHistoryV1 } from './service-views.wire.ts'
 
-/** The kinds with an environment status list of their own (the container's is in container.routes.ts). */
-const KINDS_WITH_STATUS_LIST = new Set(['APPLICATION', 'DATABASE', 'HELM', 'JOB'])
 const StatusList = Type.Object({ results: Type.Array(Status) }, { title: 'ReferenceObjectStatusResponseList' })
 
 /** The reference's per-kind statuses and v1 histories, the v1 environment log, and a deployment's status by its request id. */
 export function serviceViewsRoutes(views: ServiceViewsService, kinds: readonly KindRoutes[]): FastifyPluginAsyncTypebox {
   return async (app) => {
-    for (const kind of kinds.filter((candidate) => KINDS_WITH_STATUS_LIST.has(candidate.type))) {
+    for (const kind of kinds.filter((candidate) => candidate.statusList)) {
       app.get(
         `/environment/:environmentId/${kind.segment}/status`,
         {

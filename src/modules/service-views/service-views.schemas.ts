@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
-import { Enum, StateEnum } from '#src/modules/deployments/deployments.schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { StateEnum } from '#src/platform/deployment-status.schemas.ts'
+import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The reference's v1 per-kind history entries, its v1 environment log line and its deployment status by request.
 

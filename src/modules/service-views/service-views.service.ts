@@ -1,15 +1,15 @@
-import { createHash } from 'node:crypto'
 import type { DeploymentHistoryService } from '#src/modules/deployments/api/history/deployment-history.service.ts'
 import { historyPageQuery } from '#src/modules/deployments/api/history/history-pages.ts'
 import type { LogLine } from '#src/modules/deployments/api/logs/deployment-logs.repository.ts'
 import type { DeploymentLogsService } from '#src/modules/deployments/api/logs/deployment-logs.service.ts'
 import type { StatusRecord } from '#src/modules/deployments/api/triggers/deployment-statuses.ts'
 import type { DeploymentTriggersService } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { notFound } from '#src/platform/http/errors.ts'
+import { stableUuid } from '#src/platform/stable-uuid.ts'
 
 // The reference's per-kind views of statuses, histories and logs: answered from what the
 // deployments module already keeps (statuses, the V2 history, the log lines).
@@ -35,8 +35,7 @@ const V1_PAGE_SIZE = 20
 
 /** A stable UUID naming one log line (the reference's EnvironmentLog id is a UUID; Berth's lines are numbered). */
 export function logLineUuid(line: Pick<LogLine, 'executionId' | 'id'>): string {
-  const hex = createHash('sha256').update(`${line.executionId}/${line.id}`).digest('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+  return stableUuid(`${line.executionId}/${line.id}`)
 }
 
 export function createServiceViewsService(deps: ServiceViewsDeps) {

@@ -1,5 +1,5 @@
 import type { LogLine } from '#src/modules/deployments/api/logs/deployment-logs.repository.ts'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { logLineUuid, type ServiceHistoryEntry } from './service-views.service.ts'
 
 // The reference's v1 shapes of what the V2 history and the log lines hold.

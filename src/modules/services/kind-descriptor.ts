@@ -103,6 +103,8 @@ export interface KindDefinition<Rec extends { entityTag: string }, Write> {
   deleteQuery?: TSchema
   queryOverrides?: KindRoutes['queryOverrides']
   reboot?: true
+  /** The reference's environment status list of the kind (`getEnvironmentFooStatus`), served by service-views. */
+  statusList?: true
   bulk: KindBulkMembers
   /** The create's body, the edit's when it differs (a partial edit), and the response. */
   schemas: { request: TSchema; editRequest?: TSchema; response: TSchema }
@@ -151,5 +153,6 @@ export function defineKind<Rec extends { entityTag: string }, Write>(definition:
   if (definition.uninstallQuery) routes.uninstallQuery = definition.uninstallQuery
   if (definition.queryOverrides) routes.queryOverrides = definition.queryOverrides
   if (definition.reboot) routes.reboot = true
+  if (definition.statusList) routes.statusList = true
   return { ...definition, routes }
 }

@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { ServiceRecord } from './service-kinds.ts'
 
 /**
@@ -27,6 +27,8 @@ export interface KindRoutes {
   uninstall: boolean
   /** Whether the kind has the reference's reboot action (`/application/{id}/restart-service`, trigger RESTART as a redeploy). */
   reboot?: boolean
+  /** Whether the reference lists the environment's services of the kind at `/environment/{id}/{segment}/status` (service-views). */
+  statusList?: boolean
   /** The reference's response shape of one service of the kind, and the mapping to it. */
   response: { schema: TSchema; of(service: ServiceRecord): object }
   /** The members of the reference's bulk requests and status lists that name the kind's services. */

@@ -1,6 +1,6 @@
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import { SIMULATED_LINK_DOMAIN } from '#src/modules/executors/public-hosts.ts'
 import type { ServiceAddress } from '#src/modules/executors/service-runtime.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 
 // The addresses a service's public ports are reached at. Berth runs no ingress yet: the simulator
 // (and any executor without domains of its own) answers addresses derived from the service's id and

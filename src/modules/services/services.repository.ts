@@ -1,7 +1,7 @@
 import { type Expression, type Selectable, sql, type Transaction } from 'kysely'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database, ServicesTable } from '#src/platform/db/schema.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { CappedList } from '#src/platform/http/lists.ts'
 import type { ResolvedReference, ServiceRecord, ServiceReference, ServiceSummary } from './service-kinds.ts'
 

@@ -1,4 +1,4 @@
-import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
+import type { RunnableTrigger } from '#src/platform/deployment-states.ts'
 
 // How a configuration asks the simulated executor to fail (README, "Simulated deployments"): a list
 // of action words, `deploy,stop`, names the actions that fail.

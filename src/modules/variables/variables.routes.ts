@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { conflictResponse } from '#src/platform/http/common-schemas.ts'
+import { asContractKind } from '#src/platform/http/enum-words/enum-word-pairs.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 import {
   ImportQuery,
@@ -201,8 +202,8 @@ export function variablesRoutes(variables: VariablesService, scopes: readonly Se
         },
       },
       async (req, reply) => {
-        // TERRAFORM: the reference's word for the contract's IAC.
-        const type = req.query.service_type === 'TERRAFORM' ? 'IAC' : req.query.service_type
+        // The reference's word for a kind (TERRAFORM) is its alias.
+        const type = asContractKind(req.query.service_type)
         if (!isServiceScope(scopes, type)) {
           throw validationFailed([{ path: '/service_type', message: `must be ${listedWords(scopes)}`, location: 'query' }])
         }

@@ -1,28 +1,15 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { LINKED_SERVICE_TYPES, SERVICE_TYPES_FOR_VARIABLES, VARIABLE_SCOPES } from '#src/platform/service-types.ts'
 import { KEY_MAX_LENGTH, MOUNT_PATH_MAX_LENGTH, VALUE_MAX_BYTES } from './variable-rules.ts'
 
 // The reference's shapes of variables and secrets: the generic API's (VariableRequest,
 // VariableResponse…) and the per-scope APIs' (EnvironmentVariable, Secret…).
 
-export const VARIABLE_SCOPES = [
-  'APPLICATION',
-  'BUILT_IN',
-  'ENVIRONMENT',
-  'PROJECT',
-  'CONTAINER',
-  'JOB',
-  'HELM',
-  'TERRAFORM',
-  'AGENTIC_WORKFLOW',
-  // The contract's word for TERRAFORM: an IAC service's variables answer with it; TERRAFORM is taken as its alias.
-  'IAC',
-] as const
 export type VariableScopeWord = (typeof VARIABLE_SCOPES)[number]
 export const VariableScopeEnum = Enum(VARIABLE_SCOPES, 'APIVariableScopeEnum')
 const VariableTypeEnum = Enum(['VALUE', 'ALIAS', 'OVERRIDE', 'BUILT_IN', 'FILE', 'EXTERNAL_SECRET', 'FILE_EXTERNAL_SECRET'], 'APIVariableTypeEnum')
-const LinkedServiceTypeEnum = Enum(['APPLICATION', 'CONTAINER', 'DATABASE', 'JOB', 'HELM', 'TERRAFORM', 'IAC'], 'LinkedServiceTypeEnum')
-export const SERVICE_TYPES_FOR_VARIABLES = ['APPLICATION', 'CONTAINER', 'JOB', 'HELM', 'TERRAFORM', 'AGENTIC_WORKFLOW', 'IAC'] as const
+const LinkedServiceTypeEnum = Enum(LINKED_SERVICE_TYPES, 'LinkedServiceTypeEnum')
 const ServiceTypeForVariableEnum = Enum(SERVICE_TYPES_FOR_VARIABLES, 'ServiceTypeForVariableEnum')
 
 // Lengths are checked by the service, which names the rule; the schema only keeps absurd input out.

@@ -1,5 +1,4 @@
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
-import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
@@ -26,7 +25,16 @@ export interface VariablesDeps {
     environmentId: string,
     needed: Role,
   ): Promise<{ environment: { id: string; organizationId: string; projectId: string } }>
-  requireService: RequireService
+  /**
+   * The services core's `requireService`, in the shape of `RequireService` (services/require-service.ts);
+   * spelled out here because services/ imports variables/ (SnapshotVariable), and no two modules import each other.
+   */
+  requireService(
+    principal: Principal,
+    serviceId: string,
+    needed: Role,
+    type?: ServiceScope,
+  ): Promise<{ service: { id: string; organizationId: string; environmentId: string; kind: string } }>
 }
 
 /** A variable or secret as created. */
@@ -305,6 +313,25 @@ export function createVariablesService(deps: VariablesDeps) {
           }),
       )
       return (await repo.findById(variable.id))!
+    },
+
+    /**
+     * The service-scoped aliases and overrides in the environment of a built-in whose key starts with
+     * `keyPrefix` (a database's: its services' links to it); for callers that checked access there.
+     */
+    async builtInLinks(environmentId: string, keyPrefix: string): Promise<{ id: string; serviceId: string; key: string; linkedKey: string }[]> {
+      return (await repo.resolvableInEnvironment(environmentId)).flatMap((variable) => {
+        const linked = variable.aliased ?? variable.overridden
+        const isLink = variable.variableType === 'ALIAS' || variable.variableType === 'OVERRIDE'
+        if (!isLink || variable.serviceId === null || variable.environmentId !== environmentId) return []
+        if (linked?.variableType !== 'BUILT_IN' || !linked.key.startsWith(keyPrefix)) return []
+        return [{ id: variable.id, serviceId: variable.serviceId, key: variable.key, linkedKey: linked.key }]
+      })
+    },
+
+    /** Deletes variables `builtInLinks` listed; for callers that checked WRITE where they lie. */
+    async deleteLinks(variableIds: readonly string[]): Promise<void> {
+      for (const variableId of variableIds) await repo.delete(variableId)
     },
 
     /** Deletes a variable; its aliases and overrides go with it (as the reference's clients expect). */

@@ -1,3 +1,4 @@
+import { asContractKind } from '#src/platform/http/enum-words/enum-word-pairs.ts'
 import type { EnvironmentVariable, Secret, VariableImport, VariableImportRequest, VariableResponse, VariableScopeWord } from './variables.schemas.ts'
 import type { ImportResult, LinkInput } from './variables.service.ts'
 import { isServiceScope, type LinkedVariable, type ParentScope, type ServiceScope, type VariableRecord } from './variables.types.ts'
@@ -7,8 +8,8 @@ import { isServiceScope, type LinkedVariable, type ParentScope, type ServiceScop
 
 /** The scopes a variable may be created in, from the reference's enum: the project, the environment and `scopes`; others are refused by the caller. */
 export const asParentScope = (scopes: readonly ServiceScope[], given: VariableScopeWord): ParentScope | undefined => {
-  // The reference's word for the contract's IAC.
-  const scope = given === 'TERRAFORM' ? 'IAC' : given
+  // The reference's word for a kind (TERRAFORM) is its alias.
+  const scope = asContractKind(given)
   return scope === 'PROJECT' || scope === 'ENVIRONMENT' || isServiceScope(scopes, scope) ? scope : undefined
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../http/errors.ts'
 import type { Principal } from './principal.ts'
+import { storedPolicyAllows } from './token-policy.ts'
 
 /** Turns the credential of one scheme into a principal, or throws `unauthenticated`. */
 export interface Authenticators {
@@ -48,6 +49,20 @@ export function registerAuthentication(app: FastifyInstance, authenticators: Aut
   app.addHook('onRequest', async (request) => {
     // Unknown routes answer 404 whatever the credentials, so a wrong base path is easy to spot.
     if (request.is404 || request.routeOptions.config.public) return
-    request.principal = await principalFor(request, authenticators)
+    const principal = await principalFor(request, authenticators)
+    request.principal = principal
+    // A policy token's policy decides first (token-policy.ts); its role is checked by the route after.
+    if (principal.kind === 'api_token' && principal.policy) {
+      const path = request.url.split('?')[0] ?? request.url
+      const input = {
+        method: request.method,
+        path,
+        route: request.routeOptions.url ?? '',
+        operation_id: (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId,
+        params: (request.params ?? {}) as Record<string, string>,
+      }
+      if (!storedPolicyAllows(principal.policy, input))
+        throw new AppError('forbidden', `the policy of the API token "${principal.name}" does not allow ${request.method} ${path}`)
+    }
   })
 }

@@ -16,6 +16,8 @@ export interface ApiTokenPrincipal {
   readonly expiresAt: Date | null
   /** The member whose role bounds the token (see api_tokens.owner_user_id); null when no user is behind it. */
   readonly ownerUserId: string | null
+  /** A policy token's rego policy (token-policy.ts), which every request it makes must satisfy; absent or null for other tokens. */
+  readonly policy?: string | null
 }
 
 /**

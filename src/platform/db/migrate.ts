@@ -44,6 +44,8 @@ import * as argoCd from './migrations/0056-argocd.ts'
 import * as projectDeploymentRules from './migrations/0059-project-deployment-rules.ts'
 import * as clusterLocks from './migrations/0060-cluster-locks.ts'
 import * as accountAndOnboarding from './migrations/0062-account-and-onboarding.ts'
+import * as credentialsAndClusterOperations from './migrations/0065-credentials-and-cluster-operations.ts'
+import * as policyApiTokens from './migrations/0066-policy-api-tokens.ts'
 
 // Listed explicitly so that every migration ships with the code that needs it, in order. Features
 // built side by side take their numbers ahead of landing, so one may land below a number already
@@ -93,6 +95,8 @@ const migrations: Record<string, Migration> = {
   '0059-project-deployment-rules': projectDeploymentRules,
   '0060-cluster-locks': clusterLocks,
   '0062-account-and-onboarding': accountAndOnboarding,
+  '0065-credentials-and-cluster-operations': credentialsAndClusterOperations,
+  '0066-policy-api-tokens': policyApiTokens,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -87,6 +87,8 @@ export interface ApiTokensTable {
   ownerUserId: ColumnType<string | null, string | null | undefined, string | null>
   /** The custom role held (migration 0025); `role` is then READ. */
   customRoleId: ColumnType<string | null, string | null | undefined, string | null>
+  /** A policy token's rego policy (migration 0066), evaluated on each of its requests; null for other tokens. */
+  opaPolicy: ColumnType<string | null, string | null | undefined, string | null>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
   expiredAt: Date | null
@@ -112,6 +114,8 @@ export interface OrganizationMembersTable {
   role: string
   /** The custom role held (migration 0025); `role` is then READ. */
   customRoleId: ColumnType<string | null, string | null | undefined, string | null>
+  /** A policy token's rego policy (migration 0066), evaluated on each of its requests; null for other tokens. */
+  opaPolicy: ColumnType<string | null, string | null | undefined, string | null>
   createdAt: CreatedAt
   updatedAt: UpdatedAt
 }

@@ -1,4 +1,4 @@
-import { shownTriggerAction } from '../deployment-states.ts'
+import { shownTriggerAction } from '#src/platform/deployment-states.ts'
 import { elapsedMs, isoDuration } from '../iso-duration.ts'
 import { type DeploymentRun, familyOf, type ServiceProgress, serviceStatus } from './deployment-progress.ts'
 

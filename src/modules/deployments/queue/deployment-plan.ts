@@ -1,6 +1,6 @@
 import type { ServiceProgress, StageProgress } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { ServiceKind } from '#src/modules/services/service-kinds.ts'
-import { FAMILIES, NEVER_DEPLOYED_STATE, type RunnableTrigger, STAGE_ORDER, type State, stageName } from '../deployment-states.ts'
+import { FAMILIES, NEVER_DEPLOYED_STATE, type RunnableTrigger, STAGE_ORDER, type State, stageName } from '#src/platform/deployment-states.ts'
 
 // What a trigger will do, fixed when it is queued: the services in their stages, each with the
 // details its history entry shows.

@@ -9,7 +9,7 @@ import {
   type ServiceType,
   type StageStatus,
   type State,
-} from '../deployment-states.ts'
+} from '#src/platform/deployment-states.ts'
 
 // A deployment as the runner works on it, and every step it can take. Steps are pure: they return
 // the next run and leave the one given alone, so a write that fails changes nothing in memory.

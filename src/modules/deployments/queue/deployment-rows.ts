@@ -1,7 +1,14 @@
 import { type ExpressionBuilder, type Selectable, sql, type Transaction } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database, DeploymentRequestsTable } from '#src/platform/db/schema.ts'
-import { type ActionStatus, type Origin, type RunnableTrigger, type ServiceActionStatus, type State, UNFINISHED } from '../deployment-states.ts'
+import {
+  type ActionStatus,
+  type Origin,
+  type RunnableTrigger,
+  type ServiceActionStatus,
+  type State,
+  UNFINISHED,
+} from '#src/platform/deployment-states.ts'
 import { environmentEntry, serviceEntry } from './deployment-entries.ts'
 import type { DeploymentRun, Progress } from './deployment-progress.ts'
 

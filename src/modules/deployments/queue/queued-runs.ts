@@ -1,7 +1,7 @@
 import { groupLabels } from '#src/modules/services/service-groups.ts'
 import type { ServiceRecord, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
-import { FAMILIES, type Origin, type RunnableTrigger, type State } from '../deployment-states.ts'
+import { FAMILIES, type Origin, type RunnableTrigger, type State } from '#src/platform/deployment-states.ts'
 import { type PlannedService, type PlannedStage, planStages } from './deployment-plan.ts'
 import type { DeploymentRun } from './deployment-progress.ts'
 

@@ -4,8 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { DeploymentExecutor, ExecutionContext } from '#src/modules/executors/executor.ts'
 import type { ServiceKinds, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { variableNames } from '#src/modules/variables/resolved-variables.ts'
+import type { RunnableTrigger } from '#src/platform/deployment-states.ts'
 import { repeatedFailure } from '#src/platform/repeated-failure.ts'
-import type { RunnableTrigger } from '../deployment-states.ts'
+import { type SpanLog, spanLine, spans } from '#src/platform/spans.ts'
 import {
   cancelingRun,
   cancelRun,
@@ -45,6 +46,9 @@ export interface RunnerOptions {
 export interface RunnerLog {
   info(fields: object, message: string): void
   warn(fields: object, message: string): void
+  /** Debug lines: the time each step of a deployment took (docs/performance.md, "Where a deploy's time goes"). */
+  debug?: SpanLog['debug']
+  isLevelEnabled?: SpanLog['isLevelEnabled']
 }
 
 /** Why a run's work stopped before its end. */
@@ -171,6 +175,12 @@ export function createDeploymentRunner(deps: {
   async function execute(stored: StoredRun, controller: AbortController): Promise<void> {
     const { signal } = controller
     let run = stored.run
+    const traceLog = log.debug ? (log as SpanLog) : undefined
+    const traced = { executionId: run.id }
+    const span = spans(traceLog, traced)
+    const claimedAt = performance.now()
+    // From the trigger (the run's creation, the database's clock) to this claim: the queue's pick-up.
+    if (run.actionStatus === 'QUEUED') spanLine(traceLog, traced, 'queue pick-up', Date.now() + clockOffsetMs - Date.parse(run.createdAt))
     let writes: Promise<void> = Promise.resolve()
     // Log lines wait here and are written with the next step, and at the end.
     let lines: NewLogLine[] = []
@@ -221,8 +231,8 @@ export function createDeploymentRunner(deps: {
           const level = next.actionStatus === 'ERROR' ? 'ERROR' : 'INFO'
           writeLog(null, null, 'end', next.message ?? `${next.triggerAction.toLowerCase()} succeeded`, level)
         }
-        await flushLogs()
-        const saved = await saveRetrying(next, signal)
+        await span('log lines write', flushLogs)
+        const saved = await span(`history write (${next.actionStatus.toLowerCase()} ${next.status.toLowerCase()})`, () => saveRetrying(next, signal))
         if (saved !== 'saved') {
           stop(saved === 'lost' ? LOST : CANCEL)
           throw new StepRefused(saved)
@@ -254,19 +264,34 @@ export function createDeploymentRunner(deps: {
     try {
       if (stored.cancelRequested || run.actionStatus === 'CANCELING') stop(CANCEL)
       else {
-        const [executor, snapshots] = await Promise.all([executorFor(run.environmentId), runs.snapshots(run.id)])
+        // What the run deploys is read while its start is written.
+        const loading = span('snapshot', () => Promise.all([executorFor(run.environmentId), runs.snapshots(run.id)]))
+        loading.catch(() => {})
         const action = run.triggerAction
-        if (run.actionStatus === 'QUEUED') {
+        // A queued run starts with its first stage, in one write: each write is a round of the
+        // history's transaction before anything is deployed.
+        let starting = run.actionStatus === 'QUEUED'
+        const started = (current: DeploymentRun) => (starting ? startRun(current, now()) : current)
+        if (starting)
           writeLog(null, null, 'start', `${action.toLowerCase()} of ${run.progress.stages.length} stage(s) triggered by ${run.triggeredBy}`)
-          await apply((current) => startRun(current, now()))
-        }
-        for (const [index, stage] of run.progress.stages.entries()) {
+        const stages = run.progress.stages
+        for (const [index, stage] of stages.entries()) {
           // Done in a resumed run, or left with nothing to run.
           if (stage.status === 'DONE' || stage.status === 'SKIPPED') continue
           signal.throwIfAborted()
           writeLog(null, stage.name, 'stage', `stage ${stage.name} started`)
-          await apply((current) => startStage(current, index, now()))
+          await apply((current) => startStage(started(current), index, now()))
+          starting = false
+          const [executor, snapshots] = await loading
           const services = run.progress.stages[index]!.services.filter((service) => service.phase === 'ONGOING')
+          // The last service of the stage to end ends the stage, and the run after its last stage,
+          // in the same write: DEPLOYED is said as soon as the last service is.
+          const lastStage = stages.every((later, laterIndex) => laterIndex <= index || later.status === 'DONE' || later.status === 'SKIPPED')
+          const endStage = (current: DeploymentRun) => {
+            const ended = finishStage(current, index, now())
+            return lastStage && !isFinished(ended) ? succeedRun(ended, now()) : ended
+          }
+          let running = services.length
           await Promise.all(
             services.map(async (service) => {
               const snapshot = snapshots.get(service.id)
@@ -276,10 +301,12 @@ export function createDeploymentRunner(deps: {
               const outcome =
                 typeof executor === 'string'
                   ? { ok: false as const, message: executor }
-                  : await executor.run(service, action, signal, {
-                      ...context(snapshot, action, say),
-                      run: { id: run.id, organizationId: run.organizationId, environmentId: run.environmentId },
-                    })
+                  : await span(`executor (${service.name})`, () =>
+                      executor.run(service, action, signal, {
+                        ...context(snapshot, action, say),
+                        run: { id: run.id, organizationId: run.organizationId, environmentId: run.environmentId },
+                      }),
+                    )
               // What the executor answers once the run's time is up says so, whatever it says.
               if (signal.reason === TIMED_OUT) throw new StepRefused(TIMED_OUT)
               say(
@@ -289,13 +316,17 @@ export function createDeploymentRunner(deps: {
               )
               if (outcome.output && typeof runs.keepOutput === 'function') await runs.keepOutput(service.id, run.id, outcome.output)
               const { output: _output, ...finished } = outcome
-              await apply((current) => finishService(current, service.id, finished, now()))
+              const last = --running === 0
+              await apply((current) => {
+                const done = finishService(current, service.id, finished, now())
+                return last ? endStage(done) : done
+              })
             }),
           )
-          await apply((current) => finishStage(current, index, now()))
+          if (services.length === 0) await apply(endStage)
           if (isFinished(run)) break
         }
-        if (!isFinished(run)) await apply((current) => succeedRun(current, now()))
+        if (!isFinished(run)) await apply((current) => succeedRun(started(current), now()))
       }
     } catch (error) {
       if (!signal.aborted) {
@@ -312,6 +343,7 @@ export function createDeploymentRunner(deps: {
     // A run whose last write went through is finished, whatever a stop came after it (a renewal
     // answered 'lost' once that write had cleared the lease, a stop handing back).
     if (!signal.aborted || isFinished(run)) {
+      spanLine(traceLog, traced, 'claimed to finished', performance.now() - claimedAt)
       log.info({ executionId: run.id, environmentId: run.environmentId, status: run.status }, 'deployment finished')
       return
     }
@@ -445,8 +477,11 @@ export function createDeploymentRunner(deps: {
         try {
           await checkClock()
           await pruneLogs()
+          const claimStarted = performance.now()
           const claimed = await runs.claim(runnerId, options.leaseMs, interrupt, organizationsAtShare())
           polls.succeeded()
+          if (claimed.kind === 'claimed' && log.debug)
+            spanLine(log as SpanLog, { executionId: claimed.stored.run.id }, 'claim', performance.now() - claimStarted)
           if (claimed.kind === 'interrupted') {
             log.warn(
               { executionId: claimed.run.id, environmentId: claimed.run.environmentId, lostRunner: claimed.lostRunner },

@@ -3,7 +3,7 @@ import type { ServiceKinds, ServiceSnapshot } from '#src/modules/services/servic
 import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database } from '#src/platform/db/schema.ts'
-import { FAMILIES, type ServiceType, UNFINISHED } from '../deployment-states.ts'
+import { FAMILIES, type ServiceType, UNFINISHED } from '#src/platform/deployment-states.ts'
 import { recordFinishedRun } from '../queue/cron-schedules.repository.ts'
 import { type DeploymentRun, isFinished, SERVICE_GONE, skipServices, withPreviousStates } from '../queue/deployment-progress.ts'
 import { databaseNow, finishedStates, runColumns, serviceIdsOf, toRun, writeEntries } from '../queue/deployment-rows.ts'

@@ -10,6 +10,7 @@ import {
   type OutputFollower,
   type Owner,
   removeContainer,
+  stopContainer,
 } from './docker-objects.ts'
 import { archiveOf, type DeliveredFile } from './file-archive.ts'
 import type { Say } from './service-instances.ts'
@@ -59,6 +60,8 @@ export interface ContainerRunWatch {
   tail?: number
   /** Told the container's id just before it starts. */
   starting?(id: string): void
+  /** A run that failed (another exit code than 0, or killed at its deadline) is left stopped for inspection, not removed (a job's: docs/jobs.md). */
+  keepFailed?: boolean
 }
 
 export type ContainerRunResult = { code: number; lines: string[]; stdout: string } | { timedOut: true }
@@ -89,6 +92,7 @@ export async function runContainer(docker: Docker, spec: ContainerRunSpec, watch
     if (lines.length > watch.keep) lines.shift()
   }
   let output: OutputFollower | undefined
+  let failed = false
   try {
     if (spec.files.length > 0) await container.putArchive(await archiveOf(spec.files), { path: '/' })
     const exited = container.wait({ condition: 'next-exit' })
@@ -120,6 +124,7 @@ export async function runContainer(docker: Docker, spec: ContainerRunSpec, watch
     if (!('timedOut' in outcome)) await output?.ended(2000)
     output?.stop()
     if (output?.truncated && watch.tail) for (const line of await lastLines(docker, container.id, watch.tail)) say(step, line)
+    failed = 'timedOut' in outcome || outcome.code !== 0
     if ('timedOut' in outcome) return outcome
     let stdout = ''
     if (watch.capture) {
@@ -132,6 +137,7 @@ export async function runContainer(docker: Docker, spec: ContainerRunSpec, watch
     return { code: outcome.code, lines, stdout }
   } finally {
     output?.stop()
-    await removeContainer(docker, container.id, 0).catch(() => undefined)
+    if (failed && watch.keepFailed) await stopContainer(docker, container.id).catch(() => undefined)
+    else await removeContainer(docker, container.id, 0).catch(() => undefined)
   }
 }

@@ -2,6 +2,7 @@ import type Docker from 'dockerode'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { maskedLogLine, secretMask } from '#src/platform/secrets/secret-masking.ts'
+import { type SpanLog, spans } from '#src/platform/spans.ts'
 import type { DeploymentExecutor, ServiceOutcome, ServiceSnapshot } from '../executor.ts'
 import { type GitCredentials, removeRunCheckouts } from '../git-checkout.ts'
 import { type OpenSecret, openVariables, snapshotSecretValues } from '../snapshot-secrets.ts'
@@ -52,16 +53,30 @@ export interface DockerExecutorDeps {
   /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
   contextMaxBytes?: number
   /** The front door (docs/front-door.md), when it runs: told of ready instances and of every change to what runs. */
-  frontDoor?: { instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>; sync(reason: string): Promise<void> } | undefined
+  frontDoor?:
+    | {
+        instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>
+        sync(reason: string): Promise<void>
+        /** How long replaced instances keep answering after the front door stopped sending them traffic. */
+        drainMs?: number
+      }
+    | undefined
   /** Serves an IAC run's state to it alone (docs/iac.md, "State"); absent: runs that keep their state in Berth fail. */
   stateEndpoint?: OpenStateEndpoint
   /** What an external kind's action reads its own credentials with (an Argo CD's); absent: such kinds are refused. */
   external?: { db: Db; secrets: SecretBox }
+  /** Debug lines timing each step of a deployment (docs/performance.md, "Where a deploy's time goes"); absent: none. */
+  log?: SpanLog | undefined
 }
 
 export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecutor {
   const { docker } = deps
-  const publish: PublishSettings = { host: deps.publishHost, ports: deps.publishPorts ?? '', instanceReady: deps.frontDoor?.instanceReady }
+  const publish: PublishSettings = {
+    host: deps.publishHost,
+    ports: deps.publishPorts ?? '',
+    instanceReady: deps.frontDoor?.instanceReady,
+    drainMs: deps.frontDoor?.drainMs ?? 0,
+  }
 
   /** The snapshot's variables as the engine takes them: KEY=value lines, and files for file variables. */
   function delivered(snapshot: ServiceSnapshot): { env: string[]; files: DeliveredFile[] } {
@@ -77,14 +92,14 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
     const pull = (message: string) => job.say('pull', message)
     const pulls = { allowPrivateUrls: deps.allowPrivateUrls }
     if ('public' in source) {
-      await ensureImage(docker, source.public, undefined, pull, job.signal, pulls)
+      await job.span('image', () => ensureImage(docker, source.public, undefined, pull, job.signal, pulls))
       return { ok: true, image: source.public, built: false }
     }
     if ('registry' in source) {
       const { registryId, imageName, tag } = source.registry
-      const registry = await deps.registry(job.run.organizationId, registryId)
+      const registry = await job.span('registry credentials', () => deps.registry(job.run.organizationId, registryId))
       const image = imageReference(registry.host, imageName, tag)
-      await ensureImage(docker, image, registry.auth, pull, job.signal, pulls)
+      await job.span('image', () => ensureImage(docker, image, registry.auth, pull, job.signal, pulls))
       return { ok: true, image, built: false }
     }
     const run = { organizationId: job.run.organizationId, runId: job.run.id }
@@ -157,12 +172,16 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
           delivered: () => delivered(snapshot),
           image: (source) => readyImage(source, job),
           stateEndpoint: deps.stateEndpoint,
+          span: spans(deps.log, { executionId: run.id, serviceId: service.id }),
         }
-        const { retired, ...outcome } = await perform(workload, job)
-        // What runs changed (or may have, on a failure): the front door's routes follow, and again once the replaced instances are gone.
+        const { retired, routed, ...outcome } = await perform(workload, job)
+        // What runs changed (or may have, on a failure): the front door's routes follow, and again once
+        // the replaced instances are gone. A rollout that switched the front door to each new instance
+        // left nothing for the routes to wait for: they are loaded again in the background.
         if (deps.frontDoor && action !== 'DEPLOY_DRY_RUN') {
           const { frontDoor } = deps
-          await frontDoor.sync(`${action.toLowerCase()} of ${service.id}`)
+          const synced = job.span('front door sync', () => frontDoor.sync(`${action.toLowerCase()} of ${service.id}`))
+          if (!routed) await synced
           void retired?.then(() => frontDoor.sync(`instances of ${service.id} retired`))
         }
         // An uninstalled or deleted service leaves no image built for it, no scratch volume, and no network nothing else uses.

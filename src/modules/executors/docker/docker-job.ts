@@ -1,4 +1,5 @@
 import type Docker from 'dockerode'
+import type { Span } from '#src/platform/spans.ts'
 import type { ExecutorAction, ServiceSnapshot } from '../executor.ts'
 import type { ImageSource } from '../workload.ts'
 import type { Confinement, Owner } from './docker-objects.ts'
@@ -36,4 +37,6 @@ export interface DockerJob {
   stateEndpoint?: OpenStateEndpoint | undefined
   /** The image of `source` in the engine: present, pulled, or built from git; an outcome when it cannot be. */
   image(source: ImageSource): Promise<ReadyImage>
+  /** Times a step as a debug line (docs/performance.md, "Where a deploy's time goes"). */
+  span: Span
 }

@@ -81,8 +81,24 @@ export function dnsLabel(name: string): string {
 export const containerName = (serviceName: string, owner: Owner, suffix: string) =>
   `berth-${dnsLabel(serviceName)}-${owner.serviceId.slice(0, 8)}-${owner.executionId.slice(0, 8)}-${suffix}`
 
-/** Creates the environment's network unless it exists; its name. */
-export async function ensureNetwork(docker: Docker, environmentId: string): Promise<string> {
+/** The environment networks this process is making now: the services of one stage deploy at once, and all need it. */
+const networksBeingMade = new Map<string, Promise<string>>()
+
+/**
+ * Creates the environment's network unless it exists; its name. The engine does not refuse a
+ * second network of the same name made at the same moment (`CheckDuplicate` is best effort), and
+ * a name two networks share can no longer be joined ("ambiguous"): a stage's services, deploying
+ * at once, share one creation.
+ */
+export function ensureNetwork(docker: Docker, environmentId: string): Promise<string> {
+  const making = networksBeingMade.get(environmentId)
+  if (making) return making
+  const made = makeNetwork(docker, environmentId).finally(() => networksBeingMade.delete(environmentId))
+  networksBeingMade.set(environmentId, made)
+  return made
+}
+
+async function makeNetwork(docker: Docker, environmentId: string): Promise<string> {
   const name = networkName(environmentId)
   const found = await docker.listNetworks({ filters: { name: [name] } })
   if (found.some((network) => network.Name === name)) return name
@@ -117,6 +133,16 @@ export async function removeNetworkIfUnused(docker: Docker, environmentId: strin
 /** The service's containers, running or not, by label. */
 export function serviceContainers(docker: Docker, serviceId: string): Promise<Docker.ContainerInfo[]> {
   return docker.listContainers({ all: true, filters: { label: [`${LABELS.service}=${serviceId}`] } })
+}
+
+/** Stops a container at once (a run killed at its deadline), keeping it; one stopped or gone is fine. */
+export async function stopContainer(docker: Docker, id: string): Promise<void> {
+  try {
+    await docker.getContainer(id).stop({ t: 0 })
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode
+    if (status !== 304 && status !== 404) throw error
+  }
 }
 
 /** Stops (with `graceSeconds`) and removes a container; one already gone is fine. */

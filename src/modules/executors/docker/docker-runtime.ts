@@ -1,6 +1,6 @@
 import type Docker from 'dockerode'
 import type { LiveState, ServiceAddress, ServiceRuntime } from '../service-runtime.ts'
-import { LABELS } from './docker-objects.ts'
+import { LABELS, removeContainer } from './docker-objects.ts'
 
 // The Docker executor's answer to "where is this service reachable, and does it still run"
 // (service-runtime.ts): the engine's containers, found by label, read at each request with a short
@@ -45,6 +45,19 @@ export function createDockerRuntime(deps: DockerRuntimeDeps): ServiceRuntime {
   }
 
   return {
+    async cleanFailedRuns(service) {
+      if (!(await deps.deploysToDocker(service.environmentId))) return undefined
+      // A job's run containers (instance run-<n>) that are not running are failed runs kept for inspection.
+      const found = await docker.listContainers({ all: true, filters: { label: [`${LABELS.service}=${service.id}`] } })
+      const removed: string[] = []
+      for (const info of found) {
+        if (info.State === 'running' || !info.Labels[LABELS.instance]?.startsWith('run-')) continue
+        await removeContainer(docker, info.Id, 0)
+        removed.push(info.Names[0]?.replace(/^\//, '') ?? info.Id.slice(0, 12))
+      }
+      return removed
+    },
+
     async addresses(service) {
       if (!(await deps.deploysToDocker(service.environmentId))) return undefined
       const found = await containers(`${LABELS.service}=${service.id}`)

@@ -63,8 +63,8 @@ function instanceSpec(workload: InstancesWorkload, job: DockerJob, image: string
 async function deploy(workload: InstancesWorkload, job: DockerJob): Promise<Rollout> {
   const image = await job.image(workload.image)
   if (!image.ok) return image
-  const network = await ensureNetwork(job.docker, job.owner.environmentId)
-  const rollout = await rollOut(job.docker, instanceSpec(workload, job, image.image, network), job.publish, job.say, job.signal)
+  const network = await job.span('network', () => ensureNetwork(job.docker, job.owner.environmentId))
+  const rollout = await rollOut(job.docker, instanceSpec(workload, job, image.image, network), job.publish, job.say, job.signal, job.span)
   if (image.built && rollout.ok)
     void (rollout.retired ?? Promise.resolve()).then(() => removeBuiltImages(job.docker, job.owner.serviceId, image.image)).catch(() => undefined)
   return rollout

@@ -17,9 +17,11 @@ export interface JobRunSpec extends Omit<ContainerRunSpec, 'instance' | 'suffix'
   /** The longest a run may take, and the setting that says so (in the failure's message). */
   timeout: { seconds: number; setting: string }
   retries: number
+  /** Failed runs are left stopped for inspection (cleanFailedJob removes them); not when the job is going away. */
+  keepFailed: boolean
 }
 
-/** Removes what earlier runs of the job left: a runner that died mid-run leaves its container. */
+/** Removes what earlier runs of the job left: its failed runs (kept for inspection), and a container a runner that died mid-run left. */
 async function removeLeftovers(docker: Docker, serviceId: string, say: Say): Promise<void> {
   for (const info of await serviceContainers(docker, serviceId)) {
     say('cleanup', `removing ${info.Names[0]?.replace(/^\//, '') ?? info.Id.slice(0, 12)} (${info.State}), left by an earlier run`)
@@ -39,6 +41,7 @@ async function attempt(docker: Docker, spec: JobRunSpec, number: number, say: Sa
       onLimit: () => say('run', `run ${number} printed more than ${RUN_OUTPUT_LINES} lines: its last ${RUN_LAST_LINES} follow once it ends`),
       deadline: Date.now() + spec.timeout.seconds * 1000,
       keep: 0,
+      keepFailed: spec.keepFailed,
       tail: RUN_LAST_LINES,
       starting: (id) => say('run', `run ${number} starting (${id.slice(0, 12)})`),
     },

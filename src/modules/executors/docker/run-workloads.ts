@@ -39,6 +39,7 @@ export async function run(workload: RunWorkload | ScheduleWorkload, job: DockerJ
       confinement,
       timeout: workload.timeout,
       retries: workload.retries,
+      keepFailed: job.action !== 'DELETE' && job.action !== 'UNINSTALL',
     },
     job.say,
     job.signal,

@@ -56,6 +56,123 @@ export interface ChartValues {
   scratch: { mountPath: string } | null
   /** A ServiceAccount that may write Secrets and Leases of the namespace (the engine's kubernetes backend). */
   stateAccess: boolean
+  /** The alert rules that watch the service, for the cluster's prometheus-operator (alertingValues); null: none. */
+  alerting: AlertingValues | null
+}
+
+/**
+ * The alert rules that watch a service and the receivers they name, as the alerting module reads
+ * them at a deployment (docs/alerting.md, "On Kubernetes"): the executor imports no other module.
+ */
+export interface ServiceAlerting {
+  /** The labels Berth gives the service's series: service_id, service_name, environment_id, project_id, organization_id. */
+  seriesLabels: Record<string, string>
+  /** Each rule as Berth's own Prometheus runs it (alert, expr, for, labels, annotations), and the ids of its receivers. */
+  rules: { id: string; rule: Record<string, unknown>; receiverIds: string[] }[]
+  receivers: {
+    id: string
+    type: 'SLACK' | 'EMAIL'
+    sendResolved: boolean
+    email: { to: string; from: string; smarthost: string; requireTls: boolean; authUsername: string | null } | null
+    /** The webhook URL (SLACK) or the SMTP password (EMAIL), in clear; null: an e-mail receiver without one. */
+    secret: string | null
+  }[]
+  /** Alertmanager's group wait and interval, as durations ("30s"). */
+  groupWait: string
+  groupInterval: string
+  /** The notifications' title and text (Alertmanager templates), the same as on Docker. */
+  title: string
+  text: string
+}
+
+/** What the chart's PrometheusRule, AlertmanagerConfig and receivers' Secret are made of (values.yaml). */
+export interface AlertingValues {
+  /** Recording rules: the cluster's cAdvisor and kube-state-metrics series of the service's pods, under Berth's names and labels. */
+  series: { record: string; expr: string; labels: Record<string, string> }[]
+  rules: Record<string, unknown>[]
+  route: { groupWait: string; groupInterval: string; repeatInterval: string }
+  /** A route per rule, to the receiver named for it. */
+  routes: { ruleId: string; receiver: string }[]
+  receivers: {
+    name: string
+    /** `key`: the receivers' Secret's key holding the webhook URL. */
+    slack: { key: string; sendResolved: boolean }[]
+    /** `passwordKey`: the Secret's key holding the SMTP password. */
+    email: { to: string; from: string; smarthost: string; requireTLS: boolean; sendResolved: boolean; authUsername?: string; passwordKey?: string }[]
+  }[]
+  /** The receivers' Secret's data: their webhook URLs and passwords, by receiver id. */
+  secrets: Record<string, string>
+  title: string
+  text: string
+}
+
+/** The series a rule reads on Docker (docs/metrics.md) and what they are made from on the cluster. */
+function seriesRules(pods: string, labels: Record<string, string>): AlertingValues['series'] {
+  // `service_id=""`: not the recorded series themselves, which keep the source's labels and add Berth's.
+  const own = (name: string, extra = '') => `${name}{${pods}, service_id=""${extra}}`
+  const replica = (expr: string) => `label_replace(${expr}, "replica", "$1", "pod", "(.+)")`
+  const perPod = (name: string) => replica(`sum by (namespace, pod) (max by (namespace, pod, interface) (${own(name)}))`)
+  const main = (name: string) => replica(own(name, ', container="main"'))
+  return [
+    { record: 'container_cpu_usage_seconds_total', expr: main('container_cpu_usage_seconds_total') },
+    { record: 'container_memory_working_set_bytes', expr: main('container_memory_working_set_bytes') },
+    { record: 'container_memory_usage_bytes', expr: main('container_memory_usage_bytes') },
+    { record: 'container_start_time_seconds', expr: main('container_start_time_seconds') },
+    // Networks are the pod's, counted once per interface (the pod's cgroup and its sandbox both report them).
+    { record: 'container_network_receive_bytes_total', expr: perPod('container_network_receive_bytes_total') },
+    { record: 'container_network_transmit_bytes_total', expr: perPod('container_network_transmit_bytes_total') },
+    // kube-state-metrics' count of the main container's restarts.
+    {
+      record: 'container_restarts_total',
+      expr: replica(`max by (namespace, pod) (${own('kube_pod_container_status_restarts_total', ', container="main"')})`),
+    },
+  ].map((rule) => ({ ...rule, labels }))
+}
+
+/**
+ * The chart's alerting values of a release in `namespace`: the service's series under Berth's
+ * labels, its rules, and a route and a receiver per rule; null when no rule watches it. `jobPrefix`:
+ * what the names of the Jobs of its runs start with (their pods are named after the Job, not the release).
+ */
+export function alertingValues(
+  alerting: ServiceAlerting | null,
+  where: { namespace: string; release: string; jobPrefix: string },
+): AlertingValues | null {
+  if (!alerting || alerting.rules.length === 0) return null
+  const pods = `namespace="${where.namespace}", pod=~"(${where.release}|${where.jobPrefix}-[0-9a-f]{8})-.+"`
+  const receivers = new Map(alerting.receivers.map((receiver) => [receiver.id, receiver]))
+  const secrets: Record<string, string> = {}
+  for (const receiver of alerting.receivers) if (receiver.secret !== null) secrets[receiver.id] = receiver.secret
+  return {
+    series: seriesRules(pods, alerting.seriesLabels),
+    rules: alerting.rules.map((rule) => rule.rule),
+    route: { groupWait: alerting.groupWait, groupInterval: alerting.groupInterval, repeatInterval: '4h' },
+    routes: alerting.rules.map((rule) => ({ ruleId: rule.id, receiver: `rule-${rule.id}` })),
+    receivers: alerting.rules.map((rule) => {
+      const mine = rule.receiverIds.flatMap((id) => receivers.get(id) ?? [])
+      return {
+        name: `rule-${rule.id}`,
+        slack: mine.filter((r) => r.type === 'SLACK' && r.secret !== null).map((r) => ({ key: r.id, sendResolved: r.sendResolved })),
+        email: mine.flatMap((r) =>
+          r.type === 'EMAIL' && r.email
+            ? [
+                {
+                  to: r.email.to,
+                  from: r.email.from,
+                  smarthost: r.email.smarthost,
+                  requireTLS: r.email.requireTls,
+                  sendResolved: r.sendResolved,
+                  ...(r.secret !== null ? { authUsername: r.email.authUsername ?? r.email.from, passwordKey: r.id } : {}),
+                },
+              ]
+            : [],
+        ),
+      }
+    }),
+    secrets,
+    title: alerting.title,
+    text: alerting.text,
+  }
 }
 
 /** Where a release's Ingress hosts are (the cluster's `berth.ingress.apps_domain`; absent: the derived names), and the cert-manager ClusterIssuer its TLS certificate comes from. */
@@ -120,6 +237,7 @@ export function baseValues({ snapshot, owner, variables }: Omit<ChartRelease, 'i
     workingDir: '',
     scratch: null,
     stateAccess: false,
+    alerting: null,
   }
 }
 

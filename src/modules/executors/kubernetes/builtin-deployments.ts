@@ -21,6 +21,7 @@ import {
   type StepsWorkload,
 } from '../workload.ts'
 import {
+  alertingValues,
   BUILTIN_CHART,
   type ChartOwner,
   type ChartRelease,
@@ -28,6 +29,7 @@ import {
   type IngressSettings,
   layOut,
   type PulledImage,
+  type ServiceAlerting,
   workloadValues,
 } from './builtin-chart-values.ts'
 import type { ReleaseContext } from './release-context.ts'
@@ -60,6 +62,8 @@ export interface BuiltinDeps {
    * and `berth.ingress.cert_manager_cluster_issuer`, docs/front-door.md); absent: the derived hosts.
    */
   ingressSettings?(organizationId: string, environmentId: string): Promise<IngressSettings>
+  /** The alert rules that watch the service and their receivers (docs/alerting.md, "On Kubernetes"); null: none. */
+  alerting?(organizationId: string, serviceId: string): Promise<ServiceAlerting | null>
 }
 
 /** How long a rollout may take before helm gives up (services have no timeout of their own). */
@@ -80,7 +84,7 @@ export interface BuiltinRelease {
 export type BuiltinWorkload = InstancesWorkload | RunWorkload | ScheduleWorkload | StepsWorkload | NothingWorkload
 
 /** Installs the built-in chart with `values`, written to a private values file (they hold the variables in clear). */
-async function installChart(steps: ReleaseContext, values: ChartValues, timeoutSeconds: number, wait: string[]): Promise<ServiceOutcome> {
+async function installBuiltin(steps: ReleaseContext, values: ChartValues, timeoutSeconds: number, wait: string[]): Promise<ServiceOutcome> {
   const file = path.join(steps.dir, 'berth-values.json')
   await writeFile(file, JSON.stringify(values), { mode: 0o600 })
   steps.context.log('render', `the chart Berth ships: a ${values.workload}${values.ports.length > 0 ? ' and its Service' : ''}`)
@@ -93,6 +97,20 @@ export async function builtinRelease(deps: BuiltinDeps, workload: BuiltinWorkloa
   const say = (step: string, message: string) => steps.context.log(step, message)
   const owner: ChartOwner = { serviceId: snapshot.serviceId, environmentId: run.environmentId, executionId: run.id }
   const uninstall = () => uninstallRelease(steps)
+  /** The chart's values with the alert rules that watch the service: the cluster's prometheus-operator runs them. */
+  const installChart = async (values: ChartValues, timeoutSeconds: number, wait: string[]) => {
+    const alerting = alertingValues(deps.alerting ? await deps.alerting(run.organizationId, snapshot.serviceId) : null, {
+      namespace: steps.namespace,
+      release: steps.release,
+      jobPrefix: `${snapshot.kind.toLowerCase()}-${snapshot.serviceId.slice(0, 8)}`,
+    })
+    if (alerting)
+      say(
+        'render',
+        `${alerting.rules.length} alert rule${alerting.rules.length === 1 ? ' watches' : 's watch'} the service: a PrometheusRule and an AlertmanagerConfig, when the cluster runs the prometheus-operator`,
+      )
+    return installBuiltin(steps, { ...values, alerting }, timeoutSeconds, wait)
+  }
   /** The chart's release of `image`, the service's variables opened. */
   const chart = async (source: ImageSource): Promise<{ ok: true; release: ChartRelease } | { ok: false; message: string }> => {
     const image = await pulledImage(deps, source, release)
@@ -108,13 +126,13 @@ export async function builtinRelease(deps: BuiltinDeps, workload: BuiltinWorkloa
       const made = await chart(workload.image)
       if (!made.ok) return made
       const ingress = deps.ingressSettings ? await deps.ingressSettings(run.organizationId, run.environmentId) : undefined
-      return installChart(steps, workloadValues(made.release, workload, { action, ingress }), ROLLOUT_TIMEOUT_SECONDS, ['--wait'])
+      return installChart(workloadValues(made.release, workload, { action, ingress }), ROLLOUT_TIMEOUT_SECONDS, ['--wait'])
     }
     case 'schedule': {
       if (removes(action)) return uninstall()
       const made = await chart(workload.image)
       if (!made.ok) return made
-      return installChart(steps, workloadValues(made.release, workload, { action }), workload.timeout.seconds + START_SECONDS, WAIT_FOR_JOBS)
+      return installChart(workloadValues(made.release, workload, { action }), workload.timeout.seconds + START_SECONDS, WAIT_FOR_JOBS)
     }
     case 'run': {
       if (workload.tick) {
@@ -123,12 +141,7 @@ export async function builtinRelease(deps: BuiltinDeps, workload: BuiltinWorkloa
       }
       const made = await chart(workload.image)
       if (!made.ok) return made
-      const outcome = await installChart(
-        steps,
-        workloadValues(made.release, workload, { action }),
-        workload.timeout.seconds + START_SECONDS,
-        WAIT_FOR_JOBS,
-      )
+      const outcome = await installChart(workloadValues(made.release, workload, { action }), workload.timeout.seconds + START_SECONDS, WAIT_FOR_JOBS)
       // The on_delete event ran: the release goes with the service.
       return outcome.ok && removes(action) ? uninstall() : outcome
     }
@@ -142,7 +155,7 @@ export async function builtinRelease(deps: BuiltinDeps, workload: BuiltinWorkloa
       const made = await chart(workload.image)
       if (!made.ok) return made
       const timeout = (workload.timeout.seconds > 0 ? workload.timeout.seconds : 3600) + START_SECONDS
-      const outcome = await installChart(steps, workloadValues(made.release, workload, { action }), timeout, WAIT_FOR_JOBS)
+      const outcome = await installChart(workloadValues(made.release, workload, { action }), timeout, WAIT_FOR_JOBS)
       // Destroyed: the release goes; what the run left in the namespace (an engine's state) stays.
       return outcome.ok && removes(action) ? uninstall() : outcome
     }

@@ -29,14 +29,17 @@ export interface KubernetesSettings {
   /** BERTH_IAC_IMAGES. */
   iacImages?: string
   helmVersion?: ProgramVersion
+  /** BERTH_ALERT_GROUP_WAIT_MS: the group wait of the AlertmanagerConfig the built-in chart renders. */
+  alertGroupWaitMs?: number
 }
 
-export const kubernetesSettings = (config: Pick<Config, 'runner' | 'outbound'>): KubernetesSettings => ({
+export const kubernetesSettings = (config: Pick<Config, 'runner' | 'outbound' | 'metrics'>): KubernetesSettings => ({
   helmPath: config.runner.helmPath,
   kubectlPath: config.runner.kubectlPath,
   allowPrivateUrls: config.outbound.allowPrivateUrls,
   databaseImages: config.runner.dockerDatabaseImages,
   iacImages: config.runner.iacImages,
+  alertGroupWaitMs: config.metrics.groupWaitMs,
 })
 
 /**

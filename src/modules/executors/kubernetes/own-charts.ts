@@ -52,7 +52,7 @@ export interface OwnChartRelease {
 }
 
 /** Why helm may not fetch from the repository at `url` (its host resolved and checked), or undefined. */
-async function chartHostRefusal(url: string): Promise<string | undefined> {
+export async function chartHostRefusal(url: string): Promise<string | undefined> {
   const host = URL.canParse(url) ? new URL(url).hostname : undefined
   const check = host ? await resolveHost(host) : { ok: false as const, reason: 'the repository URL names no host' }
   if (check.ok) return undefined
@@ -85,7 +85,7 @@ export async function valuesArguments(
 }
 
 /** Pulls the chart into `dir` and returns its path (a .tgz), with the repository files helm needs written there. */
-async function pullChart(
+export async function pullChart(
   dir: string,
   repository: ChartRepository,
   chart: { name: string; version: string },

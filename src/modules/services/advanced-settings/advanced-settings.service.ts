@@ -1,6 +1,6 @@
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { ServiceKinds } from '../service-kinds.ts'
 import type { AdvancedSettingsRepository } from './advanced-settings.repository.ts'
 import { type AdvancedSettings, defaultsOf, overridesIn, type Settings, takesSetting } from './advanced-settings.schemas.ts'

@@ -1,7 +1,7 @@
 import { type Selectable, sql, type Transaction } from 'kysely'
-import { type ServiceType, STAGE_ORDER, stageName } from '#src/modules/deployments/deployment-states.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { Database, DeploymentStagesTable } from '#src/platform/db/schema.ts'
+import { type ServiceType, STAGE_ORDER, stageName } from '#src/platform/deployment-states.ts'
 
 // An environment's deployment stages, kept numbered 1, 2, 3… in deploy order. Every change of
 // order takes the environment's stages locked, so that two moves cannot interleave.

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { SERVICE_TYPES, type ServiceType } from '#src/modules/deployments/deployment-states.ts'
+import { SERVICE_TYPES, type ServiceType } from '#src/platform/deployment-states.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 export const DeploymentStageRequest = Type.Object(

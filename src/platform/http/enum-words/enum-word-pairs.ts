@@ -62,3 +62,11 @@ export const PARTNER_WORD: ReadonlyMap<string, string> = new Map(
 
 /** The reference's word for each contract word. */
 export const REFERENCE_WORD: ReadonlyMap<string, string> = new Map(ENUM_WORD_PAIRS.map(({ contract, reference }) => [contract, reference]))
+
+/** The contract's word for a kind of service the reference names otherwise (ServiceTypeEnum's pairs). */
+const CONTRACT_KIND: ReadonlyMap<string, string> = new Map(
+  ENUM_WORD_PAIRS.filter(({ enums }) => enums.includes('ServiceTypeEnum')).map(({ contract, reference }) => [reference, contract]),
+)
+
+/** A kind's word as the contract says it: the reference's TERRAFORM is IAC; any other word as given. */
+export const asContractKind = (word: string): string => CONTRACT_KIND.get(word) ?? word

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { UNFINISHED } from '../../deployment-states.ts'
+import { UNFINISHED } from '#src/platform/deployment-states.ts'
 import type { DeploymentRun } from '../../queue/deployment-progress.ts'
 import { DRY_RUN, finishedStates, latestServiceEntries, toRun } from '../../queue/deployment-rows.ts'
 import type { EnvironmentVersion } from './history-versions.ts'

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
 import { Type } from 'typebox'
-import type { Origin as OriginWord } from '../../deployment-states.ts'
-import { Origin } from '../../deployments.schemas.ts'
+import type { Origin as OriginWord } from '#src/platform/deployment-states.ts'
+import { Origin } from '#src/platform/deployment-status.schemas.ts'
 
 // The v1 environment history (`listEnvironmentDeploymentHistory`), which the CLI's `environment
 // deployment list` still reads: the V2 entries of the same page, each told the v1 way (one object

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import type { ServiceType } from '#src/modules/deployments/deployment-states.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import type { ServiceType } from '#src/platform/deployment-states.ts'
 
 // Reading what deployments' steps wrote (the runner writes them: queue/deployment-runs.repository.ts).
 

@@ -8,7 +8,7 @@ import {
   type ServiceActionStatus,
   type ServiceType,
   type State,
-} from '../../deployment-states.ts'
+} from '#src/platform/deployment-states.ts'
 import { elapsedMs } from '../../iso-duration.ts'
 import { type DeploymentRun, familyOf } from '../../queue/deployment-progress.ts'
 import { includes } from '../../queue/deployment-rows.ts'

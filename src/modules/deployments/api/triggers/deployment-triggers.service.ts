@@ -5,10 +5,10 @@ import type { DeploymentLookups, ServiceKinds, ServiceRecord, ServiceSnapshot, S
 import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
+import { NEVER_DEPLOYED_STATE, type Origin, type RunnableTrigger, type ServiceType } from '#src/platform/deployment-states.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
-import { NEVER_DEPLOYED_STATE, type Origin, type RunnableTrigger, type ServiceType } from '../../deployment-states.ts'
 import { plannedService } from '../../queue/deployment-plan.ts'
 import {
   cancelingRun,

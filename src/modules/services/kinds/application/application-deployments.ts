@@ -1,8 +1,8 @@
-import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
 import { comparisonStep } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ResolveContext, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { argumentsSimulateFailure } from '#src/modules/services/simulated-failures.ts'
+import type { RunnableTrigger } from '#src/platform/deployment-states.ts'
 import type { ApplicationConfig, ApplicationDeployOverrides } from './application.types.ts'
 import { toCommitResponse } from './application.wire.ts'
 

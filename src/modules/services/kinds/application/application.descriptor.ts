@@ -44,6 +44,7 @@ export const applicationDescriptor = defineKind<ApplicationRecord, ApplicationWr
     overrides: (body) => applicationDeployOverrides(body as ApplicationDeployBody | undefined),
   },
   reboot: true,
+  statusList: true,
   bulk: {
     deploy: { rank: 1, idField: 'application_id', fields: ['git_commit_id'] },
     idsRank: 1,

@@ -26,6 +26,26 @@ const LinkResponseList = Type.Object(
   { title: 'LinkResponseList' },
 )
 
+const UserResponseList = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object(
+        {
+          id: Uuid,
+          created_at: Type.String({ format: 'date-time', description: "the contributor's oldest commit among those read" }),
+          updated_at: Type.String({ format: 'date-time', description: "the contributor's newest commit among those read" }),
+          first_name: Type.String(),
+          last_name: Type.String(),
+          email: Type.Optional(Type.String({ format: 'email' })),
+          profile_picture_url: Type.Optional(Type.String()),
+        },
+        { title: 'User' },
+      ),
+    ),
+  },
+  { title: 'UserResponseList' },
+)
+
 /** An application's commits and links: the routes after its delete. */
 export function applicationMemberRoutes(context: KindRouteContext): FastifyPluginAsyncTypebox {
   const applications = createApplicationServices(context)
@@ -48,6 +68,35 @@ export function applicationMemberRoutes(context: KindRouteContext): FastifyPlugi
       },
       async (req) => ({
         results: (await applications.commits(req.principal, req.params.applicationId, req.query.gitCommitId)).map(toCommitResponse),
+      }),
+    )
+
+    app.get(
+      '/application/:applicationId/contributor',
+      {
+        schema: {
+          operationId: 'listApplicationContributor',
+          summary: 'List contributors',
+          description:
+            "The authors of the newest 100 commits of the application's branch, read at its git provider with the repository's git token (as `listApplicationCommit`), " +
+            'the most recent first: one per author address (per name when the commit records none). Berth keeps no users for them: `id` is stable for the address, ' +
+            '`created_at`/`updated_at` are their oldest and newest commit among those read, `first_name` the first word of the name and `last_name` the rest; ' +
+            "`profile_picture_url` is the provider's avatar when it gives one. Provider errors as for `listApplicationCommit`.",
+          tags: ['Application Main Calls'],
+          params: ApplicationParams,
+          response: { 200: UserResponseList },
+        },
+      },
+      async (req) => ({
+        results: (await applications.contributors(req.principal, req.params.applicationId)).map((contributor) => ({
+          id: contributor.id,
+          created_at: contributor.firstCommitAt,
+          updated_at: contributor.lastCommitAt,
+          first_name: contributor.firstName,
+          last_name: contributor.lastName,
+          ...(contributor.email ? { email: contributor.email } : {}),
+          ...(contributor.avatarUrl ? { profile_picture_url: contributor.avatarUrl } : {}),
+        })),
       }),
     )
 

@@ -1,10 +1,9 @@
 import { type Static, Type } from 'typebox'
-import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
 import { ServiceGroupIdsRequest } from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
 import { kindParams, PortProtocol, ServicePortResponse, serviceResponseHead, serviceResponseTail } from '#src/modules/services/kind-schemas.ts'
 import { probeTypeRequest } from '#src/modules/services/probe-schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The reference's ApplicationRequest, ApplicationEditRequest and Application (its response), with
 // the parts Berth keeps. Request objects drop members they do not name (Ajv's removeAdditional), so

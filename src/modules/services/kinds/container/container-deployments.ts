@@ -1,6 +1,6 @@
-import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { PlannedStep, ResolveContext, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { argumentsSimulateFailure } from '#src/modules/services/simulated-failures.ts'
+import type { RunnableTrigger } from '#src/platform/deployment-states.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { ContainerConfig } from './container.types.ts'
 import { IMAGE_TAG } from './container-request-rules.ts'

@@ -21,6 +21,9 @@ export function generatePassword(): string {
  */
 export const databaseKeyId = (databaseId: string) => `Z${databaseId.slice(0, 8).toUpperCase()}`
 
+/** What the keys of a database's built-in variables start with (`QOVERY_POSTGRESQL_Z1A2B3C4D_`). */
+export const databaseKeyPrefix = (databaseId: string, type: string) => `QOVERY_${type}_${databaseKeyId(databaseId)}_`
+
 /** The host the environment's services reach a database at: its key id and type, lower case, like the platform's. */
 export const databaseHost = (databaseId: string, type: DatabaseType) => `${databaseKeyId(databaseId).toLowerCase()}-${type.toLowerCase()}`
 

@@ -1,6 +1,6 @@
-import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import { comparisonStep } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { RunnableTrigger } from '#src/platform/deployment-states.ts'
 import type { DatabaseConfig } from './database.types.ts'
 import { DATABASE_ENGINES } from './database-engines.ts'
 

@@ -26,6 +26,7 @@ export const databaseDescriptor = defineKind<DatabaseRecord, DatabaseWrite>({
   },
   deploy: { body: DatabaseDeployRequest, description: 'The reference takes no body; an empty object is accepted.', overrides: () => ({}) },
   actionQuery: DatabaseActionQuery,
+  statusList: true,
   bulk: {
     deploy: { rank: 2, description: 'ids of the databases to deploy' },
     idsRank: 3,

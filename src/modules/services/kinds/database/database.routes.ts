@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Status } from '#src/modules/deployments/deployments.schemas.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
 import type { KindRouteContext } from '#src/modules/services/kind-route-context.ts'
+import { Status } from '#src/platform/deployment-status.schemas.ts'
 import { Credentials, DatabaseConfigurationResponseList, DatabaseParams, VersionResponseList } from './database.schemas.ts'
 import { createDatabaseServices } from './database.service.ts'
 

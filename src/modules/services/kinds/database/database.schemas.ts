@@ -1,8 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
 import { ServiceGroupIdsRequest } from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { kindParams, serviceResponseHead, serviceResponseTail } from '#src/modules/services/kind-schemas.ts'
-import { Nullable } from '#src/platform/http/common-schemas.ts'
+import { Enum, Nullable } from '#src/platform/http/common-schemas.ts'
 import { DATABASE_ACCESSIBILITIES, DATABASE_LIMITS, DATABASE_MODES, DATABASE_TYPES, DISK_TYPES } from './database-engines.ts'
 
 // The reference's DatabaseRequest, DatabaseEditRequest, Database and Credentials, and the lists

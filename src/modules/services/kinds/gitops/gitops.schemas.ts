@@ -1,6 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // Berth extension: the GITOPS_APP services the Argo CD poller keeps (docs/argocd.md). The
 // reference serves them through getArgoCdApp; these are the routes every kind has.

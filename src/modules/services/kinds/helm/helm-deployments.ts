@@ -1,10 +1,9 @@
-import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
-import { type PlannedService, plannedService } from '#src/modules/deployments/queue/deployment-plan.ts'
 import { comparisonStep } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import { listNamesAction } from '#src/modules/services/simulated-failures.ts'
+import type { RunnableTrigger } from '#src/platform/deployment-states.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
-import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
+import type { HelmConfig } from './helm.types.ts'
 
 // What deploying a helm service means: the overrides a deploy request may add, the history
 // `details` (contract 2.7, helm shape), and the steps an executor goes through.
@@ -172,7 +171,3 @@ export const helmPlanning: Pick<ServiceKind<unknown, HelmConfig, HelmDeployOverr
   iconUri: (configuration) => configuration.iconUri,
   simulatesFailure,
 }
-
-/** A helm service as a deployment plans it. */
-export const plannedHelm = (helm: HelmServiceRecord, trigger: RunnableTrigger, overrides: HelmDeployOverrides): PlannedService =>
-  plannedService(helmPlanning, { id: helm.id, name: helm.name, version: helm.version, configuration: helm }, trigger, overrides)

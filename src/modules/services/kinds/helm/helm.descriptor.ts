@@ -41,6 +41,7 @@ export const helmDescriptor = defineKind<HelmServiceRecord, HelmWrite>({
     overrides: (body) => helmDeployOverrides(body as HelmDeployBody | undefined),
   },
   actionQuery: HelmForceEventQuery,
+  statusList: true,
   bulk: {
     deploy: { rank: 5, fields: ['chart_version', 'git_commit_id', 'values_override_git_commit_id'] },
     idsRank: 5,

@@ -1,8 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
 import { serviceResponseHead } from '#src/modules/services/kind-schemas.ts'
-import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf: Ajv's removeAdditional
 // would strip members while trying alternatives. "Exactly one of" is checked in helm-request-rules.ts.

@@ -1,6 +1,6 @@
-import type { RunnableTrigger, ServiceSubAction } from '#src/modules/deployments/deployment-states.ts'
 import { comparisonStep } from '#src/modules/services/dry-run-plans.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { RunnableTrigger, ServiceSubAction } from '#src/platform/deployment-states.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { IacDeployAction } from './iac.schemas.ts'
 import type { IacConfig } from './iac.types.ts'

@@ -1,8 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
 import { serviceResponseHead } from '#src/modules/services/kind-schemas.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The reference's "terraform" shapes (TerraformRequest, TerraformResponse, TerraformDeployRequest,
 // TerraformResourcesResponse…). Body schemas use plain objects with optional members instead of

@@ -1,5 +1,5 @@
-import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { BuildSource } from '#src/modules/executors/workload.ts'
+import type { RunnableTrigger } from '#src/platform/deployment-states.ts'
 import type { JobSource } from './job.types.ts'
 import type { JobDeployOverrides } from './job-deployments.ts'
 

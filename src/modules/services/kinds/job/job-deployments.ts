@@ -1,5 +1,5 @@
-import type { RunnableTrigger } from '#src/modules/deployments/deployment-states.ts'
 import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
+import type { RunnableTrigger } from '#src/platform/deployment-states.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { JobForceEvent } from './job.schemas.ts'
 import type { JobCommand, JobConfig, LifecycleType } from './job.types.ts'

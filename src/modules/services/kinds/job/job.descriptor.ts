@@ -55,6 +55,7 @@ export const jobDescriptor = defineKind<JobServiceRecord, JobWrite>({
     const forceEvent = (query as { forceEvent?: JobForceEvent } | undefined)?.forceEvent
     return forceEvent ? { forceEvent } : {}
   },
+  statusList: true,
   bulk: { deploy: { rank: 4, fields: ['image_tag', 'git_commit_id'] }, idsRank: 4, idsDescription: 'jobs' },
   schemas: { request: JobRequest, response: JobResponse },
   descriptions: {

@@ -1,5 +1,4 @@
 import { type Static, Type } from 'typebox'
-import { Enum } from '#src/modules/deployments/deployments.schemas.ts'
 import {
   AnnotationsGroupResponse,
   LabelsGroupResponse,
@@ -8,7 +7,7 @@ import {
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
 import { serviceResponseHead } from '#src/modules/services/kind-schemas.ts'
 import { probeTypeRequest } from '#src/modules/services/probe-schemas.ts'
-import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { LIFECYCLE_TYPES } from './job.types.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf (Ajv's removeAdditional

@@ -1,8 +1,8 @@
 // The words of the contract's section 3 and how a deployment moves through them (docs/architecture.md).
 
-import type { ServiceType } from '#src/platform/service-types.ts'
+import type { ServiceType } from './service-types.ts'
 
-export { SERVICE_TYPES, type ServiceType } from '#src/platform/service-types.ts'
+export { SERVICE_TYPES, type ServiceType, STAGE_ORDER } from './service-types.ts'
 
 export const STATES = [
   'BUILDING',
@@ -123,9 +123,6 @@ export const FAMILIES: Record<RunnableTrigger, Family> = {
 
 /** The state of a service nothing has deployed yet. */
 export const NEVER_DEPLOYED_STATE: State = 'READY'
-
-/** The kinds' default stages, in deploy order: what others depend on first. */
-export const STAGE_ORDER: readonly ServiceType[] = ['DATABASE', 'IAC', 'JOB', 'HELM', 'CONTAINER', 'APPLICATION', 'GITOPS_APP']
 
 /** The name of the stage a kind's services join unless moved. */
 export const stageName = (type: ServiceType) => `${type} DEFAULT`
