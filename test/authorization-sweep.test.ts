@@ -370,7 +370,8 @@ describe('authorization at every route of the OpenAPI document', () => {
         assert.equal(res.json().code, 'forbidden')
       }
 
-      if (route.pathParams.length > 0) {
+      // A kind word in the path (getIngressDeploymentStatus's serviceType) has no other organization's value: its own test covers it.
+      if (route.pathParams.length > 0 && !route.pathParams.includes('serviceType')) {
         // Everything in the path (and what the query names) another organization's, or random.
         const theirs = Object.fromEntries(route.pathParams.map((name) => [name, other.ids[paramKind(route.template, name) as Kind]]))
         const random = Object.fromEntries(route.pathParams.map((name) => [name, randomUUID()]))

@@ -125,6 +125,6 @@ describe("a chart's default values", () => {
     const elsewhere = await post(environment.id, tokens.write.authorization, {
       git_repository: { url: `${git.url}/acme/charts.git`, branch: 'main', root_path: '/nowhere', git_token_id: gitToken.id },
     })
-    assertError(elsewhere, 400, 'bad_request')
+    assertError(elsewhere, 400, 'validation_failed')
   })
 })

@@ -46,4 +46,24 @@ describe("a service's route status", () => {
     assert.equal((await calls.inject('GET', `/DATABASE/${container.id}/ingressDeploymentStatus`, tokens.read.authorization)).statusCode, 400)
     assertError(await calls.inject('GET', `/APPLICATION/${container.id}/ingressDeploymentStatus`, tokens.read.authorization), 404, 'not_found')
   })
+
+  // The sweeps skip this route's cross-organization cases (its first path parameter is a kind word, not a world's resource): here they are.
+  it("another organization's service answers as a random id does (404), for every role of the caller; none, 401", async () => {
+    const f = factories(t.db)
+    const mine = await f.environmentWithTokens()
+    const theirs = await f.environmentWithTokens()
+    const port = [{ internal_port: 8080, external_port: 443, publicly_accessible: true, protocol: 'HTTP', is_default: true }]
+    const container = await f.containerService(theirs.environment.id, { ports: port } as never)
+    const own = await calls.inject('GET', `/CONTAINER/${container.id}/ingressDeploymentStatus`, theirs.tokens.read.authorization)
+    assert.equal(own.statusCode, 200, own.body)
+    for (const token of Object.values(mine.tokens)) {
+      const foreign = await calls.inject('GET', `/CONTAINER/${container.id}/ingressDeploymentStatus`, token.authorization)
+      const random = await calls.inject('GET', `/CONTAINER/${crypto.randomUUID()}/ingressDeploymentStatus`, token.authorization)
+      assertError(foreign, 404, 'not_found')
+      assertError(random, 404, 'not_found')
+      const words = (body: string) => body.replaceAll(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
+      assert.equal(words(foreign.body), words(random.body))
+    }
+    assert.equal((await t.app.inject({ method: 'GET', url: `/CONTAINER/${container.id}/ingressDeploymentStatus` })).statusCode, 401)
+  })
 })

@@ -1298,6 +1298,7 @@ export const BASE_BODIES: Record<string, (world: World) => Record<string, unknow
   'POST /environment/{environmentId}/checkDockerfile': (w) => ({ git_repository: checkRepository(w), dockerfile_path: 'Dockerfile' }),
   'POST /environment/{environmentId}/checkGitFile': (w) => ({ git_repository: checkRepository(w), files: ['README.md'] }),
   'POST /environment/{environmentId}/checkHelmRepository': (w) => ({ git_repository: checkRepository(w) }),
+  'POST /environment/{environmentId}/cleanFailedJobs': (w) => ({ job_ids: [w.ids.job] }),
   'POST /environment/{environmentId}/helmDefaultValues': (w) => ({ source: { git_repository: checkRepository(w) } }),
   'POST /environment/{environmentId}/checkContainerImage': (w) => ({ registry_id: w.ids.containerRegistry, image_name: 'app', tag: '1' }),
   'PUT /organization/{organizationId}/helmRepository/{helmRepositoryId}': () => helmRepositoryBody(),

@@ -56,8 +56,7 @@ export function helmDefaultValuesRoutes(deps: HelmDefaultValuesDeps): FastifyPlu
           tags: ['Helms'],
           params: Type.Object({ environmentId: Uuid }),
           body: HelmDefaultValuesRequest,
-          produces: ['text/plain'],
-          response: { 201: Type.String({ description: 'helm values' }) },
+          response: { 201: Type.String({ description: 'helm values (sent as text/plain)' }) },
         },
       },
       async (req, reply) => {

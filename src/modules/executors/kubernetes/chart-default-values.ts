@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { AppError } from '#src/platform/http/errors.ts'
+import { AppError, validationFailed } from '#src/platform/http/errors.ts'
 import type { GitCredentials } from '../git-checkout.ts'
 import type { GitRepository } from '../workload.ts'
 import { gitChart } from './git-charts.ts'
@@ -46,7 +46,7 @@ export async function chartDefaultValues(deps: ChartDefaultValuesDeps, organizat
         say: () => {},
         signal,
       })
-      if (!fetched.ok) throw new AppError('bad_request', fetched.message)
+      if (!fetched.ok) throw validationFailed([{ path: '/source/git_repository', message: fetched.message, location: 'body' }])
       chartPath = fetched.chartPath
     }
     return (await helm(['show', 'values', chartPath])).stdout
