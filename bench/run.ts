@@ -24,8 +24,8 @@ import { freePort } from './processes.ts'
 import {
   type BenchResults,
   type BerthRun,
-  type ScaleRun,
   formattedJson,
+  type ScaleRun,
   type ScenarioResult,
   scaleMarkdown,
   scaleTargets,

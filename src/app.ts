@@ -22,13 +22,12 @@ import { helmChartsRoutes } from './modules/checks/helm-charts.routes.ts'
 import { helmDefaultValuesRoutes } from './modules/checks/helm-default-values.routes.ts'
 import { clonesRoutes } from './modules/clones/clones.routes.ts'
 import { cloudCredentialsRoutes } from './modules/cloud-credentials/cloud-credentials.routes.ts'
-import { clusterAdminRoutes } from './modules/clusters/cluster-admin.routes.ts'
 import { clusterAccess } from './modules/clusters/cluster-access.ts'
+import { clusterAdminRoutes } from './modules/clusters/cluster-admin.routes.ts'
 import { clusterOperationsRoutes } from './modules/clusters/cluster-operations.routes.ts'
 import { clusterRecordsRoutes } from './modules/clusters/cluster-records.routes.ts'
 import { clustersRoutes } from './modules/clusters/clusters.routes.ts'
 import { consoleRoutes } from './modules/console/console.routes.ts'
-import { containerRegistriesRoutes } from './modules/organization-credentials/container-registries/container-registries.routes.ts'
 import { currentRoleRoutes } from './modules/current-role/current-role.routes.ts'
 import { customDomainsRoutes } from './modules/custom-domains/custom-domains.routes.ts'
 import { customRolesRoutes } from './modules/custom-roles/custom-roles.routes.ts'
@@ -60,16 +59,17 @@ import { caddyDir } from './modules/front-door/front-door-runtime.ts'
 import { gitProvidersRoutes } from './modules/git-providers/git-providers.routes.ts'
 import { gitRepositoriesRoutes } from './modules/git-providers/git-repositories.routes.ts'
 import { gitRepositoryFilesRoutes } from './modules/git-repository-files/git-repository-files.routes.ts'
-import { gitTokensRoutes } from './modules/organization-credentials/git-tokens/git-tokens.routes.ts'
 import { gitWebhookDeliveryRoutes, gitWebhookSecretRoutes } from './modules/git-webhooks/git-webhooks.routes.ts'
 import { serviceGitWebhooksRoutes } from './modules/git-webhooks/service-git-webhooks.routes.ts'
 import { createServiceGitWebhooksService } from './modules/git-webhooks/service-git-webhooks.ts'
-import { helmRepositoriesRoutes } from './modules/organization-credentials/helm-repositories/helm-repositories.routes.ts'
 import { invitationsRoutes } from './modules/invitations/invitations.routes.ts'
 import { createJobCleanupService, jobCleanupRoutes } from './modules/job-cleanup/job-cleanup.ts'
 import { membersRoutes } from './modules/members/members.routes.ts'
 import { membershipsRoutes } from './modules/memberships/memberships.routes.ts'
 import { registerMetrics } from './modules/metrics/metrics.routes.ts'
+import { containerRegistriesRoutes } from './modules/organization-credentials/container-registries/container-registries.routes.ts'
+import { gitTokensRoutes } from './modules/organization-credentials/git-tokens/git-tokens.routes.ts'
+import { helmRepositoriesRoutes } from './modules/organization-credentials/helm-repositories/helm-repositories.routes.ts'
 import { organizationGroupsRoutes } from './modules/organization-groups/organization-groups.routes.ts'
 import { organizationViewsRoutes } from './modules/organization-views/organization-views.routes.ts'
 import type { OrganizationRow } from './modules/organizations/organizations.repository.ts'
@@ -490,12 +490,14 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
         },
       }),
     )
-    await api.register(helmChartsRoutes({ requireChartRepository: services.requireChartRepository, charts: services.chartIndex.charts }))
+    await api.register(
+      helmChartsRoutes({ requireChartRepository: services.helmRepositories.requireChartRepository, charts: services.chartIndex.charts }),
+    )
     // createHelmDefaultValues: the chart's values.yaml through helm, from its helm repository or git (docs/kubernetes.md).
     await api.register(
       helmDefaultValuesRoutes({
         requireEnvironment: environments.requireEnvironment,
-        requireChartRepository: services.requireChartRepository,
+        requireChartRepository: services.helmRepositories.requireChartRepository,
         defaultValues: (organizationId, source) =>
           chartDefaultValues(
             {

@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import type { Config } from './config.ts'
 import { createApiTokensRepository } from './modules/api-tokens/api-tokens.repository.ts'
 import { createApiTokensService } from './modules/api-tokens/api-tokens.service.ts'
@@ -15,7 +14,6 @@ import { createClonesService } from './modules/clones/clones.service.ts'
 import { createCloudCredentialsService } from './modules/cloud-credentials/cloud-credentials.service.ts'
 import { withCloudCredentialsTables } from './modules/cloud-credentials/cloud-credentials.tables.ts'
 import { createClusterAdminService } from './modules/clusters/cluster-admin.service.ts'
-import { INGRESS_SETTINGS } from './modules/clusters/cluster-advanced-settings.ts'
 import { clusterEngines } from './modules/clusters/cluster-engines.ts'
 import { clusterEvents } from './modules/clusters/cluster-events.ts'
 import { withClusterLockTables } from './modules/clusters/cluster-locks.tables.ts'
@@ -23,9 +21,6 @@ import { clusterLogs } from './modules/clusters/cluster-logs.ts'
 import { createClusterOperationsService } from './modules/clusters/cluster-operations.service.ts'
 import { createClusterRecordsService } from './modules/clusters/cluster-records.service.ts'
 import { createClustersService } from './modules/clusters/clusters.service.ts'
-import { createContainerRegistriesRepository } from './modules/organization-credentials/container-registries/container-registries.repository.ts'
-import { createContainerRegistriesService } from './modules/organization-credentials/container-registries/container-registries.service.ts'
-import { createRegistryHttpApi } from './modules/organization-credentials/container-registries/registry-http-api.ts'
 import { createCustomDomainsRepository } from './modules/custom-domains/custom-domains.repository.ts'
 import { createCustomDomainsService } from './modules/custom-domains/custom-domains.service.ts'
 import { createCustomRolesRepository } from './modules/custom-roles/custom-roles.repository.ts'
@@ -53,7 +48,8 @@ import { createEnvironmentsService } from './modules/environments/environments.s
 import { repositoryCredentials } from './modules/executors/git-credentials.ts'
 import { defaultPortHost } from './modules/executors/public-hosts.ts'
 import type { ServiceRuntime } from './modules/executors/service-runtime.ts'
-import { type FrontDoorLinks, frontDoorLinks } from './modules/front-door/front-door-links.ts'
+import type { FrontDoorLinks } from './modules/front-door/front-door-links.ts'
+import { createLiveLinks } from './modules/front-door/live-links.ts'
 import { gitApiUrlProblem } from './modules/git-providers/address-guard.ts'
 import { createBranchCache } from './modules/git-providers/branch-cache.ts'
 import { createGitCommitsService } from './modules/git-providers/git-commits.service.ts'
@@ -63,19 +59,18 @@ import { createGitRepositoriesService } from './modules/git-providers/git-reposi
 import type { GitRepositoryItem } from './modules/git-providers/git-repositories.ts'
 import { createProviderHttp } from './modules/git-providers/provider-http.ts'
 import { createGitRepositoryFilesService } from './modules/git-repository-files/git-repository-files.service.ts'
-import { createGitTokensRepository } from './modules/organization-credentials/git-tokens/git-tokens.repository.ts'
-import { createGitTokensService } from './modules/organization-credentials/git-tokens/git-tokens.service.ts'
 import { createGitWebhooksRepository } from './modules/git-webhooks/git-webhooks.repository.ts'
 import { createGitWebhooksService } from './modules/git-webhooks/git-webhooks.service.ts'
-import { chartRepositoryAccess } from './modules/organization-credentials/helm-repositories/chart-repository-access.ts'
-import { createHelmRepositoriesRepository } from './modules/organization-credentials/helm-repositories/helm-repositories.repository.ts'
-import { createHelmRepositoriesService } from './modules/organization-credentials/helm-repositories/helm-repositories.service.ts'
 import { createInvitationsRepository } from './modules/invitations/invitations.repository.ts'
 import { createInvitationsService } from './modules/invitations/invitations.service.ts'
 import { createMembersRepository } from './modules/members/members.repository.ts'
 import { createMembersService } from './modules/members/members.service.ts'
 import { createMembershipsRepository } from './modules/memberships/memberships.repository.ts'
 import { createMembershipsService } from './modules/memberships/memberships.service.ts'
+import { createContainerRegistriesService } from './modules/organization-credentials/container-registries/container-registries.service.ts'
+import { createRegistryHttpApi } from './modules/organization-credentials/container-registries/registry-http-api.ts'
+import { createGitTokensService } from './modules/organization-credentials/git-tokens/git-tokens.service.ts'
+import { createHelmRepositoriesService } from './modules/organization-credentials/helm-repositories/helm-repositories.service.ts'
 import { createOrganizationGroupsRepository } from './modules/organization-groups/organization-groups.repository.ts'
 import { createOrganizationGroupsService } from './modules/organization-groups/organization-groups.service.ts'
 import { createOrganizationViewsRepository } from './modules/organization-views/organization-views.repository.ts'
@@ -100,9 +95,9 @@ import { createKindCrud } from './modules/services/kind-crud.ts'
 import type { KindCrudService, KindDescriptor } from './modules/services/kind-descriptor.ts'
 import type { KindRouteContext } from './modules/services/kind-route-context.ts'
 import { KIND_ROUTES, KINDS, SERVICE_KINDS } from './modules/services/kinds/registry.ts'
+import { lastOutputReader } from './modules/services/last-outputs.repository.ts'
 import { createResourceCeilings, type ResourceCeilings } from './modules/services/resource-ceilings.ts'
 import type { ServiceRecord } from './modules/services/service-kinds.ts'
-import { addressLinks, type LinkedPort, type ServiceLink } from './modules/services/service-links.ts'
 import { createServicesRepository } from './modules/services/services.repository.ts'
 import { createServicesService, type ServiceLimits } from './modules/services/services.service.ts'
 import { createDeploymentStagesRepository } from './modules/services/stages/deployment-stages.repository.ts'
@@ -116,7 +111,6 @@ import { createWebhooksRepository } from './modules/webhooks/webhooks.repository
 import { createWebhooksService } from './modules/webhooks/webhooks.service.ts'
 import type { Principal } from './platform/auth/principal.ts'
 import type { Db } from './platform/db/database.ts'
-import { AppError } from './platform/http/errors.ts'
 import type { SecretBox } from './platform/secrets/secret-box.ts'
 
 export interface ServiceOptions {
@@ -255,7 +249,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   const commitCache = createBranchCache<GitCommit | GitCommit[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
   const repositoryCache = createBranchCache<GitRepositoryItem[]>({ ttlMs: git.cacheTtlMs, maxEntries: git.cacheMaxEntries })
   const gitTokens = createGitTokensService({
-    repo: createGitTokensRepository(db),
+    db,
     organizations,
     secrets: options.secrets,
     gitApiUrlProblem: outbound.allowPrivateUrls ? undefined : gitApiUrlProblem,
@@ -291,7 +285,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     timeoutMs: git.timeoutMs,
   })
   const helmRepositories = createHelmRepositoriesService({
-    repo: createHelmRepositoriesRepository(db),
+    db,
     organizations,
     secrets: options.secrets,
     listLimit,
@@ -299,7 +293,7 @@ export function createServices(db: Db, options: ServiceOptions) {
   // Registry URLs follow git tokens' address rules, under the same setting (BERTH_GIT_*).
   const registryHttp = createRegistryHttpApi({ allowPrivateUrls: outbound.allowPrivateUrls, timeoutMs: git.timeoutMs })
   const containerRegistries = createContainerRegistriesService({
-    repo: createContainerRegistriesRepository(db),
+    db,
     organizations,
     secrets: options.secrets,
     http: registryHttp,
@@ -308,26 +302,11 @@ export function createServices(db: Db, options: ServiceOptions) {
   })
   // Issue 48: what helm repositories offer, and the checks before a deploy (docs/checks.md).
   const chartIndex = createChartIndex({ allowPrivateUrls: outbound.allowPrivateUrls, timeoutMs: git.timeoutMs, registries: registryHttp })
-  const openChartRepository = chartRepositoryAccess(db, options.secrets)
-  /** The organization's helm repository as charts are read from it; undefined when it has no URL to read them from. */
-  const chartRepositoryOf = async (organizationId: string, helmRepositoryId: string) => {
-    const opened = await openChartRepository(organizationId, helmRepositoryId).catch(() => undefined)
-    if (!opened) return undefined
-    const username = typeof opened.username === 'string' ? opened.username : undefined
-    return { kind: opened.kind, url: opened.url, username, password: opened.password, skipTlsVerification: opened.skipTlsVerification }
-  }
-  /** READ in the organization; the helm repository as charts are read from it (404 when it is not the organization's). */
-  const requireChartRepository = async (principal: Principal, organizationId: string, helmRepositoryId: string) => {
-    await helmRepositories.get(principal, organizationId, helmRepositoryId)
-    const repository = await chartRepositoryOf(organizationId, helmRepositoryId)
-    if (!repository) throw new AppError('bad_request', 'the helm repository has no URL to read its charts from')
-    return repository
-  }
   const checks = createChecksService({
     requireEnvironment: environments.requireEnvironment,
-    hasGitToken: async (organizationId, gitTokenId) => (await gitTokens.findGitToken(organizationId, gitTokenId)) !== undefined,
+    hasGitToken: gitTokens.hasGitToken,
     credentials: repositoryCredentials(db, options.secrets),
-    chartRepository: chartRepositoryOf,
+    chartRepository: helmRepositories.chartRepositoryOf,
     charts: chartIndex,
     imageTags: async (principal, organizationId, registryId, imageName) =>
       (await containerRegistries.listVersions(principal, organizationId, registryId, { imageName }))[0]?.versions ?? [],
@@ -451,40 +430,7 @@ export function createServices(db: Db, options: ServiceOptions) {
       deployedOverrides: async (serviceId) => (await historyRepo.deployedOverrides([serviceId])).get(serviceId),
     },
   })
-  /** The environment's cluster's `berth.ingress.apps_domain` (docs/front-door.md, "Kubernetes"), if it sets one. */
-  const clusterAppsDomain = async (environmentId: string): Promise<string | undefined> => {
-    const row = await db
-      .selectFrom('environments as e')
-      .innerJoin('clusters as c', 'c.id', 'e.clusterId')
-      .select(sql<string | null>`c.advanced_settings ->> ${INGRESS_SETTINGS.appsDomain}`.as('appsDomain'))
-      .where('e.id', '=', environmentId)
-      .executeTakeFirst()
-    return row?.appsDomain || undefined
-  }
-  /**
-   * A service's links. Where an engine really runs it (Docker), only what answers: its names at the
-   * front door and its custom domains whose check passed (when the front door runs and an instance
-   * runs), then the addresses its instances are published on (for debugging). Elsewhere (the
-   * simulator): the derived ones, then its custom domains.
-   */
-  const withLiveLinks = async (
-    service: { organizationId: string; id: string; environmentId: string },
-    kind: 'CONTAINER' | 'APPLICATION',
-    ports: readonly LinkedPort[],
-    links: ServiceLink[],
-  ): Promise<ServiceLink[]> => {
-    const addresses = await options.serviceRuntime?.addresses(service)
-    if (addresses === undefined) {
-      // A Kubernetes cluster with an apps domain: the built-in chart's Ingress serves the same names, on 443.
-      const appsDomain = await clusterAppsDomain(service.environmentId)
-      const named = appsDomain ? frontDoorLinks({ id: service.id, kind }, ports, { appsDomain, httpsPort: 443 }, []) : links
-      return customDomains.withLinks(service, named)
-    }
-    const published = addressLinks({ id: service.id, kind }, ports, addresses)
-    const { frontDoor } = options
-    if (!frontDoor || addresses.length === 0) return published
-    return [...frontDoorLinks({ id: service.id, kind }, ports, frontDoor, await customDomains.servedDomains(service)), ...published]
-  }
+  const withLiveLinks = createLiveLinks({ db, customDomains, serviceRuntime: options.serviceRuntime, frontDoor: options.frontDoor })
   // Deployment restrictions (issue 20): which pushes deploy a service, by the paths they changed.
   const deploymentRestrictions = createDeploymentRestrictionsService({
     repo: createDeploymentRestrictionsRepository(db),
@@ -563,8 +509,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     commits: gitCommits,
     containerRegistries,
     withLiveLinks,
-    lastOutput: (serviceId) =>
-      db.selectFrom('serviceRunOutputs').select(['executionId', 'output', 'createdAt']).where('serviceId', '=', serviceId).executeTakeFirst(),
+    lastOutput: lastOutputReader(db),
   }
   return {
     invitations,
@@ -611,7 +556,6 @@ export function createServices(db: Db, options: ServiceOptions) {
     clusterEngines: engines,
     checks,
     chartIndex,
-    requireChartRepository,
     /** An environment's deployment stages with their services, in order (the Terraform export's). */
     listStages: (environmentId: string) => stagesRepo.list(environmentId),
     /** An environment's services with their configurations, for callers that checked READ. */
@@ -708,13 +652,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     // Issue 48: directories, variables and tfvars of a repository, read from a real clone.
     gitRepositoryFiles: createGitRepositoryFilesService({
       requireAccess: organizations.requireAccess,
-      hasGitToken: async (organizationId, gitTokenId) =>
-        (await db
-          .selectFrom('gitTokens')
-          .select('id')
-          .where('organizationId', '=', organizationId)
-          .where('id', '=', gitTokenId)
-          .executeTakeFirst()) !== undefined,
+      hasGitToken: gitTokens.hasGitToken,
       credentials: repositoryCredentials(db, options.secrets),
       allowPrivateUrls: outbound.allowPrivateUrls,
     }),

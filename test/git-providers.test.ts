@@ -10,7 +10,6 @@ import { github } from '#src/modules/git-providers/github.ts'
 import { gitlab } from '#src/modules/git-providers/gitlab.ts'
 import { followPages, linkRelations, mapConcurrently, nextPageUrl, runTogether } from '#src/modules/git-providers/pagination.ts'
 import { failedCallError, retryAfterSeconds } from '#src/modules/git-providers/provider-errors.ts'
-import { createGitTokensRepository } from '#src/modules/organization-credentials/git-tokens/git-tokens.repository.ts'
 import { createGitTokensService } from '#src/modules/organization-credentials/git-tokens/git-tokens.service.ts'
 import { createOrganizationsRepository } from '#src/modules/organizations/organizations.repository.ts'
 import { createOrganizationsService } from '#src/modules/organizations/organizations.service.ts'
@@ -325,7 +324,7 @@ describe('git token changes', () => {
       const organizations = createOrganizationsService({ repo: createOrganizationsRepository(db) })
       const changed: string[] = []
       const gitTokens = createGitTokensService({
-        repo: createGitTokensRepository(db),
+        db,
         organizations,
         secrets: testSecretBox(),
         onGitTokenChanged: (id) => changed.push(id),

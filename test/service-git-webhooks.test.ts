@@ -12,7 +12,13 @@ const PUBLIC_URL = 'https://berth.example.com'
 
 const PROVIDERS: { kind: FakeKind; type: 'GITHUB' | 'GITLAB' | 'BITBUCKET'; url: string; path: string; events: string[] }[] = [
   { kind: 'github', type: 'GITHUB', url: 'https://github.com/acme/shop', path: 'acme/shop', events: ['push', 'pull_request'] },
-  { kind: 'gitlab', type: 'GITLAB', url: 'https://gitlab.com/acme/team/shop', path: 'acme/team/shop', events: ['push_events', 'merge_requests_events'] },
+  {
+    kind: 'gitlab',
+    type: 'GITLAB',
+    url: 'https://gitlab.com/acme/team/shop',
+    path: 'acme/team/shop',
+    events: ['push_events', 'merge_requests_events'],
+  },
   {
     kind: 'bitbucket',
     type: 'BITBUCKET',

@@ -1,5 +1,6 @@
 import type { DatabaseConfig } from '#src/modules/services/kinds/database/database.types.ts'
 import { cronExpressionProblem, DEFAULT_TIMEZONE, nextFireAfter, timezoneProblem } from '#src/modules/services/kinds/job/cron-expressions.ts'
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
@@ -16,7 +17,7 @@ import { executorOf, SIMULATED_DATABASE } from './database-reach.ts'
 interface Deps {
   repo: BackupsRepository
   /** The services core's access check: the service, when the principal holds `needed` on its environment (404 otherwise). */
-  requireService(principal: Principal, serviceId: string, needed: Role, type?: 'DATABASE'): Promise<{ service: ServiceRecord }>
+  requireService: RequireService
   actorName(principal: Principal): Promise<string>
   /** BERTH_EXECUTOR: what default clusters run with. */
   defaultExecutor: 'SIMULATED' | 'DOCKER'

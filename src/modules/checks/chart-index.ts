@@ -1,6 +1,6 @@
 import { parse } from 'yaml'
-import type { RegistryHttpApi } from '#src/modules/organization-credentials/container-registries/registry-http-api.ts'
 import { createGuardedAgent } from '#src/modules/git-providers/address-guard.ts'
+import type { RegistryHttpApi } from '#src/modules/organization-credentials/container-registries/registry-http-api.ts'
 import { AppError } from '#src/platform/http/errors.ts'
 
 // The charts a helm repository really offers, read from it: an HTTPS repository's index.yaml

@@ -1,5 +1,6 @@
 import { DEFAULT_SERVICE_DOMAIN } from '#src/modules/services/kinds/container/container-links.ts'
 import type { HelmPort } from '#src/modules/services/kinds/helm/helm.types.ts'
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import { type ServiceLink, SIMULATED_LINK_DOMAIN, serviceLinks } from '#src/modules/services/service-links.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -60,7 +61,7 @@ export const MAX_DOMAINS_PER_SERVICE = 100
 
 export interface CustomDomainsDeps {
   repo: CustomDomainsRepository
-  requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: ServiceRecord }>
+  requireService: RequireService
   dnsCheck: DnsCheckSettings
   /** A resolver for one check; node's, asking dnsCheck.servers, when absent. */
   resolver?: () => DomainResolver

@@ -1,3 +1,4 @@
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { isUniqueViolation } from '#src/platform/db/errors.ts'
@@ -19,7 +20,7 @@ export const RESTRICTIONS_PER_SERVICE = 100
 
 export interface DeploymentRestrictionsDeps {
   repo: DeploymentRestrictionsRepository
-  requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: { id: string } }>
+  requireService: RequireService
 }
 
 const duplicate = () => new AppError('conflict', 'the service already has a deployment restriction with this mode, type and value')

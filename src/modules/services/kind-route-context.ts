@@ -1,6 +1,6 @@
 import type { Static } from 'typebox'
-import type { ContainerRegistriesService } from '#src/modules/organization-credentials/container-registries/container-registries.service.ts'
 import type { GitCommitsService } from '#src/modules/git-providers/git-commits.service.ts'
+import type { ContainerRegistriesService } from '#src/modules/organization-credentials/container-registries/container-registries.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'

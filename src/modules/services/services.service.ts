@@ -10,6 +10,7 @@ import { asNotFound } from '#src/platform/http/not-found.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { pushTargetOf } from './push-targets.ts'
+import type { RequireService } from './require-service.ts'
 import type { ResourceCeilingsCheck } from './resource-ceilings.ts'
 import { groupIdsOf, groupReferences, type ServiceGroupIds } from './service-groups.ts'
 import type { AnyServiceKind, PreparedService, ResolvedReference, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
@@ -160,7 +161,7 @@ export function createServicesService(deps: ServicesDeps) {
    * The service if the principal holds `needed` in its organization; 404 for no access at all, and
    * for a service of another kind than `type` (a helm route given a container's id).
    */
-  async function requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType) {
+  const requireService: RequireService = async (principal, serviceId, needed, type) => {
     const service = await findService(serviceId, type)
     const noun = nounOf(type)
     const scope = { kind: 'environmentId', environmentId: service.environmentId } as const

@@ -25,6 +25,10 @@ export interface VariablesDeps {
     environmentId: string,
     needed: Role,
   ): Promise<{ environment: { id: string; organizationId: string; projectId: string } }>
+  /**
+   * The services core's `requireService`, in the shape of `RequireService` (services/require-service.ts);
+   * spelled out here because services/ imports variables/ (SnapshotVariable), and no two modules import each other.
+   */
   requireService(
     principal: Principal,
     serviceId: string,

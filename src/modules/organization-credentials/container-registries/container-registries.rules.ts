@@ -1,6 +1,7 @@
 import { gitApiUrlProblem } from '#src/modules/git-providers/address-guard.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import { hasUrlCredentials, urlCredentialsMessage } from '#src/platform/http/url-credentials.ts'
+import { type ConfigFields, configChecks } from '../sealed-config.ts'
 import type { ContainerRegistryKind } from './container-registries.schemas.ts'
 
 /** Config fields stored in the clear and returned (reference ContainerRegistryResponse.config). */
@@ -49,6 +50,13 @@ export const CONFIG_WIRE_NAMES = {
   azureTenantId: 'azure_tenant_id',
   azureSubscriptionId: 'azure_subscription_id',
 } as const satisfies Record<ConfigField, string>
+
+/** The registries' config fields, for the shared sealed config (`sealed-config.ts`). */
+export const REGISTRY_CONFIG_FIELDS: ConfigFields<PublicConfigField, SecretConfigField, string | number> = {
+  public: PUBLIC_CONFIG_FIELDS,
+  secret: SECRET_CONFIG_FIELDS,
+  wireNames: CONFIG_WIRE_NAMES,
+}
 
 /** The reference: these kinds have one address, the default when the request gives none. */
 export const DEFAULT_URLS: Partial<Record<ContainerRegistryKind, string>> = {
@@ -102,11 +110,7 @@ export const registryUrl = (kind: ContainerRegistryKind, url: string | null): st
 export function containerRegistryErrors({ kind, url, config, secrets, allowPrivateUrls }: RegistryToCheck): FieldError[] {
   const errors: FieldError[] = []
   const fail = (path: string, message: string) => errors.push({ path, message, location: 'body' })
-  const values = { ...config, ...secrets } as Record<ConfigField, string | number | undefined>
-  const has = (field: ConfigField) => values[field] !== undefined && values[field] !== ''
-  const need = (field: ConfigField, when: string) => {
-    if (!has(field)) fail(`/config/${CONFIG_WIRE_NAMES[field]}`, `is required ${when}`)
-  }
+  const { need, awsKeys, basicAuthPair } = configChecks(REGISTRY_CONFIG_FIELDS, { ...config, ...secrets }, errors)
 
   if (kind === 'DOCR') fail('/kind', 'DOCR is not supported anymore (as on the platform)')
 
@@ -117,13 +121,7 @@ export function containerRegistryErrors({ kind, url, config, secrets, allowPriva
     if (problem) fail('/url', problem)
   }
 
-  if (kind === 'ECR') {
-    need('region', 'for ECR')
-    if (!has('roleArn')) {
-      need('accessKeyId', 'for ECR unless role_arn is set')
-      need('secretAccessKey', 'for ECR unless role_arn is set')
-    }
-  }
+  if (kind === 'ECR') awsKeys(kind)
   if (kind === 'SCALEWAY_CR') for (const field of REQUIRED_CONFIG.SCALEWAY_CR) need(field, 'for SCALEWAY_CR')
   if (kind === 'GCP_ARTIFACT_REGISTRY') {
     need('region', 'for GCP_ARTIFACT_REGISTRY')
@@ -134,9 +132,6 @@ export function containerRegistryErrors({ kind, url, config, secrets, allowPriva
     } else need('jsonCredentials', 'for GCP_ARTIFACT_REGISTRY unless gcp_credentials_type is workload_identity_federation')
   }
   if (kind === 'AZURE_CR') for (const field of REQUIRED_CONFIG.AZURE_CR) need(field, 'for AZURE_CR')
-  if (BASIC_AUTH_KINDS.has(kind)) {
-    if (has('username') && !has('password')) need('password', 'with a username')
-    if (has('password') && !has('username')) need('username', 'with a password')
-  }
+  if (BASIC_AUTH_KINDS.has(kind)) basicAuthPair()
   return errors
 }

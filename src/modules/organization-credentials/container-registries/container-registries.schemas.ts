@@ -1,6 +1,15 @@
 import { type Static, Type } from 'typebox'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import {
+  awsAndScalewayResponseConfig,
+  basicAndAwsConfig,
+  CredentialDescription,
+  CredentialName,
+  configValue,
+  credentialResponseHead,
+  SECRET,
+} from '../credentials.schemas.ts'
 
 export const CONTAINER_REGISTRY_KINDS = [
   'ECR',
@@ -23,14 +32,13 @@ export const ContainerRegistryKind = Type.Unsafe<ContainerRegistryKind>({
 })
 
 // null is accepted as "not given" for clients that send every key (the Terraform provider does).
-const ConfigValue = (description?: string) => Type.Optional(Nullable(Type.String({ maxLength: 16_384, ...(description ? { description } : {}) })))
-const SECRET = 'write-only: never returned; omitted on an edit keeps the stored value, "" clears it'
+const ConfigValue = configValue(16_384)
 
 export const ContainerRegistryRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'case insensitive; unique in the organization' }),
+    name: CredentialName,
     kind: ContainerRegistryKind,
-    description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    description: CredentialDescription,
     url: Type.Optional(
       Nullable(
         Type.String({
@@ -44,10 +52,7 @@ export const ContainerRegistryRequest = Type.Object(
     ),
     config: Type.Object(
       {
-        username: ConfigValue('goes with password'),
-        password: ConfigValue(SECRET),
-        access_key_id: ConfigValue('ECR: with secret_access_key, unless role_arn is set'),
-        secret_access_key: ConfigValue(SECRET),
+        ...basicAndAwsConfig(ConfigValue, 'ECR'),
         region: ConfigValue('required for ECR, SCALEWAY_CR and GCP_ARTIFACT_REGISTRY'),
         role_arn: ConfigValue('ECR: a role to assume instead of static keys'),
         scaleway_access_key: ConfigValue('required for SCALEWAY_CR'),
@@ -73,12 +78,7 @@ export type ContainerRegistryRequest = Static<typeof ContainerRegistryRequest>
 
 // Only the fields safe to return: the serializer drops anything else, a secret included.
 const ResponseConfig = Type.Object({
-  username: Type.Optional(Type.String()),
-  region: Type.Optional(Type.String()),
-  access_key_id: Type.Optional(Type.String()),
-  role_arn: Type.Optional(Type.String()),
-  scaleway_access_key: Type.Optional(Type.String()),
-  scaleway_project_id: Type.Optional(Type.String()),
+  ...awsAndScalewayResponseConfig(),
   gcp_credentials_type: Type.Optional(Type.String()),
   project_id: Type.Optional(Type.String()),
   service_account_email: Type.Optional(Type.String()),
@@ -90,10 +90,7 @@ const ResponseConfig = Type.Object({
 
 export const ContainerRegistryResponse = Type.Object(
   {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: DateTime,
-    name: Type.String(),
+    ...credentialResponseHead(),
     kind: ContainerRegistryKind,
     description: Type.Optional(Type.String()),
     url: Type.String(),

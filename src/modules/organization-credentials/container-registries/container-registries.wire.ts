@@ -1,31 +1,15 @@
-import type { ContainerRegistryRow } from './container-registries.repository.ts'
-import {
-  CONFIG_WIRE_NAMES,
-  type ConfigField,
-  PUBLIC_CONFIG_FIELDS,
-  type PublicConfig,
-  REQUIRED_CONFIG,
-  SECRET_CONFIG_FIELDS,
-  type SecretConfig,
-} from './container-registries.rules.ts'
+import { configInput, configResponse } from '../sealed-config.ts'
+import { CONFIG_WIRE_NAMES, type ConfigField, REGISTRY_CONFIG_FIELDS, REQUIRED_CONFIG } from './container-registries.rules.ts'
 import {
   CONTAINER_REGISTRY_KINDS,
   type ContainerRegistryKind,
   type ContainerRegistryRequest,
   type ContainerRegistryResponse,
 } from './container-registries.schemas.ts'
-import type { AssociatedService, ContainerRegistryInput } from './container-registries.service.ts'
-
-type ResponseConfig = Record<string, string | number>
+import type { AssociatedService, ContainerRegistryInput, ContainerRegistryRow } from './container-registries.service.ts'
 
 /** A registry as the reference's `ContainerRegistryResponse`: only the config fields safe to return. */
 export function toContainerRegistryResponse(row: ContainerRegistryRow): ContainerRegistryResponse {
-  const stored = row.config as PublicConfig
-  const config: ResponseConfig = {}
-  for (const field of PUBLIC_CONFIG_FIELDS) {
-    const value = stored[field]
-    if (value !== undefined && value !== '') config[CONFIG_WIRE_NAMES[field]] = value
-  }
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),
@@ -35,7 +19,7 @@ export function toContainerRegistryResponse(row: ContainerRegistryRow): Containe
     ...(row.description === null ? {} : { description: row.description }),
     url: row.url,
     associated_services_count: row.associatedServicesCount,
-    config: config as ContainerRegistryResponse['config'],
+    config: configResponse(REGISTRY_CONFIG_FIELDS, row.config) as ContainerRegistryResponse['config'],
   }
 }
 
@@ -44,25 +28,12 @@ export function toContainerRegistryResponse(row: ContainerRegistryRow): Containe
  * are kept verbatim (a password may have spaces), "" meaning "clear it" and null or absent "keep it".
  */
 export function containerRegistryInput(body: ContainerRegistryRequest): ContainerRegistryInput {
-  const given = body.config as Record<string, string | number | null | undefined>
-  const config: PublicConfig = {}
-  for (const field of PUBLIC_CONFIG_FIELDS) {
-    const value = given[CONFIG_WIRE_NAMES[field]]
-    const kept = typeof value === 'string' ? value.trim() : value
-    if (kept !== undefined && kept !== null && kept !== '') config[field] = kept
-  }
-  const secrets: SecretConfig = {}
-  for (const field of SECRET_CONFIG_FIELDS) {
-    const value = given[CONFIG_WIRE_NAMES[field]]
-    if (typeof value === 'string') secrets[field] = value
-  }
   return {
     name: body.name.trim(),
     kind: body.kind,
     description: body.description ?? null,
     url: body.url?.trim() || null,
-    config,
-    secrets,
+    ...configInput(REGISTRY_CONFIG_FIELDS, body.config),
   }
 }
 

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import { CredentialDescription, CredentialName, credentialResponseHead } from '../credentials.schemas.ts'
 
 export const GIT_PROVIDERS = ['BITBUCKET', 'GITHUB', 'GITLAB'] as const
 export type GitProvider = (typeof GIT_PROVIDERS)[number]
@@ -8,8 +9,8 @@ export const GitProviderEnum = Type.Unsafe<GitProvider>({ type: 'string', enum: 
 
 export const GitTokenRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'case insensitive; unique in the organization' }),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    name: CredentialName,
+    description: CredentialDescription,
     type: GitProviderEnum,
     token: Type.String({ minLength: 1, maxLength: 4096, pattern: '\\S', description: 'The token from your git provider side; never returned' }),
     workspace: Type.Optional(Nullable(Type.String({ maxLength: 255, description: 'Mandatory only for BITBUCKET git provider' }))),
@@ -23,10 +24,7 @@ export type GitTokenRequest = Static<typeof GitTokenRequest>
 
 export const GitTokenResponse = Type.Object(
   {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: DateTime,
-    name: Type.String(),
+    ...credentialResponseHead(),
     description: Nullable(Type.String()),
     type: GitProviderEnum,
     expired_at: Nullable(Type.String({ format: 'date', description: "null: the provider's expiry is not known" })),

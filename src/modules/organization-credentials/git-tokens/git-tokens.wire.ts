@@ -1,6 +1,5 @@
-import type { GitTokenRow } from './git-tokens.repository.ts'
 import type { GitProvider, GitTokenRequest, GitTokenResponse } from './git-tokens.schemas.ts'
-import type { GitTokenInput } from './git-tokens.service.ts'
+import type { GitTokenInput, GitTokenRow } from './git-tokens.service.ts'
 
 /** A git token as the reference's `GitTokenResponse`: never with its secret. */
 export function toGitTokenResponse(row: GitTokenRow): GitTokenResponse {

@@ -1,5 +1,6 @@
 import type { FieldError } from '#src/platform/http/errors.ts'
 import { hasUrlCredentials, urlCredentialsMessage } from '#src/platform/http/url-credentials.ts'
+import { type ConfigFields, configChecks } from '../sealed-config.ts'
 import type { HelmRepositoryKind } from './helm-repositories.schemas.ts'
 
 /** Config fields stored in the clear and returned. */
@@ -37,6 +38,13 @@ export const CONFIG_WIRE_NAMES = {
   azureSubscriptionId: 'azure_subscription_id',
 } as const satisfies Record<ConfigField, string>
 
+/** The helm repositories' config fields, for the shared sealed config (`sealed-config.ts`). */
+export const HELM_CONFIG_FIELDS: ConfigFields<PublicConfigField, SecretConfigField> = {
+  public: PUBLIC_CONFIG_FIELDS,
+  secret: SECRET_CONFIG_FIELDS,
+  wireNames: CONFIG_WIRE_NAMES,
+}
+
 const URL_SCHEME: Record<HelmRepositoryKind, 'https:' | 'oci:'> = {
   HTTPS: 'https:',
   OCI_ECR: 'oci:',
@@ -68,10 +76,7 @@ export interface RepositoryToCheck {
 export function helmRepositoryErrors({ kind, url, config, secrets }: RepositoryToCheck): FieldError[] {
   const errors: FieldError[] = []
   const fail = (path: string, message: string) => errors.push({ path, message, location: 'body' })
-  const has = (field: ConfigField) => !!({ ...config, ...secrets } as Record<ConfigField, string | undefined>)[field]
-  const need = (field: ConfigField, when: string) => {
-    if (!has(field)) fail(`/config/${CONFIG_WIRE_NAMES[field]}`, `is required ${when}`)
-  }
+  const { need, awsKeys, basicAuthPair } = configChecks(HELM_CONFIG_FIELDS, { ...config, ...secrets }, errors)
 
   const scheme = URL_SCHEME[kind]
   if (url === null) {
@@ -82,17 +87,10 @@ export function helmRepositoryErrors({ kind, url, config, secrets }: RepositoryT
     fail('/url', `must be a ${scheme}// URL for ${kind}`)
   }
 
-  if (kind === 'OCI_ECR') {
-    need('region', 'for OCI_ECR')
-    if (!has('roleArn')) {
-      need('accessKeyId', 'for OCI_ECR unless role_arn is set')
-      need('secretAccessKey', 'for OCI_ECR unless role_arn is set')
-    }
-  }
+  if (kind === 'OCI_ECR') awsKeys(kind)
   if (kind === 'OCI_SCALEWAY_CR') {
     for (const field of ['region', 'scalewayAccessKey', 'scalewaySecretKey', 'scalewayProjectId'] as const) need(field, 'for OCI_SCALEWAY_CR')
   }
-  if (has('username') && !has('password')) need('password', 'with a username')
-  if (has('password') && !has('username')) need('username', 'with a password')
+  basicAuthPair()
   return errors
 }

@@ -1,6 +1,15 @@
 import { type Static, Type } from 'typebox'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import {
+  awsAndScalewayResponseConfig,
+  basicAndAwsConfig,
+  CredentialDescription,
+  CredentialName,
+  configValue,
+  credentialResponseHead,
+  SECRET,
+} from '../credentials.schemas.ts'
 
 export const HELM_REPOSITORY_KINDS = [
   'HTTPS',
@@ -16,24 +25,20 @@ export type HelmRepositoryKind = (typeof HELM_REPOSITORY_KINDS)[number]
 const Kind = Type.Unsafe<HelmRepositoryKind>({ type: 'string', enum: [...HELM_REPOSITORY_KINDS], title: 'HelmRepositoryKindEnum' })
 
 // null is accepted as "not given" for clients that send every key.
-const ConfigValue = (description?: string) => Type.Optional(Nullable(Type.String({ maxLength: 4096, ...(description ? { description } : {}) })))
-const SECRET = 'write-only: never returned; omitted on an edit keeps the stored value, "" clears it'
+const ConfigValue = configValue(4096)
 
 export const HelmRepositoryRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'case insensitive; unique in the organization' }),
+    name: CredentialName,
     kind: Kind,
-    description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    description: CredentialDescription,
     url: Type.Optional(
       Nullable(Type.String({ maxLength: 2048, description: 'https:// for HTTPS, oci:// for OCI kinds; optional for OCI_ECR and OCI_PUBLIC_ECR' })),
     ),
     skip_tls_verification: Type.Boolean({ description: 'Bypass tls certificate verification when connecting to repository' }),
     config: Type.Object(
       {
-        username: ConfigValue('goes with password'),
-        password: ConfigValue(SECRET),
-        access_key_id: ConfigValue('OCI_ECR: with secret_access_key, unless role_arn is set'),
-        secret_access_key: ConfigValue(SECRET),
+        ...basicAndAwsConfig(ConfigValue, 'OCI_ECR'),
         region: ConfigValue('required for OCI_ECR and OCI_SCALEWAY_CR'),
         scaleway_access_key: ConfigValue('required for OCI_SCALEWAY_CR'),
         scaleway_secret_key: ConfigValue(`required for OCI_SCALEWAY_CR; ${SECRET}`),
@@ -51,22 +56,14 @@ export type HelmRepositoryRequest = Static<typeof HelmRepositoryRequest>
 
 // Only the fields safe to return: the serializer drops anything else, a secret included.
 const ResponseConfig = Type.Object({
-  username: Type.Optional(Type.String()),
-  region: Type.Optional(Type.String()),
-  access_key_id: Type.Optional(Type.String()),
-  role_arn: Type.Optional(Type.String()),
-  scaleway_access_key: Type.Optional(Type.String()),
-  scaleway_project_id: Type.Optional(Type.String()),
+  ...awsAndScalewayResponseConfig(),
   azure_tenant_id: Type.Optional(Type.String()),
   azure_subscription_id: Type.Optional(Type.String()),
 })
 
 export const HelmRepositoryResponse = Type.Object(
   {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: DateTime,
-    name: Type.String(),
+    ...credentialResponseHead(),
     kind: Kind,
     description: Nullable(Type.String()),
     url: Nullable(Type.String()),

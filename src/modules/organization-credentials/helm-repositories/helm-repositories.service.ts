@@ -1,21 +1,16 @@
-import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
-import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
-import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
-import { SECRET_NEEDED_AGAIN, sealedFields } from '#src/platform/secrets/sealed-fields.ts'
+import type { Db } from '#src/platform/db/database.ts'
+import { AppError } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
-import type { HelmRepositoriesRepository, HelmRepositoryRow } from './helm-repositories.repository.ts'
-import { CONFIG_WIRE_NAMES, helmRepositoryErrors, type PublicConfig, SECRET_CONFIG_FIELDS, type SecretConfig } from './helm-repositories.rules.ts'
+import { type CredentialRow, createCredentialsRepository } from '../credentials.repository.ts'
+import { type CredentialsDeps, createCredentialsService } from '../credentials.service.ts'
+import { type StoredAddress, sealedConfig } from '../sealed-config.ts'
+import { chartRepositoryAccess } from './chart-repository-access.ts'
+import { HELM_CONFIG_FIELDS, helmRepositoryErrors, type PublicConfig, type SecretConfig } from './helm-repositories.rules.ts'
 import type { HelmRepositoryKind } from './helm-repositories.schemas.ts'
 
-interface Deps {
-  repo: HelmRepositoriesRepository
-  organizations: OrganizationsService
-  secrets: SecretBox
-  /** The most helm repositories a list answers with (BERTH_LIST_LIMIT). */
-  listLimit?: number
-}
+/** A helm repository without its sealed secrets, with the number of helm services that use it. */
+export type HelmRepositoryRow = CredentialRow<'helmRepositories', 'secretsSealed'>
 
 /** A helm repository as created or replaced. */
 export interface HelmRepositoryInput {
@@ -30,91 +25,76 @@ export interface HelmRepositoryInput {
   secrets: SecretConfig
 }
 
-const nameTaken = (name: string) => new AppError('conflict', `a helm repository named "${name}" already exists in this organization`)
+export const createHelmRepositoriesRepository = (db: Db) =>
+  createCredentialsRepository(db, {
+    table: 'helmRepositories',
+    sqlTable: 'helm_repositories',
+    referenceColumn: 'helm_repository_id',
+    columns: ['id', 'organizationId', 'name', 'kind', 'description', 'url', 'skipTlsVerification', 'config', 'createdAt', 'updatedAt'],
+    sealed: 'secretsSealed',
+  })
 
-export function createHelmRepositoriesService({ repo, organizations, secrets, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
-  const sealed = sealedFields(secrets, SECRET_CONFIG_FIELDS)
+interface Deps extends CredentialsDeps {
+  db: Db
+  secrets: SecretBox
+}
 
-  /** Checks the repository as it will be stored (over `stored`, on an edit) and returns its columns, the secrets sealed. */
-  function toColumns(input: HelmRepositoryInput, stored?: { kind: string; url: string | null; secrets: SecretConfig }) {
-    const merged = sealed.merge(stored?.secrets ?? {}, input.secrets)
-    const errors = helmRepositoryErrors({ kind: input.kind, url: input.url, config: input.config, secrets: merged })
-    if (stored && (stored.kind !== input.kind || stored.url !== input.url)) {
-      for (const field of sealed.keptAcrossMove(stored.secrets, input.secrets)) {
-        errors.push({ path: `/config/${CONFIG_WIRE_NAMES[field]}`, message: SECRET_NEEDED_AGAIN, location: 'body' })
-      }
-    }
-    if (errors.length > 0) throw validationFailed(errors)
-    return {
-      name: input.name,
-      kind: input.kind,
-      description: input.description,
-      url: input.url,
-      skipTlsVerification: input.skipTlsVerification,
-      config: JSON.stringify(input.config),
-      secretsSealed: sealed.seal(merged),
-    }
+/**
+ * The organization's helm repositories. An edit is a full replacement, except for secrets: an
+ * omitted secret keeps its stored value, "" clears it, and an edit of the url or kind must give
+ * every stored secret again (SECRET_NEEDED_AGAIN). Of two concurrent edits of different secrets,
+ * the later one wins for all of them.
+ */
+export function createHelmRepositoriesService({ db, secrets, ...deps }: Deps) {
+  const repo = createHelmRepositoriesRepository(db)
+  const sealed = sealedConfig(secrets, HELM_CONFIG_FIELDS)
+  const crud = createCredentialsService(
+    {
+      repo,
+      noun: 'helm repository',
+      nameIndex: 'helm_repositories_name_key',
+      usedBy: 'helm service(s)',
+      stored: sealed.storedOf(repo.findSealed),
+      toColumns: (input: HelmRepositoryInput, stored?: StoredAddress<SecretConfig>) => ({
+        name: input.name,
+        kind: input.kind,
+        description: input.description,
+        url: input.url,
+        skipTlsVerification: input.skipTlsVerification,
+        config: JSON.stringify(input.config),
+        secretsSealed: sealed.seal(
+          input.secrets,
+          stored && { secrets: stored.secrets, moved: stored.kind !== input.kind || stored.url !== input.url },
+          (merged) => helmRepositoryErrors({ kind: input.kind, url: input.url, config: input.config, secrets: merged }),
+        ),
+      }),
+    },
+    deps,
+  )
+  const openChartRepository = chartRepositoryAccess(db, secrets)
+
+  /** The organization's helm repository as charts are read from it; undefined when it has no URL to read them from. */
+  async function chartRepositoryOf(organizationId: string, helmRepositoryId: string) {
+    const opened = await openChartRepository(organizationId, helmRepositoryId).catch(() => undefined)
+    if (!opened) return undefined
+    const username = typeof opened.username === 'string' ? opened.username : undefined
+    return { kind: opened.kind, url: opened.url, username, password: opened.password, skipTlsVerification: opened.skipTlsVerification }
   }
 
   return {
-    async list(principal: Principal, organizationId: string): Promise<CappedList<HelmRepositoryRow>> {
-      await organizations.requireRole(principal, organizationId, 'READ')
-      return capped(listLimit, (limit) => repo.list(organizationId, limit))
-    },
-
-    async get(principal: Principal, organizationId: string, helmRepositoryId: string): Promise<HelmRepositoryRow> {
-      await organizations.requireRole(principal, organizationId, 'READ')
-      const row = await repo.findById(organizationId, helmRepositoryId)
-      if (!row) throw notFound('helm repository')
-      return row
-    },
-
-    async create(principal: Principal, organizationId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
-      await organizations.requireRole(principal, organizationId, 'WRITE')
-      const columns = toColumns(input)
-      return whenParentGone(
-        () => notFound('organization'),
-        () =>
-          withUniqueName(
-            'helm_repositories_name_key',
-            () => nameTaken(input.name),
-            () => repo.insert({ organizationId, ...columns }),
-          ),
-      )
-    },
-
-    /**
-     * A full replacement, except for secrets: clients can never read them back, so a GET-modify-PUT
-     * must not wipe them. An omitted secret keeps its stored value; "" clears it; an edit of the url
-     * or kind must give every stored secret again (SECRET_NEEDED_AGAIN). Two concurrent
-     * edits of different secrets: the later one wins for all of them.
-     */
-    async update(principal: Principal, organizationId: string, helmRepositoryId: string, input: HelmRepositoryInput): Promise<HelmRepositoryRow> {
-      await organizations.requireRole(principal, organizationId, 'WRITE')
-      const stored = await repo.findSealed(organizationId, helmRepositoryId)
-      if (!stored) throw notFound('helm repository')
-      const columns = toColumns(input, { kind: stored.kind, url: stored.url, secrets: sealed.open(stored.secretsSealed) })
-      const row = await withUniqueName(
-        'helm_repositories_name_key',
-        () => nameTaken(input.name),
-        () => repo.update(organizationId, helmRepositoryId, columns),
-      )
-      if (!row) throw notFound('helm repository')
-      return row
-    },
-
-    async delete(principal: Principal, organizationId: string, helmRepositoryId: string): Promise<void> {
-      await organizations.requireRole(principal, organizationId, 'WRITE')
-      const result = await repo.deleteUnlessUsed(organizationId, helmRepositoryId)
-      if (!result) throw notFound('helm repository')
-      if (result.usedBy > 0) {
-        throw new AppError('conflict', `the helm repository is used by ${result.usedBy} helm service(s); change or delete them first`)
-      }
-    },
+    ...crud,
 
     /** For other modules, which have checked the caller's rights: the repository, or undefined. */
-    findHelmRepository(organizationId: string, helmRepositoryId: string): Promise<HelmRepositoryRow | undefined> {
-      return repo.findById(organizationId, helmRepositoryId)
+    findHelmRepository: crud.find,
+
+    chartRepositoryOf,
+
+    /** READ in the organization; the helm repository as charts are read from it (404 when it is not the organization's). */
+    async requireChartRepository(principal: Principal, organizationId: string, helmRepositoryId: string) {
+      await crud.get(principal, organizationId, helmRepositoryId)
+      const repository = await chartRepositoryOf(organizationId, helmRepositoryId)
+      if (!repository) throw new AppError('bad_request', 'the helm repository has no URL to read its charts from')
+      return repository
     },
   }
 }

@@ -1,5 +1,5 @@
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { ServiceKinds } from '../service-kinds.ts'
 import type { AdvancedSettingsRepository } from './advanced-settings.repository.ts'
@@ -14,7 +14,7 @@ export interface AdvancedSettingsDeps {
   repo: AdvancedSettingsRepository
   /** The kinds served: each one's `advancedSettings` is its table of keys. */
   kinds: ServiceKinds
-  requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: { id: string } }>
+  requireService: RequireService
 }
 
 /** The table of keys of `kind`; undefined for a kind without advanced settings (databases). */

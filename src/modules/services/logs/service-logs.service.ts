@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import type { OutputCursor, OutputLine, OutputService, ServiceOutput } from '#src/modules/executors/service-output.ts'
 import { type ConfigurationSecrets, opener, snapshotSecretValues } from '#src/modules/executors/snapshot-secrets.ts'
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { secretMask } from '#src/platform/secrets/secret-masking.ts'
@@ -34,12 +34,7 @@ export interface ServiceLogsDeps {
   secrets: SecretBox
   /** What each kind's configuration holds that must be masked too (a database's password). */
   configurationSecrets: ConfigurationSecrets
-  requireService(
-    principal: Principal,
-    serviceId: string,
-    needed: Role,
-    type: ServiceType,
-  ): Promise<{ service: { id: string; environmentId: string; organizationId: string } }>
+  requireService: RequireService
   /** The engine's side; absent when the process deploys nowhere real (the simulator): services print nothing. */
   output: ServiceOutput | undefined
 }

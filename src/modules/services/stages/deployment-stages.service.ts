@@ -1,4 +1,5 @@
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { withUniqueName } from '#src/platform/db/errors.ts'
@@ -16,7 +17,7 @@ export interface DeploymentStagesDeps {
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
   requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
-  requireService(principal: Principal, serviceId: string, needed: Role): Promise<{ service: { id: string; environmentId: string } }>
+  requireService: RequireService
   /** BERTH_SERVICES_PER_ENVIRONMENT: how many stages a create may bring an environment to. */
   maxStages?: number
 }

@@ -1,4 +1,5 @@
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
@@ -17,7 +18,7 @@ export interface DeploymentHistoryDeps {
   history: DeploymentHistoryRepository
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
   requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
-  requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: { id: string } }>
+  requireService: RequireService
   /** Bytes of rendered environment pages kept per process. */
   pageCacheBytes: number
   /** Environments' organizations and history versions, remembered while changes are announced; absent: read at every request. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { DeploymentLookups, ServiceKinds, ServiceRecord, ServiceSnapshot, ServiceSummary } from '#src/modules/services/service-kinds.ts'
 import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -37,7 +38,7 @@ export interface DeploymentTriggersDeps {
   statuses: DeploymentStatuses
   kinds: ServiceKinds
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
-  requireService(principal: Principal, serviceId: string, needed: Role, type?: ServiceType): Promise<{ service: ServiceRecord }>
+  requireService: RequireService
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
   requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
   /** The project's environments the principal sees (`environments.list`: a custom role's holder, those of its modes). */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ContainerRegistryParams } from '#src/modules/organization-credentials/container-registries/container-registries.schemas.ts'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { ContainerRegistryParams } from '#src/modules/organization-credentials/container-registries/container-registries.schemas.ts'
 import type { KindCrudService } from '#src/modules/services/kind-descriptor.ts'
 import type { KindRouteContext } from '#src/modules/services/kind-route-context.ts'
 import type { ServiceLink } from '#src/modules/services/service-links.ts'

@@ -3,7 +3,7 @@ import type { PlannedStep, ServiceKind, ServiceSnapshot } from '#src/modules/ser
 import { listNamesAction } from '#src/modules/services/simulated-failures.ts'
 import type { RunnableTrigger } from '#src/platform/deployment-states.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
-import type { HelmConfig, HelmServiceRecord } from './helm.types.ts'
+import type { HelmConfig } from './helm.types.ts'
 
 // What deploying a helm service means: the overrides a deploy request may add, the history
 // `details` (contract 2.7, helm shape), and the steps an executor goes through.
