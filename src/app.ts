@@ -540,8 +540,7 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(
       databaseApplicationsRoutes({
         service: createDatabaseApplicationsService({
-          requireDatabase: async (principal, id, needed) => (await services.services.requireService(principal, id, needed, 'DATABASE')).service,
-          requireApplication: async (principal, id, needed) => (await services.services.requireService(principal, id, needed, 'APPLICATION')).service,
+          requireService: services.services.requireService,
           builtInLinks: services.variables.builtInLinks,
           deleteLinks: services.variables.deleteLinks,
           keyPrefixOf: (database) => databaseKeyPrefix(database.id, (database.configuration as { type: string }).type),
@@ -567,10 +566,9 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     await api.register(
       jobCleanupRoutes(
         createJobCleanupService({
-          requireJob: async (principal, id, needed) => (await services.services.requireService(principal, id, needed, 'JOB')).service,
+          requireService: services.services.requireService,
           requireEnvironment: async (principal, id, needed) => (await environments.requireEnvironment(principal, id, needed)).environment,
-          listJobs: async (organizationId, environmentId) =>
-            (await services.listServicesOf(organizationId, environmentId)).filter((s) => s.kind === 'JOB'),
+          listServices: services.listServicesOf,
           cleanFailedRuns: serviceRuntime?.cleanFailedRuns,
         }),
       ),

@@ -67,3 +67,6 @@ export const GIT_TOKEN_ASSOCIATED_SERVICE_TYPES = ['APPLICATION', 'CRON', 'LIFEC
 
 /** The kinds whose links the environment's link list holds (Link.service_type). */
 export const LINK_SERVICE_TYPES = ['APPLICATION', 'CONTAINER', 'HELM'] as const
+
+/** The services a route brings the outside to (getIngressDeploymentStatus's serviceType), in the reference's order. */
+export const INGRESS_SERVICE_TYPES = ['CONTAINER', 'APPLICATION', 'HELM'] as const

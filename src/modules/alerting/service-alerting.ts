@@ -1,6 +1,7 @@
 import type { ServiceAlerting } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import { ALERT_SERVICE_TARGETS } from '#src/platform/service-types.ts'
 import { type EmailSettings, withAlertingTables } from './alerting.tables.ts'
 import { rulesFile, TEXT, TITLE } from './engine-config.ts'
 
@@ -8,7 +9,7 @@ import { rulesFile, TEXT, TITLE } from './engine-config.ts'
 // Kubernetes (docs/alerting.md, "On Kubernetes"): the enabled rules that target the service, as Berth's
 // own Prometheus runs them, and the receivers they name, secrets opened (the chart puts them in a Secret).
 
-const SERVICE_TARGETS = ['APPLICATION', 'CONTAINER', 'JOB', 'CRONJOB', 'HELM', 'TERRAFORM']
+const SERVICE_TARGETS: readonly string[] = ALERT_SERVICE_TARGETS
 
 const seconds = (ms: number) => `${Math.max(0, Math.round(ms / 1000))}s`
 

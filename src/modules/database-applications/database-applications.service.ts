@@ -1,3 +1,4 @@
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
@@ -10,10 +11,8 @@ import type { Role } from '#src/platform/auth/roles.ts'
 // as every service of the environment does.
 
 export interface DatabaseApplicationsDeps {
-  /** The database if the principal holds `needed` in its environment (404 otherwise). */
-  requireDatabase(principal: Principal, databaseId: string, needed: Role): Promise<ServiceRecord>
-  /** The application if the principal holds `needed` in its environment (404 otherwise, and for another kind). */
-  requireApplication(principal: Principal, applicationId: string, needed: Role): Promise<ServiceRecord>
+  /** The services core's check of one service: the module asks it for a DATABASE or an APPLICATION (404 for another kind). */
+  requireService: RequireService
   /** The service-scoped aliases and overrides of the environment's built-ins whose keys start with the prefix. */
   builtInLinks(environmentId: string, keyPrefix: string): Promise<{ id: string; serviceId: string }[]>
   deleteLinks(variableIds: readonly string[]): Promise<void>
@@ -22,6 +21,10 @@ export interface DatabaseApplicationsDeps {
 }
 
 export function createDatabaseApplicationsService(deps: DatabaseApplicationsDeps) {
+  const requireDatabase = async (principal: Principal, databaseId: string, needed: Role) =>
+    (await deps.requireService(principal, databaseId, needed, 'DATABASE')).service
+  const requireApplication = async (principal: Principal, applicationId: string, needed: Role) =>
+    (await deps.requireService(principal, applicationId, needed, 'APPLICATION')).service
   async function linksOf(database: ServiceRecord) {
     return deps.builtInLinks(database.environmentId, deps.keyPrefixOf(database))
   }
@@ -29,12 +32,12 @@ export function createDatabaseApplicationsService(deps: DatabaseApplicationsDeps
   return {
     /** The ids of the applications with an alias or override of the database's built-ins, each once. */
     async applicationIds(principal: Principal, databaseId: string): Promise<string[]> {
-      const database = await deps.requireDatabase(principal, databaseId, 'READ')
+      const database = await requireDatabase(principal, databaseId, 'READ')
       const serviceIds = [...new Set((await linksOf(database)).map((link) => link.serviceId))]
       const applications: string[] = []
       for (const serviceId of serviceIds) {
         // Containers and jobs link the same way, but the answer lists applications.
-        const application = await deps.requireApplication(principal, serviceId, 'READ').catch(() => undefined)
+        const application = await requireApplication(principal, serviceId, 'READ').catch(() => undefined)
         if (application) applications.push(application.id)
       }
       return applications
@@ -42,8 +45,8 @@ export function createDatabaseApplicationsService(deps: DatabaseApplicationsDeps
 
     /** Deletes the application's aliases and overrides of the database's built-ins; one without any already does not use it. */
     async remove(principal: Principal, databaseId: string, applicationId: string): Promise<void> {
-      const database = await deps.requireDatabase(principal, databaseId, 'READ')
-      const application = await deps.requireApplication(principal, applicationId, 'WRITE')
+      const database = await requireDatabase(principal, databaseId, 'READ')
+      const application = await requireApplication(principal, applicationId, 'WRITE')
       const links = (await linksOf(database)).filter((link) => link.serviceId === application.id)
       await deps.deleteLinks(links.map((link) => link.id))
     },

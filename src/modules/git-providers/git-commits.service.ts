@@ -1,4 +1,4 @@
-import type { GitProvider } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
+import type { GitProvider } from '#src/platform/git-provider-names.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { BranchCache } from './branch-cache.ts'
 import type { GitCommit, GitProviderAdapter } from './git-provider-adapter.ts'

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { GitProvider } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
+import type { GitProvider } from '#src/platform/git-provider-names.ts'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
 import type { GitBranch } from './git-provider-adapter.ts'
 import { BranchQuery, GitRepositoryBranchResponseList } from './git-providers.schemas.ts'

@@ -1,6 +1,6 @@
-import type { GitProvider } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
+import type { GitProvider } from '#src/platform/git-provider-names.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { bitbucket } from './bitbucket.ts'
 import type { BranchCache } from './branch-cache.ts'

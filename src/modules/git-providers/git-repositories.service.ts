@@ -1,5 +1,5 @@
-import type { GitProvider } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
+import type { GitProvider } from '#src/platform/git-provider-names.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { BranchCache } from './branch-cache.ts'
 import { ADAPTERS, chooseGitToken, type GitProvidersDeps, withDeadline } from './git-providers.service.ts'

@@ -1,4 +1,4 @@
-import type { GitProvider } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
+import type { GitProvider } from '#src/platform/git-provider-names.ts'
 import { bitbucketAuthorization } from './bitbucket.ts'
 import { followPages, linkRelations, nextPageUrl } from './pagination.ts'
 import { type ProviderAnswer, type ProviderHttp, unexpectedAnswer } from './provider-http.ts'

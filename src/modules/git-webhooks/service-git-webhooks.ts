@@ -1,7 +1,7 @@
 import type { CommitSource } from '#src/modules/git-providers/git-commits.service.ts'
 import { findHook, type RepositoryHook, type WantedHook } from '#src/modules/git-providers/repository-hooks.ts'
 import type { GitProvider } from '#src/modules/organization-credentials/git-tokens/git-tokens.schemas.ts'
-import type { GitRepositoryRef } from '#src/modules/services/git-repositories/git-repositories.ts'
+import { gitSourceOf } from '#src/modules/services/kinds/git-sources.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
@@ -29,24 +29,6 @@ export interface ServiceGitWebhooksDeps {
   openSecret(organizationId: string): Promise<string | undefined>
   /** BERTH_PUBLIC_URL: where providers reach this server. */
   publicUrl: string
-}
-
-/** The git repository a service builds from: an application's, a job's Dockerfile's, a helm chart's in git, an IAC service's. */
-export function gitSourceOf(service: ServiceRecord): GitRepositoryRef | undefined {
-  const configuration = service.configuration as Record<string, unknown>
-  const source = configuration.source as Record<string, unknown> | undefined
-  switch (service.kind) {
-    case 'APPLICATION':
-      return configuration.gitRepository as GitRepositoryRef
-    case 'IAC':
-      return configuration.git as GitRepositoryRef
-    case 'HELM':
-      return source && 'git' in source ? (source.git as GitRepositoryRef) : undefined
-    case 'JOB':
-      return source && 'docker' in source ? ((source.docker as { git?: GitRepositoryRef }).git ?? undefined) : undefined
-    default:
-      return undefined
-  }
 }
 
 function judge(hook: RepositoryHook | undefined, required: readonly string[], provider: GitProvider): GitWebhookStatus {

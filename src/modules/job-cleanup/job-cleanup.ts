@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
@@ -11,9 +12,11 @@ import { validationFailed } from '#src/platform/http/errors.ts'
 // cleaning removes them. The job's status and history stay what its last deployment says.
 
 export interface JobCleanupDeps {
-  requireJob(principal: Principal, jobId: string, needed: Role): Promise<ServiceRecord>
+  /** The services core's check of one service: the module asks it for a JOB. */
+  requireService: RequireService
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ organizationId: string; id: string }>
-  listJobs(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
+  /** The environment's services, every kind: the module keeps its jobs. */
+  listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
   /** The executor's removal of a job's failed runs: the names of what went; undefined when nothing runs it for real. */
   cleanFailedRuns?(service: { id: string; environmentId: string }): Promise<string[] | undefined>
 }
@@ -23,13 +26,13 @@ export function createJobCleanupService(deps: JobCleanupDeps) {
   return {
     /** What the job's failed runs left, removed. DEPLOY: it changes what runs, not the configuration. */
     async cleanJob(principal: Principal, jobId: string): Promise<string[]> {
-      return clean(await deps.requireJob(principal, jobId, 'DEPLOY'))
+      return clean((await deps.requireService(principal, jobId, 'DEPLOY', 'JOB')).service)
     },
 
     /** The same for the environment's jobs (those of `jobIds` when given): the jobs something was removed for, and what. */
     async cleanEnvironment(principal: Principal, environmentId: string, jobIds: string[] | undefined) {
       const environment = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
-      const jobs = await deps.listJobs(environment.organizationId, environment.id)
+      const jobs = (await deps.listServices(environment.organizationId, environment.id)).filter((service) => service.kind === 'JOB')
       const unknown = (jobIds ?? []).flatMap((id, index) => (jobs.some((job) => job.id === id) ? [] : [index]))
       if (unknown.length > 0) {
         throw validationFailed(unknown.map((index) => ({ path: `/job_ids/${index}`, message: 'is not a job of this environment', location: 'body' })))

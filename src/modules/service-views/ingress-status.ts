@@ -6,6 +6,7 @@ import type { LinkedPort } from '#src/modules/services/service-links.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
 import { AppError } from '#src/platform/http/errors.ts'
+import { INGRESS_SERVICE_TYPES } from '#src/platform/service-types.ts'
 import { stableUuid } from '#src/platform/stable-uuid.ts'
 
 // getIngressDeploymentStatus (docs/front-door.md, "A service's route"): the route that brings the
@@ -13,7 +14,7 @@ import { stableUuid } from '#src/platform/stable-uuid.ts'
 // instance serves; elsewhere (a Kubernetes cluster's Ingress of the built-in chart or the chart's
 // own, the simulator) it is deployed with the service, so its state is the service's.
 
-const KINDS = ['CONTAINER', 'APPLICATION', 'HELM'] as const
+const KINDS = INGRESS_SERVICE_TYPES
 type IngressKind = (typeof KINDS)[number]
 
 export interface IngressStatusDeps {

@@ -1,10 +1,10 @@
 import { type Static, Type } from 'typebox'
+import { GIT_PROVIDERS, type GitProvider } from '#src/platform/git-provider-names.ts'
 import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
 import { CredentialDescription, CredentialName, credentialResponseHead } from '../credentials.schemas.ts'
 
-export const GIT_PROVIDERS = ['BITBUCKET', 'GITHUB', 'GITLAB'] as const
-export type GitProvider = (typeof GIT_PROVIDERS)[number]
+export { GIT_PROVIDERS, type GitProvider }
 export const GitProviderEnum = Type.Unsafe<GitProvider>({ type: 'string', enum: [...GIT_PROVIDERS], title: 'GitProviderEnum' })
 
 export const GitTokenRequest = Type.Object(
