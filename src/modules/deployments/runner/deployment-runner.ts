@@ -264,34 +264,19 @@ export function createDeploymentRunner(deps: {
     try {
       if (stored.cancelRequested || run.actionStatus === 'CANCELING') stop(CANCEL)
       else {
-        // What the run deploys is read while its start is written.
-        const loading = span('snapshot', () => Promise.all([executorFor(run.environmentId), runs.snapshots(run.id)]))
-        loading.catch(() => {})
+        const [executor, snapshots] = await span('snapshot', () => Promise.all([executorFor(run.environmentId), runs.snapshots(run.id)]))
         const action = run.triggerAction
-        // A queued run starts with its first stage, in one write: each write is a round of the
-        // history's transaction before anything is deployed.
-        let starting = run.actionStatus === 'QUEUED'
-        const started = (current: DeploymentRun) => (starting ? startRun(current, now()) : current)
-        if (starting)
+        if (run.actionStatus === 'QUEUED') {
           writeLog(null, null, 'start', `${action.toLowerCase()} of ${run.progress.stages.length} stage(s) triggered by ${run.triggeredBy}`)
-        const stages = run.progress.stages
-        for (const [index, stage] of stages.entries()) {
+          await apply((current) => startRun(current, now()))
+        }
+        for (const [index, stage] of run.progress.stages.entries()) {
           // Done in a resumed run, or left with nothing to run.
           if (stage.status === 'DONE' || stage.status === 'SKIPPED') continue
           signal.throwIfAborted()
           writeLog(null, stage.name, 'stage', `stage ${stage.name} started`)
-          await apply((current) => startStage(started(current), index, now()))
-          starting = false
-          const [executor, snapshots] = await loading
+          await apply((current) => startStage(current, index, now()))
           const services = run.progress.stages[index]!.services.filter((service) => service.phase === 'ONGOING')
-          // The last service of the stage to end ends the stage, and the run after its last stage,
-          // in the same write: DEPLOYED is said as soon as the last service is.
-          const lastStage = stages.every((later, laterIndex) => laterIndex <= index || later.status === 'DONE' || later.status === 'SKIPPED')
-          const endStage = (current: DeploymentRun) => {
-            const ended = finishStage(current, index, now())
-            return lastStage && !isFinished(ended) ? succeedRun(ended, now()) : ended
-          }
-          let running = services.length
           await Promise.all(
             services.map(async (service) => {
               const snapshot = snapshots.get(service.id)
@@ -316,17 +301,13 @@ export function createDeploymentRunner(deps: {
               )
               if (outcome.output && typeof runs.keepOutput === 'function') await runs.keepOutput(service.id, run.id, outcome.output)
               const { output: _output, ...finished } = outcome
-              const last = --running === 0
-              await apply((current) => {
-                const done = finishService(current, service.id, finished, now())
-                return last ? endStage(done) : done
-              })
+              await apply((current) => finishService(current, service.id, finished, now()))
             }),
           )
-          if (services.length === 0) await apply(endStage)
+          await apply((current) => finishStage(current, index, now()))
           if (isFinished(run)) break
         }
-        if (!isFinished(run)) await apply((current) => succeedRun(started(current), now()))
+        if (!isFinished(run)) await apply((current) => succeedRun(current, now()))
       }
     } catch (error) {
       if (!signal.aborted) {
