@@ -332,4 +332,60 @@ describe('cluster logs, DNS provider, upgrade, token', () => {
       await rm(dir, { recursive: true, force: true })
     }
   })
+
+  it("shows an organization only its own hosts' lines of the shared front door's log", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'berth-front-door-log-'))
+    try {
+      const domain = 'apps.berth.test'
+      const ours = await f.environmentWithTokens()
+      const theirs = await f.environmentWithTokens()
+      const own = await f.containerService(ours.environment.id)
+      const other = await f.containerService(theirs.environment.id)
+      const label = (id: string) => `z${id.replaceAll('-', '').slice(0, 8)}`
+      await t.db
+        .insertInto('customDomains')
+        .values({ organizationId: ours.organization.id, serviceId: own.id, domain: 'shop.example.com', generateCertificate: true, useCdn: false })
+        .execute()
+      const now = Date.now() / 1000
+      const lines = [
+        { level: 'info', ts: now - 6, msg: 'serving initial configuration' },
+        { level: 'error', ts: now - 5, logger: 'http.log.error', msg: 'ours down', request: { host: `${label(own.id)}.${domain}`, uri: '/a' } },
+        { level: 'error', ts: now - 4, logger: 'http.log.error', msg: 'theirs down', request: { host: `${label(other.id)}.${domain}:443`, uri: '/secret-path' } },
+        { level: 'error', ts: now - 3, logger: 'tls.obtain', msg: 'ours port', identifier: `p8080-${label(own.id)}.${domain}` },
+        { level: 'info', ts: now - 2, logger: 'tls', msg: 'mixed', domains: [`${label(own.id)}.${domain}`, `${label(other.id)}.${domain}`] },
+        { level: 'error', ts: now - 1, logger: 'http.log.error', msg: 'ours custom', request: { host: 'shop.example.com' } },
+      ]
+      const file = path.join(dir, 'caddy.log')
+      await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\ngoroutine 1 [running]: ${label(other.id)}.${domain}\n`)
+      const cluster = await f.cluster(ours.organization.id, { executor: 'DOCKER' })
+      const db = withClusterLockTables(t.db)
+      const admin = createClusterAdminService({
+        db,
+        operations: {
+          requireCluster: async () => await db.selectFrom('clusters').selectAll().where('id', '=', cluster.id).executeTakeFirstOrThrow(),
+          engineOf: () => ({ kind: 'DOCKER' }),
+        },
+        logs: clusterLogs(db),
+        engines: {} as never,
+        secrets: {} as never,
+        actorName: async () => 'test',
+        appsDomain: domain,
+        frontDoorLogFile: file,
+      })
+      const answer = JSON.parse(
+        await admin.queryLogs({} as never, cluster.id, {
+          ...parseLogQuery('{component="front-door"}'),
+          start: undefined,
+          end: undefined,
+          limit: 100,
+          direction: 'forward',
+        }),
+      )
+      const seen: string[] = answer.data.result[0].values.map((value: [string, string]) => JSON.parse(value[1]).msg)
+      assert.deepEqual(seen, ['serving initial configuration', 'ours down', 'ours port', 'ours custom'])
+      assert.doesNotMatch(answer.data.result[0].values.map((value: [string, string]) => value[1]).join('\n'), new RegExp(label(other.id)))
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
 })

@@ -4,14 +4,14 @@ import { type Selectable, sql } from 'kysely'
 import { parse } from 'yaml'
 import type { ClusterRow } from '#src/modules/environments/clusters.repository.ts'
 import { BUILTIN_CHART } from '#src/modules/executors/kubernetes/builtin-chart-values.ts'
-import { SIMULATED_LINK_DOMAIN } from '#src/modules/executors/public-hosts.ts'
+import { defaultPortHost, SIMULATED_LINK_DOMAIN } from '#src/modules/executors/public-hosts.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { AppError, type FieldError, notFound } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { INGRESS_SETTINGS } from './cluster-advanced-settings.ts'
 import type { ClusterEngine, ClusterEngines } from './cluster-engines.ts'
 import type { ClusterDnsProvidersTable, ClusterLocksDb } from './cluster-locks.tables.ts'
-import { type ClusterLogLine, type ClusterLogs, frontDoorLines, type LogQuery, MAX_LOG_LINES } from './cluster-logs.ts'
+import { type ClusterLogLine, type ClusterLogs, frontDoorLines, type LogQuery, MAX_LOG_LINES, organizationFrontDoorLines } from './cluster-logs.ts'
 import type { ClusterOperationsService } from './cluster-operations.service.ts'
 
 // A cluster's logs, DNS provider, upgrade, token and installation values (docs/clusters.md, "Logs,
@@ -112,6 +112,21 @@ export function createClusterAdminService({ db, operations, logs, engines, secre
     return engine.kind === 'DOCKER' && appsDomain ? appsDomain : SIMULATED_LINK_DOMAIN
   }
 
+  /**
+   * Whether a host is one of the organization's on the front door: a name of one of its services
+   * under the apps domain (`z…` or `p{port}-z…`, public-hosts.ts) or one of its services' custom
+   * domains (a wildcard one covering its subdomains).
+   */
+  async function organizationHosts(organizationId: string, domain: string): Promise<(host: string) => boolean> {
+    const services = await db.selectFrom('services').select('id').where('organizationId', '=', organizationId).execute()
+    const names = new Set(services.map((service) => defaultPortHost(service.id, domain).toLowerCase()))
+    const custom = await db.selectFrom('customDomains').select('domain').where('organizationId', '=', organizationId).execute()
+    const exact = new Set(custom.map((row) => row.domain.toLowerCase()))
+    const wildcards = [...exact].filter((name) => name.startsWith('*.')).map((name) => name.slice(1))
+    return (host) =>
+      names.has(host.replace(/^p\d+-/, '')) || exact.has(host) || wildcards.some((suffix) => host.endsWith(suffix) && !host.slice(0, -suffix.length).includes('.'))
+  }
+
   const dnsView = (row: Selectable<ClusterDnsProvidersTable> | undefined, domain: string): DnsProviderView => {
     if (!row || row.provider === 'QOVERY') return { provider: 'QOVERY', domain }
     if (row.provider === 'CLOUDFLARE') return { provider: 'CLOUDFLARE', domain: row.domain, email: row.email ?? '', proxied: row.proxied ?? false }
@@ -161,8 +176,10 @@ export function createClusterAdminService({ db, operations, logs, engines, secre
       const streams: { component: string; lines: { at: Date; line: string }[] }[] = []
       if (wanted('cluster'))
         streams.push({ component: 'cluster', lines: (await logs.list(cluster.id)).map((line) => ({ at: line.createdAt, line: lokiLine(line) })) })
-      if (wanted('front-door') && engine.kind === 'DOCKER' && frontDoorLogFile)
-        streams.push({ component: 'front-door', lines: await frontDoorLines(frontDoorLogFile) })
+      if (wanted('front-door') && engine.kind === 'DOCKER' && frontDoorLogFile) {
+        const isOwnHost = await organizationHosts(cluster.organizationId, servedDomain(cluster, engine))
+        streams.push({ component: 'front-door', lines: organizationFrontDoorLines(await frontDoorLines(frontDoorLogFile), isOwnHost) })
+      }
       const kept = (at: Date, line: string) =>
         (!query.start || at >= query.start) &&
         (!query.end || at <= query.end) &&

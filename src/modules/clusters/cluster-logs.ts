@@ -114,6 +114,41 @@ export async function frontDoorLines(file: string): Promise<{ at: Date; line: st
   }
 }
 
+/** The fields Caddy names a host in: a request's `host`, a handshake's `server_name`, a certificate's `identifier(s)`, `subjects`, `domains`. */
+const HOST_FIELDS = new Set(['host', 'server_name', 'sni', 'identifier', 'identifiers', 'subjects', 'names', 'domain', 'domains'])
+
+/** A host name without its port (`a.example:443`, `[::1]:443`), lowercased. */
+const bareHost = (host: string) => host.toLowerCase().replace(/^\[([^\]]*)\](?::\d+)?$/, '$1').replace(/:\d+$/, '')
+
+/** The host names a Caddy log line names, wherever they sit in it; undefined when the line is not JSON. */
+export function hostsNamed(line: string): string[] | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(line)
+  } catch {
+    return undefined
+  }
+  const hosts: string[] = []
+  const walk = (value: unknown, key: string | undefined) => {
+    if (typeof value === 'string') {
+      if (key !== undefined && HOST_FIELDS.has(key) && value !== '') hosts.push(bareHost(value))
+    } else if (Array.isArray(value)) for (const item of value) walk(item, key)
+    else if (value !== null && typeof value === 'object') for (const [field, inner] of Object.entries(value)) walk(inner, field)
+  }
+  walk(parsed, undefined)
+  return hosts
+}
+
+/**
+ * The lines of the shared front door's log one organization may read: its Caddy serves every
+ * organization's services, so a line that names a host is kept only when every host it names is
+ * one of the organization's, a line that is not JSON (a crash's trace) is dropped, and a line that
+ * names no host (Caddy starting, a configuration loaded) is kept.
+ */
+export function organizationFrontDoorLines<Line extends { line: string }>(lines: readonly Line[], isOwnHost: (host: string) => boolean): Line[] {
+  return lines.filter(({ line }) => hostsNamed(line)?.every(isOwnHost) ?? false)
+}
+
 /** A query of get-cluster-logs: the LogQL subset Berth reads. */
 export interface LogQuery {
   components: Set<string> | undefined
