@@ -350,7 +350,13 @@ describe('cluster logs, DNS provider, upgrade, token', () => {
       const lines = [
         { level: 'info', ts: now - 6, msg: 'serving initial configuration' },
         { level: 'error', ts: now - 5, logger: 'http.log.error', msg: 'ours down', request: { host: `${label(own.id)}.${domain}`, uri: '/a' } },
-        { level: 'error', ts: now - 4, logger: 'http.log.error', msg: 'theirs down', request: { host: `${label(other.id)}.${domain}:443`, uri: '/secret-path' } },
+        {
+          level: 'error',
+          ts: now - 4,
+          logger: 'http.log.error',
+          msg: 'theirs down',
+          request: { host: `${label(other.id)}.${domain}:443`, uri: '/secret-path' },
+        },
         { level: 'error', ts: now - 3, logger: 'tls.obtain', msg: 'ours port', identifier: `p8080-${label(own.id)}.${domain}` },
         { level: 'info', ts: now - 2, logger: 'tls', msg: 'mixed', domains: [`${label(own.id)}.${domain}`, `${label(other.id)}.${domain}`] },
         { level: 'error', ts: now - 1, logger: 'http.log.error', msg: 'ours custom', request: { host: 'shop.example.com' } },

@@ -124,7 +124,9 @@ export function createClusterAdminService({ db, operations, logs, engines, secre
     const exact = new Set(custom.map((row) => row.domain.toLowerCase()))
     const wildcards = [...exact].filter((name) => name.startsWith('*.')).map((name) => name.slice(1))
     return (host) =>
-      names.has(host.replace(/^p\d+-/, '')) || exact.has(host) || wildcards.some((suffix) => host.endsWith(suffix) && !host.slice(0, -suffix.length).includes('.'))
+      names.has(host.replace(/^p\d+-/, '')) ||
+      exact.has(host) ||
+      wildcards.some((suffix) => host.endsWith(suffix) && !host.slice(0, -suffix.length).includes('.'))
   }
 
   const dnsView = (row: Selectable<ClusterDnsProvidersTable> | undefined, domain: string): DnsProviderView => {

@@ -118,7 +118,11 @@ export async function frontDoorLines(file: string): Promise<{ at: Date; line: st
 const HOST_FIELDS = new Set(['host', 'server_name', 'sni', 'identifier', 'identifiers', 'subjects', 'names', 'domain', 'domains'])
 
 /** A host name without its port (`a.example:443`, `[::1]:443`), lowercased. */
-const bareHost = (host: string) => host.toLowerCase().replace(/^\[([^\]]*)\](?::\d+)?$/, '$1').replace(/:\d+$/, '')
+const bareHost = (host: string) =>
+  host
+    .toLowerCase()
+    .replace(/^\[([^\]]*)\](?::\d+)?$/, '$1')
+    .replace(/:\d+$/, '')
 
 /** The host names a Caddy log line names, wherever they sit in it; undefined when the line is not JSON. */
 export function hostsNamed(line: string): string[] | undefined {
