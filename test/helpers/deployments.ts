@@ -189,9 +189,13 @@ export function deploymentCalls(app: FastifyInstance) {
   const entries = async (environmentId: string, authorization: string): Promise<EnvironmentEntry[]> =>
     (await environmentHistory(environmentId, authorization, { pageSize: 100 })).results
 
-  /** Waits until the environment's history (newest first, up to 100) satisfies `done`. */
+  /**
+   * Waits until the environment's history (newest first, up to 100) satisfies `done`. A deployment
+   * on a real engine (a build from git, an image pull, a readiness probe) can take tens of seconds
+   * on a loaded CI machine: the wait is long, and returns as soon as `done` holds.
+   */
   const waitForEntries = (environmentId: string, authorization: string, done: (entries: EnvironmentEntry[]) => boolean, what?: string) =>
-    until(() => entries(environmentId, authorization), done, { what: what ?? `history of environment ${environmentId}` })
+    until(() => entries(environmentId, authorization), done, { what: what ?? `history of environment ${environmentId}`, timeoutMs: 90_000 })
 
   /** Waits until every deployment of the environment has ended; returns its history, newest first. */
   const waitUntilIdle = (environmentId: string, authorization: string) =>
