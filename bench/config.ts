@@ -92,7 +92,7 @@ const DEFAULTS = {
     freshnessChanges: 3,
     pairedRounds: 2,
     pairedDurationS: 0.5,
-    dockerRounds: 2,
+    dockerRounds: 1,
     backupRounds: 1,
     backupRows: 10_000,
     // One environment of two: the trial checks the scenario runs, and CI runs it on a busy machine.

@@ -98,7 +98,7 @@ describe('a copy of the repository with nothing beside it', { concurrency: true 
 
   it('runs its benchmark in quick mode (BERTH_BENCH_QUICK=1), Prism included, and prints its report and targets without writing over bench/results', async () => {
     const measured = readFileSync(path.join(copy, 'bench', 'results', 'latest.md'), 'utf8')
-    const result = await runNode(['--import', 'tsx', 'bench/run.ts'], copy, { BERTH_BENCH_QUICK: '1', BENCH_DATABASE_URL: serverUrl }, 480_000)
+    const result = await runNode(['--import', 'tsx', 'bench/run.ts'], copy, { BERTH_BENCH_QUICK: '1', BENCH_DATABASE_URL: serverUrl }, 720_000)
     assert.equal(result.code, 0, `the benchmark failed in the copy\nstdout: ${result.stdout}\nstderr: ${result.stderr}`)
     assert.match(result.stdout, /^# Berth benchmark /m)
     assert.match(result.stdout, /^\| 6\. same route, Prism mock \| /m)
