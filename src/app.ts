@@ -111,6 +111,7 @@ import { isDatabaseUnavailable } from './platform/db/errors.ts'
 import { listen } from './platform/db/notifications.ts'
 import { registerBodyParsing } from './platform/http/body-parsing.ts'
 import { ErrorResponse } from './platform/http/common-schemas.ts'
+import { deferredCompilations, noteDeferredCompilations } from './platform/http/compile-on-first-use.ts'
 import { registerEnumWords } from './platform/http/enum-words/enum-words.ts'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts'
 import type { CappedList } from './platform/http/lists.ts'
@@ -157,6 +158,7 @@ const trustHops = (hops: number) => (_address: string, hop: number) => hop < hop
 
 /** Builds the whole API as a Fastify instance, without listening. */
 export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, onDeploymentQueued, frontDoor }: AppDeps): Promise<FastifyInstance> {
+  const deferred = deferredCompilations()
   const app = Fastify({
     loggerInstance: logger ?? createLogger(config.log.level),
     genReqId: requestId,
@@ -167,10 +169,11 @@ export async function buildApp({ config, db, secrets, logger, oidcCooldownMs, on
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // Clients leave the load balancer's connections open; do not keep shutdown waiting on them.
     forceCloseConnections: 'idle',
-    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers(deferred) } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  registerValidation(app)
+  noteDeferredCompilations(app, deferred)
+  registerValidation(app, deferred)
   // Before any route: every route's enums take either document's words (docs/enum-words.md).
   registerEnumWords(app, config.http.enumWords)
   registerErrorHandling(app)

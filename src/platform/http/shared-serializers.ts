@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { FastifyServerOptions } from 'fastify'
+import type { DeferredCompilations } from './compile-on-first-use.ts'
 
 /** What Fastify's `schemaController.compilersFactory.buildSerializer` option takes. */
 type BuildSerializer = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']>
@@ -22,20 +23,21 @@ const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringi
  * JSON; TypeBox's symbol keys do not change what fast-json-stringify writes) together with the
  * shared schemas they may refer to and the options.
  */
-export function sharedSerializers(): BuildSerializer {
+export function sharedSerializers(deferred: DeferredCompilations): BuildSerializer {
   const build = fastifyCompiler.SerializerSelector()
   const compiled = new Map<string, Serializer>()
   return (externalSchemas, serializerOptions) => {
     const compile = build(externalSchemas, serializerOptions)
     const context = fingerprint([externalSchemas, serializerOptions ?? null])
+    // Each compiles on its first use (compile-on-first-use.ts): a process sends few of them.
     return (route) => {
-      const key = `${context} ${fingerprint(route.schema)}`
-      let serializer = compiled.get(key)
-      if (!serializer) {
-        serializer = compile(route)
+      const compiledNow = deferred.defer(() => {
+        const key = `${context} ${fingerprint(route.schema)}`
+        const serializer = compiled.get(key) ?? compile(route)
         compiled.set(key, serializer)
-      }
-      return serializer
+        return serializer
+      })
+      return ((data: unknown) => compiledNow()(data)) as Serializer
     }
   }
 }

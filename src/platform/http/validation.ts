@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
 import { unstorablePointer } from '../db/storable-text.ts'
+import type { DeferredCompilations } from './compile-on-first-use.ts'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
@@ -62,12 +63,31 @@ function refusingUnstorable(validate: ValidateFunction) {
   return check
 }
 
+/** What Fastify calls to validate a request part: a compiled Ajv function, or one that wraps it. */
+type Validator = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => boolean) & Pick<ValidateFunction, 'errors' | 'schemaEnv'>
+
+/** A validator compiled on its first use (compile-on-first-use.ts). */
+function onFirstUse(compiledNow: () => Validator): Validator {
+  const check = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    const validate = compiledNow()
+    const valid = validate(data, context)
+    check.errors = validate.errors
+    return valid
+  }) as Validator
+  check.errors = null
+  // Fastify reads schemaEnv to hand Ajv a root value's parent (so that it can coerce it).
+  Object.defineProperty(check, 'schemaEnv', { get: () => compiledNow().schemaEnv })
+  return check
+}
+
 /**
  * Bodies are validated strictly (a string is not a number), while path and query values, which
  * are always text on the wire, are coerced to the declared types (and may not hold what PostgreSQL cannot take).
  */
-export function registerValidation(app: FastifyInstance): void {
+export function registerValidation(app: FastifyInstance, deferred: DeferredCompilations): void {
   const strict = build({ coerceTypes: false })
   const coercing = build({ coerceTypes: 'array' })
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : refusingUnstorable(coercing.compile(schema))))
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    onFirstUse(deferred.defer(() => (httpPart === 'body' ? strict.compile(schema) : refusingUnstorable(coercing.compile(schema))))),
+  )
 }
