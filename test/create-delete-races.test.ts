@@ -63,7 +63,7 @@ describe('creates and deletes racing each other', () => {
       ])
       expectStatuses('the delete', deleted!, [204])
       // A create answered before the delete (or a token that was deleted first: 401) or after it (404).
-      for (const res of creates) expectStatuses('a create', res, [200, 201, 401, 404])
+      for (const res of creates) expectStatuses(`a create (${res.raw.req.method} ${res.raw.req.url})`, res, [200, 201, 401, 404])
       for (const table of ['projects', 'environments', 'gitTokens', 'helmRepositories', 'apiTokens', 'clusters'] as const) {
         assert.equal(await remaining(table, organization.id), 0, `${table} left behind`)
       }

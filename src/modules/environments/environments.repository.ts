@@ -32,15 +32,22 @@ export function createEnvironmentsRepository(db: Db) {
         .execute()
     },
 
-    /** One statement: read in a second one, an environment deleted in between would be missing from its own create. */
+    /**
+     * One statement: read in a second one, an environment deleted in between would be missing from
+     * its own create. Its foreign keys' checks lock the project and then the organization, the other
+     * order from an organization delete's: PostgreSQL may abort it as a deadlock's victim, and it
+     * runs again (then finding the project gone, if the delete won).
+     */
     insert(values: Insertable<EnvironmentsTable>): Promise<EnvironmentRecord> {
-      return db
-        .with('e', (cte) => cte.insertInto('environments').values(values).returningAll())
-        .selectFrom('e')
-        .innerJoin('clusters as c', 'c.id', 'e.clusterId')
-        .selectAll('e')
-        .select(['c.name as clusterName', 'c.cloudProvider as clusterCloudProvider', 'c.region as clusterRegion'])
-        .executeTakeFirstOrThrow()
+      return retryTransactionConflicts(() =>
+        db
+          .with('e', (cte) => cte.insertInto('environments').values(values).returningAll())
+          .selectFrom('e')
+          .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+          .selectAll('e')
+          .select(['c.name as clusterName', 'c.cloudProvider as clusterCloudProvider', 'c.region as clusterRegion'])
+          .executeTakeFirstOrThrow(),
+      )
     },
 
     async update(organizationId: string, environmentId: string, changes: EnvironmentChanges): Promise<EnvironmentRecord | undefined> {
