@@ -462,8 +462,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     findEnvironment: createEnvironmentsRepository(db).findById,
     clonePreview: clones.clonePreview,
     commitOverrides,
-    deployPreview: deployments.deployPreview,
-    deletePreviewEnvironment: deployments.deletePreviewEnvironment,
+    triggers: deployments,
     requireEnvironment: environments.requireEnvironment,
     requireOrganizationRole: organizations.requireRole,
     actorName,
@@ -478,7 +477,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listPushTargets: servicesRepo.listPushTargets,
     commitOverrides,
     deployedBy: deploymentRestrictions.deployedBy,
-    deployPushed: deployments.deployPushed,
+    triggers: deployments,
     pullRequest: previews.pullRequest,
   })
   const cronSchedules = createCronSchedulesRepository(db)

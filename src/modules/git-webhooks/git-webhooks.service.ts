@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { Selected } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
+import type { DeploymentTriggers, Selected } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
 import { repositoryKey } from '#src/modules/services/push-targets.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
@@ -29,8 +29,8 @@ export interface GitWebhooksDeps {
    * known) deploys, by their deployment restrictions (deployment restrictions' `deployedBy`).
    */
   deployedBy(serviceIds: readonly string[], changedPaths: readonly string[] | undefined): Promise<Set<string>>
-  /** Queues the deployments of a push (deployment triggers' `deployPushed`). */
-  deployPushed(organizationId: string, selected: Selected[], pusher: string): Promise<DeploymentRun[]>
+  /** What queues the deployments of a push (`deployPushed`). */
+  triggers: Pick<DeploymentTriggers, 'deployPushed'>
   /** What a pull request's event does to previews (previews' `pullRequest`); absent: pull requests are ignored. */
   pullRequest?(organizationId: string, pullRequest: PullRequestEvent): Promise<{ runs: DeploymentRun[]; deleted: string[]; reason: string | null }>
   /** How long delivery ids are remembered, in days. */
@@ -249,7 +249,7 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
       try {
         const { selected, restricted } = await targetsOf(organizationId, pushes)
         // One delivery is one person's push, whatever branches it moved.
-        const runs = selected.length === 0 ? [] : await deps.deployPushed(organizationId, selected, pushes[0]!.pusher)
+        const runs = selected.length === 0 ? [] : await deps.triggers.deployPushed(organizationId, selected, pushes[0]!.pusher)
         const deployments = runs.map((run) => ({
           executionId: run.id,
           environmentId: run.environmentId,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Selected } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
+import type { DeploymentTriggers, Selected } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
 import type { PullRequestEvent } from '#src/modules/git-webhooks/pull-request-events.ts'
@@ -7,7 +7,6 @@ import { repositoryKey } from '#src/modules/services/push-targets.ts'
 import type { ServiceKinds, ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, type Role } from '#src/platform/auth/roles.ts'
-import type { Origin } from '#src/platform/deployment-states.ts'
 import { AppError } from '#src/platform/http/errors.ts'
 import type { PreviewDetails, PreviewKey, PreviewRow, PreviewsRepository } from './previews.repository.ts'
 
@@ -26,10 +25,8 @@ export interface PreviewsDeps {
   clonePreview(sourceEnvironmentId: string, name: string, adjust?: (service: ServiceRecord) => ServiceRecord): Promise<EnvironmentRecord>
   /** What a deploy of `commit` asks of `service` (its deploy request's `git_commit_id`, and what its kind adds for a push). */
   commitOverrides(service: ServiceRecord, commit: string): object
-  /** deployment triggers' deployPreview. */
-  deployPreview(organizationId: string, selected: Selected[], triggeredBy: string, origin: Origin): Promise<DeploymentRun[]>
-  /** deployment triggers' deletePreviewEnvironment. */
-  deletePreviewEnvironment(environment: { id: string; organizationId: string }, triggeredBy: string): Promise<void>
+  /** What queues a preview's deployment and its deletion. */
+  triggers: Pick<DeploymentTriggers, 'deployPreview' | 'deletePreviewEnvironment'>
   requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: EnvironmentRecord }>
   requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<{ role: Role; customRoleId: string | null }>
   actorName(principal: Principal): Promise<string>
@@ -133,7 +130,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
       await repo.clearPushTargets(preview.id)
       if (!(await repo.attach(claim.id, preview.id))) {
         // Closed while it was being made: it goes at once.
-        await deps.deletePreviewEnvironment(preview, 'the pull request closed while its preview was made')
+        await deps.triggers.deletePreviewEnvironment(preview, 'the pull request closed while its preview was made')
         return undefined
       }
       return preview
@@ -159,7 +156,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
     const organizationId = selected[0]?.service.organizationId
     if (organizationId === undefined) return []
     try {
-      return await deps.deployPreview(organizationId, selected, triggeredBy, 'GIT')
+      return await deps.triggers.deployPreview(organizationId, selected, triggeredBy, 'GIT')
     } catch (error) {
       await repo.forgetHead(previewId)
       throw error
@@ -222,7 +219,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
   async function deletePreview(row: PreviewRow, why: string): Promise<string | undefined> {
     await repo.remove(row.id)
     if (row.environmentId === null) return undefined
-    await deps.deletePreviewEnvironment({ id: row.environmentId, organizationId: row.organizationId }, why)
+    await deps.triggers.deletePreviewEnvironment({ id: row.environmentId, organizationId: row.organizationId }, why)
     return row.environmentId
   }
 
@@ -303,7 +300,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
         const selected = (await deps.listServices(organizationId, preview.id))
           .filter((service) => !service.deploymentSkipped)
           .map((service) => ({ service, overrides: {} }))
-        runs.push(...(await deps.deployPreview(organizationId, selected, triggeredBy, 'API')))
+        runs.push(...(await deps.triggers.deployPreview(organizationId, selected, triggeredBy, 'API')))
       }
       if (denied > 0 && allowed === 0) throw new AppError('forbidden', 'previews need the DEPLOY role on the environments they clone')
       return runs

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { StatusRecord } from '#src/modules/deployments/api/triggers/deployment-statuses.ts'
-import type { DeploymentTriggersService } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
+import type { DeploymentTriggers } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { hasRole, type Role } from '#src/platform/auth/roles.ts'
 import type { Db } from '#src/platform/db/database.ts'
@@ -15,7 +15,7 @@ export type ImageKind = 'CONTAINER' | 'JOB'
 
 interface Deps {
   db: Db
-  deployments: Pick<DeploymentTriggersService, 'deployService'>
+  deployments: Pick<DeploymentTriggers, 'deployService'>
   requireAccess(principal: Principal, organizationId: string, needed: Role): Promise<Role>
   /** Undefined unless the principal holds a custom role, which grants per environment. */
   visibility(principal: Principal, organizationId: string): Promise<unknown>

@@ -3,7 +3,7 @@ import { historyPageQuery } from '#src/modules/deployments/api/history/history-p
 import type { LogLine } from '#src/modules/deployments/api/logs/deployment-logs.repository.ts'
 import type { DeploymentLogsService } from '#src/modules/deployments/api/logs/deployment-logs.service.ts'
 import type { StatusRecord } from '#src/modules/deployments/api/triggers/deployment-statuses.ts'
-import type { DeploymentTriggersService } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
+import type { DeploymentTriggers } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
@@ -15,7 +15,7 @@ import { stableUuid } from '#src/platform/stable-uuid.ts'
 // deployments module already keeps (statuses, the V2 history, the log lines).
 
 export interface ServiceViewsDeps {
-  deployments: Pick<DeploymentTriggersService, 'getEnvironmentStatuses' | 'triggerSelected'>
+  deployments: Pick<DeploymentTriggers, 'getEnvironmentStatuses' | 'triggerSelected'>
   history: Pick<DeploymentHistoryService, 'servicePage'>
   logs: Pick<DeploymentLogsService, 'last'>
   findRun(executionId: string): Promise<DeploymentRun | undefined>

@@ -8,7 +8,7 @@ import { Enum, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse, listBody } from '#src/platform/http/lists.ts'
 import type { DeploymentRun, ServiceProgress } from '../../queue/deployment-progress.ts'
 import { familyOf, serviceStatus } from '../../queue/deployment-progress.ts'
-import type { DeploymentTriggersService } from './deployment-triggers.service.ts'
+import type { DeploymentTriggers } from './deployment-triggers.service.ts'
 
 // The deployment queue: what each environment (or service) has queued or running, oldest first,
 // and the cancel of one request.
@@ -79,7 +79,7 @@ const toQueuedRequest = (run: DeploymentRun) => ({
   })),
 })
 
-export function deploymentQueueRoutes(deployments: DeploymentTriggersService): FastifyPluginAsyncTypebox {
+export function deploymentQueueRoutes(deployments: DeploymentTriggers): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/environment/:environmentId/deploymentQueue',

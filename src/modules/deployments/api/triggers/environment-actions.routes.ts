@@ -6,12 +6,12 @@ import { EnvironmentStatus, Status } from '#src/platform/deployment-status.schem
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { conflictResponse } from '#src/platform/http/common-schemas.ts'
 import { CancelRequest, DryRunQuery } from '../../deployments.schemas.ts'
-import type { DeploymentTriggersService } from './deployment-triggers.service.ts'
+import type { DeploymentTriggers } from './deployment-triggers.service.ts'
 import { toEnvironmentStatusResponse, toStatusResponse } from './triggers.wire.ts'
 
 const QUEUES = 'Needs the DEPLOY role. The deployment is queued behind those of the environment already queued or running, and runs when they end.'
 
-export function environmentActionsRoutes(deployments: DeploymentTriggersService): FastifyPluginAsyncTypebox {
+export function environmentActionsRoutes(deployments: DeploymentTriggers): FastifyPluginAsyncTypebox {
   return async (app) => {
     const environmentTags = ['Environment Actions']
 

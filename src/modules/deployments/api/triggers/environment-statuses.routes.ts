@@ -7,7 +7,7 @@ import { type ServiceType, STAGE_STATUSES } from '#src/platform/deployment-state
 import { EnvironmentStatus, Status } from '#src/platform/deployment-status.schemas.ts'
 import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import type { StatusRecord } from './deployment-statuses.ts'
-import type { DeploymentTriggersService } from './deployment-triggers.service.ts'
+import type { DeploymentTriggers } from './deployment-triggers.service.ts'
 import { toEnvironmentStatusResponse, toStatusResponse } from './triggers.wire.ts'
 
 /** The reference's members of a status list, each required even while Berth has no service of that kind. */
@@ -52,7 +52,7 @@ function grouped(kinds: readonly KindRoutes[], statuses: { service: ServiceSumma
   return groups
 }
 
-export function environmentStatusesRoutes(deployments: DeploymentTriggersService, kinds: readonly KindRoutes[]): FastifyPluginAsyncTypebox {
+export function environmentStatusesRoutes(deployments: DeploymentTriggers, kinds: readonly KindRoutes[]): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['Environment Main Calls']
 

@@ -4,7 +4,7 @@ import { EnvironmentParams } from '#src/modules/environments/environments.schema
 import type { KindRoutes } from '#src/modules/services/kind-routes.ts'
 import { Status } from '#src/platform/deployment-status.schemas.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
-import type { DeploymentTriggersService } from './deployment-triggers.service.ts'
+import type { DeploymentTriggers } from './deployment-triggers.service.ts'
 import { toStatusResponse } from './triggers.wire.ts'
 
 // Berth extension: going back to what an earlier deployment ran (the reference has no place for
@@ -28,7 +28,7 @@ const WHAT_IS_RESTORED =
   'An execution that is not a successful deploy or redeploy of it is a 400 at `/execution_id`.'
 
 /** `POST /{kind}/{id}/rollback` of one kind's services. */
-export function serviceRollbackRoutes(kind: KindRoutes, triggers: DeploymentTriggersService): FastifyPluginAsyncTypebox {
+export function serviceRollbackRoutes(kind: KindRoutes, triggers: DeploymentTriggers): FastifyPluginAsyncTypebox {
   const Params = Type.Object({ [kind.param]: Uuid })
   const lower = kind.name.toLowerCase()
   return async (app) => {
@@ -55,7 +55,7 @@ export function serviceRollbackRoutes(kind: KindRoutes, triggers: DeploymentTrig
 }
 
 /** `POST /environment/{environmentId}/rollback`. */
-export function environmentRollbackRoutes(triggers: DeploymentTriggersService): FastifyPluginAsyncTypebox {
+export function environmentRollbackRoutes(triggers: DeploymentTriggers): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/environment/:environmentId/rollback',

@@ -6,7 +6,7 @@ import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { EnvironmentStatus, Status } from '#src/platform/deployment-status.schemas.ts'
 import { emptyBodyAsObject } from '#src/platform/http/body-parsing.ts'
 import { conflictResponse, Uuid } from '#src/platform/http/common-schemas.ts'
-import type { DeploymentTriggersService, SelectionItem } from './deployment-triggers.service.ts'
+import type { DeploymentTriggers, SelectionItem } from './deployment-triggers.service.ts'
 import { toEnvironmentStatusResponse, toStatusResponse } from './triggers.wire.ts'
 
 // The bulk actions of the reference's "Environment Actions" that the CLI uses for every service
@@ -75,7 +75,7 @@ function deployItems(body: Record<string, unknown[] | undefined>, kinds: readonl
 
 const QUEUES = 'Needs the DEPLOY role. One deployment of the selected services is queued behind those of the environment already queued or running.'
 
-export function selectedServicesRoutes(deployments: DeploymentTriggersService, kinds: readonly KindRoutes[]): FastifyPluginAsyncTypebox {
+export function selectedServicesRoutes(deployments: DeploymentTriggers, kinds: readonly KindRoutes[]): FastifyPluginAsyncTypebox {
   const DeployAllRequest = deployAllRequest(kinds)
   const ServiceIdsRequest = serviceIdsRequest(kinds)
   const RebootServicesRequest = rebootServicesRequest(kinds)

@@ -8,7 +8,7 @@ import { DRY_RUN_PROPERTIES, DryRunQuery, HistoryQuery, ServiceHistoryPage } fro
 import { HISTORY_DESCRIPTION, HISTORY_ETAG_HEADER, NOT_MODIFIED, sendHistoryPage } from '../history/deployment-history.routes.ts'
 import type { DeploymentHistoryService } from '../history/deployment-history.service.ts'
 import { historyPageQuery } from '../history/history-pages.ts'
-import type { DeploymentTriggersService } from './deployment-triggers.service.ts'
+import type { DeploymentTriggers } from './deployment-triggers.service.ts'
 import { toStatusResponse } from './triggers.wire.ts'
 
 const QUEUES = 'Needs the DEPLOY role. The deployment is queued behind those of the environment already queued or running, and runs when they end.'
@@ -25,7 +25,7 @@ export interface StatusExtension {
 /** Deploy, redeploy, stop (and uninstall), status and history of one kind's services: written once for every kind. */
 export function serviceActionsRoutes(
   kind: KindRoutes,
-  triggers: DeploymentTriggersService,
+  triggers: DeploymentTriggers,
   history: DeploymentHistoryService,
   statusExtension?: StatusExtension,
 ): FastifyPluginAsyncTypebox {

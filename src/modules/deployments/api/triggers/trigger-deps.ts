@@ -1,0 +1,85 @@
+import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { RequireService } from '#src/modules/services/require-service.ts'
+import type { DeploymentLookups, ServiceKinds, ServiceRecord, ServiceSnapshot, ServiceSummary } from '#src/modules/services/service-kinds.ts'
+import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
+import type { Principal } from '#src/platform/auth/principal.ts'
+import type { Role } from '#src/platform/auth/roles.ts'
+import type { Origin, RunnableTrigger, ServiceType } from '#src/platform/deployment-states.ts'
+import type { AppError } from '#src/platform/http/errors.ts'
+import type { EnvironmentQueue } from '../../queue/environment-queue.ts'
+import type { DeploymentHistoryRepository } from '../history/deployment-history.repository.ts'
+import type { DeploymentStatuses } from './deployment-statuses.ts'
+import type { RestorableSnapshotsRepository } from './restorable-snapshots.repository.ts'
+
+// What the deployment triggers are handed by the wiring, and the shapes of the runs they queue.
+
+export interface DeploymentTriggersDeps {
+  queues: EnvironmentQueue
+  history: DeploymentHistoryRepository
+  /** The snapshots of earlier successful deployments, which a rollback deploys again. */
+  restorable: RestorableSnapshotsRepository
+  statuses: DeploymentStatuses
+  kinds: ServiceKinds
+  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
+  requireService: RequireService
+  /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
+  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
+  /** The project's environments the principal sees (`environments.list`: a custom role's holder, those of its modes). */
+  listEnvironments(principal: Principal, projectId: string): Promise<{ rows: { id: string; organizationId: string }[] }>
+  /** The environment's services with their configurations: for triggers, which snapshot them. */
+  listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
+  /** The environment's services without their configurations: for statuses. */
+  listServiceSummaries(organizationId: string, environmentId: string): Promise<ServiceSummary[]>
+  /** The environment's deployment stages, in deploy order. */
+  listStages(environmentId: string): Promise<{ id: string; name: string; description: string | null; position: number }[]>
+  /** What each service deploys with, resolved now: the variables it sees. */
+  resolveVariables(environmentId: string, serviceIds: string[]): Promise<Map<string, ResolvedVariables>>
+  /** What each service deploys with: every advanced setting, as of now. */
+  advancedSettings(services: { id: string; kind: string }[]): Promise<Map<string, Record<string, unknown>>>
+  /** How history names who triggered (`triggered_by`). */
+  actorName(principal: Principal): Promise<string>
+  /** Deletes an environment, without services, at once, for no principal (a preview's). */
+  deleteEnvironmentRecord?(environmentId: string): Promise<void>
+  /** Deletes an environment without services at once (`environments.delete`). */
+  deleteEmptyEnvironment(principal: Principal, environmentId: string): Promise<void>
+  /** Told when a run was queued, so that a runner of this process looks at once. */
+  onQueued(): void
+  /** BERTH_LIST_LIMIT: the most runs a deployment queue lists. */
+  listLimit?: number
+  /** What kinds consult to resolve what a deployment builds (a commit at a git provider). */
+  deploymentLookups?: DeploymentLookups
+  /** Why nothing may be queued in the environment now (its cluster is locked: docs/clusters.md), or undefined. */
+  lockRefusal?(environmentId: string): Promise<AppError | undefined>
+}
+
+/** A service a trigger deploys, with what its request asks beyond its configuration. */
+export interface Selected {
+  service: ServiceRecord
+  overrides: object
+  /**
+   * Where a bulk request named it, for errors about its overrides (`/helms/0`); absent for the one
+   * service of a service action; null when the request did not name it (an environment's deployment).
+   */
+  path?: string | null
+  /**
+   * A rollback: the snapshot of the earlier deployment `executionId` to deploy again, as it was
+   * (configuration, overrides, variables, settings, labels), instead of the service as of now.
+   */
+  restored?: { executionId: string; snapshot: ServiceSnapshot }
+}
+
+/** A service a bulk request names: its kind, its id, and where the request named it (for errors). */
+export interface SelectionItem {
+  type: ServiceType
+  id: string
+  overrides: object
+  path: string
+}
+
+/** The environment a run is queued in. */
+export type Target = { id: string; organizationId: string }
+/**
+ * What a run will do: to the whole environment or a selection (serviceId: the one service it names,
+ * else null); `origin` says what started it (API when absent).
+ */
+export type RunTarget = { serviceId: string | null; trigger: RunnableTrigger; selected: Selected[]; origin?: Origin; deletesEnvironment?: boolean }
