@@ -1,4 +1,5 @@
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
@@ -25,16 +26,7 @@ export interface VariablesDeps {
     environmentId: string,
     needed: Role,
   ): Promise<{ environment: { id: string; organizationId: string; projectId: string } }>
-  /**
-   * The services core's `requireService`, in the shape of `RequireService` (services/require-service.ts);
-   * spelled out here because services/ imports variables/ (SnapshotVariable), and no two modules import each other.
-   */
-  requireService(
-    principal: Principal,
-    serviceId: string,
-    needed: Role,
-    type?: ServiceScope,
-  ): Promise<{ service: { id: string; organizationId: string; environmentId: string; kind: string } }>
+  requireService: RequireService
 }
 
 /** A variable or secret as created. */
