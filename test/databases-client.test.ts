@@ -11,7 +11,7 @@ import {
   DatabasesApi,
   DatabaseTypeEnum,
 } from 'qovery-typescript-axios'
-import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
+import type { SnapshotVariable } from '#src/platform/snapshot-variable.ts'
 import { rejectedStatus } from './helpers/assertions.ts'
 import { createDeploymentsApp, type DeploymentsTestApp, deploymentCalls, isFinished, until } from './helpers/deployments.ts'
 import { factories } from './helpers/factories.ts'

@@ -3,6 +3,7 @@ import { parse } from 'yaml'
 import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
 import { type Checkout, CheckoutError, checkout, type GitCredentials, pathInCheckout } from '#src/modules/executors/git-checkout.ts'
 import type { GitRepository } from '#src/modules/executors/workload.ts'
+import type { ContainerRegistriesService } from '#src/modules/organization-credentials/container-registries/container-registries.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, validationFailed } from '#src/platform/http/errors.ts'
@@ -31,8 +32,8 @@ interface Deps {
   /** The organization's helm repository's URL, kind and credentials; undefined when it is not one. */
   chartRepository(organizationId: string, helmRepositoryId: string): Promise<ChartRepository | undefined>
   charts: Pick<ChartIndex, 'charts'>
-  /** The registry's tags of `imageName` (containerRegistries.listVersions, which checks READ). */
-  imageTags(principal: Principal, organizationId: string, registryId: string, imageName: string): Promise<string[]>
+  /** The organization's container registries: their images' tags (`listVersions` checks READ). */
+  containerRegistries: Pick<ContainerRegistriesService, 'listVersions'>
   allowPrivateUrls: boolean
   timeoutMs: number
 }
@@ -154,7 +155,7 @@ export function createChecksService(deps: Deps) {
       const organizationId = await organizationOf(principal, environmentId)
       let tags: string[]
       try {
-        tags = await deps.imageTags(principal, organizationId, registryId, imageName)
+        tags = (await deps.containerRegistries.listVersions(principal, organizationId, registryId, { imageName }))[0]?.versions ?? []
       } catch (error) {
         // The registry has no such image: the check found nothing; an unknown registry is the request's fault.
         if (error instanceof AppError && error.code === 'not_found' && /registry has no/.test(error.message)) tags = []

@@ -12,6 +12,17 @@ export function createClustersRepository(db: Db) {
       return db.selectFrom('clusters').selectAll().where('organizationId', '=', organizationId).where('id', '=', clusterId).executeTakeFirst()
     },
 
+    /** Whether the cluster is one of the organization's. */
+    async isClusterOf(organizationId: string, clusterId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('clusters')
+        .select('id')
+        .where('organizationId', '=', organizationId)
+        .where('id', '=', clusterId)
+        .executeTakeFirst()
+      return row !== undefined
+    },
+
     /** Whether the organization has this container registry (a cluster's image_registry_id). */
     async hasContainerRegistry(organizationId: string, registryId: string): Promise<boolean> {
       const row = await db

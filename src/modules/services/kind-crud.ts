@@ -1,5 +1,5 @@
-import type { EditHooks, KindCrudService, KindDescriptor, RecordLookups } from './kind-descriptor.ts'
-import type { ServiceRecord } from './service-kinds.ts'
+import type { AnyKindDescriptor, EditHooks, KindCrudService, KindDescriptor, RecordLookups } from './kind-descriptor.ts'
+import type { KindSchedule, ServiceRecord } from './service-kinds.ts'
 import type { ServicesService } from './services.service.ts'
 
 export function createKindCrud<Rec extends { entityTag: string }, Write>(
@@ -25,4 +25,26 @@ export function createKindCrud<Rec extends { entityTag: string }, Write>(
     },
     delete: (principal, serviceId, overrides) => core.delete(principal, kind.type, serviceId, overrides),
   }
+}
+
+export interface KindCrudsDeps extends RecordLookups {
+  /** The queue's cron schedules: a scheduled kind's edit puts its new schedule there. */
+  reschedule(serviceId: string, schedule: KindSchedule, configuration: unknown): Promise<void>
+}
+
+/** Every kind's create, read, edit and delete, made once; `kindServices` hands a kind its own. */
+export function createKindCruds(core: ServicesService, descriptors: readonly AnyKindDescriptor[], deps: KindCrudsDeps) {
+  const cruds = new Map(
+    descriptors.map((descriptor) => [
+      descriptor.kind.type,
+      createKindCrud(core, descriptor, {
+        deployedOverrides: deps.deployedOverrides,
+        reschedule: async (serviceId, configuration) => {
+          if (descriptor.kind.schedule) await deps.reschedule(serviceId, descriptor.kind.schedule, configuration)
+        },
+      }),
+    ]),
+  )
+  return <Rec, Write>(descriptor: KindDescriptor<Rec & { entityTag: string }, Write>) =>
+    cruds.get(descriptor.kind.type) as KindCrudService<Rec & { entityTag: string }, Write>
 }

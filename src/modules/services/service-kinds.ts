@@ -1,11 +1,11 @@
 import type { PlannedStep, ServiceSnapshot as SnapshotOf } from '#src/modules/executors/executor.ts'
 import type { CommitSource } from '#src/modules/git-providers/git-commits.service.ts'
 import type { GitCommit } from '#src/modules/git-providers/git-provider-adapter.ts'
-import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import type { RunnableTrigger, ServiceSubAction, ServiceType } from '#src/platform/deployment-states.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { SnapshotVariable } from '#src/platform/snapshot-variable.ts'
 import type { Settings } from './advanced-settings/advanced-settings.schemas.ts'
 
 export type { PlannedStep }

@@ -4,6 +4,12 @@ import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { UserRow, UsersRepository } from './users.repository.ts'
 
 export function createUsersService({ repo }: { repo: UsersRepository }) {
+  /** How records such as deployment history name the user: name, else email, else the issuer's subject. */
+  async function displayName(userId: string): Promise<string> {
+    const user = await repo.findById(userId)
+    return user?.name ?? user?.email ?? user?.subject ?? userId
+  }
+
   /** The calling user's own record; API tokens are not people and have none. */
   async function account(principal: Principal): Promise<UserRow> {
     if (principal.kind !== 'user') {
@@ -39,10 +45,11 @@ export function createUsersService({ repo }: { repo: UsersRepository }) {
       return updated
     },
 
-    /** How records such as deployment history name the user: name, else email, else the issuer's subject. */
-    async displayName(userId: string): Promise<string> {
-      const user = await repo.findById(userId)
-      return user?.name ?? user?.email ?? user?.subject ?? userId
+    displayName,
+
+    /** How records name who acted: an API token by its name, a user by `displayName`. */
+    async actorName(principal: Principal): Promise<string> {
+      return principal.kind === 'api_token' ? `API token ${principal.name}` : displayName(principal.userId)
     },
 
     /** A user known to this server (one that has called it with a JWT at least once). */

@@ -1,21 +1,13 @@
 import { createHash } from 'node:crypto'
-import type { SnapshotVariable as DeliveredVariable } from '#src/modules/executors/executor.ts'
 import { opener, openVariables } from '#src/modules/executors/snapshot-secrets.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { SnapshotVariable } from '#src/platform/snapshot-variable.ts'
 import type { ResolvableVariable } from './variables.repository.ts'
 import { levelOf } from './variables.types.ts'
 
 // What a service is deployed with: the variables it sees, one per key, the service's over its
 // environment's over its project's (docs/variables.md, "Variables and secrets"). Secrets stay sealed here; only
 // an executor opens them, at the moment it hands them to the service.
-
-/** A variable as a deployment snapshot keeps it: what an executor delivers, and where it came from. */
-export interface SnapshotVariable extends DeliveredVariable {
-  /** The variable that gave the value, its scope and type, as they were. */
-  variableId: string
-  scope: string
-  variableType: string
-}
 
 /** The variables a service was resolved with, and the fingerprint of the rows they came from. */
 export interface ResolvedVariables {

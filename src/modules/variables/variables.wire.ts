@@ -1,6 +1,7 @@
 import { asContractKind } from '#src/platform/http/enum-words/enum-word-pairs.ts'
+import type { ImportResult } from './variable-import.ts'
+import type { LinkInput } from './variable-links.ts'
 import type { EnvironmentVariable, Secret, VariableImport, VariableImportRequest, VariableResponse, VariableScopeWord } from './variables.schemas.ts'
-import type { ImportResult, LinkInput } from './variables.service.ts'
 import { isServiceScope, type LinkedVariable, type ParentScope, type ServiceScope, type VariableRecord } from './variables.types.ts'
 
 // Variables as the reference's responses show them. A secret's value is never among them: reads

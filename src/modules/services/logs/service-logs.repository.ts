@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
-import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
+import type { SnapshotVariable } from '#src/platform/snapshot-variable.ts'
 
 // What the service logs read from the database: the snapshot whose secrets mask an instance's
 // lines, and a job's runs' output as its deployments' logs kept it.

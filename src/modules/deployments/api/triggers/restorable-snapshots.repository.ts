@@ -1,7 +1,7 @@
 import type { ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
-import type { SnapshotVariable } from '#src/modules/variables/resolved-variables.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
+import type { SnapshotVariable } from '#src/platform/snapshot-variable.ts'
 
 // What a rollback restores: the snapshots of an earlier deployment, read from the queue's tables,
 // only of the services that deployment deployed successfully.
