@@ -288,7 +288,7 @@ describe('applications and jobs built from git on the Docker executor', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'berth-build-test-'))
     const serviceId = `timeout-${Math.random().toString(36).slice(2)}`
     try {
-      await writeFile(path.join(dir, 'Dockerfile'), 'FROM berth-test/busybox:1\nRUN echo "long step" && sleep 60\n')
+      await writeFile(path.join(dir, 'Dockerfile'), 'FROM berth-test/busybox:1\nRUN echo "long step" && sleep 120\n')
       const lines: string[] = []
       const outcome = await buildImage(
         docker,
@@ -299,13 +299,14 @@ describe('applications and jobs built from git on the Docker executor', () => {
           dockerfilePath: null,
           target: null,
           tag: `${builtImageRepository(serviceId)}:x`,
-          timeoutSeconds: 2,
+          // Long enough for a loaded engine to start the step, far shorter than the step.
+          timeoutSeconds: 15,
           allowPrivateUrls: false,
         },
         (line) => lines.push(line),
         new AbortController().signal,
       )
-      assert.deepEqual(outcome, { ok: false, message: 'the build took longer than build.timeout_max_sec (2 s) and was stopped' })
+      assert.deepEqual(outcome, { ok: false, message: 'the build took longer than build.timeout_max_sec (15 s) and was stopped' })
       assert.ok(
         lines.some((line) => line.includes('long step')),
         'the build had started its step',
