@@ -180,7 +180,7 @@ export async function startServer(env: ChildEnv = {}, options: { timeoutMs?: num
     what: 'its listening line',
     ready: (line) => LISTENING.exec(String(line.msg))?.[1],
     readyText: (line) => LISTENING_TEXT.exec(line)?.[1],
-    timeoutMs: options.timeoutMs ?? 60_000,
+    timeoutMs: options.timeoutMs ?? 120_000,
   })
   return { ...running, baseUrl }
 }
@@ -197,7 +197,7 @@ export async function startWorker(env: ChildEnv = {}, options: { timeoutMs?: num
     defaults: { BERTH_LOG_LEVEL: 'info' },
     what: `"${WORKER_RUNNING}"`,
     ready: (line) => (line.msg === WORKER_RUNNING ? String(line.runnerId) : undefined),
-    timeoutMs: options.timeoutMs ?? 60_000,
+    timeoutMs: options.timeoutMs ?? 120_000,
   })
   return { ...running, runnerId }
 }
@@ -229,7 +229,7 @@ export async function runCli(args: string[], env: ChildEnv = {}, options: { time
     child.once('error', reject)
     child.once('close', (code) => resolve(code))
   })
-  const timeoutMs = options.timeoutMs ?? 60_000
+  const timeoutMs = options.timeoutMs ?? 120_000
   try {
     const code = await withTimeout(
       closed,
