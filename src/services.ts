@@ -320,8 +320,6 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
   const servicesRepo = createServicesRepository(db)
   const stagesRepo = createDeploymentStagesRepository(db)
   const services = createServicesService({
-    // Late-bound: an installed service is deleted through the triggers, which need the services core first.
-    deleteInstalled: (principal, service, overrides) => deployments.deleteInstalledService(principal, service, overrides),
     repo: servicesRepo,
     stages: stagesRepo,
     kinds: KINDS,
@@ -495,6 +493,7 @@ function createServiceSideModules(db: Db, options: ServiceOptions, accounts: Acc
     /** The create, read, edit and delete of the services of a kind. */
     kindServices: createKindCruds(services, SERVICE_KINDS, {
       deployedOverrides: historyRepo.deployedOverrides,
+      deleteInstalled: deployments.deleteInstalledService,
       reschedule: createCronSchedulesRepository(db).reschedule,
     }),
     /** What the routes only one kind has use of other modules. */
