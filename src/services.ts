@@ -212,9 +212,7 @@ function createAccountServices(db: Db, options: ServiceOptions) {
       repo: createMembershipsRepository(db),
       users,
       members,
-      requireAdmin: (principal, organizationId) => organizations.requireRole(principal, organizationId, 'ADMIN'),
-      requireReader: (principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ'),
-      customRoleName: organizations.customRoleName,
+      organizations,
     }),
     cloudCredentials,
     ...createClustersModule(db, {
