@@ -160,13 +160,22 @@ export interface ServiceOptions {
 }
 
 /**
- * Wires every module's service over one database: the one place modules meet. Each line makes one
- * module's service and hands it the services it uses; what a module reads or decides lives in it.
+ * Wires every module's service over one database: the one place modules meet. Each phase below makes
+ * the services of one area and hands each the services it uses; what a module reads or decides lives in it.
  */
 export function createServices(db: Db, options: ServiceOptions) {
-  const { listLimit, git, outbound, secrets } = options
-  const { allowPrivateUrls } = outbound
-  const log = options.log ?? { info: () => undefined, warn: () => undefined }
+  const accounts = createAccountServices(db, options)
+  const credentials = createCredentialServices(db, options, accounts)
+  const core = createServiceCore(db, options, accounts, credentials)
+  return { ...accounts, ...credentials, ...core, ...createServiceSideModules(db, options, accounts, credentials, core) }
+}
+
+export type Services = ReturnType<typeof createServices>
+
+/** Organizations and who acts in them: users, API tokens, members, roles, groups; and their clusters. */
+function createAccountServices(db: Db, options: ServiceOptions) {
+  const { listLimit, secrets } = options
+  const { allowPrivateUrls } = options.outbound
   const organizations = createOrganizationsService({
     listLimit,
     repo: createOrganizationsRepository(db),
@@ -187,9 +196,99 @@ export function createServices(db: Db, options: ServiceOptions) {
   )
   const apiTokens = createApiTokensService({ repo: apiTokensRepo, organizations, usage: tokenUsage, cache: options.tokenCache, listLimit })
   const members = createMembersService({ repo: createMembersRepository(db), organizations, users, apiTokens, listLimit })
-  const invitations = createInvitationsService({ repo: createInvitationsRepository(db), organizations, actorName, listLimit })
-  const customRoles = createCustomRolesService({ repo: createCustomRolesRepository(db), organizations, listLimit })
-  const organizationGroups = createOrganizationGroupsService({ repo: createOrganizationGroupsRepository(db), organizations, listLimit })
+  // Issue 48: the organization's on-premise credentials, which clusters name (docs/cloud-credentials.md).
+  const cloudCredentials = createCloudCredentialsService({ db: withCloudCredentialsTables(db), organizations })
+  return {
+    organizations,
+    users,
+    tokenUsage,
+    apiTokens,
+    members,
+    invitations: createInvitationsService({ repo: createInvitationsRepository(db), organizations, actorName, listLimit }),
+    customRoles: createCustomRolesService({ repo: createCustomRolesRepository(db), organizations, listLimit }),
+    organizationGroups: createOrganizationGroupsService({ repo: createOrganizationGroupsRepository(db), organizations, listLimit }),
+    // Issue 48: an invitation accepted by its user, and ownership transfers.
+    memberships: createMembershipsService({
+      repo: createMembershipsRepository(db),
+      users,
+      members,
+      organizations,
+    }),
+    cloudCredentials,
+    ...createClustersModule(db, {
+      organizations,
+      secrets,
+      actorName,
+      onPremiseCredentialsExist: cloudCredentials.exists,
+      defaultExecutor: options.defaultExecutor,
+      kubectlPath: options.kubectlPath,
+      timeoutMs: options.git.timeoutMs,
+      allowPrivateUrls,
+      appsDomain: options.frontDoor?.appsDomain,
+      frontDoorLogFile: options.frontDoorLogFile,
+      listLimit,
+    }),
+    // Issue 45: outbound webhooks on deployments, and the audit log the database's triggers write.
+    webhooks: createWebhooksService({ repo: createWebhooksRepository(db), organizations, secrets, allowPrivateUrls, listLimit }),
+    audit: createAuditService({
+      repo: createAuditRepository(db),
+      organizations,
+      retentionDays: options.auditRetentionDays ?? 365,
+      listLimit: listLimit ?? 1000,
+    }),
+  }
+}
+
+type AccountServices = ReturnType<typeof createAccountServices>
+
+/** The organization's credentials (git tokens, helm repositories, container registries) and what is read with them. */
+function createCredentialServices(db: Db, options: ServiceOptions, { organizations }: AccountServices) {
+  const { listLimit, git, secrets } = options
+  const { allowPrivateUrls } = options.outbound
+  const gitListings = createGitListingCaches(git)
+  const gitTokens = createGitTokensService({
+    db,
+    organizations,
+    secrets,
+    gitApiUrlProblem: allowPrivateUrls ? undefined : gitApiUrlProblem,
+    onGitTokenChanged: gitListings.dropGitToken,
+    listLimit,
+  })
+  // Registry URLs follow git tokens' address rules, under the same setting (BERTH_GIT_*).
+  const registryHttp = createRegistryHttpApi({ allowPrivateUrls, timeoutMs: git.timeoutMs })
+  return {
+    gitTokens,
+    ...createGitProvidersModule({
+      requireOrganizationRole: organizations.requireRole,
+      listGitTokens: gitTokens.listGitTokens,
+      openGitToken: gitTokens.openGitToken,
+      caches: gitListings,
+      allowPrivateUrls,
+      timeoutMs: git.timeoutMs,
+    }),
+    // Issue 48: directories, variables and tfvars of a repository, read from a real clone.
+    gitRepositoryFiles: createGitRepositoryFilesService({
+      requireAccess: organizations.requireAccess,
+      hasGitToken: gitTokens.hasGitToken,
+      credentials: repositoryCredentials(db, secrets),
+      allowPrivateUrls,
+    }),
+    helmRepositories: createHelmRepositoriesService({ db, organizations, secrets, listLimit }),
+    containerRegistries: createContainerRegistriesService({ db, organizations, secrets, http: registryHttp, allowPrivateUrls, listLimit }),
+    /** Closes the connections kept open to container registries. */
+    closeContainerRegistries: () => registryHttp.close(),
+    // Issue 48: what helm repositories offer (docs/checks.md).
+    chartIndex: createChartIndex({ allowPrivateUrls, timeoutMs: git.timeoutMs, registries: registryHttp }),
+  }
+}
+
+type CredentialServices = ReturnType<typeof createCredentialServices>
+
+/** Projects, environments, the services core with what each service holds, and the deployment triggers. */
+function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountServices, credentials: CredentialServices) {
+  const { listLimit, secrets } = options
+  const { organizations } = accounts
+  const { actorName } = accounts.users
   const projects = createProjectsService({
     repo: createProjectsRepository(db),
     organizations,
@@ -200,6 +299,7 @@ export function createServices(db: Db, options: ServiceOptions) {
     listLimit,
   })
   const clustersRepo = createClustersRepository(db)
+  // Issue 48: projects' deployment rules give new environments their mode, cluster and auto-stop schedule.
   const projectDeploymentRules = createProjectDeploymentRulesService({
     repo: createProjectDeploymentRulesRepository(withDeploymentRuleTables(db)),
     requireProject: projects.requireProject,
@@ -214,55 +314,21 @@ export function createServices(db: Db, options: ServiceOptions) {
     onDeleted: (environmentId) => options.historyVersions?.forget(environmentId),
     deploymentRuleFor: environmentRuleFromProject(projectDeploymentRules, createDeploymentRulesRepository(db)),
   })
-  const gitListings = createGitListingCaches(git)
-  const gitTokens = createGitTokensService({
-    db,
-    organizations,
-    secrets,
-    gitApiUrlProblem: allowPrivateUrls ? undefined : gitApiUrlProblem,
-    onGitTokenChanged: gitListings.dropGitToken,
-    listLimit,
-  })
-  const { gitProviders, gitRepositories, gitCommits, closeGitProviders } = createGitProvidersModule({
-    requireOrganizationRole: organizations.requireRole,
-    listGitTokens: gitTokens.listGitTokens,
-    openGitToken: gitTokens.openGitToken,
-    caches: gitListings,
-    allowPrivateUrls,
-    timeoutMs: git.timeoutMs,
-  })
-  const helmRepositories = createHelmRepositoriesService({ db, organizations, secrets, listLimit })
-  // Registry URLs follow git tokens' address rules, under the same setting (BERTH_GIT_*).
-  const registryHttp = createRegistryHttpApi({ allowPrivateUrls, timeoutMs: git.timeoutMs })
-  const containerRegistries = createContainerRegistriesService({ db, organizations, secrets, http: registryHttp, allowPrivateUrls, listLimit })
-  const chartIndex = createChartIndex({ allowPrivateUrls, timeoutMs: git.timeoutMs, registries: registryHttp })
-  const checks = createChecksService({
-    requireEnvironment: environments.requireEnvironment,
-    hasGitToken: gitTokens.hasGitToken,
-    credentials: repositoryCredentials(db, secrets),
-    chartRepository: helmRepositories.chartRepositoryOf,
-    charts: chartIndex,
-    containerRegistries,
-    allowPrivateUrls,
-    // A shallow fetch takes longer than a provider's API call.
-    timeoutMs: Math.max(git.timeoutMs, 30_000),
-  })
+  const { requireEnvironment } = environments
   const servicesRepo = createServicesRepository(db)
   const stagesRepo = createDeploymentStagesRepository(db)
   const services = createServicesService({
-    // Late-bound: an installed service is deleted through the triggers, which need the services core first.
-    deleteInstalled: (principal, service, overrides) => deployments.deleteInstalledService(principal, service, overrides),
     repo: servicesRepo,
     stages: stagesRepo,
     kinds: KINDS,
     lookups: {
-      findGitToken: gitTokens.findGitToken,
-      findHelmRepository: helmRepositories.findHelmRepository,
-      findContainerRegistry: containerRegistries.findContainerRegistry,
-      findGroups: organizationGroups.findGroups,
+      findGitToken: credentials.gitTokens.findGitToken,
+      findHelmRepository: credentials.helmRepositories.findHelmRepository,
+      findContainerRegistry: credentials.containerRegistries.findContainerRegistry,
+      findGroups: accounts.organizationGroups.findGroups,
     },
     requireScopedRole: organizations.requireScoped,
-    requireEnvironment: environments.requireEnvironment,
+    requireEnvironment,
     listLimit,
     listMaxBytes: options.listMaxBytes,
     limits: options.serviceLimits,
@@ -271,65 +337,24 @@ export function createServices(db: Db, options: ServiceOptions) {
   })
   const { requireService } = services
   const advancedSettings = createAdvancedSettingsService({ repo: createAdvancedSettingsRepository(db), kinds: KINDS, requireService })
-  const customDomains = createCustomDomainsService({
-    repo: createCustomDomainsRepository(db),
-    requireService,
-    // Addresses of the server's own network count as configured under the setting that lets git providers live there.
-    dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: allowPrivateUrls },
-    onRoutesChanged: options.frontDoor ? (reason) => options.frontDoor!.sync(reason) : undefined,
-    appsDomain: options.frontDoor?.appsDomain,
-    ownHostNames: options.domainCheck?.ownHostNames,
-    findService: servicesRepo.findById,
-    certificateOf: options.frontDoor?.certificateOf,
-    validationDomainOf: validationDomainOf(SERVICE_KINDS, options.frontDoor?.appsDomain),
-  })
-  const deploymentStages = createDeploymentStagesService({
-    repo: stagesRepo,
-    requireEnvironment: environments.requireEnvironment,
-    requireScopedRole: organizations.requireScoped,
-    requireService,
-    maxStages: options.serviceLimits?.perEnvironment,
-  })
   const historyRepo = createDeploymentHistoryRepository(db)
-  const deploymentHistory = createDeploymentHistoryService({
-    history: historyRepo,
-    requireScopedRole: organizations.requireScoped,
-    requireService,
-    pageCacheBytes: options.historyCacheBytes ?? 0,
-    versions: options.historyVersions,
-  })
   const variables = createVariablesService({
     repo: createVariablesRepository(db),
     secrets,
     limits: options.variableLimits ?? DEFAULT_VARIABLE_LIMITS,
     requireScopedRole: organizations.requireScoped,
     requireProject: projects.requireProject,
-    requireEnvironment: environments.requireEnvironment,
+    requireEnvironment,
     requireService,
   })
-  // Issue 48: the organization's on-premise credentials, which clusters name (docs/cloud-credentials.md).
-  const cloudCredentials = createCloudCredentialsService({ db: withCloudCredentialsTables(db), organizations })
-  const clusters = createClustersModule(db, {
-    organizations,
-    secrets,
-    actorName,
-    onPremiseCredentialsExist: cloudCredentials.exists,
-    defaultExecutor: options.defaultExecutor,
-    kubectlPath: options.kubectlPath,
-    timeoutMs: git.timeoutMs,
-    allowPrivateUrls,
-    appsDomain: options.frontDoor?.appsDomain,
-    frontDoorLogFile: options.frontDoorLogFile,
-    listLimit,
-  })
   const deployments = createDeploymentTriggersService({
-    lockRefusal: clusters.clusterOperations.lockRefusal,
+    lockRefusal: accounts.clusterOperations.lockRefusal,
     queues: createEnvironmentQueue(db),
     history: historyRepo,
     restorable: createRestorableSnapshotsRepository(db),
     statuses: createDeploymentStatuses(historyRepo, KINDS, options.serviceRuntime?.liveStates),
     kinds: KINDS,
-    requireEnvironment: environments.requireEnvironment,
+    requireEnvironment,
     requireService,
     requireScopedRole: organizations.requireScoped,
     listEnvironments: environments.list,
@@ -344,9 +369,66 @@ export function createServices(db: Db, options: ServiceOptions) {
     onQueued: () => options.onDeploymentQueued?.(),
     listLimit,
     deploymentLookups: {
-      gitCommit: gitCommits.getCommit,
+      gitCommit: credentials.gitCommits.getCommit,
       deployedOverrides: async (serviceId) => (await historyRepo.deployedOverrides([serviceId])).get(serviceId),
     },
+  })
+  return {
+    projects,
+    projectDeploymentRules,
+    environments,
+    services,
+    advancedSettings,
+    variables,
+    deployments,
+    deploymentHistory: createDeploymentHistoryService({
+      history: historyRepo,
+      requireScopedRole: organizations.requireScoped,
+      requireService,
+      pageCacheBytes: options.historyCacheBytes ?? 0,
+      versions: options.historyVersions,
+    }),
+    deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment }),
+    deploymentRules: createDeploymentRulesService({ repo: createDeploymentRulesRepository(db), requireEnvironment }),
+    deploymentStages: createDeploymentStagesService({
+      repo: stagesRepo,
+      requireEnvironment,
+      requireScopedRole: organizations.requireScoped,
+      requireService,
+      maxStages: options.serviceLimits?.perEnvironment,
+    }),
+    /** An environment's deployment stages with their services, in order (the Terraform export's). */
+    listStages: stagesRepo.list,
+    /** An environment's services with their configurations, for callers that checked READ. */
+    listServicesOf: servicesRepo.listByEnvironment,
+  }
+}
+
+type ServiceCore = ReturnType<typeof createServiceCore>
+
+/** What builds on the services and their triggers: domains, pushes, previews, clones, kinds' own routes, views, backups, Argo CD. */
+function createServiceSideModules(db: Db, options: ServiceOptions, accounts: AccountServices, credentials: CredentialServices, core: ServiceCore) {
+  const { listLimit, secrets } = options
+  const { allowPrivateUrls } = options.outbound
+  const { organizations } = accounts
+  const { environments, services, deployments } = core
+  const { requireService } = services
+  // Reads of the services', stages' and history's tables that their modules' services do not offer.
+  const servicesRepo = createServicesRepository(db)
+  const stagesRepo = createDeploymentStagesRepository(db)
+  const historyRepo = createDeploymentHistoryRepository(db)
+  const log = options.log ?? { info: () => undefined, warn: () => undefined }
+  const customDomains = createCustomDomainsService({
+    repo: createCustomDomainsRepository(db),
+    requireService,
+    // Addresses of the server's own network count as configured under the setting that lets git providers live there.
+    dnsCheck: { timeoutMs: 3_000, servers: [], ...options.domainCheck, allowPrivateAddresses: allowPrivateUrls },
+    onRoutesChanged: options.frontDoor ? (reason) => options.frontDoor!.sync(reason) : undefined,
+    appsDomain: options.frontDoor?.appsDomain,
+    ownHostNames: options.domainCheck?.ownHostNames,
+    findService: servicesRepo.findById,
+    certificateOf: options.frontDoor?.certificateOf,
+    validationDomainOf: validationDomainOf(SERVICE_KINDS, options.frontDoor?.appsDomain),
   })
   // Deployment restrictions (issue 20): which pushes deploy a service, by the paths they changed.
   const deploymentRestrictions = createDeploymentRestrictionsService({ repo: createDeploymentRestrictionsRepository(db), requireService })
@@ -354,13 +436,13 @@ export function createServices(db: Db, options: ServiceOptions) {
     repo: createClonesRepository(db, stagesRepo),
     core: services,
     environments,
-    projects,
+    projects: core.projects,
     listServices: servicesRepo.listByEnvironment,
     findService: servicesRepo.findById,
-    listStages: stagesRepo.list,
+    listStages: core.listStages,
     findStageOf: stagesRepo.findByService,
     findEnvironment: createEnvironmentsRepository(db).findById,
-    findCluster: clustersRepo.findById,
+    findCluster: createClustersRepository(db).findById,
   })
   // Issue 36: preview environments, made by pull requests' deliveries and previewContainerEnvironments.
   const previews = createPreviewsService({
@@ -373,51 +455,42 @@ export function createServices(db: Db, options: ServiceOptions) {
     triggers: deployments,
     requireEnvironment: environments.requireEnvironment,
     requireOrganizationRole: organizations.requireRole,
-    actorName,
+    actorName: accounts.users.actorName,
     log,
     maxPerEnvironment: options.previews?.perEnvironment ?? 10,
   })
-  // Git pushes deploy (issue 19): a deploy of the pushed commit is what each kind's deploy request makes of `git_commit_id`.
-  const gitWebhooks = createGitWebhooksService({
-    repo: createGitWebhooksRepository(db),
-    secrets,
-    requireOrganizationRole: organizations.requireRole,
-    listPushTargets: servicesRepo.listPushTargets,
-    commitOverrides,
-    deployedBy: deploymentRestrictions.deployedBy,
-    triggers: deployments,
-    pullRequest: previews.pullRequest,
-  })
-  const deploymentLogs = createDeploymentLogsService({
-    repo: createDeploymentLogsRepository(db),
-    requireEnvironment: environments.requireEnvironment,
-  })
   return {
-    invitations,
-    organizationGroups,
-    customRoles,
+    customDomains,
     deploymentRestrictions,
-    organizations,
-    users,
-    gitWebhooks,
-    gitCommits,
-    members,
-    apiTokens,
-    tokenUsage,
-    projects,
-    environments,
-    gitTokens,
-    gitProviders,
-    gitRepositories,
-    closeGitProviders,
-    helmRepositories,
-    containerRegistries,
-    /** Closes the connections kept open to container registries. */
-    closeContainerRegistries: () => registryHttp.close(),
-    services,
+    clones,
+    previews,
+    // Git pushes deploy (issue 19): a deploy of the pushed commit is what each kind's deploy request makes of `git_commit_id`.
+    gitWebhooks: createGitWebhooksService({
+      repo: createGitWebhooksRepository(db),
+      secrets,
+      requireOrganizationRole: organizations.requireRole,
+      listPushTargets: servicesRepo.listPushTargets,
+      commitOverrides,
+      deployedBy: deploymentRestrictions.deployedBy,
+      triggers: deployments,
+      pullRequest: previews.pullRequest,
+    }),
+    // Issue 48: what a deploy would meet (docs/checks.md).
+    checks: createChecksService({
+      requireEnvironment: environments.requireEnvironment,
+      hasGitToken: credentials.gitTokens.hasGitToken,
+      credentials: repositoryCredentials(db, secrets),
+      chartRepository: credentials.helmRepositories.chartRepositoryOf,
+      charts: credentials.chartIndex,
+      containerRegistries: credentials.containerRegistries,
+      allowPrivateUrls,
+      // A shallow fetch takes longer than a provider's API call.
+      timeoutMs: Math.max(options.git.timeoutMs, 30_000),
+    }),
     /** The create, read, edit and delete of the services of a kind. */
     kindServices: createKindCruds(services, SERVICE_KINDS, {
       deployedOverrides: historyRepo.deployedOverrides,
+      deleteInstalled: deployments.deleteInstalledService,
       reschedule: createCronSchedulesRepository(db).reschedule,
     }),
     /** What the routes only one kind has use of other modules. */
@@ -426,48 +499,41 @@ export function createServices(db: Db, options: ServiceOptions) {
       triggers: kindTriggers(deployments),
       secrets,
       requireEnvironment: environments.requireEnvironment,
-      commits: gitCommits,
-      containerRegistries,
+      commits: credentials.gitCommits,
+      containerRegistries: credentials.containerRegistries,
       withLiveLinks: createLiveLinks({ db, customDomains, serviceRuntime: options.serviceRuntime, frontDoor: options.frontDoor }),
       lastOutput: lastOutputReader(db),
     } satisfies KindRouteContext,
-    customDomains,
-    deploymentStages,
-    variables,
-    deploymentHistory,
-    deployments,
-    deploymentLogs,
-    advancedSettings,
-    clones,
-    previews,
-    deploymentRules: createDeploymentRulesService({ repo: createDeploymentRulesRepository(db), requireEnvironment: environments.requireEnvironment }),
-    projectDeploymentRules,
-    ...clusters,
-    checks,
-    chartIndex,
-    /** An environment's deployment stages with their services, in order (the Terraform export's). */
-    listStages: stagesRepo.list,
-    /** An environment's services with their configurations, for callers that checked READ. */
-    listServicesOf: servicesRepo.listByEnvironment,
-    cloudCredentials,
+    // Issue 48: the reference's per-kind statuses, histories and logs, from what the deployments keep.
+    serviceViews: createServiceViewsService({
+      deployments,
+      history: core.deploymentHistory,
+      logs: core.deploymentLogs,
+      findRun: historyRepo.findRun,
+      requireEnvironment: environments.requireEnvironment,
+    }),
+    // Issue 48: the organization's own views across its projects, environments and services.
+    organizationViews: createOrganizationViewsService({
+      repo: createOrganizationViewsRepository(db),
+      organizations,
+      requireProject: core.projects.requireProject,
+      requireGitToken: credentials.gitTokens.get,
+      requireHelmRepository: credentials.helmRepositories.get,
+      projectEnvironmentStatuses: deployments.getProjectEnvironmentsStatus,
+      listLimit,
+    }),
+    // Issue 48: a new tag of an image deployed to the containers and jobs that auto-deploy it.
+    imageAutoDeploy: createImageAutoDeploy({ db, deployments, requireAccess: organizations.requireAccess, visibility: organizations.visibility }),
     // Issue 44: databases' backups, restores, schedules and destinations.
     backups: createBackupsModule(db, {
       organizations,
       requireService,
-      actorName,
+      actorName: accounts.users.actorName,
       secrets,
       allowPrivateUrls,
       localRoot: options.backupsDir ?? '.berth/backups',
       defaultExecutor: options.defaultExecutor ?? 'SIMULATED',
       listLimit,
-    }),
-    // Issue 45: outbound webhooks on deployments, and the audit log the database's triggers write.
-    webhooks: createWebhooksService({ repo: createWebhooksRepository(db), organizations, secrets, allowPrivateUrls, listLimit }),
-    audit: createAuditService({
-      repo: createAuditRepository(db),
-      organizations,
-      retentionDays: options.auditRetentionDays ?? 365,
-      listLimit: listLimit ?? 1000,
     }),
     // Issue 47: the Argo CD integration (docs/argocd.md).
     argocd: createArgoCdModule(db, {
@@ -479,40 +545,5 @@ export function createServices(db: Db, options: ServiceOptions) {
       history: { findService: servicesRepo.findById, deployPushed: deployments.deployPushed },
       log,
     }),
-    // Issue 48: the reference's per-kind statuses, histories and logs, from what the deployments keep.
-    serviceViews: createServiceViewsService({
-      deployments,
-      history: deploymentHistory,
-      logs: deploymentLogs,
-      findRun: historyRepo.findRun,
-      requireEnvironment: environments.requireEnvironment,
-    }),
-    organizationViews: createOrganizationViewsService({
-      repo: createOrganizationViewsRepository(db),
-      organizations,
-      requireProject: projects.requireProject,
-      requireGitToken: gitTokens.get,
-      requireHelmRepository: helmRepositories.get,
-      projectEnvironmentStatuses: deployments.getProjectEnvironmentsStatus,
-      listLimit,
-    }),
-    memberships: createMembershipsService({
-      repo: createMembershipsRepository(db),
-      users,
-      members,
-      requireAdmin: (principal, organizationId) => organizations.requireRole(principal, organizationId, 'ADMIN'),
-      requireReader: (principal, organizationId) => organizations.requireAccess(principal, organizationId, 'READ'),
-      customRoleName: organizations.customRoleName,
-    }),
-    gitRepositoryFiles: createGitRepositoryFilesService({
-      requireAccess: organizations.requireAccess,
-      hasGitToken: gitTokens.hasGitToken,
-      credentials: repositoryCredentials(db, secrets),
-      allowPrivateUrls,
-    }),
-    // Issue 48: a new tag of an image deployed to the containers and jobs that auto-deploy it.
-    imageAutoDeploy: createImageAutoDeploy({ db, deployments, requireAccess: organizations.requireAccess, visibility: organizations.visibility }),
   }
 }
-
-export type Services = ReturnType<typeof createServices>

@@ -1,3 +1,4 @@
+import type { Principal } from '#src/platform/auth/principal.ts'
 import type { AnyKindDescriptor, EditHooks, KindCrudService, KindDescriptor, RecordLookups } from './kind-descriptor.ts'
 import type { KindSchedule, ServiceRecord } from './service-kinds.ts'
 import type { ServicesService } from './services.service.ts'
@@ -5,7 +6,7 @@ import type { ServicesService } from './services.service.ts'
 export function createKindCrud<Rec extends { entityTag: string }, Write>(
   core: ServicesService,
   descriptor: KindDescriptor<Rec, Write>,
-  lookups: RecordLookups & EditHooks,
+  lookups: RecordLookups & EditHooks & Pick<KindCrudsDeps, 'deleteInstalled'>,
 ): KindCrudService<Rec, Write> {
   const { kind } = descriptor
   const records = async (services: ServiceRecord[]) =>
@@ -23,11 +24,22 @@ export function createKindCrud<Rec extends { entityTag: string }, Write>(
       await descriptor.afterEdit?.(updated, lookups)
       return updated
     },
-    delete: (principal, serviceId, overrides) => core.delete(principal, kind.type, serviceId, overrides),
+    /** `overrides`: what the delete asks of the deployment that uninstalls the service first (a terraform's SKIP_DESTROY). */
+    async delete(principal, serviceId, overrides) {
+      const { service } = await core.requireService(principal, serviceId, 'WRITE', kind.type)
+      if ((await lookups.deleteInstalled(principal, service, overrides)) !== 'nothing') return
+      await core.deleteRecord(service)
+    },
   }
 }
 
 export interface KindCrudsDeps extends RecordLookups {
+  /**
+   * The triggers' delete of an installed service: it queues the deployment that uninstalls it (a
+   * job's on_delete runs), which takes the service away when it succeeds; 'nothing' when nothing of
+   * it is installed, and the row is then deleted at once.
+   */
+  deleteInstalled(principal: Principal, service: ServiceRecord, overrides?: object): Promise<unknown>
   /** The queue's cron schedules: a scheduled kind's edit puts its new schedule there. */
   reschedule(serviceId: string, schedule: KindSchedule, configuration: unknown): Promise<void>
 }
@@ -39,6 +51,7 @@ export function createKindCruds(core: ServicesService, descriptors: readonly Any
       descriptor.kind.type,
       createKindCrud(core, descriptor, {
         deployedOverrides: deps.deployedOverrides,
+        deleteInstalled: deps.deleteInstalled,
         reschedule: async (serviceId, configuration) => {
           if (descriptor.kind.schedule) await deps.reschedule(serviceId, descriptor.kind.schedule, configuration)
         },

@@ -38,12 +38,6 @@ export interface ServicesDeps {
   listMaxBytes?: number
   /** BERTH_SERVICE_CONFIG_MAX_BYTES and BERTH_SERVICES_PER_ENVIRONMENT. */
   limits?: ServiceLimits
-  /**
-   * Queues the deployment that deletes an installed service (what it runs is uninstalled, a job's
-   * on_delete runs), which takes the service away when it succeeds; 'nothing' when nothing of it
-   * is installed: the service is then deleted at once.
-   */
-  deleteInstalled?(principal: Principal, service: ServiceRecord, overrides?: object): Promise<unknown>
   /** Seals what a clone makes afresh (a database's master password). */
   secrets: SecretBox
   /** The organization's resource ceilings (resource-ceilings.ts), checked on every create, edit and clone. */
@@ -336,11 +330,9 @@ export function createServicesService(deps: ServicesDeps) {
       return updated
     },
 
-    /** `overrides`: what the delete asks of the deployment that uninstalls the service first (a terraform's SKIP_DESTROY). */
-    async delete(principal: Principal, type: ServiceType, serviceId: string, overrides?: object): Promise<void> {
-      const { service } = await requireService(principal, serviceId, 'WRITE', type)
-      if (deps.deleteInstalled && (await deps.deleteInstalled(principal, service, overrides)) !== 'nothing') return
-      if (!(await repo.delete(service.organizationId, service.id))) throw notFound(kindOf(type).noun)
+    /** Deletes the row of a service nothing of which is installed (the caller checked WRITE); 404 when it is gone already. */
+    async deleteRecord(service: ServiceRecord): Promise<void> {
+      if (!(await repo.delete(service.organizationId, service.id))) throw notFound(kindOf(service.kind).noun)
     },
   }
 }
