@@ -129,4 +129,26 @@ describe('instances a rollout retires in the background (issue 42)', () => {
     assert.equal(told.length, 1)
     assert.ok(lines.some((line) => line.includes('the front door sends')))
   })
+
+  it("waits the front door's drain only for a rollout that replaces an instance: a first deploy has nothing to drain", async () => {
+    const steps: string[] = []
+    const span = async <T>(step: string, work: () => Promise<T>) => {
+      steps.push(step)
+      return work()
+    }
+    const withFrontDoor = { ...publish, instanceReady: async () => undefined, drainMs: 100 }
+    const http: PublicPort = { internalPort: 8080, protocol: 'HTTP', publiclyAccessible: true, isDefault: true }
+    const serviceId = randomUUID()
+    const first = await rollOut(docker, spec(serviceId, randomUUID(), [http]), withFrontDoor, say, new AbortController().signal, span)
+    assert.equal(first.ok, true, JSON.stringify(first))
+    assert.ok(steps.includes('front door switch'), steps.join(', '))
+    assert.ok(!steps.includes('front door drain'), steps.join(', '))
+    steps.length = 0
+    const redeploy = await rollOut(docker, spec(serviceId, randomUUID(), [http]), withFrontDoor, say, new AbortController().signal, span)
+    assert.equal(redeploy.ok, true, JSON.stringify(redeploy))
+    assert.deepEqual(
+      steps.filter((step) => step.startsWith('front door')),
+      ['front door switch', 'front door drain'],
+    )
+  })
 })

@@ -32,10 +32,13 @@ export interface FrontDoor {
   sync(reason: string): Promise<void>
   /**
    * Marks a new instance ready and sends its service's traffic to it (away from the instances it
-   * replaces); resolves once Caddy took the change and the replaced instances had a moment to finish
-   * what they were answering.
+   * replaces); resolves once Caddy took the change. The instances it replaces are given `drainMs`
+   * to finish what they were answering before they are stopped (the rollout's part: a first deploy
+   * replaces nothing, and has nothing to wait for).
    */
   instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>
+  /** How long instances taken out of the routes keep answering the requests they have before they are stopped. */
+  drainMs: number
 }
 
 /** The advisory lock key the syncs of every process take turns on. */
@@ -92,7 +95,7 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
         .onConflict((oc) => oc.doNothing())
         .execute()
       await sync('an instance is ready')
-      await new Promise((resolve) => setTimeout(resolve, DRAIN_MS))
     },
+    drainMs: DRAIN_MS,
   }
 }

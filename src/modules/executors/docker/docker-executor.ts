@@ -53,7 +53,14 @@ export interface DockerExecutorDeps {
   /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
   contextMaxBytes?: number
   /** The front door (docs/front-door.md), when it runs: told of ready instances and of every change to what runs. */
-  frontDoor?: { instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>; sync(reason: string): Promise<void> } | undefined
+  frontDoor?:
+    | {
+        instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>
+        sync(reason: string): Promise<void>
+        /** How long replaced instances keep answering after the front door stopped sending them traffic. */
+        drainMs?: number
+      }
+    | undefined
   /** Serves an IAC run's state to it alone (docs/iac.md, "State"); absent: runs that keep their state in Berth fail. */
   stateEndpoint?: OpenStateEndpoint
   /** What an external kind's action reads its own credentials with (an Argo CD's); absent: such kinds are refused. */
@@ -64,7 +71,12 @@ export interface DockerExecutorDeps {
 
 export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecutor {
   const { docker } = deps
-  const publish: PublishSettings = { host: deps.publishHost, ports: deps.publishPorts ?? '', instanceReady: deps.frontDoor?.instanceReady }
+  const publish: PublishSettings = {
+    host: deps.publishHost,
+    ports: deps.publishPorts ?? '',
+    instanceReady: deps.frontDoor?.instanceReady,
+    drainMs: deps.frontDoor?.drainMs ?? 0,
+  }
 
   /** The snapshot's variables as the engine takes them: KEY=value lines, and files for file variables. */
   function delivered(snapshot: ServiceSnapshot): { env: string[]; files: DeliveredFile[] } {

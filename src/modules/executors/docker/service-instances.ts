@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type Docker from 'dockerode'
 import { type Span, untimed } from '#src/platform/spans.ts'
 import type { ServiceOutcome } from '../executor.ts'
@@ -76,6 +77,11 @@ export interface PublishSettings {
    * service's traffic to it and away from those it replaces, which are stopped only afterwards.
    */
   instanceReady?: ((instance: { containerId: string; serviceId: string }) => Promise<void>) | undefined
+  /**
+   * How long an instance the front door no longer sends traffic to keeps answering what it has
+   * before it is stopped; 0 or absent without a front door.
+   */
+  drainMs?: number | undefined
 }
 
 /** Creates a named volume with Berth's labels unless it exists (the engine would make it bare). */
@@ -248,14 +254,20 @@ export async function rollOut(
       say('start', `instance ${index} is ready`)
       // Only public HTTP and gRPC ports go through the front door: a database (TCP) is never said to get its traffic there.
       const { instanceReady } = publish
+      let switched = false
       if (instanceReady && spec.publicPorts.some(isWebPort)) {
         try {
           await span('front door switch', () => instanceReady({ containerId: container.id, serviceId: spec.owner.serviceId }))
+          switched = true
           say('start', `the front door sends instance ${index}'s share of the traffic to it`)
         } catch (error) {
           say('start', `the front door was not told that instance ${index} is ready: ${(error as Error).message}`, 'WARNING')
         }
       }
+      // What the front door sent the replaced instance before the switch is answered before it stops;
+      // a first deploy replaces nothing, and one with storage stopped it already.
+      const drainMs = publish.drainMs ?? 0
+      if (switched && !stopsFirst && replaces.length > 0 && drainMs > 0) await span('front door drain', () => sleep(drainMs))
       if (stopsFirst)
         await removeAll(
           docker,
