@@ -151,17 +151,20 @@ const shortName = (info: Docker.ContainerInfo) => info.Names[0]?.replace(/^\//, 
 /**
  * Stops and removes the previous instances once their replacements serve, without waiting: an
  * image that ignores its stop signal holds only its own grace period, not the environment's queue.
+ * An instance the front door no longer routes to is first given `drainMs` to answer what it holds.
  * A stop that fails leaves the instance to the next rollout, which finds it by label.
  */
-function retireInBackground(docker: Docker, old: Docker.ContainerInfo[], graceSeconds: number, say: Say): Promise<void> {
-  const stops = old.map((info) => {
+function retireInBackground(docker: Docker, old: Docker.ContainerInfo[], graceSeconds: number, say: Say, drainMs = 0): Promise<void> {
+  if (old.length === 0) return Promise.resolve()
+  for (const info of old)
     say(
       'start',
-      `stopping the previous instance ${instanceOf(info)} (${info.Id.slice(0, 12)}) in the background, with its image's stop signal and ${graceSeconds} s of grace`,
+      `stopping the previous instance ${instanceOf(info)} (${info.Id.slice(0, 12)}) in the background${drainMs > 0 ? `, once it answered what it had (${drainMs / 1000} s)` : ''}, with its image's stop signal and ${graceSeconds} s of grace`,
     )
-    return removeContainer(docker, info.Id, graceSeconds).catch(() => undefined)
-  })
-  return Promise.all(stops).then(() => undefined)
+  const drained = drainMs > 0 ? sleep(drainMs) : Promise.resolve()
+  return drained
+    .then(() => Promise.all(old.map((info) => removeContainer(docker, info.Id, graceSeconds).catch(() => undefined))))
+    .then(() => undefined)
 }
 
 /** A rollout's outcome; `retired` settles once the previous instances stopping in the background are gone. */
@@ -264,16 +267,14 @@ export async function rollOut(
           say('start', `the front door was not told that instance ${index} is ready: ${(error as Error).message}`, 'WARNING')
         }
       }
-      // What the front door sent the replaced instance before the switch is answered before it stops;
-      // a first deploy replaces nothing, and one with storage stopped it already.
-      const drainMs = publish.drainMs ?? 0
-      if (switched && !stopsFirst && replaces.length > 0 && drainMs > 0) await span('front door drain', () => sleep(drainMs))
       if (stopsFirst)
         await removeAll(
           docker,
           replaces.map((info) => info.Id),
         )
-      else retiring.push(retireInBackground(docker, replaces, spec.stopGraceSeconds, say))
+      // What the front door sent the replaced instance before the switch is answered before it
+      // stops, in the background: the deployment does not wait for it (a first deploy replaces nothing).
+      else retiring.push(retireInBackground(docker, replaces, spec.stopGraceSeconds, say, switched ? (publish.drainMs ?? 0) : 0))
     }
   } catch (error) {
     // A cancel, or the engine failing: what this run made goes, the previous version stays.
