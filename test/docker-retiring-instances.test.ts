@@ -120,6 +120,7 @@ describe('instances a rollout retires in the background (issue 42)', () => {
     const asDatabase = await rollOut(docker, spec(database, randomUUID(), [tcp]), withFrontDoor, say, new AbortController().signal)
     assert.equal(asDatabase.ok, true)
     assert.deepEqual(told, [])
+    assert.ok(!asDatabase.routed, 'nothing was routed: the deployment waits for the load after it')
     assert.ok(!lines.some((line) => line.includes('front door')), lines.join('\n'))
 
     const web = randomUUID()
@@ -127,6 +128,7 @@ describe('instances a rollout retires in the background (issue 42)', () => {
     const asWeb = await rollOut(docker, spec(web, randomUUID(), [http]), withFrontDoor, say, new AbortController().signal)
     assert.equal(asWeb.ok, true)
     assert.equal(told.length, 1)
+    assert.equal(asWeb.routed, true, 'every new instance is routed: the load after it runs in the background')
     assert.ok(lines.some((line) => line.includes('the front door sends')))
   })
 

@@ -174,11 +174,15 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
           stateEndpoint: deps.stateEndpoint,
           span: spans(deps.log, { executionId: run.id, serviceId: service.id }),
         }
-        const { retired, ...outcome } = await perform(workload, job)
-        // What runs changed (or may have, on a failure): the front door's routes follow, and again once the replaced instances are gone.
+        const { retired, routed, ...outcome } = await perform(workload, job)
+        // What runs changed (or may have, on a failure): the front door's routes follow, and again once
+        // the replaced instances are gone. A rollout that switched the front door to each new instance
+        // left nothing for the deployment to wait for: that load runs in the background (a stop, a
+        // delete, a failed rollout or a service without web ports waits for it).
         if (deps.frontDoor && action !== 'DEPLOY_DRY_RUN') {
           const { frontDoor } = deps
-          await job.span('front door sync', () => frontDoor.sync(`${action.toLowerCase()} of ${service.id}`))
+          const synced = job.span('front door sync', () => frontDoor.sync(`${action.toLowerCase()} of ${service.id}`))
+          if (!routed) await synced
           void retired?.then(() => frontDoor.sync(`instances of ${service.id} retired`))
         }
         // An uninstalled or deleted service leaves no image built for it, no scratch volume, and no network nothing else uses.

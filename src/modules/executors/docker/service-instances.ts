@@ -167,8 +167,11 @@ function retireInBackground(docker: Docker, old: Docker.ContainerInfo[], graceSe
     .then(() => undefined)
 }
 
-/** A rollout's outcome; `retired` settles once the previous instances stopping in the background are gone. */
-export type Rollout = ServiceOutcome & { retired?: Promise<void> }
+/**
+ * A rollout's outcome; `retired` settles once the previous instances stopping in the background are
+ * gone; `routed`: the front door was told of every new instance and routes to them already.
+ */
+export type Rollout = ServiceOutcome & { retired?: Promise<void>; routed?: boolean }
 
 /**
  * Rolls the service out: leftovers of runs that never finished go first. A service without storage
@@ -219,6 +222,8 @@ export async function rollOut(
   }
   const started: string[] = []
   const retiring: Promise<void>[] = []
+  // Whether the front door was switched to every new instance (then nothing waits for another load of its routes).
+  let routed = spec.instances > 0
   const defaultPort = spec.ports[0]?.internal
   try {
     for (let index = 0; index < spec.instances; index++) {
@@ -267,6 +272,7 @@ export async function rollOut(
           say('start', `the front door was not told that instance ${index} is ready: ${(error as Error).message}`, 'WARNING')
         }
       }
+      if (!switched) routed = false
       if (stopsFirst)
         await removeAll(
           docker,
@@ -289,7 +295,7 @@ export async function rollOut(
       beyond.map((info) => info.Id),
     )
   else retiring.push(retireInBackground(docker, beyond, spec.stopGraceSeconds, say))
-  if (downSince === undefined) return { ok: true, retired: Promise.all(retiring).then(() => undefined) }
+  if (downSince === undefined) return { ok: true, retired: Promise.all(retiring).then(() => undefined), routed }
   const downSeconds = Math.round((Date.now() - downSince) / 100) / 10
   say('start', `the service was down for ${downSeconds} s: its storage allows one version at a time`)
   return { ok: true, details: { downtime: { reason: 'storage: the previous version stopped before the new one started', seconds: downSeconds } } }
