@@ -1,14 +1,12 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { isUniqueViolation } from '#src/platform/db/errors.ts'
-import { stageName } from '#src/platform/deployment-states.ts'
-import { type ArgoCdDb, withArgoCdTables } from './argocd.tables.ts'
+import { withArgoCdTables } from './argocd.tables.ts'
+import { createArgoCdPlacesRepository, removeServices } from './argocd-places.repository.ts'
 
 // The poller's writes: the integration's project, an environment per destination namespace, a
 // GITOPS_APP service per application, and what goes when an application or an instance goes.
 
-/** The project the integration's environments are in, one per organization (docs/argocd.md). */
-export const INTEGRATION_PROJECT = 'ArgoCD Integration'
+export { INTEGRATION_PROJECT } from './argocd-places.repository.ts'
 
 /** What the poller saw of one application. */
 export interface SeenApp {
@@ -34,96 +32,8 @@ export interface GitOpsAppConfiguration {
 export function createArgoCdSyncRepository(plainDb: Db) {
   const db = withArgoCdTables(plainDb)
 
-  /** Deletes services, then the environments of `environmentIds` they leave without a service. */
-  async function removeServices(trx: ArgoCdDb, serviceIds: string[], environmentIds: string[]): Promise<void> {
-    if (serviceIds.length > 0) await trx.deleteFrom('services').where('id', 'in', serviceIds).execute()
-    if (environmentIds.length === 0) return
-    await trx
-      .deleteFrom('environments')
-      .where('id', 'in', [...new Set(environmentIds)])
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('services').select('id').whereRef('services.environmentId', '=', 'environments.id'))),
-      )
-      .execute()
-  }
-
-  async function ensureProject(organizationId: string): Promise<string> {
-    const find = () =>
-      db
-        .selectFrom('projects')
-        .select('id')
-        .where('organizationId', '=', organizationId)
-        .where((eb) => eb(eb.fn('lower', ['name']), '=', INTEGRATION_PROJECT.toLowerCase()))
-        .executeTakeFirst()
-    const found = await find()
-    if (found) return found.id
-    try {
-      return (
-        await db
-          .insertInto('projects')
-          .values({
-            organizationId,
-            name: INTEGRATION_PROJECT,
-            description: 'The applications of the Argo CD instances of this organization, by destination namespace.',
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error
-      return (await find())!.id
-    }
-  }
-
-  /** The environment of a destination namespace on a Berth cluster, with its one stage; made on first use. */
-  async function ensureEnvironment(
-    organizationId: string,
-    projectId: string,
-    clusterId: string,
-    namespace: string,
-  ): Promise<{ id: string; stageId: string }> {
-    const cluster = await db.selectFrom('clusters').select(['name', 'production']).where('id', '=', clusterId).executeTakeFirstOrThrow()
-    // The namespace's name; another cluster's namespace of the same name takes the cluster's name after it.
-    const names = [namespace, `${namespace} (${cluster.name})`]
-    const find = () =>
-      db
-        .selectFrom('environments as e')
-        .innerJoin('deploymentStages as d', 'd.environmentId', 'e.id')
-        .select(['e.id', 'd.id as stageId'])
-        .where('e.projectId', '=', projectId)
-        .where('e.clusterId', '=', clusterId)
-        .where('e.name', 'in', names)
-        .orderBy('d.position')
-        .executeTakeFirst()
-    const found = await find()
-    if (found) return found
-    for (const name of names) {
-      try {
-        return await db.transaction().execute(async (trx) => {
-          const environment = await trx
-            .insertInto('environments')
-            .values({ organizationId, projectId, clusterId, name, mode: cluster.production ? 'PRODUCTION' : 'STAGING' })
-            .returning('id')
-            .executeTakeFirstOrThrow()
-          const stage = await trx
-            .insertInto('deploymentStages')
-            .values({ organizationId, environmentId: environment.id, name: stageName('GITOPS_APP'), description: null, position: 1 })
-            .returning('id')
-            .executeTakeFirstOrThrow()
-          return { id: environment.id, stageId: stage.id }
-        })
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error
-        const made = await find()
-        if (made) return made
-      }
-    }
-    throw new Error(`no name is free for the environment of namespace ${namespace}`)
-  }
-
   return {
-    ensureProject,
-    ensureEnvironment,
+    ...createArgoCdPlacesRepository(plainDb),
 
     /** The app rows of an instance, by name. */
     async appsOf(credentialsId: string) {

@@ -6,8 +6,9 @@ import { AppError, notFound, validationFailed } from '#src/platform/http/errors.
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { ArgoCdRepository, ClusterSummary } from './argocd.repository.ts'
-import type { ArgoCdConnectionCheckResponse, ArgoCdInstanceMapping } from './argocd.schemas.ts'
+import type { ArgoCdConnectionCheckResponse } from './argocd.schemas.ts'
 import { type ArgoCdApi, ArgoCdCallError, type ArgoCdInstance } from './argocd-api.ts'
+import { createArgoCdMappings } from './argocd-mappings.ts'
 
 // The reference's ArgoCD family (docs/argocd.md): a cluster's Argo CD with its token sealed, the
 // connection check that really calls it, the mappings of its destinations to Berth clusters, and
@@ -97,6 +98,7 @@ export function createArgoCdService({ repo, organizations, secrets, api, allowPr
     requireCluster,
     requireApp,
     fromArgoCd,
+    ...createArgoCdMappings({ repo, organizations, requireCluster }),
 
     async getCredentials(principal: Principal, clusterId: string) {
       const cluster = await requireCluster(principal, clusterId, 'READ')
@@ -129,68 +131,6 @@ export function createArgoCdService({ repo, organizations, secrets, api, allowPr
     async checkConnection(principal: Principal, clusterId: string, body: { argocd_url: string; argocd_token: string }) {
       await requireCluster(principal, clusterId, 'ADMIN')
       return check({ url: checkedUrl(body.argocd_url), token: body.argocd_token })
-    },
-
-    /** Maps one agent cluster's Argo CD destination to a Berth cluster; both clusters of the organization, ADMIN on the agent. */
-    async saveMapping(
-      principal: Principal,
-      organizationId: string,
-      body: { agent_cluster_id: string; argocd_cluster_url: string; cluster_id: string },
-    ) {
-      await organizations.requireAccess(principal, organizationId, 'READ')
-      const agent = await requireCluster(principal, body.agent_cluster_id, 'ADMIN')
-      const target = await repo.clusterById(body.cluster_id)
-      if (agent.organizationId !== organizationId) throw notFound('cluster')
-      if (!target || target.organizationId !== organizationId) {
-        throw validationFailed([{ path: '/cluster_id', message: 'is not a cluster of this organization', location: 'body' }])
-      }
-      await repo.saveMapping(organizationId, agent.id, body.argocd_cluster_url, target.id)
-      return { agent_cluster_id: agent.id, argocd_cluster_url: body.argocd_cluster_url, cluster_id: target.id }
-    },
-
-    async deleteMapping(principal: Principal, organizationId: string, agentClusterId: string, argocdClusterUrl: string): Promise<void> {
-      await organizations.requireAccess(principal, organizationId, 'READ')
-      const agent = await requireCluster(principal, agentClusterId, 'ADMIN')
-      if (agent.organizationId !== organizationId || !(await repo.deleteMapping(organizationId, agent.id, argocdClusterUrl))) {
-        throw notFound('ArgoCD destination cluster mapping')
-      }
-    },
-
-    /** One entry per Argo CD of the organization: its mapped destinations, and those the last poll saw unmapped. */
-    async listMappings(principal: Principal, organizationId: string) {
-      await organizations.requireAccess(principal, organizationId, 'READ')
-      const [instances, mappings, counts] = await Promise.all([
-        repo.listCredentials(organizationId),
-        repo.listMappings(organizationId),
-        repo.appCounts(organizationId),
-      ])
-      const countOf = (agent: string, url: string) =>
-        Number(counts.find((c) => c.agentClusterId === agent && c.destinationServer === url)?.count ?? 0)
-      return instances.map((instance): ArgoCdInstanceMapping => {
-        const linked = mappings.filter((m) => m.agentClusterId === instance.clusterId)
-        const linkedUrls = new Set(linked.map((m) => m.argocdClusterUrl))
-        return {
-          agent_cluster_id: instance.clusterId,
-          agent_cluster_name: instance.clusterName,
-          agent_cluster_cloud_provider: instance.cloudProvider as ArgoCdInstanceMapping['agent_cluster_cloud_provider'],
-          credentials_id: instance.id,
-          argocd_url: instance.argocdUrl,
-          status: instance.status,
-          last_checked_at: (instance.lastCheckedAt ?? instance.updatedAt).toISOString(),
-          linked_clusters: linked.map((m) => ({
-            argocd_cluster_url: m.argocdClusterUrl,
-            argocd_cluster_name: m.argocdClusterUrl,
-            qovery_cluster_id: m.clusterId,
-            qovery_cluster_name: m.clusterName,
-            qovery_cluster_cloud_provider: m.cloudProvider as ArgoCdInstanceMapping['agent_cluster_cloud_provider'],
-            qovery_cluster_type: m.kubernetes as ArgoCdInstanceMapping['linked_clusters'][number]['qovery_cluster_type'],
-            applications_count: countOf(instance.clusterId, m.argocdClusterUrl),
-          })),
-          unlinked_clusters: counts
-            .filter((c) => c.agentClusterId === instance.clusterId && !linkedUrls.has(c.destinationServer))
-            .map((c) => ({ argocd_cluster_url: c.destinationServer, argocd_cluster_name: c.destinationServer, applications_count: Number(c.count) })),
-        }
-      })
     },
 
     async getApp(principal: Principal, serviceId: string) {
