@@ -1,8 +1,8 @@
 import type { GroupKind } from '#src/modules/organization-groups/organization-groups.repository.ts'
 import type { AnnotationsGroupResponse, LabelsGroupResponse } from '#src/modules/organization-groups/organization-groups.schemas.ts'
 import { toAnnotationsGroupResponse, toLabelsGroupResponse } from '#src/modules/organization-groups/organization-groups.wire.ts'
-import { type FieldError, validationFailed } from '#src/platform/http/errors.ts'
-import type { ResolvedReference, ServiceLookups, ServiceReference } from './service-kinds.ts'
+import { AppError, type FieldError, validationFailed } from '#src/platform/http/errors.ts'
+import type { AnyServiceKind, PreparedService, ResolvedReference, ServiceLookups, ServiceReference } from './service-kinds.ts'
 
 // Labels and annotations groups attached to services (docs/labels-and-annotations-groups.md, "Labels and annotations groups"),
 // once for every kind: a kind's write carries the request's ids as `groups`, the core checks that
@@ -115,4 +115,38 @@ export function groupLabels(references: ResolvedReference[]): Record<string, str
     for (const entry of reference.group.entries as { key: string; value: string }[]) labels[entry.key] = entry.value
   }
   return labels
+}
+
+/**
+ * The kind's prepared write with the references to the labels and annotations groups it attaches
+ * (this file). The groups are checked alongside the kind's rules, so that one answer
+ * lists every mistake of the request.
+ */
+export async function prepareWithGroups(
+  kind: AnyServiceKind,
+  context: Parameters<AnyServiceKind['prepare']>[0],
+  input: unknown,
+  ids: ServiceGroupIds | undefined,
+  previous?: ResolvedReference[],
+): Promise<PreparedService<unknown>> {
+  const groups = groupReferences(context.lookups, context.organizationId, ids, previous).then(
+    (references) => ({ references, errors: [] as FieldError[] }),
+    (error: unknown) => {
+      if (error instanceof AppError && error.code === 'validation_failed' && error.errors) return { references: [], errors: error.errors }
+      throw error
+    },
+  )
+  let prepared: PreparedService<unknown>
+  try {
+    prepared = await kind.prepare(context, input)
+  } catch (error) {
+    const { errors } = await groups
+    if (errors.length > 0 && error instanceof AppError && error.code === 'validation_failed' && error.errors) {
+      throw validationFailed([...error.errors, ...errors])
+    }
+    throw error
+  }
+  const { references, errors } = await groups
+  if (errors.length > 0) throw validationFailed(errors)
+  return references.length === 0 ? prepared : { ...prepared, references: [...prepared.references, ...references] }
 }

@@ -4,7 +4,7 @@ import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
-import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, DEFAULT_LIST_LIMIT, DEFAULT_LIST_MAX_BYTES } from '#src/platform/http/lists.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
 import { createKeyedTurns } from '#src/platform/keyed-turns.ts'
@@ -12,8 +12,8 @@ import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import { pushTargetOf } from './push-targets.ts'
 import type { RequireService } from './require-service.ts'
 import type { ResourceCeilingsCheck } from './resource-ceilings.ts'
-import { groupIdsOf, groupReferences, type ServiceGroupIds } from './service-groups.ts'
-import type { AnyServiceKind, PreparedService, ResolvedReference, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
+import { groupIdsOf, prepareWithGroups } from './service-groups.ts'
+import type { AnyServiceKind, PreparedService, ServiceKinds, ServiceLookups, ServiceRecord } from './service-kinds.ts'
 import type { ServicesRepository } from './services.repository.ts'
 import type { DeploymentStagesRepository } from './stages/deployment-stages.repository.ts'
 
@@ -161,40 +161,6 @@ export function createServicesService(deps: ServicesDeps) {
     const scope = { kind: 'environmentId', environmentId: service.environmentId } as const
     const role = await deps.requireScopedRole(principal, service.organizationId, scope, needed).catch(asNotFound(noun))
     return { service, role }
-  }
-
-  /**
-   * The kind's prepared write with the references to the labels and annotations groups it attaches
-   * (service-groups.ts). The groups are checked alongside the kind's rules, so that one answer
-   * lists every mistake of the request.
-   */
-  async function prepareWithGroups(
-    kind: AnyServiceKind,
-    context: Parameters<AnyServiceKind['prepare']>[0],
-    input: unknown,
-    ids: ServiceGroupIds | undefined,
-    previous?: ResolvedReference[],
-  ): Promise<PreparedService<unknown>> {
-    const groups = groupReferences(deps.lookups, context.organizationId, ids, previous).then(
-      (references) => ({ references, errors: [] as FieldError[] }),
-      (error: unknown) => {
-        if (error instanceof AppError && error.code === 'validation_failed' && error.errors) return { references: [], errors: error.errors }
-        throw error
-      },
-    )
-    let prepared: PreparedService<unknown>
-    try {
-      prepared = await kind.prepare(context, input)
-    } catch (error) {
-      const { errors } = await groups
-      if (errors.length > 0 && error instanceof AppError && error.code === 'validation_failed' && error.errors) {
-        throw validationFailed([...error.errors, ...errors])
-      }
-      throw error
-    }
-    const { references, errors } = await groups
-    if (errors.length > 0) throw validationFailed(errors)
-    return references.length === 0 ? prepared : { ...prepared, references: [...prepared.references, ...references] }
   }
 
   return {
