@@ -280,6 +280,23 @@ describe('cluster logs, DNS provider, upgrade, token', () => {
     assert.equal((await calls.inject('GET', `/cluster/${(await f.cluster(w.organization.id)).id}/token`, admin.authorization)).statusCode, 400)
   })
 
+  /** The cluster admin service of a Docker cluster whose front door logs to `frontDoorLogFile`. */
+  const dockerClusterAdmin = (clusterId: string, frontDoor: { appsDomain?: string; frontDoorLogFile: string }) => {
+    const db = withClusterLockTables(t.db)
+    return createClusterAdminService({
+      db,
+      operations: {
+        requireCluster: async () => await db.selectFrom('clusters').selectAll().where('id', '=', clusterId).executeTakeFirstOrThrow(),
+        engineOf: () => ({ kind: 'DOCKER' }),
+      },
+      logs: clusterLogs(db),
+      engines: {} as never,
+      secrets: {} as never,
+      actorName: async () => 'test',
+      ...frontDoor,
+    })
+  }
+
   it("reads the end of the front door's log for a Docker cluster", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'berth-front-door-log-'))
     try {
@@ -292,19 +309,7 @@ describe('cluster logs, DNS provider, upgrade, token', () => {
       await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`)
       const w = await f.organizationWithTokens()
       const cluster = await f.cluster(w.organization.id, { executor: 'DOCKER' })
-      const db = withClusterLockTables(t.db)
-      const admin = createClusterAdminService({
-        db,
-        operations: {
-          requireCluster: async () => await db.selectFrom('clusters').selectAll().where('id', '=', cluster.id).executeTakeFirstOrThrow(),
-          engineOf: () => ({ kind: 'DOCKER' }),
-        },
-        logs: clusterLogs(db),
-        engines: {} as never,
-        secrets: {} as never,
-        actorName: async () => 'test',
-        frontDoorLogFile: file,
-      })
+      const admin = dockerClusterAdmin(cluster.id, { frontDoorLogFile: file })
       const answer = JSON.parse(
         await admin.queryLogs({} as never, cluster.id, {
           ...parseLogQuery('{component="front-door"} |= "tls"'),
@@ -364,20 +369,7 @@ describe('cluster logs, DNS provider, upgrade, token', () => {
       const file = path.join(dir, 'caddy.log')
       await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\ngoroutine 1 [running]: ${label(other.id)}.${domain}\n`)
       const cluster = await f.cluster(ours.organization.id, { executor: 'DOCKER' })
-      const db = withClusterLockTables(t.db)
-      const admin = createClusterAdminService({
-        db,
-        operations: {
-          requireCluster: async () => await db.selectFrom('clusters').selectAll().where('id', '=', cluster.id).executeTakeFirstOrThrow(),
-          engineOf: () => ({ kind: 'DOCKER' }),
-        },
-        logs: clusterLogs(db),
-        engines: {} as never,
-        secrets: {} as never,
-        actorName: async () => 'test',
-        appsDomain: domain,
-        frontDoorLogFile: file,
-      })
+      const admin = dockerClusterAdmin(cluster.id, { appsDomain: domain, frontDoorLogFile: file })
       const answer = JSON.parse(
         await admin.queryLogs({} as never, cluster.id, {
           ...parseLogQuery('{component="front-door"}'),

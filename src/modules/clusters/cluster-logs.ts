@@ -83,8 +83,15 @@ export function clusterLogs(db: ClusterLocksDb) {
 
 export type ClusterLogs = ReturnType<typeof clusterLogs>
 
+/** A line of Caddy's log, with its fields when it is JSON (undefined otherwise). */
+export interface FrontDoorLine {
+  at: Date
+  line: string
+  fields: unknown
+}
+
 /** The lines of the end of Caddy's log (JSON lines with `ts` in seconds); none when there is no such file. */
-export async function frontDoorLines(file: string): Promise<{ at: Date; line: string }[]> {
+export async function frontDoorLines(file: string): Promise<FrontDoorLine[]> {
   let handle: Awaited<ReturnType<typeof open>>
   try {
     handle = await open(file, 'r')
@@ -101,13 +108,14 @@ export async function frontDoorLines(file: string): Promise<{ at: Date; line: st
     return lines
       .filter((line) => line.trim() !== '')
       .map((line) => {
-        let ts: unknown
+        let fields: unknown
         try {
-          ts = (JSON.parse(line) as { ts?: unknown }).ts
+          fields = JSON.parse(line)
         } catch {
-          ts = undefined
+          fields = undefined
         }
-        return { at: typeof ts === 'number' ? new Date(ts * 1000) : new Date(0), line }
+        const ts = (fields as { ts?: unknown } | null | undefined)?.ts
+        return { at: typeof ts === 'number' ? new Date(ts * 1000) : new Date(0), line, fields }
       })
   } finally {
     await handle.close()
@@ -124,14 +132,8 @@ const bareHost = (host: string) =>
     .replace(/^\[([^\]]*)\](?::\d+)?$/, '$1')
     .replace(/:\d+$/, '')
 
-/** The host names a Caddy log line names, wherever they sit in it; undefined when the line is not JSON. */
-export function hostsNamed(line: string): string[] | undefined {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(line)
-  } catch {
-    return undefined
-  }
+/** The host names a Caddy log line's fields name, wherever they sit in them. */
+function hostsNamed(fields: unknown): string[] {
   const hosts: string[] = []
   const walk = (value: unknown, key: string | undefined) => {
     if (typeof value === 'string') {
@@ -139,7 +141,7 @@ export function hostsNamed(line: string): string[] | undefined {
     } else if (Array.isArray(value)) for (const item of value) walk(item, key)
     else if (value !== null && typeof value === 'object') for (const [field, inner] of Object.entries(value)) walk(inner, field)
   }
-  walk(parsed, undefined)
+  walk(fields, undefined)
   return hosts
 }
 
@@ -149,8 +151,8 @@ export function hostsNamed(line: string): string[] | undefined {
  * one of the organization's, a line that is not JSON (a crash's trace) is dropped, and a line that
  * names no host (Caddy starting, a configuration loaded) is kept.
  */
-export function organizationFrontDoorLines<Line extends { line: string }>(lines: readonly Line[], isOwnHost: (host: string) => boolean): Line[] {
-  return lines.filter(({ line }) => hostsNamed(line)?.every(isOwnHost) ?? false)
+export function organizationFrontDoorLines(lines: readonly FrontDoorLine[], isOwnHost: (host: string) => boolean): FrontDoorLine[] {
+  return lines.filter(({ fields }) => fields !== undefined && hostsNamed(fields).every(isOwnHost))
 }
 
 /** A query of get-cluster-logs: the LogQL subset Berth reads. */
