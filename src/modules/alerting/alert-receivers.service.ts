@@ -34,6 +34,17 @@ const emailSettings = (input: {
   requireTls: input.require_tls,
 })
 
+/** The columns a creation or an edit writes as they are given (the secret aside). */
+const givenColumns = (input: AlertReceiverCreationRequest | AlertReceiverEditRequest) => ({
+  name: input.name,
+  description: input.description,
+  type: input.type,
+  sendResolved: input.send_resolved,
+  owner: input.owner ?? null,
+  severity: input.severity ?? null,
+  settings: input.type === 'EMAIL' ? emailSettings(input) : {},
+})
+
 export function createAlertReceiversService({ repo, organizations, secrets, allowPrivateUrls, listLimit, changed }: Deps) {
   function checkAddress(input: AlertReceiverCreationRequest | AlertReceiverEditRequest, webhookUrl: string | undefined) {
     const problem =
@@ -71,13 +82,7 @@ export function createAlertReceiversService({ repo, organizations, secrets, allo
       const secret = secretOf(input)
       const row = await repo.insertReceiver({
         organizationId: input.organization_id,
-        name: input.name,
-        description: input.description,
-        type: input.type,
-        sendResolved: input.send_resolved,
-        owner: input.owner ?? null,
-        severity: input.severity ?? null,
-        settings: input.type === 'EMAIL' ? emailSettings(input) : {},
+        ...givenColumns(input),
         secretSealed: secret ? secrets.seal(secret) : null,
       })
       changed()
@@ -92,13 +97,7 @@ export function createAlertReceiversService({ repo, organizations, secrets, allo
       // null or absent keeps the stored secret; "" clears an SMTP password.
       const secretSealed = given === null || given === undefined ? stored.secretSealed : given === '' ? null : secrets.seal(given)
       const row = await repo.updateReceiver(id, {
-        name: input.name,
-        description: input.description,
-        type: input.type,
-        sendResolved: input.send_resolved,
-        owner: input.owner ?? null,
-        severity: input.severity ?? null,
-        settings: input.type === 'EMAIL' ? emailSettings(input) : {},
+        ...givenColumns(input),
         secretSealed,
       })
       if (!row) throw notFound('alert receiver')
