@@ -1,6 +1,7 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { AlertingRepository } from './alerting.repository.ts'
 import type { AlertReceiverCreationRequest, AlertReceiverEditRequest } from './alerting.schemas.ts'
@@ -60,9 +61,7 @@ export function createAlertReceiversService({ repo, organizations, secrets, allo
     const row = await repo.findReceiver(id)
     if (!row) throw notFound('alert receiver')
     // Another organization's answers as an id that does not exist.
-    await organizations.requireAccess(principal, row.organizationId, role).catch((error: unknown) => {
-      throw error instanceof AppError && error.code === 'not_found' ? notFound('alert receiver') : error
-    })
+    await organizations.requireAccess(principal, row.organizationId, role).catch(asNotFound('alert receiver'))
     return row
   }
 
