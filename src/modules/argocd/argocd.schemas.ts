@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CLOUD_PROVIDERS, KUBERNETES_MODES } from '#src/modules/clusters/clusters.schemas.ts'
-import { associatedServicesList } from '#src/platform/associated-services.schemas.ts'
+import { associatedServicesList } from '#src/platform/associated-services.ts'
 import { DateTime, Enum, Nullable, OrganizationParams, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The reference's ArgoCD family: credentials, connection check, destination cluster mappings, the

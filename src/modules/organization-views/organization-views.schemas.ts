@@ -1,7 +1,7 @@
 import { type TSchema, Type } from 'typebox'
 import { CLOUD_PROVIDERS } from '#src/modules/clusters/clusters.schemas.ts'
 import { MODES } from '#src/modules/environments/environments.schemas.ts'
-import { associatedService } from '#src/platform/associated-services.schemas.ts'
+import { associatedService } from '#src/platform/associated-services.ts'
 import { SERVICE_TYPES } from '#src/platform/deployment-states.ts'
 import { EnvironmentStatus } from '#src/platform/deployment-status.schemas.ts'
 import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'

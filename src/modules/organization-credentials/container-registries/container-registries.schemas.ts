@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { associatedServicesList } from '#src/platform/associated-services.schemas.ts'
+import { associatedServicesList } from '#src/platform/associated-services.ts'
 import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
 import {
