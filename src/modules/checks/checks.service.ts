@@ -1,14 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { parse } from 'yaml'
 import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
-import {
-  type Checkout,
-  CheckoutError,
-  type GitCredentials,
-  type LookRefusals,
-  lookInCheckout,
-  pathInCheckout,
-} from '#src/modules/executors/git-checkout.ts'
+import { type Checkout, CheckoutError, type GitCredentials, lookInCheckout, pathInCheckout } from '#src/modules/executors/git-checkout.ts'
 import type { GitRepository } from '#src/modules/executors/workload.ts'
 import type { ContainerRegistriesService } from '#src/modules/organization-credentials/container-registries/container-registries.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -48,15 +41,6 @@ interface Deps {
 /** Checks fetch with the organization's credentials: WRITE, the role that configures what they check. */
 const CHECK_ROLE: Role = 'WRITE'
 
-/** The repository the request names cannot be read: its field is what is wrong. */
-const CHECKOUT_REFUSALS: LookRefusals = {
-  fetchFailed(error) {
-    const why = error instanceof CheckoutError ? error.message : 'it did not answer in time'
-    return validationFailed([{ path: '/git_repository/url', message: `could not be fetched: ${why}`, location: 'body' }])
-  },
-  rootPathMissing: () => validationFailed([{ path: '/git_repository/root_path', message: 'is not a directory of the repository', location: 'body' }]),
-}
-
 export function createChecksService(deps: Deps) {
   /** A shallow checkout of the repository for `look`, removed after; a fetch that fails is a 400 saying why. */
   async function withCheckout<T>(organizationId: string, input: GitRepositoryInput, look: (fetched: Checkout, root: string) => Promise<T>) {
@@ -69,7 +53,20 @@ export function createChecksService(deps: Deps) {
       allowPrivateUrls: deps.allowPrivateUrls,
       timeoutMs: deps.timeoutMs,
     }
-    return lookInCheckout(repository, fetch, CHECKOUT_REFUSALS, look)
+    // The repository the request names cannot be read: its field is what is wrong.
+    return lookInCheckout(
+      repository,
+      fetch,
+      {
+        fetchFailed(error) {
+          const why = error instanceof CheckoutError ? error.message : 'it did not answer in time'
+          return validationFailed([{ path: '/git_repository/url', message: `could not be fetched: ${why}`, location: 'body' }])
+        },
+        rootPathMissing: () =>
+          validationFailed([{ path: '/git_repository/root_path', message: 'is not a directory of the repository', location: 'body' }]),
+      },
+      look,
+    )
   }
 
   async function organizationOf(principal: Principal, environmentId: string): Promise<string> {

@@ -1,13 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import {
-  type Checkout,
-  CheckoutError,
-  type GitCredentials,
-  type LookRefusals,
-  lookInCheckout,
-  pathInCheckout,
-} from '#src/modules/executors/git-checkout.ts'
+import { type Checkout, CheckoutError, type GitCredentials, lookInCheckout, pathInCheckout } from '#src/modules/executors/git-checkout.ts'
 import type { GitRepository } from '#src/modules/executors/workload.ts'
 import { parseGitUrl } from '#src/modules/services/git-repositories/git-repository-url.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -49,10 +42,6 @@ export interface TerraformVariable {
 export type TfVarsMode = { type: 'AutoDiscover' } | { type: 'SpecificPaths'; paths: string[] }
 
 const at = (field: string, message: string) => validationFailed([{ path: `/git_repository/${field}`, message, location: 'body' }])
-const CLONE_REFUSALS: LookRefusals = {
-  fetchFailed: (error) => (error instanceof CheckoutError ? at('url', error.message) : error),
-  rootPathMissing: () => at('root_path', 'is not a directory of the repository'),
-}
 const MAX_FILES = 1000
 const MAX_FILE_BYTES = 1024 * 1024
 
@@ -85,7 +74,11 @@ export function createGitRepositoryFilesService({ timeoutMs = 60_000, ...deps }:
     const provider = request.provider ?? parseGitUrl(request.url)?.hostProvider ?? 'GITHUB'
     const repository: GitRepository = { url: request.url, branch: request.branch ?? null, rootPath: request.root_path || '/', gitTokenId, provider }
     const fetch = { credentials: () => deps.credentials(organizationId, repository), allowPrivateUrls: deps.allowPrivateUrls, timeoutMs }
-    return lookInCheckout(repository, fetch, CLONE_REFUSALS, read)
+    const refusals = {
+      fetchFailed: (error: unknown) => (error instanceof CheckoutError ? at('url', error.message) : error),
+      rootPathMissing: () => at('root_path', 'is not a directory of the repository'),
+    }
+    return lookInCheckout(repository, fetch, refusals, read)
   }
 
   /** A file's text, refused past MAX_FILE_BYTES. */
