@@ -1,6 +1,6 @@
 // A variable as a deployment snapshot stores it, shared by the variables module (which resolves it),
 // the services core and the deployments (which keep and read it). Executors take the first five
-// fields in their own words (`executors/executor.ts`).
+// fields (`executors/executor.ts`).
 
 /** A variable as a deployment snapshot keeps it: secrets still sealed, and where the value came from. */
 export interface SnapshotVariable {

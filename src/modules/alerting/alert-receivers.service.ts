@@ -1,6 +1,7 @@
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { asNotFound } from '#src/platform/http/not-found.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { AlertingRepository } from './alerting.repository.ts'
 import type { AlertReceiverCreationRequest, AlertReceiverEditRequest } from './alerting.schemas.ts'
@@ -34,6 +35,17 @@ const emailSettings = (input: {
   requireTls: input.require_tls,
 })
 
+/** The columns a creation or an edit writes as they are given (the secret aside). */
+const givenColumns = (input: AlertReceiverCreationRequest | AlertReceiverEditRequest) => ({
+  name: input.name,
+  description: input.description,
+  type: input.type,
+  sendResolved: input.send_resolved,
+  owner: input.owner ?? null,
+  severity: input.severity ?? null,
+  settings: input.type === 'EMAIL' ? emailSettings(input) : {},
+})
+
 export function createAlertReceiversService({ repo, organizations, secrets, allowPrivateUrls, listLimit, changed }: Deps) {
   function checkAddress(input: AlertReceiverCreationRequest | AlertReceiverEditRequest, webhookUrl: string | undefined) {
     const problem =
@@ -49,9 +61,7 @@ export function createAlertReceiversService({ repo, organizations, secrets, allo
     const row = await repo.findReceiver(id)
     if (!row) throw notFound('alert receiver')
     // Another organization's answers as an id that does not exist.
-    await organizations.requireAccess(principal, row.organizationId, role).catch((error: unknown) => {
-      throw error instanceof AppError && error.code === 'not_found' ? notFound('alert receiver') : error
-    })
+    await organizations.requireAccess(principal, row.organizationId, role).catch(asNotFound('alert receiver'))
     return row
   }
 
@@ -71,13 +81,7 @@ export function createAlertReceiversService({ repo, organizations, secrets, allo
       const secret = secretOf(input)
       const row = await repo.insertReceiver({
         organizationId: input.organization_id,
-        name: input.name,
-        description: input.description,
-        type: input.type,
-        sendResolved: input.send_resolved,
-        owner: input.owner ?? null,
-        severity: input.severity ?? null,
-        settings: input.type === 'EMAIL' ? emailSettings(input) : {},
+        ...givenColumns(input),
         secretSealed: secret ? secrets.seal(secret) : null,
       })
       changed()
@@ -92,13 +96,7 @@ export function createAlertReceiversService({ repo, organizations, secrets, allo
       // null or absent keeps the stored secret; "" clears an SMTP password.
       const secretSealed = given === null || given === undefined ? stored.secretSealed : given === '' ? null : secrets.seal(given)
       const row = await repo.updateReceiver(id, {
-        name: input.name,
-        description: input.description,
-        type: input.type,
-        sendResolved: input.send_resolved,
-        owner: input.owner ?? null,
-        severity: input.severity ?? null,
-        settings: input.type === 'EMAIL' ? emailSettings(input) : {},
+        ...givenColumns(input),
         secretSealed,
       })
       if (!row) throw notFound('alert receiver')

@@ -4,6 +4,7 @@ import type { MonitoringPaths } from '#src/modules/metrics/monitoring-engines.ts
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
+import { asNotFound } from '#src/platform/http/not-found.ts'
 import { ALERT_SERVICE_TARGETS } from '#src/platform/service-types.ts'
 import type { AlertingRepository, RuleColumns } from './alerting.repository.ts'
 import type { AlertRuleCreationRequest, AlertRuleEditRequest } from './alerting.schemas.ts'
@@ -99,9 +100,7 @@ export function createAlertRulesService({ repo, organizations, settings, paths, 
     const row = await repo.findRule(id)
     if (!row) throw notFound('alert rule')
     // Another organization's answers as an id that does not exist.
-    await organizations.requireAccess(principal, row.organizationId, role).catch((error: unknown) => {
-      throw error instanceof AppError && error.code === 'not_found' ? notFound('alert rule') : error
-    })
+    await organizations.requireAccess(principal, row.organizationId, role).catch(asNotFound('alert rule'))
     return row
   }
 
@@ -151,9 +150,7 @@ export function createAlertRulesService({ repo, organizations, settings, paths, 
     async clusterMetrics(principal: Principal, clusterId: string, query: Record<string, string | undefined>): Promise<string> {
       const cluster = await repo.clusterById(clusterId)
       if (!cluster) throw notFound('cluster')
-      await organizations.requireAccess(principal, cluster.organizationId, 'READ').catch((error: unknown) => {
-        throw error instanceof AppError && error.code === 'not_found' ? notFound('cluster') : error
-      })
+      await organizations.requireAccess(principal, cluster.organizationId, 'READ').catch(asNotFound('cluster'))
       if (paths.embedded && !settings.run)
         throw new AppError('bad_request', 'no Prometheus runs for this server: set BERTH_EXECUTOR=docker (Berth runs one) or BERTH_PROMETHEUS_URL')
       const endpoint = (query.endpoint ?? '').replace(/^\/+/, '')

@@ -17,7 +17,8 @@ export const ApiTokenCreateRequest = Type.Object(
 )
 export type ApiTokenCreateRequest = Static<typeof ApiTokenCreateRequest>
 
-const tokenFields = {
+/** The fields every API token's response opens with, a policy token's too. */
+export const tokenHeadFields = {
   id: Uuid,
   created_at: DateTime,
   updated_at: DateTime,
@@ -25,6 +26,10 @@ const tokenFields = {
   description: Type.String(),
   role_name: Type.String(),
   role_id: Uuid,
+}
+
+const tokenFields = {
+  ...tokenHeadFields,
   role: RoleWord,
   token_start: Type.String({ description: 'Berth extension: the first characters of the token' }),
   expired_at: Nullable(DateTime),

@@ -8,6 +8,7 @@ import { DateTime, Nullable, OrganizationParams, Uuid } from '#src/platform/http
 import { AppError } from '#src/platform/http/errors.ts'
 import { admitAll, type MintAdmission } from '#src/platform/http/rate-limits.ts'
 import type { ListedApiTokenRow } from './api-tokens.repository.ts'
+import { tokenHeadFields } from './api-tokens.schemas.ts'
 import type { ApiTokensService } from './api-tokens.service.ts'
 
 // Policy API tokens (docs/authentication.md, "Policy API tokens"): API tokens for autonomous agents
@@ -33,13 +34,7 @@ const PolicyTokenCreateRequest = Type.Object(
 )
 
 const fields = {
-  id: Uuid,
-  created_at: DateTime,
-  updated_at: DateTime,
-  name: Type.String(),
-  description: Type.String(),
-  role_name: Type.String(),
-  role_id: Uuid,
+  ...tokenHeadFields,
   creator_name: Nullable(Type.String()),
   expires_at: Nullable(DateTime),
 }

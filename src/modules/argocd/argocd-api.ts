@@ -1,5 +1,6 @@
 import { type Agent, fetch } from 'undici'
 import { createGuardedAgent } from '#src/modules/git-providers/address-guard.ts'
+import { readCappedText } from '#src/platform/http/capped-body.ts'
 
 // Calls to an Argo CD API server (its REST API, `assets/swagger.json` of argoproj/argo-cd) with a
 // Bearer token; docs/argocd.md lists the endpoints and fields Berth reads. Every call has a timeout
@@ -107,22 +108,10 @@ export function createArgoCdApi(settings: ArgoCdApiSettings) {
       const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message
       throw new ArgoCdCallError('unreachable', `could not reach Argo CD at ${url.origin}: ${cause}`)
     }
-    const chunks: Uint8Array[] = []
-    let size = 0
-    try {
-      for await (const chunk of response.body ?? []) {
-        size += chunk.byteLength
-        if (size > MAX_BODY_BYTES) {
-          await response.body?.cancel()
-          throw new ArgoCdCallError('unreachable', `Argo CD sent more than ${MAX_BODY_BYTES / 1024 / 1024} MiB for ${path}`)
-        }
-        chunks.push(chunk)
-      }
-    } catch (error) {
-      if (error instanceof ArgoCdCallError) throw error
+    const text = await readCappedText(response, MAX_BODY_BYTES).catch((error: unknown) => {
       throw new ArgoCdCallError('unreachable', `Argo CD's answer to ${path} broke off: ${(error as Error).message}`)
-    }
-    const text = Buffer.concat(chunks).toString('utf8')
+    })
+    if (text === undefined) throw new ArgoCdCallError('unreachable', `Argo CD sent more than ${MAX_BODY_BYTES / 1024 / 1024} MiB for ${path}`)
     if (response.status === 401) throw new ArgoCdCallError('authentication_failed', 'Argo CD rejected the token (401)')
     if (response.status === 403)
       throw new ArgoCdCallError('insufficient_permissions', `the token may not ${method === 'GET' ? 'read' : 'act on'} ${path} (403)`)

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { associatedServicePlace } from '#src/platform/associated-services.ts'
 import {
   ArgoCdAppParams,
   ArgoCdConnectionCheckResponse,
@@ -192,12 +193,7 @@ export function argoCdRoutes(argocd: ArgoCdService): FastifyPluginAsyncTypebox {
       },
       async (req) => ({
         results: (await argocd.associatedServices(req.principal, req.params.clusterId)).map((row) => ({
-          project_id: row.projectId,
-          project_name: row.projectName,
-          environment_id: row.environmentId,
-          environment_name: row.environmentName,
-          service_id: row.serviceId,
-          service_name: row.serviceName,
+          ...associatedServicePlace(row),
           service_type: 'GITOPS_APP' as const,
         })),
       }),

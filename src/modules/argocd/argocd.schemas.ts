@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CLOUD_PROVIDERS, KUBERNETES_MODES } from '#src/modules/clusters/clusters.schemas.ts'
+import { associatedServicesList } from '#src/platform/associated-services.ts'
 import { DateTime, Enum, Nullable, OrganizationParams, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The reference's ArgoCD family: credentials, connection check, destination cluster mappings, the
@@ -176,22 +177,7 @@ export const ArgocdAppManifestResponse = Type.Object(
   { title: 'ArgocdAppManifestResponse' },
 )
 
-export const ArgocdAssociatedServicesResponseList = Type.Object(
-  {
-    results: Type.Array(
-      Type.Object(
-        {
-          project_id: Uuid,
-          project_name: Type.String(),
-          environment_id: Uuid,
-          environment_name: Type.String(),
-          service_id: Uuid,
-          service_name: Type.String(),
-          service_type: Enum(['GITOPS_APP'] as const, 'ArgocdAssociatedServiceType'),
-        },
-        { title: 'ArgocdAssociatedServicesResponse' },
-      ),
-    ),
-  },
-  { title: 'ArgocdAssociatedServicesResponseList' },
+export const ArgocdAssociatedServicesResponseList = associatedServicesList(
+  Enum(['GITOPS_APP'] as const, 'ArgocdAssociatedServiceType'),
+  'ArgocdAssociatedServicesResponseList',
 )

@@ -7,20 +7,15 @@ import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/
 import { hasUrlCredentials, urlCredentialsMessage } from '#src/platform/http/url-credentials.ts'
 import { SECRET_NEEDED_AGAIN } from '#src/platform/secrets/sealed-fields.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import type { S3Location } from './backup-stores.ts'
 import type { BackupsRepository, DestinationColumns, DestinationRow } from './backups.repository.ts'
 
 // An organization's backup destinations (docs/backups.md, "Destinations"): S3-compatible stores,
 // read by any member, written by ADMINs, the secret key sealed and never returned. The endpoint
 // follows the address rules of git providers and registries (BERTH_ALLOW_PRIVATE_URLS).
 
-export interface DestinationInput {
+export interface DestinationInput extends S3Location {
   name: string
-  endpoint: string | null
-  region: string
-  bucket: string
-  prefix: string
-  pathStyle: boolean
-  accessKeyId: string
   /** Absent on an edit: the stored one is kept (unless the endpoint or bucket moves). */
   secretAccessKey: string | undefined
 }

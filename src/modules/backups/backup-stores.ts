@@ -54,14 +54,19 @@ export function localStore(root: string): BackupStore {
   }
 }
 
-/** An S3-compatible store, as a destination describes it (the secret opened). */
-export interface S3Settings {
+/** Where in an S3-compatible store backups go, and the key id that reaches it: a destination's public part. */
+export interface S3Location {
+  /** Null: the AWS endpoint of the region. */
   endpoint: string | null
   region: string
   bucket: string
   prefix: string
   pathStyle: boolean
   accessKeyId: string
+}
+
+/** An S3-compatible store, as a destination describes it (the secret opened). */
+export interface S3Settings extends S3Location {
   secretAccessKey: string
   /** BERTH_ALLOW_PRIVATE_URLS: the endpoint may lead into the server's own network. */
   allowPrivateUrls: boolean

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { parse } from 'yaml'
 import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
-import { type Checkout, CheckoutError, checkout, type GitCredentials, pathInCheckout } from '#src/modules/executors/git-checkout.ts'
+import { type Checkout, CheckoutError, type GitCredentials, lookInCheckout, pathInCheckout } from '#src/modules/executors/git-checkout.ts'
 import type { GitRepository } from '#src/modules/executors/workload.ts'
 import type { ContainerRegistriesService } from '#src/modules/organization-credentials/container-registries/container-registries.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -48,28 +48,25 @@ export function createChecksService(deps: Deps) {
       throw validationFailed([{ path: '/git_repository/git_token_id', message: 'is not a git token of this organization', location: 'body' }])
     }
     const repository: GitRepository = { ...input, provider: input.provider ?? 'GITHUB' }
-    let fetched: Checkout
-    try {
-      fetched = await checkout({
-        url: input.url,
-        ref: { branch: input.branch },
-        credentials: await deps.credentials(organizationId, repository),
-        allowPrivateUrls: deps.allowPrivateUrls,
-        say: () => undefined,
-        signal: AbortSignal.timeout(deps.timeoutMs),
-      })
-    } catch (error) {
-      // The repository the request names cannot be read: its field is what is wrong.
-      const why = error instanceof CheckoutError ? error.message : 'it did not answer in time'
-      throw validationFailed([{ path: '/git_repository/url', message: `could not be fetched: ${why}`, location: 'body' }])
+    const fetch = {
+      credentials: () => deps.credentials(organizationId, repository),
+      allowPrivateUrls: deps.allowPrivateUrls,
+      timeoutMs: deps.timeoutMs,
     }
-    try {
-      const root = await pathInCheckout(fetched.dir, input.rootPath, 'directory')
-      if (!root) throw validationFailed([{ path: '/git_repository/root_path', message: 'is not a directory of the repository', location: 'body' }])
-      return await look(fetched, root)
-    } finally {
-      await fetched.remove()
-    }
+    // The repository the request names cannot be read: its field is what is wrong.
+    return lookInCheckout(
+      repository,
+      fetch,
+      {
+        fetchFailed(error) {
+          const why = error instanceof CheckoutError ? error.message : 'it did not answer in time'
+          return validationFailed([{ path: '/git_repository/url', message: `could not be fetched: ${why}`, location: 'body' }])
+        },
+        rootPathMissing: () =>
+          validationFailed([{ path: '/git_repository/root_path', message: 'is not a directory of the repository', location: 'body' }]),
+      },
+      look,
+    )
   }
 
   async function organizationOf(principal: Principal, environmentId: string): Promise<string> {

@@ -49,18 +49,22 @@ export function createCloudCredentialsService({ db, organizations }: Deps) {
     return row
   }
 
+  /** The organization's credentials by name, the first 1,000. */
+  const listByName = (organizationId: string): Promise<CredentialsRecord[]> =>
+    db
+      .selectFrom('onPremiseCredentials')
+      .select(columns)
+      .where('organizationId', '=', organizationId)
+      .orderBy(sql`lower(name)`)
+      .orderBy('id')
+      .limit(1000)
+      .execute()
+
   return {
     /** READ; by name. */
     async list(principal: Principal, organizationId: string): Promise<CredentialsRecord[]> {
       await organizations.requireRole(principal, organizationId, 'READ')
-      return db
-        .selectFrom('onPremiseCredentials')
-        .select(columns)
-        .where('organizationId', '=', organizationId)
-        .orderBy(sql`lower(name)`)
-        .orderBy('id')
-        .limit(1000)
-        .execute()
+      return listByName(organizationId)
     },
 
     async get(principal: Principal, organizationId: string, credentialsId: string): Promise<CredentialsRecord> {
@@ -134,14 +138,7 @@ export function createCloudCredentialsService({ db, organizations }: Deps) {
     /** READ; every credentials of the organization, by name, with the clusters naming them. */
     async withClusters(principal: Principal, organizationId: string): Promise<CredentialsWithClusters[]> {
       await organizations.requireRole(principal, organizationId, 'READ')
-      const credentials = await db
-        .selectFrom('onPremiseCredentials')
-        .select(columns)
-        .where('organizationId', '=', organizationId)
-        .orderBy(sql`lower(name)`)
-        .orderBy('id')
-        .limit(1000)
-        .execute()
+      const credentials = await listByName(organizationId)
       const clusters = await namedBy(db, organizationId).orderBy(sql`lower(name)`).execute()
       return credentials.map((credential) => ({
         credential,

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { ACTION_STATUSES, ORIGINS, SERVICE_TYPES, STAGE_STATUSES, STATES, TRIGGER_ACTIONS } from '#src/platform/deployment-states.ts'
 import { Origin, StateEnum, StatusDetails } from '#src/platform/deployment-status.schemas.ts'
+import { Commit } from '#src/platform/git-commit.schemas.ts'
 import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 const Duration = Type.String({ format: 'duration', description: 'ISO 8601 duration' })
@@ -17,20 +18,7 @@ const AuditingData = Type.Object(
   { title: 'DeploymentHistoryAuditingData' },
 )
 
-const Commit = Nullable(
-  Type.Object(
-    {
-      git_commit_id: Type.String(),
-      created_at: DateTime,
-      author_name: Type.String(),
-      message: Type.String(),
-      tag: Type.String(),
-      author_avatar_url: Type.Optional(Type.String()),
-      commit_page_url: Type.Optional(Type.String()),
-    },
-    { title: 'Commit' },
-  ),
-)
+const CommitOrNull = Nullable(Commit)
 
 const Arguments = Type.Array(Type.String())
 const LifecycleSchedule = Type.Object({ arguments: Arguments, entrypoint: Type.Optional(Type.String()) }, { title: 'JobLifecyleSchedule' })
@@ -43,7 +31,7 @@ const RESTORES = {
 /** Contract 2.7: the shape depends on the service's kind; no discriminator. */
 const ServiceDetails = Type.Union(
   [
-    Type.Object({ commit: Commit, build_pod_name: Type.String(), ...RESTORES }, { description: 'ApplicationDeploymentHistoryData' }),
+    Type.Object({ commit: CommitOrNull, build_pod_name: Type.String(), ...RESTORES }, { description: 'ApplicationDeploymentHistoryData' }),
     Type.Object(
       { image_name: Type.String(), tag: Type.String(), arguments: Arguments, entrypoint: Type.Optional(Type.String()), ...RESTORES },
       { description: 'ContainerDeploymentHistoryData' },
@@ -52,7 +40,7 @@ const ServiceDetails = Type.Union(
       {
         image_name: Type.String(),
         tag: Type.String(),
-        commit: Type.Optional(Commit),
+        commit: Type.Optional(CommitOrNull),
         schedule: Type.Optional(
           Type.Object({
             on_start: Type.Optional(LifecycleSchedule),
@@ -81,7 +69,7 @@ const ServiceDetails = Type.Union(
     ),
     Type.Object(
       {
-        commit: Type.Optional(Commit),
+        commit: Type.Optional(CommitOrNull),
         git_commit_id: Type.Optional(Type.String({ description: 'the commit the deploy named; absent: the head of the branch' })),
         engine: Type.String({ description: 'TERRAFORM or OPEN_TOFU' }),
         engine_version: Type.String(),
@@ -92,7 +80,7 @@ const ServiceDetails = Type.Union(
     ),
     Type.Object(
       {
-        commit: Type.Optional(Commit),
+        commit: Type.Optional(CommitOrNull),
         repository: Type.Optional(Type.Object({ chart_name: Type.String(), chart_version: Type.String() })),
         git_commit_id: Type.Optional(
           Type.String({

@@ -1,35 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
+import { linkResponseList } from '#src/modules/services/kind-schemas.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { ServiceLink } from '#src/modules/services/service-links.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { Uuid } from '#src/platform/http/common-schemas.ts'
 import { LINK_SERVICE_TYPES } from '#src/platform/service-types.ts'
 
 // listEnvironmentServicesLinks: every link of every service of the environment, each exactly as its
 // own kind's listing answers it (listApplicationLinks, listContainerLinks, listHelmLinks); the
 // kinds without links (databases, jobs, IAC) add none.
 
-const LinkResponseList = Type.Object(
-  {
-    results: Type.Array(
-      Type.Object(
-        {
-          service_id: Uuid,
-          service_type: Type.Unsafe<string>({ type: 'string', enum: [...LINK_SERVICE_TYPES] }),
-          url: Type.String(),
-          internal_port: Type.Integer(),
-          external_port: Type.Integer(),
-          is_qovery_domain: Type.Boolean({ description: 'true: a domain Berth derives, not a custom domain' }),
-          is_default: Type.Boolean(),
-        },
-        { title: 'Link' },
-      ),
-    ),
-  },
-  { title: 'LinkResponseList' },
-)
+const LinkResponseList = linkResponseList(Type.Unsafe<string>({ type: 'string', enum: [...LINK_SERVICE_TYPES] }))
 
 export interface EnvironmentLinksDeps {
   /** READ on the environment: its services, by name. */

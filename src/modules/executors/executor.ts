@@ -1,22 +1,15 @@
 // Where deployments really happen (docs/executors.md): an executor does one service's part of a
 // deployment, reports what it does as log lines, and stops when told to. The runner chooses one per
-// environment, by its cluster's `executor`. What an executor takes is said here, in its own words:
+// environment, by its cluster's `executor`. What an executor takes is said here:
 // it imports nothing of the runner, the queue or the kinds.
+
+import type { SnapshotVariable as SnapshotRecordVariable } from '#src/platform/snapshot-variable.ts'
 
 /** What a deployment does to a service. */
 export type ExecutorAction = 'DEPLOY' | 'DEPLOY_DRY_RUN' | 'RESTART' | 'STOP' | 'UNINSTALL' | 'DELETE'
 
-/** A variable as a deployment's snapshot keeps it: secrets still sealed. */
-export interface SnapshotVariable {
-  key: string
-  /** The value of what is not a secret. */
-  value?: string
-  /** A secret's value, sealed (base64). */
-  sealed?: string
-  isSecret: boolean
-  /** Where the value is delivered as a file, for a file variable. */
-  mountPath: string | null
-}
+/** A variable as a deployment's snapshot keeps it, secrets still sealed: what an executor delivers of it. */
+export type SnapshotVariable = Pick<SnapshotRecordVariable, 'key' | 'value' | 'sealed' | 'isSecret' | 'mountPath'>
 
 /** A service as a deployment deploys it: fixed at the trigger, whatever is edited after. */
 export interface ServiceSnapshot<Config = unknown, Kind extends string = string, Variable extends SnapshotVariable = SnapshotVariable> {

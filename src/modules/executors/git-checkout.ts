@@ -5,6 +5,7 @@ import { isIP } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { isPublicAddress } from '#src/modules/git-providers/address-guard.ts'
+import type { GitRepository } from './workload.ts'
 
 // The commit a build or a chart starts from (the Docker and Kubernetes executors): fetched shallowly from the service's repository by `git`, run as
 // an argv array (never a shell), into a temporary directory removed afterwards. The repository's
@@ -214,4 +215,45 @@ export async function pathInCheckout(dir: string, relative: string, kind: 'direc
   if (!real || !(real === base || real.startsWith(`${base}${path.sep}`))) return undefined
   const stat = await lstat(real)
   return (kind === 'directory' ? stat.isDirectory() : stat.isFile()) ? real : undefined
+}
+
+/** Why a repository could not be looked in: each becomes the error its caller answers with. */
+export interface LookRefusals {
+  /** The fetch failed (a CheckoutError saying why), did not end within the timeout, or its credentials could not be had. */
+  fetchFailed(error: unknown): unknown
+  /** The root path is not a directory of the repository. */
+  rootPathMissing(): unknown
+}
+
+/**
+ * A quiet shallow checkout of `repository`'s branch, within `timeoutMs`, for `look` at the checkout
+ * and its root path's real directory; the checkout is removed after (the checks, the forms that read
+ * a repository's files).
+ */
+export async function lookInCheckout<T>(
+  repository: Pick<GitRepository, 'url' | 'branch' | 'rootPath'>,
+  fetch: { credentials: () => Promise<GitCredentials | undefined>; allowPrivateUrls: boolean; timeoutMs: number },
+  refusals: LookRefusals,
+  look: (fetched: Checkout, root: string) => Promise<T>,
+): Promise<T> {
+  let fetched: Checkout
+  try {
+    fetched = await checkout({
+      url: repository.url,
+      ref: { branch: repository.branch },
+      credentials: await fetch.credentials(),
+      allowPrivateUrls: fetch.allowPrivateUrls,
+      say: () => undefined,
+      signal: AbortSignal.timeout(fetch.timeoutMs),
+    })
+  } catch (error) {
+    throw refusals.fetchFailed(error)
+  }
+  try {
+    const root = await pathInCheckout(fetched.dir, repository.rootPath, 'directory')
+    if (!root) throw refusals.rootPathMissing()
+    return await look(fetched, root)
+  } finally {
+    await fetched.remove()
+  }
 }

@@ -90,6 +90,28 @@ export function bitbucketAuthorization(token: string): string {
  * pages of 100 followed through each page's `next` link, which Bitbucket asks clients to use rather
  * than build page URLs. The main branch comes from the repository, fetched beside the pages.
  */
+/**
+ * GET …/commit/{ref} (one commit; the ref a commit id or a branch name) or …/commits/{ref}?pagelen=
+ * (the commits reachable from it, newest first), with the repository's tags. Tags first: a
+ * repository Bitbucket does not know is a 404 there, so that a missing commit is told apart.
+ */
+async function readAtRef(http: ProviderHttp, request: CommitsRequest, resource: 'commit' | 'commits', query: Record<string, number> = {}) {
+  const { apiRoot, token, repository, signal } = request
+  const tagged = await tags(http, request)
+  const ref = await refOrMainBranch(http, request)
+  const url = withQuery(apiUrl(apiRoot, `${repositoryPath(repository)}/${resource}/${encodeURIComponent(ref)}`), query)
+  const missing = () => commitNotFound(label, repository, ref)
+  const answer = await http.getJson({
+    provider: label,
+    repository,
+    url,
+    headers: { authorization: bitbucketAuthorization(token) },
+    signal,
+    missing,
+  })
+  return { answer, tagged, missing }
+}
+
 export const bitbucket: GitProviderAdapter = {
   label,
 
@@ -136,43 +158,14 @@ export const bitbucket: GitProviderAdapter = {
       )
   },
 
-  // Tags first: a repository Bitbucket does not know is a 404 there, so that a missing commit is told apart.
   async getCommit(http, request) {
-    const { apiRoot, token, repository, signal } = request
-    const tagged = await tags(http, request)
-    const ref = await refOrMainBranch(http, request)
-    // GET …/commit/{commit} takes a commit id or a branch name.
-    const url = apiUrl(apiRoot, `${repositoryPath(repository)}/commit/${encodeURIComponent(ref)}`)
-    const missing = () => commitNotFound(label, repository, ref)
-    const answer = await http.getJson({
-      provider: label,
-      repository,
-      url,
-      headers: { authorization: bitbucketAuthorization(token) },
-      signal,
-      missing,
-    })
+    const { answer, tagged, missing } = await readAtRef(http, request, 'commit')
     if (answer.body === null || typeof answer.body !== 'object') throw missing()
     return withTags([toCommit(answer.body as BitbucketCommit)], tagged)[0]!
   },
 
-  // GET …/commits/{revision}?pagelen=: the commits reachable from the revision, newest first.
   async listCommits(http, request) {
-    const { apiRoot, token, repository, signal, limit } = request
-    const tagged = await tags(http, request)
-    const ref = await refOrMainBranch(http, request)
-    const url = withQuery(apiUrl(apiRoot, `${repositoryPath(repository)}/commits/${encodeURIComponent(ref)}`), {
-      pagelen: Math.min(limit, MAX_COMMITS),
-    })
-    const missing = () => commitNotFound(label, repository, ref)
-    const answer = await http.getJson({
-      provider: label,
-      repository,
-      url,
-      headers: { authorization: bitbucketAuthorization(token) },
-      signal,
-      missing,
-    })
+    const { answer, tagged } = await readAtRef(http, request, 'commits', { pagelen: Math.min(request.limit, MAX_COMMITS) })
     return withTags(
       valuesOf(answer).map((item) => toCommit(item as BitbucketCommit)),
       tagged,

@@ -1,34 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
-import type { GitProvider } from '#src/platform/git-provider-names.ts'
 import { OrganizationParams } from '#src/platform/http/common-schemas.ts'
 import type { GitBranch } from './git-provider-adapter.ts'
 import { BranchQuery, GitRepositoryBranchResponseList } from './git-providers.schemas.ts'
 import type { GitProvidersService } from './git-providers.service.ts'
 import { toBranchResponse } from './git-providers.wire.ts'
+import { listingErrors, PROVIDER_ROUTES } from './provider-listing.schemas.ts'
 
-const PROVIDERS: { provider: GitProvider; segment: string; name: string }[] = [
-  { provider: 'GITHUB', segment: 'github', name: 'Github' },
-  { provider: 'GITLAB', segment: 'gitlab', name: 'Gitlab' },
-  { provider: 'BITBUCKET', segment: 'bitbucket', name: 'Bitbucket' },
-]
-
-const error = (description: string, extra: object = {}) => Type.Ref('ErrorResponse', { description, ...extra })
-
-const ERRORS = {
-  400: error(
-    'an invalid query, or a `gitTokenId` of another provider, or none where the organization has no or several tokens of the provider (`validation_failed`); ' +
-      'the provider refused the git token (`git_token_invalid`); the git token’s git_api_url leads to a private address (`bad_request`)',
-  ),
-  404: error(
-    'no such organization or git token in it (`not_found`); the provider has no such repository, or the git token cannot see it (`repository_not_found`)',
-  ),
-  429: error('the provider’s rate limit for the git token is exhausted (`rate_limited`); retry after `Retry-After` seconds', {
-    headers: { 'Retry-After': Type.Integer({ description: 'seconds until the provider’s limit resets' }) },
-  }),
-  502: error('the provider could not be reached, failed, redirected to another host, or answered something unusable (`bad_gateway`)'),
-  504: error('the provider did not give every page of the listing within BERTH_GIT_TIMEOUT_MS (`gateway_timeout`)'),
-}
+const ERRORS = listingErrors(
+  'no such organization or git token in it (`not_found`); the provider has no such repository, or the git token cannot see it (`repository_not_found`)',
+)
 
 export function gitProvidersRoutes(gitProviders: GitProvidersService): FastifyPluginAsyncTypebox {
   // A cached listing comes back as the same array: its JSON is made and encoded once (thousands of
@@ -44,7 +24,7 @@ export function gitProvidersRoutes(gitProviders: GitProvidersService): FastifyPl
   }
 
   return async (app) => {
-    for (const { provider, segment, name } of PROVIDERS) {
+    for (const { provider, segment, name } of PROVIDER_ROUTES) {
       app.get(
         `/organization/:organizationId/account/${segment}/repository/branch`,
         {

@@ -62,12 +62,6 @@ export function chooseGitToken(provider: GitProvider, gitTokenId: string | null,
   )
 }
 
-/** Each branch once: pages read while branches are created or deleted can overlap. */
-function uniqueByName(branches: GitBranch[]): GitBranch[] {
-  const seen = new Set<string>()
-  return branches.filter((branch) => !seen.has(branch.name) && seen.add(branch.name))
-}
-
 /**
  * `run` under one deadline of `timeoutMs`: its signal aborts every call when it fires, and the
  * promise fails with 504 then at the latest, whatever is still running, so that requests sharing
@@ -90,14 +84,51 @@ export async function withDeadline<T>(timeoutMs: number, timedOut: () => AppErro
   }
 }
 
+/** What a listing at a provider reads with: the chosen git token, opened, and its API's root. */
+export interface OpenedListing {
+  token: string
+  apiRoot: URL
+  workspace: string | null
+}
+
+/**
+ * A listing at the provider with the chosen git token (branches, repositories), cached per token
+ * version, provider, API and `subject`: an edited token (a new `updatedAt`) never gets the listing
+ * its previous secret or URL made, on any replica. `read` runs under one deadline (504 past it,
+ * the message saying it did not list `what`); each item comes once, by name, as pages read while
+ * items are created or deleted can overlap.
+ */
+export function cachedListing<T extends { name: string }>(
+  deps: Pick<GitProvidersDeps, 'openGitToken' | 'timeoutMs'> & { cache: BranchCache<T[]> },
+  organizationId: string,
+  listing: { provider: GitProvider; adapter: Pick<GitProviderAdapter, 'label' | 'apiRoot'>; chosen: GitTokenRecord; subject: string; what: string },
+  read: (opened: OpenedListing, signal: AbortSignal) => Promise<T[]>,
+): Promise<T[]> {
+  const { provider, adapter, chosen } = listing
+  const key = [chosen.id, chosen.updatedAt.getTime(), provider, adapter.apiRoot(chosen.gitApiUrl).href, listing.subject].join('\n')
+  return deps.cache.get(key, chosen.id, async () => {
+    const opened = await deps.openGitToken(organizationId, chosen.id)
+    if (!opened) throw notFound('git token')
+    const timedOut = () =>
+      new AppError(
+        'gateway_timeout',
+        `${adapter.label} did not list ${listing.what} within ${deps.timeoutMs} ms (BERTH_GIT_TIMEOUT_MS); try again later`,
+      )
+    const items = await withDeadline(deps.timeoutMs, timedOut, (signal) =>
+      read({ token: opened.token, apiRoot: adapter.apiRoot(opened.row.gitApiUrl), workspace: opened.row.workspace }, signal),
+    )
+    const seen = new Set<string>()
+    return items.filter((item) => !seen.has(item.name) && seen.add(item.name))
+  })
+}
+
 export function createGitProvidersService(deps: GitProvidersDeps) {
   const adapters = deps.adapters ?? ADAPTERS
 
   return {
     /**
-     * Every branch of a repository at the provider, read with one of the organization's git tokens.
-     * Listings are cached per token version, provider, API and repository: an edited token (a new
-     * `updatedAt`) never gets the listing its previous secret or URL made, on any replica.
+     * Every branch of a repository at the provider, read with one of the organization's git tokens,
+     * cached per repository (cachedListing).
      */
     async listBranches(principal: Principal, organizationId: string, provider: GitProvider, input: BranchListingInput): Promise<GitBranch[]> {
       await deps.requireOrganizationRole(principal, organizationId, 'READ')
@@ -105,26 +136,12 @@ export function createGitProvidersService(deps: GitProvidersDeps) {
       const adapter = adapters[provider]
       const repository = adapter.repository(input.repository, chosen.workspace)
       if ('problem' in repository) throw validationFailed([{ path: '/name', message: repository.problem, location: 'query' }])
-      const apiRoot = adapter.apiRoot(chosen.gitApiUrl)
-      const key = [chosen.id, chosen.updatedAt.getTime(), provider, apiRoot.href, repository.path].join('\n')
-      return deps.cache.get(key, chosen.id, async () => {
-        const opened = await deps.openGitToken(organizationId, chosen.id)
-        if (!opened) throw notFound('git token')
-        const timedOut = () =>
-          new AppError(
-            'gateway_timeout',
-            `${adapter.label} did not list the branches of "${repository.path}" within ${deps.timeoutMs} ms (BERTH_GIT_TIMEOUT_MS); try again later`,
-          )
-        const branches = await withDeadline(deps.timeoutMs, timedOut, (signal) =>
-          adapter.listBranches(deps.http, {
-            apiRoot: adapter.apiRoot(opened.row.gitApiUrl),
-            token: opened.token,
-            repository: repository.path,
-            signal,
-          }),
-        )
-        return uniqueByName(branches)
-      })
+      return cachedListing(
+        deps,
+        organizationId,
+        { provider, adapter, chosen, subject: repository.path, what: `the branches of "${repository.path}"` },
+        (opened, signal) => adapter.listBranches(deps.http, { apiRoot: opened.apiRoot, token: opened.token, repository: repository.path, signal }),
+      )
     },
   }
 }

@@ -1,8 +1,7 @@
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { GitProvider } from '#src/platform/git-provider-names.ts'
-import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { BranchCache } from './branch-cache.ts'
-import { ADAPTERS, chooseGitToken, type GitProvidersDeps, withDeadline } from './git-providers.service.ts'
+import { ADAPTERS, cachedListing, chooseGitToken, type GitProvidersDeps } from './git-providers.service.ts'
 import { type GitRepositoryItem, type ListRepositories, REPOSITORY_LISTINGS } from './git-repositories.ts'
 
 /** What the repository listings need: the branch listing's token access and HTTP, with a cache of their own. */
@@ -45,28 +44,12 @@ export function createGitRepositoriesService(deps: GitRepositoriesDeps) {
       await deps.requireOrganizationRole(principal, organizationId, 'READ')
       const chosen = chooseGitToken(provider, gitTokenId, await deps.listGitTokens(organizationId), 'repositories')
       const adapter = ADAPTERS[provider]
-      const apiRoot = adapter.apiRoot(chosen.gitApiUrl)
-      const key = [chosen.id, chosen.updatedAt.getTime(), provider, apiRoot.href, chosen.workspace ?? ''].join('\n')
-      return deps.cache.get(key, chosen.id, async () => {
-        const opened = await deps.openGitToken(organizationId, chosen.id)
-        if (!opened) throw notFound('git token')
-        const timedOut = () =>
-          new AppError(
-            'gateway_timeout',
-            `${adapter.label} did not list the git token's repositories within ${deps.timeoutMs} ms (BERTH_GIT_TIMEOUT_MS); try again later`,
-          )
-        const repositories = await withDeadline(deps.timeoutMs, timedOut, (signal) =>
-          listings[provider](deps.http, {
-            apiRoot: adapter.apiRoot(opened.row.gitApiUrl),
-            token: opened.token,
-            workspace: opened.row.workspace,
-            signal,
-          }),
-        )
-        const seen = new Set<string>()
-        // Pages read while repositories are created or deleted can overlap: each once.
-        return repositories.filter((repository) => !seen.has(repository.name) && seen.add(repository.name))
-      })
+      return cachedListing(
+        deps,
+        organizationId,
+        { provider, adapter, chosen, subject: chosen.workspace ?? '', what: "the git token's repositories" },
+        (opened, signal) => listings[provider](deps.http, { ...opened, signal }),
+      )
     },
   }
 }

@@ -1,4 +1,5 @@
 import { type Agent, fetch } from 'undici'
+import { readCappedText } from '#src/platform/http/capped-body.ts'
 import { AppError } from '#src/platform/http/errors.ts'
 import { createGuardedAgent } from './address-guard.ts'
 import { type CallContext, failedCallError, unreachableError } from './provider-errors.ts'
@@ -45,24 +46,9 @@ const USER_AGENT = 'berth (branch listing)'
 
 type FetchResponse = Awaited<ReturnType<typeof fetch>>
 
-/** The body as text, or undefined (and the rest left unread) once it exceeds `maxBytes`. */
-async function readText(response: FetchResponse, maxBytes: number): Promise<string | undefined> {
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength
-    if (size > maxBytes) {
-      await response.body?.cancel()
-      return undefined
-    }
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 /** The `message` of a JSON error body (GitHub's `{"message": …}`), for telling errors apart; never quoted. */
 async function errorMessage(response: FetchResponse): Promise<string | undefined> {
-  const text = await readText(response, MAX_ERROR_BODY_BYTES).catch(() => undefined)
+  const text = await readCappedText(response, MAX_ERROR_BODY_BYTES).catch(() => undefined)
   try {
     const message = (JSON.parse(text ?? '') as { message?: unknown } | null)?.message
     return typeof message === 'string' ? message : undefined
@@ -137,7 +123,7 @@ export function createProviderHttp(settings: { allowPrivateUrls: boolean }, cloc
           else await response.body?.cancel()
           throw failedCallError(context, response.status, response.headers, clock(), message)
         }
-        const text = await readText(response, MAX_BODY_BYTES)
+        const text = await readCappedText(response, MAX_BODY_BYTES)
         // A write may answer 204 without a body.
         if (text === '' && call.method !== undefined && call.method !== 'GET') return { body: null, headers: response.headers, url }
         if (text === undefined) throw new AppError('bad_gateway', `${call.provider} sent a page larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`)

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { type Checkout, CheckoutError, checkout, type GitCredentials, pathInCheckout } from '#src/modules/executors/git-checkout.ts'
+import { type Checkout, CheckoutError, type GitCredentials, lookInCheckout, pathInCheckout } from '#src/modules/executors/git-checkout.ts'
 import type { GitRepository } from '#src/modules/executors/workload.ts'
 import { parseGitUrl } from '#src/modules/services/git-repositories/git-repository-url.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -73,27 +73,12 @@ export function createGitRepositoryFilesService({ timeoutMs = 60_000, ...deps }:
     if (gitTokenId && !(await deps.hasGitToken(organizationId, gitTokenId))) throw at('git_token_id', 'is not a git token of this organization')
     const provider = request.provider ?? parseGitUrl(request.url)?.hostProvider ?? 'GITHUB'
     const repository: GitRepository = { url: request.url, branch: request.branch ?? null, rootPath: request.root_path || '/', gitTokenId, provider }
-    let fetched: Checkout
-    try {
-      fetched = await checkout({
-        url: repository.url,
-        ref: { branch: repository.branch },
-        credentials: await deps.credentials(organizationId, repository),
-        allowPrivateUrls: deps.allowPrivateUrls,
-        say: () => {},
-        signal: AbortSignal.timeout(timeoutMs),
-      })
-    } catch (error) {
-      if (error instanceof CheckoutError) throw at('url', error.message)
-      throw error
+    const fetch = { credentials: () => deps.credentials(organizationId, repository), allowPrivateUrls: deps.allowPrivateUrls, timeoutMs }
+    const refusals = {
+      fetchFailed: (error: unknown) => (error instanceof CheckoutError ? at('url', error.message) : error),
+      rootPathMissing: () => at('root_path', 'is not a directory of the repository'),
     }
-    try {
-      const root = await pathInCheckout(fetched.dir, repository.rootPath, 'directory')
-      if (!root) throw at('root_path', 'is not a directory of the repository')
-      return await read(fetched, root)
-    } finally {
-      await fetched.remove()
-    }
+    return lookInCheckout(repository, fetch, refusals, read)
   }
 
   /** A file's text, refused past MAX_FILE_BYTES. */

@@ -1,6 +1,7 @@
-import { Type } from 'typebox'
+import { type TSchema, Type } from 'typebox'
 import { CLOUD_PROVIDERS } from '#src/modules/clusters/clusters.schemas.ts'
 import { MODES } from '#src/modules/environments/environments.schemas.ts'
+import { associatedService } from '#src/platform/associated-services.ts'
 import { SERVICE_TYPES } from '#src/platform/deployment-states.ts'
 import { EnvironmentStatus } from '#src/platform/deployment-status.schemas.ts'
 import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
@@ -105,22 +106,7 @@ export const EnvironmentOverviewList = Type.Object(
   { title: 'EnvironmentOverviewResponseList' },
 )
 
-const associatedServices = (serviceType: ReturnType<typeof Enum>, title: string) =>
-  ListResponse(
-    Type.Object(
-      {
-        project_id: Uuid,
-        project_name: Type.String(),
-        environment_id: Uuid,
-        environment_name: Type.String(),
-        service_id: Uuid,
-        service_name: Type.String(),
-        service_type: serviceType,
-      },
-      { title: title.replace(/List$/, '') },
-    ),
-    title,
-  )
+const associatedServices = (serviceType: TSchema, title: string) => ListResponse(associatedService(serviceType, title.replace(/List$/, '')), title)
 
 export const GitTokenAssociatedServicesList = associatedServices(
   Enum(GIT_TOKEN_ASSOCIATED_SERVICE_TYPES, 'GitTokenAssociatedServiceType'),

@@ -51,3 +51,25 @@ export const ServicePortResponse = Type.Object(
   },
   { title: 'ServicePort' },
 )
+
+/** The reference's `LinkResponseList`: a service's links (service-links.ts), `serviceType` saying which kinds answer it. */
+export const linkResponseList = (serviceType: TSchema) =>
+  Type.Object(
+    {
+      results: Type.Array(
+        Type.Object(
+          {
+            service_id: Uuid,
+            service_type: serviceType,
+            url: Type.String(),
+            internal_port: Type.Integer(),
+            external_port: Type.Integer(),
+            is_qovery_domain: Type.Boolean({ description: 'true: a domain Berth derives, not a custom domain' }),
+            is_default: Type.Boolean(),
+          },
+          { title: 'Link' },
+        ),
+      ),
+    },
+    { title: 'LinkResponseList' },
+  )

@@ -26,6 +26,12 @@ const Description = Type.String({ maxLength: 255, description: 'optional variabl
 const Interpolation = Type.Boolean({ description: 'whether variables referenced in a file variable are replaced (kept, not used by Berth)' })
 const SecretManagerAccessId = Nullable(Uuid)
 
+/** What a request may say of a variable beside its key and value: its description and whether a file interpolates. */
+const requestNotes = {
+  description: Type.Optional(Nullable(Description)),
+  enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
+}
+
 const Base = { id: Uuid, created_at: DateTime, updated_at: Type.Optional(DateTime) }
 
 // --- generic API (tag Variable Main Calls) ---------------------------------------------------
@@ -38,8 +44,7 @@ export const VariableRequest = Type.Object(
     is_secret: Type.Boolean({ description: 'a secret is sealed at rest and its value never returned' }),
     variable_scope: VariableScopeEnum,
     variable_parent_id: Uuid,
-    description: Type.Optional(Nullable(Description)),
-    enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
+    ...requestNotes,
     secret_manager_access_id: Type.Optional(SecretManagerAccessId),
   },
   { title: 'VariableRequest' },
@@ -50,8 +55,7 @@ export const VariableEditRequest = Type.Object(
   {
     key: Key,
     value: Type.Optional(Nullable(Value)),
-    description: Type.Optional(Nullable(Description)),
-    enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
+    ...requestNotes,
     secret_manager_access_id: Type.Optional(SecretManagerAccessId),
   },
   { title: 'VariableEditRequest' },
@@ -63,8 +67,7 @@ export const VariableAliasRequest = Type.Object(
     key: Key,
     alias_scope: VariableScopeEnum,
     alias_parent_id: Uuid,
-    description: Type.Optional(Nullable(Description)),
-    enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
+    ...requestNotes,
   },
   { title: 'VariableAliasRequest' },
 )
@@ -75,8 +78,7 @@ export const VariableOverrideRequest = Type.Object(
     value: Value,
     override_scope: VariableScopeEnum,
     override_parent_id: Uuid,
-    description: Type.Optional(Nullable(Description)),
-    enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
+    ...requestNotes,
   },
   { title: 'VariableOverrideRequest' },
 )
@@ -177,8 +179,7 @@ const scopedFields = {
   key: Key,
   value: Type.Optional(Value),
   mount_path: Type.Optional(Nullable(MountPath)),
-  description: Type.Optional(Nullable(Description)),
-  enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
+  ...requestNotes,
 }
 
 export const EnvironmentVariableRequest = Type.Object(scopedFields, { title: 'EnvironmentVariableRequest' })
@@ -188,18 +189,14 @@ const { mount_path: _, ...secretEditFields } = scopedFields
 export const SecretEditRequest = Type.Object(secretEditFields, { title: 'SecretEditRequest' })
 
 /** The per-scope alias request (reference `Key`, EnvironmentVariableAliasRequest). */
-export const AliasRequest = Type.Object(
-  { key: Key, description: Type.Optional(Nullable(Description)), enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)) },
-  { title: 'EnvironmentVariableAliasRequest' },
-)
+export const AliasRequest = Type.Object({ key: Key, ...requestNotes }, { title: 'EnvironmentVariableAliasRequest' })
 export type AliasRequest = Static<typeof AliasRequest>
 
 /** The per-scope override request (reference `Value`, EnvironmentVariableOverrideRequest). */
 export const OverrideRequest = Type.Object(
   {
     value: Type.Optional(Value),
-    description: Type.Optional(Nullable(Description)),
-    enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
+    ...requestNotes,
   },
   { title: 'EnvironmentVariableOverrideRequest' },
 )

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
-import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { associatedServicesList } from '#src/platform/associated-services.ts'
+import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
 import {
   awsAndScalewayResponseConfig,
@@ -133,26 +134,7 @@ export const AvailableContainerRegistryResponseList = Type.Object(
   { title: 'AvailableContainerRegistryResponseList' },
 )
 
-export const ContainerRegistryAssociatedServicesResponseList = Type.Object(
-  {
-    results: Type.Array(
-      Type.Object(
-        {
-          project_id: Uuid,
-          project_name: Type.String(),
-          environment_id: Uuid,
-          environment_name: Type.String(),
-          service_id: Uuid,
-          service_name: Type.String(),
-          service_type: Type.Unsafe<string>({
-            type: 'string',
-            enum: ['CONTAINER', 'LIFECYCLE', 'CRON'],
-            title: 'ContainerRegistryAssociatedServiceType',
-          }),
-        },
-        { title: 'ContainerRegistryAssociatedServicesResponse' },
-      ),
-    ),
-  },
-  { title: 'ContainerRegistryAssociatedServicesResponseList' },
+export const ContainerRegistryAssociatedServicesResponseList = associatedServicesList(
+  Enum(['CONTAINER', 'LIFECYCLE', 'CRON'], 'ContainerRegistryAssociatedServiceType'),
+  'ContainerRegistryAssociatedServicesResponseList',
 )

@@ -1,3 +1,4 @@
+import type { AssociatedServicePlace } from '#src/platform/associated-services.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { notFound } from '#src/platform/http/errors.ts'
@@ -27,13 +28,7 @@ export interface ContainerRegistryInput {
   secrets: SecretConfig
 }
 
-export interface AssociatedService {
-  projectId: string
-  projectName: string
-  environmentId: string
-  environmentName: string
-  serviceId: string
-  serviceName: string
+export interface AssociatedService extends AssociatedServicePlace {
   /** CONTAINER, or a job's type (LIFECYCLE, CRON). */
   serviceType: string
 }

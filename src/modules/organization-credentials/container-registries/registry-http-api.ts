@@ -1,5 +1,6 @@
 import { type Agent, fetch } from 'undici'
 import { createGuardedAgent, PrivateAddressError } from '#src/modules/git-providers/address-guard.ts'
+import { readCappedText } from '#src/platform/http/capped-body.ts'
 import { AppError } from '#src/platform/http/errors.ts'
 import type { SecretConfig } from './container-registries.rules.ts'
 import type { ContainerRegistryKind } from './container-registries.schemas.ts'
@@ -56,18 +57,10 @@ function bearerChallenge(header: string | null): Record<string, string> | undefi
 }
 
 async function readJson(response: Awaited<ReturnType<typeof fetch>>, what: string): Promise<unknown> {
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength
-    if (size > MAX_BODY_BYTES) {
-      await response.body?.cancel()
-      throw new AppError('bad_gateway', `the registry sent more than ${MAX_BODY_BYTES / 1024 / 1024} MiB for ${what}`)
-    }
-    chunks.push(chunk)
-  }
+  const text = await readCappedText(response, MAX_BODY_BYTES)
+  if (text === undefined) throw new AppError('bad_gateway', `the registry sent more than ${MAX_BODY_BYTES / 1024 / 1024} MiB for ${what}`)
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    return JSON.parse(text)
   } catch {
     throw new AppError('bad_gateway', `the registry answered ${what} with something that is not JSON; does the URL lead to a registry?`)
   }

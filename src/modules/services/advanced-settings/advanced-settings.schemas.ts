@@ -89,14 +89,17 @@ const ingressAccess: Settings = {
   'network.ingress.enable_sticky_session': s(Type.Boolean(), false),
 }
 
-const gateway: Settings = {
-  'network.gateway_api.http_request_timeout_seconds': s(OrNull(Count()), null),
-  'network.gateway_api.http_connection_idle_timeout_seconds': s(OrNull(Count()), null),
-  'network.gateway_api.retry.num_retries': s(OrNull(Count()), null),
-  'network.gateway_api.retry.retry_on': s(OrNull(Text()), null),
-  'network.gateway_api.retry.http_status_codes': s(OrNull(Text()), null),
-  'network.gateway_api.retry.per_try_timeout_seconds': s(OrNull(Count(1)), null),
-}
+/** The Gateway API's timeouts and retries, unset by default: a service's under `network.gateway_api`, a cluster's under `envoy.gateway_api`. */
+export const gatewayApiRouting = (prefix: string): Settings => ({
+  [`${prefix}.http_request_timeout_seconds`]: s(OrNull(Count()), null),
+  [`${prefix}.http_connection_idle_timeout_seconds`]: s(OrNull(Count()), null),
+  [`${prefix}.retry.num_retries`]: s(OrNull(Count()), null),
+  [`${prefix}.retry.retry_on`]: s(OrNull(Text()), null),
+  [`${prefix}.retry.http_status_codes`]: s(OrNull(Text()), null),
+  [`${prefix}.retry.per_try_timeout_seconds`]: s(OrNull(Count(1)), null),
+})
+
+const gateway = gatewayApiRouting('network.gateway_api')
 
 const autoscaling: Settings = {
   'hpa.cpu.average_utilization_percent': s(Percent(1), 60),

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { AppError } from '#src/platform/http/errors.ts'
@@ -76,3 +77,28 @@ export function createFollowStreams(limits: FollowStreamLimits) {
 }
 
 export type FollowStreams = ReturnType<typeof createFollowStreams>
+
+/**
+ * One follow stream's lifetime, bound to its request: `signal` aborts when the client leaves (it
+ * closes the request, or only the response, as an inject does), which also gives back the
+ * stream's place under the limits.
+ */
+export function followerLifetime(streams: FollowStreams | undefined, req: FastifyRequest, reply: FastifyReply) {
+  const stop = new AbortController()
+  let release = () => {}
+  const hangUp = () => {
+    stop.abort()
+    release()
+  }
+  req.raw.on('close', hangUp)
+  reply.raw.on('close', hangUp)
+  return {
+    signal: stop.signal,
+    /** Takes the stream's place in `organizationId` once access is checked (429 past a limit); none once the client left. */
+    admit(organizationId: string) {
+      if (streams && !stop.signal.aborted) release = streams.open(req.principal, organizationId)
+    },
+    /** Gives the place back: the stream ended. */
+    release: () => release(),
+  }
+}

@@ -1,10 +1,10 @@
-import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { sendEventStream } from '#src/platform/http/event-stream.ts'
 import type { KindRoutes } from '../kind-routes.ts'
-import { FOLLOW_STREAMS_REFUSED, type FollowStreams } from './follow-streams.ts'
+import { FOLLOW_STREAMS_REFUSED, type FollowStreams, followerLifetime } from './follow-streams.ts'
 import { decodeCursor, SERVICE_LOG_LINES, type ServiceLogLine, type ServiceLogsService } from './service-logs.service.ts'
 
 const Log = Type.Object(
@@ -94,26 +94,16 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
           },
         },
         async (req, reply) => {
-          const stop = new AbortController()
           // The stream's place under the follow stream limits, given back when its client leaves.
-          let release = () => {}
-          const hangUp = () => {
-            stop.abort()
-            release()
-          }
-          // A client that leaves closes the request, or only the response (as an inject does): either lets go.
-          req.raw.on('close', hangUp)
-          reply.raw.on('close', hangUp)
+          const follower = followerLifetime(streams, req, reply)
           const header = req.headers['last-event-id']
           const lines = logs.follow(
             req.principal,
             kind.type,
             idOf(req.params),
             decodeCursor(typeof header === 'string' ? header : undefined),
-            stop.signal,
-            (organizationId) => {
-              if (streams && !stop.signal.aborted) release = streams.open(req.principal, organizationId)
-            },
+            follower.signal,
+            follower.admit,
           )
           // The first step checks access: its errors answer in the error shape, before any event is sent.
           await lines.next()
@@ -133,7 +123,7 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
                 return 'failed' as const
               })
               if (next === 'failed') {
-                release()
+                follower.release()
                 return
               }
               quiet.abort()
@@ -145,13 +135,10 @@ export function serviceLogsRoutes(kinds: readonly KindRoutes[], logs: ServiceLog
               pending = lines.next()
               if (next.value) yield `event: log\nid: ${next.value.cursor}\ndata: ${JSON.stringify(toLog(next.value.line))}\n\n`
             }
-            if (!stop.signal.aborted) yield 'event: end\ndata: {}\n\n'
-            release()
+            if (!follower.signal.aborted) yield 'event: end\ndata: {}\n\n'
+            follower.release()
           }
-          return reply
-            .type('text/event-stream; charset=utf-8')
-            .header('cache-control', 'no-store')
-            .send(Readable.from(events()) as never)
+          return sendEventStream(reply, events())
         },
       )
     }

@@ -1,10 +1,10 @@
-import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { type Static, Type } from 'typebox'
 import { EnvironmentParams } from '#src/modules/environments/environments.schemas.ts'
-import { FOLLOW_STREAMS_REFUSED, type FollowStreams } from '#src/modules/services/logs/follow-streams.ts'
+import { FOLLOW_STREAMS_REFUSED, type FollowStreams, followerLifetime } from '#src/modules/services/logs/follow-streams.ts'
 import { SERVICE_TYPES } from '#src/platform/deployment-states.ts'
 import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { sendEventStream } from '#src/platform/http/event-stream.ts'
 import type { LogLine } from './deployment-logs.repository.ts'
 import type { DeploymentLogsService } from './deployment-logs.service.ts'
 
@@ -102,25 +102,15 @@ export function deploymentLogsRoutes(logs: DeploymentLogsService, streams?: Foll
         },
       },
       async (req, reply) => {
-        const stop = new AbortController()
         // The stream's place under the follow stream limits (docs/service-logs.md), given back when its client leaves.
-        let release = () => {}
-        const hangUp = () => {
-          stop.abort()
-          release()
-        }
-        // A client that leaves closes the request, or only the response (as an inject does): either lets go.
-        req.raw.on('close', hangUp)
-        reply.raw.on('close', hangUp)
+        const follower = followerLifetime(streams, req, reply)
         const lines = logs.follow(
           req.principal,
           req.params.environmentId,
           req.query.version,
           lineNumber(req.headers['last-event-id']),
-          stop.signal,
-          (organizationId) => {
-            if (streams && !stop.signal.aborted) release = streams.open(req.principal, organizationId)
-          },
+          follower.signal,
+          follower.admit,
         )
         // The first read checks access and the deployment: its errors answer in the error shape, before any event is sent.
         const first = await lines.next()
@@ -132,13 +122,10 @@ export function deploymentLogsRoutes(logs: DeploymentLogsService, streams?: Foll
             for (const line of next.value.lines) yield `event: log\nid: ${line.id}\ndata: ${JSON.stringify(served(toEnvironmentLog(line)))}\n\n`
             next = await lines.next()
           }
-          if (!stop.signal.aborted) yield 'event: end\ndata: {}\n\n'
-          release()
+          if (!follower.signal.aborted) yield 'event: end\ndata: {}\n\n'
+          follower.release()
         }
-        return reply
-          .type('text/event-stream; charset=utf-8')
-          .header('cache-control', 'no-store')
-          .send(Readable.from(events()) as never)
+        return sendEventStream(reply, events())
       },
     )
   }

@@ -3,7 +3,8 @@ import { ServiceGroupIdsRequest } from '#src/modules/organization-groups/organiz
 import { ApplicationGitRepository, gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
 import { kindParams, PortProtocol, ServicePortResponse, serviceResponseHead, serviceResponseTail } from '#src/modules/services/kind-schemas.ts'
 import { probeTypeRequest } from '#src/modules/services/probe-schemas.ts'
-import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Commit } from '#src/platform/git-commit.schemas.ts'
+import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // The reference's ApplicationRequest, ApplicationEditRequest and Application (its response), with
 // the parts Berth keeps. Request objects drop members they do not name (Ajv's removeAdditional), so
@@ -176,19 +177,6 @@ export const ApplicationDeployRequest = Type.Object(
   { title: 'DeployRequest' },
 )
 export type ApplicationDeployRequest = Static<typeof ApplicationDeployRequest>
-
-export const Commit = Type.Object(
-  {
-    git_commit_id: Type.String(),
-    created_at: DateTime,
-    author_name: Type.String(),
-    message: Type.String(),
-    tag: Type.String(),
-    author_avatar_url: Type.Optional(Type.String()),
-    commit_page_url: Type.Optional(Type.String()),
-  },
-  { title: 'Commit' },
-)
 
 export const CommitResponseList = Type.Object({ results: Type.Array(Commit) }, { title: 'CommitResponseList' })
 

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { ContainerRegistryKind } from '#src/modules/organization-credentials/container-registries/container-registries.schemas.ts'
 import { ServiceGroupIdsRequest } from '#src/modules/organization-groups/organization-groups.schemas.ts'
-import { kindParams, PortProtocol, ServicePortResponse, serviceResponseTail } from '#src/modules/services/kind-schemas.ts'
+import { kindParams, linkResponseList, PortProtocol, ServicePortResponse, serviceResponseTail } from '#src/modules/services/kind-schemas.ts'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 
 // Body schemas use plain objects with optional members instead of oneOf: Ajv's removeAdditional
@@ -170,22 +170,4 @@ export const ContainerDeployRequest = Type.Object(
 )
 export type ContainerDeployRequest = Static<typeof ContainerDeployRequest>
 
-export const LinkResponseList = Type.Object(
-  {
-    results: Type.Array(
-      Type.Object(
-        {
-          service_id: Uuid,
-          service_type: Type.Literal('CONTAINER'),
-          url: Type.String(),
-          internal_port: Type.Integer(),
-          external_port: Type.Integer(),
-          is_qovery_domain: Type.Boolean({ description: 'true: a domain Berth derives, not a custom domain' }),
-          is_default: Type.Boolean(),
-        },
-        { title: 'Link' },
-      ),
-    ),
-  },
-  { title: 'LinkResponseList' },
-)
+export const LinkResponseList = linkResponseList(Type.Literal('CONTAINER'))

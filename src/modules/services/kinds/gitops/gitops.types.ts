@@ -1,3 +1,4 @@
+import type { ObservedSync } from '#src/modules/argocd/argocd-poller.ts'
 import type { CoreRecord } from '#src/modules/services/service-records.ts'
 
 /** A GITOPS_APP service's configuration, as the Argo CD poller stores it: which application of which Argo CD it shows (docs/argocd.md). */
@@ -8,15 +9,6 @@ export interface GitOpsConfig {
 }
 
 export type GitOpsRecord = GitOpsConfig & CoreRecord & { version: number }
-
-/** A sync Argo CD performed, which the poller records as a deployment (`argocd_observed` of its overrides). */
-export interface ObservedSync {
-  history_id: number
-  revision: string
-  initiated_by: string
-  phase: string | null
-  message: string | null
-}
 
 /** What a deploy of a GITOPS_APP asks beyond its configuration. */
 export interface GitOpsOverrides {
