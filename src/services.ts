@@ -294,8 +294,6 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
     organizations,
     onDeleted: (projectId) => options.historyVersions?.forgetProject(projectId),
     onEnvironmentsDeleted: (environmentIds) => options.onEnvironmentsDeleted?.(environmentIds),
-    // Late-bound: a project's environments are deleted through the triggers, which are made below.
-    deleteEnvironment: (principal, environmentId) => deployments.deleteEnvironment(principal, environmentId),
     listLimit,
   })
   const clustersRepo = createClustersRepository(db)
@@ -354,18 +352,17 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
     restorable: createRestorableSnapshotsRepository(db),
     statuses: createDeploymentStatuses(historyRepo, KINDS, options.serviceRuntime?.liveStates),
     kinds: KINDS,
-    requireEnvironment,
+    environments,
+    // A project goes by deleting its environments, which the triggers do (deleteProject).
+    projects,
+    organizations,
     requireService,
-    requireScopedRole: organizations.requireScoped,
-    listEnvironments: environments.list,
     listServices: servicesRepo.listByEnvironment,
     listServiceSummaries: servicesRepo.listSummaries,
     listStages: stagesRepo.list,
     resolveVariables: variables.resolveForDeployment,
     advancedSettings: advancedSettings.forDeployment,
     actorName,
-    deleteEmptyEnvironment: environments.delete,
-    deleteEnvironmentRecord: environments.deleteUnchecked,
     onQueued: () => options.onDeploymentQueued?.(),
     listLimit,
     deploymentLookups: {
