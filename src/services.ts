@@ -287,8 +287,7 @@ type CredentialServices = ReturnType<typeof createCredentialServices>
 /** Projects, environments, the services core with what each service holds, and the deployment triggers. */
 function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountServices, credentials: CredentialServices) {
   const { listLimit, secrets } = options
-  const { organizations } = accounts
-  const { actorName } = accounts.users
+  const { organizations, users } = accounts
   const projects = createProjectsService({
     repo: createProjectsRepository(db),
     organizations,
@@ -360,9 +359,9 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
     listServices: servicesRepo.listByEnvironment,
     listServiceSummaries: servicesRepo.listSummaries,
     listStages: stagesRepo.list,
-    resolveVariables: variables.resolveForDeployment,
-    advancedSettings: advancedSettings.forDeployment,
-    actorName,
+    variables,
+    advancedSettings,
+    users,
     onQueued: () => options.onDeploymentQueued?.(),
     listLimit,
     deploymentLookups: {

@@ -1,10 +1,11 @@
 import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { ProjectsService } from '#src/modules/projects/projects.service.ts'
+import type { AdvancedSettingsService } from '#src/modules/services/advanced-settings/advanced-settings.service.ts'
 import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { DeploymentLookups, ServiceKinds, ServiceRecord, ServiceSnapshot, ServiceSummary } from '#src/modules/services/service-kinds.ts'
-import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
-import type { Principal } from '#src/platform/auth/principal.ts'
+import type { UsersService } from '#src/modules/users/users.service.ts'
+import type { VariablesService } from '#src/modules/variables/variables.service.ts'
 import type { Origin, RunnableTrigger, ServiceType } from '#src/platform/deployment-states.ts'
 import type { AppError } from '#src/platform/http/errors.ts'
 import type { EnvironmentQueue } from '../../queue/environment-queue.ts'
@@ -38,12 +39,12 @@ export interface DeploymentTriggersDeps {
   listServiceSummaries(organizationId: string, environmentId: string): Promise<ServiceSummary[]>
   /** The environment's deployment stages, in deploy order. */
   listStages(environmentId: string): Promise<{ id: string; name: string; description: string | null; position: number }[]>
-  /** What each service deploys with, resolved now: the variables it sees. */
-  resolveVariables(environmentId: string, serviceIds: string[]): Promise<Map<string, ResolvedVariables>>
-  /** What each service deploys with: every advanced setting, as of now. */
-  advancedSettings(services: { id: string; kind: string }[]): Promise<Map<string, Record<string, unknown>>>
-  /** How history names who triggered (`triggered_by`). */
-  actorName(principal: Principal): Promise<string>
+  /** What each service deploys with, resolved now: the variables it sees (`resolveForDeployment`). */
+  variables: Pick<VariablesService, 'resolveForDeployment'>
+  /** What each service deploys with: every advanced setting, as of now (`forDeployment`). */
+  advancedSettings: Pick<AdvancedSettingsService, 'forDeployment'>
+  /** How history names who triggered (`actorName`: `triggered_by`). */
+  users: Pick<UsersService, 'actorName'>
   /** Told when a run was queued, so that a runner of this process looks at once. */
   onQueued(): void
   /** BERTH_LIST_LIMIT: the most runs a deployment queue lists. */
