@@ -27,6 +27,7 @@ import { deploymentRestrictionsRoutes } from './modules/deployment-restrictions/
 import { deploymentRulesRoutes } from './modules/deployment-rules/deployment-rules.routes.ts'
 import { deploymentHistoryRoutes } from './modules/deployments/api/history/deployment-history.routes.ts'
 import { deploymentLogsRoutes } from './modules/deployments/api/logs/deployment-logs.routes.ts'
+import { projectAndEnvironmentDeletesRoutes } from './modules/deployments/api/triggers/deletes.routes.ts'
 import { deploymentQueueRoutes } from './modules/deployments/api/triggers/deployment-queue.routes.ts'
 import { environmentActionsRoutes } from './modules/deployments/api/triggers/environment-actions.routes.ts'
 import { environmentStatusesRoutes } from './modules/deployments/api/triggers/environment-statuses.routes.ts'
@@ -121,7 +122,8 @@ export function apiRoutes(deps: ApiRouteDeps) {
     await api.register(apiTokensRoutes(apiTokens, rateLimits.mintAdmission))
     await api.register(policyApiTokensRoutes(apiTokens, organizations, rateLimits.mintAdmission))
     await api.register(projectsRoutes(projects))
-    await api.register(environmentsRoutes(environments, services.deployments.deleteEnvironment))
+    await api.register(environmentsRoutes(environments))
+    await api.register(projectAndEnvironmentDeletesRoutes(services.deployments))
     await api.register(gitTokensRoutes(gitTokens))
     await api.register(gitRepositoriesRoutes(services.gitRepositories))
     await api.register(gitProvidersRoutes(gitProviders))

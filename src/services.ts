@@ -287,15 +287,12 @@ type CredentialServices = ReturnType<typeof createCredentialServices>
 /** Projects, environments, the services core with what each service holds, and the deployment triggers. */
 function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountServices, credentials: CredentialServices) {
   const { listLimit, secrets } = options
-  const { organizations } = accounts
-  const { actorName } = accounts.users
+  const { organizations, users } = accounts
   const projects = createProjectsService({
     repo: createProjectsRepository(db),
     organizations,
     onDeleted: (projectId) => options.historyVersions?.forgetProject(projectId),
     onEnvironmentsDeleted: (environmentIds) => options.onEnvironmentsDeleted?.(environmentIds),
-    // Late-bound: a project's environments are deleted through the triggers, which are made below.
-    deleteEnvironment: (principal, environmentId) => deployments.deleteEnvironment(principal, environmentId),
     listLimit,
   })
   const clustersRepo = createClustersRepository(db)
@@ -354,18 +351,17 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
     restorable: createRestorableSnapshotsRepository(db),
     statuses: createDeploymentStatuses(historyRepo, KINDS, options.serviceRuntime?.liveStates),
     kinds: KINDS,
-    requireEnvironment,
+    environments,
+    // A project goes by deleting its environments, which the triggers do (deleteProject).
+    projects,
+    organizations,
     requireService,
-    requireScopedRole: organizations.requireScoped,
-    listEnvironments: environments.list,
     listServices: servicesRepo.listByEnvironment,
     listServiceSummaries: servicesRepo.listSummaries,
     listStages: stagesRepo.list,
-    resolveVariables: variables.resolveForDeployment,
-    advancedSettings: advancedSettings.forDeployment,
-    actorName,
-    deleteEmptyEnvironment: environments.delete,
-    deleteEnvironmentRecord: environments.deleteUnchecked,
+    variables,
+    advancedSettings,
+    users,
     onQueued: () => options.onDeploymentQueued?.(),
     listLimit,
     deploymentLookups: {

@@ -1,29 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ProjectParams } from '#src/modules/projects/projects.schemas.ts'
-import type { Principal } from '#src/platform/auth/principal.ts'
 import { listBody } from '#src/platform/http/lists.ts'
-import {
-  CreateEnvironmentRequest,
-  DeleteEnvironmentQuery,
-  Environment,
-  EnvironmentEditRequest,
-  EnvironmentParams,
-  EnvironmentResponseList,
-} from './environments.schemas.ts'
+import { CreateEnvironmentRequest, Environment, EnvironmentEditRequest, EnvironmentParams, EnvironmentResponseList } from './environments.schemas.ts'
 import type { EnvironmentsService } from './environments.service.ts'
 import { environmentEdit, newEnvironmentInput, toEnvironmentResponse } from './environments.wire.ts'
 
 const listTags = ['Environments']
 const mainTags = ['Environment Main Calls']
 
-/**
- * `deleteEnvironment` is the deployment triggers' (an environment with services is deleted by a
- * deployment); the other routes are the environments service's.
- */
-export function environmentsRoutes(
-  environments: EnvironmentsService,
-  deleteEnvironment: (principal: Principal, environmentId: string) => Promise<void>,
-): FastifyPluginAsyncTypebox {
+export function environmentsRoutes(environments: EnvironmentsService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/project/:projectId/environment',
@@ -89,23 +74,6 @@ export function environmentsRoutes(
       async (req) => toEnvironmentResponse(await environments.update(req.principal, req.params.environmentId, environmentEdit(req.body))),
     )
 
-    app.delete(
-      '/environment/:environmentId',
-      {
-        schema: {
-          operationId: 'deleteEnvironment',
-          summary: 'Delete an environment',
-          description:
-            'Needs the WRITE role. An environment without services goes at once; otherwise a deployment (trigger DELETE) uninstalls its services, running the on_delete of its lifecycle jobs, and the environment goes when every service went: until then it reads as DELETE_QUEUED or DELETING, and a failed deletion leaves it (DELETE_ERROR) with the services that failed. Another delete meanwhile changes nothing; other deployments are refused (409).',
-          tags: mainTags,
-          params: EnvironmentParams,
-          querystring: DeleteEnvironmentQuery,
-        },
-      },
-      async (req, reply) => {
-        await deleteEnvironment(req.principal, req.params.environmentId)
-        return reply.code(204).send()
-      },
-    )
+    // DELETE /environment/:environmentId is the deployment triggers' (deletes.routes.ts): an environment with services goes by a deployment.
   }
 }

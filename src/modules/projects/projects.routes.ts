@@ -65,22 +65,6 @@ export function projectsRoutes(projects: ProjectsService): FastifyPluginAsyncTyp
       async (req) => toProjectResponse(await projects.update(req.principal, req.params.projectId, projectInput(req.body))),
     )
 
-    app.delete(
-      '/project/:projectId',
-      {
-        schema: {
-          operationId: 'deleteProject',
-          summary: 'Delete a project',
-          description:
-            "Needs the WRITE role. Deletes each of its environments as deleteEnvironment does (their services uninstalled: an IAC service's destroy, volumes and images removed); the project goes with its last environment, at once when none has services. Meanwhile no environment can be added to it (404).",
-          tags: mainTags,
-          params: ProjectParams,
-        },
-      },
-      async (req, reply) => {
-        await projects.delete(req.principal, req.params.projectId)
-        return reply.code(204).send()
-      },
-    )
+    // DELETE /project/:projectId is the deployment triggers' (deletes.routes.ts): a project goes by deleting its environments.
   }
 }

@@ -20,25 +20,13 @@ interface Deps {
   onDeleted?: (projectId: string) => void
   /** Told after a project was deleted, with the environments that went with it. */
   onEnvironmentsDeleted?: (environmentIds: string[]) => void
-  /**
-   * Deletes an environment as deleteEnvironment does (its services uninstalled by a DELETE run);
-   * absent: a project's environments go by the foreign keys' cascade, and nothing they ran is uninstalled.
-   */
-  deleteEnvironment?: (principal: Principal, environmentId: string) => Promise<void>
   /** The most projects a list answers with (BERTH_LIST_LIMIT). */
   listLimit?: number
 }
 
 const nameTaken = (name: string) => new AppError('conflict', `a project named "${name}" already exists in this organization`)
 
-export function createProjectsService({
-  repo,
-  organizations,
-  onDeleted,
-  onEnvironmentsDeleted,
-  deleteEnvironment,
-  listLimit = DEFAULT_LIST_LIMIT,
-}: Deps) {
+export function createProjectsService({ repo, organizations, onDeleted, onEnvironmentsDeleted, listLimit = DEFAULT_LIST_LIMIT }: Deps) {
   /**
    * Loads a project the principal may act on with at least `needed`: 404 when it does not exist
    * or lies in an organization the principal cannot access, 403 when the role is too low.
@@ -85,25 +73,23 @@ export function createProjectsService({
     },
 
     /**
-     * Deletes each of its environments as deleteEnvironment does (issue 42: their services
-     * uninstalled, an IAC service's resources destroyed, its volume and images removed); the
-     * project goes with its last environment (migration 0043), at once when it has none.
+     * A project's delete, as the deployment triggers' deleteProject runs it (issue 42): marks the
+     * project deleting, so that no environment can be added to it meanwhile, and hands its
+     * environments to `deleteEnvironments`; the project goes with its last environment (migration
+     * 0043), at once when it has none.
      */
-    async delete(principal: Principal, projectId: string): Promise<void> {
+    async delete(principal: Principal, projectId: string, deleteEnvironments: (environmentIds: string[]) => Promise<void>): Promise<void> {
       const { project } = await requireProject(principal, projectId, 'WRITE')
       try {
-        const environmentIds = deleteEnvironment ? await repo.markDeleting(project.organizationId, projectId) : []
+        const environmentIds = await repo.markDeleting(project.organizationId, projectId)
         if (!environmentIds) throw notFound('project')
-        if (!deleteEnvironment || environmentIds.length === 0) {
+        if (environmentIds.length === 0) {
           const deleted = await repo.delete(project.organizationId, projectId)
           if (!deleted) throw notFound('project')
           onEnvironmentsDeleted?.(deleted.environmentIds)
           return
         }
-        // Every environment is asked, even after one refused: the first refusal is the answer.
-        const refusals: unknown[] = []
-        for (const environmentId of environmentIds) await deleteEnvironment(principal, environmentId).catch((error: unknown) => refusals.push(error))
-        if (refusals.length > 0) throw refusals[0]
+        await deleteEnvironments(environmentIds)
       } finally {
         onDeleted?.(project.id)
       }

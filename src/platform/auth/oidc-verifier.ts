@@ -1,26 +1,12 @@
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  errors,
-  type FlattenedJWSInput,
-  type JSONWebKeySet,
-  type JWSHeaderParameters,
-  type JWTPayload,
-  type JWTVerifyOptions,
-  jwtVerify,
-} from 'jose'
+import { errors, type FlattenedJWSInput, type JWSHeaderParameters, type JWTPayload, type JWTVerifyOptions, jwtVerify } from 'jose'
 import { isStorableText } from '../db/storable-text.ts'
 import { AppError } from '../http/errors.ts'
+import { createOidcIssuerKeys, IssuerUnavailable, KeyNotUsable } from './oidc-issuer-keys.ts'
 
 /** Asymmetric algorithms only: `none` and HMAC (which a public key could be abused for) never verify. */
 export const ALLOWED_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'] as const
 /** Seconds of clock skew forgiven on `exp` and `nbf`. */
 export const CLOCK_TOLERANCE_SECONDS = 30
-const FETCH_TIMEOUT_MS = 5_000
-/** Keys are fetched again after this long even when every `kid` is known, so removed keys stop working. */
-const KEYS_MAX_AGE_MS = 10 * 60_000
-/** The discovery document is read again after this long (and after the keys could not be fetched), so a moved `jwks_uri` is followed. */
-const DISCOVERY_MAX_AGE_MS = 60 * 60_000
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 /** `typ` header values of access tokens: RFC 9068's, and the generic one most providers send. Absent is accepted too. */
 const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt'])
@@ -49,20 +35,6 @@ export interface OidcVerifier {
   /** Verifies a JWT access token; throws `unauthenticated` saying which check failed, or `service_unavailable`. */
   verify(jwt: string): Promise<VerifiedIdentity>
 }
-
-type RemoteKeySet = ReturnType<typeof createRemoteJWKSet>
-
-interface DiscoveredKeys {
-  jwksUri: string
-  remote: RemoteKeySet
-  discoveredAt: number
-}
-
-/** The issuer could not be asked (down, timing out, or answering nonsense): not the caller's fault. */
-class IssuerUnavailable extends Error {}
-
-/** The issuer publishes the key the token names, but it cannot verify anything (an RSA key under 2048 bits, say). */
-class KeyNotUsable extends Error {}
 
 const invalid = (reason: string) => new AppError('unauthenticated', `invalid Bearer token: ${reason}`)
 
@@ -106,6 +78,42 @@ function notAnAccessToken(header: JWSHeaderParameters, payload: JWTPayload): str
   return undefined
 }
 
+/** What a token that did not verify is answered with: 401 saying which check failed, or 503 when the issuer failed. */
+function rejection(error: unknown, { issuer, audience, cooldownMs }: Pick<OidcVerifierOptions, 'issuer' | 'audience' | 'cooldownMs'>): AppError {
+  if (error instanceof IssuerUnavailable) {
+    return new AppError(
+      'service_unavailable',
+      'the OpenID Connect issuer cannot be reached, so Bearer tokens cannot be verified right now; API tokens still work',
+      { headers: { 'retry-after': String(Math.max(1, Math.ceil(cooldownMs / 1000))) } },
+    )
+  }
+  if (error instanceof KeyNotUsable) return invalid("key not usable: the issuer's key for this token cannot verify signatures here")
+  if (error instanceof errors.JWTExpired) {
+    const exp = isoTime(error.payload.exp)
+    return invalid(`expired${exp ? ` at ${exp}` : ''}`)
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.reason === 'missing') return invalid(`the "${error.claim}" claim is missing`)
+    switch (error.claim) {
+      case 'iss':
+        return invalid(`wrong issuer: this server accepts tokens issued by ${issuer} only`)
+      case 'aud':
+        return invalid(`wrong audience: the token is not meant for ${audience}`)
+      case 'nbf': {
+        const nbf = isoTime(error.payload.nbf)
+        return invalid(`not yet valid${nbf ? ` until ${nbf}` : ''}`)
+      }
+      default:
+        return invalid(`the "${error.claim}" claim is invalid`)
+    }
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) return invalid(`algorithm not allowed; accepted: ${ALLOWED_ALGORITHMS.join(', ')}`)
+  if (error instanceof errors.JWSSignatureVerificationFailed) return invalid('bad signature')
+  if (error instanceof errors.JWKSNoMatchingKey) return invalid("unknown key: the issuer publishes no key matching the token's kid and algorithm")
+  if (error instanceof errors.JOSEError) return invalid('malformed token')
+  throw error
+}
+
 /**
  * Verifies Bearer JWTs against an OpenID Connect issuer. The issuer's discovery document and keys
  * are fetched on first use, not at start-up, so an issuer that is down costs Bearer requests a 503
@@ -114,107 +122,7 @@ function notAnAccessToken(header: JWSHeaderParameters, payload: JWTPayload): str
  * key the issuer starts using within a cooldown after a fetch is unknown until the cooldown ends.
  */
 export function createOidcVerifier({ issuer, audience, cooldownMs, onIssuerError = () => {} }: OidcVerifierOptions): OidcVerifier {
-  const discoveryUrl = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`
-  const httpsIssuer = new URL(issuer).protocol === 'https:'
-  let keys: DiscoveredKeys | undefined
-  let discovering: Promise<DiscoveredKeys> | undefined
-  let discoveryFailedAt = Number.NEGATIVE_INFINITY
-  let keysFailedAt = Number.NEGATIVE_INFINITY
-
-  const coolingDown = (since: number) => Date.now() - since < cooldownMs
-
-  async function discover(): Promise<DiscoveredKeys> {
-    try {
-      const response = await fetch(discoveryUrl, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
-      if (response.status !== 200) throw new IssuerUnavailable(`${discoveryUrl} answered HTTP ${response.status}`)
-      const metadata = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown }
-      // OpenID Connect Discovery 1.0, section 4.3: the document must name the issuer it was fetched for.
-      if (metadata.issuer !== issuer) throw new IssuerUnavailable(`${discoveryUrl} names issuer ${String(metadata.issuer)}, not ${issuer}`)
-      const jwksUri = typeof metadata.jwks_uri === 'string' && URL.canParse(metadata.jwks_uri) ? new URL(metadata.jwks_uri) : undefined
-      if (!jwksUri || (jwksUri.protocol !== 'https:' && jwksUri.protocol !== 'http:')) {
-        throw new IssuerUnavailable(`${discoveryUrl} has no usable jwks_uri`)
-      }
-      // Keys fetched over plain HTTP could be swapped on the way; an https issuer must not be downgraded so.
-      if (httpsIssuer && jwksUri.protocol !== 'https:') throw new IssuerUnavailable(`${discoveryUrl} has a jwks_uri that is not https`)
-      const discoveredAt = Date.now()
-      // The same key set is kept when the jwks_uri has not moved, with the keys it holds.
-      if (keys?.jwksUri === jwksUri.href) return { ...keys, discoveredAt }
-      const remote = createRemoteJWKSet(jwksUri, { timeoutDuration: FETCH_TIMEOUT_MS, cooldownDuration: cooldownMs, cacheMaxAge: KEYS_MAX_AGE_MS })
-      return { jwksUri: jwksUri.href, remote, discoveredAt }
-    } catch (error) {
-      discoveryFailedAt = Date.now()
-      onIssuerError(error, `OpenID Connect discovery at ${discoveryUrl} failed; Bearer requests without usable keys get 503`)
-      throw error instanceof IssuerUnavailable ? error : new IssuerUnavailable('discovery failed', { cause: error })
-    }
-  }
-
-  /** The key set, discovered anew when it is old or its keys could not be fetched; the old one while the issuer fails. */
-  async function remoteKeySet(): Promise<RemoteKeySet> {
-    const due = !keys || Date.now() - keys.discoveredAt >= DISCOVERY_MAX_AGE_MS || (keysFailedAt >= keys.discoveredAt && !coolingDown(keysFailedAt))
-    if (!due) return keys!.remote
-    if (coolingDown(discoveryFailedAt)) {
-      if (keys) return keys.remote
-      throw new IssuerUnavailable('discovery failed recently')
-    }
-    discovering ??= discover()
-      .then((found) => {
-        keys = found
-        return found
-      })
-      .finally(() => {
-        discovering = undefined
-      })
-    try {
-      return (await discovering).remote
-    } catch (error) {
-      if (keys) return keys.remote
-      throw error
-    }
-  }
-
-  /** Fetches the issuer's keys; a failure is the issuer's, answered with 503 for a cooldown. */
-  async function reloadKeys(remote: RemoteKeySet): Promise<void> {
-    try {
-      await remote.reload()
-    } catch (error) {
-      keysFailedAt = Date.now()
-      onIssuerError(error, `fetching the OpenID Connect issuer's keys failed; Bearer requests get 503`)
-      throw new IssuerUnavailable('its keys could not be fetched', { cause: error })
-    }
-  }
-
-  /**
-   * Picks the key the token names from keys already fetched. Fetching and picking are kept apart:
-   * a key the issuer publishes but that cannot be imported is the token's problem (401), not an
-   * outage (503), and must not make every later request refetch the keys.
-   */
-  async function select(jwks: JSONWebKeySet, header: JWSHeaderParameters, token: FlattenedJWSInput) {
-    try {
-      return await createLocalJWKSet(jwks)(header, token)
-    } catch (error) {
-      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error
-      throw new KeyNotUsable('the key cannot be imported', { cause: error })
-    }
-  }
-
-  async function key(header: JWSHeaderParameters, token: FlattenedJWSInput) {
-    const remote = await remoteKeySet()
-    if (coolingDown(keysFailedAt)) {
-      // The issuer failed us a moment ago: use the keys already held, without asking again.
-      const held = remote.fresh ? remote.jwks() : undefined
-      if (!held) throw new IssuerUnavailable('its keys could not be fetched recently')
-      return select(held, header, token)
-    }
-    if (!remote.fresh) await reloadKeys(remote)
-    try {
-      return await select(remote.jwks()!, header, token)
-    } catch (error) {
-      // An unknown kid may be a rotated key: fetch again, at most once per cooldown.
-      if (!(error instanceof errors.JWKSNoMatchingKey) || remote.coolingDown) throw error
-      await reloadKeys(remote)
-      return select(remote.jwks()!, header, token)
-    }
-  }
+  const keys = createOidcIssuerKeys({ issuer, cooldownMs, onIssuerError })
 
   const options: JWTVerifyOptions = {
     issuer,
@@ -231,7 +139,7 @@ export function createOidcVerifier({ issuer, audience, cooldownMs, onIssuerError
   async function verifySignature(jwt: string) {
     let keySelected = false
     const selectKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput) => {
-      const selected = await key(header, token)
+      const selected = await keys.key(header, token)
       keySelected = true
       return selected
     }
@@ -260,46 +168,11 @@ export function createOidcVerifier({ issuer, audience, cooldownMs, onIssuerError
     }
   }
 
-  function rejection(error: unknown): AppError {
-    if (error instanceof IssuerUnavailable) {
-      return new AppError(
-        'service_unavailable',
-        'the OpenID Connect issuer cannot be reached, so Bearer tokens cannot be verified right now; API tokens still work',
-        { headers: { 'retry-after': String(Math.max(1, Math.ceil(cooldownMs / 1000))) } },
-      )
-    }
-    if (error instanceof KeyNotUsable) return invalid("key not usable: the issuer's key for this token cannot verify signatures here")
-    if (error instanceof errors.JWTExpired) {
-      const exp = isoTime(error.payload.exp)
-      return invalid(`expired${exp ? ` at ${exp}` : ''}`)
-    }
-    if (error instanceof errors.JWTClaimValidationFailed) {
-      if (error.reason === 'missing') return invalid(`the "${error.claim}" claim is missing`)
-      switch (error.claim) {
-        case 'iss':
-          return invalid(`wrong issuer: this server accepts tokens issued by ${issuer} only`)
-        case 'aud':
-          return invalid(`wrong audience: the token is not meant for ${audience}`)
-        case 'nbf': {
-          const nbf = isoTime(error.payload.nbf)
-          return invalid(`not yet valid${nbf ? ` until ${nbf}` : ''}`)
-        }
-        default:
-          return invalid(`the "${error.claim}" claim is invalid`)
-      }
-    }
-    if (error instanceof errors.JOSEAlgNotAllowed) return invalid(`algorithm not allowed; accepted: ${ALLOWED_ALGORITHMS.join(', ')}`)
-    if (error instanceof errors.JWSSignatureVerificationFailed) return invalid('bad signature')
-    if (error instanceof errors.JWKSNoMatchingKey) return invalid("unknown key: the issuer publishes no key matching the token's kid and algorithm")
-    if (error instanceof errors.JOSEError) return invalid('malformed token')
-    throw error
-  }
-
   return {
     async verify(jwt) {
       if (!COMPACT_JWS.test(jwt)) throw invalid('malformed token: expected a signed JWT (three base64url parts separated by dots)')
       const { payload, protectedHeader } = await verifySignature(jwt).catch((error: unknown) => {
-        throw rejection(error)
+        throw rejection(error, { issuer, audience, cooldownMs })
       })
       const wrongKind = notAnAccessToken(protectedHeader, payload)
       if (wrongKind) throw invalid(wrongKind)

@@ -7,7 +7,7 @@ import type { DeploymentTriggersDeps, RunTarget, Selected, Target } from './trig
 // Triggers no principal asks for: a git push, a preview environment's deploy and delete, a
 // deployment rule's schedule. `triggeredBy` names what asked.
 
-export type AutomaticTriggersDeps = Pick<DeploymentTriggersDeps, 'listServices' | 'deleteEnvironmentRecord'>
+export type AutomaticTriggersDeps = Pick<DeploymentTriggersDeps, 'listServices' | 'environments'>
 
 export function createAutomaticTriggers(deps: AutomaticTriggersDeps, { enqueue, kindOf }: RunEnqueueing) {
   /** deployPushed's work, with the origin given: one run per environment of the selected services. */
@@ -69,7 +69,7 @@ export function createAutomaticTriggers(deps: AutomaticTriggersDeps, { enqueue, 
      */
     async deletePreviewEnvironment(environment: Target, triggeredBy: string): Promise<void> {
       const services = await deps.listServices(environment.organizationId, environment.id)
-      if (services.length === 0) return deps.deleteEnvironmentRecord?.(environment.id)
+      if (services.length === 0) return deps.environments.deleteUnchecked(environment.id)
       const target: RunTarget = {
         serviceId: null,
         trigger: 'DELETE',

@@ -12,7 +12,7 @@ import type { DeploymentTriggersDeps } from './trigger-deps.ts'
 
 export type DeploymentCancelsDeps = Pick<
   DeploymentTriggersDeps,
-  'queues' | 'history' | 'statuses' | 'requireEnvironment' | 'requireScopedRole' | 'listServiceSummaries' | 'onQueued'
+  'queues' | 'history' | 'statuses' | 'environments' | 'organizations' | 'listServiceSummaries' | 'onQueued'
 >
 
 /**
@@ -39,7 +39,7 @@ export function createDeploymentCancels(deps: DeploymentCancelsDeps) {
   return {
     /** Cancels every unfinished run of the environment. 409 when there is nothing left to cancel. */
     async cancelEnvironment(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'DEPLOY')
       const outcome = await queues.withEnvironmentLocked(environment.id, async (queue) => {
         const unfinished = await queue.unfinished()
         if (unfinished.length === 0) return new AppError('conflict', 'no deployment of this environment is queued or running')
@@ -57,7 +57,7 @@ export function createDeploymentCancels(deps: DeploymentCancelsDeps) {
       const found = await deps.history.findRun(executionId)
       if (!found) throw notFound('deployment request')
       const scope = { kind: 'environmentId', environmentId: found.environmentId } as const
-      await deps.requireScopedRole(principal, found.organizationId, scope, 'DEPLOY').catch(asNotFound('deployment request'))
+      await deps.organizations.requireScoped(principal, found.organizationId, scope, 'DEPLOY').catch(asNotFound('deployment request'))
       const outcome = await queues.withEnvironmentLocked(found.environmentId, async (queue) => {
         const stored = (await queue.unfinished()).find((candidate) => candidate.run.id === executionId)
         if (!stored) return new AppError('conflict', 'the deployment request is no longer queued or running')

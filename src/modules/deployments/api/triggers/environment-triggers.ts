@@ -5,17 +5,17 @@ import type { DeploymentTriggersDeps, RunTarget, Selected } from './trigger-deps
 
 // Triggers of a whole environment a principal asks for: deploy, redeploy, stop, delete and rollback.
 
-export type EnvironmentTriggersDeps = Pick<
-  DeploymentTriggersDeps,
-  'statuses' | 'restorable' | 'requireEnvironment' | 'listServices' | 'actorName' | 'deleteEmptyEnvironment'
->
+export type EnvironmentTriggersDeps = Pick<DeploymentTriggersDeps, 'statuses' | 'restorable' | 'environments' | 'listServices' | 'users'>
 
 export function createEnvironmentTriggers(deps: EnvironmentTriggersDeps, { enqueue }: RunEnqueueing) {
   const { statuses } = deps
 
   async function triggerEnvironment(principal: Principal, environmentId: string, trigger: 'DEPLOY' | 'DEPLOY_DRY_RUN' | 'RESTART' | 'STOP') {
-    const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
-    const [services, triggeredBy] = await Promise.all([deps.listServices(environment.organizationId, environment.id), deps.actorName(principal)])
+    const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'DEPLOY')
+    const [services, triggeredBy] = await Promise.all([
+      deps.listServices(environment.organizationId, environment.id),
+      deps.users.actorName(principal),
+    ])
     // A service its stage marks skipped is left out of what the environment deploys.
     const included = services.filter((service) => !service.deploymentSkipped)
     const queued = await enqueue(environment, { serviceId: null, trigger, selected: whole(included) }, triggeredBy, async (queue, unfinished) =>
@@ -47,10 +47,10 @@ export function createEnvironmentTriggers(deps: EnvironmentTriggersDeps, { enque
      * went (the runs repository's `save`). A delete while one is under way does nothing more.
      */
     async deleteEnvironment(principal: Principal, environmentId: string): Promise<void> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'WRITE')
       const services = await deps.listServices(environment.organizationId, environment.id)
-      if (services.length === 0) return deps.deleteEmptyEnvironment(principal, environmentId)
-      const triggeredBy = await deps.actorName(principal)
+      if (services.length === 0) return deps.environments.delete(principal, environmentId)
+      const triggeredBy = await deps.users.actorName(principal)
       const target: RunTarget = { serviceId: null, trigger: 'DELETE', selected: whole(services), deletesEnvironment: true }
       await enqueue(environment, target, triggeredBy, async (queue, unfinished) => ((await beingDeleted(queue, unfinished)) ? 'nothing' : undefined))
     },
@@ -61,10 +61,13 @@ export function createEnvironmentTriggers(deps: EnvironmentTriggersDeps, { enque
      * not skipped; the others are left as they are.
      */
     async rollbackEnvironment(principal: Principal, environmentId: string, executionId: string): Promise<StatusRecord> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'DEPLOY')
       const found = await deps.restorable.successfulSnapshots(environment.id, executionId)
       if (!found?.succeeded) throw notRestorable('is not a successful deployment of this environment')
-      const [services, triggeredBy] = await Promise.all([deps.listServices(environment.organizationId, environment.id), deps.actorName(principal)])
+      const [services, triggeredBy] = await Promise.all([
+        deps.listServices(environment.organizationId, environment.id),
+        deps.users.actorName(principal),
+      ])
       const byService = new Map(found.snapshots.map((snapshot) => [snapshot.serviceId, snapshot]))
       const selected = services.flatMap((service): Selected[] => {
         const snapshot = byService.get(service.id)

@@ -18,7 +18,7 @@ export type Queued = { run: DeploymentRun; unfinished: DeploymentRun[] }
 
 export type RunEnqueueingDeps = Pick<
   DeploymentTriggersDeps,
-  'queues' | 'kinds' | 'lockRefusal' | 'listStages' | 'resolveVariables' | 'advancedSettings' | 'onQueued' | 'deploymentLookups'
+  'queues' | 'kinds' | 'lockRefusal' | 'listStages' | 'variables' | 'advancedSettings' | 'onQueued' | 'deploymentLookups'
 >
 
 /** The 400 of a rollback to an execution it cannot restore. */
@@ -104,11 +104,11 @@ export function createRunEnqueueing(deps: RunEnqueueingDeps) {
       restored ? restoredPlan(service, target.trigger, restored, id) : plannedService(kindOf(service.kind), service, target.trigger, overrides, id),
     )
     const current = target.selected.filter(({ restored }) => !restored).map(({ service }) => service)
-    const resolved = await deps.resolveVariables(
+    const resolved = await deps.variables.resolveForDeployment(
       environment.id,
       current.map((service) => service.id),
     )
-    const settings = await deps.advancedSettings(current)
+    const settings = await deps.advancedSettings.forDeployment(current)
     const snapshots = target.selected.map(({ service, overrides, restored }) =>
       // The service keeps its name of now (what its instances are called); the rest is as it was.
       restored ? { ...restored.snapshot, name: service.name } : snapshotOf(service, overrides, resolved.get(service.id), settings.get(service.id)),

@@ -12,7 +12,7 @@ import type { DeploymentTriggersDeps, Selected, SelectionItem, Target } from './
 
 export type SelectionTriggersDeps = Pick<
   DeploymentTriggersDeps,
-  'statuses' | 'kinds' | 'requireEnvironment' | 'listServices' | 'listServiceSummaries' | 'actorName'
+  'statuses' | 'kinds' | 'environments' | 'listServices' | 'listServiceSummaries' | 'users'
 >
 
 /** "a helm", "an application". */
@@ -52,9 +52,9 @@ export function createSelectionTriggers(deps: SelectionTriggersDeps, { enqueue, 
   /** Queues one run of the selected services of the environment. */
   async function triggerSelection(principal: Principal, environmentId: string, trigger: RunnableTrigger, items: SelectionItem[]) {
     // Deleting services takes them away for good: the role that may delete them (WRITE), not only deploy them.
-    const { environment } = await deps.requireEnvironment(principal, environmentId, trigger === 'DELETE' ? 'WRITE' : 'DEPLOY')
+    const { environment } = await deps.environments.requireEnvironment(principal, environmentId, trigger === 'DELETE' ? 'WRITE' : 'DEPLOY')
     const selected = await selection(environment, items)
-    const triggeredBy = await deps.actorName(principal)
+    const triggeredBy = await deps.users.actorName(principal)
     const serviceId = selected.length === 1 ? selected[0]!.service.id : null
     const queued = await enqueue(environment, { serviceId, trigger, selected }, triggeredBy, async (queue, unfinished) => {
       if (trigger !== 'STOP') return undefined

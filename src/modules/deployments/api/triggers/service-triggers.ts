@@ -9,7 +9,7 @@ import type { DeploymentTriggersDeps, Selected } from './trigger-deps.ts'
 
 // Triggers of one service: deploy, redeploy, stop, uninstall, delete and rollback.
 
-export type ServiceTriggersDeps = Pick<DeploymentTriggersDeps, 'statuses' | 'restorable' | 'requireService' | 'actorName'>
+export type ServiceTriggersDeps = Pick<DeploymentTriggersDeps, 'statuses' | 'restorable' | 'requireService' | 'users'>
 
 export function createServiceTriggers(deps: ServiceTriggersDeps, { enqueue, kindOf }: RunEnqueueing) {
   const { statuses } = deps
@@ -36,7 +36,7 @@ export function createServiceTriggers(deps: ServiceTriggersDeps, { enqueue, kind
     // A restored snapshot's overrides are those its configuration of then accepted.
     const errors = restored ? [] : kind.overrideErrors(service.configuration, overrides)
     if (errors.length > 0) throw validationFailed(errors)
-    const triggeredBy = await deps.actorName(principal)
+    const triggeredBy = await deps.users.actorName(principal)
     const queued = await enqueue(
       { id: service.environmentId, organizationId: service.organizationId },
       { serviceId: service.id, trigger, selected: [{ service, overrides, ...(restored ? { restored } : {}) }] },

@@ -10,7 +10,7 @@ import type { DeploymentTriggersDeps, Target } from './trigger-deps.ts'
 
 export type StatusReadsDeps = Pick<
   DeploymentTriggersDeps,
-  'statuses' | 'history' | 'requireEnvironment' | 'requireService' | 'listEnvironments' | 'listServiceSummaries' | 'listStages' | 'listLimit'
+  'statuses' | 'history' | 'environments' | 'requireService' | 'listServiceSummaries' | 'listStages' | 'listLimit'
 >
 
 export async function environmentStatusOf(
@@ -34,19 +34,19 @@ export function createStatusReads(deps: StatusReadsDeps) {
 
   return {
     async getEnvironmentStatus(principal: Principal, environmentId: string): Promise<EnvironmentStatusRecord> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'READ')
       return environmentStatusOf(deps, environment)
     },
 
     /** The status of each environment of the project the principal sees (getProjectEnvironmentsStatus). */
     async getProjectEnvironmentsStatus(principal: Principal, projectId: string): Promise<EnvironmentStatusRecord[]> {
-      const { rows } = await deps.listEnvironments(principal, projectId)
+      const { rows } = await deps.environments.list(principal, projectId)
       return Promise.all(rows.map((environment) => environmentStatusOf(deps, environment)))
     },
 
     /** The environment's status and each service's, with the services' kinds and stages. */
     async getEnvironmentStatuses(principal: Principal, environmentId: string) {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'READ')
       return statusesOf(statuses, environment.id, await deps.listServiceSummaries(environment.organizationId, environment.id))
     },
 
@@ -55,7 +55,7 @@ export function createStatusReads(deps: StatusReadsDeps) {
      * and its status in the deployment the environment is busy with, else its newest.
      */
     async getEnvironmentStatusesWithStages(principal: Principal, environmentId: string) {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'READ')
       const [services, stages, { latest, current }] = await Promise.all([
         deps.listServiceSummaries(environment.organizationId, environment.id),
         deps.listStages(environment.id),
@@ -80,7 +80,7 @@ export function createStatusReads(deps: StatusReadsDeps) {
 
     /** The environment's deployment queue: its runs queued or running, oldest first, the first BERTH_LIST_LIMIT of them. */
     async environmentQueue(principal: Principal, environmentId: string): Promise<CappedList<DeploymentRun>> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'READ')
       return capped(listLimit, (limit) => deps.history.unfinishedRuns(environment.id, limit))
     },
 

@@ -1,9 +1,11 @@
-import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
+import type { ProjectsService } from '#src/modules/projects/projects.service.ts'
+import type { AdvancedSettingsService } from '#src/modules/services/advanced-settings/advanced-settings.service.ts'
 import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { DeploymentLookups, ServiceKinds, ServiceRecord, ServiceSnapshot, ServiceSummary } from '#src/modules/services/service-kinds.ts'
-import type { ResolvedVariables } from '#src/modules/variables/resolved-variables.ts'
-import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
+import type { UsersService } from '#src/modules/users/users.service.ts'
+import type { VariablesService } from '#src/modules/variables/variables.service.ts'
 import type { Origin, RunnableTrigger, ServiceType } from '#src/platform/deployment-states.ts'
 import type { AppError } from '#src/platform/http/errors.ts'
 import type { EnvironmentQueue } from '../../queue/environment-queue.ts'
@@ -20,28 +22,29 @@ export interface DeploymentTriggersDeps {
   restorable: RestorableSnapshotsRepository
   statuses: DeploymentStatuses
   kinds: ServiceKinds
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
+  /**
+   * What the triggers ask of the environments: access (`requireEnvironment`), the project's environments
+   * the principal sees (`list`), and the delete of one without services (`delete`, for a principal;
+   * `deleteUnchecked`, a preview's, for none).
+   */
+  environments: Pick<EnvironmentsService, 'requireEnvironment' | 'list' | 'delete' | 'deleteUnchecked'>
+  /** A project's delete, which the triggers' deleteProject runs with their deleteEnvironment. */
+  projects: Pick<ProjectsService, 'delete'>
+  /** `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
+  organizations: Pick<OrganizationsService, 'requireScoped'>
   requireService: RequireService
-  /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
-  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
-  /** The project's environments the principal sees (`environments.list`: a custom role's holder, those of its modes). */
-  listEnvironments(principal: Principal, projectId: string): Promise<{ rows: { id: string; organizationId: string }[] }>
   /** The environment's services with their configurations: for triggers, which snapshot them. */
   listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
   /** The environment's services without their configurations: for statuses. */
   listServiceSummaries(organizationId: string, environmentId: string): Promise<ServiceSummary[]>
   /** The environment's deployment stages, in deploy order. */
   listStages(environmentId: string): Promise<{ id: string; name: string; description: string | null; position: number }[]>
-  /** What each service deploys with, resolved now: the variables it sees. */
-  resolveVariables(environmentId: string, serviceIds: string[]): Promise<Map<string, ResolvedVariables>>
-  /** What each service deploys with: every advanced setting, as of now. */
-  advancedSettings(services: { id: string; kind: string }[]): Promise<Map<string, Record<string, unknown>>>
-  /** How history names who triggered (`triggered_by`). */
-  actorName(principal: Principal): Promise<string>
-  /** Deletes an environment, without services, at once, for no principal (a preview's). */
-  deleteEnvironmentRecord?(environmentId: string): Promise<void>
-  /** Deletes an environment without services at once (`environments.delete`). */
-  deleteEmptyEnvironment(principal: Principal, environmentId: string): Promise<void>
+  /** What each service deploys with, resolved now: the variables it sees (`resolveForDeployment`). */
+  variables: Pick<VariablesService, 'resolveForDeployment'>
+  /** What each service deploys with: every advanced setting, as of now (`forDeployment`). */
+  advancedSettings: Pick<AdvancedSettingsService, 'forDeployment'>
+  /** How history names who triggered (`actorName`: `triggered_by`). */
+  users: Pick<UsersService, 'actorName'>
   /** Told when a run was queued, so that a runner of this process looks at once. */
   onQueued(): void
   /** BERTH_LIST_LIMIT: the most runs a deployment queue lists. */
