@@ -32,10 +32,13 @@ export interface FrontDoor {
   sync(reason: string): Promise<void>
   /**
    * Marks a new instance ready and sends its service's traffic to it (away from the instances it
-   * replaces); resolves once Caddy took the change and the replaced instances had a moment to finish
-   * what they were answering.
+   * replaces); resolves once Caddy took the change. The instances it replaces are given `drainMs`
+   * to finish what they were answering before they are stopped (the rollout's part: a first deploy
+   * replaces nothing, and has nothing to wait for).
    */
   instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>
+  /** How long instances taken out of the routes keep answering the requests they have before they are stopped. */
+  drainMs: number
 }
 
 /** The advisory lock key the syncs of every process take turns on. */
@@ -47,19 +50,33 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   const traceLog = deps.log.debug ? (deps.log as SpanLog) : undefined
   let running: Promise<void> | undefined
   let queued: Promise<void> | undefined
+  // The configuration file's writes, in the order of the loads.
+  let fileWrites: Promise<void> = Promise.resolve()
 
   const syncNow = async (reason: string) => {
     const span = spans(traceLog, { component: 'front-door', reason })
     await deps.db.transaction().execute(async (trx) => {
       await span('front door lock', () => sql`select pg_advisory_xact_lock(${SYNC_LOCK})`.execute(trx))
-      const { routes } = await span('front door routes read', () => readRouteTable(deps.db, deps.docker, deps.appsDomain))
+      // Which program answers at the admin address is asked while the routes are read.
+      const [{ routes }, identity] = await Promise.all([
+        span('front door routes read', () => readRouteTable(deps.db, deps.docker, deps.appsDomain)),
+        deps.identity === undefined ? undefined : span('front door identity', () => storageRoot(deps.adminUrl)),
+      ])
       const config = caddyConfig(routes, deps.caddy)
-      if (deps.identity !== undefined && (await span('front door identity', () => storageRoot(deps.adminUrl))) !== deps.identity)
+      if (deps.identity !== undefined && identity !== deps.identity)
         throw new Error(
           `the program at ${deps.adminUrl} is not this Berth's Caddy (its storage is not ${deps.identity}): routes are not loaded into it`,
         )
       await span('front door load', () => loadConfig(deps.adminUrl, config))
-      if (deps.configFile) await span('front door file', () => writeFileAtomically(deps.configFile!, JSON.stringify(config)))
+      // The file is for a restarted Caddy to start from: written after the load, in the order of
+      // the loads, outside the lock and without holding up what waits for the routes.
+      const { configFile } = deps
+      if (configFile) {
+        const text = JSON.stringify(config)
+        fileWrites = fileWrites
+          .then(() => span('front door file', () => writeFileAtomically(configFile, text)))
+          .catch((error: unknown) => deps.log.warn({ component: 'front-door', err: error }, 'the front door configuration file could not be written'))
+      }
       deps.log.debug?.({ component: 'front-door', reason, routes: routes.length }, 'front door routes loaded')
     })
   }
@@ -92,7 +109,7 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
         .onConflict((oc) => oc.doNothing())
         .execute()
       await sync('an instance is ready')
-      await new Promise((resolve) => setTimeout(resolve, DRAIN_MS))
     },
+    drainMs: DRAIN_MS,
   }
 }
