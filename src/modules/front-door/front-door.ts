@@ -39,12 +39,26 @@ export interface FrontDoor {
   instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>
   /** How long instances taken out of the routes keep answering the requests they have before they are stopped. */
   drainMs: number
+  /**
+   * Instances a rollout replaced are going (drained, then stopped, in the background): the routes
+   * are loaded again once they are gone, and `close` waits for them.
+   */
+  followRetirement(retired: Promise<void>, reason: string): void
+  /**
+   * Waits for the retirements under way (up to RETIREMENTS_WAIT_MS), then for the loads under way and
+   * the configuration file's writes; a sync asked afterwards loads nothing. Whatever stops Caddy
+   * calls it first: a Caddy stopped while it takes a configuration can be cut off in the middle of
+   * writing its storage (certificates, the ACME account), which the next Caddy then reads.
+   */
+  close(): Promise<void>
 }
 
 /** The advisory lock key the syncs of every process take turns on. */
 const SYNC_LOCK = 0x62657274_68_5f_6664n
 /** How long instances taken out of the routes keep answering the requests they have before they are stopped. */
 export const DRAIN_MS = 1_000
+/** The longest `close` waits for replaced instances to be stopped (their drain, then their image's stop grace). */
+const RETIREMENTS_WAIT_MS = 10_000
 
 export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   const traceLog = deps.log.debug ? (deps.log as SpanLog) : undefined
@@ -52,6 +66,8 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   let queued: Promise<void> | undefined
   // The configuration file's writes, in the order of the loads.
   let fileWrites: Promise<void> = Promise.resolve()
+  const retirements = new Set<Promise<void>>()
+  let closed = false
 
   const syncNow = async (reason: string) => {
     const span = spans(traceLog, { component: 'front-door', reason })
@@ -82,6 +98,10 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   }
 
   const sync = (reason: string): Promise<void> => {
+    if (closed) {
+      deps.log.debug?.({ component: 'front-door', reason }, 'the front door is closed: routes not loaded')
+      return Promise.resolve()
+    }
     if (queued) return queued
     const after = running ?? Promise.resolve()
     const next = after.then(async () => {
@@ -111,5 +131,17 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
       await sync('an instance is ready')
     },
     drainMs: DRAIN_MS,
+    followRetirement(retired, reason) {
+      const followed = retired.catch(() => undefined).then(() => sync(reason))
+      retirements.add(followed)
+      void followed.finally(() => retirements.delete(followed))
+    },
+    async close() {
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, RETIREMENTS_WAIT_MS).unref())
+      await Promise.race([Promise.all(retirements), timeout])
+      closed = true
+      await running
+      await fileWrites
+    },
   }
 }

@@ -59,6 +59,8 @@ export interface DockerExecutorDeps {
         sync(reason: string): Promise<void>
         /** How long replaced instances keep answering after the front door stopped sending them traffic. */
         drainMs?: number
+        /** Loads the routes again once the replaced instances are gone (and `berth serve` waits for them before it stops Caddy). */
+        followRetirement(retired: Promise<void>, reason: string): void
       }
     | undefined
   /** Serves an IAC run's state to it alone (docs/iac.md, "State"); absent: runs that keep their state in Berth fail. */
@@ -183,7 +185,7 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
           const { frontDoor } = deps
           const synced = job.span('front door sync', () => frontDoor.sync(`${action.toLowerCase()} of ${service.id}`))
           if (!routed) await synced
-          void retired?.then(() => frontDoor.sync(`instances of ${service.id} retired`))
+          if (retired) frontDoor.followRetirement(retired, `instances of ${service.id} retired`)
         }
         // An uninstalled or deleted service leaves no image built for it, no scratch volume, and no network nothing else uses.
         if (outcome.ok && removes(action)) {
