@@ -57,8 +57,8 @@ export interface FrontDoor {
 const SYNC_LOCK = 0x62657274_68_5f_6664n
 /** How long instances taken out of the routes keep answering the requests they have before they are stopped. */
 export const DRAIN_MS = 1_000
-/** The longest `close` waits for replaced instances to be stopped (their drain, then their image's stop grace). */
-const RETIREMENTS_WAIT_MS = 10_000
+/** The longest `close` waits for replaced instances to be stopped: their drain and a stop that honours its signal, not a whole long grace (a supervisor stopping serve waits for it). */
+const RETIREMENTS_WAIT_MS = 5_000
 
 export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   const traceLog = deps.log.debug ? (deps.log as SpanLog) : undefined
