@@ -82,6 +82,7 @@ function figures(rounds: Rounds) {
     frontDoorOverheadMs: of((round) => (round.frontDoorMs === undefined ? undefined : round.frontDoorMs - round.dockerRunMs)),
     redeployOverheadMs: of((round) => (round.redeployMs === undefined ? undefined : round.redeployMs - round.dockerRunMs)),
     redeployDropped: rounds.reduce((sum, round) => sum + (round.redeployDropped ?? 0), 0),
+    redeployResetsRetried: rounds.reduce((sum, round) => sum + (round.redeployResetsRetried ?? 0), 0),
     redeployRequests: rounds.reduce((sum, round) => sum + (round.redeployRequests ?? 0), 0),
   }
 }

@@ -120,6 +120,7 @@ describe('instances a rollout retires in the background (issue 42)', () => {
     const asDatabase = await rollOut(docker, spec(database, randomUUID(), [tcp]), withFrontDoor, say, new AbortController().signal)
     assert.equal(asDatabase.ok, true)
     assert.deepEqual(told, [])
+    assert.ok(!asDatabase.routed, 'nothing was routed: the deployment waits for the load after it')
     assert.ok(!lines.some((line) => line.includes('front door')), lines.join('\n'))
 
     const web = randomUUID()
@@ -127,6 +128,42 @@ describe('instances a rollout retires in the background (issue 42)', () => {
     const asWeb = await rollOut(docker, spec(web, randomUUID(), [http]), withFrontDoor, say, new AbortController().signal)
     assert.equal(asWeb.ok, true)
     assert.equal(told.length, 1)
+    assert.equal(asWeb.routed, true, 'every new instance is routed: the load after it runs in the background')
     assert.ok(lines.some((line) => line.includes('the front door sends')))
+  })
+
+  it("drains a replaced instance in the background, after the front door's switch; a first deploy has nothing to drain", async () => {
+    const told: string[] = []
+    const withFrontDoor = {
+      ...publish,
+      instanceReady: async ({ containerId }: { containerId: string }) => void told.push(containerId),
+      drainMs: 3_000,
+    }
+    const http: PublicPort = { internalPort: 8080, protocol: 'HTTP', publiclyAccessible: true, isDefault: true }
+    const serviceId = randomUUID()
+    // A short grace: the stubborn image is killed soon after its stop signal.
+    const quick = () => ({ ...spec(serviceId, randomUUID(), [http]), stopGraceSeconds: 1 })
+    lines.length = 0
+    const first = await rollOut(docker, quick(), withFrontDoor, say, new AbortController().signal)
+    assert.equal(first.ok, true, JSON.stringify(first))
+    assert.equal(told.length, 1)
+    assert.ok(!lines.some((line) => line.includes('stopping the previous instance')), lines.join('\n'))
+
+    const redeploy = await rollOut(docker, quick(), withFrontDoor, say, new AbortController().signal)
+    assert.equal(redeploy.ok, true, JSON.stringify(redeploy))
+    assert.equal(told.length, 2)
+    // The rollout is done while the replaced instance still answers what it holds.
+    const settled = await Promise.race([redeploy.retired!.then(() => 'retired'), Promise.resolve('draining')])
+    assert.equal(settled, 'draining')
+    assert.ok(
+      lines.some((line) => line.includes('in the background, once it answered what it had (3 s)')),
+      lines.join('\n'),
+    )
+    await redeploy.retired
+    const left = await serviceContainers(docker, serviceId)
+    assert.deepEqual(
+      left.map((info) => info.Id),
+      [told[1]],
+    )
   })
 })

@@ -103,7 +103,8 @@ function httpApp(server: () => RunningServer): FastifyInstance {
 }
 
 /**
- * What Caddy said about certificates and errors, and what serve said about the front door: added to a
+ * What Caddy said about certificates and errors, and what serve said about the front door (and its
+ * warnings, errors, and why it stopped: a run once lost its serve mid-test to a signal): added to a
  * failure's message, since CI keeps nothing of the data dir (issue 42: a custom domain that never got
  * its certificate on CI and nowhere else).
  */
@@ -119,8 +120,8 @@ async function frontDoorDiagnosis(dataDir: string, serveOutput: string): Promise
   return [
     '\n--- caddy.log (certificates, errors) ---',
     pick(caddyLog, /tls\.|acme|"level":"(error|warn)"|obtain|certificate/i),
-    '--- berth serve (front door, caddy) ---',
-    pick(serveOutput, /front-door|"caddy"|front door/),
+    '--- berth serve (front door, caddy, warnings and errors, its stop) ---',
+    pick(serveOutput, /front-door|"caddy"|front door|shutting down|stopped|"level":(40|50|60)/),
   ].join('\n')
 }
 

@@ -182,13 +182,22 @@ export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyP
     restartDelayMs = Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS)
   }
 
+  /**
+   * Stops it as Caddy stops itself on SIGTERM (its configuration unloaded, its storage locks
+   * released), and kills it only when that takes longer than STOP_TIMEOUT_MS: a kill can cut a
+   * write to its storage (Debian's Caddy 2.6, certmagic 0.17, writes certificates and its ACME
+   * account in place), which the next Caddy on this directory would read.
+   */
   const stop = async () => {
     stopping = true
     const running = child
     if (running && running.exitCode === null && running.signalCode === null) {
       const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()))
       running.kill('SIGTERM')
-      const timer = setTimeout(() => running.kill('SIGKILL'), STOP_TIMEOUT_MS)
+      const timer = setTimeout(() => {
+        log.warn({ component: 'caddy', pid: running.pid, waitedMs: STOP_TIMEOUT_MS }, 'the front door (caddy) did not stop after SIGTERM; killing it')
+        running.kill('SIGKILL')
+      }, STOP_TIMEOUT_MS)
       await exited
       clearTimeout(timer)
     }

@@ -63,7 +63,7 @@ export async function openFrontDoor(settings: ProxySettings, dataDir: string, db
     identity: embedded && run ? identity : undefined,
     log,
   })
-  if (!run) return { frontDoor, stop: async () => {} }
+  if (!run) return { frontDoor, stop: () => frontDoor.close() }
   const process = embedded
     ? await startCaddy({
         caddyPath: settings.caddyPath,
@@ -96,6 +96,8 @@ export async function openFrontDoor(settings: ProxySettings, dataDir: string, db
     frontDoor,
     async stop() {
       clearInterval(timer)
+      // Caddy is stopped only once no load is under way nor can start (front-door.ts, `close`).
+      await frontDoor.close()
       await process?.stop()
     },
   }

@@ -53,7 +53,16 @@ export interface DockerExecutorDeps {
   /** BERTH_BUILD_CONTEXT_MAX_BYTES; absent: its default. */
   contextMaxBytes?: number
   /** The front door (docs/front-door.md), when it runs: told of ready instances and of every change to what runs. */
-  frontDoor?: { instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>; sync(reason: string): Promise<void> } | undefined
+  frontDoor?:
+    | {
+        instanceReady(instance: { containerId: string; serviceId: string }): Promise<void>
+        sync(reason: string): Promise<void>
+        /** How long replaced instances keep answering after the front door stopped sending them traffic. */
+        drainMs?: number
+        /** Loads the routes again once the replaced instances are gone (and `berth serve` waits for them before it stops Caddy). */
+        followRetirement(retired: Promise<void>, reason: string): void
+      }
+    | undefined
   /** Serves an IAC run's state to it alone (docs/iac.md, "State"); absent: runs that keep their state in Berth fail. */
   stateEndpoint?: OpenStateEndpoint
   /** What an external kind's action reads its own credentials with (an Argo CD's); absent: such kinds are refused. */
@@ -64,7 +73,12 @@ export interface DockerExecutorDeps {
 
 export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecutor {
   const { docker } = deps
-  const publish: PublishSettings = { host: deps.publishHost, ports: deps.publishPorts ?? '', instanceReady: deps.frontDoor?.instanceReady }
+  const publish: PublishSettings = {
+    host: deps.publishHost,
+    ports: deps.publishPorts ?? '',
+    instanceReady: deps.frontDoor?.instanceReady,
+    drainMs: deps.frontDoor?.drainMs ?? 0,
+  }
 
   /** The snapshot's variables as the engine takes them: KEY=value lines, and files for file variables. */
   function delivered(snapshot: ServiceSnapshot): { env: string[]; files: DeliveredFile[] } {
@@ -162,12 +176,16 @@ export function createDockerExecutor(deps: DockerExecutorDeps): DeploymentExecut
           stateEndpoint: deps.stateEndpoint,
           span: spans(deps.log, { executionId: run.id, serviceId: service.id }),
         }
-        const { retired, ...outcome } = await perform(workload, job)
-        // What runs changed (or may have, on a failure): the front door's routes follow, and again once the replaced instances are gone.
+        const { retired, routed, ...outcome } = await perform(workload, job)
+        // What runs changed (or may have, on a failure): the front door's routes follow, and again once
+        // the replaced instances are gone. A rollout that switched the front door to each new instance
+        // left nothing for the deployment to wait for: that load runs in the background (a stop, a
+        // delete, a failed rollout or a service without web ports waits for it).
         if (deps.frontDoor && action !== 'DEPLOY_DRY_RUN') {
           const { frontDoor } = deps
-          await job.span('front door sync', () => frontDoor.sync(`${action.toLowerCase()} of ${service.id}`))
-          void retired?.then(() => frontDoor.sync(`instances of ${service.id} retired`))
+          const synced = job.span('front door sync', () => frontDoor.sync(`${action.toLowerCase()} of ${service.id}`))
+          if (!routed) await synced
+          if (retired) frontDoor.followRetirement(retired, `instances of ${service.id} retired`)
         }
         // An uninstalled or deleted service leaves no image built for it, no scratch volume, and no network nothing else uses.
         if (outcome.ok && removes(action)) {

@@ -100,8 +100,18 @@ export function ensureNetwork(docker: Docker, environmentId: string): Promise<st
 
 async function makeNetwork(docker: Docker, environmentId: string): Promise<string> {
   const name = networkName(environmentId)
-  const found = await docker.listNetworks({ filters: { name: [name] } })
-  if (found.some((network) => network.Name === name)) return name
+  // One inspect by its exact name (not an id prefix: names are not hex), not a listing the engine filters.
+  const found = await docker
+    .getNetwork(name)
+    .inspect()
+    .then(
+      () => true,
+      (error: { statusCode?: number }) => {
+        if (error.statusCode === 404) return false
+        throw error
+      },
+    )
+  if (found) return name
   try {
     await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { [LABELS.environment]: environmentId } })
   } catch (error) {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type Docker from 'dockerode'
 import { type Span, untimed } from '#src/platform/spans.ts'
 import type { ServiceOutcome } from '../executor.ts'
@@ -76,6 +77,11 @@ export interface PublishSettings {
    * service's traffic to it and away from those it replaces, which are stopped only afterwards.
    */
   instanceReady?: ((instance: { containerId: string; serviceId: string }) => Promise<void>) | undefined
+  /**
+   * How long an instance the front door no longer sends traffic to keeps answering what it has
+   * before it is stopped; 0 or absent without a front door.
+   */
+  drainMs?: number | undefined
 }
 
 /** Creates a named volume with Berth's labels unless it exists (the engine would make it bare). */
@@ -145,21 +151,27 @@ const shortName = (info: Docker.ContainerInfo) => info.Names[0]?.replace(/^\//, 
 /**
  * Stops and removes the previous instances once their replacements serve, without waiting: an
  * image that ignores its stop signal holds only its own grace period, not the environment's queue.
+ * An instance the front door no longer routes to is first given `drainMs` to answer what it holds.
  * A stop that fails leaves the instance to the next rollout, which finds it by label.
  */
-function retireInBackground(docker: Docker, old: Docker.ContainerInfo[], graceSeconds: number, say: Say): Promise<void> {
-  const stops = old.map((info) => {
+function retireInBackground(docker: Docker, old: Docker.ContainerInfo[], graceSeconds: number, say: Say, drainMs = 0): Promise<void> {
+  if (old.length === 0) return Promise.resolve()
+  for (const info of old)
     say(
       'start',
-      `stopping the previous instance ${instanceOf(info)} (${info.Id.slice(0, 12)}) in the background, with its image's stop signal and ${graceSeconds} s of grace`,
+      `stopping the previous instance ${instanceOf(info)} (${info.Id.slice(0, 12)}) in the background${drainMs > 0 ? `, once it answered what it had (${drainMs / 1000} s)` : ''}, with its image's stop signal and ${graceSeconds} s of grace`,
     )
-    return removeContainer(docker, info.Id, graceSeconds).catch(() => undefined)
-  })
-  return Promise.all(stops).then(() => undefined)
+  const drained = drainMs > 0 ? sleep(drainMs) : Promise.resolve()
+  return drained
+    .then(() => Promise.all(old.map((info) => removeContainer(docker, info.Id, graceSeconds).catch(() => undefined))))
+    .then(() => undefined)
 }
 
-/** A rollout's outcome; `retired` settles once the previous instances stopping in the background are gone. */
-export type Rollout = ServiceOutcome & { retired?: Promise<void> }
+/**
+ * A rollout's outcome; `retired` settles once the previous instances stopping in the background are
+ * gone; `routed`: the front door was told of every new instance and routes to them already.
+ */
+export type Rollout = ServiceOutcome & { retired?: Promise<void>; routed?: boolean }
 
 /**
  * Rolls the service out: leftovers of runs that never finished go first. A service without storage
@@ -210,6 +222,8 @@ export async function rollOut(
   }
   const started: string[] = []
   const retiring: Promise<void>[] = []
+  // Whether the front door was switched to every new instance (then nothing waits for another load of its routes).
+  let routed = spec.instances > 0
   const defaultPort = spec.ports[0]?.internal
   try {
     for (let index = 0; index < spec.instances; index++) {
@@ -248,20 +262,25 @@ export async function rollOut(
       say('start', `instance ${index} is ready`)
       // Only public HTTP and gRPC ports go through the front door: a database (TCP) is never said to get its traffic there.
       const { instanceReady } = publish
+      let switched = false
       if (instanceReady && spec.publicPorts.some(isWebPort)) {
         try {
           await span('front door switch', () => instanceReady({ containerId: container.id, serviceId: spec.owner.serviceId }))
+          switched = true
           say('start', `the front door sends instance ${index}'s share of the traffic to it`)
         } catch (error) {
           say('start', `the front door was not told that instance ${index} is ready: ${(error as Error).message}`, 'WARNING')
         }
       }
+      if (!switched) routed = false
       if (stopsFirst)
         await removeAll(
           docker,
           replaces.map((info) => info.Id),
         )
-      else retiring.push(retireInBackground(docker, replaces, spec.stopGraceSeconds, say))
+      // What the front door sent the replaced instance before the switch is answered before it
+      // stops, in the background: the deployment does not wait for it (a first deploy replaces nothing).
+      else retiring.push(retireInBackground(docker, replaces, spec.stopGraceSeconds, say, switched ? (publish.drainMs ?? 0) : 0))
     }
   } catch (error) {
     // A cancel, or the engine failing: what this run made goes, the previous version stays.
@@ -276,7 +295,7 @@ export async function rollOut(
       beyond.map((info) => info.Id),
     )
   else retiring.push(retireInBackground(docker, beyond, spec.stopGraceSeconds, say))
-  if (downSince === undefined) return { ok: true, retired: Promise.all(retiring).then(() => undefined) }
+  if (downSince === undefined) return { ok: true, retired: Promise.all(retiring).then(() => undefined), routed }
   const downSeconds = Math.round((Date.now() - downSince) / 100) / 10
   say('start', `the service was down for ${downSeconds} s: its storage allows one version at a time`)
   return { ok: true, details: { downtime: { reason: 'storage: the previous version stopped before the new one started', seconds: downSeconds } } }
