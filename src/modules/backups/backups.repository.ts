@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { createBackupTargetsRepository } from './backup-targets.repository.ts'
 import {
   type BackupDestinationsTable,
   type DatabaseBackupSchedulesTable,
@@ -34,16 +35,11 @@ const DESTINATION_COLUMNS = [
 const usedBy = sql<number>`((select count(*) from database_backups b where b.destination_id = backup_destinations.id)
   + (select count(*) from database_backup_schedules s where s.destination_id = backup_destinations.id))::int`
 
-export interface DestinationColumns {
-  name: string
-  endpoint: string | null
-  region: string
-  bucket: string
-  prefix: string
-  pathStyle: boolean
-  accessKeyId: string
-  secretSealed: Buffer
-}
+/** What a request sets of a destination (its kind is always S3). */
+export type DestinationColumns = Pick<
+  BackupDestinationsTable,
+  'name' | 'endpoint' | 'region' | 'bucket' | 'prefix' | 'pathStyle' | 'accessKeyId' | 'secretSealed'
+>
 
 export function createBackupsRepository(plain: Db) {
   const db = withBackupTables(plain)
@@ -51,6 +47,8 @@ export function createBackupsRepository(plain: Db) {
     db.selectFrom('backupDestinations').select(DESTINATION_COLUMNS).select(usedBy.as('usedBy')).where('organizationId', '=', organizationId)
 
   return {
+    ...createBackupTargetsRepository(db),
+
     listDestinations(organizationId: string, limit: number): Promise<DestinationRow[]> {
       return destinations(organizationId).orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute()
     },
@@ -179,27 +177,6 @@ export function createBackupsRepository(plain: Db) {
     },
     findRestore(serviceId: string, restoreId: string): Promise<RestoreRow | undefined> {
       return db.selectFrom('databaseRestores').selectAll().where('serviceId', '=', serviceId).where('id', '=', restoreId).executeTakeFirst()
-    },
-
-    /** Whether a deployment of the service is running (or being canceled). */
-    async deploymentRunning(serviceId: string): Promise<boolean> {
-      const row = await db
-        .selectFrom('serviceDeployments')
-        .select('executionId')
-        .where('serviceId', '=', serviceId)
-        .where('actionStatus', 'in', ['QUEUED', 'ONGOING', 'CANCELING'])
-        .limit(1)
-        .executeTakeFirst()
-      return row !== undefined
-    },
-    /** The executor of the environment's cluster, undefined for a default cluster; with its kubeconfig, sealed. */
-    clusterOf(environmentId: string) {
-      return db
-        .selectFrom('environments as e')
-        .innerJoin('clusters as c', 'c.id', 'e.clusterId')
-        .select(['c.executor', 'c.isDefault', 'c.kubeconfigSealed'])
-        .where('e.id', '=', environmentId)
-        .executeTakeFirst()
     },
 
     findSchedule(serviceId: string): Promise<ScheduleRow | undefined> {

@@ -1,5 +1,8 @@
 import { sql } from 'kysely'
+import { type AssociatedServiceRow, listServicesUsing } from '#src/modules/organization-credentials/associated-services.repository.ts'
 import type { Db } from '#src/platform/db/database.ts'
+
+export type { AssociatedServiceRow }
 
 // What the organization's own views read across its projects, environments and services: one
 // query each, scoped by the organization (or the project) first.
@@ -25,17 +28,6 @@ export interface ServiceLightRow {
   environmentName: string
   environmentMode: string
   clusterId: string
-}
-
-export interface AssociatedServiceRow {
-  projectId: string
-  projectName: string
-  environmentId: string
-  environmentName: string
-  serviceId: string
-  serviceName: string
-  serviceKind: string
-  jobSchedule: string | null
 }
 
 /** `cronjob` or `lifecycle`: which of the two a job's stored schedule holds. */
@@ -155,34 +147,7 @@ export function createOrganizationViewsRepository(db: Db) {
       reference: { gitTokenId: string } | { helmRepositoryId: string },
       limit: number,
     ): Promise<AssociatedServiceRow[]> {
-      let query = db
-        .selectFrom('serviceReferences as r')
-        .innerJoin('services as s', 's.id', 'r.serviceId')
-        .innerJoin('environments as e', 'e.id', 's.environmentId')
-        .innerJoin('projects as p', 'p.id', 'e.projectId')
-        .where('s.organizationId', '=', organizationId)
-      query =
-        'gitTokenId' in reference
-          ? query.where('r.gitTokenId', '=', reference.gitTokenId)
-          : query.where('r.helmRepositoryId', '=', reference.helmRepositoryId)
-      return query
-        .select([
-          'p.id as projectId',
-          'p.name as projectName',
-          'e.id as environmentId',
-          'e.name as environmentName',
-          's.id as serviceId',
-          's.name as serviceName',
-          's.kind as serviceKind',
-          jobSchedule.as('jobSchedule'),
-        ])
-        .distinct()
-        .orderBy('p.name')
-        .orderBy('e.name')
-        .orderBy('s.name')
-        .orderBy('s.id')
-        .limit(limit)
-        .execute()
+      return listServicesUsing(db, organizationId, reference, limit)
     },
   }
 }

@@ -6,7 +6,7 @@ import {
   type ContainerRegistryRequest,
   type ContainerRegistryResponse,
 } from './container-registries.schemas.ts'
-import type { AssociatedService, ContainerRegistryInput, ContainerRegistryRow } from './container-registries.service.ts'
+import type { ContainerRegistryInput, ContainerRegistryRow } from './container-registries.service.ts'
 
 /** A registry as the reference's `ContainerRegistryResponse`: only the config fields safe to return. */
 export function toContainerRegistryResponse(row: ContainerRegistryRow): ContainerRegistryResponse {
@@ -47,12 +47,4 @@ export function availableContainerRegistries() {
   }))
 }
 
-export const toAssociatedServiceResponse = (service: AssociatedService) => ({
-  project_id: service.projectId,
-  project_name: service.projectName,
-  environment_id: service.environmentId,
-  environment_name: service.environmentName,
-  service_id: service.serviceId,
-  service_name: service.serviceName,
-  service_type: service.serviceType,
-})
+export { toAssociatedServiceResponse } from '../associated-services.wire.ts'
