@@ -1,5 +1,6 @@
+import type { Selectable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { type AlertCondition, type EmailSettings, withAlertingTables } from './alerting.tables.ts'
+import { type AlertReceiversTable, type AlertRulesTable, withAlertingTables } from './alerting.tables.ts'
 
 // The alerting tables (migration 0053), and the few reads of other tables the rules' checks need.
 
@@ -9,35 +10,13 @@ export function createAlertingRepository(plain: Db) {
     findReceiver: (id: string) => db.selectFrom('alertReceivers').selectAll().where('id', '=', id).executeTakeFirst(),
     listReceivers: (organizationId: string, limit: number) =>
       db.selectFrom('alertReceivers').selectAll().where('organizationId', '=', organizationId).orderBy('name').orderBy('id').limit(limit).execute(),
-    insertReceiver: (row: {
-      organizationId: string
-      name: string
-      description: string
-      type: 'SLACK' | 'EMAIL'
-      sendResolved: boolean
-      owner: string | null
-      severity: string | null
-      settings: EmailSettings | Record<string, never>
-      secretSealed: Buffer | null
-    }) =>
+    insertReceiver: (row: ReceiverColumns & { organizationId: string }) =>
       db
         .insertInto('alertReceivers')
         .values({ ...row, settings: JSON.stringify(row.settings) })
         .returningAll()
         .executeTakeFirstOrThrow(),
-    updateReceiver: (
-      id: string,
-      row: {
-        name: string
-        description: string
-        type: 'SLACK' | 'EMAIL'
-        sendResolved: boolean
-        owner: string | null
-        severity: string | null
-        settings: EmailSettings | Record<string, never>
-        secretSealed: Buffer | null
-      },
-    ) =>
+    updateReceiver: (id: string, row: ReceiverColumns) =>
       db
         .updateTable('alertReceivers')
         .set({ ...row, settings: JSON.stringify(row.settings), updatedAt: new Date() })
@@ -104,17 +83,13 @@ export function createAlertingRepository(plain: Db) {
   }
 }
 
-export interface RuleColumns {
-  name: string
-  description: string
-  tag: string
-  condition: AlertCondition
-  scopedPromql: string
-  forDuration: string
-  severity: string
-  presentation: { summary?: string | null; runbook_url?: string | null }
-  enabled: boolean
-  alertReceiverIds: string[]
-}
+/** What a create or an edit sets of a receiver; its settings are written as JSON. */
+export type ReceiverColumns = Omit<Selectable<AlertReceiversTable>, 'id' | 'organizationId' | 'createdAt' | 'updatedAt'>
+
+/** What an edit sets of a rule (a create adds its organization, cluster and target); condition and presentation are written as JSON. */
+export type RuleColumns = Omit<
+  Selectable<AlertRulesTable>,
+  'id' | 'organizationId' | 'clusterId' | 'targetType' | 'targetId' | 'targetName' | 'version' | 'createdAt' | 'updatedAt'
+>
 
 export type AlertingRepository = ReturnType<typeof createAlertingRepository>

@@ -58,6 +58,11 @@ export interface NewService {
 
 async function writeReferences(trx: Queries, serviceId: string, references: ServiceReference[]): Promise<void> {
   await trx.deleteFrom('serviceReferences').where('serviceId', '=', serviceId).execute()
+  await insertReferences(trx, serviceId, references)
+}
+
+/** Adds the service's references (to credentials and groups), one row each; a new service's, or after the old ones are deleted. */
+export async function insertReferences(trx: Queries, serviceId: string, references: ServiceReference[]): Promise<void> {
   if (references.length === 0) return
   await trx
     .insertInto('serviceReferences')
