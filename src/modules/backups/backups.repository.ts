@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteUnlessUsed } from '#src/platform/db/delete-unless-used.ts'
 import { createBackupTargetsRepository } from './backup-targets.repository.ts'
 import {
   type BackupDestinationsTable,
@@ -74,20 +75,8 @@ export function createBackupsRepository(plain: Db) {
       return updated && destinations(organizationId).where('id', '=', id).executeTakeFirst()
     },
     /** Deletes it unless backups or schedules use it: undefined when it does not exist, else how many use it (0: deleted). */
-    async deleteDestinationUnlessUsed(organizationId: string, id: string): Promise<{ usedBy: number } | undefined> {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .selectFrom('backupDestinations')
-          .select(usedBy.as('usedBy'))
-          .where('organizationId', '=', organizationId)
-          .where('id', '=', id)
-          .forUpdate()
-          .executeTakeFirst()
-        if (!row) return undefined
-        if (row.usedBy > 0) return row
-        await trx.deleteFrom('backupDestinations').where('id', '=', id).execute()
-        return { usedBy: 0 }
-      })
+    deleteDestinationUnlessUsed(organizationId: string, id: string): Promise<{ usedBy: number } | undefined> {
+      return deleteUnlessUsed(db, 'backupDestinations', { organizationId, id }, usedBy)
     },
 
     insertBackup(values: {
