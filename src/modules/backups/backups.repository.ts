@@ -79,17 +79,12 @@ export function createBackupsRepository(plain: Db) {
       return deleteUnlessUsed(db, 'backupDestinations', { organizationId, id }, usedBy)
     },
 
-    insertBackup(values: {
-      organizationId: string
-      serviceId: string
-      destinationId: string | null
-      engine: string
-      name: string
-      message: string
-      origin: 'MANUAL' | 'SCHEDULED'
-      objectKey: (id: string) => string
-      createdBy: string
-    }): Promise<BackupRow> {
+    /** Queues a backup; its object's key is made from its id. */
+    insertBackup(
+      values: Pick<BackupRow, 'organizationId' | 'serviceId' | 'destinationId' | 'engine' | 'name' | 'message' | 'origin' | 'createdBy'> & {
+        objectKey: (id: string) => string
+      },
+    ): Promise<BackupRow> {
       const { objectKey, ...rest } = values
       return db.transaction().execute(async (trx) => {
         const { id } = await sql<{ id: string }>`select gen_random_uuid() as id`.execute(trx).then((r) => r.rows[0]!)

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { SERVICE_PLACE_COLUMNS } from '#src/platform/db/service-place.ts'
 
 // The services that use one of the organization's credentials: the same list for git tokens, helm
 // repositories and container registries, read from `service_references`.
@@ -35,15 +36,8 @@ export function listServicesUsing(db: Db, organizationId: string, reference: Cre
         ? query.where('r.helmRepositoryId', '=', reference.helmRepositoryId)
         : query.where('r.containerRegistryId', '=', reference.containerRegistryId)
   return referencing
-    .select([
-      'p.id as projectId',
-      'p.name as projectName',
-      'e.id as environmentId',
-      'e.name as environmentName',
-      's.id as serviceId',
-      's.name as serviceName',
-      serviceType.as('serviceType'),
-    ])
+    .select(SERVICE_PLACE_COLUMNS)
+    .select(serviceType.as('serviceType'))
     .distinct()
     .orderBy('p.name')
     .orderBy('e.name')

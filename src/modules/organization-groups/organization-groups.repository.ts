@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { deleteUnlessUsed } from '#src/platform/db/delete-unless-used.ts'
+import { SERVICE_PLACE_COLUMNS } from '#src/platform/db/service-place.ts'
 
 export type GroupKind = 'LABELS' | 'ANNOTATIONS'
 
@@ -99,15 +100,10 @@ export function createOrganizationGroupsRepository(db: Db) {
         .innerJoin('environments as e', 'e.id', 's.environmentId')
         .innerJoin('projects as p', 'p.id', 'e.projectId')
         .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+        .select(SERVICE_PLACE_COLUMNS)
         .select([
-          's.id as serviceId',
-          's.name as serviceName',
           's.kind',
           sql<boolean>`coalesce(s.configuration -> 'schedule' ? 'cronjob', false)`.as('cronJob'),
-          'e.id as environmentId',
-          'e.name as environmentName',
-          'p.id as projectId',
-          'p.name as projectName',
           'c.id as clusterId',
           'c.name as clusterName',
         ])
