@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
 import { SERVICE_PLACE_COLUMNS } from '#src/platform/db/service-place.ts'
 import { type ArgoCdAppsTable, type ArgoCdCredentialsTable, type ConnectionStatus, withArgoCdTables } from './argocd.tables.ts'
 
@@ -86,14 +87,8 @@ export function createArgoCdRepository(plainDb: Db) {
         .execute()
     },
 
-    async deleteMapping(organizationId: string, agentClusterId: string, argocdClusterUrl: string): Promise<boolean> {
-      const deleted = await db
-        .deleteFrom('argocdDestinationMappings')
-        .where('organizationId', '=', organizationId)
-        .where('agentClusterId', '=', agentClusterId)
-        .where('argocdClusterUrl', '=', argocdClusterUrl)
-        .executeTakeFirst()
-      return deleted.numDeletedRows > 0n
+    deleteMapping(organizationId: string, agentClusterId: string, argocdClusterUrl: string): Promise<boolean> {
+      return deleteRows(db, 'argocdDestinationMappings', { organizationId, agentClusterId, argocdClusterUrl })
     },
 
     /** The organization's mappings with what the answers show of the mapped cluster. */

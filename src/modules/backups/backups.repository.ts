@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { deleteUnlessUsed } from '#src/platform/db/delete-unless-used.ts'
+import { deleteRows, hasRow } from '#src/platform/db/rows-by-keys.ts'
 import { createBackupTargetsRepository } from './backup-targets.repository.ts'
 import {
   type BackupDestinationsTable,
@@ -99,13 +100,7 @@ export function createBackupsRepository(plain: Db) {
     async listBackups(serviceId: string, pageSize: number, startId?: string): Promise<BackupRow[] | undefined> {
       let query = db.selectFrom('databaseBackups').selectAll().where('serviceId', '=', serviceId)
       if (startId !== undefined) {
-        const start = await db
-          .selectFrom('databaseBackups')
-          .select('id')
-          .where('serviceId', '=', serviceId)
-          .where('id', '=', startId)
-          .executeTakeFirst()
-        if (!start) return undefined
+        if (!(await hasRow(db, 'databaseBackups', { serviceId, id: startId }))) return undefined
         // Compared in SQL: a time read into JavaScript loses its microseconds.
         query = query.where(sql<boolean>`(created_at, id) <= (select created_at, id from database_backups where id = ${startId})`)
       }
@@ -175,9 +170,8 @@ export function createBackupsRepository(plain: Db) {
         .returningAll()
         .executeTakeFirstOrThrow()
     },
-    async deleteSchedule(serviceId: string): Promise<boolean> {
-      const deleted = await db.deleteFrom('databaseBackupSchedules').where('serviceId', '=', serviceId).executeTakeFirst()
-      return deleted.numDeletedRows > 0n
+    deleteSchedule(serviceId: string): Promise<boolean> {
+      return deleteRows(db, 'databaseBackupSchedules', { serviceId })
     },
   }
 }

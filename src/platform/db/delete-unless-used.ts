@@ -1,8 +1,5 @@
-import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely'
-
-// Kysely cannot type a table name that is a parameter, so the statements are written over this
-// loose view; the caller's table and keys are typed at the signature.
-type Loose = Kysely<Record<string, Record<string, unknown>>>
+import { type Kysely, type RawBuilder, sql } from 'kysely'
+import { type Loose, type RowKeys, whereKeys } from './rows-by-keys.ts'
 
 /**
  * Deletes the row of `table` with these `keys` unless other rows use it: undefined when there is
@@ -14,21 +11,16 @@ type Loose = Kysely<Record<string, Record<string, unknown>>>
 export function deleteUnlessUsed<DB, T extends keyof DB & string>(
   db: Kysely<DB>,
   table: T,
-  keys: Partial<Selectable<DB[T]>>,
+  keys: RowKeys<DB, T>,
   usedBy: RawBuilder<number>,
 ): Promise<{ usedBy: number } | undefined> {
   const name: string = table
   return (db as unknown as Loose).transaction().execute(async (trx) => {
-    let row = trx.selectFrom(name)
-    let deletion = trx.deleteFrom(name)
-    for (const [column, value] of Object.entries(keys)) {
-      row = row.where(column, '=', value)
-      deletion = deletion.where(column, '=', value)
-    }
+    const row = whereKeys(trx.selectFrom(name), keys)
     if (!(await row.select(sql<number>`1`.as('found')).forUpdate().executeTakeFirst())) return undefined
     // A new statement after the lock, so that it sees the users committed while it waited.
     const { count } = await row.select(usedBy.as('count')).executeTakeFirstOrThrow()
-    if (count === 0) await deletion.execute()
+    if (count === 0) await whereKeys(trx.deleteFrom(name), keys).execute()
     return { usedBy: count as number }
   })
 }
