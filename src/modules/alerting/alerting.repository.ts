@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { findRow } from '#src/platform/db/rows-by-keys.ts'
 import { type AlertReceiversTable, type AlertRulesTable, withAlertingTables } from './alerting.tables.ts'
 
 // The alerting tables (migration 0053), and the few reads of other tables the rules' checks need.
@@ -57,29 +58,12 @@ export function createAlertingRepository(plain: Db) {
         .executeTakeFirst(),
     deleteRule: (id: string) => db.deleteFrom('alertRules').where('id', '=', id).executeTakeFirst(),
 
-    clusterOf: (organizationId: string, clusterId: string) =>
-      db
-        .selectFrom('clusters')
-        .select(['id', 'name', 'executor'])
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', clusterId)
-        .executeTakeFirst(),
+    clusterOf: (organizationId: string, clusterId: string) => findRow(db, 'clusters', { organizationId, id: clusterId }, ['id', 'name', 'executor']),
     clusterById: (clusterId: string) =>
       db.selectFrom('clusters').select(['id', 'organizationId', 'name', 'executor', 'isDefault']).where('id', '=', clusterId).executeTakeFirst(),
-    serviceOf: (organizationId: string, serviceId: string) =>
-      db
-        .selectFrom('services')
-        .select(['id', 'name', 'kind'])
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', serviceId)
-        .executeTakeFirst(),
+    serviceOf: (organizationId: string, serviceId: string) => findRow(db, 'services', { organizationId, id: serviceId }, ['id', 'name', 'kind']),
     environmentOf: (organizationId: string, environmentId: string) =>
-      db
-        .selectFrom('environments')
-        .select(['id', 'name'])
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', environmentId)
-        .executeTakeFirst(),
+      findRow(db, 'environments', { organizationId, id: environmentId }, ['id', 'name']),
   }
 }
 

@@ -65,22 +65,10 @@ export function createCustomRolesRepository(db: Db) {
     },
 
     async scopes(organizationId: string): Promise<OrganizationScopes> {
-      const [clusters, projects] = await Promise.all([
-        db
-          .selectFrom('clusters')
-          .select(['id', 'name'])
-          .where('organizationId', '=', organizationId)
-          .orderBy(sql`lower(name)`)
-          .orderBy('id')
-          .execute(),
-        db
-          .selectFrom('projects')
-          .select(['id', 'name'])
-          .where('organizationId', '=', organizationId)
-          .orderBy(sql`lower(name)`)
-          .orderBy('id')
-          .execute(),
-      ])
+      // The organization's clusters or projects by name: what a role's scopes may name.
+      const namesIn = (table: 'clusters' | 'projects') =>
+        db.selectFrom(table).select(['id', 'name']).where('organizationId', '=', organizationId).orderBy(sql`lower(name)`).orderBy('id').execute()
+      const [clusters, projects] = await Promise.all([namesIn('clusters'), namesIn('projects')])
       return { clusters, projects }
     },
   }

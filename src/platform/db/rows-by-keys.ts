@@ -28,6 +28,20 @@ export async function hasRow<DB, T extends keyof DB & string>(db: Kysely<DB>, ta
   )
 }
 
+/** The `columns` of the row of `table` with these keys, or undefined. */
+export async function findRow<DB, T extends keyof DB & string, C extends keyof Selectable<DB[T]> & string>(
+  db: Kysely<DB>,
+  table: T,
+  keys: RowKeys<DB, T>,
+  columns: readonly C[],
+): Promise<Pick<Selectable<DB[T]>, C> | undefined> {
+  const name: string = table
+  const row = await whereKeys((db as unknown as Loose).selectFrom(name), keys)
+    .select(columns)
+    .executeTakeFirst()
+  return row as Pick<Selectable<DB[T]>, C> | undefined
+}
+
 /** Deletes the rows of `table` with these keys; whether there was one. */
 export async function deleteRows<DB, T extends keyof DB & string>(db: Kysely<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
   const name: string = table
