@@ -9,8 +9,9 @@ export type Loose = Kysely<Record<string, Record<string, unknown>>>
 /** The keys of a row of `DB[T]`: some of its columns, each with the value it must equal. */
 export type RowKeys<DB, T extends keyof DB> = Partial<Selectable<DB[T]>>
 
-/** `query` narrowed to the rows whose columns equal `keys`. */
+/** `query` narrowed to the rows whose columns equal `keys`; no keys is a mistake (it would pick every row), and throws. */
 export function whereKeys<Q extends { where(column: string, op: '=', value: unknown): Q }>(query: Q, keys: object): Q {
+  if (Object.keys(keys).length === 0) throw new Error('no keys to pick a row by')
   let narrowed = query
   for (const [column, value] of Object.entries(keys)) narrowed = narrowed.where(column, '=', value)
   return narrowed
@@ -19,13 +20,11 @@ export function whereKeys<Q extends { where(column: string, op: '=', value: unkn
 /** Whether `table` has a row with these keys. */
 export async function hasRow<DB, T extends keyof DB & string>(db: Kysely<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
   const name: string = table
-  const query = whereKeys((db as unknown as Loose).selectFrom(name), keys)
-  return (
-    (await query
-      .select((eb) => eb.lit(1).as('found'))
-      .limit(1)
-      .executeTakeFirst()) !== undefined
-  )
+  const found = await whereKeys((db as unknown as Loose).selectFrom(name), keys)
+    .select((eb) => eb.lit(1).as('found'))
+    .limit(1)
+    .executeTakeFirst()
+  return found !== undefined
 }
 
 /** The `columns` of the row of `table` with these keys, or undefined. */
