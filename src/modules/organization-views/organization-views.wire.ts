@@ -58,5 +58,5 @@ export const toEnvironmentOverviewResponse = (row: {
   deployment_status: row.status && toEnvironmentStatusResponse(row.status),
 })
 
-/** A job says whether it is a CRON or a LIFECYCLE job, as the reference's associated-services lists do. */
+// The services that use a git token or a helm repository: the mapping every credential's list shares.
 export { toAssociatedServiceResponse } from '#src/modules/organization-credentials/associated-services.wire.ts'
