@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { SERVICE_PLACE_COLUMNS } from '#src/platform/db/service-place.ts'
+import { orderedByPlace, SERVICE_PLACE_COLUMNS } from '#src/platform/db/service-place.ts'
 
 // The services that use one of the organization's credentials: the same list for git tokens, helm
 // repositories and container registries, read from `service_references`.
@@ -35,14 +35,7 @@ export function listServicesUsing(db: Db, organizationId: string, reference: Cre
       : 'helmRepositoryId' in reference
         ? query.where('r.helmRepositoryId', '=', reference.helmRepositoryId)
         : query.where('r.containerRegistryId', '=', reference.containerRegistryId)
-  return referencing
-    .select(SERVICE_PLACE_COLUMNS)
-    .select(serviceType.as('serviceType'))
-    .distinct()
-    .orderBy('p.name')
-    .orderBy('e.name')
-    .orderBy('s.name')
-    .orderBy('s.id')
+  return orderedByPlace(referencing.select(SERVICE_PLACE_COLUMNS).select(serviceType.as('serviceType')).distinct())
     .limit(limit)
     .execute()
 }

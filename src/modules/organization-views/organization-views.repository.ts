@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { type AssociatedServiceRow, listServicesUsing } from '#src/modules/organization-credentials/associated-services.repository.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import { orderedByPlace } from '#src/platform/db/service-place.ts'
 
 export type { AssociatedServiceRow }
 
@@ -48,8 +49,8 @@ export function createOrganizationViewsRepository(db: Db) {
       if (filters.projectId) query = query.where('p.id', '=', filters.projectId)
       if (filters.environmentId) query = query.where('e.id', '=', filters.environmentId)
       if (filters.clusterId) query = query.where('e.clusterId', '=', filters.clusterId)
-      return query
-        .select([
+      return orderedByPlace(
+        query.select([
           's.id',
           's.name',
           's.kind',
@@ -62,11 +63,8 @@ export function createOrganizationViewsRepository(db: Db) {
           'e.name as environmentName',
           'e.mode as environmentMode',
           'e.clusterId',
-        ])
-        .orderBy('p.name')
-        .orderBy('e.name')
-        .orderBy('s.name')
-        .orderBy('s.id')
+        ]),
+      )
         .limit(limit)
         .execute()
     },

@@ -10,3 +10,8 @@ export const SERVICE_PLACE_COLUMNS = [
   's.id as serviceId',
   's.name as serviceName',
 ] as const
+
+/** `query` ordered as lists of services are: by project, environment and service name, then id. */
+export function orderedByPlace<Q extends { orderBy(column: 'p.name' | 'e.name' | 's.name' | 's.id'): Q }>(query: Q): Q {
+  return query.orderBy('p.name').orderBy('e.name').orderBy('s.name').orderBy('s.id')
+}
