@@ -1,5 +1,7 @@
+import type { Selectable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { type AlertCondition, type EmailSettings, withAlertingTables } from './alerting.tables.ts'
+import { findRow } from '#src/platform/db/rows-by-keys.ts'
+import { type AlertReceiversTable, type AlertRulesTable, withAlertingTables } from './alerting.tables.ts'
 
 // The alerting tables (migration 0053), and the few reads of other tables the rules' checks need.
 
@@ -9,35 +11,13 @@ export function createAlertingRepository(plain: Db) {
     findReceiver: (id: string) => db.selectFrom('alertReceivers').selectAll().where('id', '=', id).executeTakeFirst(),
     listReceivers: (organizationId: string, limit: number) =>
       db.selectFrom('alertReceivers').selectAll().where('organizationId', '=', organizationId).orderBy('name').orderBy('id').limit(limit).execute(),
-    insertReceiver: (row: {
-      organizationId: string
-      name: string
-      description: string
-      type: 'SLACK' | 'EMAIL'
-      sendResolved: boolean
-      owner: string | null
-      severity: string | null
-      settings: EmailSettings | Record<string, never>
-      secretSealed: Buffer | null
-    }) =>
+    insertReceiver: (row: ReceiverColumns & { organizationId: string }) =>
       db
         .insertInto('alertReceivers')
         .values({ ...row, settings: JSON.stringify(row.settings) })
         .returningAll()
         .executeTakeFirstOrThrow(),
-    updateReceiver: (
-      id: string,
-      row: {
-        name: string
-        description: string
-        type: 'SLACK' | 'EMAIL'
-        sendResolved: boolean
-        owner: string | null
-        severity: string | null
-        settings: EmailSettings | Record<string, never>
-        secretSealed: Buffer | null
-      },
-    ) =>
+    updateReceiver: (id: string, row: ReceiverColumns) =>
       db
         .updateTable('alertReceivers')
         .set({ ...row, settings: JSON.stringify(row.settings), updatedAt: new Date() })
@@ -78,43 +58,22 @@ export function createAlertingRepository(plain: Db) {
         .executeTakeFirst(),
     deleteRule: (id: string) => db.deleteFrom('alertRules').where('id', '=', id).executeTakeFirst(),
 
-    clusterOf: (organizationId: string, clusterId: string) =>
-      db
-        .selectFrom('clusters')
-        .select(['id', 'name', 'executor'])
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', clusterId)
-        .executeTakeFirst(),
+    clusterOf: (organizationId: string, clusterId: string) => findRow(db, 'clusters', { organizationId, id: clusterId }, ['id', 'name', 'executor']),
     clusterById: (clusterId: string) =>
       db.selectFrom('clusters').select(['id', 'organizationId', 'name', 'executor', 'isDefault']).where('id', '=', clusterId).executeTakeFirst(),
-    serviceOf: (organizationId: string, serviceId: string) =>
-      db
-        .selectFrom('services')
-        .select(['id', 'name', 'kind'])
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', serviceId)
-        .executeTakeFirst(),
+    serviceOf: (organizationId: string, serviceId: string) => findRow(db, 'services', { organizationId, id: serviceId }, ['id', 'name', 'kind']),
     environmentOf: (organizationId: string, environmentId: string) =>
-      db
-        .selectFrom('environments')
-        .select(['id', 'name'])
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', environmentId)
-        .executeTakeFirst(),
+      findRow(db, 'environments', { organizationId, id: environmentId }, ['id', 'name']),
   }
 }
 
-export interface RuleColumns {
-  name: string
-  description: string
-  tag: string
-  condition: AlertCondition
-  scopedPromql: string
-  forDuration: string
-  severity: string
-  presentation: { summary?: string | null; runbook_url?: string | null }
-  enabled: boolean
-  alertReceiverIds: string[]
-}
+/** What a create or an edit sets of a receiver; its settings are written as JSON. */
+export type ReceiverColumns = Omit<Selectable<AlertReceiversTable>, 'id' | 'organizationId' | 'createdAt' | 'updatedAt'>
+
+/** What an edit sets of a rule (a create adds its organization, cluster and target); condition and presentation are written as JSON. */
+export type RuleColumns = Omit<
+  Selectable<AlertRulesTable>,
+  'id' | 'organizationId' | 'clusterId' | 'targetType' | 'targetId' | 'targetName' | 'version' | 'createdAt' | 'updatedAt'
+>
 
 export type AlertingRepository = ReturnType<typeof createAlertingRepository>

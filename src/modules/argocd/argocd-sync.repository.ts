@@ -1,6 +1,6 @@
-import { sql } from 'kysely'
+import { type Selectable, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { withArgoCdTables } from './argocd.tables.ts'
+import { type ArgoCdAppsTable, withArgoCdTables } from './argocd.tables.ts'
 import { createArgoCdPlacesRepository, removeServices } from './argocd-places.repository.ts'
 
 // The poller's writes: the integration's project, an environment per destination namespace, a
@@ -9,18 +9,10 @@ import { createArgoCdPlacesRepository, removeServices } from './argocd-places.re
 export { INTEGRATION_PROJECT } from './argocd-places.repository.ts'
 
 /** What the poller saw of one application. */
-export interface SeenApp {
-  name: string
-  destinationServer: string
-  destinationNamespace: string
-  syncStatus: string | null
-  healthStatus: string | null
-  revision: string | null
-  repoUrl: string | null
-  path: string | null
-  targetRevision: string | null
-  lastSyncedAt: Date | null
-}
+export type SeenApp = Omit<
+  Selectable<ArgoCdAppsTable>,
+  'id' | 'organizationId' | 'credentialsId' | 'serviceId' | 'lastHistoryId' | 'reachable' | 'seenAt'
+>
 
 /** A GITOPS_APP service's configuration: which application of which Argo CD it shows. */
 export interface GitOpsAppConfiguration {

@@ -1,5 +1,7 @@
 import type { Selectable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
+import { SERVICE_PLACE_COLUMNS } from '#src/platform/db/service-place.ts'
 import { type ArgoCdAppsTable, type ArgoCdCredentialsTable, type ConnectionStatus, withArgoCdTables } from './argocd.tables.ts'
 
 // The SQL of the Argo CD integration's requests: credentials, destination mappings, the
@@ -85,14 +87,8 @@ export function createArgoCdRepository(plainDb: Db) {
         .execute()
     },
 
-    async deleteMapping(organizationId: string, agentClusterId: string, argocdClusterUrl: string): Promise<boolean> {
-      const deleted = await db
-        .deleteFrom('argocdDestinationMappings')
-        .where('organizationId', '=', organizationId)
-        .where('agentClusterId', '=', agentClusterId)
-        .where('argocdClusterUrl', '=', argocdClusterUrl)
-        .executeTakeFirst()
-      return deleted.numDeletedRows > 0n
+    deleteMapping(organizationId: string, agentClusterId: string, argocdClusterUrl: string): Promise<boolean> {
+      return deleteRows(db, 'argocdDestinationMappings', { organizationId, agentClusterId, argocdClusterUrl })
     },
 
     /** The organization's mappings with what the answers show of the mapped cluster. */
@@ -149,14 +145,7 @@ export function createArgoCdRepository(plainDb: Db) {
         .innerJoin('services as s', 's.id', 'a.serviceId')
         .innerJoin('environments as e', 'e.id', 's.environmentId')
         .innerJoin('projects as p', 'p.id', 'e.projectId')
-        .select([
-          'p.id as projectId',
-          'p.name as projectName',
-          'e.id as environmentId',
-          'e.name as environmentName',
-          's.id as serviceId',
-          's.name as serviceName',
-        ])
+        .select(SERVICE_PLACE_COLUMNS)
         .where('c.clusterId', '=', agentClusterId)
         .orderBy('e.name')
         .orderBy('s.name')

@@ -1,6 +1,7 @@
 import type { Db } from '#src/platform/db/database.ts'
 import { createBackupLeasesRepository } from './backup-leases.repository.ts'
 import { createBackupScheduleRunsRepository } from './backup-schedule-runs.repository.ts'
+import { createBackupTargetsRepository } from './backup-targets.repository.ts'
 import { type BackupsDb, withBackupTables } from './backups.tables.ts'
 
 // What runners do with backups and restores (docs/backups.md, "How backups run"): claim the oldest
@@ -17,8 +18,9 @@ export function createBackupRunsRepository(plain: Db) {
   return {
     ...createBackupLeasesRepository(db),
     ...createBackupScheduleRunsRepository(db),
+    ...createBackupTargetsRepository(db),
 
-    // What a job reads of the rest: its backup, destination, database and cluster, and whether the database is being deployed.
+    // What a job reads of the rest: its backup, destination and database (backup-targets.repository.ts: its cluster, and whether it is being deployed).
     findBackup(id: string) {
       return db.selectFrom('databaseBackups').selectAll().where('id', '=', id).executeTakeFirst()
     },
@@ -30,22 +32,6 @@ export function createBackupRunsRepository(plain: Db) {
         .selectFrom('services')
         .select(['id', 'organizationId', 'environmentId', 'name', 'kind', 'configuration'])
         .where('id', '=', serviceId)
-        .executeTakeFirst()
-    },
-    deploymentRunning: async (serviceId: string) =>
-      (await db
-        .selectFrom('serviceDeployments')
-        .select('executionId')
-        .where('serviceId', '=', serviceId)
-        .where('actionStatus', 'in', ['QUEUED', 'ONGOING', 'CANCELING'])
-        .limit(1)
-        .executeTakeFirst()) !== undefined,
-    clusterOf(environmentId: string) {
-      return db
-        .selectFrom('environments as e')
-        .innerJoin('clusters as c', 'c.id', 'e.clusterId')
-        .select(['c.executor', 'c.isDefault', 'c.kubeconfigSealed'])
-        .where('e.id', '=', environmentId)
         .executeTakeFirst()
     },
   }

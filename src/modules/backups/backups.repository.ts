@@ -1,5 +1,8 @@
 import { type Selectable, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteUnlessUsed } from '#src/platform/db/delete-unless-used.ts'
+import { deleteRows, hasRow } from '#src/platform/db/rows-by-keys.ts'
+import { createBackupTargetsRepository } from './backup-targets.repository.ts'
 import {
   type BackupDestinationsTable,
   type DatabaseBackupSchedulesTable,
@@ -34,16 +37,11 @@ const DESTINATION_COLUMNS = [
 const usedBy = sql<number>`((select count(*) from database_backups b where b.destination_id = backup_destinations.id)
   + (select count(*) from database_backup_schedules s where s.destination_id = backup_destinations.id))::int`
 
-export interface DestinationColumns {
-  name: string
-  endpoint: string | null
-  region: string
-  bucket: string
-  prefix: string
-  pathStyle: boolean
-  accessKeyId: string
-  secretSealed: Buffer
-}
+/** What a request sets of a destination (its kind is always S3). */
+export type DestinationColumns = Pick<
+  BackupDestinationsTable,
+  'name' | 'endpoint' | 'region' | 'bucket' | 'prefix' | 'pathStyle' | 'accessKeyId' | 'secretSealed'
+>
 
 export function createBackupsRepository(plain: Db) {
   const db = withBackupTables(plain)
@@ -51,6 +49,8 @@ export function createBackupsRepository(plain: Db) {
     db.selectFrom('backupDestinations').select(DESTINATION_COLUMNS).select(usedBy.as('usedBy')).where('organizationId', '=', organizationId)
 
   return {
+    ...createBackupTargetsRepository(db),
+
     listDestinations(organizationId: string, limit: number): Promise<DestinationRow[]> {
       return destinations(organizationId).orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute()
     },
@@ -76,33 +76,16 @@ export function createBackupsRepository(plain: Db) {
       return updated && destinations(organizationId).where('id', '=', id).executeTakeFirst()
     },
     /** Deletes it unless backups or schedules use it: undefined when it does not exist, else how many use it (0: deleted). */
-    async deleteDestinationUnlessUsed(organizationId: string, id: string): Promise<{ usedBy: number } | undefined> {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .selectFrom('backupDestinations')
-          .select(usedBy.as('usedBy'))
-          .where('organizationId', '=', organizationId)
-          .where('id', '=', id)
-          .forUpdate()
-          .executeTakeFirst()
-        if (!row) return undefined
-        if (row.usedBy > 0) return row
-        await trx.deleteFrom('backupDestinations').where('id', '=', id).execute()
-        return { usedBy: 0 }
-      })
+    deleteDestinationUnlessUsed(organizationId: string, id: string): Promise<{ usedBy: number } | undefined> {
+      return deleteUnlessUsed(db, 'backupDestinations', { organizationId, id }, usedBy)
     },
 
-    insertBackup(values: {
-      organizationId: string
-      serviceId: string
-      destinationId: string | null
-      engine: string
-      name: string
-      message: string
-      origin: 'MANUAL' | 'SCHEDULED'
-      objectKey: (id: string) => string
-      createdBy: string
-    }): Promise<BackupRow> {
+    /** Queues a backup; its object's key is made from its id. */
+    insertBackup(
+      values: Pick<BackupRow, 'organizationId' | 'serviceId' | 'destinationId' | 'engine' | 'name' | 'message' | 'origin' | 'createdBy'> & {
+        objectKey: (id: string) => string
+      },
+    ): Promise<BackupRow> {
       const { objectKey, ...rest } = values
       return db.transaction().execute(async (trx) => {
         const { id } = await sql<{ id: string }>`select gen_random_uuid() as id`.execute(trx).then((r) => r.rows[0]!)
@@ -117,13 +100,7 @@ export function createBackupsRepository(plain: Db) {
     async listBackups(serviceId: string, pageSize: number, startId?: string): Promise<BackupRow[] | undefined> {
       let query = db.selectFrom('databaseBackups').selectAll().where('serviceId', '=', serviceId)
       if (startId !== undefined) {
-        const start = await db
-          .selectFrom('databaseBackups')
-          .select('id')
-          .where('serviceId', '=', serviceId)
-          .where('id', '=', startId)
-          .executeTakeFirst()
-        if (!start) return undefined
+        if (!(await hasRow(db, 'databaseBackups', { serviceId, id: startId }))) return undefined
         // Compared in SQL: a time read into JavaScript loses its microseconds.
         query = query.where(sql<boolean>`(created_at, id) <= (select created_at, id from database_backups where id = ${startId})`)
       }
@@ -181,27 +158,6 @@ export function createBackupsRepository(plain: Db) {
       return db.selectFrom('databaseRestores').selectAll().where('serviceId', '=', serviceId).where('id', '=', restoreId).executeTakeFirst()
     },
 
-    /** Whether a deployment of the service is running (or being canceled). */
-    async deploymentRunning(serviceId: string): Promise<boolean> {
-      const row = await db
-        .selectFrom('serviceDeployments')
-        .select('executionId')
-        .where('serviceId', '=', serviceId)
-        .where('actionStatus', 'in', ['QUEUED', 'ONGOING', 'CANCELING'])
-        .limit(1)
-        .executeTakeFirst()
-      return row !== undefined
-    },
-    /** The executor of the environment's cluster, undefined for a default cluster; with its kubeconfig, sealed. */
-    clusterOf(environmentId: string) {
-      return db
-        .selectFrom('environments as e')
-        .innerJoin('clusters as c', 'c.id', 'e.clusterId')
-        .select(['c.executor', 'c.isDefault', 'c.kubeconfigSealed'])
-        .where('e.id', '=', environmentId)
-        .executeTakeFirst()
-    },
-
     findSchedule(serviceId: string): Promise<ScheduleRow | undefined> {
       return db.selectFrom('databaseBackupSchedules').selectAll().where('serviceId', '=', serviceId).executeTakeFirst()
     },
@@ -214,9 +170,8 @@ export function createBackupsRepository(plain: Db) {
         .returningAll()
         .executeTakeFirstOrThrow()
     },
-    async deleteSchedule(serviceId: string): Promise<boolean> {
-      const deleted = await db.deleteFrom('databaseBackupSchedules').where('serviceId', '=', serviceId).executeTakeFirst()
-      return deleted.numDeletedRows > 0n
+    deleteSchedule(serviceId: string): Promise<boolean> {
+      return deleteRows(db, 'databaseBackupSchedules', { serviceId })
     },
   }
 }

@@ -28,22 +28,10 @@ export interface BackupDestinationsTable {
   updatedAt: Date | null
 }
 
-/** One backup: a job runners claim (QUEUED → RUNNING → DONE or ERROR), then what it made. */
-export interface DatabaseBackupsTable {
-  id: Generated<string>
-  organizationId: string
-  serviceId: string
-  /** Null: the directory under the data dir. */
-  destinationId: string | null
-  engine: string
-  name: string
-  message: string
-  origin: 'MANUAL' | 'SCHEDULED'
+/** What backups and restores share: a job runners claim (QUEUED → RUNNING → DONE or ERROR) and hold with a lease. */
+interface JobColumns {
   status: Generated<JobStatus>
   error: string | null
-  objectKey: string
-  sizeBytes: BigIntText
-  sha256: string | null
   log: Generated<string>
   createdBy: string
   leaseOwner: string | null
@@ -55,8 +43,24 @@ export interface DatabaseBackupsTable {
   endedAt: Date | null
 }
 
+/** One backup: a job, then what it made. */
+export interface DatabaseBackupsTable extends JobColumns {
+  id: Generated<string>
+  organizationId: string
+  serviceId: string
+  /** Null: the directory under the data dir. */
+  destinationId: string | null
+  engine: string
+  name: string
+  message: string
+  origin: 'MANUAL' | 'SCHEDULED'
+  objectKey: string
+  sizeBytes: BigIntText
+  sha256: string | null
+}
+
 /** One restore of a backup into a database (its own, or another of the same engine). */
-export interface DatabaseRestoresTable {
+export interface DatabaseRestoresTable extends JobColumns {
   id: Generated<string>
   organizationId: string
   /** The database restored into. */
@@ -65,17 +69,6 @@ export interface DatabaseRestoresTable {
   backupName: string
   /** The database the backup was taken of. */
   sourceServiceId: string
-  status: Generated<JobStatus>
-  error: string | null
-  log: Generated<string>
-  createdBy: string
-  leaseOwner: string | null
-  leaseExpiresAt: Date | null
-  claims: Generated<number>
-  createdAt: CreatedAt
-  updatedAt: Generated<Date>
-  startedAt: Date | null
-  endedAt: Date | null
 }
 
 /** A database's backup schedule and retention. */

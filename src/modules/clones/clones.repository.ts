@@ -1,5 +1,6 @@
 import { type Selectable, sql, type Transaction } from 'kysely'
 import { databaseKeyId } from '#src/modules/services/kinds/database/database-credentials.ts'
+import { insertReferences } from '#src/modules/services/services.repository.ts'
 import type { PreparedClone } from '#src/modules/services/services.service.ts'
 import type { DeploymentStagesRepository } from '#src/modules/services/stages/deployment-stages.repository.ts'
 import { lockStages } from '#src/modules/services/stages/deployment-stages.repository.ts'
@@ -132,21 +133,7 @@ async function insertService(trx: Transaction<Database>, clone: ServiceClone, ta
     .executeTakeFirstOrThrow()
   copies.services.set(clone.sourceId, id)
   if (clone.kind === 'DATABASE') copies.databaseKeys.set(databaseKeyId(clone.sourceId), databaseKeyId(id))
-  if (prepared.references.length > 0) {
-    await trx
-      .insertInto('serviceReferences')
-      .values(
-        prepared.references.map((reference) => ({
-          serviceId: id,
-          field: reference.field,
-          gitTokenId: 'gitTokenId' in reference ? reference.gitTokenId : null,
-          helmRepositoryId: 'helmRepositoryId' in reference ? reference.helmRepositoryId : null,
-          containerRegistryId: 'containerRegistryId' in reference ? reference.containerRegistryId : null,
-          organizationGroupId: 'organizationGroupId' in reference ? reference.organizationGroupId : null,
-        })),
-      )
-      .execute()
-  }
+  await insertReferences(trx, id, prepared.references)
   // The service's advanced settings (src/modules/services/advanced-settings/), as last written.
   await sql`insert into service_advanced_settings (service_id, settings)
     select ${id}::uuid, settings from service_advanced_settings where service_id = ${clone.sourceId}::uuid`.execute(trx)

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
 import type { CustomDomainsTable } from '#src/platform/db/schema.ts'
 import { PASSING_CHECKS } from './dns-check.ts'
 
@@ -127,14 +128,8 @@ export function createCustomDomainsRepository(db: Db) {
       })
     },
 
-    async delete(organizationId: string, serviceId: string, customDomainId: string): Promise<boolean> {
-      const result = await db
-        .deleteFrom('customDomains')
-        .where('organizationId', '=', organizationId)
-        .where('serviceId', '=', serviceId)
-        .where('id', '=', customDomainId)
-        .executeTakeFirst()
-      return result.numDeletedRows > 0n
+    delete(organizationId: string, serviceId: string, customDomainId: string): Promise<boolean> {
+      return deleteRows(db, 'customDomains', { organizationId, serviceId, id: customDomainId })
     },
 
     /**

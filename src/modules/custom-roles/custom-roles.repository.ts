@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
 import type { CustomRolesTable } from '#src/platform/db/schema.ts'
 
 export type CustomRoleRow = Selectable<CustomRolesTable>
@@ -59,32 +60,15 @@ export function createCustomRolesRepository(db: Db) {
         .executeTakeFirst()
     },
 
-    async delete(organizationId: string, customRoleId: string): Promise<boolean> {
-      const deleted = await db
-        .deleteFrom('customRoles')
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', customRoleId)
-        .executeTakeFirst()
-      return deleted.numDeletedRows > 0n
+    delete(organizationId: string, customRoleId: string): Promise<boolean> {
+      return deleteRows(db, 'customRoles', { organizationId, id: customRoleId })
     },
 
     async scopes(organizationId: string): Promise<OrganizationScopes> {
-      const [clusters, projects] = await Promise.all([
-        db
-          .selectFrom('clusters')
-          .select(['id', 'name'])
-          .where('organizationId', '=', organizationId)
-          .orderBy(sql`lower(name)`)
-          .orderBy('id')
-          .execute(),
-        db
-          .selectFrom('projects')
-          .select(['id', 'name'])
-          .where('organizationId', '=', organizationId)
-          .orderBy(sql`lower(name)`)
-          .orderBy('id')
-          .execute(),
-      ])
+      // The organization's clusters or projects by name: what a role's scopes may name.
+      const namesIn = (table: 'clusters' | 'projects') =>
+        db.selectFrom(table).select(['id', 'name']).where('organizationId', '=', organizationId).orderBy(sql`lower(name)`).orderBy('id').execute()
+      const [clusters, projects] = await Promise.all([namesIn('clusters'), namesIn('projects')])
       return { clusters, projects }
     },
   }

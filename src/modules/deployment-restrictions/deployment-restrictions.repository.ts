@@ -1,4 +1,5 @@
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
 import type { PathRestriction } from './path-restrictions.ts'
 
 /** A restriction as stored. */
@@ -71,9 +72,8 @@ export function createDeploymentRestrictionsRepository(db: Db) {
         .executeTakeFirst()
     },
 
-    async delete(serviceId: string, id: string): Promise<boolean> {
-      const result = await db.deleteFrom('deploymentRestrictions').where('serviceId', '=', serviceId).where('id', '=', id).executeTakeFirst()
-      return result.numDeletedRows > 0n
+    delete(serviceId: string, id: string): Promise<boolean> {
+      return deleteRows(db, 'deploymentRestrictions', { serviceId, id })
     },
   }
 }

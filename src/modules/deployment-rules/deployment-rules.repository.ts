@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely'
 import { sql } from 'kysely'
+import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
 import type { DeploymentRulesDb, ProjectDeploymentRulesTable } from './deployment-rules.tables.ts'
 
 // Projects' deployment rules as rows: listed in priority order (priority_index, then creation).
@@ -51,14 +52,8 @@ export function createProjectDeploymentRulesRepository(db: DeploymentRulesDb) {
         .executeTakeFirst()
     },
 
-    async delete(organizationId: string, projectId: string, ruleId: string): Promise<boolean> {
-      const result = await db
-        .deleteFrom('projectDeploymentRules')
-        .where('organizationId', '=', organizationId)
-        .where('projectId', '=', projectId)
-        .where('id', '=', ruleId)
-        .executeTakeFirst()
-      return result.numDeletedRows > 0n
+    delete(organizationId: string, projectId: string, ruleId: string): Promise<boolean> {
+      return deleteRows(db, 'projectDeploymentRules', { organizationId, projectId, id: ruleId })
     },
 
     /** Gives the rules their places in `orderedIds` (0, 1, …), in one transaction; the project's rows are locked first. */

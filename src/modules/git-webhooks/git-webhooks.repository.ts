@@ -1,5 +1,6 @@
 import { type ColumnType, type Kysely, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 
 /** The time of the last event applied to each pull request (migration 0047). */
@@ -68,9 +69,8 @@ export function createGitWebhooksRepository(db: Db) {
         .executeTakeFirst()
     },
 
-    async deleteSecret(organizationId: string): Promise<boolean> {
-      const result = await db.deleteFrom('gitWebhookSecrets').where('organizationId', '=', organizationId).executeTakeFirst()
-      return result.numDeletedRows > 0n
+    deleteSecret(organizationId: string): Promise<boolean> {
+      return deleteRows(db, 'gitWebhookSecrets', { organizationId })
     },
 
     /**

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
 import type { MemberInvitationsTable } from '#src/platform/db/schema.ts'
 
 export type InvitationRow = Selectable<MemberInvitationsTable>
@@ -30,13 +31,8 @@ export function createInvitationsRepository(db: Db) {
       return db.insertInto('memberInvitations').values(values).returningAll().executeTakeFirstOrThrow()
     },
 
-    async delete(organizationId: string, invitationId: string): Promise<boolean> {
-      const deleted = await db
-        .deleteFrom('memberInvitations')
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', invitationId)
-        .executeTakeFirst()
-      return deleted.numDeletedRows > 0n
+    delete(organizationId: string, invitationId: string): Promise<boolean> {
+      return deleteRows(db, 'memberInvitations', { organizationId, id: invitationId })
     },
   }
 }

@@ -1,4 +1,5 @@
 import type { Db } from '#src/platform/db/database.ts'
+import { hasRow } from '#src/platform/db/rows-by-keys.ts'
 
 // The one write an invitation's acceptance makes: the invited user becomes a member with the
 // invitation's role, and the invitation is gone, together or not at all.
@@ -35,13 +36,7 @@ export function createMembershipsRepository(db: Db) {
     },
 
     isMember(organizationId: string, userId: string): Promise<boolean> {
-      return db
-        .selectFrom('organizationMembers')
-        .select('userId')
-        .where('organizationId', '=', organizationId)
-        .where('userId', '=', userId)
-        .executeTakeFirst()
-        .then((row) => row !== undefined)
+      return hasRow(db, 'organizationMembers', { organizationId, userId })
     },
   }
 }

@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteUnlessUsed } from '#src/platform/db/delete-unless-used.ts'
 import type { Database } from '#src/platform/db/schema.ts'
 
 /** The tables of the organization's credentials: each row has a name unique in its organization and sealed secrets. */
@@ -84,20 +85,9 @@ export function createCredentialsRepository<T extends CredentialTableName, Seale
       return updated.numUpdatedRows > 0n ? findById(organizationId, id) : undefined
     },
 
-    /**
-     * Deletes the credential unless services use it: undefined when there is no such credential,
-     * else how many services use it (0: deleted). Race-free: a service being saved with it holds a
-     * key share lock on it, so the lock waits for it; one saved after the lock fails its foreign key.
-     */
+    /** Deletes the credential unless services use it: undefined when there is none, else how many use it (0: deleted). */
     deleteUnlessUsed(organizationId: string, id: string): Promise<{ usedBy: number } | undefined> {
-      return loose.transaction().execute(async (trx) => {
-        const credential = trx.selectFrom(table).where('organizationId', '=', organizationId).where('id', '=', id)
-        if (!(await credential.select('id').forUpdate().executeTakeFirst())) return undefined
-        // A new statement after the lock, so that it sees services committed while it waited.
-        const { usedBy } = await credential.select(servicesUsing.as('usedBy')).executeTakeFirstOrThrow()
-        if (usedBy === 0) await trx.deleteFrom(table).where('organizationId', '=', organizationId).where('id', '=', id).execute()
-        return { usedBy }
-      })
+      return deleteUnlessUsed(loose, table, { organizationId, id }, servicesUsing)
     },
   }
 }

@@ -1,5 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteUnlessUsed } from '#src/platform/db/delete-unless-used.ts'
+import { SERVICE_PLACE_COLUMNS } from '#src/platform/db/service-place.ts'
 
 export type GroupKind = 'LABELS' | 'ANNOTATIONS'
 
@@ -85,23 +87,9 @@ export function createOrganizationGroupsRepository(db: Db) {
       return updated.numUpdatedRows > 0n ? findById(organizationId, kind, groupId) : undefined
     },
 
-    /**
-     * Deletes the group unless services use it: undefined when there is no such group, else how
-     * many services use it (0: deleted). As for helm repositories: the lock waits for a service
-     * being saved with it, and one saved afterwards fails its foreign key.
-     */
+    /** Deletes the group unless services use it: undefined when there is no such group, else how many use it (0: deleted). */
     deleteUnlessUsed(organizationId: string, kind: GroupKind, groupId: string): Promise<{ usedBy: number } | undefined> {
-      return db.transaction().execute(async (trx) => {
-        const group = trx
-          .selectFrom('organizationGroups')
-          .where('organizationId', '=', organizationId)
-          .where('kind', '=', kind)
-          .where('id', '=', groupId)
-        if (!(await group.select('id').forUpdate().executeTakeFirst())) return undefined
-        const { usedBy } = await group.select(servicesUsingGroup.as('usedBy')).executeTakeFirstOrThrow()
-        if (usedBy === 0) await trx.deleteFrom('organizationGroups').where('id', '=', groupId).execute()
-        return { usedBy }
-      })
+      return deleteUnlessUsed(db, 'organizationGroups', { organizationId, kind, id: groupId }, servicesUsingGroup)
     },
 
     /** The services the group is attached to, by name. */
@@ -112,15 +100,10 @@ export function createOrganizationGroupsRepository(db: Db) {
         .innerJoin('environments as e', 'e.id', 's.environmentId')
         .innerJoin('projects as p', 'p.id', 'e.projectId')
         .innerJoin('clusters as c', 'c.id', 'e.clusterId')
+        .select(SERVICE_PLACE_COLUMNS)
         .select([
-          's.id as serviceId',
-          's.name as serviceName',
           's.kind',
           sql<boolean>`coalesce(s.configuration -> 'schedule' ? 'cronjob', false)`.as('cronJob'),
-          'e.id as environmentId',
-          'e.name as environmentName',
-          'p.id as projectId',
-          'p.name as projectName',
           'c.id as clusterId',
           'c.name as clusterName',
         ])

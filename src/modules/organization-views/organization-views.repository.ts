@@ -1,5 +1,9 @@
 import { sql } from 'kysely'
+import { type AssociatedServiceRow, listServicesUsing } from '#src/modules/organization-credentials/associated-services.repository.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import { orderedByPlace } from '#src/platform/db/service-place.ts'
+
+export type { AssociatedServiceRow }
 
 // What the organization's own views read across its projects, environments and services: one
 // query each, scoped by the organization (or the project) first.
@@ -27,17 +31,6 @@ export interface ServiceLightRow {
   clusterId: string
 }
 
-export interface AssociatedServiceRow {
-  projectId: string
-  projectName: string
-  environmentId: string
-  environmentName: string
-  serviceId: string
-  serviceName: string
-  serviceKind: string
-  jobSchedule: string | null
-}
-
 /** `cronjob` or `lifecycle`: which of the two a job's stored schedule holds. */
 const jobSchedule = sql<string | null>`case when s.kind = 'JOB' then (select k from jsonb_object_keys(s.configuration->'schedule') k limit 1) end`
 
@@ -56,8 +49,8 @@ export function createOrganizationViewsRepository(db: Db) {
       if (filters.projectId) query = query.where('p.id', '=', filters.projectId)
       if (filters.environmentId) query = query.where('e.id', '=', filters.environmentId)
       if (filters.clusterId) query = query.where('e.clusterId', '=', filters.clusterId)
-      return query
-        .select([
+      return orderedByPlace(
+        query.select([
           's.id',
           's.name',
           's.kind',
@@ -70,11 +63,8 @@ export function createOrganizationViewsRepository(db: Db) {
           'e.name as environmentName',
           'e.mode as environmentMode',
           'e.clusterId',
-        ])
-        .orderBy('p.name')
-        .orderBy('e.name')
-        .orderBy('s.name')
-        .orderBy('s.id')
+        ]),
+      )
         .limit(limit)
         .execute()
     },
@@ -155,34 +145,7 @@ export function createOrganizationViewsRepository(db: Db) {
       reference: { gitTokenId: string } | { helmRepositoryId: string },
       limit: number,
     ): Promise<AssociatedServiceRow[]> {
-      let query = db
-        .selectFrom('serviceReferences as r')
-        .innerJoin('services as s', 's.id', 'r.serviceId')
-        .innerJoin('environments as e', 'e.id', 's.environmentId')
-        .innerJoin('projects as p', 'p.id', 'e.projectId')
-        .where('s.organizationId', '=', organizationId)
-      query =
-        'gitTokenId' in reference
-          ? query.where('r.gitTokenId', '=', reference.gitTokenId)
-          : query.where('r.helmRepositoryId', '=', reference.helmRepositoryId)
-      return query
-        .select([
-          'p.id as projectId',
-          'p.name as projectName',
-          'e.id as environmentId',
-          'e.name as environmentName',
-          's.id as serviceId',
-          's.name as serviceName',
-          's.kind as serviceKind',
-          jobSchedule.as('jobSchedule'),
-        ])
-        .distinct()
-        .orderBy('p.name')
-        .orderBy('e.name')
-        .orderBy('s.name')
-        .orderBy('s.id')
-        .limit(limit)
-        .execute()
+      return listServicesUsing(db, organizationId, reference, limit)
     },
   }
 }

@@ -3,11 +3,7 @@ import type { EnvironmentStatusRecord } from '#src/modules/deployments/api/trigg
 import { toEnvironmentStatusResponse } from '#src/modules/deployments/api/triggers/triggers.wire.ts'
 import type { Mode } from '#src/modules/environments/environments.schemas.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
-import type { GIT_TOKEN_ASSOCIATED_SERVICE_TYPES } from '#src/platform/service-types.ts'
-import type { AssociatedServiceRow, ServiceLightRow } from './organization-views.repository.ts'
-
-/** A service's kind in an associated-services list (a job's is its job type). */
-type GitTokenAssociatedServiceType = (typeof GIT_TOKEN_ASSOCIATED_SERVICE_TYPES)[number]
+import type { ServiceLightRow } from './organization-views.repository.ts'
 
 /** A job's kind on the wire: CRON or LIFECYCLE, by the schedule it holds. */
 const jobType = (schedule: string | null): 'LIFECYCLE' | 'CRON' => (schedule === 'lifecycle' ? 'LIFECYCLE' : 'CRON')
@@ -62,13 +58,5 @@ export const toEnvironmentOverviewResponse = (row: {
   deployment_status: row.status && toEnvironmentStatusResponse(row.status),
 })
 
-/** A job says whether it is a CRON or a LIFECYCLE job, as the reference's associated-services lists do. */
-export const toAssociatedServiceResponse = (row: AssociatedServiceRow) => ({
-  project_id: row.projectId,
-  project_name: row.projectName,
-  environment_id: row.environmentId,
-  environment_name: row.environmentName,
-  service_id: row.serviceId,
-  service_name: row.serviceName,
-  service_type: row.serviceKind === 'JOB' ? jobType(row.jobSchedule) : (row.serviceKind as GitTokenAssociatedServiceType),
-})
+// The services that use a git token or a helm repository: the mapping every credential's list shares.
+export { toAssociatedServiceResponse } from '#src/modules/organization-credentials/associated-services.wire.ts'

@@ -1,5 +1,6 @@
 import { type Expression, type Selectable, sql, type Transaction } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
 import type { Database, ServicesTable } from '#src/platform/db/schema.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { CappedList } from '#src/platform/http/lists.ts'
@@ -58,6 +59,11 @@ export interface NewService {
 
 async function writeReferences(trx: Queries, serviceId: string, references: ServiceReference[]): Promise<void> {
   await trx.deleteFrom('serviceReferences').where('serviceId', '=', serviceId).execute()
+  await insertReferences(trx, serviceId, references)
+}
+
+/** Adds the service's references (to credentials and groups), one row each; a new service's, or after the old ones are deleted. */
+export async function insertReferences(trx: Queries, serviceId: string, references: ServiceReference[]): Promise<void> {
   if (references.length === 0) return
   await trx
     .insertInto('serviceReferences')
@@ -248,9 +254,8 @@ export function createServicesRepository(db: Db) {
       return rows.map(toRecord)
     },
 
-    async delete(organizationId: string, serviceId: string): Promise<boolean> {
-      const result = await db.deleteFrom('services').where('organizationId', '=', organizationId).where('id', '=', serviceId).executeTakeFirst()
-      return result.numDeletedRows > 0n
+    delete(organizationId: string, serviceId: string): Promise<boolean> {
+      return deleteRows(db, 'services', { organizationId, id: serviceId })
     },
 
     /** Deletes the services a successful DELETE deployment removed, in its transaction. */

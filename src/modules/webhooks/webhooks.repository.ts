@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
 import type { OrganizationWebhooksTable, WebhookAttemptsTable } from '#src/platform/db/schema.ts'
 
 export type WebhookRow = Selectable<OrganizationWebhooksTable>
@@ -33,13 +34,8 @@ export function createWebhooksRepository(db: Db) {
         .executeTakeFirst()
     },
 
-    async delete(organizationId: string, webhookId: string): Promise<boolean> {
-      const deleted = await db
-        .deleteFrom('organizationWebhooks')
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', webhookId)
-        .executeTakeFirst()
-      return deleted.numDeletedRows > 0n
+    delete(organizationId: string, webhookId: string): Promise<boolean> {
+      return deleteRows(db, 'organizationWebhooks', { organizationId, id: webhookId })
     },
 
     /** Queues a delivery of made-up facts to the webhook (a test); its id. */

@@ -1,13 +1,12 @@
-import type { AssociatedServicePlace } from '#src/platform/associated-services.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { notFound } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
+import { type AssociatedServiceRow, listServicesUsing } from '../associated-services.repository.ts'
 import { type CredentialRow, createCredentialsRepository } from '../credentials.repository.ts'
 import { type CredentialsDeps, createCredentialsService } from '../credentials.service.ts'
 import { type StoredAddress, sealedConfig } from '../sealed-config.ts'
-import { listRegistryServices } from './associated-services.repository.ts'
 import { containerRegistryErrors, type PublicConfig, REGISTRY_CONFIG_FIELDS, registryUrl, type SecretConfig } from './container-registries.rules.ts'
 import type { ContainerRegistryKind } from './container-registries.schemas.ts'
 import type { ImageVersions, RegistryHttpApi } from './registry-http-api.ts'
@@ -26,11 +25,6 @@ export interface ContainerRegistryInput {
   config: PublicConfig
   /** Secret changes: a value sets, "" clears, an absent field keeps the stored value (on create: none). */
   secrets: SecretConfig
-}
-
-export interface AssociatedService extends AssociatedServicePlace {
-  /** CONTAINER, or a job's type (LIFECYCLE, CRON). */
-  serviceType: string
 }
 
 export const createContainerRegistriesRepository = (db: Db) =>
@@ -89,17 +83,14 @@ export function createContainerRegistriesService({ db, secrets, http, allowPriva
     /** For other modules, which have checked the caller's rights: the registry, or undefined. */
     findContainerRegistry: crud.find,
 
-    async listAssociatedServices(principal: Principal, organizationId: string, containerRegistryId: string): Promise<CappedList<AssociatedService>> {
+    async listAssociatedServices(
+      principal: Principal,
+      organizationId: string,
+      containerRegistryId: string,
+    ): Promise<CappedList<AssociatedServiceRow>> {
       await crud.get(principal, organizationId, containerRegistryId)
-      const page = await capped(listLimit, (limit) => listRegistryServices(db, organizationId, containerRegistryId, limit))
-      const rows = await organizations.onlyVisible(principal, organizationId, page.rows)
-      return {
-        hasMore: page.hasMore,
-        rows: rows.map(({ serviceKind, jobType, ...row }) => ({
-          ...row,
-          serviceType: serviceKind === 'JOB' ? (jobType?.toUpperCase() === 'LIFECYCLE' ? 'LIFECYCLE' : 'CRON') : serviceKind,
-        })),
-      }
+      const page = await capped(listLimit, (limit) => listServicesUsing(db, organizationId, { containerRegistryId }, limit))
+      return { hasMore: page.hasMore, rows: await organizations.onlyVisible(principal, organizationId, page.rows) }
     },
 
     /** The registry's images and tags, read from the registry itself with its credentials (registry-http-api.ts). */

@@ -1,3 +1,4 @@
+import { credentialNameAndDescription, credentialResponseHead } from '../credentials.wire.ts'
 import { configInput, configResponse } from '../sealed-config.ts'
 import { CONFIG_WIRE_NAMES, type ConfigField, REGISTRY_CONFIG_FIELDS, REQUIRED_CONFIG } from './container-registries.rules.ts'
 import {
@@ -6,15 +7,12 @@ import {
   type ContainerRegistryRequest,
   type ContainerRegistryResponse,
 } from './container-registries.schemas.ts'
-import type { AssociatedService, ContainerRegistryInput, ContainerRegistryRow } from './container-registries.service.ts'
+import type { ContainerRegistryInput, ContainerRegistryRow } from './container-registries.service.ts'
 
 /** A registry as the reference's `ContainerRegistryResponse`: only the config fields safe to return. */
 export function toContainerRegistryResponse(row: ContainerRegistryRow): ContainerRegistryResponse {
   return {
-    id: row.id,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    name: row.name,
+    ...credentialResponseHead(row),
     kind: row.kind as ContainerRegistryKind,
     ...(row.description === null ? {} : { description: row.description }),
     url: row.url,
@@ -29,9 +27,8 @@ export function toContainerRegistryResponse(row: ContainerRegistryRow): Containe
  */
 export function containerRegistryInput(body: ContainerRegistryRequest): ContainerRegistryInput {
   return {
-    name: body.name.trim(),
+    ...credentialNameAndDescription(body),
     kind: body.kind,
-    description: body.description ?? null,
     url: body.url?.trim() || null,
     ...configInput(REGISTRY_CONFIG_FIELDS, body.config),
   }
@@ -47,12 +44,4 @@ export function availableContainerRegistries() {
   }))
 }
 
-export const toAssociatedServiceResponse = (service: AssociatedService) => ({
-  project_id: service.projectId,
-  project_name: service.projectName,
-  environment_id: service.environmentId,
-  environment_name: service.environmentName,
-  service_id: service.serviceId,
-  service_name: service.serviceName,
-  service_type: service.serviceType,
-})
+export { toAssociatedServiceResponse } from '../associated-services.wire.ts'

@@ -1,13 +1,11 @@
+import { credentialNameAndDescription, credentialResponseHead } from '../credentials.wire.ts'
 import type { GitProvider, GitTokenRequest, GitTokenResponse } from './git-tokens.schemas.ts'
 import type { GitTokenInput, GitTokenRow } from './git-tokens.service.ts'
 
 /** A git token as the reference's `GitTokenResponse`: never with its secret. */
 export function toGitTokenResponse(row: GitTokenRow): GitTokenResponse {
   return {
-    id: row.id,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    name: row.name,
+    ...credentialResponseHead(row),
     description: row.description,
     type: row.type as GitProvider,
     expired_at: row.expiredAt?.toISOString().slice(0, 10) ?? null,
@@ -25,8 +23,7 @@ const blankToNull = (text: string | null | undefined) => (text?.trim() ? text.tr
  */
 export function gitTokenInput(body: GitTokenRequest): GitTokenInput {
   return {
-    name: body.name.trim(),
-    description: body.description ?? null,
+    ...credentialNameAndDescription(body),
     type: body.type,
     token: body.token.trim(),
     workspace: blankToNull(body.workspace),

@@ -1,3 +1,4 @@
+import { credentialNameAndDescription, credentialResponseHead } from '../credentials.wire.ts'
 import { configInput, configResponse } from '../sealed-config.ts'
 import { HELM_CONFIG_FIELDS } from './helm-repositories.rules.ts'
 import type { HelmRepositoryKind, HelmRepositoryRequest, HelmRepositoryResponse } from './helm-repositories.schemas.ts'
@@ -6,10 +7,7 @@ import type { HelmRepositoryInput, HelmRepositoryRow } from './helm-repositories
 /** A repository as the reference's `HelmRepositoryResponse`: only the config fields safe to return. */
 export function toHelmRepositoryResponse(row: HelmRepositoryRow): HelmRepositoryResponse {
   return {
-    id: row.id,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    name: row.name,
+    ...credentialResponseHead(row),
     kind: row.kind as HelmRepositoryKind,
     description: row.description,
     url: row.url,
@@ -25,9 +23,8 @@ export function toHelmRepositoryResponse(row: HelmRepositoryRow): HelmRepository
  */
 export function helmRepositoryInput(body: HelmRepositoryRequest): HelmRepositoryInput {
   return {
-    name: body.name.trim(),
+    ...credentialNameAndDescription(body),
     kind: body.kind,
-    description: body.description ?? null,
     url: body.url?.trim() || null,
     skipTlsVerification: body.skip_tls_verification,
     ...configInput(HELM_CONFIG_FIELDS, body.config),

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { findRow } from '#src/platform/db/rows-by-keys.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { SnapshotVariable } from '#src/platform/snapshot-variable.ts'
 
@@ -24,12 +25,7 @@ export function createServiceLogsRepository(db: Db) {
       executionId: string,
       serviceId: string,
     ): Promise<{ kind: ServiceType; variables: SnapshotVariable[]; configuration: unknown } | undefined> {
-      const row = await db
-        .selectFrom('deploymentSnapshots')
-        .select(['kind', 'variables', 'configuration'])
-        .where('executionId', '=', executionId)
-        .where('serviceId', '=', serviceId)
-        .executeTakeFirst()
+      const row = await findRow(db, 'deploymentSnapshots', { executionId, serviceId }, ['kind', 'variables', 'configuration'])
       return row && { kind: row.kind as ServiceType, variables: row.variables as SnapshotVariable[], configuration: row.configuration }
     },
 

@@ -1,0 +1,49 @@
+import type { Kysely, Selectable } from 'kysely'
+
+// Statements on the row of a table picked by equal keys, as `{ organizationId, id }`. Kysely cannot
+// type a table name that is a parameter, so they are written over this loose view; the caller's
+// table and keys are typed at the signatures.
+
+export type Loose = Kysely<Record<string, Record<string, unknown>>>
+
+/** The keys of a row of `DB[T]`: some of its columns, each with the value it must equal. */
+export type RowKeys<DB, T extends keyof DB> = Partial<Selectable<DB[T]>>
+
+/** `query` narrowed to the rows whose columns equal `keys`; no keys is a mistake (it would pick every row), and throws. */
+export function whereKeys<Q extends { where(column: string, op: '=', value: unknown): Q }>(query: Q, keys: object): Q {
+  if (Object.keys(keys).length === 0) throw new Error('no keys to pick a row by')
+  let narrowed = query
+  for (const [column, value] of Object.entries(keys)) narrowed = narrowed.where(column, '=', value)
+  return narrowed
+}
+
+/** Whether `table` has a row with these keys. */
+export async function hasRow<DB, T extends keyof DB & string>(db: Kysely<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
+  const name: string = table
+  const found = await whereKeys((db as unknown as Loose).selectFrom(name), keys)
+    .select((eb) => eb.lit(1).as('found'))
+    .limit(1)
+    .executeTakeFirst()
+  return found !== undefined
+}
+
+/** The `columns` of the row of `table` with these keys, or undefined. */
+export async function findRow<DB, T extends keyof DB & string, C extends keyof Selectable<DB[T]> & string>(
+  db: Kysely<DB>,
+  table: T,
+  keys: RowKeys<DB, T>,
+  columns: readonly C[],
+): Promise<Pick<Selectable<DB[T]>, C> | undefined> {
+  const name: string = table
+  const row = await whereKeys((db as unknown as Loose).selectFrom(name), keys)
+    .select(columns)
+    .executeTakeFirst()
+  return row as Pick<Selectable<DB[T]>, C> | undefined
+}
+
+/** Deletes the rows of `table` with these keys; whether there was one. */
+export async function deleteRows<DB, T extends keyof DB & string>(db: Kysely<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
+  const name: string = table
+  const result = await whereKeys((db as unknown as Loose).deleteFrom(name), keys).executeTakeFirst()
+  return result.numDeletedRows > 0n
+}

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { deleteRows, findRow, hasRow } from '#src/platform/db/rows-by-keys.ts'
+import { createTestApp, type TestApp } from './helpers/app.ts'
+import { factories } from './helpers/factories.ts'
+
+// The statements on a row picked by equal keys (src/platform/db/rows-by-keys.ts): every key narrows,
+// and no keys at all is refused rather than reading or deleting every row.
+
+describe('rows picked by their keys', () => {
+  let t: TestApp
+
+  before(async () => {
+    t = await createTestApp()
+  })
+  after(async () => t?.close())
+
+  it('reads, finds and deletes only the row whose every key matches, in its organization', async () => {
+    const f = factories(t.db)
+    const { organization, project } = await f.environmentWithTokens()
+    const other = await f.organization()
+
+    assert.equal(await hasRow(t.db, 'projects', { organizationId: organization.id, id: project.id }), true)
+    assert.equal(await hasRow(t.db, 'projects', { organizationId: other.id, id: project.id }), false)
+    assert.deepEqual(await findRow(t.db, 'projects', { organizationId: organization.id, id: project.id }, ['id', 'name']), {
+      id: project.id,
+      name: project.name,
+    })
+    assert.equal(await findRow(t.db, 'projects', { organizationId: other.id, id: project.id }, ['id']), undefined)
+
+    assert.equal(await deleteRows(t.db, 'projects', { organizationId: other.id, id: project.id }), false)
+    assert.equal(await hasRow(t.db, 'projects', { id: project.id }), true)
+    assert.equal(await deleteRows(t.db, 'projects', { organizationId: organization.id, id: project.id }), true)
+    assert.equal(await hasRow(t.db, 'projects', { id: project.id }), false)
+  })
+
+  it('refuses to pick rows by no keys', async () => {
+    await assert.rejects(() => deleteRows(t.db, 'projects', {}), /no keys/)
+    await assert.rejects(() => hasRow(t.db, 'projects', {}), /no keys/)
+  })
+})
