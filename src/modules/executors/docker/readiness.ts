@@ -6,11 +6,15 @@ import type { Probe } from '../workload.ts'
 // When a new instance is ready: its readiness probe (tcp, http, exec; grpc checked as tcp) passing
 // `successThreshold` times before it fails `failureThreshold` times (a period's check failing only
 // once retries within the period failed), probed from the runner at the container's address on its
-// environment's network. Without a probe: still running a moment after
-// it started. An instance that exits is never ready.
+// environment's network. Without a probe: still running a moment after it started, or sooner
+// when it has a port and that port takes a connection (a process that listens has started). An
+// instance that exits is never ready.
 
 /** How long an instance without a probe must keep running to count as started. */
 export const SETTLE_MS = 1_000
+
+/** How long one connection attempt to a probeless instance's port may take. */
+const SETTLE_CONNECT_MS = 250
 
 /** How soon a failed readiness check is tried again within its period. */
 const RETRY_MS = 50
@@ -78,6 +82,21 @@ async function probeOnce(docker: Docker, id: string, ip: string, probe: Probe, d
   return port !== undefined && tcpCheck(ip, port, timeoutMs)
 }
 
+/**
+ * A probeless instance: ready once it ran SETTLE_MS, or as soon as its port (if it has one) takes a
+ * connection; not ready if it exits first.
+ */
+async function settled(docker: Docker, id: string, port: number | undefined, signal: AbortSignal): Promise<Readiness> {
+  const settles = Date.now() + SETTLE_MS
+  for (;;) {
+    const state = await running(docker, id)
+    if (state.exited) return { ready: false, reason: state.exited }
+    if (Date.now() >= settles) return { ready: true }
+    if (port !== undefined && state.ip !== undefined && (await tcpCheck(state.ip, port, SETTLE_CONNECT_MS))) return { ready: true }
+    await sleep(Math.min(RETRY_MS, Math.max(settles - Date.now(), 0)), undefined, { signal })
+  }
+}
+
 /** Waits until the instance is ready or cannot be; rejects when `signal` aborts. */
 export async function waitReady(
   docker: Docker,
@@ -86,11 +105,7 @@ export async function waitReady(
   defaultPort: number | undefined,
   signal: AbortSignal,
 ): Promise<Readiness> {
-  if (!probe) {
-    await sleep(SETTLE_MS, undefined, { signal })
-    const state = await running(docker, id)
-    return state.exited ? { ready: false, reason: state.exited } : { ready: true }
-  }
+  if (!probe) return settled(docker, id, defaultPort, signal)
   await sleep(probe.initialDelaySeconds * 1000, undefined, { signal })
   let successes = 0
   let failures = 0
