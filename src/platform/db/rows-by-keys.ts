@@ -27,6 +27,19 @@ export async function hasRow<DB, T extends keyof DB & string>(db: Kysely<DB>, ta
   return found !== undefined
 }
 
+/**
+ * Locks the row of `table` with these keys for update until the transaction `trx` ends; whether
+ * there is one. Rows pointing at it by a foreign key then wait for it, or fail once it is deleted.
+ */
+export async function lockRow<DB, T extends keyof DB & string>(trx: Kysely<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
+  const name: string = table
+  const found = await whereKeys((trx as unknown as Loose).selectFrom(name), keys)
+    .select((eb) => eb.lit(1).as('found'))
+    .forUpdate()
+    .executeTakeFirst()
+  return found !== undefined
+}
+
 /** The `columns` of the row of `table` with these keys, or undefined. */
 export async function findRow<DB, T extends keyof DB & string, C extends keyof Selectable<DB[T]> & string>(
   db: Kysely<DB>,
