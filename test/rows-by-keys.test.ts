@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { deleteRows, findRow, hasRow, lockRow } from '#src/platform/db/rows-by-keys.ts'
+import { deleteRows, findRow, hasRow, lockRow, updateRow } from '#src/platform/db/rows-by-keys.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { factories } from './helpers/factories.ts'
 
@@ -48,9 +48,24 @@ describe('rows picked by their keys', () => {
     assert.equal(await lockRow(t.db, 'projects', { organizationId: organization.id, id: project.id }), true)
   })
 
+  it('updates only the row whose every key matches, stamping updatedAt, and answers it as it is then', async () => {
+    const f = factories(t.db)
+    const { organization, project } = await f.environmentWithTokens()
+    const other = await f.organization()
+
+    assert.equal(await updateRow(t.db, 'projects', { organizationId: other.id, id: project.id }, { description: 'elsewhere' }), undefined)
+    const before = new Date()
+    const updated = await updateRow(t.db, 'projects', { organizationId: organization.id, id: project.id }, { description: 'renamed' })
+    assert.equal(updated?.id, project.id)
+    assert.equal(updated?.description, 'renamed')
+    assert.ok(updated?.updatedAt && updated.updatedAt >= before)
+    assert.deepEqual(await findRow(t.db, 'projects', { id: project.id }, ['description']), { description: 'renamed' })
+  })
+
   it('refuses to pick rows by no keys', async () => {
     await assert.rejects(() => deleteRows(t.db, 'projects', {}), /no keys/)
     await assert.rejects(() => hasRow(t.db, 'projects', {}), /no keys/)
     await assert.rejects(() => lockRow(t.db, 'projects', {}), /no keys/)
+    await assert.rejects(() => updateRow(t.db, 'projects', {}, { description: 'every row' }), /no keys/)
   })
 })

@@ -1,7 +1,7 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { deleteUnlessUsed } from '#src/platform/db/delete-unless-used.ts'
-import { hasRow } from '#src/platform/db/rows-by-keys.ts'
+import { hasRow, updateRow } from '#src/platform/db/rows-by-keys.ts'
 import type { ClustersTable } from '#src/platform/db/schema.ts'
 
 export type ClusterRow = Selectable<ClustersTable>
@@ -65,13 +65,7 @@ export function createClustersRepository(db: Db) {
     },
 
     update(organizationId: string, clusterId: string, values: Updateable<ClustersTable>): Promise<ClusterRow | undefined> {
-      return db
-        .updateTable('clusters')
-        .set({ ...values, updatedAt: new Date() })
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', clusterId)
-        .returningAll()
-        .executeTakeFirst()
+      return updateRow(db, 'clusters', { organizationId, id: clusterId }, values)
     },
 
     /**

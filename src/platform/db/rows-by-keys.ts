@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely'
+import type { Kysely, Selectable, Updateable } from 'kysely'
 
 // Statements on the row of a table picked by equal keys, as `{ organizationId, id }`. Kysely cannot
 // type a table name that is a parameter, so they are written over this loose view; the caller's
@@ -52,6 +52,23 @@ export async function findRow<DB, T extends keyof DB & string, C extends keyof S
     .select(columns)
     .executeTakeFirst()
   return row as Pick<Selectable<DB[T]>, C> | undefined
+}
+
+/** The tables whose rows say when they were last changed. */
+type StampedTable<DB> = { [T in keyof DB]: DB[T] extends { updatedAt: unknown } ? T : never }[keyof DB] & keyof DB & string
+
+/** Sets `changes` on the row of `table` with these keys, and its `updatedAt` to now; the row as it is then, or undefined when there is none. */
+export async function updateRow<DB, T extends StampedTable<DB>>(
+  db: Kysely<DB>,
+  table: T,
+  keys: RowKeys<DB, T>,
+  changes: Updateable<DB[T]>,
+): Promise<Selectable<DB[T]> | undefined> {
+  const name: string = table
+  const row = await whereKeys((db as unknown as Loose).updateTable(name).set({ ...changes, updatedAt: new Date() }), keys)
+    .returningAll()
+    .executeTakeFirst()
+  return row as Selectable<DB[T]> | undefined
 }
 
 /** Deletes the rows of `table` with these keys; whether there was one. */
