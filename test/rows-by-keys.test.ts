@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { deleteRows, findRow, hasRow, lockRow, updateRow } from '#src/platform/db/rows-by-keys.ts'
+import { deleteRows, findRow, hasRow, lockRow, lockRows, updateRow } from '#src/platform/db/rows-by-keys.ts'
 import { createTestApp, type TestApp } from './helpers/app.ts'
 import { factories } from './helpers/factories.ts'
 
@@ -46,6 +46,20 @@ describe('rows picked by their keys', () => {
       await assert.rejects(() => t.db.selectFrom('projects').select('id').where('id', '=', project.id).forUpdate().noWait().execute())
     })
     assert.equal(await lockRow(t.db, 'projects', { organizationId: organization.id, id: project.id }), true)
+  })
+
+  it('locks the rows whose every key matches and answers their ids in order', async () => {
+    const f = factories(t.db)
+    const { organization, project } = await f.environmentWithTokens()
+    const second = await f.project(organization.id)
+    const other = await f.organization()
+
+    await t.db.transaction().execute(async (trx) => {
+      assert.deepEqual(await lockRows(trx, 'projects', { organizationId: other.id }), [])
+      assert.deepEqual(await lockRows(trx, 'projects', { organizationId: organization.id }), [project.id, second.id].sort())
+      await assert.rejects(() => t.db.selectFrom('projects').select('id').where('id', '=', second.id).forUpdate().noWait().execute())
+    })
+    await assert.rejects(() => lockRows(t.db, 'projects', {}), /no keys/)
   })
 
   it('updates only the row whose every key matches, stamping updatedAt, and answers it as it is then', async () => {

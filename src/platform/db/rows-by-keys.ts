@@ -40,6 +40,23 @@ export async function lockRow<DB, T extends keyof DB & string>(trx: Kysely<DB>, 
   return found !== undefined
 }
 
+/** The tables whose rows have an `id`. */
+type TableWithIds<DB> = { [T in keyof DB]: DB[T] extends { id: unknown } ? T : never }[keyof DB] & keyof DB & string
+
+/**
+ * Locks the rows of `table` with these keys for update until the transaction `trx` ends, in the
+ * order of their ids (so that two such locks of overlapping rows cannot deadlock); their ids.
+ */
+export async function lockRows<DB, T extends TableWithIds<DB>>(trx: Kysely<DB>, table: T, keys: RowKeys<DB, T>): Promise<string[]> {
+  const name: string = table
+  const rows = await whereKeys((trx as unknown as Loose).selectFrom(name), keys)
+    .select('id')
+    .orderBy('id')
+    .forUpdate()
+    .execute()
+  return rows.map((row) => row.id as string)
+}
+
 /** The `columns` of the row of `table` with these keys, or undefined. */
 export async function findRow<DB, T extends keyof DB & string, C extends keyof Selectable<DB[T]> & string>(
   db: Kysely<DB>,
