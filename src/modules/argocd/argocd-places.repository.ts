@@ -7,13 +7,14 @@ import { type ArgoCdDb, withArgoCdTables } from './argocd.tables.ts'
 /** The project the integration's environments are in, one per organization (docs/argocd.md). */
 export const INTEGRATION_PROJECT = 'ArgoCD Integration'
 
-/** Deletes services, then the environments of `environmentIds` they leave without a service. */
-export async function removeServices(trx: ArgoCdDb, serviceIds: string[], environmentIds: string[]): Promise<void> {
-  if (serviceIds.length > 0) await trx.deleteFrom('services').where('id', 'in', serviceIds).execute()
-  if (environmentIds.length === 0) return
+/** Deletes services, then the environments they leave without a service. */
+export async function removeServices(trx: ArgoCdDb, services: readonly { id: string; environmentId: string }[]): Promise<void> {
+  if (services.length === 0) return
+  const serviceIds = services.map((service) => service.id)
+  await trx.deleteFrom('services').where('id', 'in', serviceIds).execute()
   await trx
     .deleteFrom('environments')
-    .where('id', 'in', [...new Set(environmentIds)])
+    .where('id', 'in', [...new Set(services.map((service) => service.environmentId))])
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('services').select('id').whereRef('services.environmentId', '=', 'environments.id'))),
     )

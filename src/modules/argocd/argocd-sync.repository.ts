@@ -1,6 +1,6 @@
 import { type Selectable, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { type ArgoCdAppsTable, withArgoCdTables } from './argocd.tables.ts'
+import { type ArgoCdAppsTable, type ArgoCdDb, withArgoCdTables } from './argocd.tables.ts'
 import { createArgoCdPlacesRepository, removeServices } from './argocd-places.repository.ts'
 
 // The poller's writes: the integration's project, an environment per destination namespace, a
@@ -20,6 +20,15 @@ export interface GitOpsAppConfiguration {
   namespace: string
   credentials_id: string
 }
+
+/** The services showing the applications whose `column` is one of `values`. */
+const servicesOfApps = (trx: ArgoCdDb, column: 'a.id' | 'a.credentialsId', values: string[]) =>
+  trx
+    .selectFrom('argocdApps as a')
+    .innerJoin('services as s', 's.id', 'a.serviceId')
+    .select(['s.id', 's.environmentId'])
+    .where(column, 'in', values)
+    .execute()
 
 export function createArgoCdSyncRepository(plainDb: Db) {
   const db = withArgoCdTables(plainDb)
@@ -82,7 +91,7 @@ export function createArgoCdSyncRepository(plainDb: Db) {
           const service = await trx.selectFrom('services').select(['id', 'environmentId']).where('id', '=', app.serviceId).executeTakeFirst()
           if (service?.environmentId === environment.id) return service.id
           // Its destination moved: the service goes with its old environment's last service.
-          if (service) await removeServices(trx, [service.id], [service.environmentId])
+          if (service) await removeServices(trx, [service])
         }
         const { id } = await trx
           .insertInto('services')
@@ -109,19 +118,10 @@ export function createArgoCdSyncRepository(plainDb: Db) {
     async removeApps(appIds: string[], keepRows = false): Promise<void> {
       if (appIds.length === 0) return
       await db.transaction().execute(async (trx) => {
-        const rows = await trx
-          .selectFrom('argocdApps as a')
-          .innerJoin('services as s', 's.id', 'a.serviceId')
-          .select(['s.id', 's.environmentId'])
-          .where('a.id', 'in', appIds)
-          .execute()
+        const services = await servicesOfApps(trx, 'a.id', appIds)
         if (keepRows) await trx.updateTable('argocdApps').set({ serviceId: null, lastHistoryId: null }).where('id', 'in', appIds).execute()
         else await trx.deleteFrom('argocdApps').where('id', 'in', appIds).execute()
-        await removeServices(
-          trx,
-          rows.map((row) => row.id),
-          rows.map((row) => row.environmentId),
-        )
+        await removeServices(trx, services)
       })
     },
 
@@ -136,18 +136,9 @@ export function createArgoCdSyncRepository(plainDb: Db) {
      */
     async removeInstance(credentialsId: string): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        const apps = await trx
-          .selectFrom('argocdApps as a')
-          .innerJoin('services as s', 's.id', 'a.serviceId')
-          .select(['s.id', 's.environmentId'])
-          .where('a.credentialsId', '=', credentialsId)
-          .execute()
+        const services = await servicesOfApps(trx, 'a.credentialsId', [credentialsId])
         await trx.deleteFrom('argocdCredentials').where('id', '=', credentialsId).execute()
-        await removeServices(
-          trx,
-          apps.map((app) => app.id),
-          apps.map((app) => app.environmentId),
-        )
+        await removeServices(trx, services)
       })
     },
 

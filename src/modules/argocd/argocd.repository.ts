@@ -22,6 +22,13 @@ export interface ClusterSummary {
 
 export function createArgoCdRepository(plainDb: Db) {
   const db = withArgoCdTables(plainDb)
+  /** The applications shown by services, with their Argo CD (`c`), service (`s`) and its environment (`e`). */
+  const appsWithServices = () =>
+    db
+      .selectFrom('argocdApps as a')
+      .innerJoin('argocdCredentials as c', 'c.id', 'a.credentialsId')
+      .innerJoin('services as s', 's.id', 'a.serviceId')
+      .innerJoin('environments as e', 'e.id', 's.environmentId')
   return {
     clusterById(clusterId: string): Promise<ClusterSummary | undefined> {
       return db
@@ -126,11 +133,7 @@ export function createArgoCdRepository(plainDb: Db) {
 
     /** The application a GITOPS_APP service shows, with its Argo CD. */
     appOfService(serviceId: string) {
-      return db
-        .selectFrom('argocdApps as a')
-        .innerJoin('argocdCredentials as c', 'c.id', 'a.credentialsId')
-        .innerJoin('services as s', 's.id', 'a.serviceId')
-        .innerJoin('environments as e', 'e.id', 's.environmentId')
+      return appsWithServices()
         .selectAll('a')
         .select(['c.argocdUrl', 'c.tokenSealed', 's.environmentId', 's.createdAt', 's.updatedAt', 'e.clusterId', 'e.projectId'])
         .where('a.serviceId', '=', serviceId)
@@ -139,11 +142,7 @@ export function createArgoCdRepository(plainDb: Db) {
 
     /** The services showing the applications of a cluster's Argo CD, with their project and environment. */
     associatedServices(agentClusterId: string) {
-      return db
-        .selectFrom('argocdApps as a')
-        .innerJoin('argocdCredentials as c', 'c.id', 'a.credentialsId')
-        .innerJoin('services as s', 's.id', 'a.serviceId')
-        .innerJoin('environments as e', 'e.id', 's.environmentId')
+      return appsWithServices()
         .innerJoin('projects as p', 'p.id', 'e.projectId')
         .select(SERVICE_PLACE_COLUMNS)
         .where('c.clusterId', '=', agentClusterId)

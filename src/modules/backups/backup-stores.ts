@@ -4,6 +4,7 @@ import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { resolveHost } from '#src/modules/git-providers/address-guard.ts'
+import type { BackupDestinationsTable } from './backups.tables.ts'
 
 // Where backups are kept (docs/backups.md, "Destinations"): a directory of the Berth host (under the
 // data dir), or an S3-compatible store through the AWS SDK (a multipart upload of the stream, a few
@@ -55,15 +56,7 @@ export function localStore(root: string): BackupStore {
 }
 
 /** Where in an S3-compatible store backups go, and the key id that reaches it: a destination's public part. */
-export interface S3Location {
-  /** Null: the AWS endpoint of the region. */
-  endpoint: string | null
-  region: string
-  bucket: string
-  prefix: string
-  pathStyle: boolean
-  accessKeyId: string
-}
+export type S3Location = Pick<BackupDestinationsTable, 'endpoint' | 'region' | 'bucket' | 'prefix' | 'pathStyle' | 'accessKeyId'>
 
 /** An S3-compatible store, as a destination describes it (the secret opened). */
 export interface S3Settings extends S3Location {

@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { deleteUnlessUsed } from '#src/platform/db/delete-unless-used.ts'
-import { deleteRows, hasRow } from '#src/platform/db/rows-by-keys.ts'
+import { deleteRows, hasRow, updateRow } from '#src/platform/db/rows-by-keys.ts'
 import { createBackupTargetsRepository } from './backup-targets.repository.ts'
 import {
   type BackupDestinationsTable,
@@ -66,13 +66,7 @@ export function createBackupsRepository(plain: Db) {
       return (await destinations(organizationId).where('id', '=', id).executeTakeFirst())!
     },
     async updateDestination(organizationId: string, id: string, columns: DestinationColumns): Promise<DestinationRow | undefined> {
-      const updated = await db
-        .updateTable('backupDestinations')
-        .set({ ...columns, updatedAt: new Date() })
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', id)
-        .returning('id')
-        .executeTakeFirst()
+      const updated = await updateRow(db, 'backupDestinations', { organizationId, id }, columns)
       return updated && destinations(organizationId).where('id', '=', id).executeTakeFirst()
     },
     /** Deletes it unless backups or schedules use it: undefined when it does not exist, else how many use it (0: deleted). */

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
+import { hasRow } from '#src/platform/db/rows-by-keys.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import type { CloudCredentialsDb } from './cloud-credentials.tables.ts'
 
@@ -153,14 +154,8 @@ export function createCloudCredentialsService({ db, organizations }: Deps) {
     },
 
     /** Whether `credentialsId` names on-premise credentials of the organization (for a cluster's cloud provider info). */
-    async exists(organizationId: string, credentialsId: string): Promise<boolean> {
-      const row = await db
-        .selectFrom('onPremiseCredentials')
-        .select('id')
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', credentialsId)
-        .executeTakeFirst()
-      return row !== undefined
+    exists(organizationId: string, credentialsId: string): Promise<boolean> {
+      return hasRow(db, 'onPremiseCredentials', { organizationId, id: credentialsId })
     },
   }
 }

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
+import { deleteRows, lockRow } from '#src/platform/db/rows-by-keys.ts'
 import type { CustomDomainsTable } from '#src/platform/db/schema.ts'
 import { PASSING_CHECKS } from './dns-check.ts'
 
@@ -71,14 +71,7 @@ export function createCustomDomainsRepository(db: Db) {
         await sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx)
         const held = await holdersOf(trx, input.domain, serviceId)
         if (held.length > 0) return { held }
-        const service = await trx
-          .selectFrom('services')
-          .select('id')
-          .where('organizationId', '=', organizationId)
-          .where('id', '=', serviceId)
-          .forUpdate()
-          .executeTakeFirst()
-        if (!service) return 'gone'
+        if (!(await lockRow(trx, 'services', { organizationId, id: serviceId }))) return 'gone'
         const { count } = await trx
           .selectFrom('customDomains')
           .select((eb) => eb.fn.countAll<number>().as('count'))

@@ -1,6 +1,6 @@
 import { type Selectable, sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
+import { deleteRows, updateRow } from '#src/platform/db/rows-by-keys.ts'
 import type { CustomRolesTable } from '#src/platform/db/schema.ts'
 
 export type CustomRoleRow = Selectable<CustomRolesTable>
@@ -51,13 +51,7 @@ export function createCustomRolesRepository(db: Db) {
     },
 
     update(organizationId: string, customRoleId: string, columns: CustomRoleColumns): Promise<CustomRoleRow | undefined> {
-      return db
-        .updateTable('customRoles')
-        .set({ ...json(columns), updatedAt: new Date() })
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', customRoleId)
-        .returningAll()
-        .executeTakeFirst()
+      return updateRow(db, 'customRoles', { organizationId, id: customRoleId }, json(columns))
     },
 
     delete(organizationId: string, customRoleId: string): Promise<boolean> {

@@ -1,9 +1,13 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
+import { deleteUnlessUsed } from '#src/platform/db/delete-unless-used.ts'
+import { hasRow, updateRow } from '#src/platform/db/rows-by-keys.ts'
 import type { ClustersTable } from '#src/platform/db/schema.ts'
 
 export type ClusterRow = Selectable<ClustersTable>
 export type NewCluster = Omit<Insertable<ClustersTable>, 'organizationId' | 'isDefault'>
+
+const environmentsOnCluster = sql<number>`(select count(*)::int from environments e where e.cluster_id = clusters.id)`
 
 /** Clusters: environments read them and make each organization's default one; src/modules/clusters serves them. */
 export function createClustersRepository(db: Db) {
@@ -13,25 +17,13 @@ export function createClustersRepository(db: Db) {
     },
 
     /** Whether the cluster is one of the organization's. */
-    async isClusterOf(organizationId: string, clusterId: string): Promise<boolean> {
-      const row = await db
-        .selectFrom('clusters')
-        .select('id')
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', clusterId)
-        .executeTakeFirst()
-      return row !== undefined
+    isClusterOf(organizationId: string, clusterId: string): Promise<boolean> {
+      return hasRow(db, 'clusters', { organizationId, id: clusterId })
     },
 
     /** Whether the organization has this container registry (a cluster's image_registry_id). */
-    async hasContainerRegistry(organizationId: string, registryId: string): Promise<boolean> {
-      const row = await db
-        .selectFrom('containerRegistries')
-        .select('id')
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', registryId)
-        .executeTakeFirst()
-      return row !== undefined
+    hasContainerRegistry(organizationId: string, registryId: string): Promise<boolean> {
+      return hasRow(db, 'containerRegistries', { organizationId, id: registryId })
     },
 
     findDefault(organizationId: string): Promise<ClusterRow | undefined> {
@@ -73,13 +65,7 @@ export function createClustersRepository(db: Db) {
     },
 
     update(organizationId: string, clusterId: string, values: Updateable<ClustersTable>): Promise<ClusterRow | undefined> {
-      return db
-        .updateTable('clusters')
-        .set({ ...values, updatedAt: new Date() })
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', clusterId)
-        .returningAll()
-        .executeTakeFirst()
+      return updateRow(db, 'clusters', { organizationId, id: clusterId }, values)
     },
 
     /**
@@ -100,24 +86,12 @@ export function createClustersRepository(db: Db) {
     },
 
     /**
-     * Deletes the cluster unless environments use it, in one statement; undefined when there is no
-     * such cluster. An environment created on it at the same moment makes the delete fail on the
-     * foreign key, which the service reports as the same conflict.
+     * Deletes the cluster unless environments use it; undefined when there is no such cluster. The
+     * cluster's row is locked first, so that an environment created on it meanwhile either is
+     * counted or fails on its foreign key (which the service reports as the same conflict).
      */
-    async deleteUnlessUsed(organizationId: string, clusterId: string): Promise<{ usedBy: number } | undefined> {
-      const row = await db
-        .selectFrom('clusters as c')
-        .select((eb) =>
-          eb.selectFrom('environments as e').select(sql<number>`count(*)::int`.as('n')).whereRef('e.clusterId', '=', 'c.id').as('usedBy'),
-        )
-        .where('c.organizationId', '=', organizationId)
-        .where('c.id', '=', clusterId)
-        .executeTakeFirst()
-      if (!row) return undefined
-      const usedBy = row.usedBy ?? 0
-      if (usedBy > 0) return { usedBy }
-      await db.deleteFrom('clusters').where('organizationId', '=', organizationId).where('id', '=', clusterId).execute()
-      return { usedBy: 0 }
+    deleteUnlessUsed(organizationId: string, clusterId: string): Promise<{ usedBy: number } | undefined> {
+      return deleteUnlessUsed(db, 'clusters', { organizationId, id: clusterId }, environmentsOnCluster)
     },
   }
 }

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { retryTransactionConflicts } from '#src/platform/db/errors.ts'
+import { updateRow } from '#src/platform/db/rows-by-keys.ts'
 import type { EnvironmentsTable } from '#src/platform/db/schema.ts'
 
 export type EnvironmentRow = Selectable<EnvironmentsTable>
@@ -51,13 +52,7 @@ export function createEnvironmentsRepository(db: Db) {
     },
 
     async update(organizationId: string, environmentId: string, changes: EnvironmentChanges): Promise<EnvironmentRecord | undefined> {
-      const updated = await db
-        .updateTable('environments')
-        .set({ ...changes, updatedAt: new Date() })
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', environmentId)
-        .returning('id')
-        .executeTakeFirst()
+      const updated = await updateRow(db, 'environments', { organizationId, id: environmentId }, changes)
       return updated && findById(environmentId)
     },
 

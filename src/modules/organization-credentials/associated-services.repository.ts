@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import type { AssociatedServicePlace } from '#src/platform/associated-services.ts'
 import type { Db } from '#src/platform/db/database.ts'
 import { orderedByPlace, SERVICE_PLACE_COLUMNS } from '#src/platform/db/service-place.ts'
 
@@ -8,13 +9,7 @@ import { orderedByPlace, SERVICE_PLACE_COLUMNS } from '#src/platform/db/service-
 /** The credential whose services are listed: one column of `service_references`. */
 export type CredentialReference = { gitTokenId: string } | { helmRepositoryId: string } | { containerRegistryId: string }
 
-export interface AssociatedServiceRow {
-  projectId: string
-  projectName: string
-  environmentId: string
-  environmentName: string
-  serviceId: string
-  serviceName: string
+export interface AssociatedServiceRow extends AssociatedServicePlace {
   /** The service's kind; a job's is its job type, CRON or LIFECYCLE, by the schedule it holds. */
   serviceType: string
 }

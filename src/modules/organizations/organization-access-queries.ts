@@ -1,4 +1,5 @@
 import type { Db } from '#src/platform/db/database.ts'
+import { findRow } from '#src/platform/db/rows-by-keys.ts'
 import type { CustomRoleGrants } from './custom-role-grants.ts'
 import type { OrganizationRow } from './organization-rows.ts'
 
@@ -14,33 +15,17 @@ export function organizationAccessQueries(db: Db) {
 
     /** What a custom role of the organization grants, read afresh for every check so that an edit applies at once. */
     findCustomRoleGrants(organizationId: string, customRoleId: string): Promise<CustomRoleGrants | undefined> {
-      return db
-        .selectFrom('customRoles')
-        .select(['clusterPermissions', 'projectPermissions'])
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', customRoleId)
-        .executeTakeFirst()
+      return findRow(db, 'customRoles', { organizationId, id: customRoleId }, ['clusterPermissions', 'projectPermissions'])
     },
 
     /** The name of a custom role of the organization; undefined for no such role there. */
     async findCustomRoleName(organizationId: string, customRoleId: string): Promise<string | undefined> {
-      const row = await db
-        .selectFrom('customRoles')
-        .select('name')
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', customRoleId)
-        .executeTakeFirst()
-      return row?.name
+      return (await findRow(db, 'customRoles', { organizationId, id: customRoleId }, ['name']))?.name
     },
 
     /** Where an environment of the organization lies, as a custom role's permissions are given. */
     findEnvironmentScope(organizationId: string, environmentId: string): Promise<{ projectId: string; mode: string; clusterId: string } | undefined> {
-      return db
-        .selectFrom('environments')
-        .select(['projectId', 'mode', 'clusterId'])
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', environmentId)
-        .executeTakeFirst()
+      return findRow(db, 'environments', { organizationId, id: environmentId }, ['projectId', 'mode', 'clusterId'])
     },
 
     /** The organization with the user's role in it; `memberRole` is null when the user is no member. */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { retryTransactionConflicts } from '#src/platform/db/errors.ts'
+import { deleteRows, lockRow, lockRows } from '#src/platform/db/rows-by-keys.ts'
 import { organizationAccessQueries } from './organization-access-queries.ts'
 import type { NewOrganization, OrganizationChanges, OrganizationRow } from './organization-rows.ts'
 import { organizationTreeQueries } from './organization-tree-queries.ts'
@@ -63,18 +64,10 @@ function organizationRowQueries(db: Db) {
     delete(organizationId: string): Promise<{ environmentIds: string[] } | undefined> {
       return retryTransactionConflicts(() =>
         db.transaction().execute(async (trx) => {
-          const organization = await trx.selectFrom('organizations').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
-          if (!organization) return undefined
-          await trx.selectFrom('projects').select('id').where('organizationId', '=', organizationId).orderBy('id').forUpdate().execute()
-          const environments = await trx
-            .selectFrom('environments')
-            .select('id')
-            .where('organizationId', '=', organizationId)
-            .orderBy('id')
-            .forUpdate()
-            .execute()
-          const result = await trx.deleteFrom('organizations').where('id', '=', organizationId).executeTakeFirst()
-          return result.numDeletedRows > 0n ? { environmentIds: environments.map((row) => row.id) } : undefined
+          if (!(await lockRow(trx, 'organizations', { id: organizationId }))) return undefined
+          await lockRows(trx, 'projects', { organizationId })
+          const environmentIds = await lockRows(trx, 'environments', { organizationId })
+          return (await deleteRows(trx, 'organizations', { id: organizationId })) ? { environmentIds } : undefined
         }),
       )
     },

@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type Insertable, type Selectable, sql, type Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { retryTransactionConflicts } from '#src/platform/db/errors.ts'
+import { deleteRows, lockRow, lockRows } from '#src/platform/db/rows-by-keys.ts'
 import type { Database, ProjectsTable } from '#src/platform/db/schema.ts'
 
 export type ProjectRow = Selectable<ProjectsTable>
@@ -77,23 +78,9 @@ export function createProjectsRepository(db: Db) {
       return retryTransactionConflicts(() =>
         db.transaction().execute(async (trx) => {
           await trx.selectFrom('organizations').select('id').where('id', '=', organizationId).forKeyShare().execute()
-          const project = await trx
-            .selectFrom('projects')
-            .select('id')
-            .where('organizationId', '=', organizationId)
-            .where('id', '=', projectId)
-            .forUpdate()
-            .executeTakeFirst()
-          if (!project) return undefined
-          const environments = await trx
-            .selectFrom('environments')
-            .select('id')
-            .where('projectId', '=', projectId)
-            .orderBy('id')
-            .forUpdate()
-            .execute()
-          const result = await trx.deleteFrom('projects').where('id', '=', projectId).executeTakeFirst()
-          return result.numDeletedRows > 0n ? { environmentIds: environments.map((row) => row.id) } : undefined
+          if (!(await lockRow(trx, 'projects', { organizationId, id: projectId }))) return undefined
+          const environmentIds = await lockRows(trx, 'environments', { projectId })
+          return (await deleteRows(trx, 'projects', { id: projectId })) ? { environmentIds } : undefined
         }),
       )
     },

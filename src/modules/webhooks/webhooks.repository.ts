@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
-import { deleteRows } from '#src/platform/db/rows-by-keys.ts'
+import { deleteRows, updateRow } from '#src/platform/db/rows-by-keys.ts'
 import type { OrganizationWebhooksTable, WebhookAttemptsTable } from '#src/platform/db/schema.ts'
 
 export type WebhookRow = Selectable<OrganizationWebhooksTable>
@@ -25,13 +25,7 @@ export function createWebhooksRepository(db: Db) {
     },
 
     update(organizationId: string, webhookId: string, changes: Updateable<OrganizationWebhooksTable>): Promise<WebhookRow | undefined> {
-      return db
-        .updateTable('organizationWebhooks')
-        .set({ ...changes, updatedAt: new Date() })
-        .where('organizationId', '=', organizationId)
-        .where('id', '=', webhookId)
-        .returningAll()
-        .executeTakeFirst()
+      return updateRow(db, 'organizationWebhooks', { organizationId, id: webhookId }, changes)
     },
 
     delete(organizationId: string, webhookId: string): Promise<boolean> {

@@ -1,5 +1,5 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely'
-import { type Loose, type RowKeys, whereKeys } from './rows-by-keys.ts'
+import type { Kysely, RawBuilder } from 'kysely'
+import { type Loose, lockRow, type RowKeys, whereKeys } from './rows-by-keys.ts'
 
 /**
  * Deletes the row of `table` with these `keys` unless other rows use it: undefined when there is
@@ -15,12 +15,12 @@ export function deleteUnlessUsed<DB, T extends keyof DB & string>(
   usedBy: RawBuilder<number>,
 ): Promise<{ usedBy: number } | undefined> {
   const name: string = table
-  return (db as unknown as Loose).transaction().execute(async (trx) => {
-    const row = whereKeys(trx.selectFrom(name), keys)
-    if (!(await row.select(sql<number>`1`.as('found')).forUpdate().executeTakeFirst())) return undefined
+  return db.transaction().execute(async (trx) => {
+    if (!(await lockRow(trx, table, keys))) return undefined
+    const loose = trx as unknown as Loose
     // A new statement after the lock, so that it sees the users committed while it waited.
-    const { count } = await row.select(usedBy.as('count')).executeTakeFirstOrThrow()
-    if (count === 0) await whereKeys(trx.deleteFrom(name), keys).execute()
+    const { count } = await whereKeys(loose.selectFrom(name), keys).select(usedBy.as('count')).executeTakeFirstOrThrow()
+    if (count === 0) await whereKeys(loose.deleteFrom(name), keys).execute()
     return { usedBy: count as number }
   })
 }

@@ -1,6 +1,7 @@
-import { sql } from 'kysely'
+import { type Selectable, sql } from 'kysely'
 import type { ServiceKinds, ServiceSnapshot } from '#src/modules/services/service-kinds.ts'
 import type { Db } from '#src/platform/db/database.ts'
+import type { DeploymentLogsTable } from '#src/platform/db/schema.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { SnapshotVariable } from '#src/platform/snapshot-variable.ts'
 import { databaseNow } from '../queue/deployment-rows.ts'
@@ -15,15 +16,8 @@ import { createRunClaimsRepository } from './run-claims.repository.ts'
 export type { ClaimOutcome } from './run-claims.repository.ts'
 
 /** A line a deployment's step wrote, as the runner hands it over. */
-export interface NewLogLine {
-  executionId: string
-  organizationId: string
-  environmentId: string
-  serviceId: string | null
-  stageName: string | null
-  step: string
+export type NewLogLine = Omit<Selectable<DeploymentLogsTable>, 'id' | 'level' | 'createdAt'> & {
   level: 'INFO' | 'WARNING' | 'ERROR'
-  message: string
   /** When it was said or printed; the time it is written when not given. */
   createdAt?: Date
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '#src/platform/db/database.ts'
 import { findRow } from '#src/platform/db/rows-by-keys.ts'
+import { hasUnfinishedDeployment } from '#src/platform/db/unfinished-deployments.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { SnapshotVariable } from '#src/platform/snapshot-variable.ts'
 
@@ -49,15 +50,8 @@ export function createServiceLogsRepository(db: Db) {
     },
 
     /** Whether a deployment of the environment is queued or running: it may start instances. */
-    async deploying(environmentId: string): Promise<boolean> {
-      const row = await db
-        .selectFrom('deploymentRequests')
-        .select('id')
-        .where('environmentId', '=', environmentId)
-        .where('actionStatus', 'in', ['QUEUED', 'ONGOING', 'CANCELING'])
-        .limit(1)
-        .executeTakeFirst()
-      return row !== undefined
+    deploying(environmentId: string): Promise<boolean> {
+      return hasUnfinishedDeployment(db, 'deploymentRequests', { environmentId })
     },
 
     /**
