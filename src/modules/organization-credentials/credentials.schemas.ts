@@ -1,4 +1,4 @@
-import { type TProperties, type TSchema, Type } from 'typebox'
+import { type TOptional, type TProperties, type TSchema, type TString, Type } from 'typebox'
 import { Nullable } from '#src/platform/http/common-schemas.ts'
 import { namedResourceHead, RequestName } from '#src/platform/http/named-resources.ts'
 
@@ -50,15 +50,13 @@ export const basicAndAwsConfig = (value: ReturnType<typeof configValue>, ecrKind
   secret_access_key: value(SECRET),
 })
 
+/** Public config fields of a response that hold text, in this order. */
+export const optionalStrings = <Name extends string>(...names: Name[]) =>
+  Object.fromEntries(names.map((name) => [name, Type.Optional(Type.String())])) as { [Field in Name]: TOptional<TString> }
+
 /** The public config fields both sealed families return first. */
-const awsAndScalewayResponseConfig = () => ({
-  username: Type.Optional(Type.String()),
-  region: Type.Optional(Type.String()),
-  access_key_id: Type.Optional(Type.String()),
-  role_arn: Type.Optional(Type.String()),
-  scaleway_access_key: Type.Optional(Type.String()),
-  scaleway_project_id: Type.Optional(Type.String()),
-})
+const awsAndScalewayResponseConfig = () =>
+  optionalStrings('username', 'region', 'access_key_id', 'role_arn', 'scaleway_access_key', 'scaleway_project_id')
 
 /** A sealed family's request: name, `kind`, description, the family's own `fields`, then its `config` fields; no others. */
 export const sealedCredentialRequest = <Kind extends TSchema, Fields extends TProperties, Config extends TProperties>(

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox'
 import { associatedServicesList } from '#src/platform/associated-services.ts'
 import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
-import { basicAndAwsConfig, configValue, SECRET, sealedCredentialRequest, sealedCredentialResponse } from '../credentials.schemas.ts'
+import { basicAndAwsConfig, configValue, optionalStrings, SECRET, sealedCredentialRequest, sealedCredentialResponse } from '../credentials.schemas.ts'
 
 export const CONTAINER_REGISTRY_KINDS = [
   'ECR',
@@ -70,13 +70,9 @@ export const ContainerRegistryResponse = sealedCredentialResponse(
   { description: Type.Optional(Type.String()), url: Type.String() },
   'container registry',
   {
-    gcp_credentials_type: Type.Optional(Type.String()),
-    project_id: Type.Optional(Type.String()),
-    service_account_email: Type.Optional(Type.String()),
-    workload_identity_provider_resource: Type.Optional(Type.String()),
+    ...optionalStrings('gcp_credentials_type', 'project_id', 'service_account_email', 'workload_identity_provider_resource'),
     token_lifetime_seconds: Type.Optional(Type.Integer()),
-    azure_tenant_id: Type.Optional(Type.String()),
-    azure_subscription_id: Type.Optional(Type.String()),
+    ...optionalStrings('azure_tenant_id', 'azure_subscription_id'),
   },
 )
 export type ContainerRegistryResponse = Static<typeof ContainerRegistryResponse>

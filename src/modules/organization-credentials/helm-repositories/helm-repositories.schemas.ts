@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
-import { basicAndAwsConfig, configValue, SECRET, sealedCredentialRequest, sealedCredentialResponse } from '../credentials.schemas.ts'
+import { basicAndAwsConfig, configValue, optionalStrings, SECRET, sealedCredentialRequest, sealedCredentialResponse } from '../credentials.schemas.ts'
 
 export const HELM_REPOSITORY_KINDS = [
   'HTTPS',
@@ -46,7 +46,7 @@ export const HelmRepositoryResponse = sealedCredentialResponse(
   Kind,
   { description: Nullable(Type.String()), url: Nullable(Type.String()), skip_tls_verification: Type.Boolean() },
   'helm repository',
-  { azure_tenant_id: Type.Optional(Type.String()), azure_subscription_id: Type.Optional(Type.String()) },
+  optionalStrings('azure_tenant_id', 'azure_subscription_id'),
 )
 export type HelmRepositoryResponse = Static<typeof HelmRepositoryResponse>
 
