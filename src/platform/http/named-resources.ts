@@ -15,3 +15,10 @@ export const NamedResource = <Fields extends TProperties>(title: string, fields:
 
 /** A request body that takes these fields and no other. */
 export const RequestBody = <Fields extends TProperties>(title: string, fields: Fields) => Type.Object(fields, { additionalProperties: false, title })
+
+/** A record's id and times, as responses give them first. */
+export const recordHead = (row: { id: string; createdAt: Date; updatedAt: Date }) => ({
+  id: row.id,
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+})
