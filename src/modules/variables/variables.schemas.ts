@@ -1,5 +1,6 @@
 import { type Static, type TProperties, type TSchema, Type } from 'typebox'
-import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { recordHeadSchema } from '#src/platform/http/named-resources.ts'
 import { LINKED_SERVICE_TYPES, SERVICE_TYPES_FOR_VARIABLES, VARIABLE_SCOPES } from '#src/platform/service-types.ts'
 import { KEY_MAX_LENGTH, MOUNT_PATH_MAX_LENGTH, VALUE_MAX_BYTES } from './variable-rules.ts'
 
@@ -32,7 +33,7 @@ const requestNotes = {
   enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
 }
 
-const Base = { id: Uuid, created_at: DateTime, updated_at: Type.Optional(DateTime) }
+const Base = recordHeadSchema()
 
 /** The secret manager field the generic create and edit requests end with. */
 const secretManager = { secret_manager_access_id: Type.Optional(SecretManagerAccessId) }

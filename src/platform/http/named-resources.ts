@@ -22,3 +22,6 @@ export const recordHead = (row: { id: string; createdAt: Date; updatedAt: Date }
   created_at: row.createdAt.toISOString(),
   updated_at: row.updatedAt.toISOString(),
 })
+
+/** A record's id and times in a response whose reference leaves `updated_at` out at times. */
+export const recordHeadSchema = () => ({ id: Uuid, created_at: DateTime, updated_at: Type.Optional(DateTime) })
