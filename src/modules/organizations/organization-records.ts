@@ -1,5 +1,6 @@
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
+import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { notFound } from '#src/platform/http/errors.ts'
 import { type CappedList, capped } from '#src/platform/http/lists.ts'
 import type { OrganizationsService } from './organizations.service.ts'
@@ -33,3 +34,13 @@ export function organizationRecordReads<Row>(
     },
   }
 }
+
+/**
+ * Inserts one of an organization's records under a unique constraint: `clash` (a 409) when the
+ * constraint is violated, a 404 when the organization was deleted meanwhile.
+ */
+export const insertOrganizationRecord = <T>(constraint: string, clash: () => Error, insert: () => Promise<T>): Promise<T> =>
+  whenParentGone(
+    () => notFound('organization'),
+    () => withUniqueName(constraint, clash, insert),
+  )
