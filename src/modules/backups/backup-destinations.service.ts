@@ -1,7 +1,8 @@
 import { gitApiUrlProblem } from '#src/modules/git-providers/address-guard.ts'
+import { insertOrganizationRecord } from '#src/modules/organizations/organization-records.ts'
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
+import { withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, type FieldError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import { hasUrlCredentials, urlCredentialsMessage } from '#src/platform/http/url-credentials.ts'
@@ -78,14 +79,10 @@ export function createBackupDestinationsService({ repo, organizations, secrets, 
     async create(principal: Principal, organizationId: string, input: DestinationInput): Promise<DestinationRow> {
       await organizations.requireRole(principal, organizationId, 'ADMIN')
       const columns = toColumns(input)
-      return whenParentGone(
-        () => notFound('organization'),
-        () =>
-          withUniqueName(
-            'backup_destinations_name_key',
-            () => nameTaken(input.name),
-            () => repo.insertDestination(organizationId, columns),
-          ),
+      return insertOrganizationRecord(
+        'backup_destinations_name_key',
+        () => nameTaken(input.name),
+        () => repo.insertDestination(organizationId, columns),
       )
     },
     async update(principal: Principal, organizationId: string, id: string, input: DestinationInput): Promise<DestinationRow> {

@@ -1,5 +1,6 @@
 import type { ClusterRow, ClustersRepository } from '#src/modules/environments/clusters.repository.ts'
 import { DEFAULT_CLUSTER } from '#src/modules/environments/environments.service.ts'
+import { insertOrganizationRecord } from '#src/modules/organizations/organization-records.ts'
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { violatedForeignKey, whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
@@ -102,14 +103,10 @@ export function createClustersService({
       await organizations.requireRole(principal, organizationId, 'WRITE')
       await ensureDefault(organizationId)
       await checkRegistry(organizationId, input)
-      const row = await whenParentGone(
-        () => notFound('organization'),
-        () =>
-          withUniqueName(
-            'clusters_name_key',
-            () => nameTaken(input.name),
-            () => repo.insert(organizationId, columns(input)),
-          ),
+      const row = await insertOrganizationRecord(
+        'clusters_name_key',
+        () => nameTaken(input.name),
+        () => repo.insert(organizationId, columns(input)),
       )
       await log(row, { type: 'info', step: 'Created', message: `cluster created, deploying with ${row.executor}` })
       return row

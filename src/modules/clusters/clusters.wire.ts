@@ -1,5 +1,6 @@
 import type { ClusterRow } from '#src/modules/environments/clusters.repository.ts'
 import { kubectlSkew, parseVersion } from '#src/modules/executors/kubernetes/program-versions.ts'
+import { recordHead } from '#src/platform/http/named-resources.ts'
 import {
   CLOUD_PROVIDER_KINDS,
   type CloudProviderInfoResponse,
@@ -22,9 +23,7 @@ const state = (row: ClusterRow): ClusterStatusResponse['status'] => {
 /** A cluster as the reference's `Cluster`; the kubeconfig is never in it. */
 export function toClusterResponse(row: ClusterRow): ClusterResponse {
   return {
-    id: row.id,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    ...recordHead(row),
     organization: { id: row.organizationId },
     name: row.name,
     ...(row.description === null ? {} : { description: row.description }),

@@ -165,15 +165,23 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     return undefined
   }
 
-  /** Runs a claim (an insert or a rename); when held, checks the holders again and tries once more if none still holds. */
-  const claim = async <R>(domain: string, write: () => Promise<R | { held: DomainHolder[] }>): Promise<R> => {
-    for (let attempt = 0; ; attempt++) {
-      const written = await write()
-      if (typeof written !== 'object' || written === null || !('held' in written)) return written as R
-      const holder = (await stillHeld(written.held)) ?? (attempt > 0 ? written.held[0] : undefined)
-      if (holder) throw domainHeld(domain, holder)
-    }
-  }
+  /**
+   * Runs a claim (an insert or a rename): 409 when the unique key (DOMAIN_KEY) already has the
+   * domain; when held, checks the holders again and tries once more if none still holds.
+   */
+  const claim = <R>(domain: string, write: () => Promise<R | { held: DomainHolder[] }>): Promise<R> =>
+    withUniqueName(
+      DOMAIN_KEY,
+      () => domainTaken(domain),
+      async () => {
+        for (let attempt = 0; ; attempt++) {
+          const written = await write()
+          if (typeof written !== 'object' || written === null || !('held' in written)) return written as R
+          const holder = (await stillHeld(written.held)) ?? (attempt > 0 ? written.held[0] : undefined)
+          if (holder) throw domainHeld(domain, holder)
+        }
+      },
+    )
 
   return {
     async list(principal: Principal, type: DomainKind, serviceId: string): Promise<CustomDomainRecord[]> {
@@ -192,11 +200,7 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     async create(principal: Principal, type: DomainKind, serviceId: string, input: CustomDomainInput): Promise<CustomDomainRecord> {
       const service = await requireKind(principal, type, serviceId, 'WRITE')
       const checked = checkInput(input)
-      const row = await withUniqueName(
-        DOMAIN_KEY,
-        () => domainTaken(input.domain),
-        () => claim(input.domain, () => repo.insert(service.organizationId, service.id, checked, MAX_DOMAINS_PER_SERVICE)),
-      )
+      const row = await claim(input.domain, () => repo.insert(service.organizationId, service.id, checked, MAX_DOMAINS_PER_SERVICE))
       if (row === 'gone') throw notFound(type.toLowerCase())
       if (row === 'full') {
         const message = `the service already has ${MAX_DOMAINS_PER_SERVICE} custom domains, the most it may`
@@ -214,11 +218,7 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     ): Promise<CustomDomainRecord> {
       const service = await requireKind(principal, type, serviceId, 'WRITE')
       const checked = checkInput(input)
-      const row = await withUniqueName(
-        DOMAIN_KEY,
-        () => domainTaken(input.domain),
-        () => claim(input.domain, () => repo.update(service.organizationId, service.id, customDomainId, checked)),
-      )
+      const row = await claim(input.domain, () => repo.update(service.organizationId, service.id, customDomainId, checked))
       if (!row) throw notFound('custom domain')
       await deps.onRoutesChanged?.('custom domain edited')
       return record(service)(row)

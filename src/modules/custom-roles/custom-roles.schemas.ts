@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { Uuid } from '#src/platform/http/common-schemas.ts'
+import { Enum, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import { RequestName } from '#src/platform/http/named-resources.ts'
 
 export const CLUSTER_PERMISSIONS = ['VIEWER', 'ENV_CREATOR', 'ADMIN'] as const
 export type ClusterPermission = (typeof CLUSTER_PERMISSIONS)[number]
@@ -9,24 +10,11 @@ export type ProjectPermission = (typeof PROJECT_PERMISSIONS)[number]
 export const ENVIRONMENT_TYPES = ['DEVELOPMENT', 'PREVIEW', 'STAGING', 'PRODUCTION'] as const
 export type EnvironmentType = (typeof ENVIRONMENT_TYPES)[number]
 
-const ClusterPermissionEnum = Type.Unsafe<ClusterPermission>({
-  type: 'string',
-  enum: [...CLUSTER_PERMISSIONS],
-  title: 'OrganizationCustomRoleClusterPermission',
-})
-const ProjectPermissionEnum = Type.Unsafe<ProjectPermission>({
-  type: 'string',
-  enum: [...PROJECT_PERMISSIONS],
-  title: 'OrganizationCustomRoleProjectPermission',
-})
-const EnvironmentTypeEnum = Type.Unsafe<EnvironmentType>({ type: 'string', enum: [...ENVIRONMENT_TYPES], title: 'EnvironmentModeEnum' })
+const ClusterPermissionEnum = Enum(CLUSTER_PERMISSIONS, 'OrganizationCustomRoleClusterPermission')
+const ProjectPermissionEnum = Enum(PROJECT_PERMISSIONS, 'OrganizationCustomRoleProjectPermission')
+const EnvironmentTypeEnum = Enum(ENVIRONMENT_TYPES, 'EnvironmentModeEnum')
 
-const Name = Type.String({
-  minLength: 1,
-  maxLength: 255,
-  pattern: '\\S',
-  description: 'unique in the organization, ignoring case; not a built-in role name',
-})
+const Name = RequestName('unique in the organization, ignoring case; not a built-in role name')
 const Description = Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]))
 
 export const CustomRoleCreateRequest = Type.Object(

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import { NamedResource, RequestName } from '#src/platform/http/named-resources.ts'
 
 /** The modes a client may choose; PREVIEW is the platform's own, for cloned preview environments. */
 export const CREATE_MODES = ['DEVELOPMENT', 'PRODUCTION', 'STAGING'] as const
@@ -11,7 +12,7 @@ export type Mode = (typeof MODES)[number]
 const createMode = (options: { default?: CreateMode } = {}) =>
   Type.Unsafe<CreateMode>({ type: 'string', enum: [...CREATE_MODES], title: 'CreateEnvironmentModeEnum', ...options })
 const Mode = Type.Unsafe<Mode>({ type: 'string', enum: [...MODES], title: 'EnvironmentModeEnum' })
-const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'name is case insensitive; unique in the project' })
+const Name = RequestName('name is case insensitive; unique in the project')
 const autoPreview = (options: { default?: boolean } = {}) =>
   Type.Boolean({ description: 'Berth extension: the auto_preview that helm services created in the environment take by default', ...options })
 
@@ -32,23 +33,16 @@ export const EnvironmentEditRequest = Type.Object(
 )
 export type EnvironmentEditRequest = Static<typeof EnvironmentEditRequest>
 
-export const Environment = Type.Object(
-  {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: DateTime,
-    name: Type.String(),
-    organization: Type.Object({ id: Uuid }),
-    project: Type.Object({ id: Uuid }),
-    cloud_provider: Type.Object({ provider: Type.String(), cluster: Type.String() }),
-    mode: Mode,
-    cluster_id: Uuid,
-    cluster_name: Type.String(),
-    expires_at: Nullable(DateTime),
-    auto_preview: autoPreview(),
-  },
-  { title: 'Environment' },
-)
+export const Environment = NamedResource('Environment', {
+  organization: Type.Object({ id: Uuid }),
+  project: Type.Object({ id: Uuid }),
+  cloud_provider: Type.Object({ provider: Type.String(), cluster: Type.String() }),
+  mode: Mode,
+  cluster_id: Uuid,
+  cluster_name: Type.String(),
+  expires_at: Nullable(DateTime),
+  auto_preview: autoPreview(),
+})
 export type Environment = Static<typeof Environment>
 
 export const EnvironmentResponseList = ListResponse(Environment, 'EnvironmentResponseList')

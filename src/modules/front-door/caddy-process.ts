@@ -4,6 +4,7 @@ import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { startOrStop, terminate, watchExit } from '#src/platform/child-processes.ts'
 import { answers, stopCaddy, storageRoot } from './caddy-admin.ts'
 
 // The Caddy `berth serve` runs as the front door (docs/front-door.md): `caddy run` (argv, no
@@ -135,14 +136,7 @@ export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyP
     })
     child = started
     let ran = false
-    let spawnError: Error | undefined
-    const exited = new Promise<void>((resolve) => {
-      started.once('exit', () => resolve())
-      started.once('error', (error) => {
-        spawnError = error
-        resolve()
-      })
-    })
+    const { exited, spawnError } = watchExit(started)
     started.once('exit', (code, signal) => {
       // One that never answered is the failed start's to retry (below).
       if (stopping || !ran) return
@@ -152,9 +146,10 @@ export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyP
     if (started.pid !== undefined) await writeFileAtomically(pidFile(dir), `${started.pid}\n`)
     const deadline = Date.now() + READY_TIMEOUT_MS
     while (!(await oursAnswers(started))) {
-      if (spawnError)
+      const error = spawnError()
+      if (error)
         throw new Error(
-          `the front door could not run ${settings.caddyPath} (${spawnError.message}): install Caddy (Debian: apt install caddy), set BERTH_CADDY_PATH, or turn the front door off with BERTH_PROXY=off`,
+          `the front door could not run ${settings.caddyPath} (${error.message}): install Caddy (Debian: apt install caddy), set BERTH_CADDY_PATH, or turn the front door off with BERTH_PROXY=off`,
         )
       if (started.exitCode !== null || started.signalCode !== null)
         throw new Error(`caddy exited (code ${started.exitCode}) before its admin API answered at ${adminUrl}; see ${path.join(dir, 'caddy.log')}`)
@@ -191,25 +186,12 @@ export async function startCaddy(settings: CaddyProcessSettings): Promise<CaddyP
   const stop = async () => {
     stopping = true
     const running = child
-    if (running && running.exitCode === null && running.signalCode === null) {
-      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()))
-      running.kill('SIGTERM')
-      const timer = setTimeout(() => {
-        log.warn({ component: 'caddy', pid: running.pid, waitedMs: STOP_TIMEOUT_MS }, 'the front door (caddy) did not stop after SIGTERM; killing it')
-        running.kill('SIGKILL')
-      }, STOP_TIMEOUT_MS)
-      await exited
-      clearTimeout(timer)
-    }
+    await terminate(running, STOP_TIMEOUT_MS, () =>
+      log.warn({ component: 'caddy', pid: running?.pid, waitedMs: STOP_TIMEOUT_MS }, 'the front door (caddy) did not stop after SIGTERM; killing it'),
+    )
     await rm(pidFile(dir), { force: true })
     await logFile.close().catch(() => undefined)
   }
 
-  try {
-    await spawnOnce()
-  } catch (error) {
-    await stop()
-    throw error
-  }
-  return { stop }
+  return startOrStop(spawnOnce, stop)
 }

@@ -1,16 +1,15 @@
 import { type Static, Type } from 'typebox'
-import { DateTime, Uuid } from '#src/platform/http/common-schemas.ts'
+import { DateTime, Enum, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
 
 /** The reference's (deprecated) role words of an invitation. */
 export const INVITE_ROLES = ['ADMIN', 'DEVELOPER', 'OWNER', 'VIEWER'] as const
 export type InviteRole = (typeof INVITE_ROLES)[number]
-const InviteRoleEnum = Type.Unsafe<InviteRole>({
-  type: 'string',
-  enum: [...INVITE_ROLES],
-  title: 'InviteMemberRoleEnum',
-  description: 'deprecated: OWNER and ADMIN invite as ADMIN, DEVELOPER as WRITE, VIEWER as READ; prefer role_id',
-})
+const InviteRoleEnum = Enum(
+  INVITE_ROLES,
+  'InviteMemberRoleEnum',
+  'deprecated: OWNER and ADMIN invite as ADMIN, DEVELOPER as WRITE, VIEWER as READ; prefer role_id',
+)
 
 export const InviteMemberRequest = Type.Object(
   {

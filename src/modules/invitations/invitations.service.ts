@@ -1,7 +1,7 @@
+import { insertOrganizationRecord } from '#src/modules/organizations/organization-records.ts'
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { HeldRole } from '#src/platform/auth/roles.ts'
-import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { InvitationRow, InvitationsRepository } from './invitations.repository.ts'
@@ -53,14 +53,10 @@ export function createInvitationsService({ repo, organizations, actorName, listL
       const { role, customRoleId = null } = input.held
       const roleName = customRoleId ? await organizations.customRoleName(organizationId, customRoleId) : null
       const inviter = await actorName(principal)
-      const row = await whenParentGone(
-        () => notFound('organization'),
-        () =>
-          withUniqueName(
-            'member_invitations_email_key',
-            () => alreadyInvited(input.email),
-            () => repo.insert({ organizationId, email: input.email, role, customRoleId, inviter }),
-          ),
+      const row = await insertOrganizationRecord(
+        'member_invitations_email_key',
+        () => alreadyInvited(input.email),
+        () => repo.insert({ organizationId, email: input.email, role, customRoleId, inviter }),
       )
       return { ...row, organizationName: organization.name, customRoleName: roleName }
     },

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { open } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { startOrStop, terminate, watchExit } from '#src/platform/child-processes.ts'
 
 // A program `berth serve` runs and keeps running (Prometheus, Alertmanager): argv only, no shell;
 // its output appended to a log file; ready when `readyUrl` answers 2xx; started again, with a
@@ -52,14 +53,7 @@ export async function superviseProcess(settings: SupervisedProcessSettings): Pro
     await settings.beforeStart?.()
     const started = spawn(settings.program, settings.args, { stdio: ['ignore', output.fd, output.fd] })
     child = started
-    let spawnError: Error | undefined
-    const exited = new Promise<void>((resolve) => {
-      started.once('exit', () => resolve())
-      started.once('error', (error) => {
-        spawnError = error
-        resolve()
-      })
-    })
+    const { exited, spawnError } = watchExit(started)
     started.once('exit', (code, signal) => {
       if (stopping) return
       log.warn({ component: name, code, signal, restartInMs: restartDelayMs }, `${name} stopped; starting it again`)
@@ -75,7 +69,8 @@ export async function superviseProcess(settings: SupervisedProcessSettings): Pro
     })
     const deadline = Date.now() + readyTimeoutMs
     while (!(await answersOk(settings.readyUrl))) {
-      if (spawnError) throw new Error(`could not run ${settings.program} (${spawnError.message})`)
+      const error = spawnError()
+      if (error) throw new Error(`could not run ${settings.program} (${error.message})`)
       if (started.exitCode !== null || started.signalCode !== null)
         throw new Error(`${settings.program} exited (code ${started.exitCode}) before it answered at ${settings.readyUrl}; see ${settings.logFile}`)
       if (Date.now() > deadline) throw new Error(`${settings.program} did not answer at ${settings.readyUrl} within ${readyTimeoutMs} ms`)
@@ -87,22 +82,9 @@ export async function superviseProcess(settings: SupervisedProcessSettings): Pro
 
   const stop = async () => {
     stopping = true
-    const running = child
-    if (running && running.exitCode === null && running.signalCode === null) {
-      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()))
-      running.kill('SIGTERM')
-      const timer = setTimeout(() => running.kill('SIGKILL'), STOP_TIMEOUT_MS)
-      await exited
-      clearTimeout(timer)
-    }
+    await terminate(child, STOP_TIMEOUT_MS)
     await output.close().catch(() => undefined)
   }
 
-  try {
-    await startOnce()
-  } catch (error) {
-    await stop()
-    throw error
-  }
-  return { stop }
+  return startOrStop(startOnce, stop)
 }

@@ -1,8 +1,9 @@
+import { organizationRecordReads } from '#src/modules/organizations/organization-records.ts'
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
 import { AppError, notFound } from '#src/platform/http/errors.ts'
-import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
+import { DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { CredentialRow, CredentialsRepository, CredentialTableName, CredentialTables } from './credentials.repository.ts'
 
 /** What one family of credentials (git tokens, helm repositories, container registries) adds to the shared rules. */
@@ -52,19 +53,10 @@ export function createCredentialsService<
   const uniqueName = <R>(name: string, write: () => Promise<R>) => withUniqueName(family.nameIndex, () => nameTaken(name), write)
   type Row = CredentialRow<T, Sealed>
 
-  async function get(principal: Principal, organizationId: string, id: string): Promise<Row> {
-    await organizations.requireRole(principal, organizationId, 'READ')
-    const row = await repo.findById(organizationId, id)
-    if (!row) throw notFound(noun)
-    return row
-  }
+  const { get, list } = organizationRecordReads<Row>(organizations, repo, { role: 'READ', noun, listLimit })
 
   return {
-    async list(principal: Principal, organizationId: string): Promise<CappedList<Row>> {
-      await organizations.requireRole(principal, organizationId, 'READ')
-      return capped(listLimit, (limit) => repo.list(organizationId, limit))
-    },
-
+    list,
     get,
 
     async create(principal: Principal, organizationId: string, input: Input): Promise<Row> {

@@ -1,11 +1,11 @@
+import { recordHead } from '#src/platform/http/named-resources.ts'
+
 // What the wire mappings of the three families share, in the order their schemas list it
 // (credentials.schemas.ts).
 
 /** The first fields of every credential in a response. */
 export const credentialResponseHead = (row: { id: string; createdAt: Date; updatedAt: Date; name: string }) => ({
-  id: row.id,
-  created_at: row.createdAt.toISOString(),
-  updated_at: row.updatedAt.toISOString(),
+  ...recordHead(row),
   name: row.name,
 })
 

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { DateTime, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import { recordHeadSchema } from '#src/platform/http/named-resources.ts'
 import { GROUP_ASSOCIATED_ITEM_TYPES } from '#src/platform/service-types.ts'
 
 export const ANNOTATIONS_GROUP_SCOPES = [
@@ -45,7 +46,7 @@ export const AnnotationsGroupRequest = Type.Object(
 )
 export type AnnotationsGroupRequest = Static<typeof AnnotationsGroupRequest>
 
-const base = { id: Uuid, created_at: DateTime, updated_at: Type.Optional(DateTime) }
+const base = recordHeadSchema()
 
 export const LabelsGroupResponse = Type.Object(
   { ...base, name: Type.String(), labels: Type.Array(Label) },

@@ -6,6 +6,7 @@ import { SERVICE_TYPES } from '#src/platform/deployment-states.ts'
 import { EnvironmentStatus } from '#src/platform/deployment-status.schemas.ts'
 import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import { NamedResource } from '#src/platform/http/named-resources.ts'
 import { GIT_TOKEN_ASSOCIATED_SERVICE_TYPES } from '#src/platform/service-types.ts'
 
 const Mode = Enum(MODES, 'EnvironmentModeEnum')
@@ -37,19 +38,12 @@ export const ServiceLightList = ListResponse(
 )
 
 export const OrganizationEnvironmentList = ListResponse(
-  Type.Object(
-    {
-      id: Uuid,
-      created_at: DateTime,
-      updated_at: DateTime,
-      name: Type.String(),
-      organization: Type.Object({ id: Uuid }),
-      project: Type.Object({ id: Uuid }),
-      mode: Mode,
-      cluster_id: Type.Optional(Uuid),
-    },
-    { title: 'OrganizationEnvironmentResponse' },
-  ),
+  NamedResource('OrganizationEnvironmentResponse', {
+    organization: Type.Object({ id: Uuid }),
+    project: Type.Object({ id: Uuid }),
+    mode: Mode,
+    cluster_id: Type.Optional(Uuid),
+  }),
   'OrganizationEnvironmentResponseList',
 )
 

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
+import { NamedResource, RequestName } from '#src/platform/http/named-resources.ts'
 
 export const PLANS = [
   'FREE',
@@ -18,7 +19,7 @@ export const PLANS = [
 
 export type Plan = (typeof PLANS)[number]
 const Plan = Type.Unsafe<Plan>({ type: 'string', enum: [...PLANS], title: 'PlanEnum' })
-const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'case insensitive; unique on the server' })
+const Name = RequestName('case insensitive; unique on the server')
 const OptionalText = Type.Optional(Nullable(Type.String({ maxLength: 10_000 })))
 const OptionalUrl = Type.Optional(Nullable(Type.String({ maxLength: 2048 })))
 const AdminEmails = Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 320 }), { maxItems: 100 })))
@@ -43,35 +44,28 @@ export const OrganizationEditRequest = Type.Object(
 )
 export type OrganizationEditRequest = Static<typeof OrganizationEditRequest>
 
-export const Organization = Type.Object(
-  {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: DateTime,
-    name: Type.String(),
-    description: Nullable(Type.String()),
-    plan: Type.String(),
-    website_url: Nullable(Type.String()),
-    repository: Nullable(Type.String()),
-    logo_url: Nullable(Type.String()),
-    icon_url: Nullable(Type.String()),
-    admin_emails: Nullable(Type.Array(Type.String())),
-    owner: Type.Optional(Uuid),
-    parent_organization_id: Nullable(
-      Type.String({
-        format: 'uuid',
-        description:
-          'Berth extension: the organization whose API token created this one; its ADMINs manage this one too. Null for organizations created by users or by `berth token create`.',
-      }),
-    ),
-    billing_deployment_restriction: Nullable(Type.String()),
-    organization_plan: Type.Object({
-      plan: Type.String(),
-      audit_logs_retention_in_days: Type.Number(),
+export const Organization = NamedResource('Organization', {
+  description: Nullable(Type.String()),
+  plan: Type.String(),
+  website_url: Nullable(Type.String()),
+  repository: Nullable(Type.String()),
+  logo_url: Nullable(Type.String()),
+  icon_url: Nullable(Type.String()),
+  admin_emails: Nullable(Type.Array(Type.String())),
+  owner: Type.Optional(Uuid),
+  parent_organization_id: Nullable(
+    Type.String({
+      format: 'uuid',
+      description:
+        'Berth extension: the organization whose API token created this one; its ADMINs manage this one too. Null for organizations created by users or by `berth token create`.',
     }),
-  },
-  { title: 'Organization' },
-)
+  ),
+  billing_deployment_restriction: Nullable(Type.String()),
+  organization_plan: Type.Object({
+    plan: Type.String(),
+    audit_logs_retention_in_days: Type.Number(),
+  }),
+})
 export type Organization = Static<typeof Organization>
 
 export const OrganizationResponseList = ListResponse(Organization, 'OrganizationResponseList')

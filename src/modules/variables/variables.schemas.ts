@@ -1,5 +1,6 @@
-import { type Static, type TSchema, Type } from 'typebox'
-import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { type Static, type TProperties, type TSchema, Type } from 'typebox'
+import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { recordHeadSchema } from '#src/platform/http/named-resources.ts'
 import { LINKED_SERVICE_TYPES, SERVICE_TYPES_FOR_VARIABLES, VARIABLE_SCOPES } from '#src/platform/service-types.ts'
 import { KEY_MAX_LENGTH, MOUNT_PATH_MAX_LENGTH, VALUE_MAX_BYTES } from './variable-rules.ts'
 
@@ -32,11 +33,19 @@ const requestNotes = {
   enable_interpolation_in_file: Type.Optional(Nullable(Interpolation)),
 }
 
-const Base = { id: Uuid, created_at: DateTime, updated_at: Type.Optional(DateTime) }
+const Base = recordHeadSchema()
+
+/** The secret manager field the generic create and edit requests end with. */
+const secretManager = { secret_manager_access_id: Type.Optional(SecretManagerAccessId) }
+
+/** A generic API request: its own `fields`, the notes, then `last`. */
+const variableRequest = <Fields extends TProperties, Last extends TProperties>(title: string, fields: Fields, last: Last) =>
+  Type.Object({ ...fields, ...requestNotes, ...last }, { title })
 
 // --- generic API (tag Variable Main Calls) ---------------------------------------------------
 
-export const VariableRequest = Type.Object(
+export const VariableRequest = variableRequest(
+  'VariableRequest',
   {
     key: Key,
     value: Value,
@@ -44,43 +53,21 @@ export const VariableRequest = Type.Object(
     is_secret: Type.Boolean({ description: 'a secret is sealed at rest and its value never returned' }),
     variable_scope: VariableScopeEnum,
     variable_parent_id: Uuid,
-    ...requestNotes,
-    secret_manager_access_id: Type.Optional(SecretManagerAccessId),
   },
-  { title: 'VariableRequest' },
+  secretManager,
 )
 export type VariableRequest = Static<typeof VariableRequest>
 
-export const VariableEditRequest = Type.Object(
-  {
-    key: Key,
-    value: Type.Optional(Nullable(Value)),
-    ...requestNotes,
-    secret_manager_access_id: Type.Optional(SecretManagerAccessId),
-  },
-  { title: 'VariableEditRequest' },
-)
+export const VariableEditRequest = variableRequest('VariableEditRequest', { key: Key, value: Type.Optional(Nullable(Value)) }, secretManager)
 export type VariableEditRequest = Static<typeof VariableEditRequest>
 
-export const VariableAliasRequest = Type.Object(
-  {
-    key: Key,
-    alias_scope: VariableScopeEnum,
-    alias_parent_id: Uuid,
-    ...requestNotes,
-  },
-  { title: 'VariableAliasRequest' },
-)
+export const VariableAliasRequest = variableRequest('VariableAliasRequest', { key: Key, alias_scope: VariableScopeEnum, alias_parent_id: Uuid }, {})
 export type VariableAliasRequest = Static<typeof VariableAliasRequest>
 
-export const VariableOverrideRequest = Type.Object(
-  {
-    value: Value,
-    override_scope: VariableScopeEnum,
-    override_parent_id: Uuid,
-    ...requestNotes,
-  },
-  { title: 'VariableOverrideRequest' },
+export const VariableOverrideRequest = variableRequest(
+  'VariableOverrideRequest',
+  { value: Value, override_scope: VariableScopeEnum, override_parent_id: Uuid },
+  {},
 )
 export type VariableOverrideRequest = Static<typeof VariableOverrideRequest>
 

@@ -1,3 +1,4 @@
+import { organizationRecordReads } from '#src/modules/organizations/organization-records.ts'
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import { whenParentGone } from '#src/platform/db/errors.ts'
@@ -52,19 +53,10 @@ export function createWebhooksService({ repo, organizations, secrets, allowPriva
     ...(input.targetSecret === undefined ? {} : { targetSecretSealed: input.targetSecret === null ? null : secrets.seal(input.targetSecret) }),
   })
 
-  async function get(principal: Principal, organizationId: string, webhookId: string): Promise<WebhookRow> {
-    await organizations.requireRole(principal, organizationId, 'ADMIN')
-    const row = await repo.findById(organizationId, webhookId)
-    if (!row) throw notFound('webhook')
-    return row
-  }
+  const { get, list } = organizationRecordReads(organizations, repo, { role: 'ADMIN', noun: 'webhook', listLimit })
 
   return {
-    async list(principal: Principal, organizationId: string): Promise<CappedList<WebhookRow>> {
-      await organizations.requireRole(principal, organizationId, 'ADMIN')
-      return capped(listLimit, (limit) => repo.list(organizationId, limit))
-    },
-
+    list,
     get,
 
     async create(principal: Principal, organizationId: string, input: WebhookInput): Promise<WebhookRow> {

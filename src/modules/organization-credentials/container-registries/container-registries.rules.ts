@@ -1,6 +1,7 @@
 import { gitApiUrlProblem } from '#src/modules/git-providers/address-guard.ts'
 import type { FieldError } from '#src/platform/http/errors.ts'
 import { hasUrlCredentials, urlCredentialsMessage } from '#src/platform/http/url-credentials.ts'
+import { SEALED_CONFIG_WIRE_NAMES } from '../credentials.schemas.ts'
 import { type ConfigFields, configChecks } from '../sealed-config.ts'
 import type { ContainerRegistryKind } from './container-registries.schemas.ts'
 
@@ -31,25 +32,7 @@ export type PublicConfig = Partial<Record<PublicConfigField, string | number>>
 export type SecretConfig = Partial<Record<SecretConfigField, string>>
 
 /** Each config field's name on the wire, in `config` of the request and the response. */
-export const CONFIG_WIRE_NAMES = {
-  username: 'username',
-  password: 'password',
-  region: 'region',
-  accessKeyId: 'access_key_id',
-  secretAccessKey: 'secret_access_key',
-  roleArn: 'role_arn',
-  scalewayAccessKey: 'scaleway_access_key',
-  scalewaySecretKey: 'scaleway_secret_key',
-  scalewayProjectId: 'scaleway_project_id',
-  jsonCredentials: 'json_credentials',
-  gcpCredentialsType: 'gcp_credentials_type',
-  projectId: 'project_id',
-  serviceAccountEmail: 'service_account_email',
-  workloadIdentityProviderResource: 'workload_identity_provider_resource',
-  tokenLifetimeSeconds: 'token_lifetime_seconds',
-  azureTenantId: 'azure_tenant_id',
-  azureSubscriptionId: 'azure_subscription_id',
-} as const satisfies Record<ConfigField, string>
+export const CONFIG_WIRE_NAMES: Record<ConfigField, string> = SEALED_CONFIG_WIRE_NAMES
 
 /** The registries' config fields, for the shared sealed config (`sealed-config.ts`). */
 export const REGISTRY_CONFIG_FIELDS: ConfigFields<PublicConfigField, SecretConfigField, string | number> = {

@@ -2,15 +2,7 @@ import { type Static, Type } from 'typebox'
 import { associatedServicesList } from '#src/platform/associated-services.ts'
 import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
 import { ListResponse } from '#src/platform/http/lists.ts'
-import {
-  awsAndScalewayResponseConfig,
-  basicAndAwsConfig,
-  CredentialDescription,
-  CredentialName,
-  configValue,
-  credentialResponseHead,
-  SECRET,
-} from '../credentials.schemas.ts'
+import { basicAndAwsConfig, configValue, optionalStrings, SECRET, sealedCredentialRequest, sealedCredentialResponse } from '../credentials.schemas.ts'
 
 export const CONTAINER_REGISTRY_KINDS = [
   'ECR',
@@ -35,11 +27,10 @@ export const ContainerRegistryKind = Type.Unsafe<ContainerRegistryKind>({
 // null is accepted as "not given" for clients that send every key (the Terraform provider does).
 const ConfigValue = configValue(16_384)
 
-export const ContainerRegistryRequest = Type.Object(
+export const ContainerRegistryRequest = sealedCredentialRequest(
+  'ContainerRegistryRequest',
+  ContainerRegistryKind,
   {
-    name: CredentialName,
-    kind: ContainerRegistryKind,
-    description: CredentialDescription,
     url: Type.Optional(
       Nullable(
         Type.String({
@@ -51,54 +42,38 @@ export const ContainerRegistryRequest = Type.Object(
         }),
       ),
     ),
-    config: Type.Object(
-      {
-        ...basicAndAwsConfig(ConfigValue, 'ECR'),
-        region: ConfigValue('required for ECR, SCALEWAY_CR and GCP_ARTIFACT_REGISTRY'),
-        role_arn: ConfigValue('ECR: a role to assume instead of static keys'),
-        scaleway_access_key: ConfigValue('required for SCALEWAY_CR'),
-        scaleway_secret_key: ConfigValue(`required for SCALEWAY_CR; ${SECRET}`),
-        scaleway_project_id: ConfigValue(),
-        json_credentials: ConfigValue(`GCP_ARTIFACT_REGISTRY: a service account JSON key, unless workload identity federation is used; ${SECRET}`),
-        gcp_credentials_type: Type.Optional(
-          Nullable(Type.Unsafe<'workload_identity_federation'>({ type: 'string', enum: ['workload_identity_federation'] })),
-        ),
-        project_id: ConfigValue('GCP_ARTIFACT_REGISTRY with workload identity federation'),
-        service_account_email: ConfigValue('GCP_ARTIFACT_REGISTRY with workload identity federation'),
-        workload_identity_provider_resource: ConfigValue('GCP_ARTIFACT_REGISTRY with workload identity federation'),
-        token_lifetime_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }))),
-        azure_tenant_id: ConfigValue('required for AZURE_CR'),
-        azure_subscription_id: ConfigValue('required for AZURE_CR'),
-      },
-      { additionalProperties: false },
-    ),
   },
-  { additionalProperties: false, title: 'ContainerRegistryRequest' },
+  {
+    ...basicAndAwsConfig(ConfigValue, 'ECR'),
+    region: ConfigValue('required for ECR, SCALEWAY_CR and GCP_ARTIFACT_REGISTRY'),
+    role_arn: ConfigValue('ECR: a role to assume instead of static keys'),
+    scaleway_access_key: ConfigValue('required for SCALEWAY_CR'),
+    scaleway_secret_key: ConfigValue(`required for SCALEWAY_CR; ${SECRET}`),
+    scaleway_project_id: ConfigValue(),
+    json_credentials: ConfigValue(`GCP_ARTIFACT_REGISTRY: a service account JSON key, unless workload identity federation is used; ${SECRET}`),
+    gcp_credentials_type: Type.Optional(
+      Nullable(Type.Unsafe<'workload_identity_federation'>({ type: 'string', enum: ['workload_identity_federation'] })),
+    ),
+    project_id: ConfigValue('GCP_ARTIFACT_REGISTRY with workload identity federation'),
+    service_account_email: ConfigValue('GCP_ARTIFACT_REGISTRY with workload identity federation'),
+    workload_identity_provider_resource: ConfigValue('GCP_ARTIFACT_REGISTRY with workload identity federation'),
+    token_lifetime_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }))),
+    azure_tenant_id: ConfigValue('required for AZURE_CR'),
+    azure_subscription_id: ConfigValue('required for AZURE_CR'),
+  },
 )
 export type ContainerRegistryRequest = Static<typeof ContainerRegistryRequest>
 
-// Only the fields safe to return: the serializer drops anything else, a secret included.
-const ResponseConfig = Type.Object({
-  ...awsAndScalewayResponseConfig(),
-  gcp_credentials_type: Type.Optional(Type.String()),
-  project_id: Type.Optional(Type.String()),
-  service_account_email: Type.Optional(Type.String()),
-  workload_identity_provider_resource: Type.Optional(Type.String()),
-  token_lifetime_seconds: Type.Optional(Type.Integer()),
-  azure_tenant_id: Type.Optional(Type.String()),
-  azure_subscription_id: Type.Optional(Type.String()),
-})
-
-export const ContainerRegistryResponse = Type.Object(
+export const ContainerRegistryResponse = sealedCredentialResponse(
+  'ContainerRegistryResponse',
+  ContainerRegistryKind,
+  { description: Type.Optional(Type.String()), url: Type.String() },
+  'container registry',
   {
-    ...credentialResponseHead(),
-    kind: ContainerRegistryKind,
-    description: Type.Optional(Type.String()),
-    url: Type.String(),
-    associated_services_count: Type.Integer({ description: 'The number of services using this container registry' }),
-    config: ResponseConfig,
+    ...optionalStrings('gcp_credentials_type', 'project_id', 'service_account_email', 'workload_identity_provider_resource'),
+    token_lifetime_seconds: Type.Optional(Type.Integer()),
+    ...optionalStrings('azure_tenant_id', 'azure_subscription_id'),
   },
-  { title: 'ContainerRegistryResponse' },
 )
 export type ContainerRegistryResponse = Static<typeof ContainerRegistryResponse>
 

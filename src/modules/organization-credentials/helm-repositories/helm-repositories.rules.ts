@@ -1,5 +1,6 @@
 import type { FieldError } from '#src/platform/http/errors.ts'
 import { hasUrlCredentials, urlCredentialsMessage } from '#src/platform/http/url-credentials.ts'
+import { SEALED_CONFIG_WIRE_NAMES } from '../credentials.schemas.ts'
 import { type ConfigFields, configChecks } from '../sealed-config.ts'
 import type { HelmRepositoryKind } from './helm-repositories.schemas.ts'
 
@@ -19,30 +20,14 @@ export const SECRET_CONFIG_FIELDS = ['password', 'secretAccessKey', 'scalewaySec
 
 export type PublicConfigField = (typeof PUBLIC_CONFIG_FIELDS)[number]
 export type SecretConfigField = (typeof SECRET_CONFIG_FIELDS)[number]
-export type ConfigField = PublicConfigField | SecretConfigField
 export type PublicConfig = Partial<Record<PublicConfigField, string>>
 export type SecretConfig = Partial<Record<SecretConfigField, string>>
-
-/** Each config field's name on the wire, in `config` of the request and the response. */
-export const CONFIG_WIRE_NAMES = {
-  username: 'username',
-  password: 'password',
-  accessKeyId: 'access_key_id',
-  secretAccessKey: 'secret_access_key',
-  region: 'region',
-  roleArn: 'role_arn',
-  scalewayAccessKey: 'scaleway_access_key',
-  scalewaySecretKey: 'scaleway_secret_key',
-  scalewayProjectId: 'scaleway_project_id',
-  azureTenantId: 'azure_tenant_id',
-  azureSubscriptionId: 'azure_subscription_id',
-} as const satisfies Record<ConfigField, string>
 
 /** The helm repositories' config fields, for the shared sealed config (`sealed-config.ts`). */
 export const HELM_CONFIG_FIELDS: ConfigFields<PublicConfigField, SecretConfigField> = {
   public: PUBLIC_CONFIG_FIELDS,
   secret: SECRET_CONFIG_FIELDS,
-  wireNames: CONFIG_WIRE_NAMES,
+  wireNames: SEALED_CONFIG_WIRE_NAMES,
 }
 
 const URL_SCHEME: Record<HelmRepositoryKind, 'https:' | 'oci:'> = {

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { SERVICE_TYPES, type ServiceType } from '#src/platform/deployment-states.ts'
-import { DateTime, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { recordHeadSchema } from '#src/platform/http/named-resources.ts'
 
 export const DeploymentStageRequest = Type.Object(
   {
@@ -19,9 +20,7 @@ export type DeploymentStageRequest = Static<typeof DeploymentStageRequest>
 
 const DeploymentStageServiceResponse = Type.Object(
   {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: Type.Optional(DateTime),
+    ...recordHeadSchema(),
     service_id: Uuid,
     service_type: Type.Unsafe<ServiceType>({
       type: 'string',
@@ -36,9 +35,7 @@ const DeploymentStageServiceResponse = Type.Object(
 
 export const DeploymentStageResponse = Type.Object(
   {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: Type.Optional(DateTime),
+    ...recordHeadSchema(),
     environment: Type.Object({ id: Uuid }),
     name: Type.String({ description: 'name is case insensitive' }),
     description: Type.String(),

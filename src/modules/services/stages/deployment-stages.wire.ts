@@ -1,3 +1,4 @@
+import { recordHead } from '#src/platform/http/named-resources.ts'
 import type { StageWithServices } from './deployment-stages.repository.ts'
 import type { DeploymentStageRequest, DeploymentStageResponse } from './deployment-stages.schemas.ts'
 import type { StageInput } from './deployment-stages.service.ts'
@@ -6,18 +7,14 @@ export const stageInput = (body: DeploymentStageRequest): StageInput => ({ name:
 
 export function toStageResponse(stage: StageWithServices): DeploymentStageResponse {
   return {
-    id: stage.id,
-    created_at: stage.createdAt.toISOString(),
-    updated_at: stage.updatedAt.toISOString(),
+    ...recordHead(stage),
     environment: { id: stage.environmentId },
     name: stage.name,
     description: stage.description ?? '',
     deployment_order: stage.position,
     services: stage.services.map((service) => ({
       // A service is in one stage at a time: its id names its membership too.
-      id: service.id,
-      created_at: service.createdAt.toISOString(),
-      updated_at: service.updatedAt.toISOString(),
+      ...recordHead(service),
       service_id: service.id,
       service_type: service.kind,
       is_skipped: service.skipped,

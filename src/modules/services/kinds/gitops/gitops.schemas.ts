@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
-import { DateTime, Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { Enum, Nullable, Uuid } from '#src/platform/http/common-schemas.ts'
+import { recordHeadSchema } from '#src/platform/http/named-resources.ts'
 
 // Berth extension: the GITOPS_APP services the Argo CD poller keeps (docs/argocd.md). The
 // reference serves them through getArgoCdApp; these are the routes every kind has.
@@ -12,9 +13,7 @@ export const GitOpsAppRequest = Type.Object(
 
 export const GitOpsAppResponse = Type.Object(
   {
-    id: Uuid,
-    created_at: DateTime,
-    updated_at: Type.Optional(DateTime),
+    ...recordHeadSchema(),
     environment: Type.Object({ id: Uuid }),
     name: Type.String({ description: "the application's name in Argo CD" }),
     service_type: Enum(['GITOPS_APP'] as const, 'ServiceTypeEnum'),
