@@ -180,7 +180,7 @@ export function apiRoutes(deps: ApiRouteDeps) {
     // exportEnvironmentConfigurationIntoTerraform: the environment as the API answers it, in the provider's terms.
     await api.register(
       terraformExportRoutes({
-        requireEnvironment: environments.requireEnvironment,
+        environments,
         listStages: services.listStages,
         listServices: services.listServicesOf,
         serviceAnswer: async (principal, service) => {
@@ -216,7 +216,7 @@ export function apiRoutes(deps: ApiRouteDeps) {
     // createHelmDefaultValues: the chart's values.yaml through helm, from its helm repository or git (docs/kubernetes.md).
     await api.register(
       helmDefaultValuesRoutes({
-        requireEnvironment: environments.requireEnvironment,
+        environments,
         requireChartRepository: services.helmRepositories.requireChartRepository,
         defaultValues: (organizationId, source) =>
           chartDefaultValues(
@@ -287,7 +287,7 @@ export function apiRoutes(deps: ApiRouteDeps) {
       jobCleanupRoutes(
         createJobCleanupService({
           requireService: services.services.requireService,
-          requireEnvironment: async (principal, id, needed) => (await environments.requireEnvironment(principal, id, needed)).environment,
+          environments,
           listServices: services.listServicesOf,
           cleanFailedRuns: serviceRuntime?.cleanFailedRuns,
         }),

@@ -259,7 +259,7 @@ function createCredentialServices(db: Db, options: ServiceOptions, { organizatio
   return {
     gitTokens,
     ...createGitProvidersModule({
-      requireOrganizationRole: organizations.requireRole,
+      organizations,
       listGitTokens: gitTokens.listGitTokens,
       openGitToken: gitTokens.openGitToken,
       caches: gitListings,
@@ -311,7 +311,6 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
     onDeleted: (environmentId) => options.historyVersions?.forget(environmentId),
     deploymentRuleFor: environmentRuleFromProject(projectDeploymentRules, createDeploymentRulesRepository(db)),
   })
-  const { requireEnvironment } = environments
   const servicesRepo = createServicesRepository(db)
   const stagesRepo = createDeploymentStagesRepository(db)
   const services = createServicesService({
@@ -325,7 +324,7 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
       findGroups: accounts.organizationGroups.findGroups,
     },
     requireScopedRole: organizations.requireScoped,
-    requireEnvironment,
+    environments,
     listLimit,
     listMaxBytes: options.listMaxBytes,
     limits: options.serviceLimits,
@@ -341,7 +340,7 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
     limits: options.variableLimits ?? DEFAULT_VARIABLE_LIMITS,
     requireScopedRole: organizations.requireScoped,
     requireProject: projects.requireProject,
-    requireEnvironment,
+    environments,
     requireService,
   })
   const deployments = createDeploymentTriggersService({
@@ -384,11 +383,11 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
       pageCacheBytes: options.historyCacheBytes ?? 0,
       versions: options.historyVersions,
     }),
-    deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), requireEnvironment }),
-    deploymentRules: createDeploymentRulesService({ repo: createDeploymentRulesRepository(db), requireEnvironment }),
+    deploymentLogs: createDeploymentLogsService({ repo: createDeploymentLogsRepository(db), environments }),
+    deploymentRules: createDeploymentRulesService({ repo: createDeploymentRulesRepository(db), environments }),
     deploymentStages: createDeploymentStagesService({
       repo: stagesRepo,
-      requireEnvironment,
+      environments,
       requireScopedRole: organizations.requireScoped,
       requireService,
       maxStages: options.serviceLimits?.perEnvironment,
@@ -464,7 +463,7 @@ function createServiceSideModules(db: Db, options: ServiceOptions, accounts: Acc
     gitWebhooks: createGitWebhooksService({
       repo: createGitWebhooksRepository(db),
       secrets,
-      requireOrganizationRole: organizations.requireRole,
+      organizations,
       listPushTargets: servicesRepo.listPushTargets,
       commitOverrides,
       deployedBy: deploymentRestrictions.deployedBy,
@@ -473,7 +472,7 @@ function createServiceSideModules(db: Db, options: ServiceOptions, accounts: Acc
     }),
     // Issue 48: what a deploy would meet (docs/checks.md).
     checks: createChecksService({
-      requireEnvironment: environments.requireEnvironment,
+      environments,
       hasGitToken: credentials.gitTokens.hasGitToken,
       credentials: repositoryCredentials(db, secrets),
       chartRepository: credentials.helmRepositories.chartRepositoryOf,
@@ -494,7 +493,7 @@ function createServiceSideModules(db: Db, options: ServiceOptions, accounts: Acc
       core: services,
       triggers: kindTriggers(deployments),
       secrets,
-      requireEnvironment: environments.requireEnvironment,
+      environments,
       commits: credentials.gitCommits,
       containerRegistries: credentials.containerRegistries,
       withLiveLinks: createLiveLinks({ db, customDomains, serviceRuntime: options.serviceRuntime, frontDoor: options.frontDoor }),
@@ -506,7 +505,7 @@ function createServiceSideModules(db: Db, options: ServiceOptions, accounts: Acc
       history: core.deploymentHistory,
       logs: core.deploymentLogs,
       findRun: historyRepo.findRun,
-      requireEnvironment: environments.requireEnvironment,
+      environments,
     }),
     // Issue 48: the organization's own views across its projects, environments and services.
     organizationViews: createOrganizationViewsService({

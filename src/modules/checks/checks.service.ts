@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { parse } from 'yaml'
-import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import { type Checkout, CheckoutError, type GitCredentials, lookInCheckout, pathInCheckout } from '#src/modules/executors/git-checkout.ts'
 import type { GitRepository } from '#src/modules/executors/workload.ts'
 import type { ContainerRegistriesService } from '#src/modules/organization-credentials/container-registries/container-registries.service.ts'
@@ -24,7 +24,7 @@ export interface GitRepositoryInput {
 }
 
 interface Deps {
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: EnvironmentRecord }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
   /** Whether the git token is one of the organization's. */
   hasGitToken(organizationId: string, gitTokenId: string): Promise<boolean>
   /** The credentials a repository is fetched with (executors' repositoryCredentials). */
@@ -70,7 +70,7 @@ export function createChecksService(deps: Deps) {
   }
 
   async function organizationOf(principal: Principal, environmentId: string): Promise<string> {
-    return (await deps.requireEnvironment(principal, environmentId, CHECK_ROLE)).environment.organizationId
+    return (await deps.environments.requireEnvironment(principal, environmentId, CHECK_ROLE)).environment.organizationId
   }
 
   return {

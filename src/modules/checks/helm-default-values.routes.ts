@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { ChartSource } from '#src/modules/executors/kubernetes/chart-default-values.ts'
 import { gitRepositoryRequest } from '#src/modules/services/git-repositories/git-repository.schemas.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 import type { ChartRepository } from './chart-index.ts'
@@ -34,7 +34,7 @@ const HelmDefaultValuesRequest = Type.Object(
 )
 
 export interface HelmDefaultValuesDeps {
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { organizationId: string } }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
   requireChartRepository(principal: Principal, organizationId: string, helmRepositoryId: string): Promise<ChartRepository>
   defaultValues(organizationId: string, source: ChartSource): Promise<string>
 }
@@ -60,7 +60,7 @@ export function helmDefaultValuesRoutes(deps: HelmDefaultValuesDeps): FastifyPlu
         },
       },
       async (req, reply) => {
-        const { environment } = await deps.requireEnvironment(req.principal, req.params.environmentId, 'WRITE')
+        const { environment } = await deps.environments.requireEnvironment(req.principal, req.params.environmentId, 'WRITE')
         const { git_repository: git, helm_repository: helm } = req.body.source
         let source: ChartSource
         if (git) {

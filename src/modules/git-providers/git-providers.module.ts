@@ -36,7 +36,7 @@ export function createGitListingCaches(settings: { cacheTtlMs: number; cacheMaxE
   }
 }
 
-export interface GitProvidersModuleDeps extends Pick<GitProvidersDeps, 'requireOrganizationRole' | 'listGitTokens' | 'openGitToken'> {
+export interface GitProvidersModuleDeps extends Pick<GitProvidersDeps, 'organizations' | 'listGitTokens' | 'openGitToken'> {
   caches: GitListingCaches
   /** BERTH_ALLOW_PRIVATE_URLS: may a provider's API lie in the server's own network. */
   allowPrivateUrls: boolean
@@ -48,8 +48,8 @@ export function createGitProvidersModule({ caches, allowPrivateUrls, ...deps }: 
   const http = createProviderHttp({ allowPrivateUrls })
   const tokens = { listGitTokens: deps.listGitTokens, openGitToken: deps.openGitToken, http, timeoutMs: deps.timeoutMs }
   return {
-    gitProviders: createGitProvidersService({ ...tokens, requireOrganizationRole: deps.requireOrganizationRole, cache: caches.branches }),
-    gitRepositories: createGitRepositoriesService({ ...tokens, requireOrganizationRole: deps.requireOrganizationRole, cache: caches.repositories }),
+    gitProviders: createGitProvidersService({ ...tokens, organizations: deps.organizations, cache: caches.branches }),
+    gitRepositories: createGitRepositoriesService({ ...tokens, organizations: deps.organizations, cache: caches.repositories }),
     /** Commits and webhooks of the repositories services build from, at their providers. */
     gitCommits: createGitCommitsService({ ...tokens, cache: caches.commits }),
     /** Closes the connections kept open to git providers. */

@@ -1,5 +1,5 @@
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import type { GitProvider } from '#src/platform/git-provider-names.ts'
 import { AppError, notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { bitbucket } from './bitbucket.ts'
@@ -20,7 +20,7 @@ export interface GitTokenRecord {
 }
 
 export interface GitProvidersDeps {
-  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  organizations: Pick<OrganizationsService, 'requireRole'>
   listGitTokens(organizationId: string): Promise<GitTokenRecord[]>
   openGitToken(organizationId: string, gitTokenId: string): Promise<{ row: GitTokenRecord; token: string } | undefined>
   cache: BranchCache<GitBranch[]>
@@ -131,7 +131,7 @@ export function createGitProvidersService(deps: GitProvidersDeps) {
      * cached per repository (cachedListing).
      */
     async listBranches(principal: Principal, organizationId: string, provider: GitProvider, input: BranchListingInput): Promise<GitBranch[]> {
-      await deps.requireOrganizationRole(principal, organizationId, 'READ')
+      await deps.organizations.requireRole(principal, organizationId, 'READ')
       const chosen = chooseGitToken(provider, input.gitTokenId, await deps.listGitTokens(organizationId))
       const adapter = adapters[provider]
       const repository = adapter.repository(input.repository, chosen.workspace)

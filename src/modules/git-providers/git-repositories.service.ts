@@ -5,8 +5,7 @@ import { ADAPTERS, cachedListing, chooseGitToken, type GitProvidersDeps } from '
 import { type GitRepositoryItem, type ListRepositories, REPOSITORY_LISTINGS } from './git-repositories.ts'
 
 /** What the repository listings need: the branch listing's token access and HTTP, with a cache of their own. */
-export interface GitRepositoriesDeps
-  extends Pick<GitProvidersDeps, 'requireOrganizationRole' | 'listGitTokens' | 'openGitToken' | 'http' | 'timeoutMs'> {
+export interface GitRepositoriesDeps extends Pick<GitProvidersDeps, 'organizations' | 'listGitTokens' | 'openGitToken' | 'http' | 'timeoutMs'> {
   cache: BranchCache<GitRepositoryItem[]>
   listings?: Record<GitProvider, ListRepositories>
 }
@@ -25,7 +24,7 @@ export function createGitRepositoriesService(deps: GitRepositoriesDeps) {
   return {
     /** The organization's git tokens, each an account at its provider (Berth has no OAuth accounts: its git tokens are them). */
     async listAccounts(principal: Principal, organizationId: string): Promise<GitAccount[]> {
-      await deps.requireOrganizationRole(principal, organizationId, 'READ')
+      await deps.organizations.requireRole(principal, organizationId, 'READ')
       const tokens = await deps.listGitTokens(organizationId)
       return tokens.map((token) => ({ id: token.id, provider: token.type, owner: token.workspace ?? token.name }))
     },
@@ -41,7 +40,7 @@ export function createGitRepositoriesService(deps: GitRepositoriesDeps) {
       provider: GitProvider,
       gitTokenId: string | null,
     ): Promise<GitRepositoryItem[]> {
-      await deps.requireOrganizationRole(principal, organizationId, 'READ')
+      await deps.organizations.requireRole(principal, organizationId, 'READ')
       const chosen = chooseGitToken(provider, gitTokenId, await deps.listGitTokens(organizationId), 'repositories')
       const adapter = ADAPTERS[provider]
       return cachedListing(

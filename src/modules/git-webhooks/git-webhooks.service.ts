@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { DeploymentTriggers, Selected } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import { repositoryKey } from '#src/modules/services/push-targets.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import { AppError, validationFailed } from '#src/platform/http/errors.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
 import type { GitWebhooksRepository } from './git-webhooks.repository.ts'
@@ -19,7 +19,7 @@ import { verifySignature, type WebhookProvider } from './webhook-signatures.ts'
 export interface GitWebhooksDeps {
   repo: GitWebhooksRepository
   secrets: SecretBox
-  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<unknown>
+  organizations: Pick<OrganizationsService, 'requireRole'>
   /** The organization's services a push to `branch` of `repository` deploys (services.repository `listPushTargets`). */
   listPushTargets(organizationId: string, repository: string, branch: string, defaultBranch: string | undefined): Promise<ServiceRecord[]>
   /** What a deploy of `commit` asks of a service of `type` (its deploy request's `git_commit_id`). */
@@ -178,7 +178,7 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
   return {
     /** The organization's webhook secret: ADMIN only. */
     async getSecret(principal: Principal, organizationId: string): Promise<WebhookSecretRecord> {
-      await deps.requireOrganizationRole(principal, organizationId, 'ADMIN')
+      await deps.organizations.requireRole(principal, organizationId, 'ADMIN')
       return toRecord(organizationId, await repo.findSecret(organizationId))
     },
 
@@ -190,7 +190,7 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
 
     /** Makes the organization a new secret; the old one verifies nothing from now on. ADMIN only. */
     async rotateSecret(principal: Principal, organizationId: string): Promise<WebhookSecretRecord> {
-      await deps.requireOrganizationRole(principal, organizationId, 'ADMIN')
+      await deps.organizations.requireRole(principal, organizationId, 'ADMIN')
       const stored = await repo.putSecret(organizationId, secrets.seal(newSecret()))
       if (!stored) throw new AppError('not_found', 'organization not found')
       return toRecord(organizationId, stored)
@@ -198,7 +198,7 @@ export function createGitWebhooksService(deps: GitWebhooksDeps) {
 
     /** Removes the secret: every delivery is refused until an ADMIN makes a new one. */
     async deleteSecret(principal: Principal, organizationId: string): Promise<void> {
-      await deps.requireOrganizationRole(principal, organizationId, 'ADMIN')
+      await deps.organizations.requireRole(principal, organizationId, 'ADMIN')
       if (!(await repo.deleteSecret(organizationId))) throw new AppError('not_found', 'git webhook secret not found')
     },
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
 import { validationFailed } from '#src/platform/http/errors.ts'
 
@@ -14,7 +14,7 @@ import { validationFailed } from '#src/platform/http/errors.ts'
 export interface JobCleanupDeps {
   /** The services core's check of one service: the module asks it for a JOB. */
   requireService: RequireService
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ organizationId: string; id: string }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
   /** The environment's services, every kind: the module keeps its jobs. */
   listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
   /** The executor's removal of a job's failed runs: the names of what went; undefined when nothing runs it for real. */
@@ -31,7 +31,7 @@ export function createJobCleanupService(deps: JobCleanupDeps) {
 
     /** The same for the environment's jobs (those of `jobIds` when given): the jobs something was removed for, and what. */
     async cleanEnvironment(principal: Principal, environmentId: string, jobIds: string[] | undefined) {
-      const environment = await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'DEPLOY')
       const jobs = (await deps.listServices(environment.organizationId, environment.id)).filter((service) => service.kind === 'JOB')
       const unknown = (jobIds ?? []).flatMap((id, index) => (jobs.some((job) => job.id === id) ? [] : [index]))
       if (unknown.length > 0) {

@@ -1,6 +1,5 @@
-import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import { notFound } from '#src/platform/http/errors.ts'
 import type { DeploymentRuleEdit, DeploymentRulesRepository } from './deployment-rules.repository.ts'
 
@@ -18,7 +17,7 @@ export interface DeploymentRuleRecord extends DeploymentRuleEdit {
 
 interface Deps {
   repo: DeploymentRulesRepository
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: EnvironmentRecord }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
 }
 
 /** What an environment's rule is until it is edited: the reference's defaults. */
@@ -31,11 +30,11 @@ const DEFAULT_RULE: DeploymentRuleEdit = {
   weekdays: [],
 }
 
-export function createDeploymentRulesService({ repo, requireEnvironment }: Deps) {
+export function createDeploymentRulesService({ repo, environments }: Deps) {
   return {
     /** READ on the environment. */
     async get(principal: Principal, environmentId: string): Promise<DeploymentRuleRecord> {
-      const { environment } = await requireEnvironment(principal, environmentId, 'READ')
+      const { environment } = await environments.requireEnvironment(principal, environmentId, 'READ')
       const row = await repo.find(environment.id)
       const { environmentId: _, ...rule } = row ?? {
         ...DEFAULT_RULE,
@@ -48,7 +47,7 @@ export function createDeploymentRulesService({ repo, requireEnvironment }: Deps)
 
     /** WRITE on the environment; `deploymentRuleId` is the environment's id (404 else). */
     async edit(principal: Principal, environmentId: string, deploymentRuleId: string, edit: DeploymentRuleEdit & { autoPreview: boolean }) {
-      const { environment } = await requireEnvironment(principal, environmentId, 'WRITE')
+      const { environment } = await environments.requireEnvironment(principal, environmentId, 'WRITE')
       if (deploymentRuleId.toLowerCase() !== environment.id) throw notFound('deployment rule')
       const { autoPreview, ...rule } = edit
       const { environmentId: _, ...row } = await repo.put(environment.id, rule, autoPreview)

@@ -5,8 +5,8 @@ import type { DeploymentLogsService } from '#src/modules/deployments/api/logs/de
 import type { StatusRecord } from '#src/modules/deployments/api/triggers/deployment-statuses.ts'
 import type { DeploymentTriggers } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { notFound } from '#src/platform/http/errors.ts'
 import { stableUuid } from '#src/platform/stable-uuid.ts'
@@ -19,7 +19,7 @@ export interface ServiceViewsDeps {
   history: Pick<DeploymentHistoryService, 'servicePage'>
   logs: Pick<DeploymentLogsService, 'last'>
   findRun(executionId: string): Promise<DeploymentRun | undefined>
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string } }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
 }
 
 /** A service's entry in the V2 history, the part the v1 lists show. */
@@ -57,7 +57,7 @@ export function createServiceViewsService(deps: ServiceViewsDeps) {
 
     /** uninstallEnvironment: one run that uninstalls every service of the environment (its records stay; a deploy installs them again). */
     async uninstallEnvironment(principal: Principal, environmentId: string): Promise<void> {
-      await deps.requireEnvironment(principal, environmentId, 'DEPLOY')
+      await deps.environments.requireEnvironment(principal, environmentId, 'DEPLOY')
       const { services } = await deps.deployments.getEnvironmentStatuses(principal, environmentId)
       if (services.length === 0) return
       const items = services.map(({ service }, index) => ({ type: service.kind, id: service.id, overrides: {}, path: `/services/${index}` }))
@@ -68,7 +68,7 @@ export function createServiceViewsService(deps: ServiceViewsDeps) {
     async deploymentRequest(principal: Principal, deploymentRequestId: string): Promise<DeploymentRun> {
       const run = await deps.findRun(deploymentRequestId.toLowerCase())
       if (!run) throw notFound('deployment request')
-      await deps.requireEnvironment(principal, run.environmentId, 'READ').catch(() => {
+      await deps.environments.requireEnvironment(principal, run.environmentId, 'READ').catch(() => {
         throw notFound('deployment request')
       })
       return run

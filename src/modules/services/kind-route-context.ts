@@ -1,8 +1,8 @@
 import type { Static } from 'typebox'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { GitCommitsService } from '#src/modules/git-providers/git-commits.service.ts'
 import type { ContainerRegistriesService } from '#src/modules/organization-credentials/container-registries/container-registries.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
 import type { Status } from '#src/platform/deployment-status.schemas.ts'
 import type { SecretBox } from '#src/platform/secrets/secret-box.ts'
@@ -28,7 +28,7 @@ export interface KindRouteContext {
   core: ServicesService
   triggers: KindTriggers
   secrets: SecretBox
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<unknown>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
   commits: Pick<GitCommitsService, 'listCommits'>
   containerRegistries: Pick<ContainerRegistriesService, 'listAssociatedServices'>
   /** What the service's last run that left an output left (ServiceOutcome.output: an IAC apply's resources); undefined when none did. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
@@ -27,11 +28,7 @@ export interface ServicesDeps {
   lookups: ServiceLookups
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
   requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
-  requireEnvironment(
-    principal: Principal,
-    environmentId: string,
-    needed: Role,
-  ): Promise<{ environment: { id: string; organizationId: string; autoPreview: boolean }; role: Role }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
   /** BERTH_LIST_LIMIT: the most services a list answers with. */
   listLimit?: number
   /** BERTH_LIST_MAX_BYTES: the most bytes of stored configurations a list answers with (at least one service). */
@@ -206,7 +203,7 @@ export function createServicesService(deps: ServicesDeps) {
       environmentId: string,
       options: { type?: ServiceType; startId?: string; heldUntil?: () => Promise<unknown> } = {},
     ): Promise<CappedList<ServiceRecord>> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'READ')
       const { type, startId, heldUntil } = options
       const credential = principal.kind === 'api_token' ? `token:${principal.apiTokenId}` : `user:${principal.userId}`
       const page = await pageTurns.run(
@@ -232,7 +229,7 @@ export function createServicesService(deps: ServicesDeps) {
      */
     async create(principal: Principal, type: ServiceType, environmentId: string, input: unknown): Promise<ServiceRecord> {
       const kind = kindOf(type)
-      const { environment, role } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
+      const { environment, role } = await deps.environments.requireEnvironment(principal, environmentId, 'WRITE')
       const context = { organizationId: environment.organizationId, lookups: deps.lookups, role, environment }
       kind.authorize?.(context, input)
       const prepared = await prepareWithGroups(kind, context, input, groupIdsOf(input))
@@ -271,7 +268,7 @@ export function createServicesService(deps: ServicesDeps) {
       const kind = kindOf(type)
       const service = await findService(serviceId, type)
       // One access check, on the environment the kind's rules need anyway.
-      const { environment, role } = await deps.requireEnvironment(principal, service.environmentId, 'WRITE').catch(asNotFound(kind.noun))
+      const { environment, role } = await deps.environments.requireEnvironment(principal, service.environmentId, 'WRITE').catch(asNotFound(kind.noun))
       const context = { organizationId: service.organizationId, lookups: deps.lookups, role, environment, previous: service }
       kind.authorize?.(context, input)
       if (ifMatch && !ifMatch.includes(serviceEntityTag(service))) throw stale(kind)

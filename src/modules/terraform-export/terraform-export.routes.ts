@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { VariableRecord } from '#src/modules/variables/variables.types.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import { Uuid } from '#src/platform/http/common-schemas.ts'
 import { type ExportedVariable, terraformConfiguration } from './terraform-configuration.ts'
 import { zipArchive } from './zip-archive.ts'
@@ -14,7 +13,7 @@ import { zipArchive } from './zip-archive.ts'
 // Terraform configuration (terraform-configuration.ts), answered as the reference does: a ZIP.
 
 export interface TerraformExportDeps {
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: EnvironmentRecord }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
   listStages(environmentId: string): Promise<{ id: string; name: string; description: string | null; services: { id: string }[] }[]>
   listServices(organizationId: string, environmentId: string): Promise<ServiceRecord[]>
   /** The service as its kind's get answers it (READ checked again). */
@@ -49,7 +48,7 @@ export function terraformExportRoutes(deps: TerraformExportDeps): FastifyPluginA
         },
       },
       async (req, reply) => {
-        const { environment } = await deps.requireEnvironment(req.principal, req.params.environmentId, 'READ')
+        const { environment } = await deps.environments.requireEnvironment(req.principal, req.params.environmentId, 'READ')
         const [stages, records] = await Promise.all([deps.listStages(environment.id), deps.listServices(environment.organizationId, environment.id)])
         const stageOf = new Map(stages.flatMap((stage) => stage.services.map((service) => [service.id, stage.id] as const)))
         const services = []

@@ -1,3 +1,4 @@
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
 import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -15,11 +16,7 @@ export interface VariableAccessDeps {
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
   requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
   requireProject(principal: Principal, projectId: string, needed: Role): Promise<{ project: { id: string; organizationId: string } }>
-  requireEnvironment(
-    principal: Principal,
-    environmentId: string,
-    needed: Role,
-  ): Promise<{ environment: { id: string; organizationId: string; projectId: string } }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
   requireService: RequireService
 }
 
@@ -48,7 +45,7 @@ export function createVariableAccess(deps: VariableAccessDeps) {
       return { scope, parentId, organizationId: project.organizationId, projectId: project.id, environmentId: null, serviceId: null }
     }
     if (scope === 'ENVIRONMENT') {
-      const { environment } = await deps.requireEnvironment(principal, parentId, needed)
+      const { environment } = await deps.environments.requireEnvironment(principal, parentId, needed)
       return {
         scope,
         parentId,
@@ -59,7 +56,7 @@ export function createVariableAccess(deps: VariableAccessDeps) {
       }
     }
     const { service } = await deps.requireService(principal, parentId, needed, scope)
-    const { environment } = await deps.requireEnvironment(principal, service.environmentId, 'READ').catch(asNotFound(scopeNoun(scope)))
+    const { environment } = await deps.environments.requireEnvironment(principal, service.environmentId, 'READ').catch(asNotFound(scopeNoun(scope)))
     return {
       scope,
       parentId,

@@ -1,3 +1,4 @@
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
 import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
@@ -14,7 +15,7 @@ import type { DeploymentStagesRepository, StageWithServices } from './deployment
 
 export interface DeploymentStagesDeps {
   repo: DeploymentStagesRepository
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
   requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
   requireService: RequireService
@@ -53,7 +54,7 @@ export function createDeploymentStagesService(deps: DeploymentStagesDeps) {
 
   return {
     async list(principal: Principal, environmentId: string): Promise<StageWithServices[]> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'READ')
       return repo.list(environment.id)
     },
 
@@ -73,7 +74,7 @@ export function createDeploymentStagesService(deps: DeploymentStagesDeps) {
      * service, is made whatever their number).
      */
     async create(principal: Principal, environmentId: string, input: StageInput): Promise<StageWithServices> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'WRITE')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'WRITE')
       const id = await guardName(input.name, () =>
         repo.create({ organizationId: environment.organizationId, environmentId: environment.id, ...input }, maxStages),
       ).catch((error: unknown) => {

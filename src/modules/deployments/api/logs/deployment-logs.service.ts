@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import { notFound } from '#src/platform/http/errors.ts'
 import type { DeploymentLogsRepository, LogLine } from './deployment-logs.repository.ts'
 
@@ -9,7 +9,7 @@ import type { DeploymentLogsRepository, LogLine } from './deployment-logs.reposi
 
 export interface DeploymentLogsDeps {
   repo: DeploymentLogsRepository
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: { id: string; organizationId: string } }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
 }
 
 /** How many lines a listing answers: the reference's "last 1000". */
@@ -28,7 +28,7 @@ export function createDeploymentLogsService(deps: DeploymentLogsDeps) {
 
   /** The deployment `version` names (an execution id) in an environment the caller may read, or its newest; undefined when there is none. */
   async function findRun(principal: Principal, environmentId: string, version: string | undefined) {
-    const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+    const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'READ')
     return version === undefined || UUID.test(version) ? repo.findRun(environment.id, version) : undefined
   }
 

@@ -22,7 +22,7 @@ export interface DatabaseConfiguration {
 }
 
 /** A database's master credentials and versions, and the databases an environment may have. */
-export function createDatabaseServices({ core, secrets, requireEnvironment }: KindRouteContext) {
+export function createDatabaseServices({ core, secrets, environments }: KindRouteContext) {
   const database = (service: ServiceRecord) => toDatabaseRecord(service as ServiceRecord<DatabaseConfig>)
   return {
     /** getDatabaseMasterCredentials: for WRITE and above only, the one answer that holds the password. */
@@ -38,7 +38,7 @@ export function createDatabaseServices({ core, secrets, requireEnvironment }: Ki
     },
     /** listEnvironmentDatabaseConfig: what databases the environment may have, for any reader of it. */
     async configurations(principal: Principal, environmentId: string): Promise<DatabaseConfiguration[]> {
-      await requireEnvironment(principal, environmentId, 'READ')
+      await environments.requireEnvironment(principal, environmentId, 'READ')
       return DATABASE_TYPES.map((type) => ({ type, versions: DATABASE_ENGINES[type].versions, modes: DATABASE_MODES }))
     },
   }
