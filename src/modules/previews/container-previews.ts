@@ -21,7 +21,7 @@ export function createContainerPreviews(deps: PreviewsDeps, { makePreview }: Pre
      */
     async previewContainers(principal: Principal, organizationId: string, imageName: string, tag: string): Promise<DeploymentRun[]> {
       // A custom role grants per environment (checked below); a built-in one, in the whole organization.
-      const access = await deps.requireOrganizationRole(principal, organizationId, 'READ')
+      const access = await deps.organizations.requireRole(principal, organizationId, 'READ')
       if (access.customRoleId === null && !hasRole(access.role, 'DEPLOY')) {
         throw new AppError('forbidden', `previews need the DEPLOY role; this credential has ${access.role}`)
       }
@@ -36,7 +36,7 @@ export function createContainerPreviews(deps: PreviewsDeps, { makePreview }: Pre
       for (const environmentId of await repo.containerSources(organizationId, imageName)) {
         const services = await deps.listServices(organizationId, environmentId)
         if (!services.some(matches)) continue
-        const source = await deps.requireEnvironment(principal, environmentId, 'DEPLOY').then(
+        const source = await deps.environments.requireEnvironment(principal, environmentId, 'DEPLOY').then(
           ({ environment }) => environment,
           (error: unknown) => {
             if (error instanceof AppError && (error.code === 'forbidden' || error.code === 'not_found')) return undefined

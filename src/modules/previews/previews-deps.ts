@@ -2,9 +2,10 @@
 import type { DeploymentTriggers } from '#src/modules/deployments/api/triggers/deployment-triggers.service.ts'
 import type { DeploymentRun } from '#src/modules/deployments/queue/deployment-progress.ts'
 import type { EnvironmentRecord } from '#src/modules/environments/environments.repository.ts'
+import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { ServiceKinds, ServiceRecord } from '#src/modules/services/service-kinds.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import type { PreviewRow, PreviewsRepository } from './previews.repository.ts'
 
 export interface PreviewsDeps {
@@ -18,8 +19,8 @@ export interface PreviewsDeps {
   commitOverrides(service: ServiceRecord, commit: string): object
   /** What queues a preview's deployment and its deletion. */
   triggers: Pick<DeploymentTriggers, 'deployPreview' | 'deletePreviewEnvironment'>
-  requireEnvironment(principal: Principal, environmentId: string, needed: Role): Promise<{ environment: EnvironmentRecord }>
-  requireOrganizationRole(principal: Principal, organizationId: string, needed: Role): Promise<{ role: Role; customRoleId: string | null }>
+  environments: Pick<EnvironmentsService, 'requireEnvironment'>
+  organizations: Pick<OrganizationsService, 'requireRole'>
   actorName(principal: Principal): Promise<string>
   log: { info(details: object, message: string): void; warn(details: object, message: string): void }
   /** BERTH_PREVIEWS_PER_ENVIRONMENT. */

@@ -26,7 +26,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
 
     /** An environment's previews, oldest first: READ on it. */
     async list(principal: Principal, environmentId: string): Promise<PreviewRecord[]> {
-      const { environment } = await deps.requireEnvironment(principal, environmentId, 'READ')
+      const { environment } = await deps.environments.requireEnvironment(principal, environmentId, 'READ')
       return repo.listOfSource(environment.id)
     },
 
