@@ -299,7 +299,7 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
   // Issue 48: projects' deployment rules give new environments their mode, cluster and auto-stop schedule.
   const projectDeploymentRules = createProjectDeploymentRulesService({
     repo: createProjectDeploymentRulesRepository(withDeploymentRuleTables(db)),
-    requireProject: projects.requireProject,
+    projects,
     isClusterOf: clustersRepo.isClusterOf,
   })
   const environments = createEnvironmentsService({
@@ -323,7 +323,7 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
       findContainerRegistry: credentials.containerRegistries.findContainerRegistry,
       findGroups: accounts.organizationGroups.findGroups,
     },
-    requireScopedRole: organizations.requireScoped,
+    organizations,
     environments,
     listLimit,
     listMaxBytes: options.listMaxBytes,
@@ -338,8 +338,8 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
     repo: createVariablesRepository(db),
     secrets,
     limits: options.variableLimits ?? DEFAULT_VARIABLE_LIMITS,
-    requireScopedRole: organizations.requireScoped,
-    requireProject: projects.requireProject,
+    organizations,
+    projects,
     environments,
     requireService,
   })
@@ -378,7 +378,7 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
     deployments,
     deploymentHistory: createDeploymentHistoryService({
       history: historyRepo,
-      requireScopedRole: organizations.requireScoped,
+      organizations,
       requireService,
       pageCacheBytes: options.historyCacheBytes ?? 0,
       versions: options.historyVersions,
@@ -388,7 +388,7 @@ function createServiceCore(db: Db, options: ServiceOptions, accounts: AccountSer
     deploymentStages: createDeploymentStagesService({
       repo: stagesRepo,
       environments,
-      requireScopedRole: organizations.requireScoped,
+      organizations,
       requireService,
       maxStages: options.serviceLimits?.perEnvironment,
     }),
@@ -511,7 +511,7 @@ function createServiceSideModules(db: Db, options: ServiceOptions, accounts: Acc
     organizationViews: createOrganizationViewsService({
       repo: createOrganizationViewsRepository(db),
       organizations,
-      requireProject: core.projects.requireProject,
+      projects: core.projects,
       requireGitToken: credentials.gitTokens.get,
       requireHelmRepository: credentials.helmRepositories.get,
       projectEnvironmentStatuses: deployments.getProjectEnvironmentsStatus,

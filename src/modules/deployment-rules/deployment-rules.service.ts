@@ -1,3 +1,4 @@
+import type { ProjectsService } from '#src/modules/projects/projects.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { whenParentGone, withUniqueName } from '#src/platform/db/errors.ts'
@@ -25,14 +26,14 @@ export interface DeploymentRuleInput {
 
 interface Deps {
   repo: ProjectDeploymentRulesRepository
-  requireProject(principal: Principal, projectId: string, needed: Role): Promise<{ project: { id: string; organizationId: string } }>
+  projects: Pick<ProjectsService, 'requireProject'>
   /** Whether the cluster is one of the organization's. */
   isClusterOf(organizationId: string, clusterId: string): Promise<boolean>
 }
 
 const nameTaken = (name: string) => new AppError('conflict', `a deployment rule named "${name}" already exists in this project`)
 
-export function createProjectDeploymentRulesService({ repo, requireProject, isClusterOf }: Deps) {
+export function createProjectDeploymentRulesService({ repo, projects, isClusterOf }: Deps) {
   async function checkInput(organizationId: string, input: DeploymentRuleInput): Promise<DeploymentRuleValues> {
     const errors = []
     if (!isKnownTimezone(input.timezone)) errors.push({ path: '/timezone', message: 'is not a known time zone', location: 'body' as const })
@@ -45,7 +46,7 @@ export function createProjectDeploymentRulesService({ repo, requireProject, isCl
   const guardName = <T>(name: string, write: () => Promise<T>) => withUniqueName('project_deployment_rules_name_key', () => nameTaken(name), write)
 
   async function requireRule(principal: Principal, projectId: string, ruleId: string, needed: Role) {
-    const { project } = await requireProject(principal, projectId, needed)
+    const { project } = await projects.requireProject(principal, projectId, needed)
     const rule = await repo.find(project.organizationId, project.id, ruleId)
     if (!rule) throw notFound('deployment rule')
     return { project, rule }
@@ -54,7 +55,7 @@ export function createProjectDeploymentRulesService({ repo, requireProject, isCl
   return {
     /** READ on the project; in priority order. */
     async list(principal: Principal, projectId: string): Promise<DeploymentRuleRow[]> {
-      const { project } = await requireProject(principal, projectId, 'READ')
+      const { project } = await projects.requireProject(principal, projectId, 'READ')
       return repo.list(project.organizationId, project.id)
     },
 
@@ -64,7 +65,7 @@ export function createProjectDeploymentRulesService({ repo, requireProject, isCl
 
     /** WRITE on the project; the new rule comes last in priority. */
     async create(principal: Principal, projectId: string, input: DeploymentRuleInput): Promise<DeploymentRuleRow> {
-      const { project } = await requireProject(principal, projectId, 'WRITE')
+      const { project } = await projects.requireProject(principal, projectId, 'WRITE')
       const values = await checkInput(project.organizationId, input)
       return whenParentGone(
         () => notFound('project'),
@@ -85,7 +86,7 @@ export function createProjectDeploymentRulesService({ repo, requireProject, isCl
     },
 
     async delete(principal: Principal, projectId: string, ruleId: string): Promise<void> {
-      const { project } = await requireProject(principal, projectId, 'WRITE')
+      const { project } = await projects.requireProject(principal, projectId, 'WRITE')
       if (!(await repo.delete(project.organizationId, project.id, ruleId))) throw notFound('deployment rule')
     },
 
@@ -94,7 +95,7 @@ export function createProjectDeploymentRulesService({ repo, requireProject, isCl
      * before. An id that is not a rule of the project is a 400.
      */
     async reorder(principal: Principal, projectId: string, orderedIds: string[]): Promise<void> {
-      const { project } = await requireProject(principal, projectId, 'WRITE')
+      const { project } = await projects.requireProject(principal, projectId, 'WRITE')
       const current = await repo.list(project.organizationId, project.id)
       const known = new Set(current.map((rule) => rule.id))
       const ids = orderedIds.map((id) => id.toLowerCase())

@@ -1,8 +1,9 @@
 import type { EnvironmentStatusRecord } from '#src/modules/deployments/api/triggers/deployment-statuses.ts'
 import type { AccessScope } from '#src/modules/organizations/custom-role-grants.ts'
 import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
+import type { ProjectsService } from '#src/modules/projects/projects.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import { ROLE_IDS, ROLES, type Role } from '#src/platform/auth/roles.ts'
+import { ROLE_IDS, ROLES } from '#src/platform/auth/roles.ts'
 import { notFound } from '#src/platform/http/errors.ts'
 import { type CappedList, capped, DEFAULT_LIST_LIMIT } from '#src/platform/http/lists.ts'
 import type { AssociatedServiceRow, OnboardingStatus, OrganizationViewsRepository, ServiceFilters } from './organization-views.repository.ts'
@@ -10,7 +11,7 @@ import type { AssociatedServiceRow, OnboardingStatus, OrganizationViewsRepositor
 interface Deps {
   repo: OrganizationViewsRepository
   organizations: Pick<OrganizationsService, 'requireAccess' | 'visibility'>
-  requireProject(principal: Principal, projectId: string, needed: Role): Promise<{ project: { id: string; organizationId: string } }>
+  projects: Pick<ProjectsService, 'requireProject'>
   requireGitToken(principal: Principal, organizationId: string, gitTokenId: string): Promise<unknown>
   requireHelmRepository(principal: Principal, organizationId: string, helmRepositoryId: string): Promise<unknown>
   /** The status of each environment of the project the principal sees. */
@@ -90,7 +91,7 @@ export function createOrganizationViewsService({ repo, organizations, listLimit 
 
     /** Per environment of the project: how many services it has. */
     async environmentStats(principal: Principal, projectId: string) {
-      const { project } = await deps.requireProject(principal, projectId, 'READ')
+      const { project } = await deps.projects.requireProject(principal, projectId, 'READ')
       return (await environmentsWithServices(principal, project.organizationId, project.id)).map((environment) => ({
         id: environment.id,
         services: environment.serviceKinds.length,
@@ -99,7 +100,7 @@ export function createOrganizationViewsService({ repo, organizations, listLimit 
 
     /** Each environment of the project with its cluster, its services' count and who deploys them, and its status. */
     async environmentsOverview(principal: Principal, projectId: string) {
-      const { project } = await deps.requireProject(principal, projectId, 'READ')
+      const { project } = await deps.projects.requireProject(principal, projectId, 'READ')
       const [environments, statuses] = await Promise.all([
         environmentsWithServices(principal, project.organizationId, project.id),
         deps.projectEnvironmentStatuses(principal, project.id),

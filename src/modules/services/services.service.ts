@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
-import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
 import { violatedForeignKey, withUniqueName } from '#src/platform/db/errors.ts'
@@ -27,7 +27,7 @@ export interface ServicesDeps {
   kinds: ServiceKinds
   lookups: ServiceLookups
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
-  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
+  organizations: Pick<OrganizationsService, 'requireScoped'>
   environments: Pick<EnvironmentsService, 'requireEnvironment'>
   /** BERTH_LIST_LIMIT: the most services a list answers with. */
   listLimit?: number
@@ -156,7 +156,7 @@ export function createServicesService(deps: ServicesDeps) {
     const service = await findService(serviceId, type)
     const noun = nounOf(type)
     const scope = { kind: 'environmentId', environmentId: service.environmentId } as const
-    const role = await deps.requireScopedRole(principal, service.organizationId, scope, needed).catch(asNotFound(noun))
+    const role = await deps.organizations.requireScoped(principal, service.organizationId, scope, needed).catch(asNotFound(noun))
     return { service, role }
   }
 

@@ -1,5 +1,6 @@
 import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
-import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { CheckedScope, OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
+import type { ProjectsService } from '#src/modules/projects/projects.service.ts'
 import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
@@ -14,8 +15,8 @@ import type { ParentScope, ScopeTarget } from './variables.types.ts'
 export interface VariableAccessDeps {
   repo: VariablesRepository
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
-  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
-  requireProject(principal: Principal, projectId: string, needed: Role): Promise<{ project: { id: string; organizationId: string } }>
+  organizations: Pick<OrganizationsService, 'requireScoped'>
+  projects: Pick<ProjectsService, 'requireProject'>
   environments: Pick<EnvironmentsService, 'requireEnvironment'>
   requireService: RequireService
 }
@@ -41,7 +42,7 @@ export function createVariableAccess(deps: VariableAccessDeps) {
   /** The project, environment or service a variable lives in, if the principal holds `needed` in its organization. */
   async function locate(principal: Principal, scope: ParentScope, parentId: string, needed: Role): Promise<ScopeTarget> {
     if (scope === 'PROJECT') {
-      const { project } = await deps.requireProject(principal, parentId, needed)
+      const { project } = await deps.projects.requireProject(principal, parentId, needed)
       return { scope, parentId, organizationId: project.organizationId, projectId: project.id, environmentId: null, serviceId: null }
     }
     if (scope === 'ENVIRONMENT') {
@@ -80,7 +81,7 @@ export function createVariableAccess(deps: VariableAccessDeps) {
       : variable.projectId
         ? { kind: 'project', projectId: variable.projectId }
         : { kind: 'organization' }
-    await deps.requireScopedRole(principal, variable.organizationId, scope, needed).catch(asNotFound(noun))
+    await deps.organizations.requireScoped(principal, variable.organizationId, scope, needed).catch(asNotFound(noun))
     if (isSecret !== undefined && variable.isSecret !== isSecret) throw notFound(noun)
     return variable
   }

@@ -1,5 +1,5 @@
 import type { EnvironmentsService } from '#src/modules/environments/environments.service.ts'
-import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
 import type { Role } from '#src/platform/auth/roles.ts'
@@ -17,7 +17,7 @@ export interface DeploymentStagesDeps {
   repo: DeploymentStagesRepository
   environments: Pick<EnvironmentsService, 'requireEnvironment'>
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
-  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
+  organizations: Pick<OrganizationsService, 'requireScoped'>
   requireService: RequireService
   /** BERTH_SERVICES_PER_ENVIRONMENT: how many stages a create may bring an environment to. */
   maxStages?: number
@@ -42,7 +42,7 @@ export function createDeploymentStagesService(deps: DeploymentStagesDeps) {
     const stage = await repo.findById(stageId)
     if (!stage) throw notFound('deployment stage')
     const scope = { kind: 'environmentId', environmentId: stage.environmentId } as const
-    await deps.requireScopedRole(principal, stage.organizationId, scope, needed).catch(asNotFound('deployment stage'))
+    await deps.organizations.requireScoped(principal, stage.organizationId, scope, needed).catch(asNotFound('deployment stage'))
     return stage
   }
 

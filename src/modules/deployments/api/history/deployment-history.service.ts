@@ -1,7 +1,6 @@
-import type { CheckedScope } from '#src/modules/organizations/organizations.service.ts'
+import type { OrganizationsService } from '#src/modules/organizations/organizations.service.ts'
 import type { RequireService } from '#src/modules/services/require-service.ts'
 import type { Principal } from '#src/platform/auth/principal.ts'
-import type { Role } from '#src/platform/auth/roles.ts'
 import type { ServiceType } from '#src/platform/deployment-states.ts'
 import { notFound, validationFailed } from '#src/platform/http/errors.ts'
 import { asNotFound } from '#src/platform/http/not-found.ts'
@@ -17,7 +16,7 @@ import type { EnvironmentVersion, HistoryVersionCache } from './history-versions
 export interface DeploymentHistoryDeps {
   history: DeploymentHistoryRepository
   /** The organizations service's `requireScoped`: the role held where the resource lies (a custom role grants per environment). */
-  requireScopedRole(principal: Principal, organizationId: string, scope: CheckedScope, needed: Role): Promise<Role>
+  organizations: Pick<OrganizationsService, 'requireScoped'>
   requireService: RequireService
   /** Bytes of rendered environment pages kept per process. */
   pageCacheBytes: number
@@ -64,7 +63,9 @@ export function createDeploymentHistoryService(deps: DeploymentHistoryDeps) {
       const environmentId = id.toLowerCase()
       const found = await environmentVersion(environmentId)
       if (!found) throw notFound('environment')
-      await deps.requireScopedRole(principal, found.organizationId, { kind: 'environmentId', environmentId }, 'READ').catch(asNotFound('environment'))
+      await deps.organizations
+        .requireScoped(principal, found.organizationId, { kind: 'environmentId', environmentId }, 'READ')
+        .catch(asNotFound('environment'))
       const key = JSON.stringify([environmentId, query])
       let page = pages.get(key, found.version)
       if (!page) {
