@@ -1,10 +1,17 @@
-import type { Kysely, Selectable, Updateable } from 'kysely'
+import type { Kysely, Selectable, Transaction, Updateable } from 'kysely'
 
 // Statements on the row of a table picked by equal keys, as `{ organizationId, id }`. Kysely cannot
 // type a table name that is a parameter, so they are written over this loose view; the caller's
 // table and keys are typed at the signatures.
 
 export type Loose = Kysely<Record<string, Record<string, unknown>>>
+
+/**
+ * A database or a transaction on it. Named apart because TypeScript 5 infers `DB` from a
+ * Transaction<DB> given where a Kysely<DB> is asked as an index signature of every table, and then
+ * refuses the call; from this union it infers the database itself.
+ */
+export type Queryable<DB> = Kysely<DB> | Transaction<DB>
 
 /** The keys of a row of `DB[T]`: some of its columns, each with the value it must equal. */
 export type RowKeys<DB, T extends keyof DB> = Partial<Selectable<DB[T]>>
@@ -18,7 +25,7 @@ export function whereKeys<Q extends { where(column: string, op: '=', value: unkn
 }
 
 /** Whether `table` has a row with these keys. */
-export async function hasRow<DB, T extends keyof DB & string>(db: Kysely<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
+export async function hasRow<DB, T extends keyof DB & string>(db: Queryable<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
   const name: string = table
   const found = await whereKeys((db as unknown as Loose).selectFrom(name), keys)
     .select((eb) => eb.lit(1).as('found'))
@@ -31,7 +38,7 @@ export async function hasRow<DB, T extends keyof DB & string>(db: Kysely<DB>, ta
  * Locks the row of `table` with these keys for update until the transaction `trx` ends; whether
  * there is one. Rows pointing at it by a foreign key then wait for it, or fail once it is deleted.
  */
-export async function lockRow<DB, T extends keyof DB & string>(trx: Kysely<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
+export async function lockRow<DB, T extends keyof DB & string>(trx: Queryable<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
   const name: string = table
   const found = await whereKeys((trx as unknown as Loose).selectFrom(name), keys)
     .select((eb) => eb.lit(1).as('found'))
@@ -47,7 +54,7 @@ type TableWithIds<DB> = { [T in keyof DB]: DB[T] extends { id: unknown } ? T : n
  * Locks the rows of `table` with these keys for update until the transaction `trx` ends, in the
  * order of their ids (so that two such locks of overlapping rows cannot deadlock); their ids.
  */
-export async function lockRows<DB, T extends TableWithIds<DB>>(trx: Kysely<DB>, table: T, keys: RowKeys<DB, T>): Promise<string[]> {
+export async function lockRows<DB, T extends TableWithIds<DB>>(trx: Queryable<DB>, table: T, keys: RowKeys<DB, T>): Promise<string[]> {
   const name: string = table
   const rows = await whereKeys((trx as unknown as Loose).selectFrom(name), keys)
     .select('id')
@@ -59,7 +66,7 @@ export async function lockRows<DB, T extends TableWithIds<DB>>(trx: Kysely<DB>, 
 
 /** The `columns` of the row of `table` with these keys, or undefined. */
 export async function findRow<DB, T extends keyof DB & string, C extends keyof Selectable<DB[T]> & string>(
-  db: Kysely<DB>,
+  db: Queryable<DB>,
   table: T,
   keys: RowKeys<DB, T>,
   columns: readonly C[],
@@ -76,7 +83,7 @@ type StampedTable<DB> = { [T in keyof DB]: DB[T] extends { updatedAt: unknown } 
 
 /** Sets `changes` on the row of `table` with these keys, and its `updatedAt` to now; the row as it is then, or undefined when there is none. */
 export async function updateRow<DB, T extends StampedTable<DB>>(
-  db: Kysely<DB>,
+  db: Queryable<DB>,
   table: T,
   keys: RowKeys<DB, T>,
   changes: Updateable<DB[T]>,
@@ -89,7 +96,7 @@ export async function updateRow<DB, T extends StampedTable<DB>>(
 }
 
 /** Deletes the rows of `table` with these keys; whether there was one. */
-export async function deleteRows<DB, T extends keyof DB & string>(db: Kysely<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
+export async function deleteRows<DB, T extends keyof DB & string>(db: Queryable<DB>, table: T, keys: RowKeys<DB, T>): Promise<boolean> {
   const name: string = table
   const result = await whereKeys((db as unknown as Loose).deleteFrom(name), keys).executeTakeFirst()
   return result.numDeletedRows > 0n
