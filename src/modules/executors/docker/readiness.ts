@@ -93,7 +93,9 @@ async function settled(docker: Docker, id: string, port: number | undefined, sig
     if (state.exited) return { ready: false, reason: state.exited }
     if (Date.now() >= settles) return { ready: true }
     if (port !== undefined && state.ip !== undefined && (await tcpCheck(state.ip, port, SETTLE_CONNECT_MS))) return { ready: true }
-    await sleep(Math.min(RETRY_MS, Math.max(settles - Date.now(), 0)), undefined, { signal })
+    // Without a port there is nothing to try sooner: it is looked at again once the settle time is over.
+    const left = Math.max(settles - Date.now(), 0)
+    await sleep(port === undefined ? left : Math.min(RETRY_MS, left), undefined, { signal })
   }
 }
 
